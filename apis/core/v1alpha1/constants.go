@@ -1,0 +1,57 @@
+package v1alpha1
+
+import corev1 "k8s.io/api/core/v1"
+
+// Well-known condition types of seeds.
+const (
+	// SeedGardenletReady reports whether the seed's agent is ready.
+	SeedGardenletReady ConditionType = "GardenletReady"
+	// SeedBackupBucketsReady reports whether the seed's backup buckets are ready.
+	SeedBackupBucketsReady ConditionType = "BackupBucketsReady"
+)
+
+// Well-known taint keys of seeds.
+const (
+	// SeedTaintProtected marks a seed that only shoots in the garden namespace may use.
+	SeedTaintProtected = "seed.gardener.cloud/protected"
+	// SeedTaintUnschedulable marks a cordoned (NoSchedule) or drained (NoExecute) seed.
+	SeedTaintUnschedulable = "seed.gardener.cloud/unschedulable"
+	// SeedTaintNotReady marks a seed whose agent is not ready.
+	SeedTaintNotReady = "seed.gardener.cloud/not-ready"
+)
+
+// Region configuration for the MinimalDistance strategy.
+const (
+	// LabelSchedulingPurpose labels ConfigMaps by their role for scheduling.
+	LabelSchedulingPurpose = "scheduling.gardener.cloud/purpose"
+	// LabelSchedulingPurposeRegionConfig is the value of LabelSchedulingPurpose for region distance ConfigMaps.
+	LabelSchedulingPurposeRegionConfig = "region-config"
+	// AnnotationSchedulingCloudProfiles lists, comma-separated, the cloud profiles a region ConfigMap applies to.
+	AnnotationSchedulingCloudProfiles = "scheduling.gardener.cloud/cloudprofiles"
+)
+
+// Resources that seeds offer to shoots.
+const (
+	// ResourceShoots is the number of shoot control planes a seed may host.
+	ResourceShoots corev1.ResourceName = "shoots"
+)
+
+// Annotations graft reads and writes.
+const (
+	// AnnotationCapacityShoots overrides a seed's shoot capacity.
+	AnnotationCapacityShoots = "capacity.graft.dev/shoots"
+	// AnnotationReservedShoots overrides how many of a seed's shoot slots are reserved.
+	AnnotationReservedShoots = "reserved.graft.dev/shoots"
+	// AnnotationDescheduledFrom records the seed a shoot was evicted from.
+	AnnotationDescheduledFrom = "graft.dev/descheduled-from"
+	// AnnotationDescheduledReason records why a shoot was evicted.
+	AnnotationDescheduledReason = "graft.dev/descheduled-reason"
+	// AnnotationEvict set to "false" protects a shoot from capacity evictions.
+	AnnotationEvict = "graft.dev/evict"
+)
+
+// DefaultSchedulerName is the scheduler responsible for shoots without spec.schedulerName.
+const DefaultSchedulerName = "default-scheduler"
+
+// GardenNamespace is the namespace of the garden's own shoots and region ConfigMaps.
+const GardenNamespace = "garden"

@@ -1,0 +1,221 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// +genclient
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Namespaced,categories=graft
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Seed",type=string,JSONPath=`.spec.seedName`
+// +kubebuilder:printcolumn:name="Provider",type=string,JSONPath=`.spec.provider.type`
+// +kubebuilder:printcolumn:name="Region",type=string,JSONPath=`.spec.region`
+// +kubebuilder:printcolumn:name="Purpose",type=string,JSONPath=`.spec.purpose`
+// +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.lastOperation.state`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// Shoot is a user's Kubernetes cluster whose control plane runs on a seed.
+type Shoot struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is the desired state of the shoot.
+	Spec ShootSpec `json:"spec"`
+	// Status is the observed state of the shoot.
+	// +optional
+	Status ShootStatus `json:"status,omitempty"`
+}
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +kubebuilder:object:root=true
+
+// ShootList is a list of Shoots.
+type ShootList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	// Items are the shoots.
+	Items []Shoot `json:"items"`
+}
+
+// ShootSpec is the desired state of a shoot.
+type ShootSpec struct {
+	// CloudProfileName names the shoot's cloud profile. Deprecated in Gardener in favour of CloudProfile.
+	// +optional
+	CloudProfileName *string `json:"cloudProfileName,omitempty"`
+	// CloudProfile references the shoot's cloud profile.
+	// +optional
+	CloudProfile *CloudProfileReference `json:"cloudProfile,omitempty"`
+	// ControlPlane configures the shoot's control plane.
+	// +optional
+	ControlPlane *ControlPlane `json:"controlPlane,omitempty"`
+	// Networking configures the shoot's networks.
+	// +optional
+	Networking *Networking `json:"networking,omitempty"`
+	// Provider describes the shoot's infrastructure.
+	Provider Provider `json:"provider"`
+	// Purpose is what the cluster is used for.
+	// +optional
+	Purpose *ShootPurpose `json:"purpose,omitempty"`
+	// Region is the region the shoot's workers run in.
+	// +kubebuilder:validation:MinLength=1
+	Region string `json:"region"`
+	// SchedulerName is the scheduler responsible for the shoot. Empty means default-scheduler.
+	// +optional
+	SchedulerName *string `json:"schedulerName,omitempty"`
+	// SeedName is the seed the shoot's control plane runs on. Set by the scheduler.
+	// +optional
+	SeedName *string `json:"seedName,omitempty"`
+	// SeedSelector restricts the seeds the shoot may be placed on.
+	// +optional
+	SeedSelector *SeedSelector `json:"seedSelector,omitempty"`
+	// Tolerations let the shoot be placed on, or stay on, seeds with matching taints.
+	// +optional
+	Tolerations []Toleration `json:"tolerations,omitempty"`
+}
+
+// CloudProfileReference references a cloud profile.
+type CloudProfileReference struct {
+	// Kind is the kind of the referenced profile, CloudProfile or NamespacedCloudProfile.
+	// +optional
+	Kind string `json:"kind,omitempty"`
+	// Name is the name of the referenced profile.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+}
+
+// ControlPlane configures a shoot's control plane.
+type ControlPlane struct {
+	// HighAvailability makes the control plane tolerate failures.
+	// +optional
+	HighAvailability *HighAvailability `json:"highAvailability,omitempty"`
+}
+
+// HighAvailability configures a highly available control plane.
+type HighAvailability struct {
+	// FailureTolerance is the kind of failure the control plane survives.
+	FailureTolerance FailureTolerance `json:"failureTolerance"`
+}
+
+// FailureTolerance is the kind of failure a control plane survives.
+type FailureTolerance struct {
+	// Type is node or zone.
+	Type FailureToleranceType `json:"type"`
+}
+
+// FailureToleranceType is the kind of failure a control plane survives.
+// +kubebuilder:validation:Enum=node;zone
+type FailureToleranceType string
+
+const (
+	// FailureToleranceTypeNode spreads the control plane across nodes.
+	FailureToleranceTypeNode FailureToleranceType = "node"
+	// FailureToleranceTypeZone spreads the control plane across zones; the seed needs three.
+	FailureToleranceTypeZone FailureToleranceType = "zone"
+)
+
+// Networking configures a shoot's networks.
+type Networking struct {
+	// Type is the network plugin type.
+	// +optional
+	Type *string `json:"type,omitempty"`
+	// Pods is the CIDR of the pod network.
+	// +optional
+	Pods *string `json:"pods,omitempty"`
+	// Nodes is the CIDR of the node network.
+	// +optional
+	Nodes *string `json:"nodes,omitempty"`
+	// Services is the CIDR of the service network.
+	// +optional
+	Services *string `json:"services,omitempty"`
+	// IPFamilies are the IP families of the shoot's networks; IPv4 when empty.
+	// +optional
+	IPFamilies []IPFamily `json:"ipFamilies,omitempty"`
+}
+
+// Provider describes a shoot's infrastructure.
+type Provider struct {
+	// Type is the provider type, such as aws or gcp.
+	// +kubebuilder:validation:MinLength=1
+	Type string `json:"type"`
+	// Workers are the shoot's worker pools.
+	// +optional
+	Workers []Worker `json:"workers,omitempty"`
+}
+
+// Worker is a pool of worker machines.
+type Worker struct {
+	// Name of the worker pool.
+	Name string `json:"name"`
+	// Zones the pool's machines run in.
+	// +optional
+	Zones []string `json:"zones,omitempty"`
+}
+
+// ShootPurpose is what a cluster is used for.
+// +kubebuilder:validation:Enum=evaluation;testing;development;production;infrastructure
+type ShootPurpose string
+
+const (
+	// ShootPurposeEvaluation is a cluster for trying things out.
+	ShootPurposeEvaluation ShootPurpose = "evaluation"
+	// ShootPurposeTesting is a short-lived test cluster; it may run in any region.
+	ShootPurposeTesting ShootPurpose = "testing"
+	// ShootPurposeDevelopment is a development cluster.
+	ShootPurposeDevelopment ShootPurpose = "development"
+	// ShootPurposeProduction is a production cluster.
+	ShootPurposeProduction ShootPurpose = "production"
+	// ShootPurposeInfrastructure is a cluster that runs landscape infrastructure.
+	ShootPurposeInfrastructure ShootPurpose = "infrastructure"
+)
+
+// Toleration lets a shoot be placed on, or stay on, a seed with a matching taint.
+type Toleration struct {
+	// Key is the taint key the toleration matches.
+	// +kubebuilder:validation:MinLength=1
+	Key string `json:"key"`
+	// Value is the taint value the toleration matches. Without it, only taints without value match.
+	// +optional
+	Value *string `json:"value,omitempty"`
+	// Effect is the taint effect the toleration matches. Empty matches all effects.
+	// +optional
+	Effect TaintEffect `json:"effect,omitempty"`
+	// TolerationSeconds is how long the shoot may stay on a seed after a matching NoExecute
+	// taint appears. Unset means forever. Only meaningful for NoExecute.
+	// +optional
+	TolerationSeconds *int64 `json:"tolerationSeconds,omitempty"`
+}
+
+// ShootStatus is the observed state of a shoot.
+type ShootStatus struct {
+	// LastOperation is the most recent operation on the shoot.
+	// +optional
+	LastOperation *LastOperation `json:"lastOperation,omitempty"`
+	// SeedName is the seed the shoot's control plane currently runs on. It differs from
+	// spec.seedName while a control plane migration is in flight.
+	// +optional
+	SeedName *string `json:"seedName,omitempty"`
+	// Networking is the shoot's observed networks.
+	// +optional
+	Networking *NetworkingStatus `json:"networking,omitempty"`
+	// ObservedGeneration is the generation the status reflects.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+// NetworkingStatus is a shoot's observed networks.
+type NetworkingStatus struct {
+	// Pods are the CIDRs of the pod network.
+	// +optional
+	Pods []string `json:"pods,omitempty"`
+	// Nodes are the CIDRs of the node network.
+	// +optional
+	Nodes []string `json:"nodes,omitempty"`
+	// Services are the CIDRs of the service network.
+	// +optional
+	Services []string `json:"services,omitempty"`
+	// EgressCIDRs are the CIDRs the shoot's traffic leaves from.
+	// +optional
+	EgressCIDRs []string `json:"egressCIDRs,omitempty"`
+}
