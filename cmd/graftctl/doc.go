@@ -1,0 +1,2 @@
+// Command graftctl is the operator CLI; see package pkg/graftctl.
+package main
