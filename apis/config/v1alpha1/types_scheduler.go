@@ -1,0 +1,53 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// SchedulerConfiguration configures graft-scheduler.
+type SchedulerConfiguration struct {
+	metav1.TypeMeta `json:",inline"`
+	// CommonConfiguration holds clientConnection, leaderElection, server and logging.
+	CommonConfiguration `json:",inline"`
+
+	// SchedulerName is the name this scheduler answers to: it schedules shoots
+	// whose spec.schedulerName is empty or equal to it. Default default-scheduler.
+	// +optional
+	SchedulerName string `json:"schedulerName,omitempty"`
+	// Strategy selects the seed region: SameRegion (default) or MinimalDistance.
+	// +optional
+	Strategy SchedulingStrategy `json:"strategy,omitempty"`
+	// ScoreWeights turn on weighted scoring among the seeds that pass every filter.
+	// Unset keeps the reference behaviour (strategy, then least utilised, then name).
+	// +optional
+	ScoreWeights *ScoreWeights `json:"scoreWeights,omitempty"`
+	// ConcurrentSyncs is how many shoots are bound at the same time. Default 10.
+	// +optional
+	ConcurrentSyncs int32 `json:"concurrentSyncs,omitempty"`
+}
+
+// SchedulingStrategy selects how the scheduler picks a seed region.
+type SchedulingStrategy string
+
+const (
+	// StrategySameRegion places a shoot only on seeds of its own region.
+	StrategySameRegion SchedulingStrategy = "SameRegion"
+	// StrategyMinimalDistance places a shoot on the seeds closest to its region.
+	StrategyMinimalDistance SchedulingStrategy = "MinimalDistance"
+)
+
+// ScoreWeights are the weights of the score plugins, 0 to 100 each; an unset or
+// zero weight turns the plugin off.
+type ScoreWeights struct {
+	// MinimalDistance favours seeds closer to the shoot's region.
+	// +optional
+	MinimalDistance *int32 `json:"minimalDistance,omitempty"`
+	// LeastAllocated favours seeds with a lower usage/allocatable ratio.
+	// +optional
+	LeastAllocated *int32 `json:"leastAllocated,omitempty"`
+	// PreferNoSchedule penalises seeds with untolerated PreferNoSchedule taints.
+	// +optional
+	PreferNoSchedule *int32 `json:"preferNoSchedule,omitempty"`
+}

@@ -1,0 +1,57 @@
+package configfile
+
+import (
+	"fmt"
+	"os"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+)
+
+var (
+	scheme = runtime.NewScheme()
+	codecs = serializer.NewCodecFactory(scheme, serializer.EnableStrict)
+)
+
+func init() {
+	if err := configv1alpha1.AddToScheme(scheme); err != nil {
+		panic(fmt.Sprintf("registering config.graft.dev/v1alpha1: %v", err))
+	}
+}
+
+// Load reads the file at path into a new T, defaults it and validates it. The
+// file must name T's apiVersion and kind. T is a pointer kind of
+// config.graft.dev/v1alpha1, e.g. Load[*v1alpha1.SchedulerConfiguration].
+func Load[T configv1alpha1.Configuration](path string) (T, error) {
+	var zero T
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return zero, fmt.Errorf("reading component config: %w", err)
+	}
+	cfg, err := Decode[T](data)
+	if err != nil {
+		return zero, fmt.Errorf("component config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// Decode is Load for data already in memory.
+func Decode[T configv1alpha1.Configuration](data []byte) (T, error) {
+	var zero T
+	obj, gvk, err := codecs.UniversalDeserializer().Decode(data, nil, nil)
+	if err != nil {
+		return zero, fmt.Errorf("decoding: %w", err)
+	}
+	cfg, ok := obj.(T)
+	if !ok {
+		want, _, _ := scheme.ObjectKinds(zero)
+		return zero, fmt.Errorf("file is a %s, want %v", gvk, want)
+	}
+	cfg.Default()
+	if errs := cfg.Validate(); len(errs) > 0 {
+		return zero, fmt.Errorf("invalid %s: %w", gvk.Kind, errs.ToAggregate())
+	}
+	return cfg, nil
+}

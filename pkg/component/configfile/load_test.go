@@ -1,0 +1,155 @@
+package configfile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+)
+
+func TestDecodeDefaults(t *testing.T) {
+	cfg, err := Decode[*configv1alpha1.SchedulerConfiguration]([]byte(`
+apiVersion: config.graft.dev/v1alpha1
+kind: SchedulerConfiguration
+`))
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	if cfg.SchedulerName != "default-scheduler" || cfg.Strategy != configv1alpha1.StrategySameRegion || cfg.ConcurrentSyncs != 10 {
+		t.Errorf("scheduler defaults: got name %q strategy %q syncs %d", cfg.SchedulerName, cfg.Strategy, cfg.ConcurrentSyncs)
+	}
+	le := cfg.LeaderElection
+	if !*le.LeaderElect || le.LeaseDuration.Duration != 15*time.Second || le.RenewDeadline.Duration != 10*time.Second ||
+		le.RetryPeriod.Duration != 2*time.Second || le.ResourceLock != "leases" || le.ResourceName != "graft-scheduler" || le.ResourceNamespace != "garden" {
+		t.Errorf("leader election defaults: %+v", le)
+	}
+	if cfg.Logging.Format != configv1alpha1.LogFormatText || cfg.Server.HealthProbeBindAddress == "" || cfg.ClientConnection.QPS == 0 {
+		t.Errorf("common defaults: %+v", cfg.CommonConfiguration)
+	}
+}
+
+func TestDecodeKeepsSetValues(t *testing.T) {
+	cfg, err := Decode[*configv1alpha1.SchedulerConfiguration]([]byte(`
+apiVersion: config.graft.dev/v1alpha1
+kind: SchedulerConfiguration
+clientConnection:
+  kubeconfig: /tmp/kubeconfig
+  qps: 300
+  burst: 400
+leaderElection:
+  leaderElect: false
+  resourceNamespace: kube-system
+server:
+  healthProbeBindAddress: 127.0.0.1:0
+  metricsBindAddress: "0"
+logging:
+  verbosity: 4
+  format: json
+schedulerName: special
+strategy: MinimalDistance
+scoreWeights:
+  leastAllocated: 3
+concurrentSyncs: 32
+`))
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	if cfg.ClientConnection.Kubeconfig != "/tmp/kubeconfig" || cfg.ClientConnection.QPS != 300 || cfg.ClientConnection.Burst != 400 ||
+		*cfg.LeaderElection.LeaderElect || cfg.LeaderElection.ResourceNamespace != "kube-system" ||
+		cfg.Server.MetricsBindAddress != "0" || cfg.Logging.Verbosity != 4 || cfg.Logging.Format != "json" ||
+		cfg.SchedulerName != "special" || cfg.Strategy != "MinimalDistance" || *cfg.ScoreWeights.LeastAllocated != 3 || cfg.ConcurrentSyncs != 32 {
+		t.Errorf("values not kept: %+v", cfg)
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		data string
+		want []string
+	}{
+		{
+			name: "unknown field",
+			data: "apiVersion: config.graft.dev/v1alpha1\nkind: SchedulerConfiguration\nschedulerNmae: x\n",
+			want: []string{`unknown field "schedulerNmae"`},
+		},
+		{
+			name: "unknown nested field",
+			data: "apiVersion: config.graft.dev/v1alpha1\nkind: SchedulerConfiguration\nleaderElection:\n  leaseDurations: 1s\n",
+			want: []string{`unknown field "leaderElection.leaseDurations"`},
+		},
+		{
+			name: "unknown kind",
+			data: "apiVersion: config.graft.dev/v1alpha1\nkind: NoSuchConfiguration\n",
+			want: []string{"NoSuchConfiguration"},
+		},
+		{
+			name: "wrong version",
+			data: "apiVersion: config.graft.dev/v1beta1\nkind: SchedulerConfiguration\n",
+			want: []string{"config.graft.dev/v1beta1"},
+		},
+		{
+			name: "every invalid field at once",
+			data: `apiVersion: config.graft.dev/v1alpha1
+kind: SchedulerConfiguration
+strategy: Nearest
+concurrentSyncs: -1
+schedulerName: Not_A_Name
+scoreWeights:
+  minimalDistance: 101
+clientConnection:
+  burst: -2
+leaderElection:
+  leaseDuration: 5s
+  renewDeadline: 10s
+  resourceLock: endpoints
+server:
+  healthProbeBindAddress: nonsense
+logging:
+  format: xml
+  verbosity: -1
+`,
+			want: []string{
+				"strategy: Unsupported value: \"Nearest\"",
+				"concurrentSyncs: Invalid value: -1",
+				"schedulerName: Invalid value: \"Not_A_Name\"",
+				"scoreWeights.minimalDistance: Invalid value: 101",
+				"clientConnection.burst",
+				"leaderElection.leaseDuration: Invalid value: \"5s\": must be greater than renewDeadline",
+				"leaderElection.resourceLock: Unsupported value: \"endpoints\"",
+				"server.healthProbeBindAddress: Invalid value: \"nonsense\"",
+				"logging.format: Unsupported value: \"xml\"",
+				"logging.verbosity: Invalid value: -1",
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Decode[*configv1alpha1.SchedulerConfiguration]([]byte(tc.data))
+			if err == nil {
+				t.Fatal("Decode succeeded, want an error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadNamesFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte("apiVersion: config.graft.dev/v1alpha1\nkind: SchedulerConfiguration\nstrategy: x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load[*configv1alpha1.SchedulerConfiguration](path)
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "strategy") {
+		t.Errorf("Load error %v should name the file and the field", err)
+	}
+	if _, err := Load[*configv1alpha1.SchedulerConfiguration](filepath.Join(t.TempDir(), "missing.yaml")); err == nil {
+		t.Error("Load of a missing file succeeded")
+	}
+}

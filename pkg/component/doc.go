@@ -1,0 +1,12 @@
+// Package component is the runtime that graft's three daemons (graft-scheduler,
+// graft-capacity-annotator, graft-descheduler) share. Each concern lives in its
+// own subpackage:
+//
+//   - configfile: reads a config.graft.dev/v1alpha1 file strictly, defaults and validates it;
+//   - clientconn: builds REST configs and clients from clientConnection;
+//   - logging: applies the logging section and the standard klog flags;
+//   - leaderelection: runs work only while holding a Lease, stopping at once when it is lost;
+//   - healthserver: serves /healthz, /readyz (pluggable checks) and /metrics;
+//   - eventrecorder: an Event recorder whose events are written concurrently and flushed on shutdown;
+//   - runner: wires all of the above around a component's work function.
+package component
