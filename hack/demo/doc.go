@@ -1,0 +1,2 @@
+// Command demo applies the sample landscape for hack/demo.sh.
+package main

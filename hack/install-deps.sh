@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs what graft's tests and demo need and the machine lacks:
+#   etcd         Debian's etcd-server package
+#   apiserver    kube-apiserver, built once per machine (hack/build-kube-apiserver.sh)
+#   helm         Helm from the Go module proxy, into the cache directory
+# With no argument, all of them.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CACHE_DIR="${GRAFT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/graft}"
+HELM_VERSION="${HELM_VERSION:-v3.22.0}"
+
+install_etcd() {
+  command -v etcd >/dev/null 2>&1 && return 0
+  echo "installing etcd (Debian's etcd-server)" >&2
+  local sudo=""
+  [[ "$(id -u)" != 0 ]] && sudo="sudo"
+  ${sudo} apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive ${sudo} apt-get install -y -qq --no-install-recommends etcd-server >&2
+  # The package may start a system etcd on the default ports; graft's gardens
+  # use ports of their own and need no system service.
+  ${sudo} systemctl disable --now etcd >/dev/null 2>&1 || ${sudo} service etcd stop >/dev/null 2>&1 || true
+}
+
+install_apiserver() {
+  bash "${ROOT}/hack/build-kube-apiserver.sh" >/dev/null
+}
+
+install_helm() {
+  local bin="${CACHE_DIR}/helm-${HELM_VERSION}"
+  if [[ ! -x "${bin}" ]]; then
+    echo "installing helm ${HELM_VERSION} from the Go module proxy (once per machine)" >&2
+    mkdir -p "${CACHE_DIR}"
+    GOWORK=off GOBIN="${CACHE_DIR}/helm-build" go install "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}" >&2
+    mv "${CACHE_DIR}/helm-build/helm" "${bin}"
+  fi
+  echo "${bin}"
+}
+
+what=("$@")
+[[ ${#what[@]} -eq 0 ]] && what=(etcd apiserver helm)
+for w in "${what[@]}"; do
+  case "${w}" in
+    etcd) install_etcd ;;
+    apiserver) install_apiserver ;;
+    helm) install_helm >/dev/null ;;
+    *) echo "unknown dependency ${w}" >&2; exit 2 ;;
+  esac
+done
