@@ -1,0 +1,85 @@
+// Package algorithm owns graft's scheduling decision: which seed a shoot's
+// control plane should run on, why every other seed was rejected, and the
+// questions the descheduler, the capacity annotator and graftctl ask about the
+// same rules. It is pure: no clients, no informers, no clock; callers pass in
+// everything, including times.
+//
+// # Snapshot
+//
+// A Snapshot holds the seeds and the per-seed usage counts. Callers keep it up
+// to date from their informers with AddSeed/UpdateSeed/RemoveSeed and
+// AddShoot/UpdateShoot/RemoveShoot; every update is O(1). Shoots are tracked by
+// namespace/name, so adding a shoot twice replaces it instead of counting it
+// twice, and removing a shoot undoes exactly what was counted for it. A shoot
+// counts on the seeds returned by SeedNamesCountedFor: spec.seedName, plus
+// status.seedName while a control plane migration is in flight. The capacity
+// annotator uses the same function so both agree on usage.
+//
+// A Snapshot is not safe for concurrent use: callers serialise access (the
+// scheduler holds a mutex around updates and decisions). Schedule, Explain and
+// FitsElsewhere only read it. Seeds and shoots handed to the snapshot are kept
+// by pointer and must not be mutated afterwards (informer objects never are).
+// Clone copies the maps (O(seeds + shoots), no deep copies of objects).
+//
+// # Decision
+//
+// Schedule(shoot, snapshot, inputs) runs, in this order:
+//
+//  1. Usable: no deletionTimestamp, visible (absent settings mean visible),
+//     status.lastOperation set, GardenletReady True, BackupBucketsReady True
+//     when spec.backup is set.
+//  2. Seed selectors of the cloud profile, then of the shoot.
+//  3. Provider: the seed's provider type equals the shoot's, unless the cloud
+//     profile's or the shoot's seedSelector.providerTypes widens it ("*" = all);
+//     both lists apply when set.
+//  4. HA: failure tolerance type zone needs a seed with at least 3 zones.
+//  5. Networks: every shoot network (nodes, pods, services; pods and services
+//     fall back to the seed's shootDefaults of the same IP family) must be
+//     disjoint from every seed network (nodes, pods, services), IPv4 and IPv6.
+//  6. Taints: an untolerated NoSchedule or NoExecute taint (a taint without
+//     effect is NoSchedule) rejects the seed.
+//  7. Capacity: a seed with status.allocatable.shoots set and usage >= it is
+//     rejected. The shoot's own count is not held against the seeds it is
+//     already counted on.
+//  8. Strategy: purpose testing keeps seeds of the shoot's provider type in any
+//     region; SameRegion keeps seeds of the shoot's provider type and region;
+//     MinimalDistance measures distances from the region ConfigMap, or, when
+//     no candidate's region is listed there, with the Levenshtein fallback.
+//     Seeds with untolerated PreferNoSchedule taints are dropped here if any
+//     seed without such taints is left; then MinimalDistance keeps the seeds
+//     at the smallest distance.
+//  9. The least used candidate wins; ties go to the name that sorts first.
+//
+// With Config.ScoreWeights set, steps 8 and 9 become a weighted score (GEP-13):
+// MinimalDistance, LeastAllocated and PreferNoSchedule plugins, each 0..100,
+// highest total wins, ties as in step 9. Without weights the decision is the
+// reference scheduler's.
+//
+// A failure is a *ScheduleError. Its Error() reads like the reference
+// scheduler ("0/5 seed cluster candidate(s) are eligible for scheduling:
+// {seed-a => shoot does not tolerate the seed's taints, ...}") and lists every
+// rejected seed sorted by name; Short() is a one-line summary for Events and
+// lastOperation; IsNoCapacity(err) tells a capacity shortage from other causes.
+//
+// Explain returns the same decision seed by seed: the first filter that
+// rejected each seed with its message, or the distance and score of the
+// survivors. FormatExplanation renders the long form used by
+// `graftctl simulate --explain`.
+//
+// # Region configuration
+//
+// SelectRegionConfigMap picks the region ConfigMap of a cloud profile among
+// several; ParseRegionConfig reads its data once (malformed entries only fail
+// the shoots whose region needs them). Pass the parsed form in
+// Inputs.RegionConfig to keep parsing off the hot path, or the raw ConfigMap in
+// Inputs.RegionConfigMap.
+//
+// # Taints and the descheduler
+//
+// ToleratesTaint, TaintTolerated, UntoleratedTaints and EffectOf are the
+// matching rules, exported for graftctl. CheckNoExecute reports the
+// untolerated NoExecute taints a shoot has on its seed and, for tolerated ones
+// with tolerationSeconds, the time until which it may stay. FitsElsewhere
+// answers whether a shoot would be placed on some seed other than its current
+// one, with the same filters.
+package algorithm

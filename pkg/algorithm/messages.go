@@ -1,0 +1,152 @@
+package algorithm
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+)
+
+// scheduleError builds the error of a decision that found no seed.
+func (r *run) scheduleError() *ScheduleError {
+	e := &ScheduleError{
+		Shoot:      ShootKey(r.shoot),
+		Filter:     r.failFilter,
+		Headline:   r.headline(),
+		Rejections: make([]Rejection, 0, len(r.verdicts)),
+	}
+	for i := range r.verdicts {
+		v := &r.verdicts[i]
+		e.Rejections = append(e.Rejections, Rejection{Seed: v.info.name, Filter: v.filter, Message: r.message(v)})
+	}
+	slices.SortFunc(e.Rejections, func(a, b Rejection) int { return strings.Compare(a.Seed, b.Seed) })
+	if !r.ignoreCapacity && slices.ContainsFunc(r.verdicts, func(v verdict) bool { return v.filter == FilterCapacity }) {
+		// A capacity shortage is one the shoot would get past if the full
+		// seeds had room; decide again without the capacity check to know.
+		if again, err := decide(r.shoot, r.snap, r.in, r.exclude, true); err == nil && again.chosen >= 0 {
+			e.NoCapacity = true
+		}
+	}
+	return e
+}
+
+// headline is the reference scheduler's message for the step that removed the
+// last candidates; n is the number of seeds that entered it.
+func (r *run) headline() string {
+	n := r.failEntering
+	switch r.failStep {
+	case FilterExcluded:
+		return fmt.Sprintf("no seed other than the current seed %q exists", r.exclude)
+	case FilterUsable:
+		return fmt.Sprintf("none of the %d seeds is valid for scheduling (not deleting, visible and ready)", n)
+	case FilterCloudProfileSeedSelector:
+		return fmt.Sprintf("none out of the %d seeds has the matching labels required by seed selector of 'CloudProfile' (selector: '%s')", n, r.cpSelector)
+	case FilterShootSeedSelector:
+		return fmt.Sprintf("none out of the %d seeds has the matching labels required by seed selector of 'Shoot' (selector: '%s')", n, r.shootSelector)
+	case FilterProvider:
+		return fmt.Sprintf("none out of the %d seeds has a matching provider for %q", n, r.shoot.Spec.Provider.Type)
+	case FilterHighAvailability:
+		return fmt.Sprintf("none of the %d seeds has at least 3 zones for hosting a shoot control plane with failure tolerance type 'zone'", n)
+	case FilterNetworks:
+		return fmt.Sprintf("0/%d seed cluster candidate(s) are eligible for scheduling", n)
+	case FilterStrategy:
+		return fmt.Sprintf("no matching seed candidate found for Configuration (Cloud Profile '%s', Region '%s', SeedDeterminationStrategy '%s')",
+			r.in.CloudProfile.Name, r.shoot.Spec.Region, r.strategy)
+	}
+	return "no seed is eligible for scheduling"
+}
+
+// message is the long reason for one seed's verdict.
+func (r *run) message(v *verdict) string {
+	info := v.info
+	switch v.filter {
+	case FilterExcluded:
+		return "the shoot's current seed"
+	case FilterUsable:
+		return info.unusable
+	case FilterCloudProfileSeedSelector:
+		return fmt.Sprintf("seed labels do not match the seed selector of CloudProfile %q (%s)", r.in.CloudProfile.Name, r.cpSelector)
+	case FilterShootSeedSelector:
+		return fmt.Sprintf("seed labels do not match the shoot's seed selector (%s)", r.shootSelector)
+	case FilterProvider:
+		return r.providerMessage(info)
+	case FilterHighAvailability:
+		return fmt.Sprintf("seed has %d zone(s); a control plane with failure tolerance type 'zone' needs at least 3", info.zones)
+	case FilterNetworks:
+		if info.netErr != "" {
+			return "invalid networks: " + info.netErr
+		}
+		var overlaps []string
+		r.nets.overlaps(info, func(s, t network) bool {
+			overlaps = append(overlaps, "shoot "+s.String()+" intersects with seed "+t.String())
+			return true
+		})
+		return "invalid networks: [" + strings.Join(overlaps, "; ") + "]"
+	case FilterTaints:
+		return "shoot does not tolerate the seed's taints (" + formatTaints(UntoleratedTaints(info.taints, r.shoot.Spec.Tolerations,
+			v1alpha1.TaintEffectNoSchedule, v1alpha1.TaintEffectNoExecute)) + ")"
+	case FilterCapacity:
+		return fmt.Sprintf("seed does not have available capacity for shoots (%d counted, %d allocatable)", v.usage, info.allocatable)
+	case FilterStrategy:
+		if r.testing {
+			return fmt.Sprintf("seed provider type %q is not the shoot's %q (purpose testing allows any region of the same provider type)",
+				info.providerType, r.shoot.Spec.Provider.Type)
+		}
+		return fmt.Sprintf("seed is in region %q of provider type %q; strategy SameRegion needs region %q of provider type %q",
+			info.region, info.providerType, r.shoot.Spec.Region, r.shoot.Spec.Provider.Type)
+	case FilterPreferNoSchedule:
+		return "shoot does not tolerate the seed's PreferNoSchedule taints (" + formatTaints(r.untoleratedPreferNoSchedule(info)) +
+			") and seeds without such taints are left"
+	case FilterMinimalDistance:
+		if !v.hasDistance {
+			return fmt.Sprintf("region %q is not listed for shoot region %q in region ConfigMap %s, which lists other candidates",
+				info.region, r.shoot.Spec.Region, r.regionSource)
+		}
+		return fmt.Sprintf("distance %d is larger than the minimal distance %d", v.distance, r.minDistance)
+	case FilterLeastUsed:
+		c := &r.verdicts[r.chosen]
+		if v.usage == c.usage {
+			return fmt.Sprintf("as many shoots (%d) as seed %s, whose name sorts first", v.usage, c.info.name)
+		}
+		return fmt.Sprintf("more shoots (%d) than seed %s (%d)", v.usage, c.info.name, c.usage)
+	case FilterScore:
+		c := &r.verdicts[r.chosen]
+		if v.score == c.score {
+			return fmt.Sprintf("same score %d as seed %s, which has fewer shoots or sorts first", v.score, c.info.name)
+		}
+		return fmt.Sprintf("score %d is lower than the %d of seed %s", v.score, c.score, c.info.name)
+	}
+	return ""
+}
+
+func (r *run) providerMessage(info *seedInfo) string {
+	shootType := r.shoot.Spec.Provider.Type
+	if !providerAllowed(info.providerType, shootType, r.cpProviders) {
+		if len(r.cpProviders) == 0 {
+			return fmt.Sprintf("seed provider type %q is not the shoot's %q", info.providerType, shootType)
+		}
+		return fmt.Sprintf("seed provider type %q is not in the providerTypes %v of CloudProfile %q", info.providerType, r.cpProviders, r.in.CloudProfile.Name)
+	}
+	if len(r.shootProvs) == 0 {
+		return fmt.Sprintf("seed provider type %q is not the shoot's %q", info.providerType, shootType)
+	}
+	return fmt.Sprintf("seed provider type %q is not in the providerTypes %v of the shoot's seedSelector", info.providerType, r.shootProvs)
+}
+
+// FormatTaint writes a taint as key[=value]:Effect, as kubectl does.
+func FormatTaint(t v1alpha1.SeedTaint) string {
+	s := t.Key
+	if t.Value != nil {
+		s += "=" + *t.Value
+	}
+	return s + ":" + string(EffectOf(t))
+}
+
+func formatTaints(taints []v1alpha1.SeedTaint) string {
+	parts := make([]string, len(taints))
+	for i, t := range taints {
+		parts[i] = FormatTaint(t)
+	}
+	return strings.Join(parts, ", ")
+}

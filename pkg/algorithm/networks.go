@@ -1,0 +1,181 @@
+package algorithm
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+)
+
+// network is one CIDR of a shoot or seed with the role it plays.
+type network struct {
+	kind   string // "node", "pod" or "service"
+	prefix netip.Prefix
+	// defaulted marks a shoot network taken from the seed's shootDefaults.
+	defaulted bool
+}
+
+func (n network) String() string {
+	s := n.kind + " network " + n.prefix.String()
+	if n.defaulted {
+		s += " (seed's shoot default)"
+	}
+	return s
+}
+
+// parseCIDRs reads a CIDR or a comma-separated list of CIDRs (dual stack).
+// An empty string gives no prefixes.
+func parseCIDRs(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(part)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a CIDR: %w", part, err)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+func appendNetworks(dst []network, kind string, cidrs string) ([]network, error) {
+	prefixes, err := parseCIDRs(cidrs)
+	if err != nil {
+		return dst, fmt.Errorf("%s network: %w", kind, err)
+	}
+	for _, p := range prefixes {
+		dst = append(dst, network{kind: kind, prefix: p})
+	}
+	return dst, nil
+}
+
+// seedNetworks parses a seed's own networks and its shoot defaults.
+func seedNetworks(seed *v1alpha1.Seed) (nets []network, defPods, defServices []netip.Prefix, errMsg string) {
+	var errs []string
+	var err error
+	n := seed.Spec.Networks
+	if n.Nodes != nil {
+		if nets, err = appendNetworks(nets, "node", *n.Nodes); err != nil {
+			errs = append(errs, "seed "+err.Error())
+		}
+	}
+	if nets, err = appendNetworks(nets, "pod", n.Pods); err != nil {
+		errs = append(errs, "seed "+err.Error())
+	}
+	if nets, err = appendNetworks(nets, "service", n.Services); err != nil {
+		errs = append(errs, "seed "+err.Error())
+	}
+	if d := n.ShootDefaults; d != nil {
+		if d.Pods != nil {
+			if defPods, err = parseCIDRs(*d.Pods); err != nil {
+				errs = append(errs, "seed shoot default pod network: "+err.Error())
+			}
+		}
+		if d.Services != nil {
+			if defServices, err = parseCIDRs(*d.Services); err != nil {
+				errs = append(errs, "seed shoot default service network: "+err.Error())
+			}
+		}
+	}
+	return nets, defPods, defServices, strings.Join(errs, "; ")
+}
+
+// shootNetworks is a shoot's networks, parsed once per decision.
+type shootNetworks struct {
+	own []network // nodes, and pods/services when the shoot sets them
+	// needPods/needServices are set when the shoot leaves them empty and so
+	// takes the seed's shoot defaults.
+	needPods, needServices bool
+	ipv4, ipv6             bool // the shoot's IP families (IPv4 when none are set)
+}
+
+func parseShootNetworks(shoot *v1alpha1.Shoot) (shootNetworks, error) {
+	sn := shootNetworks{needPods: true, needServices: true}
+	n := shoot.Spec.Networking
+	families := []v1alpha1.IPFamily(nil)
+	if n != nil {
+		families = n.IPFamilies
+	}
+	if len(families) == 0 {
+		sn.ipv4 = true
+	}
+	for _, f := range families {
+		switch f {
+		case v1alpha1.IPFamilyIPv4:
+			sn.ipv4 = true
+		case v1alpha1.IPFamilyIPv6:
+			sn.ipv6 = true
+		}
+	}
+	if n == nil {
+		return sn, nil
+	}
+	var err error
+	if n.Nodes != nil {
+		if sn.own, err = appendNetworks(sn.own, "node", *n.Nodes); err != nil {
+			return sn, fmt.Errorf("shoot %s: %w", ShootKey(shoot), err)
+		}
+	}
+	if n.Pods != nil && strings.TrimSpace(*n.Pods) != "" {
+		sn.needPods = false
+		if sn.own, err = appendNetworks(sn.own, "pod", *n.Pods); err != nil {
+			return sn, fmt.Errorf("shoot %s: %w", ShootKey(shoot), err)
+		}
+	}
+	if n.Services != nil && strings.TrimSpace(*n.Services) != "" {
+		sn.needServices = false
+		if sn.own, err = appendNetworks(sn.own, "service", *n.Services); err != nil {
+			return sn, fmt.Errorf("shoot %s: %w", ShootKey(shoot), err)
+		}
+	}
+	return sn, nil
+}
+
+func (sn *shootNetworks) wantsFamily(p netip.Prefix) bool {
+	if p.Addr().Is4() {
+		return sn.ipv4
+	}
+	return sn.ipv6
+}
+
+// overlaps calls fn for every pair of a shoot network (with the seed's
+// defaults filled in) and a seed network that intersect, and stops when fn
+// returns false. It reports whether any pair intersected.
+func (sn *shootNetworks) overlaps(seed *seedInfo, fn func(shootNet, seedNet network) bool) bool {
+	found := false
+	check := func(s network) bool {
+		for _, t := range seed.nets {
+			if s.prefix.Overlaps(t.prefix) {
+				found = true
+				if fn == nil || !fn(s, t) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	for _, s := range sn.own {
+		if !check(s) {
+			return true
+		}
+	}
+	if sn.needPods {
+		for _, p := range seed.defaultPods {
+			if sn.wantsFamily(p) && !check(network{kind: "pod", prefix: p, defaulted: true}) {
+				return true
+			}
+		}
+	}
+	if sn.needServices {
+		for _, p := range seed.defaultServices {
+			if sn.wantsFamily(p) && !check(network{kind: "service", prefix: p, defaulted: true}) {
+				return true
+			}
+		}
+	}
+	return found
+}

@@ -1,0 +1,564 @@
+package algorithm
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+)
+
+// Schedule chooses the seed for a shoot, or returns why none fits: a
+// *ScheduleError when seeds were rejected, another error when the inputs are
+// unusable (no cloud profile, an invalid selector or shoot network, a
+// malformed region ConfigMap entry the shoot needs, a bad Config). The shoot's
+// own usage is not held against the seeds it is already counted on. It costs
+// O(seeds) and does not modify the snapshot.
+func Schedule(shoot *v1alpha1.Shoot, snapshot *Snapshot, in Inputs) (string, error) {
+	r, err := decide(shoot, snapshot, &in, "", false)
+	if err != nil {
+		return "", err
+	}
+	if r.chosen < 0 {
+		return "", r.scheduleError()
+	}
+	return r.verdicts[r.chosen].info.name, nil
+}
+
+// FitsElsewhere answers whether the shoot would be placed on a seed other than
+// excludeSeed (normally its current one) with the same filters as Schedule,
+// for the descheduler. The shoot's own usage is not counted against the seeds
+// it is counted on (its current seed, or both seeds during a migration).
+func FitsElsewhere(shoot *v1alpha1.Shoot, snapshot *Snapshot, in Inputs, excludeSeed string) (string, error) {
+	r, err := decide(shoot, snapshot, &in, excludeSeed, false)
+	if err != nil {
+		return "", err
+	}
+	if r.chosen < 0 {
+		return "", r.scheduleError()
+	}
+	return r.verdicts[r.chosen].info.name, nil
+}
+
+// Explain makes the same decision as Schedule and reports it seed by seed.
+func Explain(shoot *v1alpha1.Shoot, snapshot *Snapshot, in Inputs) *Explanation {
+	return explain(shoot, snapshot, &in, "")
+}
+
+// ExplainElsewhere is Explain for FitsElsewhere: excludeSeed is rejected first.
+func ExplainElsewhere(shoot *v1alpha1.Shoot, snapshot *Snapshot, in Inputs, excludeSeed string) *Explanation {
+	return explain(shoot, snapshot, &in, excludeSeed)
+}
+
+func explain(shoot *v1alpha1.Shoot, snapshot *Snapshot, in *Inputs, exclude string) *Explanation {
+	e := &Explanation{Shoot: ShootKey(shoot), Strategy: in.Config.strategy()}
+	r, err := decide(shoot, snapshot, in, exclude, false)
+	if err != nil {
+		e.Err = err
+		return e
+	}
+	for i := range r.verdicts {
+		v := &r.verdicts[i]
+		res := SeedResult{Seed: v.info.name, Chosen: i == r.chosen, Filter: v.filter, Usage: v.usage}
+		if !res.Chosen {
+			res.Message = r.message(v)
+		}
+		if v.hasDistance {
+			d := v.distance
+			res.Distance = &d
+		}
+		if v.hasScore {
+			s := v.score
+			res.Score = &s
+		}
+		if v.info.hasAllocatable {
+			a := v.info.allocatable
+			res.Allocatable = &a
+		}
+		e.Seeds = append(e.Seeds, res)
+	}
+	slices.SortFunc(e.Seeds, func(a, b SeedResult) int { return strings.Compare(a.Seed, b.Seed) })
+	if r.chosen >= 0 {
+		e.Seed = r.verdicts[r.chosen].info.name
+	} else {
+		e.Err = r.scheduleError()
+	}
+	return e
+}
+
+// FormatExplanation writes the long form of an explanation: one line for the
+// outcome, then one line per seed.
+func FormatExplanation(w io.Writer, e *Explanation) error {
+	var b strings.Builder
+	if e.Err != nil {
+		fmt.Fprintf(&b, "shoot %s (strategy %s): not scheduled: %s\n", e.Shoot, e.Strategy, ShortReason(e.Err))
+	} else {
+		fmt.Fprintf(&b, "shoot %s (strategy %s): scheduled to seed %s\n", e.Shoot, e.Strategy, e.Seed)
+	}
+	width := 0
+	for _, s := range e.Seeds {
+		width = max(width, len(s.Seed))
+	}
+	for _, s := range e.Seeds {
+		fmt.Fprintf(&b, "  %-*s  ", width, s.Seed)
+		if s.Chosen {
+			b.WriteString("chosen")
+		} else {
+			fmt.Fprintf(&b, "%s: %s", s.Filter, s.Message)
+		}
+		var facts []string
+		if s.Distance != nil {
+			facts = append(facts, fmt.Sprintf("distance %d", *s.Distance))
+		}
+		if s.Score != nil {
+			facts = append(facts, fmt.Sprintf("score %d", *s.Score))
+		}
+		if s.Allocatable != nil {
+			facts = append(facts, fmt.Sprintf("usage %d/%d", s.Usage, *s.Allocatable))
+		} else {
+			facts = append(facts, fmt.Sprintf("usage %d", s.Usage))
+		}
+		fmt.Fprintf(&b, " (%s)\n", strings.Join(facts, ", "))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// verdict is one seed's state during a decision. Messages are formatted only
+// when asked for, so that a successful decision allocates little.
+type verdict struct {
+	info        *seedInfo
+	filter      Filter // empty while the seed is still a candidate
+	usage       int    // shoots counted on the seed, without the shoot itself
+	distance    int
+	hasDistance bool
+	score       int64
+	hasScore    bool
+}
+
+// run is one decision in progress.
+type run struct {
+	shoot    *v1alpha1.Shoot
+	snap     *Snapshot
+	in       *Inputs
+	strategy Strategy
+	testing  bool
+	nets     shootNetworks
+
+	cpSelector    labels.Selector
+	shootSelector labels.Selector
+	cpProviders   []string
+	shootProvs    []string
+
+	exclude  string
+	verdicts []verdict
+	chosen   int
+
+	// failStep (its first filter) and failEntering describe the step that
+	// removed the last candidates and how many seeds entered it; failFilter is
+	// that step's most frequent reason.
+	failStep     Filter
+	failFilter   Filter
+	failEntering int
+
+	// minDistance, bestScore and winner are for the messages of set-aside seeds.
+	minDistance     int
+	regionSource    string
+	distancesListed bool
+	ignoreCapacity  bool
+}
+
+func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, ignoreCapacity bool) (*run, error) {
+	if err := in.Config.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid scheduling configuration: %w", err)
+	}
+	if in.CloudProfile == nil {
+		return nil, fmt.Errorf("cloud profile %q of shoot %s is not known", CloudProfileNameOf(shoot), ShootKey(shoot))
+	}
+	r := &run{
+		shoot:          shoot,
+		snap:           snap,
+		in:             in,
+		strategy:       in.Config.strategy(),
+		testing:        shoot.Spec.Purpose != nil && *shoot.Spec.Purpose == v1alpha1.ShootPurposeTesting,
+		exclude:        exclude,
+		chosen:         -1,
+		ignoreCapacity: ignoreCapacity,
+	}
+	var err error
+	if r.nets, err = parseShootNetworks(shoot); err != nil {
+		return nil, err
+	}
+	if sel := in.CloudProfile.Spec.SeedSelector; sel != nil {
+		if r.cpSelector, err = metav1.LabelSelectorAsSelector(&sel.LabelSelector); err != nil {
+			return nil, fmt.Errorf("label selector conversion failed for the seedSelector of CloudProfile %q: %w", in.CloudProfile.Name, err)
+		}
+		r.cpProviders = sel.ProviderTypes
+	}
+	if sel := shoot.Spec.SeedSelector; sel != nil {
+		if r.shootSelector, err = metav1.LabelSelectorAsSelector(&sel.LabelSelector); err != nil {
+			return nil, fmt.Errorf("label selector conversion failed for the seedSelector of shoot %s: %w", ShootKey(shoot), err)
+		}
+		r.shootProvs = sel.ProviderTypes
+	}
+
+	own := snap.shoots[ShootKey(shoot)]
+	r.verdicts = make([]verdict, len(snap.list))
+	for i, info := range snap.list {
+		u := snap.usage[info.name]
+		if own.has(info.name) {
+			u--
+		}
+		r.verdicts[i] = verdict{info: info, usage: u}
+	}
+
+	// Steps 1-7 and the strategy's region rule, each a filter that fails the
+	// decision when it removes the last candidate.
+	steps := []struct {
+		filters []Filter
+		reject  func(v *verdict) Filter
+	}{
+		{[]Filter{FilterExcluded}, r.checkExcluded},
+		{[]Filter{FilterUsable}, r.checkUsable},
+		{[]Filter{FilterCloudProfileSeedSelector}, r.checkCloudProfileSelector},
+		{[]Filter{FilterShootSeedSelector}, r.checkShootSelector},
+		{[]Filter{FilterProvider}, r.checkProvider},
+		{[]Filter{FilterHighAvailability}, r.checkHighAvailability},
+		{[]Filter{FilterNetworks, FilterTaints, FilterCapacity}, r.checkCandidate},
+		{[]Filter{FilterStrategy}, r.checkStrategy},
+	}
+	alive := len(r.verdicts)
+	if alive == 0 {
+		r.failStep = FilterUsable
+		return r, nil
+	}
+	for _, step := range steps {
+		entering := alive
+		counts := map[Filter]int{}
+		for i := range r.verdicts {
+			v := &r.verdicts[i]
+			if v.filter != "" {
+				continue
+			}
+			if f := step.reject(v); f != "" {
+				v.filter = f
+				counts[f]++
+				alive--
+			}
+		}
+		if alive == 0 {
+			r.failStep, r.failEntering = step.filters[0], entering
+			// The step's most frequent reason names the failure.
+			for _, f := range step.filters {
+				if r.failFilter == "" || counts[f] > counts[r.failFilter] {
+					r.failFilter = f
+				}
+			}
+			return r, nil
+		}
+	}
+
+	scoring := in.Config.scoring()
+	pnsWeight := in.Config.ScoreWeights[ScorePluginPreferNoSchedule]
+	if !scoring || pnsWeight <= 0 {
+		r.setAsidePreferNoSchedule()
+	}
+	if (!scoring && r.strategy == StrategyMinimalDistance && !r.testing) ||
+		(scoring && in.Config.ScoreWeights[ScorePluginMinimalDistance] > 0) {
+		if err := r.computeDistances(); err != nil {
+			return nil, err
+		}
+	}
+	if scoring {
+		r.chooseByScore()
+	} else {
+		r.chooseLeastUsed()
+	}
+	return r, nil
+}
+
+func (r *run) checkExcluded(v *verdict) Filter {
+	if r.exclude != "" && v.info.name == r.exclude {
+		return FilterExcluded
+	}
+	return ""
+}
+
+func (r *run) checkUsable(v *verdict) Filter {
+	if v.info.unusable != "" {
+		return FilterUsable
+	}
+	return ""
+}
+
+func (r *run) checkCloudProfileSelector(v *verdict) Filter {
+	if r.cpSelector != nil && !r.cpSelector.Matches(v.info.labels) {
+		return FilterCloudProfileSeedSelector
+	}
+	return ""
+}
+
+func (r *run) checkShootSelector(v *verdict) Filter {
+	if r.shootSelector != nil && !r.shootSelector.Matches(v.info.labels) {
+		return FilterShootSeedSelector
+	}
+	return ""
+}
+
+func providerAllowed(seedType, shootType string, allowed []string) bool {
+	if len(allowed) == 0 {
+		return seedType == shootType
+	}
+	for _, p := range allowed {
+		if p == "*" || p == seedType {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *run) checkProvider(v *verdict) Filter {
+	shootType := r.shoot.Spec.Provider.Type
+	if !providerAllowed(v.info.providerType, shootType, r.cpProviders) || !providerAllowed(v.info.providerType, shootType, r.shootProvs) {
+		return FilterProvider
+	}
+	return ""
+}
+
+func (r *run) needsZones() bool {
+	cp := r.shoot.Spec.ControlPlane
+	return cp != nil && cp.HighAvailability != nil && cp.HighAvailability.FailureTolerance.Type == v1alpha1.FailureToleranceTypeZone
+}
+
+func (r *run) checkHighAvailability(v *verdict) Filter {
+	if r.needsZones() && v.info.zones < 3 {
+		return FilterHighAvailability
+	}
+	return ""
+}
+
+// checkCandidate is the reference scheduler's candidate step: networks,
+// taints, capacity, in this order.
+func (r *run) checkCandidate(v *verdict) Filter {
+	if v.info.netErr != "" || r.nets.overlaps(v.info, nil) {
+		return FilterNetworks
+	}
+	for _, t := range v.info.taints {
+		if EffectOf(t) == v1alpha1.TaintEffectPreferNoSchedule {
+			continue
+		}
+		if !TaintTolerated(t, r.shoot.Spec.Tolerations) {
+			return FilterTaints
+		}
+	}
+	if !r.ignoreCapacity && v.info.hasAllocatable && int64(v.usage) >= v.info.allocatable {
+		return FilterCapacity
+	}
+	return ""
+}
+
+func (r *run) checkStrategy(v *verdict) Filter {
+	sameType := v.info.providerType == r.shoot.Spec.Provider.Type
+	switch {
+	case r.testing:
+		if !sameType {
+			return FilterStrategy
+		}
+	case r.strategy == StrategySameRegion:
+		if !sameType || v.info.region != r.shoot.Spec.Region {
+			return FilterStrategy
+		}
+	}
+	return ""
+}
+
+func (r *run) untoleratedPreferNoSchedule(info *seedInfo) []v1alpha1.SeedTaint {
+	if !info.hasPreferNoSchedule {
+		return nil
+	}
+	return UntoleratedTaints(info.taints, r.shoot.Spec.Tolerations, v1alpha1.TaintEffectPreferNoSchedule)
+}
+
+// setAsidePreferNoSchedule drops candidates with untolerated PreferNoSchedule
+// taints when any candidate without them is left.
+func (r *run) setAsidePreferNoSchedule() {
+	clean, tainted := 0, 0
+	for i := range r.verdicts {
+		v := &r.verdicts[i]
+		if v.filter != "" {
+			continue
+		}
+		if len(r.untoleratedPreferNoSchedule(v.info)) > 0 {
+			tainted++
+		} else {
+			clean++
+		}
+	}
+	if clean == 0 || tainted == 0 {
+		return
+	}
+	for i := range r.verdicts {
+		v := &r.verdicts[i]
+		if v.filter == "" && len(r.untoleratedPreferNoSchedule(v.info)) > 0 {
+			v.filter = FilterPreferNoSchedule
+		}
+	}
+}
+
+// computeDistances sets the distance of every candidate: from the region
+// ConfigMap when it lists at least one candidate's region (a region is at 0
+// from itself unless listed; unlisted candidates are set aside), otherwise
+// with the Levenshtein fallback.
+func (r *run) computeDistances() error {
+	configured, source, err := regionDistances(r.in, r.shoot.Spec.Region)
+	if err != nil {
+		return err
+	}
+	r.regionSource = source
+	if configured != nil {
+		for i := range r.verdicts {
+			v := &r.verdicts[i]
+			if v.filter != "" {
+				continue
+			}
+			if d, ok := configured[v.info.region]; ok {
+				v.distance, v.hasDistance = d, true
+			} else if v.info.region == r.shoot.Spec.Region {
+				v.distance, v.hasDistance = 0, true
+			}
+			if v.hasDistance {
+				r.distancesListed = true
+			}
+		}
+	}
+	if r.distancesListed {
+		for i := range r.verdicts {
+			v := &r.verdicts[i]
+			if v.filter == "" && !v.hasDistance {
+				v.filter = FilterMinimalDistance
+			}
+		}
+		return nil
+	}
+	shootBase, shootOrientation := SplitRegion(r.shoot.Spec.Region)
+	shootType := r.shoot.Spec.Provider.Type
+	// Seeds share few regions; remember each region's distance for this decision.
+	type regionKey struct{ region, provider string }
+	cache := map[regionKey]int{}
+	for i := range r.verdicts {
+		v := &r.verdicts[i]
+		if v.filter != "" {
+			continue
+		}
+		k := regionKey{v.info.region, v.info.providerType}
+		d, ok := cache[k]
+		if !ok {
+			d = levenshteinFromParts(shootBase, shootOrientation, shootType, v.info.regionBase, v.info.orientation, v.info.providerType)
+			cache[k] = d
+		}
+		v.distance, v.hasDistance = d, true
+	}
+	return nil
+}
+
+// chooseLeastUsed is the reference choice: the closest candidates (when
+// distances were computed), then the least used, then the name sorting first.
+func (r *run) chooseLeastUsed() {
+	r.minDistance = math.MaxInt
+	for i := range r.verdicts {
+		v := &r.verdicts[i]
+		if v.filter == "" && v.hasDistance && v.distance < r.minDistance {
+			r.minDistance = v.distance
+		}
+	}
+	for i := range r.verdicts {
+		v := &r.verdicts[i]
+		if v.filter == "" && v.hasDistance && v.distance > r.minDistance {
+			v.filter = FilterMinimalDistance
+		}
+	}
+	for i := range r.verdicts {
+		v := &r.verdicts[i]
+		if v.filter != "" {
+			continue
+		}
+		if r.chosen < 0 || r.better(v, &r.verdicts[r.chosen]) {
+			r.chosen = i
+		}
+	}
+	for i := range r.verdicts {
+		if v := &r.verdicts[i]; v.filter == "" && i != r.chosen {
+			v.filter = FilterLeastUsed
+		}
+	}
+}
+
+// better orders candidates by usage, then name.
+func (r *run) better(a, b *verdict) bool {
+	if a.usage != b.usage {
+		return a.usage < b.usage
+	}
+	return a.info.name < b.info.name
+}
+
+// chooseByScore is the GEP-13 scoring step: the weighted sum of the plugins'
+// scores, highest first, ties by usage then name.
+func (r *run) chooseByScore() {
+	w := r.in.Config.ScoreWeights
+	minD, maxD, maxUsage := math.MaxInt, math.MinInt, 0
+	for i := range r.verdicts {
+		v := &r.verdicts[i]
+		if v.filter != "" {
+			continue
+		}
+		if v.hasDistance {
+			minD, maxD = min(minD, v.distance), max(maxD, v.distance)
+		}
+		maxUsage = max(maxUsage, v.usage)
+	}
+	for i := range r.verdicts {
+		v := &r.verdicts[i]
+		if v.filter != "" {
+			continue
+		}
+		var total int64
+		if wd := int64(w[ScorePluginMinimalDistance]); wd > 0 && v.hasDistance {
+			s := int64(100)
+			if maxD > minD {
+				s = int64(100 * (maxD - v.distance) / (maxD - minD))
+			}
+			total += wd * s
+		}
+		if wl := int64(w[ScorePluginLeastAllocated]); wl > 0 {
+			var s int64
+			if v.info.hasAllocatable && v.info.allocatable > 0 {
+				s = 100 * (v.info.allocatable - int64(v.usage)) / v.info.allocatable
+			} else if !v.info.hasAllocatable {
+				s = 100 * int64(maxUsage+1-v.usage) / int64(maxUsage+1)
+			}
+			total += wl * max(0, min(100, s))
+		}
+		if wp := int64(w[ScorePluginPreferNoSchedule]); wp > 0 && len(r.untoleratedPreferNoSchedule(v.info)) == 0 {
+			total += wp * 100
+		}
+		v.score, v.hasScore = total, true
+		if r.chosen < 0 {
+			r.chosen = i
+			continue
+		}
+		c := &r.verdicts[r.chosen]
+		if v.score > c.score || (v.score == c.score && r.better(v, c)) {
+			r.chosen = i
+		}
+	}
+	for i := range r.verdicts {
+		if v := &r.verdicts[i]; v.filter == "" && i != r.chosen {
+			v.filter = FilterScore
+		}
+	}
+}

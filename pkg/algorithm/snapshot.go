@@ -1,0 +1,337 @@
+package algorithm
+
+import (
+	"maps"
+	"net/netip"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+)
+
+// Snapshot is the state a decision reads: the seeds, prepared for filtering,
+// and how many shoots each seed counts. Every update is O(1). It is not safe
+// for concurrent use; callers serialise access. See the package documentation.
+type Snapshot struct {
+	seeds map[string]*seedInfo
+	// list holds the seeds in no particular order so that a decision walks a
+	// slice, not a map; pos maps a seed name to its index for O(1) removal.
+	list []*seedInfo
+	pos  map[string]int
+	// usage counts shoots per seed name, including seeds not (yet) in the snapshot.
+	usage map[string]int
+	// shoots remembers where each shoot was counted, keyed by namespace/name,
+	// so that updates and removals undo exactly what was added.
+	shoots map[string]placement
+}
+
+// placement is the (at most two) seeds a shoot is counted on.
+type placement struct {
+	spec, status string
+}
+
+func (p placement) empty() bool { return p.spec == "" && p.status == "" }
+
+func (p placement) has(seed string) bool {
+	return seed != "" && (p.spec == seed || p.status == seed)
+}
+
+// NewSnapshot returns an empty snapshot.
+func NewSnapshot() *Snapshot {
+	return &Snapshot{
+		seeds:  map[string]*seedInfo{},
+		pos:    map[string]int{},
+		usage:  map[string]int{},
+		shoots: map[string]placement{},
+	}
+}
+
+// Clone returns an independent copy: updates to one do not show in the other.
+// It copies the maps in O(seeds + shoots) but shares the (immutable) seed and
+// shoot objects.
+func (s *Snapshot) Clone() *Snapshot {
+	return &Snapshot{
+		seeds:  maps.Clone(s.seeds),
+		list:   slices.Clone(s.list),
+		pos:    maps.Clone(s.pos),
+		usage:  maps.Clone(s.usage),
+		shoots: maps.Clone(s.shoots),
+	}
+}
+
+// AddSeed adds a seed or replaces the seed of the same name.
+func (s *Snapshot) AddSeed(seed *v1alpha1.Seed) {
+	info := newSeedInfo(seed)
+	if i, ok := s.pos[info.name]; ok {
+		s.list[i] = info
+	} else {
+		s.pos[info.name] = len(s.list)
+		s.list = append(s.list, info)
+	}
+	s.seeds[info.name] = info
+}
+
+// UpdateSeed replaces old by new. A rename (never done by the API server)
+// removes old.
+func (s *Snapshot) UpdateSeed(old, new *v1alpha1.Seed) {
+	if old != nil && old.Name != new.Name {
+		s.RemoveSeed(old)
+	}
+	s.AddSeed(new)
+}
+
+// RemoveSeed removes the seed of the seed's name. Usage counted on it stays,
+// because the shoots still name it.
+func (s *Snapshot) RemoveSeed(seed *v1alpha1.Seed) {
+	s.RemoveSeedByName(seed.Name)
+}
+
+// RemoveSeedByName removes the named seed, for informer tombstones that carry
+// only a key.
+func (s *Snapshot) RemoveSeedByName(name string) {
+	i, ok := s.pos[name]
+	if !ok {
+		return
+	}
+	last := len(s.list) - 1
+	if i != last {
+		moved := s.list[last]
+		s.list[i] = moved
+		s.pos[moved.name] = i
+	}
+	s.list[last] = nil
+	s.list = s.list[:last]
+	delete(s.pos, name)
+	delete(s.seeds, name)
+}
+
+// AddShoot counts a shoot on the seeds SeedNamesCountedFor names, replacing
+// whatever was counted for the same namespace/name before.
+func (s *Snapshot) AddShoot(shoot *v1alpha1.Shoot) {
+	s.setPlacement(ShootKey(shoot), placementOf(shoot))
+}
+
+// UpdateShoot replaces the counts of old by those of new.
+func (s *Snapshot) UpdateShoot(old, new *v1alpha1.Shoot) {
+	if old != nil && ShootKey(old) != ShootKey(new) {
+		s.RemoveShoot(old)
+	}
+	s.AddShoot(new)
+}
+
+// RemoveShoot undoes what was counted for the shoot's namespace/name.
+func (s *Snapshot) RemoveShoot(shoot *v1alpha1.Shoot) {
+	s.RemoveShootByKey(ShootKey(shoot))
+}
+
+// RemoveShootByKey undoes what was counted for the shoot with the given
+// namespace/name key, for informer tombstones that carry only a key.
+func (s *Snapshot) RemoveShootByKey(key string) {
+	s.setPlacement(key, placement{})
+}
+
+func (s *Snapshot) setPlacement(key string, p placement) {
+	old, ok := s.shoots[key]
+	if ok && old == p {
+		return
+	}
+	if ok {
+		s.count(old.spec, -1)
+		s.count(old.status, -1)
+	}
+	if p.empty() {
+		delete(s.shoots, key)
+		return
+	}
+	s.count(p.spec, 1)
+	s.count(p.status, 1)
+	s.shoots[key] = p
+}
+
+func (s *Snapshot) count(seed string, delta int) {
+	if seed == "" {
+		return
+	}
+	n := s.usage[seed] + delta
+	if n <= 0 {
+		delete(s.usage, seed)
+		return
+	}
+	s.usage[seed] = n
+}
+
+// Usage returns how many shoots are counted on the named seed.
+func (s *Snapshot) Usage(seedName string) int { return s.usage[seedName] }
+
+// Seed returns the named seed.
+func (s *Snapshot) Seed(name string) (*v1alpha1.Seed, bool) {
+	info, ok := s.seeds[name]
+	if !ok {
+		return nil, false
+	}
+	return info.seed, true
+}
+
+// Seeds returns the seeds sorted by name.
+func (s *Snapshot) Seeds() []*v1alpha1.Seed {
+	out := make([]*v1alpha1.Seed, 0, len(s.list))
+	for _, info := range s.list {
+		out = append(out, info.seed)
+	}
+	slices.SortFunc(out, func(a, b *v1alpha1.Seed) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// NumSeeds returns the number of seeds.
+func (s *Snapshot) NumSeeds() int { return len(s.list) }
+
+// NumShoots returns the number of shoots counted on at least one seed.
+func (s *Snapshot) NumShoots() int { return len(s.shoots) }
+
+// CountedOn returns the seeds the snapshot counts the shoot with the given
+// namespace/name key on (what was added for it, not what the caller's object
+// says now).
+func (s *Snapshot) CountedOn(key string) []string {
+	return s.shoots[key].names()
+}
+
+func (p placement) names() []string {
+	var out []string
+	if p.spec != "" {
+		out = append(out, p.spec)
+	}
+	if p.status != "" {
+		out = append(out, p.status)
+	}
+	return out
+}
+
+// SeedNamesCountedFor returns the seeds whose usage a shoot counts toward:
+// spec.seedName, and status.seedName when it is set and differs (a control
+// plane migration in flight, or a shoot evicted from status.seedName whose
+// control plane is still there). The capacity annotator and the scheduler use
+// this one rule so that they agree.
+func SeedNamesCountedFor(shoot *v1alpha1.Shoot) []string {
+	return placementOf(shoot).names()
+}
+
+func placementOf(shoot *v1alpha1.Shoot) placement {
+	var p placement
+	if shoot.Spec.SeedName != nil {
+		p.spec = *shoot.Spec.SeedName
+	}
+	if shoot.Status.SeedName != nil && *shoot.Status.SeedName != p.spec {
+		p.status = *shoot.Status.SeedName
+	}
+	return p
+}
+
+// ShootKey returns the namespace/name key of a shoot, as client-go's
+// cache.MetaNamespaceKeyFunc does.
+func ShootKey(shoot *v1alpha1.Shoot) string {
+	if shoot.Namespace == "" {
+		return shoot.Name
+	}
+	return shoot.Namespace + "/" + shoot.Name
+}
+
+// CloudProfileNameOf returns the name of the shoot's cloud profile:
+// spec.cloudProfile.name, or the older spec.cloudProfileName.
+func CloudProfileNameOf(shoot *v1alpha1.Shoot) string {
+	if shoot.Spec.CloudProfile != nil && shoot.Spec.CloudProfile.Name != "" {
+		return shoot.Spec.CloudProfile.Name
+	}
+	if shoot.Spec.CloudProfileName != nil {
+		return *shoot.Spec.CloudProfileName
+	}
+	return ""
+}
+
+// seedInfo is a seed prepared once, when it enters the snapshot, so that a
+// decision does no parsing.
+type seedInfo struct {
+	seed   *v1alpha1.Seed
+	name   string
+	labels labels.Set
+
+	// unusable is why the seed fails the usable filter; empty when usable.
+	unusable string
+
+	providerType string
+	region       string
+	regionBase   string
+	orientation  string
+	zones        int
+
+	nets            []network // the seed's own networks
+	netErr          string    // why the seed's networks cannot be read
+	defaultPods     []netip.Prefix
+	defaultServices []netip.Prefix
+
+	taints []v1alpha1.SeedTaint
+	// hasPreferNoSchedule is set when some taint has effect PreferNoSchedule.
+	hasPreferNoSchedule bool
+
+	allocatable    int64
+	hasAllocatable bool
+}
+
+func newSeedInfo(seed *v1alpha1.Seed) *seedInfo {
+	info := &seedInfo{
+		seed:         seed,
+		name:         seed.Name,
+		labels:       labels.Set(seed.Labels),
+		unusable:     unusableReason(seed),
+		providerType: seed.Spec.Provider.Type,
+		region:       seed.Spec.Provider.Region,
+		zones:        len(seed.Spec.Provider.Zones),
+		taints:       seed.Spec.Taints,
+	}
+	info.regionBase, info.orientation = SplitRegion(info.region)
+	for _, t := range seed.Spec.Taints {
+		if EffectOf(t) == v1alpha1.TaintEffectPreferNoSchedule {
+			info.hasPreferNoSchedule = true
+		}
+	}
+	if q, ok := seed.Status.Allocatable[v1alpha1.ResourceShoots]; ok {
+		info.allocatable, info.hasAllocatable = q.Value(), true
+	}
+	info.nets, info.defaultPods, info.defaultServices, info.netErr = seedNetworks(seed)
+	return info
+}
+
+// unusableReason says why a seed may not take shoots at all, or "".
+func unusableReason(seed *v1alpha1.Seed) string {
+	switch {
+	case seed.DeletionTimestamp != nil:
+		return "seed is being deleted"
+	case seed.Spec.Settings != nil && seed.Spec.Settings.Scheduling != nil && !seed.Spec.Settings.Scheduling.Visible:
+		return "seed is not visible for scheduling (spec.settings.scheduling.visible is false)"
+	case seed.Status.LastOperation == nil:
+		return "seed has no status.lastOperation yet"
+	}
+	if msg := conditionNotTrue(seed, v1alpha1.SeedGardenletReady); msg != "" {
+		return msg
+	}
+	if seed.Spec.Backup != nil {
+		if msg := conditionNotTrue(seed, v1alpha1.SeedBackupBucketsReady); msg != "" {
+			return msg + " (the seed has spec.backup)"
+		}
+	}
+	return ""
+}
+
+func conditionNotTrue(seed *v1alpha1.Seed, t v1alpha1.ConditionType) string {
+	for _, c := range seed.Status.Conditions {
+		if c.Type != t {
+			continue
+		}
+		if c.Status == v1alpha1.ConditionTrue {
+			return ""
+		}
+		return "condition " + string(t) + " is " + string(c.Status)
+	}
+	return "condition " + string(t) + " is missing"
+}

@@ -1,0 +1,144 @@
+package algorithm
+
+import (
+	"time"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+)
+
+// EffectOf returns the effect a taint has: its own, or NoSchedule when it has
+// none, because taints without effect always kept shoots off a seed.
+func EffectOf(taint v1alpha1.SeedTaint) v1alpha1.TaintEffect {
+	if taint.Effect == "" {
+		return v1alpha1.TaintEffectNoSchedule
+	}
+	return taint.Effect
+}
+
+// ToleratesTaint reports whether one toleration matches one taint: equal keys;
+// equal values when the taint has a value (a toleration without value then
+// matches only an empty value, as in Gardener); and the toleration's effect
+// empty or equal to the taint's effect (see EffectOf).
+func ToleratesTaint(toleration v1alpha1.Toleration, taint v1alpha1.SeedTaint) bool {
+	if toleration.Key != taint.Key {
+		return false
+	}
+	if taint.Value != nil {
+		value := ""
+		if toleration.Value != nil {
+			value = *toleration.Value
+		}
+		if value != *taint.Value {
+			return false
+		}
+	}
+	return toleration.Effect == "" || toleration.Effect == EffectOf(taint)
+}
+
+// TaintTolerated reports whether any of the tolerations matches the taint.
+func TaintTolerated(taint v1alpha1.SeedTaint, tolerations []v1alpha1.Toleration) bool {
+	for i := range tolerations {
+		if ToleratesTaint(tolerations[i], taint) {
+			return true
+		}
+	}
+	return false
+}
+
+// UntoleratedTaints returns the taints no toleration matches, restricted to the
+// given effects (all effects when none are given), in the seed's order.
+func UntoleratedTaints(taints []v1alpha1.SeedTaint, tolerations []v1alpha1.Toleration, effects ...v1alpha1.TaintEffect) []v1alpha1.SeedTaint {
+	var out []v1alpha1.SeedTaint
+	for _, taint := range taints {
+		if len(effects) > 0 && !containsEffect(effects, EffectOf(taint)) {
+			continue
+		}
+		if !TaintTolerated(taint, tolerations) {
+			out = append(out, taint)
+		}
+	}
+	return out
+}
+
+func containsEffect(effects []v1alpha1.TaintEffect, effect v1alpha1.TaintEffect) bool {
+	for _, e := range effects {
+		if e == effect {
+			return true
+		}
+	}
+	return false
+}
+
+// NoExecuteStatus is what a seed's NoExecute taints mean for a shoot running on it.
+type NoExecuteStatus struct {
+	// Untolerated are the NoExecute taints no toleration of the shoot matches:
+	// the shoot must leave now.
+	Untolerated []v1alpha1.SeedTaint
+	// StayUntil is the earliest time a tolerated NoExecute taint's
+	// tolerationSeconds runs out. It is meaningful only when LimitingTaint is set.
+	StayUntil time.Time
+	// LimitingTaint is the tolerated taint whose tolerationSeconds sets
+	// StayUntil; nil when no tolerated taint limits the stay.
+	LimitingTaint *v1alpha1.SeedTaint
+}
+
+// MustLeave reports whether the shoot must leave at the given time: it has an
+// untolerated NoExecute taint, or now is at or after StayUntil.
+func (s NoExecuteStatus) MustLeave(now time.Time) bool {
+	return len(s.Untolerated) > 0 || (s.LimitingTaint != nil && !now.Before(s.StayUntil))
+}
+
+// CheckNoExecute reports which of the seed's NoExecute taints the shoot does not
+// tolerate and, for tolerated ones whose tolerations are limited by
+// tolerationSeconds, until when the shoot may stay. firstSeen returns when a
+// taint was first observed on the seed (the caller's clock, not ours); it may be
+// nil when no time is known, and then limited tolerations count from the zero
+// time (the shoot must leave).
+//
+// When several tolerations match one taint the most permissive wins: one
+// without tolerationSeconds tolerates the taint for ever, otherwise the longest
+// applies. tolerationSeconds <= 0 means the shoot must leave at firstSeen.
+func CheckNoExecute(shoot *v1alpha1.Shoot, seed *v1alpha1.Seed, firstSeen func(v1alpha1.SeedTaint) time.Time) NoExecuteStatus {
+	var status NoExecuteStatus
+	for i := range seed.Spec.Taints {
+		taint := seed.Spec.Taints[i]
+		if EffectOf(taint) != v1alpha1.TaintEffectNoExecute {
+			continue
+		}
+		matched, forever := false, false
+		var longest int64
+		for _, toleration := range shoot.Spec.Tolerations {
+			if !ToleratesTaint(toleration, taint) {
+				continue
+			}
+			if toleration.TolerationSeconds == nil {
+				forever = true
+				break
+			}
+			if !matched || *toleration.TolerationSeconds > longest {
+				longest = *toleration.TolerationSeconds
+			}
+			matched = true
+		}
+		switch {
+		case forever:
+			continue
+		case !matched:
+			status.Untolerated = append(status.Untolerated, taint)
+		default:
+			var seen time.Time
+			if firstSeen != nil {
+				seen = firstSeen(taint)
+			}
+			until := seen
+			if longest > 0 {
+				until = seen.Add(time.Duration(longest) * time.Second)
+			}
+			if status.LimitingTaint == nil || until.Before(status.StayUntil) {
+				status.StayUntil = until
+				status.LimitingTaint = &seed.Spec.Taints[i]
+			}
+		}
+	}
+	return status
+}

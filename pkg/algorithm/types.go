@@ -1,0 +1,313 @@
+package algorithm
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+)
+
+// Strategy is how candidates are narrowed by region.
+type Strategy string
+
+const (
+	// StrategySameRegion keeps seeds of the shoot's provider type in the shoot's region. The default.
+	StrategySameRegion Strategy = "SameRegion"
+	// StrategyMinimalDistance keeps the seeds closest to the shoot's region.
+	StrategyMinimalDistance Strategy = "MinimalDistance"
+)
+
+// ScorePlugin names a scoring rule of the optional scoring step (GEP-13).
+type ScorePlugin string
+
+const (
+	// ScorePluginMinimalDistance scores 100 for the closest candidates and 0 for
+	// the farthest, linearly in between.
+	ScorePluginMinimalDistance ScorePlugin = "MinimalDistance"
+	// ScorePluginLeastAllocated scores 100 * (1 - usage/allocatable); a seed
+	// without allocatable shoots is measured against the largest usage among
+	// the candidates plus one.
+	ScorePluginLeastAllocated ScorePlugin = "LeastAllocated"
+	// ScorePluginPreferNoSchedule scores 0 for a seed with untolerated
+	// PreferNoSchedule taints and 100 otherwise. Without this plugin such seeds
+	// are only used when no other candidate is left.
+	ScorePluginPreferNoSchedule ScorePlugin = "PreferNoSchedule"
+)
+
+// ScorePlugins returns every score plugin, in a fixed order.
+func ScorePlugins() []ScorePlugin {
+	return []ScorePlugin{ScorePluginMinimalDistance, ScorePluginLeastAllocated, ScorePluginPreferNoSchedule}
+}
+
+// Config is how decisions are made.
+type Config struct {
+	// Strategy is SameRegion (also when empty) or MinimalDistance.
+	Strategy Strategy
+	// ScoreWeights turns on the scoring step when it has a positive weight:
+	// each candidate's score is the weighted sum of the plugins' 0..100 scores
+	// and the highest wins. Empty reproduces the reference scheduler.
+	ScoreWeights map[ScorePlugin]int32
+}
+
+// Validate reports every problem with the configuration at once.
+func (c Config) Validate() error {
+	var errs []error
+	switch c.Strategy {
+	case "", StrategySameRegion, StrategyMinimalDistance:
+	default:
+		errs = append(errs, fmt.Errorf("unknown strategy %q: use %s or %s", c.Strategy, StrategySameRegion, StrategyMinimalDistance))
+	}
+	for _, p := range sortedPlugins(c.ScoreWeights) {
+		if !slices.Contains(ScorePlugins(), p) {
+			errs = append(errs, fmt.Errorf("unknown score plugin %q: use one of %v", p, ScorePlugins()))
+		}
+		if w := c.ScoreWeights[p]; w < 0 {
+			errs = append(errs, fmt.Errorf("score plugin %s has negative weight %d", p, w))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func sortedPlugins(m map[ScorePlugin]int32) []ScorePlugin {
+	out := make([]ScorePlugin, 0, len(m))
+	for p := range m {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (c Config) strategy() Strategy {
+	if c.Strategy == "" {
+		return StrategySameRegion
+	}
+	return c.Strategy
+}
+
+func (c Config) scoring() bool {
+	for _, w := range c.ScoreWeights {
+		if w > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Inputs are what a decision needs besides the shoot and the snapshot.
+type Inputs struct {
+	// CloudProfile is the shoot's cloud profile (see CloudProfileNameOf). Required.
+	CloudProfile *v1alpha1.CloudProfile
+	// RegionConfig is the parsed region ConfigMap of the cloud profile, if any.
+	// It takes precedence over RegionConfigMap.
+	RegionConfig *RegionConfig
+	// RegionConfigMap is the raw region ConfigMap of the cloud profile (see
+	// SelectRegionConfigMap); may be nil. Only the shoot region's entry is
+	// parsed, on every decision; pass RegionConfig to parse once.
+	RegionConfigMap *corev1.ConfigMap
+	// Config is the strategy and scoring.
+	Config Config
+}
+
+// Filter names a step of the decision; it is what rejected a seed.
+type Filter string
+
+const (
+	// FilterExcluded rejects the seed FitsElsewhere was asked to leave out.
+	FilterExcluded Filter = "Excluded"
+	// FilterUsable rejects seeds being deleted, invisible or not ready.
+	FilterUsable Filter = "Usable"
+	// FilterCloudProfileSeedSelector rejects seeds the cloud profile's seedSelector does not select.
+	FilterCloudProfileSeedSelector Filter = "CloudProfileSeedSelector"
+	// FilterShootSeedSelector rejects seeds the shoot's seedSelector does not select.
+	FilterShootSeedSelector Filter = "ShootSeedSelector"
+	// FilterProvider rejects seeds of another provider type than allowed.
+	FilterProvider Filter = "Provider"
+	// FilterHighAvailability rejects seeds with fewer than 3 zones for zone-tolerant control planes.
+	FilterHighAvailability Filter = "HighAvailability"
+	// FilterNetworks rejects seeds whose networks intersect the shoot's.
+	FilterNetworks Filter = "Networks"
+	// FilterTaints rejects seeds with untolerated NoSchedule or NoExecute taints.
+	FilterTaints Filter = "Taints"
+	// FilterCapacity rejects seeds whose allocatable shoots are used up.
+	FilterCapacity Filter = "Capacity"
+	// FilterStrategy rejects seeds the strategy does not allow (region, provider type).
+	FilterStrategy Filter = "Strategy"
+	// FilterPreferNoSchedule sets aside seeds with untolerated PreferNoSchedule
+	// taints because candidates without them are left.
+	FilterPreferNoSchedule Filter = "PreferNoSchedule"
+	// FilterMinimalDistance sets aside seeds farther away than the closest
+	// candidates, or whose region the region ConfigMap does not list.
+	FilterMinimalDistance Filter = "MinimalDistance"
+	// FilterLeastUsed sets aside seeds that count more shoots than the chosen
+	// one, or as many with a name sorting later.
+	FilterLeastUsed Filter = "LeastUsed"
+	// FilterScore sets aside seeds that scored lower than the chosen one.
+	FilterScore Filter = "Score"
+)
+
+// Rejection is why one seed was not chosen.
+type Rejection struct {
+	Seed    string
+	Filter  Filter
+	Message string
+}
+
+// ScheduleError is a decision that found no seed. Error() reads like the
+// reference scheduler's message for the step that removed the last candidate,
+// followed by every rejected seed, sorted by name, with its reason.
+type ScheduleError struct {
+	// Shoot is the shoot's namespace/name.
+	Shoot string
+	// Filter is the most frequent reason in the step that removed the last
+	// candidates (for the candidate step: Networks, Taints or Capacity).
+	Filter Filter
+	// Headline is the reference scheduler's message for that step.
+	Headline string
+	// Rejections has one entry per seed, sorted by seed name.
+	Rejections []Rejection
+	// NoCapacity is set when the shoot would have been placed had the seeds
+	// rejected for capacity had room.
+	NoCapacity bool
+}
+
+// Error returns the long form: headline and every seed's reason.
+func (e *ScheduleError) Error() string {
+	if len(e.Rejections) == 0 {
+		return e.Headline
+	}
+	var b strings.Builder
+	b.WriteString(e.Headline)
+	b.WriteString(": {")
+	for i, r := range e.Rejections {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(r.Seed)
+		b.WriteString(" => ")
+		b.WriteString(r.Message)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// Short returns a one-line summary for Events and lastOperation, counting the
+// seeds per rejecting filter, e.g. "0/5 seeds fit: no capacity (3), taints not
+// tolerated (2)".
+func (e *ScheduleError) Short() string {
+	counts := map[Filter]int{}
+	for _, r := range e.Rejections {
+		counts[r.Filter]++
+	}
+	filters := make([]Filter, 0, len(counts))
+	for f := range counts {
+		filters = append(filters, f)
+	}
+	slices.SortFunc(filters, func(a, b Filter) int {
+		if counts[a] != counts[b] {
+			return counts[b] - counts[a]
+		}
+		return filterOrder(a) - filterOrder(b)
+	})
+	parts := make([]string, 0, len(filters))
+	for _, f := range filters {
+		parts = append(parts, fmt.Sprintf("%s (%d)", filterShort[f], counts[f]))
+	}
+	s := fmt.Sprintf("0/%d seeds fit", len(e.Rejections))
+	if len(parts) > 0 {
+		s += ": " + strings.Join(parts, ", ")
+	}
+	return s
+}
+
+var filterShort = map[Filter]string{
+	FilterExcluded:                 "current seed",
+	FilterUsable:                   "not usable",
+	FilterCloudProfileSeedSelector: "cloud profile seed selector",
+	FilterShootSeedSelector:        "shoot seed selector",
+	FilterProvider:                 "provider type",
+	FilterHighAvailability:         "fewer than 3 zones",
+	FilterNetworks:                 "networks overlap",
+	FilterTaints:                   "taints not tolerated",
+	FilterCapacity:                 "no capacity",
+	FilterStrategy:                 "strategy",
+	FilterPreferNoSchedule:         "PreferNoSchedule taints",
+	FilterMinimalDistance:          "farther away",
+	FilterLeastUsed:                "more used",
+	FilterScore:                    "lower score",
+}
+
+var filterOrderList = []Filter{
+	FilterExcluded, FilterUsable, FilterCloudProfileSeedSelector, FilterShootSeedSelector, FilterProvider,
+	FilterHighAvailability, FilterNetworks, FilterTaints, FilterCapacity, FilterStrategy,
+	FilterPreferNoSchedule, FilterMinimalDistance, FilterLeastUsed, FilterScore,
+}
+
+func filterOrder(f Filter) int { return slices.Index(filterOrderList, f) }
+
+// IsNoCapacity reports whether err is a ScheduleError caused by a lack of
+// capacity: the shoot would have been placed had the full seeds had room.
+func IsNoCapacity(err error) bool {
+	var se *ScheduleError
+	return errors.As(err, &se) && se.NoCapacity
+}
+
+// ShortReason returns the short form of a decision error: ScheduleError's
+// Short, or the error text for other errors (bad selector, malformed region
+// ConfigMap, missing cloud profile).
+func ShortReason(err error) string {
+	if err == nil {
+		return ""
+	}
+	var se *ScheduleError
+	if errors.As(err, &se) {
+		return se.Short()
+	}
+	return err.Error()
+}
+
+// SeedResult is one seed's part in a decision.
+type SeedResult struct {
+	// Seed is the seed's name.
+	Seed string
+	// Chosen is set for the seed the shoot goes to.
+	Chosen bool
+	// Filter is the first step that rejected the seed; empty for the chosen seed.
+	Filter Filter
+	// Message says why, in the words of the long form.
+	Message string
+	// Distance is the strategy distance, when one was computed.
+	Distance *int
+	// Score is the weighted score, when scoring is on and the seed got that far.
+	Score *int64
+	// Usage is the number of shoots counted on the seed (without the shoot itself).
+	Usage int
+	// Allocatable is the seed's allocatable shoots, when set.
+	Allocatable *int64
+}
+
+// Explanation is a decision seed by seed.
+type Explanation struct {
+	// Shoot is the shoot's namespace/name.
+	Shoot string
+	// Strategy is the strategy applied.
+	Strategy Strategy
+	// Seed is the chosen seed; empty when Err is set.
+	Seed string
+	// Err is the decision's error (a *ScheduleError, or another error when the
+	// inputs are unusable, in which case Seeds may be empty).
+	Err error
+	// Seeds has one entry per seed, sorted by name.
+	Seeds []SeedResult
+}
+
+// Short returns the one-line form: the chosen seed or ShortReason of the error.
+func (e *Explanation) Short() string {
+	if e.Err != nil {
+		return ShortReason(e.Err)
+	}
+	return "scheduled to seed " + e.Seed
+}
