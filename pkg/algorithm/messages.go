@@ -122,16 +122,13 @@ func (r *run) message(v *verdict) string {
 
 func (r *run) providerMessage(info *seedInfo) string {
 	shootType := r.shoot.Spec.Provider.Type
-	if !providerAllowed(info.providerType, shootType, r.cpProviders) {
-		if len(r.cpProviders) == 0 {
-			return fmt.Sprintf("seed provider type %q is not the shoot's %q", info.providerType, shootType)
-		}
+	switch {
+	case len(r.cpProviders) > 0 && !providerAllowed(info.providerType, shootType, r.cpProviders):
 		return fmt.Sprintf("seed provider type %q is not in the providerTypes %v of CloudProfile %q", info.providerType, r.cpProviders, r.in.CloudProfile.Name)
+	case len(r.shootProvs) > 0:
+		return fmt.Sprintf("seed provider type %q is not in the providerTypes %v of the shoot's seedSelector", info.providerType, r.shootProvs)
 	}
-	if len(r.shootProvs) == 0 {
-		return fmt.Sprintf("seed provider type %q is not the shoot's %q", info.providerType, shootType)
-	}
-	return fmt.Sprintf("seed provider type %q is not in the providerTypes %v of the shoot's seedSelector", info.providerType, r.shootProvs)
+	return fmt.Sprintf("seed provider type %q is not the shoot's %q", info.providerType, shootType)
 }
 
 // FormatTaint writes a taint as key[=value]:Effect, as kubectl does.

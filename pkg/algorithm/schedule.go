@@ -322,9 +322,19 @@ func providerAllowed(seedType, shootType string, allowed []string) bool {
 	return false
 }
 
+// checkProvider keeps seeds of the shoot's provider type; a providerTypes list
+// of the cloud profile or the shoot widens that, and when both are set a seed
+// must be allowed by both.
 func (r *run) checkProvider(v *verdict) Filter {
-	shootType := r.shoot.Spec.Provider.Type
-	if !providerAllowed(v.info.providerType, shootType, r.cpProviders) || !providerAllowed(v.info.providerType, shootType, r.shootProvs) {
+	seedType, shootType := v.info.providerType, r.shoot.Spec.Provider.Type
+	if len(r.cpProviders) == 0 && len(r.shootProvs) == 0 {
+		if seedType != shootType {
+			return FilterProvider
+		}
+		return ""
+	}
+	if (len(r.cpProviders) > 0 && !providerAllowed(seedType, shootType, r.cpProviders)) ||
+		(len(r.shootProvs) > 0 && !providerAllowed(seedType, shootType, r.shootProvs)) {
 		return FilterProvider
 	}
 	return ""
