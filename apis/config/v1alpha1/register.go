@@ -33,6 +33,7 @@ var (
 func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(SchemeGroupVersion,
 		&SchedulerConfiguration{},
+		&DeschedulerConfiguration{},
 	)
 	return nil
 }

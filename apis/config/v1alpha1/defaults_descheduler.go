@@ -1,0 +1,82 @@
+package v1alpha1
+
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+// Descheduler defaults that are not shared with the other components.
+const (
+	// DefaultDeschedulerLeaseName is the default name of graft-descheduler's
+	// Lease; graftctl drain looks for it to tell whether a descheduler runs.
+	DefaultDeschedulerLeaseName = "graft-descheduler"
+	// DefaultDeschedulerInterval is the default time between full passes.
+	DefaultDeschedulerInterval = time.Minute
+	// DefaultMaxEvictionsPerSeed is the default per-seed eviction budget of a pass.
+	DefaultMaxEvictionsPerSeed = 10
+	// DefaultMaxEvictionsTotal is the default eviction budget of a pass.
+	DefaultMaxEvictionsTotal = 50
+	// DefaultEvictionRate is the default number of evictions per second.
+	DefaultEvictionRate = 1.0
+	// DefaultEvictionBurst is the default token-bucket size.
+	DefaultEvictionBurst = 1
+	// DefaultMaxPendingEvicted is the default number of evicted shoots that may
+	// wait for a seed before evictions stop.
+	DefaultMaxPendingEvicted = 10
+	// DefaultConcurrentEvictions is the default number of evictions written at once.
+	DefaultConcurrentEvictions = 4
+)
+
+var _ Configuration = &DeschedulerConfiguration{}
+
+// Default fills every unset field of the descheduler configuration. The
+// defaults are the safe ones: a slow, bounded, fit-checked eviction.
+func (c *DeschedulerConfiguration) Default() {
+	c.CommonConfiguration.Default(CommonDefaults{
+		LeaseName:              DefaultDeschedulerLeaseName,
+		HealthProbeBindAddress: ":10258",
+		MetricsBindAddress:     ":19258",
+	})
+	if c.Interval == nil {
+		c.Interval = &metav1.Duration{Duration: DefaultDeschedulerInterval}
+	}
+	if c.RequireFit == nil {
+		c.RequireFit = ptr.To(true)
+	}
+	if c.MaxEvictionsPerSeed == nil {
+		c.MaxEvictionsPerSeed = ptr.To[int32](DefaultMaxEvictionsPerSeed)
+	}
+	if c.MaxEvictionsTotal == nil {
+		c.MaxEvictionsTotal = ptr.To[int32](DefaultMaxEvictionsTotal)
+	}
+	if c.EvictionRate == nil {
+		c.EvictionRate = ptr.To(DefaultEvictionRate)
+	}
+	if c.EvictionBurst == nil {
+		c.EvictionBurst = ptr.To[int32](DefaultEvictionBurst)
+	}
+	if c.MaxPendingEvicted == nil {
+		c.MaxPendingEvicted = ptr.To[int32](DefaultMaxPendingEvicted)
+	}
+	if c.ConcurrentEvictions == 0 {
+		c.ConcurrentEvictions = DefaultConcurrentEvictions
+	}
+	if c.Strategy == "" {
+		c.Strategy = StrategySameRegion
+	}
+	listed := false
+	for i := range c.Plugins {
+		if c.Plugins[i].Enabled == nil {
+			c.Plugins[i].Enabled = ptr.To(true)
+		}
+		if c.Plugins[i].Name == DeschedulerPluginNoExecuteTaints {
+			listed = true
+		}
+	}
+	// NoExecuteTaints is on by default: draining a seed relies on it.
+	if !listed {
+		c.Plugins = append([]DeschedulerPlugin{{Name: DeschedulerPluginNoExecuteTaints, Enabled: ptr.To(true)}}, c.Plugins...)
+	}
+}

@@ -1,0 +1,93 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// DeschedulerConfiguration configures graft-descheduler, which evicts shoots
+// from seeds that must not host them any more by clearing spec.seedName, so
+// that graft-scheduler places them again.
+type DeschedulerConfiguration struct {
+	metav1.TypeMeta `json:",inline"`
+	// CommonConfiguration holds clientConnection, leaderElection, server and logging.
+	CommonConfiguration `json:",inline"`
+
+	// Interval is the time between two full passes over all seeds; a pass also
+	// runs for a seed when its taints change. 0 runs one pass and exits (for a
+	// CronJob). Default 1m.
+	// +optional
+	Interval *metav1.Duration `json:"interval,omitempty"`
+	// DryRun computes every eviction, logs it and emits WouldDeschedule Events
+	// saying where each shoot would go, but changes no shoot.
+	// +optional
+	DryRun bool `json:"dryRun,omitempty"`
+	// RequireFit evicts a shoot only if the scheduling algorithm finds another
+	// seed for it right now; otherwise an EvictionSkipped Event says why and
+	// the shoot is tried again later. A plugin's force argument overrides it.
+	// Default true.
+	// +optional
+	RequireFit *bool `json:"requireFit,omitempty"`
+	// MaxEvictionsPerSeed bounds the evictions from one seed per pass
+	// (interval). 0 means no limit. Default 10.
+	// +optional
+	MaxEvictionsPerSeed *int32 `json:"maxEvictionsPerSeed,omitempty"`
+	// MaxEvictionsTotal bounds the evictions from all seeds per pass
+	// (interval). 0 means no limit. Default 50.
+	// +optional
+	MaxEvictionsTotal *int32 `json:"maxEvictionsTotal,omitempty"`
+	// EvictionRate is the token-bucket rate of evictions per second. 0 means
+	// no rate limit. Default 1.
+	// +optional
+	EvictionRate *float64 `json:"evictionRate,omitempty"`
+	// EvictionBurst is the token-bucket size: how many evictions may happen at
+	// once after a quiet period. Default 1.
+	// +optional
+	EvictionBurst *int32 `json:"evictionBurst,omitempty"`
+	// MaxPendingEvicted stops new evictions while this many evicted shoots
+	// (annotated graft.dev/descheduled-from and without spec.seedName) wait
+	// for a seed, which protects the fleet when the scheduler is down.
+	// 0 means no limit. Default 10.
+	// +optional
+	MaxPendingEvicted *int32 `json:"maxPendingEvicted,omitempty"`
+	// ConcurrentEvictions is how many evictions are written at the same time.
+	// Default 4.
+	// +optional
+	ConcurrentEvictions int32 `json:"concurrentEvictions,omitempty"`
+	// Strategy is the scheduling strategy requireFit asks the algorithm with;
+	// it should equal graft-scheduler's. Default SameRegion.
+	// +optional
+	Strategy SchedulingStrategy `json:"strategy,omitempty"`
+	// ScoreWeights are graft-scheduler's score weights, for requireFit.
+	// +optional
+	ScoreWeights *ScoreWeights `json:"scoreWeights,omitempty"`
+	// Plugins select what to evict. NoExecuteTaints runs unless it is listed
+	// with enabled false; OverCapacity runs only when listed. Plugins run in
+	// the order listed.
+	// +optional
+	Plugins []DeschedulerPlugin `json:"plugins,omitempty"`
+}
+
+// DeschedulerPlugin turns one descheduler plugin on or off and passes its arguments.
+type DeschedulerPlugin struct {
+	// Name is the plugin's name: NoExecuteTaints or OverCapacity.
+	Name string `json:"name"`
+	// Enabled runs the plugin. Default true for a listed plugin.
+	// +optional
+	Enabled *bool `json:"enabled,omitempty"`
+	// Args are the plugin's arguments; each plugin documents its own.
+	// +optional
+	Args runtime.RawExtension `json:"args,omitempty"`
+}
+
+// Names of the descheduler plugins.
+const (
+	// DeschedulerPluginNoExecuteTaints evicts shoots from seeds with NoExecute
+	// taints they do not tolerate, or no longer tolerate.
+	DeschedulerPluginNoExecuteTaints = "NoExecuteTaints"
+	// DeschedulerPluginOverCapacity evicts the excess shoots of seeds whose
+	// usage exceeds their allocatable shoots.
+	DeschedulerPluginOverCapacity = "OverCapacity"
+)

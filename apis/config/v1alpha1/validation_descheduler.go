@@ -1,0 +1,79 @@
+package v1alpha1
+
+import (
+	"math"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Validate returns every invalid field of the descheduler configuration.
+// Plugin names are checked here; plugin arguments are checked by the plugins
+// themselves when the descheduler is built.
+func (c *DeschedulerConfiguration) Validate() field.ErrorList {
+	errs := c.CommonConfiguration.Validate(nil)
+	if c.Interval != nil && c.Interval.Duration < 0 {
+		errs = append(errs, field.Invalid(field.NewPath("interval"), c.Interval.Duration.String(), "must not be negative (0 runs one pass)"))
+	}
+	for _, p := range []struct {
+		name  string
+		value *int32
+	}{
+		{"maxEvictionsPerSeed", c.MaxEvictionsPerSeed},
+		{"maxEvictionsTotal", c.MaxEvictionsTotal},
+		{"maxPendingEvicted", c.MaxPendingEvicted},
+	} {
+		if p.value != nil && *p.value < 0 {
+			errs = append(errs, field.Invalid(field.NewPath(p.name), *p.value, "must not be negative (0 means no limit)"))
+		}
+	}
+	if r := c.EvictionRate; r != nil && (*r < 0 || math.IsNaN(*r) || math.IsInf(*r, 0)) {
+		errs = append(errs, field.Invalid(field.NewPath("evictionRate"), *r, "must be a finite number of evictions per second, 0 or more (0 means no limit)"))
+	}
+	if b := c.EvictionBurst; b != nil && *b < 1 {
+		errs = append(errs, field.Invalid(field.NewPath("evictionBurst"), *b, "must be at least 1"))
+	}
+	if c.ConcurrentEvictions < 1 {
+		errs = append(errs, field.Invalid(field.NewPath("concurrentEvictions"), c.ConcurrentEvictions, "must be at least 1"))
+	}
+	switch c.Strategy {
+	case StrategySameRegion, StrategyMinimalDistance:
+	default:
+		errs = append(errs, field.NotSupported(field.NewPath("strategy"), c.Strategy,
+			[]SchedulingStrategy{StrategySameRegion, StrategyMinimalDistance}))
+	}
+	if w := c.ScoreWeights; w != nil {
+		errs = append(errs, validateScoreWeights(field.NewPath("scoreWeights"), w)...)
+	}
+	known := []string{DeschedulerPluginNoExecuteTaints, DeschedulerPluginOverCapacity}
+	seen := map[string]bool{}
+	for i, p := range c.Plugins {
+		pPath := field.NewPath("plugins").Index(i).Child("name")
+		switch {
+		case p.Name == "":
+			errs = append(errs, field.Required(pPath, "the plugin's name"))
+		case p.Name != DeschedulerPluginNoExecuteTaints && p.Name != DeschedulerPluginOverCapacity:
+			errs = append(errs, field.NotSupported(pPath, p.Name, known))
+		case seen[p.Name]:
+			errs = append(errs, field.Duplicate(pPath, p.Name))
+		}
+		seen[p.Name] = true
+	}
+	return errs
+}
+
+func validateScoreWeights(wPath *field.Path, w *ScoreWeights) field.ErrorList {
+	var errs field.ErrorList
+	for _, p := range []struct {
+		name   string
+		weight *int32
+	}{
+		{"minimalDistance", w.MinimalDistance},
+		{"leastAllocated", w.LeastAllocated},
+		{"preferNoSchedule", w.PreferNoSchedule},
+	} {
+		if p.weight != nil && (*p.weight < 0 || *p.weight > maxScoreWeight) {
+			errs = append(errs, field.Invalid(wPath.Child(p.name), *p.weight, "must be between 0 and 100"))
+		}
+	}
+	return errs
+}
