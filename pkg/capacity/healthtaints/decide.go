@@ -1,0 +1,117 @@
+package healthtaints
+
+import (
+	"slices"
+	"time"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/algorithm"
+)
+
+// NotReadyReason says why seed is not ready, or "" when it is ready.
+func NotReadyReason(seed *v1alpha1.Seed) string {
+	if c := gardenletReady(seed); c == nil {
+		return "condition GardenletReady is missing"
+	} else if c.Status != v1alpha1.ConditionTrue {
+		return "condition GardenletReady is " + string(c.Status)
+	}
+	if seed.Status.LastOperation == nil {
+		return "status.lastOperation is missing"
+	}
+	return ""
+}
+
+func gardenletReady(seed *v1alpha1.Seed) *v1alpha1.Condition {
+	for i := range seed.Status.Conditions {
+		if seed.Status.Conditions[i].Type == v1alpha1.SeedGardenletReady {
+			return &seed.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// UnhealthySince is when seed became not ready: the last transition of its
+// GardenletReady condition when that condition is what makes it not ready and
+// is older than firstObserved (the time the caller first saw the seed not
+// ready), otherwise firstObserved. The condition survives restarts of the
+// annotator; firstObserved covers seeds that never reported the condition.
+func UnhealthySince(seed *v1alpha1.Seed, firstObserved time.Time) time.Time {
+	c := gardenletReady(seed)
+	if c == nil || c.Status == v1alpha1.ConditionTrue || c.LastTransitionTime.IsZero() {
+		return firstObserved
+	}
+	if t := c.LastTransitionTime.Time; t.Before(firstObserved) {
+		return t
+	}
+	return firstObserved
+}
+
+// Decision is what the seed's taints should be.
+type Decision struct {
+	// Ready tells whether the seed is ready; Reason says why not.
+	Ready  bool
+	Reason string
+	// Taints is the seed's complete new taint list.
+	Taints []v1alpha1.SeedTaint
+	// Changed tells whether Taints differs from the seed's taints.
+	Changed bool
+	// RecheckAfter is, for a seed that is not ready and does not have the
+	// NoExecute taint yet, how long until it is due; zero otherwise.
+	RecheckAfter time.Duration
+}
+
+// Decide returns the taints seed should have at now. unhealthySince is when it
+// became not ready (see UnhealthySince) and evictionDelay how long it may stay
+// not ready before it also gets the NoExecute taint (nil: never).
+func Decide(seed *v1alpha1.Seed, unhealthySince, now time.Time, evictionDelay *time.Duration) Decision {
+	d := Decision{Reason: NotReadyReason(seed)}
+	d.Ready = d.Reason == ""
+
+	wantNoSchedule := !d.Ready
+	wantNoExecute := false
+	if !d.Ready && evictionDelay != nil {
+		if left := unhealthySince.Add(*evictionDelay).Sub(now); left > 0 {
+			d.RecheckAfter = left
+		} else {
+			wantNoExecute = true
+		}
+	}
+
+	haveNoSchedule, haveNoExecute := false, false
+	for _, t := range seed.Spec.Taints {
+		if t.Key != v1alpha1.SeedTaintNotReady {
+			d.Taints = append(d.Taints, t)
+			continue
+		}
+		switch algorithm.EffectOf(t) {
+		case v1alpha1.TaintEffectNoSchedule:
+			if wantNoSchedule && !haveNoSchedule {
+				d.Taints = append(d.Taints, t)
+			}
+			haveNoSchedule = true
+		case v1alpha1.TaintEffectNoExecute:
+			if wantNoExecute && !haveNoExecute {
+				d.Taints = append(d.Taints, t)
+			}
+			haveNoExecute = true
+		default:
+			// PreferNoSchedule is not the annotator's to manage.
+			d.Taints = append(d.Taints, t)
+		}
+	}
+	if wantNoSchedule && !haveNoSchedule {
+		d.Taints = append(d.Taints, v1alpha1.SeedTaint{Key: v1alpha1.SeedTaintNotReady, Effect: v1alpha1.TaintEffectNoSchedule})
+	}
+	if wantNoExecute && !haveNoExecute {
+		d.Taints = append(d.Taints, v1alpha1.SeedTaint{Key: v1alpha1.SeedTaintNotReady, Effect: v1alpha1.TaintEffectNoExecute})
+	}
+	d.Changed = !slices.EqualFunc(d.Taints, seed.Spec.Taints, equalTaint)
+	return d
+}
+
+func equalTaint(a, b v1alpha1.SeedTaint) bool {
+	if a.Key != b.Key || a.Effect != b.Effect || (a.Value == nil) != (b.Value == nil) {
+		return false
+	}
+	return a.Value == nil || *a.Value == *b.Value
+}
