@@ -75,7 +75,7 @@ func TestFor(t *testing.T) {
 			capacity: "500", allocatable: "500", source: SourceOverride, override: 1},
 		{name: "annotation beats override", mutate: withOverrides, labels: map[string]string{"size": "small"},
 			annotations: map[string]string{v1alpha1.AnnotationCapacityShoots: "42"},
-			capacity: "42", allocatable: "32", source: SourceAnnotation, override: -1},
+			capacity:    "42", allocatable: "32", source: SourceAnnotation, override: -1},
 		{name: "both annotations", annotations: map[string]string{v1alpha1.AnnotationCapacityShoots: "42", v1alpha1.AnnotationReservedShoots: "2"},
 			capacity: "42", allocatable: "40", source: SourceAnnotation, override: -1},
 		{name: "reserved above capacity gives zero", annotations: map[string]string{v1alpha1.AnnotationReservedShoots: "300"},
