@@ -1,0 +1,511 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	versioned "github.com/graft-dev/client-go/clientset/versioned"
+	informers "github.com/graft-dev/client-go/informers/externalversions/core/v1alpha1"
+	listers "github.com/graft-dev/client-go/listers/core/v1alpha1"
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/capacity/healthtaints"
+	"github.com/graft-dev/graft/pkg/capacity/metrics"
+	"github.com/graft-dev/graft/pkg/capacity/seedcapacity"
+	"github.com/graft-dev/graft/pkg/capacity/usage"
+)
+
+// FieldManager is the field manager of every write the annotator makes.
+const FieldManager = "graft-capacity-annotator"
+
+// Event reasons.
+const (
+	ReasonAllocatableChanged = "AllocatableChanged"
+	ReasonOverCapacity       = "OverCapacity"
+	ReasonInvalidAnnotation  = "InvalidCapacityAnnotation"
+	ReasonNotReady           = "NotReady"
+	ReasonNotReadyEviction   = "NotReadyEviction"
+	ReasonReady              = "Ready"
+)
+
+// Options are the controller's dependencies.
+type Options struct {
+	// Client writes seeds.
+	Client versioned.Interface
+	// Seeds and Shoots are the shared informers to watch.
+	Seeds  informers.SeedInformer
+	Shoots informers.ShootInformer
+	// Recorder records Events on seeds.
+	Recorder record.EventRecorder
+	// Metrics are published per seed; nil publishes none.
+	Metrics *metrics.Metrics
+	// Config is the defaulted, validated configuration.
+	Config *configv1alpha1.CapacityAnnotatorConfiguration
+	// Clock is the time source; nil is the real clock.
+	Clock clock.WithTicker
+}
+
+// Controller keeps seeds' capacity, allocatable, usage and not-ready taints.
+type Controller struct {
+	client       versioned.Interface
+	seedLister   listers.SeedLister
+	seedsSynced  cache.InformerSynced
+	shootsSynced cache.InformerSynced
+	queue        workqueue.TypedRateLimitingInterface[string]
+	recorder     record.EventRecorder
+	metrics      *metrics.Metrics
+	clock        clock.WithTicker
+
+	rules         *seedcapacity.Rules
+	counter       *usage.Counter
+	syncPeriod    time.Duration
+	taints        bool
+	evictionDelay *time.Duration
+
+	mu    sync.Mutex
+	seeds map[string]*seedState
+}
+
+// seedState is what the controller remembers about one seed between syncs.
+type seedState struct {
+	// lastWrite is when the status was last written; the next write waits
+	// until lastWrite + syncPeriod.
+	lastWrite time.Time
+	// firstUnhealthy is when the seed was first seen not ready; zero while ready.
+	firstUnhealthy time.Time
+	// overCapacity remembers that OverCapacity was reported, so that it is
+	// reported once per episode.
+	overCapacity bool
+	// invalid is the last reported annotation error, reported once per value.
+	invalid string
+}
+
+// New builds the controller and registers its event handlers on the informers.
+func New(opts Options) (*Controller, error) {
+	if opts.Client == nil || opts.Seeds == nil || opts.Shoots == nil || opts.Recorder == nil || opts.Config == nil {
+		return nil, errors.New("capacity controller: client, informers, recorder and config are required")
+	}
+	rules, err := seedcapacity.NewRules(opts.Config, FieldManager)
+	if err != nil {
+		return nil, fmt.Errorf("capacity controller: %w", err)
+	}
+	clk := opts.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	c := &Controller{
+		client:       opts.Client,
+		seedLister:   opts.Seeds.Lister(),
+		seedsSynced:  opts.Seeds.Informer().HasSynced,
+		shootsSynced: opts.Shoots.Informer().HasSynced,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
+			workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "graft-capacity-annotator", Clock: clk},
+		),
+		recorder:   opts.Recorder,
+		metrics:    opts.Metrics,
+		clock:      clk,
+		rules:      rules,
+		counter:    usage.NewCounter(),
+		syncPeriod: opts.Config.SyncPeriod.Duration,
+		taints:     opts.Config.HealthTaints.Enabled,
+		seeds:      map[string]*seedState{},
+	}
+	if d := opts.Config.HealthTaints.UnhealthyEvictionDelay; d != nil {
+		c.evictionDelay = &d.Duration
+	}
+
+	if _, err := opts.Seeds.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { c.enqueueSeed(obj) },
+		UpdateFunc: func(oldObj, newObj any) {
+			old, okOld := oldObj.(*v1alpha1.Seed)
+			cur, okNew := newObj.(*v1alpha1.Seed)
+			if okOld && okNew && old.ResourceVersion == cur.ResourceVersion {
+				return // a resync: nothing changed
+			}
+			c.enqueueSeed(newObj)
+		},
+		DeleteFunc: func(obj any) { c.enqueueSeed(obj) },
+	}); err != nil {
+		return nil, fmt.Errorf("capacity controller: watching seeds: %w", err)
+	}
+	if _, err := opts.Shoots.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.shootChanged,
+		UpdateFunc: func(_, newObj any) { c.shootChanged(newObj) },
+		DeleteFunc: c.shootDeleted,
+	}); err != nil {
+		return nil, fmt.Errorf("capacity controller: watching shoots: %w", err)
+	}
+	return c, nil
+}
+
+// Usage returns the number of shoots counted on seed now.
+func (c *Controller) Usage(seed string) int { return c.counter.Count(seed) }
+
+// HasSynced tells whether both informers have synced.
+func (c *Controller) HasSynced() bool { return c.seedsSynced() && c.shootsSynced() }
+
+func (c *Controller) enqueueSeed(obj any) {
+	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		utilruntime.HandleError(err)
+		return
+	}
+	c.queue.Add(key)
+}
+
+func (c *Controller) shootChanged(obj any) {
+	shoot, ok := obj.(*v1alpha1.Shoot)
+	if !ok {
+		return
+	}
+	c.enqueueCoalesced(c.counter.Set(shoot))
+}
+
+func (c *Controller) shootDeleted(obj any) {
+	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		utilruntime.HandleError(err)
+		return
+	}
+	c.enqueueCoalesced(c.counter.Delete(key))
+}
+
+// enqueueCoalesced enqueues seeds whose usage changed, each not before its
+// next status write is allowed: all changes until then are written at once.
+func (c *Controller) enqueueCoalesced(seeds []string) {
+	now := c.clock.Now()
+	for _, s := range seeds {
+		c.queue.AddAfter(s, c.untilWritable(s, now))
+	}
+}
+
+// untilWritable is how long the status of seed must wait before its next write.
+func (c *Controller) untilWritable(seed string, now time.Time) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st, ok := c.seeds[seed]
+	if !ok || st.lastWrite.IsZero() {
+		return 0
+	}
+	return st.lastWrite.Add(c.syncPeriod).Sub(now)
+}
+
+func (c *Controller) state(seed string) *seedState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st, ok := c.seeds[seed]
+	if !ok {
+		st = &seedState{}
+		c.seeds[seed] = st
+	}
+	return st
+}
+
+// Run waits for the informers to sync, then runs workers until ctx ends.
+// The informers must have been started by the caller.
+func (c *Controller) Run(ctx context.Context, workers int) error {
+	defer utilruntime.HandleCrash()
+	defer c.queue.ShutDown()
+	logger := klog.FromContext(ctx)
+	logger.Info("Starting capacity annotator", "workers", workers)
+	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.seedsSynced, c.shootsSynced) {
+		return errors.New("capacity controller: informers did not sync")
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() { wait.UntilWithContext(ctx, c.runWorker, time.Second) })
+	}
+	<-ctx.Done()
+	logger.Info("Stopping capacity annotator")
+	c.queue.ShutDown()
+	wg.Wait()
+	return nil
+}
+
+func (c *Controller) runWorker(ctx context.Context) {
+	for c.processNextWorkItem(ctx) {
+	}
+}
+
+func (c *Controller) processNextWorkItem(ctx context.Context) bool {
+	key, shutdown := c.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer c.queue.Done(key)
+	if err := c.syncHandler(ctx, key); err != nil {
+		c.metrics.Reconciled(metrics.ResultError)
+		utilruntime.HandleErrorWithContext(ctx, err, "Syncing seed failed, requeuing", "seed", key)
+		c.queue.AddRateLimited(key)
+		return true
+	}
+	c.metrics.Reconciled(metrics.ResultSuccess)
+	c.queue.Forget(key)
+	return true
+}
+
+// syncHandler brings one seed's taints and status up to date.
+func (c *Controller) syncHandler(ctx context.Context, name string) error {
+	logger := klog.FromContext(ctx).WithValues("seed", name)
+	ctx = klog.NewContext(ctx, logger)
+	seed, err := c.seedLister.Get(name)
+	if apierrors.IsNotFound(err) {
+		c.mu.Lock()
+		delete(c.seeds, name)
+		c.mu.Unlock()
+		c.metrics.DeleteSeed(name)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var errs []error
+	if c.taints {
+		if err := c.syncTaints(ctx, seed); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := c.syncStatus(ctx, seed); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// syncStatus writes capacity, allocatable and usage when they changed, at most
+// once per syncPeriod.
+func (c *Controller) syncStatus(ctx context.Context, seed *v1alpha1.Seed) error {
+	now := c.clock.Now()
+	st := c.state(seed.Name)
+	decision := c.rules.For(seed)
+	c.reportInvalid(seed, st, decision.Invalid)
+
+	count := c.counter.Count(seed.Name)
+	used := corev1.ResourceList{v1alpha1.ResourceShoots: *resource.NewQuantity(int64(count), resource.DecimalSI)}
+
+	patch := statusPatch{}
+	patch.add("capacity", seed.Status.Capacity, decision.Capacity)
+	patch.add("allocatable", seed.Status.Allocatable, decision.Allocatable)
+	patch.add("usage", seed.Status.Usage, used)
+
+	// What the seed has once this sync is done, for metrics and events.
+	capacity := merged(seed.Status.Capacity, decision.Capacity)
+	allocatable := merged(seed.Status.Allocatable, decision.Allocatable)
+	c.metrics.SetSeed(seed.Name, capacity, allocatable, used)
+	c.reportOverCapacity(seed, st, count, allocatable)
+
+	if patch.empty() {
+		return nil
+	}
+	if wait := c.untilWritable(seed.Name, now); wait > 0 {
+		c.queue.AddAfter(seed.Name, wait)
+		return nil
+	}
+	data, err := json.Marshal(map[string]any{"status": patch})
+	if err != nil {
+		return fmt.Errorf("encoding the status patch of seed %s: %w", seed.Name, err)
+	}
+	if _, err := c.client.CoreV1alpha1().Seeds().Patch(ctx, seed.Name, types.MergePatchType, data,
+		metav1.PatchOptions{FieldManager: FieldManager}, "status"); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil // deleted meanwhile; the delete event cleans up
+		}
+		return fmt.Errorf("writing the status of seed %s: %w", seed.Name, err)
+	}
+	c.mu.Lock()
+	st.lastWrite = now
+	c.mu.Unlock()
+	c.metrics.Wrote("status")
+	klog.FromContext(ctx).V(4).Info("Wrote seed status", "patch", string(data))
+
+	for name, q := range decision.Allocatable {
+		old, had := seed.Status.Allocatable[name]
+		if had && old.Cmp(q) == 0 {
+			continue
+		}
+		from := "unset"
+		if had {
+			from = old.String()
+		}
+		c.recorder.Eventf(seed, corev1.EventTypeNormal, ReasonAllocatableChanged,
+			"Allocatable %s changed from %s to %s (capacity %s, from %s)", name, from, q.String(), capacityString(decision.Capacity, name), sourceString(decision))
+	}
+	return nil
+}
+
+func (c *Controller) reportInvalid(seed *v1alpha1.Seed, st *seedState, invalid []error) {
+	msg := errors.Join(invalid...)
+	text := ""
+	if msg != nil {
+		text = msg.Error()
+	}
+	c.mu.Lock()
+	report := text != "" && text != st.invalid
+	st.invalid = text
+	c.mu.Unlock()
+	if report {
+		c.recorder.Eventf(seed, corev1.EventTypeWarning, ReasonInvalidAnnotation,
+			"Ignoring invalid capacity annotation, keeping the last good capacity and allocatable: %s", text)
+	}
+}
+
+func (c *Controller) reportOverCapacity(seed *v1alpha1.Seed, st *seedState, count int, allocatable corev1.ResourceList) {
+	alloc, ok := allocatable[v1alpha1.ResourceShoots]
+	over := ok && int64(count) > alloc.Value()
+	c.mu.Lock()
+	report := over && !st.overCapacity
+	st.overCapacity = over
+	c.mu.Unlock()
+	if report {
+		c.recorder.Eventf(seed, corev1.EventTypeWarning, ReasonOverCapacity,
+			"%d shoots are counted on the seed, more than its allocatable %s", count, alloc.String())
+	}
+}
+
+// syncTaints adds or removes the not-ready taints.
+func (c *Controller) syncTaints(ctx context.Context, seed *v1alpha1.Seed) error {
+	now := c.clock.Now()
+	st := c.state(seed.Name)
+	var decision healthtaints.Decision
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		c.mu.Lock()
+		if healthtaints.NotReadyReason(seed) == "" {
+			st.firstUnhealthy = time.Time{}
+		} else if st.firstUnhealthy.IsZero() {
+			st.firstUnhealthy = now
+		}
+		since := healthtaints.UnhealthySince(seed, st.firstUnhealthy)
+		c.mu.Unlock()
+
+		decision = healthtaints.Decide(seed, since, now, c.evictionDelay)
+		if !decision.Changed {
+			return nil
+		}
+		var taints any // null removes spec.taints
+		if len(decision.Taints) > 0 {
+			taints = decision.Taints
+		}
+		data, err := json.Marshal(map[string]any{
+			// The resourceVersion makes the API server refuse the patch when
+			// the taints changed since the decision was made.
+			"metadata": map[string]any{"resourceVersion": seed.ResourceVersion},
+			"spec":     map[string]any{"taints": taints},
+		})
+		if err != nil {
+			return fmt.Errorf("encoding the taint patch of seed %s: %w", seed.Name, err)
+		}
+		_, err = c.client.CoreV1alpha1().Seeds().Patch(ctx, seed.Name, types.MergePatchType, data, metav1.PatchOptions{FieldManager: FieldManager})
+		if apierrors.IsConflict(err) {
+			fresh, getErr := c.client.CoreV1alpha1().Seeds().Get(ctx, seed.Name, metav1.GetOptions{})
+			if getErr != nil {
+				return getErr
+			}
+			seed = fresh
+		}
+		return err
+	})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("writing the taints of seed %s: %w", seed.Name, err)
+	}
+	if decision.RecheckAfter > 0 {
+		c.queue.AddAfter(seed.Name, decision.RecheckAfter)
+	}
+	if decision.Changed {
+		c.metrics.Wrote("taints")
+		c.reportTaints(ctx, seed, decision)
+	}
+	return nil
+}
+
+func (c *Controller) reportTaints(ctx context.Context, seed *v1alpha1.Seed, d healthtaints.Decision) {
+	had := map[v1alpha1.TaintEffect]bool{}
+	for _, t := range seed.Spec.Taints {
+		if t.Key == v1alpha1.SeedTaintNotReady {
+			had[algorithm.EffectOf(t)] = true
+		}
+	}
+	has := map[v1alpha1.TaintEffect]bool{}
+	for _, t := range d.Taints {
+		if t.Key == v1alpha1.SeedTaintNotReady {
+			has[algorithm.EffectOf(t)] = true
+		}
+	}
+	logger := klog.FromContext(ctx)
+	switch {
+	case has[v1alpha1.TaintEffectNoExecute] && !had[v1alpha1.TaintEffectNoExecute]:
+		logger.Info("Seed stayed not ready, tainting NoExecute", "reason", d.Reason)
+		c.recorder.Eventf(seed, corev1.EventTypeWarning, ReasonNotReadyEviction,
+			"Seed is still not ready (%s): added taint %s:NoExecute", d.Reason, v1alpha1.SeedTaintNotReady)
+	case has[v1alpha1.TaintEffectNoSchedule] && !had[v1alpha1.TaintEffectNoSchedule]:
+		logger.Info("Seed not ready, tainting NoSchedule", "reason", d.Reason)
+		c.recorder.Eventf(seed, corev1.EventTypeWarning, ReasonNotReady,
+			"Seed is not ready (%s): added taint %s:NoSchedule", d.Reason, v1alpha1.SeedTaintNotReady)
+	case d.Ready:
+		logger.Info("Seed ready again, removed the not-ready taints")
+		c.recorder.Eventf(seed, corev1.EventTypeNormal, ReasonReady, "Seed is ready: removed the %s taints", v1alpha1.SeedTaintNotReady)
+	}
+}
+
+// statusPatch collects, per status field, the resources whose value differs.
+type statusPatch map[string]corev1.ResourceList
+
+func (p statusPatch) add(field string, current, desired corev1.ResourceList) {
+	for name, q := range desired {
+		if cur, ok := current[name]; ok && cur.Cmp(q) == 0 {
+			continue
+		}
+		if p[field] == nil {
+			p[field] = corev1.ResourceList{}
+		}
+		p[field][name] = q
+	}
+}
+
+func (p statusPatch) empty() bool { return len(p) == 0 }
+
+func merged(current, desired corev1.ResourceList) corev1.ResourceList {
+	out := corev1.ResourceList{}
+	for k, v := range current {
+		out[k] = v
+	}
+	for k, v := range desired {
+		out[k] = v
+	}
+	return out
+}
+
+func capacityString(l corev1.ResourceList, name corev1.ResourceName) string {
+	if q, ok := l[name]; ok {
+		return q.String()
+	}
+	return "unset"
+}
+
+func sourceString(d seedcapacity.Result) string {
+	if d.Source == seedcapacity.SourceOverride {
+		return fmt.Sprintf("override %d", d.Override)
+	}
+	return string(d.Source)
+}

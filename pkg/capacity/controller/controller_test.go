@@ -1,0 +1,416 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/record"
+	testingclock "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+
+	"github.com/graft-dev/client-go/clientset/versioned/fake"
+	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+)
+
+var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+type fixture struct {
+	t        *testing.T
+	client   *fake.Clientset
+	factory  graftinformers.SharedInformerFactory
+	recorder *record.FakeRecorder
+	clock    *testingclock.FakeClock
+	c        *Controller
+}
+
+func newFixture(t *testing.T, mutate func(*configv1alpha1.CapacityAnnotatorConfiguration), objects ...runtime.Object) *fixture {
+	t.Helper()
+	cfg := &configv1alpha1.CapacityAnnotatorConfiguration{}
+	if mutate != nil {
+		mutate(cfg)
+	}
+	cfg.Default()
+	if errs := cfg.Validate(); len(errs) > 0 {
+		t.Fatalf("invalid configuration: %v", errs)
+	}
+	f := &fixture{
+		t:        t,
+		client:   fake.NewSimpleClientset(objects...),
+		recorder: record.NewFakeRecorder(100),
+		clock:    testingclock.NewFakeClock(t0),
+	}
+	f.factory = graftinformers.NewSharedInformerFactory(f.client, 0)
+	c, err := New(Options{
+		Client:   f.client,
+		Seeds:    f.factory.Core().V1alpha1().Seeds(),
+		Shoots:   f.factory.Core().V1alpha1().Shoots(),
+		Recorder: f.recorder,
+		Config:   cfg,
+		Clock:    f.clock,
+	})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	t.Cleanup(c.queue.ShutDown)
+	f.c = c
+	for _, o := range objects {
+		switch o := o.(type) {
+		case *v1alpha1.Seed:
+			f.addSeed(o)
+		case *v1alpha1.Shoot:
+			f.addShoot(o)
+		}
+	}
+	return f
+}
+
+// addSeed puts a seed into the informer cache, as a watch event would.
+func (f *fixture) addSeed(s *v1alpha1.Seed) {
+	if err := f.factory.Core().V1alpha1().Seeds().Informer().GetIndexer().Update(s); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// addShoot puts a shoot into the cache and feeds it to the handler.
+func (f *fixture) addShoot(s *v1alpha1.Shoot) {
+	if err := f.factory.Core().V1alpha1().Shoots().Informer().GetIndexer().Update(s); err != nil {
+		f.t.Fatal(err)
+	}
+	f.c.shootChanged(s)
+}
+
+// refresh copies the seed from the fake API into the cache.
+func (f *fixture) refresh(name string) *v1alpha1.Seed {
+	s, err := f.client.CoreV1alpha1().Seeds().Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.addSeed(s)
+	return s
+}
+
+func (f *fixture) sync(name string) {
+	f.t.Helper()
+	if err := f.c.syncHandler(context.Background(), name); err != nil {
+		f.t.Fatalf("syncHandler(%s): %v", name, err)
+	}
+}
+
+// patches returns the patches sent since the last call, as decoded JSON, with
+// their subresource.
+func (f *fixture) patches() []patchAction {
+	var out []patchAction
+	for _, a := range f.client.Actions() {
+		p, ok := a.(clienttesting.PatchAction)
+		if !ok {
+			continue
+		}
+		var body map[string]any
+		if err := json.Unmarshal(p.GetPatch(), &body); err != nil {
+			f.t.Fatal(err)
+		}
+		out = append(out, patchAction{subresource: p.GetSubresource(), body: body, raw: string(p.GetPatch())})
+	}
+	f.client.ClearActions()
+	return out
+}
+
+type patchAction struct {
+	subresource string
+	body        map[string]any
+	raw         string
+}
+
+func (f *fixture) events() []string {
+	var out []string
+	for {
+		select {
+		case e := <-f.recorder.Events:
+			out = append(out, e)
+		default:
+			return out
+		}
+	}
+}
+
+func newSeed(name string, labels, annotations map[string]string) *v1alpha1.Seed {
+	return &v1alpha1.Seed{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, Annotations: annotations, ResourceVersion: "1"},
+		Status: v1alpha1.SeedStatus{
+			Conditions:    []v1alpha1.Condition{{Type: v1alpha1.SeedGardenletReady, Status: v1alpha1.ConditionTrue}},
+			LastOperation: &v1alpha1.LastOperation{Type: v1alpha1.LastOperationTypeReconcile, State: v1alpha1.LastOperationStateSucceeded},
+		},
+	}
+}
+
+func newShoot(name string, spec, status *string) *v1alpha1.Shoot {
+	s := &v1alpha1.Shoot{ObjectMeta: metav1.ObjectMeta{Namespace: "garden-dev", Name: name}}
+	s.Spec.SeedName = spec
+	s.Status.SeedName = status
+	return s
+}
+
+func shootsOf(s *v1alpha1.Seed) (capacity, allocatable, usage string) {
+	str := func(l corev1.ResourceList) string {
+		if q, ok := l[v1alpha1.ResourceShoots]; ok {
+			return q.String()
+		}
+		return "unset"
+	}
+	return str(s.Status.Capacity), str(s.Status.Allocatable), str(s.Status.Usage)
+}
+
+func TestStatusDefaultsUsageAndCoalescing(t *testing.T) {
+	f := newFixture(t, nil,
+		newSeed("s1", nil, nil),
+		newShoot("a", ptr.To("s1"), nil),
+		newShoot("b", ptr.To("s1"), ptr.To("s1")),
+		newShoot("c", ptr.To("s2"), ptr.To("s1")), // migrating away from s1
+		newShoot("d", nil, nil),
+	)
+	f.sync("s1")
+	p := f.patches()
+	if len(p) != 1 || p[0].subresource != "status" {
+		t.Fatalf("want one status patch, got %+v", p)
+	}
+	want := `{"status":{"allocatable":{"shoots":"200"},"capacity":{"shoots":"200"},"usage":{"shoots":"3"}}}`
+	if p[0].raw != want {
+		t.Errorf("patch %s, want %s", p[0].raw, want)
+	}
+	if ev := f.events(); len(ev) != 1 || !strings.Contains(ev[0], "Normal AllocatableChanged Allocatable shoots changed from unset to 200") {
+		t.Errorf("events %q", ev)
+	}
+	seed := f.refresh("s1")
+	if c, a, u := shootsOf(seed); c != "200" || a != "200" || u != "3" {
+		t.Errorf("status capacity %s allocatable %s usage %s", c, a, u)
+	}
+	if seed.Status.LastOperation == nil || len(seed.Status.Conditions) != 1 {
+		t.Errorf("conditions or lastOperation lost: %+v", seed.Status)
+	}
+
+	// Nothing changed: no write.
+	f.sync("s1")
+	if p := f.patches(); len(p) != 0 {
+		t.Errorf("unchanged seed written: %+v", p)
+	}
+
+	// Usage changes within the sync period are held back...
+	f.addShoot(newShoot("e", ptr.To("s1"), nil))
+	f.c.shootDeleted(newShoot("a", ptr.To("s1"), nil))
+	f.addShoot(newShoot("c", ptr.To("s2"), ptr.To("s2"))) // migration done
+	f.addShoot(newShoot("f", ptr.To("s1"), nil))
+	f.addShoot(newShoot("g", ptr.To("s1"), nil))
+	f.clock.Step(2 * time.Second)
+	f.sync("s1")
+	if p := f.patches(); len(p) != 0 {
+		t.Errorf("written within the sync period: %+v", p)
+	}
+	// ...and written at once when it is over.
+	f.clock.Step(3 * time.Second)
+	f.sync("s1")
+	p = f.patches()
+	if len(p) != 1 || p[0].raw != `{"status":{"usage":{"shoots":"4"}}}` {
+		t.Fatalf("want one usage patch to 4, got %+v", p)
+	}
+	if got := f.c.Usage("s2"); got != 1 {
+		t.Errorf("usage of s2 = %d, want 1", got)
+	}
+}
+
+func TestStatusOverridesAndAnnotations(t *testing.T) {
+	f := newFixture(t, func(c *configv1alpha1.CapacityAnnotatorConfiguration) {
+		c.Reserved = corev1.ResourceList{v1alpha1.ResourceShoots: resource.MustParse("5")}
+		c.Overrides = []configv1alpha1.CapacityOverride{{
+			SeedSelector: metav1.LabelSelector{MatchLabels: map[string]string{"size": "small"}},
+			Capacity:     corev1.ResourceList{v1alpha1.ResourceShoots: resource.MustParse("10")},
+		}}
+	},
+		newSeed("small", map[string]string{"size": "small"}, nil),
+		newSeed("annotated", map[string]string{"size": "small"}, map[string]string{v1alpha1.AnnotationCapacityShoots: "30", v1alpha1.AnnotationReservedShoots: "40"}),
+	)
+	f.sync("small")
+	f.sync("annotated")
+	for name, want := range map[string][2]string{"small": {"10", "5"}, "annotated": {"30", "0"}} {
+		if c, a, _ := shootsOf(f.refresh(name)); c != want[0] || a != want[1] {
+			t.Errorf("%s: capacity %s allocatable %s, want %v", name, c, a, want)
+		}
+	}
+}
+
+func TestInvalidAnnotationKeepsLastGoodValues(t *testing.T) {
+	f := newFixture(t, nil, newSeed("s1", nil, map[string]string{v1alpha1.AnnotationCapacityShoots: "50"}), newSeed("s2", nil, nil))
+	f.sync("s1")
+	f.sync("s2")
+	f.refresh("s2")
+	f.patches()
+	f.events()
+
+	bad := f.refresh("s1").DeepCopy()
+	bad.Annotations[v1alpha1.AnnotationCapacityShoots] = "fifty"
+	f.addSeed(bad)
+	f.addShoot(newShoot("a", ptr.To("s1"), nil))
+	f.clock.Step(time.Minute)
+	f.sync("s1")
+	f.sync("s2")
+	p := f.patches()
+	if len(p) != 1 || p[0].raw != `{"status":{"usage":{"shoots":"1"}}}` {
+		t.Fatalf("want only the usage patch of s1, got %+v", p)
+	}
+	ev := f.events()
+	if len(ev) != 1 || !strings.Contains(ev[0], "Warning InvalidCapacityAnnotation") || !strings.Contains(ev[0], `"fifty"`) {
+		t.Errorf("events %q", ev)
+	}
+	if c, a, _ := shootsOf(f.refresh("s1")); c != "50" || a != "50" {
+		t.Errorf("last good values lost: capacity %s allocatable %s", c, a)
+	}
+	// Reported once per bad value.
+	f.sync("s1")
+	if ev := f.events(); len(ev) != 0 {
+		t.Errorf("reported again: %q", ev)
+	}
+}
+
+func TestOverCapacityEvent(t *testing.T) {
+	f := newFixture(t, nil, newSeed("s1", nil, map[string]string{v1alpha1.AnnotationCapacityShoots: "1"}),
+		newShoot("a", ptr.To("s1"), nil), newShoot("b", ptr.To("s1"), nil))
+	f.sync("s1")
+	ev := f.events()
+	if len(ev) != 2 || !strings.Contains(ev[0], "Warning OverCapacity 2 shoots are counted on the seed, more than its allocatable 1") {
+		t.Fatalf("events %q", ev)
+	}
+	f.refresh("s1")
+	f.sync("s1")
+	if ev := f.events(); len(ev) != 0 {
+		t.Errorf("over capacity reported twice: %q", ev)
+	}
+}
+
+func TestRespectSeedCapacity(t *testing.T) {
+	seed := newSeed("s1", nil, nil)
+	seed.Status.Capacity = corev1.ResourceList{v1alpha1.ResourceShoots: resource.MustParse("80")}
+	seed.Status.Allocatable = corev1.ResourceList{v1alpha1.ResourceShoots: resource.MustParse("70")}
+	seed.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "gardenlet", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status",
+		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:allocatable":{"f:shoots":{}},"f:capacity":{"f:shoots":{}}}}`)}}}
+	f := newFixture(t, func(c *configv1alpha1.CapacityAnnotatorConfiguration) { c.RespectSeedCapacity = true }, seed)
+	f.sync("s1")
+	p := f.patches()
+	if len(p) != 1 || p[0].raw != `{"status":{"usage":{"shoots":"0"}}}` {
+		t.Fatalf("want only usage written, got %+v", p)
+	}
+}
+
+func TestSeedDeletedForgetsState(t *testing.T) {
+	f := newFixture(t, nil, newSeed("s1", nil, nil))
+	f.sync("s1")
+	if err := f.factory.Core().V1alpha1().Seeds().Informer().GetIndexer().Delete(newSeed("s1", nil, nil)); err != nil {
+		t.Fatal(err)
+	}
+	f.sync("s1")
+	if _, ok := f.c.seeds["s1"]; ok {
+		t.Error("state of a deleted seed kept")
+	}
+}
+
+func notReady(s *v1alpha1.Seed) *v1alpha1.Seed {
+	s = s.DeepCopy()
+	s.Status.Conditions[0].Status = v1alpha1.ConditionFalse
+	return s
+}
+
+func taintsOf(s *v1alpha1.Seed) []string {
+	var out []string
+	for _, t := range s.Spec.Taints {
+		out = append(out, t.Key+":"+string(t.Effect))
+	}
+	return out
+}
+
+func TestHealthTaints(t *testing.T) {
+	delay := metav1.Duration{Duration: time.Minute}
+	seed := notReady(newSeed("s1", nil, nil))
+	seed.Spec.Taints = []v1alpha1.SeedTaint{{Key: "dedicated", Effect: v1alpha1.TaintEffectNoSchedule}}
+	f := newFixture(t, func(c *configv1alpha1.CapacityAnnotatorConfiguration) {
+		c.HealthTaints = configv1alpha1.HealthTaintsConfiguration{Enabled: true, UnhealthyEvictionDelay: &delay}
+	}, seed)
+
+	f.sync("s1")
+	var taintPatches []patchAction
+	for _, p := range f.patches() {
+		if p.subresource == "" {
+			taintPatches = append(taintPatches, p)
+		}
+	}
+	if len(taintPatches) != 1 || !strings.Contains(taintPatches[0].raw, `"resourceVersion":"1"`) {
+		t.Fatalf("want one taint patch with a resourceVersion precondition, got %+v", taintPatches)
+	}
+	if got := taintsOf(f.refresh("s1")); strings.Join(got, ",") != "dedicated:NoSchedule,seed.gardener.cloud/not-ready:NoSchedule" {
+		t.Errorf("taints %v", got)
+	}
+	if ev := f.events(); len(ev) == 0 || !strings.Contains(ev[0], "Warning NotReady") {
+		t.Errorf("events %q", ev)
+	}
+
+	// Not yet due: nothing more.
+	f.clock.Step(30 * time.Second)
+	f.sync("s1")
+	if got := taintsOf(f.refresh("s1")); len(got) != 2 {
+		t.Errorf("NoExecute added early: %v", got)
+	}
+	f.clock.Step(30 * time.Second)
+	f.sync("s1")
+	if got := taintsOf(f.refresh("s1")); strings.Join(got, ",") != "dedicated:NoSchedule,seed.gardener.cloud/not-ready:NoSchedule,seed.gardener.cloud/not-ready:NoExecute" {
+		t.Errorf("taints after the delay %v", got)
+	}
+
+	ready := f.refresh("s1").DeepCopy()
+	ready.Status.Conditions[0].Status = v1alpha1.ConditionTrue
+	if _, err := f.client.CoreV1alpha1().Seeds().UpdateStatus(context.Background(), ready, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.refresh("s1")
+	f.sync("s1")
+	if got := taintsOf(f.refresh("s1")); strings.Join(got, ",") != "dedicated:NoSchedule" {
+		t.Errorf("taints when ready again %v", got)
+	}
+}
+
+func TestHealthTaintsRetryOnConflict(t *testing.T) {
+	seed := notReady(newSeed("s1", nil, nil))
+	f := newFixture(t, func(c *configv1alpha1.CapacityAnnotatorConfiguration) { c.HealthTaints.Enabled = true }, seed)
+	conflicts := 0
+	f.client.PrependReactor("patch", "seeds", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() == "" && conflicts == 0 {
+			conflicts++
+			// Someone cordoned the seed meanwhile.
+			cur, _ := f.client.Tracker().Get(schema.GroupVersionResource{Group: "core.graft.dev", Version: "v1alpha1", Resource: "seeds"}, "", "s1")
+			s := cur.(*v1alpha1.Seed).DeepCopy()
+			s.Spec.Taints = []v1alpha1.SeedTaint{{Key: v1alpha1.SeedTaintUnschedulable, Effect: v1alpha1.TaintEffectNoSchedule}}
+			s.ResourceVersion = "2"
+			if err := f.client.Tracker().Update(schema.GroupVersionResource{Group: "core.graft.dev", Version: "v1alpha1", Resource: "seeds"}, s, ""); err != nil {
+				t.Fatal(err)
+			}
+			return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "core.graft.dev", Resource: "seeds"}, "s1", nil)
+		}
+		return false, nil, nil
+	})
+	f.sync("s1")
+	if conflicts != 1 {
+		t.Fatalf("conflict reactor ran %d times", conflicts)
+	}
+	got := taintsOf(f.refresh("s1"))
+	if strings.Join(got, ",") != "seed.gardener.cloud/unschedulable:NoSchedule,seed.gardener.cloud/not-ready:NoSchedule" {
+		t.Errorf("taints after retry %v: the concurrent change must be kept", got)
+	}
+}
