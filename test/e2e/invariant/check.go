@@ -1,0 +1,166 @@
+package invariant
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/algorithm"
+)
+
+// Rule names an invariant.
+type Rule string
+
+const (
+	// RuleSeedFilters: a bound shoot's seed passes the shoot's filters.
+	RuleSeedFilters Rule = "SeedFilters"
+	// RuleUnknownSeed: a bound shoot's seed exists.
+	RuleUnknownSeed Rule = "UnknownSeed"
+	// RuleCapacity: no seed counts more shoots than its allocatable shoots.
+	RuleCapacity Rule = "Capacity"
+	// RuleBoundOnce: spec.seedName changes from one seed to another only
+	// through an eviction (cleared first).
+	RuleBoundOnce Rule = "BoundOnce"
+)
+
+// Violation is one broken invariant.
+type Violation struct {
+	Rule Rule
+	// Shoot is namespace/name; empty for seed-level rules.
+	Shoot string
+	Seed  string
+	// Message says what is wrong.
+	Message string
+}
+
+func (v Violation) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: ", v.Rule)
+	if v.Shoot != "" {
+		fmt.Fprintf(&b, "shoot %s ", v.Shoot)
+	}
+	if v.Seed != "" {
+		fmt.Fprintf(&b, "seed %s ", v.Seed)
+	}
+	b.WriteString(v.Message)
+	return b.String()
+}
+
+// Landscape is the state the checker looks at, as listed from the garden.
+type Landscape struct {
+	Seeds         []*corev1alpha1.Seed
+	Shoots        []*corev1alpha1.Shoot
+	CloudProfiles []*corev1alpha1.CloudProfile
+	// ConfigMaps are the region ConfigMaps (any others are ignored).
+	ConfigMaps []*corev1.ConfigMap
+	// Config is the scheduler's strategy and scoring.
+	Config algorithm.Config
+}
+
+// Deliberate tells whether a shoot is kept on a seed that rejects it on
+// purpose; rejection is what the algorithm says about that seed.
+type Deliberate func(shoot *corev1alpha1.Shoot, rejection algorithm.SeedResult) bool
+
+// hardFilters reject a seed outright; the later steps (distance, least used,
+// score) only rank seeds that are all allowed.
+var hardFilters = []algorithm.Filter{
+	algorithm.FilterUsable, algorithm.FilterCloudProfileSeedSelector, algorithm.FilterShootSeedSelector,
+	algorithm.FilterProvider, algorithm.FilterHighAvailability, algorithm.FilterNetworks,
+	algorithm.FilterTaints, algorithm.FilterStrategy,
+	// Capacity is left out: a shoot is rejected for capacity on its own seed
+	// exactly when that seed counts more than its allocatable, which
+	// RuleCapacity reports once per seed.
+}
+
+// Check returns every violation of the state invariants (seed filters and
+// capacity); deliberate may be nil. History checks RuleBoundOnce.
+func Check(l Landscape, deliberate Deliberate) []Violation {
+	snap := algorithm.NewSnapshot()
+	for _, seed := range l.Seeds {
+		snap.AddSeed(seed)
+	}
+	for _, shoot := range l.Shoots {
+		snap.AddShoot(shoot)
+	}
+	profiles := map[string]*corev1alpha1.CloudProfile{}
+	for _, cp := range l.CloudProfiles {
+		profiles[cp.Name] = cp
+	}
+	var regionCMs []*corev1.ConfigMap
+	for _, cm := range l.ConfigMaps {
+		if cm.Labels[corev1alpha1.LabelSchedulingPurpose] == corev1alpha1.LabelSchedulingPurposeRegionConfig {
+			regionCMs = append(regionCMs, cm)
+		}
+	}
+
+	var out []Violation
+	for _, seed := range l.Seeds {
+		alloc, ok := seed.Status.Allocatable[corev1alpha1.ResourceShoots]
+		if !ok {
+			continue
+		}
+		if used := int64(snap.Usage(seed.Name)); used > alloc.Value() {
+			out = append(out, Violation{Rule: RuleCapacity, Seed: seed.Name,
+				Message: fmt.Sprintf("counts %d shoots, allocatable %d", used, alloc.Value())})
+		}
+	}
+
+	for _, shoot := range l.Shoots {
+		if shoot.Spec.SeedName == nil || *shoot.Spec.SeedName == "" || shoot.DeletionTimestamp != nil {
+			continue
+		}
+		seedName := *shoot.Spec.SeedName
+		key := algorithm.ShootKey(shoot)
+		if _, ok := snap.Seed(seedName); !ok {
+			out = append(out, Violation{Rule: RuleUnknownSeed, Shoot: key, Seed: seedName, Message: "is bound to a seed that does not exist"})
+			continue
+		}
+		cpName := algorithm.CloudProfileNameOf(shoot)
+		in := algorithm.Inputs{
+			CloudProfile:    profiles[cpName],
+			RegionConfigMap: algorithm.SelectRegionConfigMap(cpName, regionCMs),
+			Config:          l.Config,
+		}
+		e := algorithm.Explain(shoot, snap, in)
+		if len(e.Seeds) == 0 && e.Err != nil {
+			out = append(out, Violation{Rule: RuleSeedFilters, Shoot: key, Seed: seedName,
+				Message: "cannot be evaluated: " + e.Err.Error()})
+			continue
+		}
+		i := slices.IndexFunc(e.Seeds, func(r algorithm.SeedResult) bool { return r.Seed == seedName })
+		if i < 0 {
+			continue // not in the explanation: the algorithm did not look at it
+		}
+		r := e.Seeds[i]
+		if r.Chosen || !slices.Contains(hardFilters, r.Filter) {
+			continue
+		}
+		if deliberate != nil && deliberate(shoot, r) {
+			continue
+		}
+		out = append(out, Violation{Rule: RuleSeedFilters, Shoot: key, Seed: seedName,
+			Message: fmt.Sprintf("is on a seed its filters reject (%s: %s)", r.Filter, r.Message)})
+	}
+	return out
+}
+
+// AllowNoScheduleTaints is a Deliberate for shoots on a seed tainted NoSchedule
+// after they were bound (a cordon): NoSchedule keeps new shoots off and lets
+// the ones there stay. An untolerated NoExecute taint is never deliberate.
+// (A tolerated NoExecute taint does not reject a shoot in the first place.)
+func AllowNoScheduleTaints(seeds map[string]*corev1alpha1.Seed) Deliberate {
+	return func(shoot *corev1alpha1.Shoot, r algorithm.SeedResult) bool {
+		if r.Filter != algorithm.FilterTaints {
+			return false
+		}
+		seed := seeds[r.Seed]
+		if seed == nil {
+			return false
+		}
+		untolerated := algorithm.UntoleratedTaints(seed.Spec.Taints, shoot.Spec.Tolerations, corev1alpha1.TaintEffectNoExecute)
+		return len(untolerated) == 0
+	}
+}
