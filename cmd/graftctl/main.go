@@ -3,8 +3,10 @@
 package main
 
 import (
-	"fmt"
+	"context"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
@@ -12,9 +14,14 @@ import (
 )
 
 func main() {
+	// Interrupting `graftctl drain --wait` cancels the wait; it never undoes
+	// the taints already written.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	cmd := graftctl.NewGraftctlCommand(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
-	if err := cmd.Execute(); err != nil {
-		fmt.Fprintf(os.Stderr, "error: %v\n", err)
+	err := cmd.ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		graftctl.PrintError(os.Stderr, err)
 		os.Exit(1)
 	}
 }

@@ -4,6 +4,12 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/graft-dev/graft/pkg/graftctl/cordon"
+	"github.com/graft-dev/graft/pkg/graftctl/drain"
+	"github.com/graft-dev/graft/pkg/graftctl/factory"
+	"github.com/graft-dev/graft/pkg/graftctl/get"
+	"github.com/graft-dev/graft/pkg/graftctl/taint"
 )
 
 // NewGraftctlCommand returns the root graftctl command with every subcommand.
@@ -20,7 +26,13 @@ simulates scheduling decisions, in the habits of kubectl.`,
 	configFlags := genericclioptions.NewConfigFlags(true).WithDeprecatedPasswordFlag().WithDiscoveryBurst(300).WithDiscoveryQPS(50.0)
 	configFlags.AddFlags(flags)
 
+	f := factory.New(configFlags)
+
 	// Subcommands are added here, one line each.
-	_ = configFlags
+	cmd.AddCommand(taint.NewCommand(f, streams))
+	cmd.AddCommand(cordon.NewCordonCommand(f, streams))
+	cmd.AddCommand(cordon.NewUncordonCommand(f, streams))
+	cmd.AddCommand(drain.NewCommand(f, streams))
+	cmd.AddCommand(get.NewCommand(f, streams))
 	return cmd
 }

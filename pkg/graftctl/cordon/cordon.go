@@ -1,0 +1,179 @@
+package cordon
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/graft-dev/client-go/clientset/versioned"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+
+	"github.com/graft-dev/graft/pkg/graftctl/dryrun"
+	"github.com/graft-dev/graft/pkg/graftctl/factory"
+	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
+	"github.com/graft-dev/graft/pkg/graftctl/seedtaints"
+)
+
+// CordonTaint keeps new shoots off a seed; shoots already there stay.
+var CordonTaint = corev1alpha1.SeedTaint{Key: corev1alpha1.SeedTaintUnschedulable, Effect: corev1alpha1.TaintEffectNoSchedule}
+
+// DrainTaint makes graft-descheduler evict the shoots that do not tolerate it.
+var DrainTaint = corev1alpha1.SeedTaint{Key: corev1alpha1.SeedTaintUnschedulable, Effect: corev1alpha1.TaintEffectNoExecute}
+
+// Options are the inputs of `graftctl cordon` and `graftctl uncordon`.
+type Options struct {
+	// Cordon is true for cordon, false for uncordon.
+	Cordon    bool
+	Selection seedcmd.Selection
+	DryRun    dryrun.Strategy
+	Printer   *seedcmd.Printer
+
+	Client versioned.Interface
+	genericiooptions.IOStreams
+}
+
+// NewCordonCommand returns `graftctl cordon`.
+func NewCordonCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	return newCommand(f, streams, true, &cobra.Command{
+		Use:                   "cordon NAME",
+		DisableFlagsInUseLine: true,
+		Short:                 "Mark seed as unschedulable",
+		Long: `Mark seed as unschedulable: add the taint seed.gardener.cloud/unschedulable:NoSchedule.
+
+The scheduler places no new shoot on a cordoned seed unless the shoot tolerates
+the taint; shoots already on the seed stay. Use 'graftctl drain' to move them.`,
+		Example: `  # Mark seed "aws-eu1" as unschedulable
+  graftctl cordon aws-eu1
+
+  # Mark every seed labelled env=canary as unschedulable
+  graftctl cordon -l env=canary`,
+	})
+}
+
+// NewUncordonCommand returns `graftctl uncordon`.
+func NewUncordonCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	return newCommand(f, streams, false, &cobra.Command{
+		Use:                   "uncordon NAME",
+		DisableFlagsInUseLine: true,
+		Short:                 "Mark seed as schedulable",
+		Long: `Mark seed as schedulable: remove the taint seed.gardener.cloud/unschedulable,
+both its NoSchedule (cordon) and its NoExecute (drain) variants.`,
+		Example: `  # Mark seed "aws-eu1" as schedulable
+  graftctl uncordon aws-eu1`,
+	})
+}
+
+func newCommand(f factory.Factory, streams genericiooptions.IOStreams, cordon bool, cmd *cobra.Command) *cobra.Command {
+	o := &Options{Cordon: cordon, Printer: seedcmd.NewPrinter(), IOStreams: streams}
+	cmd.ValidArgsFunction = seedcmd.CompleteSeedNames(f)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := o.Complete(f, cmd, args); err != nil {
+			return err
+		}
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		return o.Run(cmd.Context())
+	}
+	o.Selection.AddSelectorFlag(cmd)
+	dryrun.AddFlag(cmd)
+	o.Printer.Flags.AddFlags(cmd)
+	return cmd
+}
+
+// Complete reads the seed names and flags and obtains the client.
+func (o *Options) Complete(f factory.Factory, cmd *cobra.Command, args []string) error {
+	var err error
+	if o.DryRun, err = dryrun.FromCommand(cmd); err != nil {
+		return err
+	}
+	o.Selection.Names = args
+	o.Client, err = f.GraftClient()
+	return err
+}
+
+// Validate checks the seed selection and output format.
+func (o *Options) Validate() error {
+	if err := o.Selection.Validate(); err != nil {
+		return err
+	}
+	return o.Printer.Validate()
+}
+
+// Run cordons or uncordons every selected seed.
+func (o *Options) Run(ctx context.Context) error {
+	names, err := o.Selection.Resolve(ctx, o.Client)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, name := range names {
+		seed, operation, err := Set(ctx, o.Client, name, o.Cordon, o.DryRun)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := o.Printer.Print(o.Out, seed, operation, o.DryRun); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return utilerrors.NewAggregate(errs)
+}
+
+// Set cordons (cordon true) or uncordons a seed and returns it with the word
+// to print: cordoned, already cordoned, uncordoned or already uncordoned.
+func Set(ctx context.Context, client versioned.Interface, name string, cordon bool, strategy dryrun.Strategy) (*corev1alpha1.Seed, string, error) {
+	seed, changed, err := seedtaints.Update(ctx, client, name, strategy, func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
+		if cordon {
+			return Cordoned(seed.Spec.Taints)
+		}
+		return Uncordoned(seed.Spec.Taints)
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	switch {
+	case cordon && changed:
+		return seed, "cordoned", nil
+	case cordon:
+		return seed, "already cordoned", nil
+	case changed:
+		return seed, "uncordoned", nil
+	default:
+		return seed, "already uncordoned", nil
+	}
+}
+
+// Cordoned returns taints with the cordon taint added, and whether it was missing.
+func Cordoned(taints []corev1alpha1.SeedTaint) ([]corev1alpha1.SeedTaint, bool, error) {
+	return withTaint(taints, CordonTaint)
+}
+
+// Drained returns taints with the cordon and drain taints, and whether either was missing.
+func Drained(taints []corev1alpha1.SeedTaint) ([]corev1alpha1.SeedTaint, bool, error) {
+	cordoned, c1, _ := withTaint(taints, CordonTaint)
+	drained, c2, _ := withTaint(cordoned, DrainTaint)
+	return drained, c1 || c2, nil
+}
+
+// Uncordoned returns taints without any seed.gardener.cloud/unschedulable
+// taint, and whether one was there.
+func Uncordoned(taints []corev1alpha1.SeedTaint) ([]corev1alpha1.SeedTaint, bool, error) {
+	kept := make([]corev1alpha1.SeedTaint, 0, len(taints))
+	for _, t := range taints {
+		if t.Key != corev1alpha1.SeedTaintUnschedulable {
+			kept = append(kept, t)
+		}
+	}
+	return kept, len(kept) != len(taints), nil
+}
+
+func withTaint(taints []corev1alpha1.SeedTaint, taint corev1alpha1.SeedTaint) ([]corev1alpha1.SeedTaint, bool, error) {
+	if seedtaints.Has(taints, taint.Key, taint.Effect) {
+		return taints, false, nil
+	}
+	out := append(make([]corev1alpha1.SeedTaint, 0, len(taints)+1), taints...)
+	return append(out, taint), true, nil
+}

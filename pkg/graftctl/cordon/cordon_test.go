@@ -1,0 +1,116 @@
+package cordon
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/graft-dev/client-go/clientset/versioned/fake"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+
+	"github.com/graft-dev/graft/pkg/graftctl/factory"
+	"github.com/graft-dev/graft/pkg/graftctl/seedtaints"
+)
+
+func seed(name string, labels map[string]string, taints ...corev1alpha1.SeedTaint) *corev1alpha1.Seed {
+	return &corev1alpha1.Seed{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Spec: corev1alpha1.SeedSpec{Taints: taints}}
+}
+
+func run(t *testing.T, newCmd func(factory.Factory, genericiooptions.IOStreams) *cobra.Command, client *fake.Clientset, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd := newCmd(&factory.Static{Graft: client}, genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &out})
+	cmd.SetArgs(args)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), err
+}
+
+func taintsOf(t *testing.T, client *fake.Clientset, name string) string {
+	t.Helper()
+	s, err := client.CoreV1alpha1().Seeds().Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return seedtaints.Join(s.Spec.Taints)
+}
+
+var other = corev1alpha1.SeedTaint{Key: "x", Effect: corev1alpha1.TaintEffectPreferNoSchedule}
+
+func TestCordon(t *testing.T) {
+	client := fake.NewSimpleClientset(seed("a", nil, other), seed("b", nil, CordonTaint))
+	out, err := run(t, NewCordonCommand, client, "a", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "seed/a cordoned\nseed/b already cordoned\n"; out != want {
+		t.Errorf("output %q, want %q", out, want)
+	}
+	if got := taintsOf(t, client, "a"); got != "x:PreferNoSchedule,seed.gardener.cloud/unschedulable:NoSchedule" {
+		t.Errorf("seed a taints %s", got)
+	}
+	patchesSent := 0
+	for _, a := range client.Actions() {
+		if a.GetVerb() == "patch" {
+			patchesSent++
+		}
+	}
+	if patchesSent != 1 {
+		t.Errorf("%d patches, want 1: an already cordoned seed is not written", patchesSent)
+	}
+}
+
+func TestCordonSelectorAndDryRun(t *testing.T) {
+	client := fake.NewSimpleClientset(seed("a", map[string]string{"zone": "eu"}), seed("b", map[string]string{"zone": "us"}))
+	out, err := run(t, NewCordonCommand, client, "-l", "zone=eu", "--dry-run=client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "seed/a cordoned (dry run)\n"; out != want {
+		t.Errorf("output %q, want %q", out, want)
+	}
+	if got := taintsOf(t, client, "a"); got != "<none>" {
+		t.Errorf("client dry run changed seed a: %s", got)
+	}
+}
+
+func TestUncordonRemovesBothVariants(t *testing.T) {
+	client := fake.NewSimpleClientset(seed("a", nil, CordonTaint, other, DrainTaint), seed("b", nil, other))
+	out, err := run(t, NewUncordonCommand, client, "a", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "seed/a uncordoned\nseed/b already uncordoned\n"; out != want {
+		t.Errorf("output %q, want %q", out, want)
+	}
+	if got := taintsOf(t, client, "a"); got != "x:PreferNoSchedule" {
+		t.Errorf("seed a taints %s", got)
+	}
+}
+
+func TestCordonErrors(t *testing.T) {
+	client := fake.NewSimpleClientset(seed("a", nil))
+	if _, err := run(t, NewCordonCommand, client); err == nil || err.Error() != "at least one seed name must be specified since neither --all nor --selector is set" {
+		t.Errorf("no name: %v", err)
+	}
+	if _, err := run(t, NewCordonCommand, client, "missing"); err == nil || err.Error() != `seeds.core.graft.dev "missing" not found` {
+		t.Errorf("missing seed: %v", err)
+	}
+	if _, err := run(t, NewCordonCommand, client, "a", "-o", "xml"); err == nil {
+		t.Errorf("unknown output format accepted")
+	}
+}
+
+func TestDrained(t *testing.T) {
+	got, changed, _ := Drained([]corev1alpha1.SeedTaint{other})
+	if !changed || seedtaints.Join(got) != "x:PreferNoSchedule,seed.gardener.cloud/unschedulable:NoSchedule,seed.gardener.cloud/unschedulable:NoExecute" {
+		t.Errorf("Drained = %s, %v", seedtaints.Join(got), changed)
+	}
+	if _, changed, _ := Drained(got); changed {
+		t.Errorf("draining a drained seed changed it")
+	}
+}

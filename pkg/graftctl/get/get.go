@@ -1,0 +1,235 @@
+package get
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/graft-dev/client-go/clientset/versioned"
+	"github.com/graft-dev/client-go/clientset/versioned/scheme"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+
+	"github.com/graft-dev/graft/pkg/graftctl/factory"
+	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
+)
+
+const example = `  # List all seeds with their readiness, usage and taints
+  graftctl get seeds
+
+  # List seeds with more columns
+  graftctl get seeds -o wide
+
+  # List the shoots of the current namespace, or of all namespaces
+  graftctl get shoots
+  graftctl get shoots -A
+
+  # Show one shoot as YAML
+  graftctl get shoot my-cluster -n garden-dev -o yaml`
+
+// resource is what `get` lists.
+type resource int
+
+const (
+	seeds resource = iota
+	shoots
+)
+
+// Options are the inputs of `graftctl get`.
+type Options struct {
+	PrintFlags    *genericclioptions.PrintFlags
+	Selector      string
+	AllNamespaces bool
+	NoHeaders     bool
+	ShowLabels    bool
+
+	resource  resource
+	names     []string
+	namespace string
+	client    versioned.Interface
+	genericiooptions.IOStreams
+}
+
+// NewCommand returns `graftctl get`.
+func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &Options{PrintFlags: genericclioptions.NewPrintFlags("").WithTypeSetter(scheme.Scheme), IOStreams: streams}
+	completeSeeds := seedcmd.CompleteSeedNames(f)
+	cmd := &cobra.Command{
+		Use:                   "get (seeds|shoots) [NAME...] [flags]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Display seeds or shoots",
+		Long: `Display seeds or shoots.
+
+Seeds show READY (GardenletReady, and BackupBucketsReady for seeds with backup),
+PROVIDER, REGION, USAGE/ALLOCATABLE (shoots counted on the seed against the
+shoots it may hold), TAINTS and AGE. Shoots show SEED, PROVIDER, REGION, PURPOSE
+and STATUS (the state of the last operation, or Pending while unscheduled).`,
+		Example: example,
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) == 0 {
+				return []string{"seeds", "shoots"}, cobra.ShellCompDirectiveNoFileComp
+			}
+			if r, err := parseResource(args[0]); err == nil && r == seeds {
+				return completeSeeds(cmd, args[1:], toComplete)
+			}
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(f, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.PrintFlags.AddFlags(cmd)
+	cmd.Flags().Lookup("output").Usage = "Output format. One of: (json, yaml, name, wide, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file)."
+	cmd.Flags().StringVarP(&o.Selector, "selector", "l", "", "Selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin'.(e.g. -l key1=value1,key2=value2).")
+	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "If present, list shoots across all namespaces. Namespace in current context is ignored even if specified with --namespace.")
+	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "When using the default or wide output format, don't print headers.")
+	cmd.Flags().BoolVar(&o.ShowLabels, "show-labels", false, "When printing, show all labels as the last column.")
+	return cmd
+}
+
+func parseResource(arg string) (resource, error) {
+	switch strings.ToLower(arg) {
+	case "seed", "seeds", "seed.core.graft.dev", "seeds.core.graft.dev":
+		return seeds, nil
+	case "shoot", "shoots", "shoot.core.graft.dev", "shoots.core.graft.dev":
+		return shoots, nil
+	}
+	return 0, fmt.Errorf("the server doesn't have a resource type %q: graftctl gets seeds or shoots", arg)
+}
+
+// Complete reads the resource type, names and namespace.
+func (o *Options) Complete(f factory.Factory, args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("you must specify the type of resource to get: seeds or shoots")
+	}
+	var err error
+	if o.resource, err = parseResource(args[0]); err != nil {
+		return err
+	}
+	o.names = args[1:]
+	if o.namespace, _, err = f.Namespace(); err != nil {
+		return err
+	}
+	o.client, err = f.GraftClient()
+	return err
+}
+
+// Validate checks flag combinations and the output format.
+func (o *Options) Validate() error {
+	if len(o.names) > 0 && o.Selector != "" {
+		return fmt.Errorf("name cannot be provided when a selector is specified")
+	}
+	if o.wide() || o.table() {
+		return nil
+	}
+	_, err := o.PrintFlags.ToPrinter()
+	return err
+}
+
+func (o *Options) format() string {
+	if o.PrintFlags.OutputFormat == nil {
+		return ""
+	}
+	return *o.PrintFlags.OutputFormat
+}
+
+func (o *Options) wide() bool  { return o.format() == "wide" }
+func (o *Options) table() bool { return o.format() == "" }
+
+// Run lists the objects and prints them.
+func (o *Options) Run(ctx context.Context) error {
+	var list runtime.Object
+	var table *metav1.Table
+	var err error
+	switch o.resource {
+	case seeds:
+		var items []corev1alpha1.Seed
+		if items, err = o.getSeeds(ctx); err != nil {
+			return err
+		}
+		if o.table() || o.wide() {
+			table = SeedTable(items, o.shootCounts(ctx, items))
+		} else {
+			list = seedList(items)
+		}
+	case shoots:
+		var items []corev1alpha1.Shoot
+		if items, err = o.getShoots(ctx); err != nil {
+			return err
+		}
+		if o.table() || o.wide() {
+			table = ShootTable(items)
+		} else {
+			list = shootList(items)
+		}
+	}
+	if table != nil {
+		return o.printTable(table)
+	}
+	return o.printObjects(list)
+}
+
+func (o *Options) printTable(table *metav1.Table) error {
+	if len(table.Rows) == 0 && !o.NoHeaders {
+		if o.resource == shoots && !o.AllNamespaces {
+			_, err := fmt.Fprintf(o.ErrOut, "No resources found in %s namespace.\n", o.namespace)
+			return err
+		}
+		_, err := fmt.Fprintln(o.ErrOut, "No resources found")
+		return err
+	}
+	printer := printers.NewTablePrinter(printers.PrintOptions{
+		NoHeaders:     o.NoHeaders,
+		Wide:          o.wide(),
+		WithNamespace: o.resource == shoots && o.AllNamespaces,
+		ShowLabels:    o.ShowLabels,
+	})
+	return printer.PrintObj(table, o.Out)
+}
+
+// printObjects prints a single named object as itself and anything else as a
+// list, as kubectl does.
+func (o *Options) printObjects(list runtime.Object) error {
+	printer, err := o.PrintFlags.ToPrinter()
+	if err != nil {
+		return err
+	}
+	items, err := metaItems(list)
+	if err != nil {
+		return err
+	}
+	if len(o.names) == 1 && len(items) == 1 {
+		return printer.PrintObj(items[0], o.Out)
+	}
+	return printer.PrintObj(list, o.Out)
+}
+
+func metaItems(list runtime.Object) ([]runtime.Object, error) {
+	switch l := list.(type) {
+	case *corev1alpha1.SeedList:
+		out := make([]runtime.Object, 0, len(l.Items))
+		for i := range l.Items {
+			out = append(out, &l.Items[i])
+		}
+		return out, nil
+	case *corev1alpha1.ShootList:
+		out := make([]runtime.Object, 0, len(l.Items))
+		for i := range l.Items {
+			out = append(out, &l.Items[i])
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("unexpected list type %T", list)
+}

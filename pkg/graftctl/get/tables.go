@@ -1,0 +1,194 @@
+package get
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/duration"
+
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+
+	"github.com/graft-dev/graft/pkg/graftctl/seedtaints"
+)
+
+// now is the clock for the AGE column; tests replace it.
+var now = time.Now
+
+var seedColumns = []metav1.TableColumnDefinition{
+	{Name: "Name", Type: "string", Format: "name"},
+	{Name: "Ready", Type: "string"},
+	{Name: "Provider", Type: "string"},
+	{Name: "Region", Type: "string"},
+	{Name: "Usage/Allocatable", Type: "string"},
+	{Name: "Taints", Type: "string"},
+	{Name: "Age", Type: "string"},
+	{Name: "Zones", Type: "string", Priority: 1},
+	{Name: "Visible", Type: "string", Priority: 1},
+	{Name: "Capacity", Type: "string", Priority: 1},
+	{Name: "Last-Operation", Type: "string", Priority: 1},
+}
+
+// SeedTable renders seeds as a table. counts fills USAGE for seeds whose
+// status has no usage; nil leaves them as "-".
+func SeedTable(items []corev1alpha1.Seed, counts map[string]int) *metav1.Table {
+	table := &metav1.Table{ColumnDefinitions: seedColumns}
+	for i := range items {
+		seed := &items[i]
+		usage := "-"
+		if q, ok := seed.Status.Usage[corev1alpha1.ResourceShoots]; ok {
+			usage = q.String()
+		} else if counts != nil {
+			usage = strconv.Itoa(counts[seed.Name])
+		}
+		allocatable := "-"
+		if q, ok := seed.Status.Allocatable[corev1alpha1.ResourceShoots]; ok {
+			allocatable = q.String()
+		}
+		capacity := "<none>"
+		if q, ok := seed.Status.Capacity[corev1alpha1.ResourceShoots]; ok {
+			capacity = q.String()
+		}
+		visible := "true"
+		if s := seed.Spec.Settings; s != nil && s.Scheduling != nil && !s.Scheduling.Visible {
+			visible = "false"
+		}
+		zones := "<none>"
+		if len(seed.Spec.Provider.Zones) > 0 {
+			zones = strings.Join(seed.Spec.Provider.Zones, ",")
+		}
+		table.Rows = append(table.Rows, metav1.TableRow{
+			Cells: []any{
+				seed.Name, SeedReady(seed), seed.Spec.Provider.Type, seed.Spec.Provider.Region,
+				usage + "/" + allocatable, seedtaints.Join(seed.Spec.Taints), age(seed.CreationTimestamp),
+				zones, visible, capacity, lastOperation(seed.Status.LastOperation),
+			},
+			Object: runtime.RawExtension{Object: seed},
+		})
+	}
+	return table
+}
+
+// SeedReady is "True" when the seed's agent is ready and, for a seed with
+// backup, its backup buckets are; otherwise the status of the first condition
+// that is not True ("Unknown" when it is missing).
+func SeedReady(seed *corev1alpha1.Seed) string {
+	types := []corev1alpha1.ConditionType{corev1alpha1.SeedGardenletReady}
+	if seed.Spec.Backup != nil {
+		types = append(types, corev1alpha1.SeedBackupBucketsReady)
+	}
+	for _, t := range types {
+		status := corev1alpha1.ConditionUnknown
+		for _, c := range seed.Status.Conditions {
+			if c.Type == t {
+				status = c.Status
+			}
+		}
+		if status != corev1alpha1.ConditionTrue {
+			return string(status)
+		}
+	}
+	return string(corev1alpha1.ConditionTrue)
+}
+
+var shootColumns = []metav1.TableColumnDefinition{
+	{Name: "Name", Type: "string", Format: "name"},
+	{Name: "Seed", Type: "string"},
+	{Name: "Provider", Type: "string"},
+	{Name: "Region", Type: "string"},
+	{Name: "Purpose", Type: "string"},
+	{Name: "Status", Type: "string"},
+	{Name: "Age", Type: "string"},
+	{Name: "Status-Seed", Type: "string", Priority: 1},
+	{Name: "Cloud-Profile", Type: "string", Priority: 1},
+	{Name: "Tolerations", Type: "string", Priority: 1},
+	{Name: "Scheduler", Type: "string", Priority: 1},
+}
+
+// ShootTable renders shoots as a table.
+func ShootTable(items []corev1alpha1.Shoot) *metav1.Table {
+	table := &metav1.Table{ColumnDefinitions: shootColumns}
+	for i := range items {
+		shoot := &items[i]
+		purpose := "<none>"
+		if shoot.Spec.Purpose != nil {
+			purpose = string(*shoot.Spec.Purpose)
+		}
+		scheduler := corev1alpha1.DefaultSchedulerName
+		if shoot.Spec.SchedulerName != nil && *shoot.Spec.SchedulerName != "" {
+			scheduler = *shoot.Spec.SchedulerName
+		}
+		profile := "<none>"
+		if shoot.Spec.CloudProfile != nil {
+			profile = shoot.Spec.CloudProfile.Name
+		} else if shoot.Spec.CloudProfileName != nil {
+			profile = *shoot.Spec.CloudProfileName
+		}
+		table.Rows = append(table.Rows, metav1.TableRow{
+			Cells: []any{
+				shoot.Name, orNone(shoot.Spec.SeedName), shoot.Spec.Provider.Type, shoot.Spec.Region, purpose,
+				ShootStatus(shoot), age(shoot.CreationTimestamp),
+				orNone(shoot.Status.SeedName), profile, tolerations(shoot.Spec.Tolerations), scheduler,
+			},
+			Object: runtime.RawExtension{Object: shoot},
+		})
+	}
+	return table
+}
+
+// ShootStatus is the state of the shoot's last operation, or Pending for a
+// shoot that waits for a seed and has no operation yet.
+func ShootStatus(shoot *corev1alpha1.Shoot) string {
+	if op := shoot.Status.LastOperation; op != nil {
+		return string(op.State)
+	}
+	if shoot.Spec.SeedName == nil {
+		return string(corev1alpha1.LastOperationStatePending)
+	}
+	return "<none>"
+}
+
+func lastOperation(op *corev1alpha1.LastOperation) string {
+	if op == nil {
+		return "<none>"
+	}
+	return fmt.Sprintf("%s %s", op.Type, op.State)
+}
+
+func tolerations(ts []corev1alpha1.Toleration) string {
+	if len(ts) == 0 {
+		return "<none>"
+	}
+	parts := make([]string, 0, len(ts))
+	for _, t := range ts {
+		s := t.Key
+		if t.Value != nil {
+			s += "=" + *t.Value
+		}
+		if t.Effect != "" {
+			s += ":" + string(t.Effect)
+		}
+		if t.TolerationSeconds != nil {
+			s += fmt.Sprintf(" for %ds", *t.TolerationSeconds)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ",")
+}
+
+func orNone(s *string) string {
+	if s == nil || *s == "" {
+		return "<none>"
+	}
+	return *s
+}
+
+func age(t metav1.Time) string {
+	if t.IsZero() {
+		return "<unknown>"
+	}
+	return duration.HumanDuration(now().Sub(t.Time))
+}

@@ -1,0 +1,117 @@
+package landscape
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/graft-dev/client-go/clientset/versioned"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+
+	"github.com/graft-dev/graft/pkg/algorithm"
+)
+
+// Landscape is a snapshot of the garden taken at one moment.
+type Landscape struct {
+	Snapshot      *algorithm.Snapshot
+	Shoots        []*corev1alpha1.Shoot
+	CloudProfiles map[string]*corev1alpha1.CloudProfile
+	RegionConfigs []*corev1.ConfigMap
+	// Config is the strategy and scoring the scheduler is assumed to use.
+	Config algorithm.Config
+	// RegionConfigWarning says why region ConfigMaps could not be read, if so;
+	// decisions then fall back to the Levenshtein distance.
+	RegionConfigWarning string
+}
+
+// Load reads the garden. Region ConfigMaps are optional: without permission to
+// list ConfigMaps in the garden namespace the landscape is still usable, with
+// a warning.
+func Load(ctx context.Context, graft versioned.Interface, kube kubernetes.Interface, config algorithm.Config) (*Landscape, error) {
+	l := &Landscape{Snapshot: algorithm.NewSnapshot(), CloudProfiles: map[string]*corev1alpha1.CloudProfile{}, Config: config}
+
+	seeds, err := graft.CoreV1alpha1().Seeds().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for i := range seeds.Items {
+		l.Snapshot.AddSeed(&seeds.Items[i])
+	}
+	shoots, err := graft.CoreV1alpha1().Shoots(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for i := range shoots.Items {
+		l.Snapshot.AddShoot(&shoots.Items[i])
+		l.Shoots = append(l.Shoots, &shoots.Items[i])
+	}
+	profiles, err := graft.CoreV1alpha1().CloudProfiles().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for i := range profiles.Items {
+		l.CloudProfiles[profiles.Items[i].Name] = &profiles.Items[i]
+	}
+	if kube != nil {
+		cms, err := kube.CoreV1().ConfigMaps(corev1alpha1.GardenNamespace).List(ctx, metav1.ListOptions{
+			LabelSelector: corev1alpha1.LabelSchedulingPurpose + "=" + corev1alpha1.LabelSchedulingPurposeRegionConfig,
+		})
+		switch {
+		case err == nil:
+			for i := range cms.Items {
+				l.RegionConfigs = append(l.RegionConfigs, &cms.Items[i])
+			}
+		case apierrors.IsForbidden(err):
+			l.RegionConfigWarning = "cannot read region ConfigMaps: " + err.Error()
+		default:
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// Inputs returns the algorithm's inputs for a shoot.
+func (l *Landscape) Inputs(shoot *corev1alpha1.Shoot) (algorithm.Inputs, error) {
+	name := algorithm.CloudProfileNameOf(shoot)
+	if name == "" {
+		return algorithm.Inputs{}, fmt.Errorf("shoot %s names no cloud profile", algorithm.ShootKey(shoot))
+	}
+	profile, ok := l.CloudProfiles[name]
+	if !ok {
+		return algorithm.Inputs{}, fmt.Errorf("cloud profile %q of shoot %s not found", name, algorithm.ShootKey(shoot))
+	}
+	return algorithm.Inputs{
+		CloudProfile:    profile,
+		RegionConfigMap: algorithm.SelectRegionConfigMap(name, l.RegionConfigs),
+		Config:          l.Config,
+	}, nil
+}
+
+// WithSeed returns a copy of the landscape in which the named seed is replaced
+// by seed, to ask what would happen after a change that has not been made
+// (drain --dry-run).
+func (l *Landscape) WithSeed(seed *corev1alpha1.Seed) *Landscape {
+	c := *l
+	c.Snapshot = l.Snapshot.Clone()
+	if old, ok := c.Snapshot.Seed(seed.Name); ok {
+		c.Snapshot.UpdateSeed(old, seed)
+	} else {
+		c.Snapshot.AddSeed(seed)
+	}
+	return &c
+}
+
+// ShootsOn returns the shoots whose spec.seedName is the named seed.
+func (l *Landscape) ShootsOn(seedName string) []*corev1alpha1.Shoot {
+	var out []*corev1alpha1.Shoot
+	for _, s := range l.Shoots {
+		if s.Spec.SeedName != nil && *s.Spec.SeedName == seedName {
+			out = append(out, s)
+		}
+	}
+	return out
+}

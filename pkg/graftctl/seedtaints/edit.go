@@ -1,0 +1,112 @@
+package seedtaints
+
+import (
+	"fmt"
+	"strings"
+
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+)
+
+// Operation is what a taint command did to a seed, as printed after its name.
+type Operation string
+
+const (
+	// Tainted means taints were only added.
+	Tainted Operation = "tainted"
+	// Untainted means taints were only removed, or nothing changed.
+	Untainted Operation = "untainted"
+	// Modified means taints were overwritten, or added and removed together.
+	Modified Operation = "modified"
+)
+
+// effectOf treats an empty effect as NoSchedule, as the API defines it.
+func effectOf(t corev1alpha1.SeedTaint) corev1alpha1.TaintEffect {
+	if t.Effect == "" {
+		return corev1alpha1.TaintEffectNoSchedule
+	}
+	return t.Effect
+}
+
+// sameTaint reports whether two taints occupy the same slot: a seed holds at
+// most one taint per key and effect.
+func sameTaint(a, b corev1alpha1.SeedTaint) bool {
+	return a.Key == b.Key && effectOf(a) == effectOf(b)
+}
+
+// Apply computes a seed's new taints from its current ones. Without overwrite
+// it refuses to replace a taint with the same key and effect. It returns what
+// happened and the new list; the input is not modified.
+func Apply(seedName string, current []corev1alpha1.SeedTaint, c Changes, overwrite bool) (Operation, []corev1alpha1.SeedTaint, error) {
+	if !overwrite {
+		var existing []string
+		for _, add := range c.Add {
+			for _, old := range current {
+				if sameTaint(add, old) {
+					existing = append(existing, add.Key)
+				}
+			}
+		}
+		if len(existing) > 0 {
+			return "", nil, fmt.Errorf("seed %s already has %v taint(s) with same effect(s) and --overwrite is false", seedName, strings.Join(existing, ","))
+		}
+	}
+
+	next := make([]corev1alpha1.SeedTaint, 0, len(current)+len(c.Add))
+	next = append(next, c.Add...)
+	for _, old := range current {
+		replaced := false
+		for _, add := range c.Add {
+			if sameTaint(add, old) {
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			next = append(next, old)
+		}
+	}
+	added := len(next) != len(current)
+
+	var errs []error
+	removed := false
+	for _, rm := range c.Remove {
+		before := len(next)
+		kept := next[:0:0]
+		for _, t := range next {
+			if t.Key == rm.Key && (rm.Effect == "" || effectOf(t) == rm.Effect) {
+				continue
+			}
+			kept = append(kept, t)
+		}
+		next = kept
+		if len(next) == before {
+			errs = append(errs, fmt.Errorf("taint %q not found", String(rm)))
+		} else {
+			removed = true
+		}
+	}
+	if err := utilerrors.NewAggregate(errs); err != nil {
+		return "", nil, err
+	}
+
+	switch {
+	case overwrite || (added && removed):
+		return Modified, next, nil
+	case added:
+		return Tainted, next, nil
+	default:
+		return Untainted, next, nil
+	}
+}
+
+// Has reports whether taints hold one with the given key and effect.
+func Has(taints []corev1alpha1.SeedTaint, key string, effect corev1alpha1.TaintEffect) bool {
+	for _, t := range taints {
+		if t.Key == key && effectOf(t) == effect {
+			return true
+		}
+	}
+	return false
+}

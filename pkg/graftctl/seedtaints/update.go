@@ -1,0 +1,77 @@
+package seedtaints
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/graft-dev/client-go/clientset/versioned"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+
+	"github.com/graft-dev/graft/pkg/graftctl/dryrun"
+)
+
+// FieldManager is the field manager graftctl's seed writes are recorded under.
+const FieldManager = "graftctl"
+
+// Edit computes a seed's new taints from the live seed. It returns the new
+// list and whether it differs from the current one. It must be a pure function
+// of its input: Update calls it again after a conflict.
+type Edit func(seed *corev1alpha1.Seed) (taints []corev1alpha1.SeedTaint, changed bool, err error)
+
+// Update reads the seed, applies edit and writes spec.taints back with a JSON
+// merge patch that carries the resourceVersion it read, so that a concurrent
+// writer causes a conflict instead of a lost update; on conflict it reads again
+// and retries. With the client strategy nothing is sent and the edited copy is
+// returned; with the server strategy the API server validates the patch and
+// persists nothing. An edit that changes nothing sends nothing.
+func Update(ctx context.Context, client versioned.Interface, name string, strategy dryrun.Strategy, edit Edit) (*corev1alpha1.Seed, bool, error) {
+	var result *corev1alpha1.Seed
+	var changed bool
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		seed, err := client.CoreV1alpha1().Seeds().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		taints, diff, err := edit(seed)
+		if err != nil {
+			return err
+		}
+		changed = diff
+		if !diff || strategy == dryrun.Client {
+			result = seed.DeepCopy()
+			result.Spec.Taints = taints
+			return nil
+		}
+		patch, err := taintsPatch(seed.ResourceVersion, taints)
+		if err != nil {
+			return err
+		}
+		result, err = client.CoreV1alpha1().Seeds().Patch(ctx, name, types.MergePatchType, patch, strategy.PatchOptions(FieldManager))
+		return err
+	})
+	return result, changed, err
+}
+
+// taintsPatch is a merge patch replacing spec.taints as a whole (merge patches
+// replace lists) and pinning the resourceVersion it was computed from.
+func taintsPatch(resourceVersion string, taints []corev1alpha1.SeedTaint) ([]byte, error) {
+	var list any = taints
+	if len(taints) == 0 {
+		// null deletes the field; an empty list would be stored as [].
+		list = nil
+	}
+	patch := map[string]any{
+		"metadata": map[string]any{"resourceVersion": resourceVersion},
+		"spec":     map[string]any{"taints": list},
+	}
+	data, err := json.Marshal(patch)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the taints patch: %w", err)
+	}
+	return data, nil
+}

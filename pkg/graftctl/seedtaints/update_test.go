@@ -1,0 +1,126 @@
+package seedtaints
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/graft-dev/client-go/clientset/versioned/fake"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+
+	"github.com/graft-dev/graft/pkg/graftctl/dryrun"
+)
+
+func seed(name, rv string, taints ...corev1alpha1.SeedTaint) *corev1alpha1.Seed {
+	return &corev1alpha1.Seed{ObjectMeta: metav1.ObjectMeta{Name: name, ResourceVersion: rv}, Spec: corev1alpha1.SeedSpec{Taints: taints}}
+}
+
+var addA = func(s *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
+	_, taints, err := Apply(s.Name, s.Spec.Taints, Changes{Add: []corev1alpha1.SeedTaint{{Key: "a", Effect: corev1alpha1.TaintEffectNoSchedule}}}, false)
+	return taints, err == nil, err
+}
+
+func patches(client *fake.Clientset) []clienttesting.PatchAction {
+	var out []clienttesting.PatchAction
+	for _, a := range client.Actions() {
+		if p, ok := a.(clienttesting.PatchAction); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func TestUpdateSendsMergePatchWithResourceVersion(t *testing.T) {
+	client := fake.NewSimpleClientset(seed("s1", "7"))
+	got, changed, err := Update(context.Background(), client, "s1", dryrun.None, addA)
+	if err != nil || !changed {
+		t.Fatalf("Update: changed=%v err=%v", changed, err)
+	}
+	if Join(got.Spec.Taints) != "a:NoSchedule" {
+		t.Errorf("returned taints %s", Join(got.Spec.Taints))
+	}
+	ps := patches(client)
+	if len(ps) != 1 {
+		t.Fatalf("got %d patches, want 1", len(ps))
+	}
+	var body map[string]map[string]any
+	if err := json.Unmarshal(ps[0].GetPatch(), &body); err != nil {
+		t.Fatal(err)
+	}
+	if rv := body["metadata"]["resourceVersion"]; rv != "7" {
+		t.Errorf("patch resourceVersion = %v, want 7", rv)
+	}
+	if string(ps[0].GetPatchType()) != "application/merge-patch+json" {
+		t.Errorf("patch type %s", ps[0].GetPatchType())
+	}
+}
+
+func TestUpdateRetriesOnConflict(t *testing.T) {
+	client := fake.NewSimpleClientset(seed("s1", "7"))
+	conflicts := 1
+	client.PrependReactor("patch", "seeds", func(clienttesting.Action) (bool, runtime.Object, error) {
+		if conflicts > 0 {
+			conflicts--
+			return true, nil, apierrors.NewConflict(schema.GroupResource{Group: "core.graft.dev", Resource: "seeds"}, "s1", nil)
+		}
+		return false, nil, nil
+	})
+	if _, _, err := Update(context.Background(), client, "s1", dryrun.None, addA); err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	gets := 0
+	for _, a := range client.Actions() {
+		if a.GetVerb() == "get" {
+			gets++
+		}
+	}
+	if gets != 2 || len(patches(client)) != 2 {
+		t.Errorf("got %d gets and %d patches, want a re-read and a second patch after the conflict", gets, len(patches(client)))
+	}
+	live, _ := client.CoreV1alpha1().Seeds().Get(context.Background(), "s1", metav1.GetOptions{})
+	if Join(live.Spec.Taints) != "a:NoSchedule" {
+		t.Errorf("live taints %s", Join(live.Spec.Taints))
+	}
+}
+
+func TestUpdateClientDryRunSendsNothing(t *testing.T) {
+	client := fake.NewSimpleClientset(seed("s1", "7"))
+	got, changed, err := Update(context.Background(), client, "s1", dryrun.Client, addA)
+	if err != nil || !changed || Join(got.Spec.Taints) != "a:NoSchedule" {
+		t.Fatalf("Update: %v %v %v", got, changed, err)
+	}
+	if len(patches(client)) != 0 {
+		t.Errorf("client dry run sent a patch")
+	}
+}
+
+func TestUpdateServerDryRunSetsDryRunAll(t *testing.T) {
+	client := fake.NewSimpleClientset(seed("s1", "7"))
+	if _, _, err := Update(context.Background(), client, "s1", dryrun.Server, addA); err != nil {
+		t.Fatal(err)
+	}
+	ps := patches(client)
+	if len(ps) != 1 {
+		t.Fatalf("got %d patches", len(ps))
+	}
+	opts := ps[0].(clienttesting.PatchActionImpl).PatchOptions
+	if len(opts.DryRun) != 1 || opts.DryRun[0] != metav1.DryRunAll {
+		t.Errorf("patch options %+v, want dryRun=All", opts)
+	}
+}
+
+func TestUpdateRemovingLastTaintSendsNull(t *testing.T) {
+	data, err := taintsPatch("3", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data) != `{"metadata":{"resourceVersion":"3"},"spec":{"taints":null}}` {
+		t.Errorf("patch %s", data)
+	}
+}

@@ -1,0 +1,167 @@
+package taint
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/graft-dev/client-go/clientset/versioned"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+
+	"github.com/graft-dev/graft/pkg/graftctl/dryrun"
+	"github.com/graft-dev/graft/pkg/graftctl/factory"
+	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
+	"github.com/graft-dev/graft/pkg/graftctl/seedtaints"
+)
+
+const long = `Update the taints on one or more seeds.
+
+ * A taint consists of a key, value, and effect. As an argument here, it is expressed as key=value:effect.
+ * The key must begin with a letter or number, and may contain letters, numbers, hyphens, dots, and underscores, up to 253 characters.
+ * Optionally, the key can begin with a DNS subdomain prefix and a single '/', like example.com/my-app.
+ * The value is optional. If given, it must begin with a letter or number, and may contain letters, numbers, hyphens, dots, and underscores, up to 63 characters.
+ * The effect must be NoSchedule, PreferNoSchedule or NoExecute.
+ * A shoot that does not tolerate a NoExecute taint is evicted from the seed by graft-descheduler.`
+
+const example = `  # Taint seed 'aws-eu1' with key 'dedicated', value 'team-a' and effect 'NoSchedule'
+  # If a taint with that key and effect already exists, --overwrite replaces its value
+  graftctl taint seed aws-eu1 dedicated=team-a:NoSchedule
+
+  # Remove from seed 'aws-eu1' the taint with key 'dedicated' and effect 'NoSchedule'
+  graftctl taint seed aws-eu1 dedicated:NoSchedule-
+
+  # Remove from seed 'aws-eu1' all the taints with key 'dedicated'
+  graftctl taint seed aws-eu1 dedicated-
+
+  # Taint every seed labelled env=canary, checking with the API server first
+  graftctl taint seed -l env=canary maintenance:PreferNoSchedule --dry-run=server`
+
+// Options are the inputs of `graftctl taint`.
+type Options struct {
+	Selection seedcmd.Selection
+	Overwrite bool
+	Changes   seedtaints.Changes
+	DryRun    dryrun.Strategy
+	Printer   *seedcmd.Printer
+
+	Client versioned.Interface
+	genericiooptions.IOStreams
+}
+
+// NewCommand returns `graftctl taint`.
+func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &Options{Printer: seedcmd.NewPrinter(), IOStreams: streams}
+	complete := seedcmd.CompleteSeedNames(f)
+	cmd := &cobra.Command{
+		Use:                   "taint seed NAME... KEY_1=VAL_1:TAINT_EFFECT_1 ... KEY_N=VAL_N:TAINT_EFFECT_N",
+		DisableFlagsInUseLine: true,
+		Short:                 "Update the taints on one or more seeds",
+		Long:                  long,
+		Example:               example,
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) == 0 {
+				return []string{"seed"}, cobra.ShellCompDirectiveNoFileComp
+			}
+			return complete(cmd, args[1:], toComplete)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(f, cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.Selection.AddSelectorFlag(cmd)
+	o.Selection.AddAllFlag(cmd)
+	cmd.Flags().BoolVar(&o.Overwrite, "overwrite", false, "If true, allow taints to be overwritten, otherwise reject taint updates that overwrite existing taints.")
+	dryrun.AddFlag(cmd)
+	o.Printer.Flags.AddFlags(cmd)
+	return cmd
+}
+
+// Complete splits the arguments into the resource type, seed names and taint
+// changes, and obtains the client.
+func (o *Options) Complete(f factory.Factory, cmd *cobra.Command, args []string) error {
+	var err error
+	if o.DryRun, err = dryrun.FromCommand(cmd); err != nil {
+		return err
+	}
+	if len(args) == 0 {
+		return fmt.Errorf("one or more resources must be specified as <resource> <name>")
+	}
+	if err := checkResource(args[0]); err != nil {
+		return err
+	}
+	var names, taintArgs []string
+	for _, arg := range args[1:] {
+		switch {
+		case seedtaints.IsTaintArg(arg):
+			taintArgs = append(taintArgs, arg)
+		case len(taintArgs) > 0:
+			return fmt.Errorf("all resources must be specified before taint changes: %s", arg)
+		default:
+			names = append(names, arg)
+		}
+	}
+	if len(taintArgs) == 0 {
+		return fmt.Errorf("at least one taint update is required")
+	}
+	if o.Changes, err = seedtaints.Parse(taintArgs); err != nil {
+		return err
+	}
+	o.Selection.Names = names
+	if o.Client, err = f.GraftClient(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkResource accepts the spellings of the seed resource, as kubectl accepts
+// node, nodes and no for `kubectl taint`.
+func checkResource(resource string) error {
+	switch strings.ToLower(resource) {
+	case "seed", "seeds", "seed.core.graft.dev", "seeds.core.graft.dev":
+		return nil
+	}
+	return fmt.Errorf("invalid resource type %s, only seed types are supported", resource)
+}
+
+// Validate checks the options before anything is read or written.
+func (o *Options) Validate() error {
+	if err := o.Selection.Validate(); err != nil {
+		return err
+	}
+	return o.Printer.Validate()
+}
+
+// Run applies the taint changes to every selected seed, continuing past a
+// failing seed as kubectl does and returning the failures together.
+func (o *Options) Run(ctx context.Context) error {
+	names, err := o.Selection.Resolve(ctx, o.Client)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, name := range names {
+		var operation seedtaints.Operation
+		seed, _, err := seedtaints.Update(ctx, o.Client, name, o.DryRun, func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
+			op, taints, err := seedtaints.Apply(seed.Name, seed.Spec.Taints, o.Changes, o.Overwrite)
+			operation = op
+			return taints, err == nil, err
+		})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := o.Printer.Print(o.Out, seed, string(operation), o.DryRun); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return joinErrors(errs)
+}

@@ -1,0 +1,170 @@
+package taint
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/graft-dev/client-go/clientset/versioned/fake"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+
+	"github.com/graft-dev/graft/pkg/graftctl/factory"
+	"github.com/graft-dev/graft/pkg/graftctl/seedtaints"
+)
+
+func seed(name string, labels map[string]string, taints ...corev1alpha1.SeedTaint) *corev1alpha1.Seed {
+	return &corev1alpha1.Seed{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Spec: corev1alpha1.SeedSpec{Taints: taints}}
+}
+
+func run(t *testing.T, client *fake.Clientset, args ...string) (string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := NewCommand(&factory.Static{Graft: client}, genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut})
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SilenceUsage = true
+	cmd.SilenceErrors = true
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), err
+}
+
+func taintsOf(t *testing.T, client *fake.Clientset, name string) string {
+	t.Helper()
+	s, err := client.CoreV1alpha1().Seeds().Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return seedtaints.Join(s.Spec.Taints)
+}
+
+func writes(client *fake.Clientset) int {
+	n := 0
+	for _, a := range client.Actions() {
+		if a.GetVerb() == "patch" || a.GetVerb() == "update" {
+			n++
+		}
+	}
+	return n
+}
+
+func TestTaintCommand(t *testing.T) {
+	objects := func() []runtime.Object {
+		return []runtime.Object{
+			seed("a", map[string]string{"env": "canary"}),
+			seed("b", map[string]string{"env": "canary"}, corev1alpha1.SeedTaint{Key: "x", Effect: corev1alpha1.TaintEffectNoSchedule}),
+			seed("c", nil),
+		}
+	}
+	tests := []struct {
+		name       string
+		args       []string
+		wantOut    string
+		wantErr    string
+		wantTaints map[string]string
+		wantWrites int
+	}{
+		{
+			name: "add", args: []string{"seed", "a", "dedicated=team-a:NoSchedule"},
+			wantOut: "seed/a tainted\n", wantTaints: map[string]string{"a": "dedicated=team-a:NoSchedule"}, wantWrites: 1,
+		},
+		{
+			name: "several seeds", args: []string{"seeds", "a", "c", "k:NoExecute"},
+			wantOut: "seed/a tainted\nseed/c tainted\n", wantTaints: map[string]string{"a": "k:NoExecute", "c": "k:NoExecute"}, wantWrites: 2,
+		},
+		{
+			name: "remove", args: []string{"seed", "b", "x:NoSchedule-"},
+			wantOut: "seed/b untainted\n", wantTaints: map[string]string{"b": "<none>"}, wantWrites: 1,
+		},
+		{
+			name: "remove by key", args: []string{"seed", "b", "x-"},
+			wantOut: "seed/b untainted\n", wantTaints: map[string]string{"b": "<none>"}, wantWrites: 1,
+		},
+		{
+			name: "overwrite", args: []string{"seed", "b", "x=2:NoSchedule", "--overwrite"},
+			wantOut: "seed/b modified\n", wantTaints: map[string]string{"b": "x=2:NoSchedule"}, wantWrites: 1,
+		},
+		{
+			name: "selector", args: []string{"seed", "-l", "env=canary", "m:PreferNoSchedule"},
+			wantOut: "seed/a tainted\nseed/b tainted\n", wantTaints: map[string]string{"a": "m:PreferNoSchedule", "b": "m:PreferNoSchedule,x:NoSchedule", "c": "<none>"}, wantWrites: 2,
+		},
+		{
+			name: "all", args: []string{"seed", "--all", "m:NoSchedule"},
+			wantOut: "seed/a tainted\nseed/b tainted\nseed/c tainted\n", wantWrites: 3,
+		},
+		{
+			name: "client dry run", args: []string{"seed", "a", "k:NoExecute", "--dry-run=client"},
+			wantOut: "seed/a tainted (dry run)\n", wantTaints: map[string]string{"a": "<none>"}, wantWrites: 0,
+		},
+		{
+			name: "bare dry run is client", args: []string{"seed", "a", "k:NoExecute", "--dry-run"},
+			wantOut: "seed/a tainted (dry run)\n", wantTaints: map[string]string{"a": "<none>"}, wantWrites: 0,
+		},
+		{
+			name: "server dry run", args: []string{"seed", "a", "k:NoExecute", "--dry-run=server"},
+			wantOut: "seed/a tainted (server dry run)\n", wantWrites: 1,
+		},
+		{
+			name: "output name", args: []string{"seed", "a", "k:NoExecute", "-o", "name"},
+			wantOut: "seed.core.graft.dev/a\n", wantWrites: 1,
+		},
+		{name: "unknown effect", args: []string{"seed", "a", "k=v:Never"}, wantErr: "invalid taint effect: Never, unsupported taint effect"},
+		{name: "missing taint", args: []string{"seed", "a", "nope:NoSchedule-"}, wantErr: `taint "nope:NoSchedule" not found`},
+		{name: "modify and remove", args: []string{"seed", "b", "x=1:NoSchedule", "x-"}, wantErr: "can not both modify and remove the following taint(s) in the same command: x="},
+		{name: "existing without overwrite", args: []string{"seed", "b", "x=2:NoSchedule"}, wantErr: "seed b already has x taint(s) with same effect(s) and --overwrite is false"},
+		{name: "not a seed", args: []string{"node", "a", "x:NoSchedule"}, wantErr: "invalid resource type node, only seed types are supported"},
+		{name: "no taint", args: []string{"seed", "a"}, wantErr: "at least one taint update is required"},
+		{name: "no seed", args: []string{"seed", "x:NoSchedule"}, wantErr: "at least one seed name must be specified since neither --all nor --selector is set"},
+		{name: "name after taint", args: []string{"seed", "a", "x:NoSchedule", "b"}, wantErr: "all resources must be specified before taint changes: b"},
+		{name: "all and selector", args: []string{"seed", "--all", "-l", "env=canary", "x:NoSchedule"}, wantErr: "setting 'all' parameter with a non empty selector is prohibited"},
+		{name: "bad dry run", args: []string{"seed", "a", "x:NoSchedule", "--dry-run=maybe"}, wantErr: `invalid dry-run value (maybe). Must be "none", "server", or "client"`},
+		{name: "unknown seed", args: []string{"seed", "zz", "x:NoSchedule"}, wantErr: `seeds.core.graft.dev "zz" not found`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			client := fake.NewSimpleClientset(objects()...)
+			out, err := run(t, client, tt.args...)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("error = %v, want %q", err, tt.wantErr)
+				}
+				if w := writes(client); w != 0 {
+					t.Errorf("%d writes after an error", w)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if out != tt.wantOut {
+				t.Errorf("output %q, want %q", out, tt.wantOut)
+			}
+			for name, want := range tt.wantTaints {
+				if got := taintsOf(t, client, name); got != want {
+					t.Errorf("seed %s taints %s, want %s", name, got, want)
+				}
+			}
+			if w := writes(client); w != tt.wantWrites {
+				t.Errorf("%d writes, want %d", w, tt.wantWrites)
+			}
+		})
+	}
+}
+
+func TestTaintOutputYAML(t *testing.T) {
+	client := fake.NewSimpleClientset(seed("a", nil))
+	out, err := run(t, client, "seed", "a", "k=v:NoExecute", "-o", "yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"apiVersion: core.graft.dev/v1alpha1", "kind: Seed", "key: k", "effect: NoExecute"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("yaml output lacks %q:\n%s", want, out)
+		}
+	}
+}
