@@ -50,8 +50,8 @@ type ControlPlane struct {
 	APIServerURL string
 
 	removeDir bool
-	etcd      *exec.Cmd
-	apiserver *exec.Cmd
+	etcd      *process
+	apiserver *process
 	log       io.Writer
 }
 
@@ -132,10 +132,10 @@ func StartControlPlane(ctx context.Context, opts ControlPlaneOptions) (_ *Contro
 	if err != nil {
 		return nil, err
 	}
-	if err := writePid(cp.Dir, pidFileEtcd, cp.etcd.Process.Pid); err != nil {
+	if err := writePid(cp.Dir, pidFileEtcd, cp.etcd.pid()); err != nil {
 		return nil, err
 	}
-	if err := waitHTTP(ctx, etcdURL+"/health", nil, 30*time.Second); err != nil {
+	if err := waitHTTP(ctx, etcdURL+"/health", nil, 30*time.Second, cp.etcd.exited); err != nil {
 		return nil, fmt.Errorf("etcd did not become healthy: %w (log: %s)", err, filepath.Join(cp.Dir, "etcd.log"))
 	}
 
@@ -162,6 +162,9 @@ func StartControlPlane(ctx context.Context, opts ControlPlaneOptions) (_ *Contro
 		"--etcd-servers="+etcdURL,
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
+		// No Service endpoints for the API server: they may not point at loopback,
+		// and nothing in a test garden needs them.
+		"--endpoint-reconciler-type=none",
 		fmt.Sprintf("--secure-port=%d", apiPort),
 		"--cert-dir="+certDir,
 		"--token-auth-file="+tokenFile,
@@ -177,7 +180,7 @@ func StartControlPlane(ctx context.Context, opts ControlPlaneOptions) (_ *Contro
 	if err != nil {
 		return nil, err
 	}
-	if err := writePid(cp.Dir, pidFileAPI, cp.apiserver.Process.Pid); err != nil {
+	if err := writePid(cp.Dir, pidFileAPI, cp.apiserver.pid()); err != nil {
 		return nil, err
 	}
 
@@ -187,7 +190,7 @@ func StartControlPlane(ctx context.Context, opts ControlPlaneOptions) (_ *Contro
 		TLSClientConfig: rest.TLSClientConfig{Insecure: true},
 		QPS:             -1, // no client-side rate limit: tests measure the server
 	}
-	if err := waitHTTP(ctx, cp.APIServerURL+"/readyz", map[string]string{"Authorization": "Bearer " + token}, 90*time.Second); err != nil {
+	if err := waitHTTP(ctx, cp.APIServerURL+"/readyz", map[string]string{"Authorization": "Bearer " + token}, 90*time.Second, cp.apiserver.exited); err != nil {
 		return nil, fmt.Errorf("kube-apiserver did not become ready: %w (log: %s)", err, filepath.Join(cp.Dir, "kube-apiserver.log"))
 	}
 	// The API server generated a self-signed serving certificate for 127.0.0.1;
@@ -233,16 +236,16 @@ func (cp *ControlPlane) RestartAPIServer(ctx context.Context) error {
 	if cp.apiserver == nil {
 		return errors.New("kube-apiserver was not started by this control plane")
 	}
-	args := cp.apiserver.Args
+	args := cp.apiserver.cmd.Args
 	next, err := startProcess(cp.Dir, "kube-apiserver", false, args[0], args[1:]...)
 	if err != nil {
 		return err
 	}
 	cp.apiserver = next
-	if err := writePid(cp.Dir, pidFileAPI, next.Process.Pid); err != nil {
+	if err := writePid(cp.Dir, pidFileAPI, next.pid()); err != nil {
 		return err
 	}
-	return waitHTTP(ctx, cp.APIServerURL+"/readyz", map[string]string{"Authorization": "Bearer " + cp.RESTConfig.BearerToken}, 90*time.Second)
+	return waitHTTP(ctx, cp.APIServerURL+"/readyz", map[string]string{"Authorization": "Bearer " + cp.RESTConfig.BearerToken}, 90*time.Second, next.exited)
 }
 
 // StopDir stops a detached control plane started in dir (hack/local-garden.sh
@@ -292,7 +295,25 @@ func WriteKubeconfig(path string, cfg *rest.Config, name string) error {
 	return nil
 }
 
-func startProcess(dir, name string, detach bool, bin string, args ...string) (*exec.Cmd, error) {
+// process is a started child; done is closed when it exits.
+type process struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+func (p *process) pid() int { return p.cmd.Process.Pid }
+
+// exited reports an error once the process has ended.
+func (p *process) exited() error {
+	select {
+	case <-p.done:
+		return fmt.Errorf("%s exited: %v", filepath.Base(p.cmd.Path), p.cmd.ProcessState)
+	default:
+		return nil
+	}
+}
+
+func startProcess(dir, name string, detach bool, bin string, args ...string) (*process, error) {
 	logFile, err := os.OpenFile(filepath.Join(dir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
@@ -311,29 +332,26 @@ func startProcess(dir, name string, detach bool, bin string, args ...string) (*e
 	}
 	// The child holds its own descriptor.
 	logFile.Close()
-	if detach {
-		go func() { _ = cmd.Wait() }()
-	}
-	return cmd, nil
-}
-
-func stopCmd(cmd *exec.Cmd) error {
-	if cmd == nil || cmd.Process == nil {
-		return nil
-	}
-	done := make(chan struct{})
+	p := &process{cmd: cmd, done: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
-		close(done)
+		close(p.done)
 	}()
-	_ = cmd.Process.Signal(syscall.SIGTERM)
+	return p, nil
+}
+
+func stopCmd(p *process) error {
+	if p == nil {
+		return nil
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case <-done:
+	case <-p.done:
 		return nil
 	case <-time.After(15 * time.Second):
 	}
-	_ = cmd.Process.Kill()
-	<-done
+	_ = p.cmd.Process.Kill()
+	<-p.done
 	return nil
 }
 
@@ -393,7 +411,9 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-func waitHTTP(ctx context.Context, url string, headers map[string]string, timeout time.Duration) error {
+// waitHTTP polls url until it answers 200, the timeout passes, or exited
+// reports that the process behind it has ended.
+func waitHTTP(ctx context.Context, url string, headers map[string]string, timeout time.Duration, exited func() error) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	client := &http.Client{
@@ -416,6 +436,9 @@ func waitHTTP(ctx context.Context, url string, headers map[string]string, timeou
 			err = fmt.Errorf("%s: %s: %s", url, resp.Status, strings.TrimSpace(string(body)))
 		}
 		last = err
+		if err := exited(); err != nil {
+			return err
+		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("%w (last: %v)", ctx.Err(), last)
