@@ -74,8 +74,8 @@ func (r *run) message(v *verdict) string {
 	case FilterHighAvailability:
 		return fmt.Sprintf("seed has %d zone(s); a control plane with failure tolerance type 'zone' needs at least 3", info.zones)
 	case FilterNetworks:
-		if info.netErr != "" {
-			return "invalid networks: " + info.netErr
+		if msg := r.nets.seedError(info); msg != "" {
+			return "invalid networks: " + msg
 		}
 		var overlaps []string
 		r.nets.overlaps(info, func(s, t network) bool {

@@ -53,8 +53,10 @@ func appendNetworks(dst []network, kind string, cidrs string) ([]network, error)
 	return dst, nil
 }
 
-// seedNetworks parses a seed's own networks and its shoot defaults.
-func seedNetworks(seed *v1alpha1.Seed) (nets []network, defPods, defServices []netip.Prefix, errMsg string) {
+// seedNetworks parses a seed's own networks and its shoot defaults. A broken
+// own network makes the seed unusable for every shoot (errMsg); a broken
+// default only for shoots that need it (defErr).
+func seedNetworks(seed *v1alpha1.Seed) (nets []network, defPods, defServices []netip.Prefix, errMsg string, defErr [2]string) {
 	var errs []string
 	var err error
 	n := seed.Spec.Networks
@@ -72,16 +74,16 @@ func seedNetworks(seed *v1alpha1.Seed) (nets []network, defPods, defServices []n
 	if d := n.ShootDefaults; d != nil {
 		if d.Pods != nil {
 			if defPods, err = parseCIDRs(*d.Pods); err != nil {
-				errs = append(errs, "seed shoot default pod network: "+err.Error())
+				defErr[0] = "seed's shoot default pod network: " + err.Error()
 			}
 		}
 		if d.Services != nil {
 			if defServices, err = parseCIDRs(*d.Services); err != nil {
-				errs = append(errs, "seed shoot default service network: "+err.Error())
+				defErr[1] = "seed's shoot default service network: " + err.Error()
 			}
 		}
 	}
-	return nets, defPods, defServices, strings.Join(errs, "; ")
+	return nets, defPods, defServices, strings.Join(errs, "; "), defErr
 }
 
 // shootNetworks is a shoot's networks, parsed once per decision.
@@ -133,6 +135,22 @@ func parseShootNetworks(shoot *v1alpha1.Shoot) (shootNetworks, error) {
 		}
 	}
 	return sn, nil
+}
+
+// seedError says why the seed's networks cannot be checked for this shoot: its
+// own networks are broken, or a default the shoot needs is.
+func (sn *shootNetworks) seedError(seed *seedInfo) string {
+	var errs []string
+	if seed.netErr != "" {
+		errs = append(errs, seed.netErr)
+	}
+	if sn.needPods && seed.defaultErr[0] != "" {
+		errs = append(errs, seed.defaultErr[0])
+	}
+	if sn.needServices && seed.defaultErr[1] != "" {
+		errs = append(errs, seed.defaultErr[1])
+	}
+	return strings.Join(errs, "; ")
 }
 
 func (sn *shootNetworks) wantsFamily(p netip.Prefix) bool {

@@ -239,7 +239,6 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 	}
 	for _, step := range steps {
 		entering := alive
-		counts := map[Filter]int{}
 		for i := range r.verdicts {
 			v := &r.verdicts[i]
 			if v.filter != "" {
@@ -247,18 +246,12 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 			}
 			if f := step.reject(v); f != "" {
 				v.filter = f
-				counts[f]++
 				alive--
 			}
 		}
 		if alive == 0 {
 			r.failStep, r.failEntering = step.filters[0], entering
-			// The step's most frequent reason names the failure.
-			for _, f := range step.filters {
-				if r.failFilter == "" || counts[f] > counts[r.failFilter] {
-					r.failFilter = f
-				}
-			}
+			r.failFilter = r.mostFrequent(step.filters)
 			return r, nil
 		}
 	}
@@ -280,6 +273,24 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 		r.chooseLeastUsed()
 	}
 	return r, nil
+}
+
+// mostFrequent returns which of the filters rejected the most seeds, the
+// first on ties.
+func (r *run) mostFrequent(filters []Filter) Filter {
+	best, bestCount := filters[0], -1
+	for _, f := range filters {
+		n := 0
+		for i := range r.verdicts {
+			if r.verdicts[i].filter == f {
+				n++
+			}
+		}
+		if n > bestCount {
+			best, bestCount = f, n
+		}
+	}
+	return best
 }
 
 func (r *run) checkExcluded(v *verdict) Filter {
@@ -355,7 +366,10 @@ func (r *run) checkHighAvailability(v *verdict) Filter {
 // checkCandidate is the reference scheduler's candidate step: networks,
 // taints, capacity, in this order.
 func (r *run) checkCandidate(v *verdict) Filter {
-	if v.info.netErr != "" || r.nets.overlaps(v.info, nil) {
+	if (v.info.netErr != "" || v.info.defaultErr != [2]string{}) && r.nets.seedError(v.info) != "" {
+		return FilterNetworks
+	}
+	if r.nets.overlaps(v.info, nil) {
 		return FilterNetworks
 	}
 	for _, t := range v.info.taints {
@@ -394,6 +408,20 @@ func (r *run) untoleratedPreferNoSchedule(info *seedInfo) []v1alpha1.SeedTaint {
 	return UntoleratedTaints(info.taints, r.shoot.Spec.Tolerations, v1alpha1.TaintEffectPreferNoSchedule)
 }
 
+// repelsSoftly reports whether the seed has a PreferNoSchedule taint the shoot
+// does not tolerate, without allocating.
+func (r *run) repelsSoftly(info *seedInfo) bool {
+	if !info.hasPreferNoSchedule {
+		return false
+	}
+	for _, t := range info.taints {
+		if EffectOf(t) == v1alpha1.TaintEffectPreferNoSchedule && !TaintTolerated(t, r.shoot.Spec.Tolerations) {
+			return true
+		}
+	}
+	return false
+}
+
 // setAsidePreferNoSchedule drops candidates with untolerated PreferNoSchedule
 // taints when any candidate without them is left.
 func (r *run) setAsidePreferNoSchedule() {
@@ -403,7 +431,7 @@ func (r *run) setAsidePreferNoSchedule() {
 		if v.filter != "" {
 			continue
 		}
-		if len(r.untoleratedPreferNoSchedule(v.info)) > 0 {
+		if r.repelsSoftly(v.info) {
 			tainted++
 		} else {
 			clean++
@@ -414,7 +442,7 @@ func (r *run) setAsidePreferNoSchedule() {
 	}
 	for i := range r.verdicts {
 		v := &r.verdicts[i]
-		if v.filter == "" && len(r.untoleratedPreferNoSchedule(v.info)) > 0 {
+		if v.filter == "" && r.repelsSoftly(v.info) {
 			v.filter = FilterPreferNoSchedule
 		}
 	}
@@ -553,7 +581,7 @@ func (r *run) chooseByScore() {
 			}
 			total += wl * max(0, min(100, s))
 		}
-		if wp := int64(w[ScorePluginPreferNoSchedule]); wp > 0 && len(r.untoleratedPreferNoSchedule(v.info)) == 0 {
+		if wp := int64(w[ScorePluginPreferNoSchedule]); wp > 0 && !r.repelsSoftly(v.info) {
 			total += wp * 100
 		}
 		v.score, v.hasScore = total, true

@@ -266,7 +266,8 @@ type seedInfo struct {
 	zones        int
 
 	nets            []network // the seed's own networks
-	netErr          string    // why the seed's networks cannot be read
+	netErr          string    // why the seed's own networks cannot be read
+	defaultErr      [2]string // why its default pod / service networks cannot be read
 	defaultPods     []netip.Prefix
 	defaultServices []netip.Prefix
 
@@ -298,7 +299,7 @@ func newSeedInfo(seed *v1alpha1.Seed) *seedInfo {
 	if q, ok := seed.Status.Allocatable[v1alpha1.ResourceShoots]; ok {
 		info.allocatable, info.hasAllocatable = q.Value(), true
 	}
-	info.nets, info.defaultPods, info.defaultServices, info.netErr = seedNetworks(seed)
+	info.nets, info.defaultPods, info.defaultServices, info.netErr, info.defaultErr = seedNetworks(seed)
 	return info
 }
 
