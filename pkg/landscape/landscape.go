@@ -1,0 +1,238 @@
+package landscape
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+)
+
+// GardenerGroup is the API group of Gardener's core types, read as graft's.
+const GardenerGroup = "core.gardener.cloud"
+
+// Document says where an object came from.
+type Document struct {
+	// Source is the file name ("-" or "stdin" for standard input).
+	Source string
+	// Index is the document's 1-based position in its source.
+	Index int
+	// Item is the 1-based position inside a `kind: List` document; 0 otherwise.
+	Item int
+	// APIVersion, Kind, Namespace and Name describe the object, as written.
+	APIVersion, Kind, Namespace, Name string
+}
+
+// String names the document for messages, e.g.
+// `landscape.yaml document 3 (Shoot garden-dev/a)`.
+func (d Document) String() string {
+	s := fmt.Sprintf("%s document %d", d.Source, d.Index)
+	if d.Item > 0 {
+		s += fmt.Sprintf(" item %d", d.Item)
+	}
+	name := d.Name
+	if d.Namespace != "" {
+		name = d.Namespace + "/" + name
+	}
+	switch {
+	case d.Kind != "" && name != "":
+		s += fmt.Sprintf(" (%s %s)", d.Kind, name)
+	case d.Kind != "":
+		s += fmt.Sprintf(" (%s)", d.Kind)
+	}
+	return s
+}
+
+// Landscape is what a set of documents holds, in document order.
+type Landscape struct {
+	Seeds         []*v1alpha1.Seed
+	Shoots        []*v1alpha1.Shoot
+	CloudProfiles []*v1alpha1.CloudProfile
+	ConfigMaps    []*corev1.ConfigMap
+	// Skipped are the documents of kinds the landscape does not hold.
+	Skipped []Document
+
+	docs map[any]Document
+}
+
+// New returns an empty landscape.
+func New() *Landscape { return &Landscape{docs: map[any]Document{}} }
+
+// DocumentOf returns the document an object of this landscape was read from.
+func (l *Landscape) DocumentOf(obj any) (Document, bool) {
+	d, ok := l.docs[obj]
+	return d, ok
+}
+
+// Read parses every document of r into a new landscape; source names r in
+// messages.
+func Read(r io.Reader, source string) (*Landscape, error) {
+	l := New()
+	return l, l.Read(r, source)
+}
+
+// Read adds every document of r to the landscape; source names r in messages.
+// It stops at the first bad document.
+func (l *Landscape) Read(r io.Reader, source string) error {
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(r))
+	// Documents are counted as a reader counts manifests: empty and
+	// comment-only documents do not count.
+	index := 0
+	for {
+		raw, err := reader.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		doc := Document{Source: source, Index: index + 1}
+		if err != nil {
+			return fmt.Errorf("%s: cannot read YAML: %w", doc, err)
+		}
+		data, err := yaml.YAMLToJSON(raw)
+		if err != nil {
+			return fmt.Errorf("%s: malformed YAML: %w", doc, err)
+		}
+		data = bytes.TrimSpace(data)
+		if len(data) == 0 || string(data) == "null" {
+			continue
+		}
+		index++
+		if err := l.add(doc, data); err != nil {
+			return err
+		}
+	}
+}
+
+// header is the part of every object needed to place it.
+type header struct {
+	metav1.TypeMeta `json:",inline"`
+	Metadata        struct {
+		Name      string `json:"name"`
+		Namespace string `json:"namespace"`
+	} `json:"metadata"`
+	Items []jsonRaw `json:"items"`
+}
+
+type jsonRaw []byte
+
+func (j *jsonRaw) UnmarshalJSON(b []byte) error {
+	*j = append((*j)[:0], b...)
+	return nil
+}
+
+func (l *Landscape) add(doc Document, data []byte) error {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || string(data) == "null" {
+		return nil // a document of comments only
+	}
+	if data[0] != '{' {
+		return fmt.Errorf("%s: not an object (a Kubernetes manifest must be a YAML map)", doc)
+	}
+	var h header
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &h); err != nil {
+		return fmt.Errorf("%s: cannot read apiVersion, kind and metadata: %w", doc, err)
+	}
+	doc.APIVersion, doc.Kind, doc.Namespace, doc.Name = h.APIVersion, h.Kind, h.Metadata.Namespace, h.Metadata.Name
+	if h.APIVersion == "" || h.Kind == "" {
+		return fmt.Errorf("%s: apiVersion and kind are required", doc)
+	}
+	gv, err := schema.ParseGroupVersion(h.APIVersion)
+	if err != nil {
+		return fmt.Errorf("%s: %w", doc, err)
+	}
+	if gv.Group == "" && h.Kind == "List" {
+		for i, item := range h.Items {
+			itemDoc := Document{Source: doc.Source, Index: doc.Index, Item: i + 1}
+			if err := l.add(itemDoc, item); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+
+	switch gv.Group {
+	case v1alpha1.GroupName, GardenerGroup:
+		want := v1alpha1.SchemeGroupVersion.Version
+		if gv.Group == GardenerGroup {
+			want = "v1beta1"
+		}
+		known := h.Kind == "Seed" || h.Kind == "Shoot" || h.Kind == "CloudProfile"
+		switch {
+		case known && gv.Version != want:
+			return fmt.Errorf("%s: unsupported version %s of %s: use %s/%s", doc, gv.Version, gv.Group, gv.Group, want)
+		case !known && gv.Group == v1alpha1.GroupName:
+			return fmt.Errorf("%s: unknown kind %q in %s: expected Seed, Shoot or CloudProfile", doc, h.Kind, h.APIVersion)
+		case !known:
+			l.Skipped = append(l.Skipped, doc)
+			return nil
+		}
+		return l.addCore(doc, h.Kind, data)
+	case "":
+		if gv.Version == "v1" && h.Kind == "ConfigMap" {
+			cm := &corev1.ConfigMap{}
+			if err := decode(doc, data, cm); err != nil {
+				return err
+			}
+			l.ConfigMaps = append(l.ConfigMaps, cm)
+			l.docs[cm] = doc
+			return nil
+		}
+	}
+	l.Skipped = append(l.Skipped, doc)
+	return nil
+}
+
+// addCore decodes a Seed, Shoot or CloudProfile of either API group into
+// graft's type: the field names are Gardener's, so only apiVersion changes.
+func (l *Landscape) addCore(doc Document, kind string, data []byte) error {
+	var obj any
+	switch kind {
+	case "Seed":
+		s := &v1alpha1.Seed{}
+		if err := decode(doc, data, s); err != nil {
+			return err
+		}
+		l.Seeds = append(l.Seeds, s)
+		obj = s
+	case "Shoot":
+		s := &v1alpha1.Shoot{}
+		if err := decode(doc, data, s); err != nil {
+			return err
+		}
+		l.Shoots = append(l.Shoots, s)
+		obj = s
+	case "CloudProfile":
+		c := &v1alpha1.CloudProfile{}
+		if err := decode(doc, data, c); err != nil {
+			return err
+		}
+		l.CloudProfiles = append(l.CloudProfiles, c)
+		obj = c
+	}
+	l.docs[obj] = doc
+	return nil
+}
+
+// decode reads an object case-sensitively, dropping unknown fields as the API
+// server's pruning does, and sets graft's apiVersion for Gardener objects.
+func decode(doc Document, data []byte, into any) error {
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, into); err != nil {
+		return fmt.Errorf("%s: %s", doc, strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if o, ok := into.(interface{ GetObjectKind() schema.ObjectKind }); ok {
+		gvk := o.GetObjectKind().GroupVersionKind()
+		if gvk.Group == GardenerGroup {
+			o.GetObjectKind().SetGroupVersionKind(v1alpha1.SchemeGroupVersion.WithKind(gvk.Kind))
+		}
+	}
+	return nil
+}
