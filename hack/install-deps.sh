@@ -3,6 +3,7 @@
 #   etcd         Debian's etcd-server package
 #   apiserver    kube-apiserver, built once per machine (hack/build-kube-apiserver.sh)
 #   helm         Helm from the Go module proxy, into the cache directory
+#                (helm-path: the same, then print the binary's path)
 # With no argument, all of them.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -43,6 +44,7 @@ for w in "${what[@]}"; do
     etcd) install_etcd ;;
     apiserver) install_apiserver ;;
     helm) install_helm >/dev/null ;;
+    helm-path) install_helm ;;  # installs when missing, prints the binary's path
     *) echo "unknown dependency ${w}" >&2; exit 2 ;;
   esac
 done

@@ -1,0 +1,27 @@
+{{- define "graft-capacity-annotator.configKind" -}}CapacityAnnotatorConfiguration{{- end }}
+
+{{/*
+What graft-capacity-annotator does with the API, and nothing more:
+- watches Seeds and Shoots through informers (usage is counted from Shoots);
+- writes status.capacity, status.allocatable and status.usage of Seeds with a
+  merge patch of the status subresource;
+- adds and removes its not-ready taints with a merge patch of the Seed
+  (resourceVersion precondition; on a conflict it reads the Seed again);
+- records Events on Seeds (allocatable changed, OverCapacity, bad annotation).
+*/}}
+{{- define "graft-capacity-annotator.rules" -}}
+- apiGroups: ["core.graft.dev"]
+  resources: ["seeds"]
+  verbs: ["get", "list", "watch", "patch"]
+- apiGroups: ["core.graft.dev"]
+  resources: ["seeds/status"]
+  verbs: ["patch"]
+- apiGroups: ["core.graft.dev"]
+  resources: ["shoots"]
+  verbs: ["list", "watch"]
+# core/v1 Events through client-go's broadcaster: new ones are created,
+# repeated ones are patched (count, lastTimestamp).
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["create", "patch"]
+{{- end }}

@@ -1,0 +1,29 @@
+{{- define "graft-descheduler.configKind" -}}DeschedulerConfiguration{{- end }}
+
+{{/*
+What graft-descheduler does with the API, and nothing more:
+- watches Shoots, Seeds, CloudProfiles and the region ConfigMaps (requireFit
+  asks the scheduling algorithm, which needs all of them);
+- evicts a Shoot with one update (spec.seedName cleared, two annotations) and
+  a status update (lastOperation Pending);
+- records Events on Shoots and Seeds (Descheduled, EvictionSkipped, WouldDeschedule).
+*/}}
+{{- define "graft-descheduler.rules" -}}
+- apiGroups: ["core.graft.dev"]
+  resources: ["shoots"]
+  verbs: ["get", "list", "watch", "update"]
+- apiGroups: ["core.graft.dev"]
+  resources: ["shoots/status"]
+  verbs: ["update", "patch"]
+- apiGroups: ["core.graft.dev"]
+  resources: ["seeds", "cloudprofiles"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: [""]
+  resources: ["configmaps"]
+  verbs: ["list", "watch"]
+# core/v1 Events through client-go's broadcaster: new ones are created,
+# repeated ones are patched (count, lastTimestamp).
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["create", "patch"]
+{{- end }}

@@ -1,0 +1,29 @@
+{{- define "graft-scheduler.configKind" -}}SchedulerConfiguration{{- end }}
+
+{{/*
+What graft-scheduler does with the API, and nothing more:
+- watches Shoots, Seeds and CloudProfiles through informers;
+- binds a Shoot by updating spec.seedName with the read resourceVersion;
+- writes status.lastOperation of Shoots it cannot place;
+- watches the region ConfigMaps (label-filtered, which RBAC cannot express);
+- records Events (Scheduled, SchedulingFailed).
+*/}}
+{{- define "graft-scheduler.rules" -}}
+- apiGroups: ["core.graft.dev"]
+  resources: ["shoots"]
+  verbs: ["get", "list", "watch", "update", "patch"]
+- apiGroups: ["core.graft.dev"]
+  resources: ["shoots/status"]
+  verbs: ["update", "patch"]
+- apiGroups: ["core.graft.dev"]
+  resources: ["seeds", "cloudprofiles"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: [""]
+  resources: ["configmaps"]
+  verbs: ["list", "watch"]
+# core/v1 Events through client-go's broadcaster: new ones are created,
+# repeated ones are patched (count, lastTimestamp).
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["create", "patch"]
+{{- end }}
