@@ -12,7 +12,7 @@ trap 'rm -rf "${tmp}"' EXIT
 git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do
   [[ -e "${f}" ]] || continue
   mkdir -p "${tmp}/$(dirname "${f}")"
-  cp -p "${f}" "${tmp}/${f}"
+  cp -a "${f}" "${tmp}/${f}"
 done
 # Reuse the generators already built here, if any.
 [[ -d hack/bin ]] && cp -r hack/bin "${tmp}/hack/bin"
