@@ -111,8 +111,17 @@ func ParseRegionConfig(cm *corev1.ConfigMap) (*RegionConfig, error) {
 	if cm == nil {
 		return nil, nil
 	}
+	return ParseRegionConfigNamed(cm, configMapName(cm))
+}
+
+// ParseRegionConfigNamed is ParseRegionConfig with the name messages give the
+// ConfigMap, such as the file and document it was read from.
+func ParseRegionConfigNamed(cm *corev1.ConfigMap, source string) (*RegionConfig, error) {
+	if cm == nil {
+		return nil, nil
+	}
 	rc := &RegionConfig{
-		Source:    configMapName(cm),
+		Source:    source,
 		distances: make(map[string]map[string]int, len(cm.Data)),
 	}
 	var errs []error

@@ -1,0 +1,302 @@
+package simulate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+
+	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/landscape"
+)
+
+// Options are the inputs of `graftctl simulate`.
+type Options struct {
+	// Filenames are the landscape files; "-" reads standard input.
+	Filenames []string
+	// Strategy is SameRegion or MinimalDistance.
+	Strategy string
+	// ScoreWeights turn on the scoring step, plugin name to weight.
+	ScoreWeights map[string]int
+	// Explain prints, for every shoot, why each seed was or was not chosen.
+	Explain bool
+	// Output is "table" (also when empty) or "json" (one object per line).
+	Output string
+
+	genericiooptions.IOStreams
+
+	landscape *landscape.Landscape
+	config    algorithm.Config
+}
+
+// NewOptions returns options with the defaults.
+func NewOptions(streams genericiooptions.IOStreams) *Options {
+	return &Options{Strategy: string(algorithm.StrategySameRegion), Output: "table", IOStreams: streams}
+}
+
+// NewCmdSimulate returns `graftctl simulate`.
+func NewCmdSimulate(streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewOptions(streams)
+	cmd := &cobra.Command{
+		Use:                   "simulate -f FILENAME [--strategy SameRegion|MinimalDistance] [--explain] [-o table|json]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Show where the scheduler would place the shoots of a landscape file",
+		Long: `Schedule the shoots of a landscape file with graft's scheduling algorithm, without a cluster.
+
+The files hold Seeds, Shoots, CloudProfiles and region ConfigMaps as multi-document
+YAML, in graft's apiVersion core.graft.dev/v1alpha1 or in Gardener's
+core.gardener.cloud/v1beta1, so an export of an existing Gardener landscape can be
+used as it is. Documents of other kinds (Projects, Secrets, ...) are skipped with a
+warning. Every shoot without spec.seedName is scheduled, in document order; each
+decision counts in the usage of the seeds for the next one.`,
+		Example: `  # Where would the pending shoots of an exported Gardener landscape go?
+  graftctl simulate -f garden-export.yaml
+
+  # The same with the MinimalDistance strategy, as JSON lines
+  graftctl simulate -f garden-export.yaml --strategy MinimalDistance -o json
+
+  # Why was each seed rejected?
+  kubectl get seeds,shoots,cloudprofiles -A -o yaml | graftctl simulate -f - --explain
+
+  # Weigh free capacity twice as much as distance (GEP-13 scoring)
+  graftctl simulate -f landscape.yaml --strategy MinimalDistance --score-weight LeastAllocated=2,MinimalDistance=1`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run()
+		},
+	}
+	flags := cmd.Flags()
+	flags.StringSliceVarP(&o.Filenames, "filename", "f", o.Filenames, "Landscape file(s) to read; - reads standard input")
+	flags.StringVar(&o.Strategy, "strategy", o.Strategy, "Candidate determination strategy: SameRegion or MinimalDistance")
+	flags.StringToIntVar(&o.ScoreWeights, "score-weight", o.ScoreWeights,
+		"Weights of score plugins (MinimalDistance, LeastAllocated, PreferNoSchedule), e.g. LeastAllocated=2; none reproduces the reference scheduler")
+	flags.BoolVar(&o.Explain, "explain", o.Explain, "Explain every decision seed by seed")
+	flags.StringVarP(&o.Output, "output", "o", o.Output, "Output format: table or json (one JSON object per line)")
+	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
+	_ = cmd.RegisterFlagCompletionFunc("strategy", cobra.FixedCompletions(
+		[]string{string(algorithm.StrategySameRegion), string(algorithm.StrategyMinimalDistance)}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Complete reads the landscape files and builds the algorithm configuration.
+func (o *Options) Complete() error {
+	o.config = algorithm.Config{Strategy: algorithm.Strategy(o.Strategy)}
+	if len(o.ScoreWeights) > 0 {
+		o.config.ScoreWeights = map[algorithm.ScorePlugin]int32{}
+		for name, w := range o.ScoreWeights {
+			o.config.ScoreWeights[algorithm.ScorePlugin(name)] = int32(w)
+		}
+	}
+	if len(o.Filenames) == 0 {
+		return nil // Validate says so
+	}
+	o.landscape = landscape.New()
+	for _, name := range o.Filenames {
+		if err := o.readFile(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (o *Options) readFile(name string) error {
+	if name == "-" {
+		if o.In == nil {
+			return errors.New("cannot read standard input")
+		}
+		return o.landscape.Read(o.In, "stdin")
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return o.landscape.Read(f, name)
+}
+
+// Validate checks the flags.
+func (o *Options) Validate() error {
+	var errs []error
+	if len(o.Filenames) == 0 {
+		errs = append(errs, errors.New("must specify at least one landscape file with -f"))
+	}
+	switch o.Output {
+	case "", "table", "json":
+	default:
+		errs = append(errs, fmt.Errorf("unsupported output format %q: use table or json", o.Output))
+	}
+	if err := o.config.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// Result is one shoot's decision, as printed with -o json.
+type Result struct {
+	Shoot string `json:"shoot"`
+	Seed  string `json:"seed"`
+	Error string `json:"error"`
+	// Explanation is the seed-by-seed account, only with --explain.
+	Explanation []algorithm.SeedResult `json:"explanation,omitempty"`
+
+	short       string
+	explanation *algorithm.Explanation
+}
+
+// Run schedules the landscape's pending shoots and prints the decisions.
+func (o *Options) Run() error {
+	l := o.landscape
+	if len(l.Skipped) > 0 {
+		o.warnSkipped()
+	}
+	profiles, err := o.cloudProfiles()
+	if err != nil {
+		return err
+	}
+	pending, err := o.pendingShoots(profiles)
+	if err != nil {
+		return err
+	}
+
+	snap := algorithm.NewSnapshot()
+	for _, s := range l.Seeds {
+		snap.AddSeed(s)
+	}
+	for _, s := range l.Shoots {
+		snap.AddShoot(s)
+	}
+	regionConfigs := map[*corev1.ConfigMap]*algorithm.RegionConfig{}
+
+	results := make([]Result, 0, len(pending))
+	for _, shoot := range pending {
+		profile := profiles[algorithm.CloudProfileNameOf(shoot)]
+		in := algorithm.Inputs{CloudProfile: profile, Config: o.config}
+		if cm := algorithm.SelectRegionConfigMap(profile.Name, l.ConfigMaps); cm != nil {
+			rc, ok := regionConfigs[cm]
+			if !ok {
+				doc, _ := l.DocumentOf(cm)
+				// Malformed entries fail only the shoots whose region needs them.
+				rc, _ = algorithm.ParseRegionConfigNamed(cm, fmt.Sprintf("%s/%s (%s document %d)", cm.Namespace, cm.Name, doc.Source, doc.Index))
+				regionConfigs[cm] = rc
+			}
+			in.RegionConfig = rc
+		}
+		res := Result{Shoot: algorithm.ShootKey(shoot)}
+		var seed string
+		var err error
+		if o.Explain {
+			res.explanation = algorithm.Explain(shoot, snap, in)
+			res.Explanation = res.explanation.Seeds
+			seed, err = res.explanation.Seed, res.explanation.Err
+		} else {
+			seed, err = algorithm.Schedule(shoot, snap, in)
+		}
+		if err != nil {
+			res.Error, res.short = err.Error(), algorithm.ShortReason(err)
+		} else {
+			// Count the decision for the shoots that follow.
+			res.Seed = seed
+			bound := shoot.DeepCopy()
+			bound.Spec.SeedName = &seed
+			snap.AddShoot(bound)
+		}
+		results = append(results, res)
+	}
+	return o.print(results)
+}
+
+func (o *Options) warnSkipped() {
+	parts := make([]string, 0, len(o.landscape.Skipped))
+	for _, d := range o.landscape.Skipped {
+		parts = append(parts, d.String())
+	}
+	fmt.Fprintf(o.ErrOut, "Warning: skipped %d document(s) of kinds graftctl simulate does not read: %s\n", len(parts), strings.Join(parts, ", "))
+}
+
+// cloudProfiles indexes the cloud profiles by name; a name given twice is an error.
+func (o *Options) cloudProfiles() (map[string]*v1alpha1.CloudProfile, error) {
+	out := map[string]*v1alpha1.CloudProfile{}
+	for _, p := range o.landscape.CloudProfiles {
+		if prev, ok := out[p.Name]; ok {
+			d1, _ := o.landscape.DocumentOf(prev)
+			d2, _ := o.landscape.DocumentOf(p)
+			return nil, fmt.Errorf("%s: cloud profile %q is already defined in %s", d2, p.Name, d1)
+		}
+		out[p.Name] = p
+	}
+	return out, nil
+}
+
+// pendingShoots returns the shoots to schedule, in document order, after
+// checking that each names a cloud profile of the landscape.
+func (o *Options) pendingShoots(profiles map[string]*v1alpha1.CloudProfile) ([]*v1alpha1.Shoot, error) {
+	var out []*v1alpha1.Shoot
+	var errs []error
+	for _, s := range o.landscape.Shoots {
+		if s.Spec.SeedName != nil && *s.Spec.SeedName != "" {
+			continue
+		}
+		doc, _ := o.landscape.DocumentOf(s)
+		name := algorithm.CloudProfileNameOf(s)
+		switch {
+		case name == "":
+			errs = append(errs, fmt.Errorf("%s: the shoot names no cloud profile (spec.cloudProfile.name or spec.cloudProfileName)", doc))
+		case s.Spec.CloudProfile != nil && s.Spec.CloudProfile.Kind != "" && s.Spec.CloudProfile.Kind != "CloudProfile":
+			errs = append(errs, fmt.Errorf("%s: cloud profile kind %q is not supported, only CloudProfile", doc, s.Spec.CloudProfile.Kind))
+		case profiles[name] == nil:
+			errs = append(errs, fmt.Errorf("%s: cloud profile %q is not in the landscape", doc, name))
+		default:
+			out = append(out, s)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+func (o *Options) print(results []Result) error {
+	if o.Output == "json" {
+		enc := json.NewEncoder(o.Out)
+		enc.SetEscapeHTML(false)
+		for _, r := range results {
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if o.Explain {
+		for i, r := range results {
+			if i > 0 {
+				fmt.Fprintln(o.Out)
+			}
+			if err := algorithm.FormatExplanation(o.Out, r.explanation); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	w := printers.GetNewTabWriter(o.Out)
+	fmt.Fprintln(w, "SHOOT\tSEED\tREASON")
+	for _, r := range results {
+		seed, reason := r.Seed, r.short
+		if seed == "" {
+			seed = "<none>"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\n", r.Shoot, seed, reason)
+	}
+	return w.Flush()
+}

@@ -1,0 +1,130 @@
+package simulate
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// run executes `graftctl simulate` with args and returns stdout, stderr and the error.
+func run(t *testing.T, stdin string, args ...string) (string, string, error) {
+	t.Helper()
+	streams, in, out, errOut := genericiooptions.NewTestIOStreams()
+	in.WriteString(stdin)
+	cmd := NewCmdSimulate(streams)
+	if args == nil {
+		args = []string{} // nil would make cobra read the test binary's own arguments
+	}
+	cmd.SetArgs(args)
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err := cmd.Execute()
+	return out.String(), errOut.String(), err
+}
+
+func TestGolden(t *testing.T) {
+	for _, tc := range []struct {
+		golden string
+		args   []string
+	}{
+		{"gardener-export.table", []string{"-f", "testdata/gardener-export.yaml"}},
+		{"gardener-export.json", []string{"-f", "testdata/gardener-export.yaml", "-o", "json"}},
+		{"gardener-export.minimal-distance.json", []string{"-f", "testdata/gardener-export.yaml", "-o", "json", "--strategy", "MinimalDistance"}},
+		{"gardener-export.explain", []string{"-f", "testdata/gardener-export.yaml", "--explain"}},
+		{"graft-landscape.table", []string{"-f", "testdata/graft-landscape.yaml"}},
+		{"graft-landscape.explain", []string{"-f", "testdata/graft-landscape.yaml", "--explain", "--strategy", "MinimalDistance"}},
+		{"graft-landscape.scored.explain", []string{"-f", "testdata/graft-landscape.yaml", "--explain", "--score-weight", "LeastAllocated=2,PreferNoSchedule=1"}},
+		{"malformed-region-config.json", []string{"-f", "testdata/malformed-region-config.yaml", "-o", "json", "--strategy", "MinimalDistance"}},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			stdout, stderr, err := run(t, "", tc.args...)
+			if err != nil {
+				t.Fatalf("simulate %v: %v", tc.args, err)
+			}
+			got := stdout
+			if stderr != "" {
+				got += "--- stderr ---\n" + stderr
+			}
+			path := filepath.Join("testdata", tc.golden+".golden")
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("output differs from %s (run with -update to accept):\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+			}
+		})
+	}
+}
+
+func TestStdinAndSeveralFiles(t *testing.T) {
+	profile := "apiVersion: core.graft.dev/v1alpha1\nkind: CloudProfile\nmetadata: {name: aws}\nspec: {type: aws}\n"
+	stdout, _, err := run(t, profile, "-f", "-", "-f", "testdata/shoot-only.yaml", "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"shoot":"garden-x/lonely","seed":"","error":"none of the 0 seeds is valid for scheduling (not deleting, visible and ready)"}` + "\n"
+	if stdout != want {
+		t.Fatalf("got %q, want %q", stdout, want)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		stdin string
+		want  string
+	}{
+		{"no file", nil, "", "must specify at least one landscape file with -f"},
+		{"bad output and strategy", []string{"-f", "testdata/graft-landscape.yaml", "-o", "yaml", "--strategy", "Nearest"},
+			"", `unsupported output format "yaml": use table or json` + "\n" + `unknown strategy "Nearest": use SameRegion or MinimalDistance`},
+		{"bad score plugin", []string{"-f", "testdata/graft-landscape.yaml", "--score-weight", "Magic=1"}, "", `unknown score plugin "Magic"`},
+		{"missing file", []string{"-f", "testdata/nope.yaml"}, "", "open testdata/nope.yaml: no such file or directory"},
+		{"missing cloud profile", []string{"-f", "testdata/shoot-only.yaml"}, "",
+			`testdata/shoot-only.yaml document 1 (Shoot garden-x/lonely): cloud profile "aws" is not in the landscape`},
+		{"unknown kind", []string{"-f", "-"}, "apiVersion: core.graft.dev/v1alpha1\nkind: Shot\nmetadata: {name: a}\n",
+			`stdin document 1 (Shot a): unknown kind "Shot" in core.graft.dev/v1alpha1`},
+		{"malformed YAML", []string{"-f", "-"}, "kind: Seed\n  apiVersion: [\n", "stdin document 1: malformed YAML"},
+		{"namespaced cloud profile", []string{"-f", "-"}, "apiVersion: core.graft.dev/v1alpha1\nkind: Shoot\nmetadata: {name: a, namespace: ns}\nspec: {cloudProfile: {kind: NamespacedCloudProfile, name: x}, region: r, provider: {type: aws}}\n",
+			`stdin document 1 (Shoot ns/a): cloud profile kind "NamespacedCloudProfile" is not supported`},
+		{"duplicate cloud profile", []string{"-f", "testdata/malformed-region-config.yaml", "-f", "testdata/malformed-region-config.yaml"}, "",
+			`testdata/malformed-region-config.yaml document 1 (CloudProfile aws): cloud profile "aws" is already defined in testdata/malformed-region-config.yaml document 1`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := run(t, tc.stdin, tc.args...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	var out bytes.Buffer
+	cmd := NewCmdSimulate(genericiooptions.IOStreams{Out: &out, ErrOut: &out})
+	cmd.SetOut(&out)
+	cmd.SetArgs([]string{"--help"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"graftctl simulate -f garden-export.yaml", "--strategy", "--explain", "--score-weight"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}
