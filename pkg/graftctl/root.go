@@ -9,6 +9,7 @@ import (
 	"github.com/graft-dev/graft/pkg/graftctl/drain"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 	"github.com/graft-dev/graft/pkg/graftctl/get"
+	"github.com/graft-dev/graft/pkg/graftctl/simulate"
 	"github.com/graft-dev/graft/pkg/graftctl/taint"
 )
 
@@ -34,5 +35,6 @@ simulates scheduling decisions, in the habits of kubectl.`,
 	cmd.AddCommand(cordon.NewUncordonCommand(f, streams))
 	cmd.AddCommand(drain.NewCommand(f, streams))
 	cmd.AddCommand(get.NewCommand(f, streams))
+	cmd.AddCommand(simulate.NewCmdSimulate(streams))
 	return cmd
 }
