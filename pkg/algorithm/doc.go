@@ -17,7 +17,8 @@
 //
 // A Snapshot is not safe for concurrent use: callers serialise access (the
 // scheduler holds a mutex around updates and decisions). Schedule, Explain and
-// FitsElsewhere only read it. Seeds and shoots handed to the snapshot are kept
+// FitsElsewhere only read it, so decisions may run concurrently with each
+// other (under a read lock), never with updates. Seeds and shoots handed to the snapshot are kept
 // by pointer and must not be mutated afterwards (informer objects never are).
 // Clone copies the maps (O(seeds + shoots), no deep copies of objects).
 //

@@ -24,8 +24,9 @@ func (r *run) scheduleError() *ScheduleError {
 	if !r.ignoreCapacity && slices.ContainsFunc(r.verdicts, func(v verdict) bool { return v.filter == FilterCapacity }) {
 		// A capacity shortage is one the shoot would get past if the full
 		// seeds had room; decide again without the capacity check to know.
-		if again, err := decide(r.shoot, r.snap, r.in, r.exclude, true); err == nil && again.chosen >= 0 {
-			e.NoCapacity = true
+		if again, err := decide(r.shoot, r.snap, r.in, r.exclude, true); err == nil {
+			e.NoCapacity = again.chosen >= 0
+			again.release()
 		}
 	}
 	return e

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -20,10 +21,15 @@ import (
 // own usage is not held against the seeds it is already counted on. It costs
 // O(seeds) and does not modify the snapshot.
 func Schedule(shoot *v1alpha1.Shoot, snapshot *Snapshot, in Inputs) (string, error) {
-	r, err := decide(shoot, snapshot, &in, "", false)
+	return decideSeed(shoot, snapshot, &in, "")
+}
+
+func decideSeed(shoot *v1alpha1.Shoot, snapshot *Snapshot, in *Inputs, exclude string) (string, error) {
+	r, err := decide(shoot, snapshot, in, exclude, false)
 	if err != nil {
 		return "", err
 	}
+	defer r.release()
 	if r.chosen < 0 {
 		return "", r.scheduleError()
 	}
@@ -35,14 +41,7 @@ func Schedule(shoot *v1alpha1.Shoot, snapshot *Snapshot, in Inputs) (string, err
 // for the descheduler. The shoot's own usage is not counted against the seeds
 // it is counted on (its current seed, or both seeds during a migration).
 func FitsElsewhere(shoot *v1alpha1.Shoot, snapshot *Snapshot, in Inputs, excludeSeed string) (string, error) {
-	r, err := decide(shoot, snapshot, &in, excludeSeed, false)
-	if err != nil {
-		return "", err
-	}
-	if r.chosen < 0 {
-		return "", r.scheduleError()
-	}
-	return r.verdicts[r.chosen].info.name, nil
+	return decideSeed(shoot, snapshot, &in, excludeSeed)
 }
 
 // Explain makes the same decision as Schedule and reports it seed by seed.
@@ -62,6 +61,7 @@ func explain(shoot *v1alpha1.Shoot, snapshot *Snapshot, in *Inputs, exclude stri
 		e.Err = err
 		return e
 	}
+	defer r.release()
 	for i := range r.verdicts {
 		v := &r.verdicts[i]
 		res := SeedResult{Seed: v.info.name, Chosen: i == r.chosen, Filter: v.filter, Usage: v.usage}
@@ -141,8 +141,25 @@ type verdict struct {
 	hasScore    bool
 }
 
+// verdictPool recycles the per-seed state of decisions, so that a decision
+// on a large landscape does not allocate a fresh slice every time.
+var verdictPool = sync.Pool{New: func() any { return new([]verdict) }}
+
+// release returns the decision's per-seed state to the pool; r must not be
+// used afterwards.
+func (r *run) release() {
+	if r.buf == nil {
+		return
+	}
+	clear(r.verdicts) // drop the seed pointers
+	verdictPool.Put(r.buf)
+	r.buf, r.verdicts = nil, nil
+}
+
 // run is one decision in progress.
 type run struct {
+	buf *[]verdict
+
 	shoot    *v1alpha1.Shoot
 	snap     *Snapshot
 	in       *Inputs
@@ -208,7 +225,11 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 	}
 
 	own := snap.shoots[ShootKey(shoot)]
-	r.verdicts = make([]verdict, len(snap.list))
+	r.buf = verdictPool.Get().(*[]verdict)
+	if cap(*r.buf) < len(snap.list) {
+		*r.buf = make([]verdict, len(snap.list))
+	}
+	r.verdicts = (*r.buf)[:len(snap.list)]
 	for i, info := range snap.list {
 		u := snap.usage[info.name]
 		if own.has(info.name) {

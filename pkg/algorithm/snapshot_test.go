@@ -170,3 +170,32 @@ func TestUnusableReasonDefaults(t *testing.T) {
 		t.Fatalf("visible seed unusable: %s", r)
 	}
 }
+
+// Decisions only read the snapshot, so several may run at once (run with -race).
+func TestConcurrentDecisions(t *testing.T) {
+	snap, pending, rc := benchLandscape(50, 500)
+	in := Inputs{CloudProfile: cloudProfile("aws"), RegionConfig: rc, Config: Config{Strategy: StrategyMinimalDistance}}
+	want := make([]string, len(pending))
+	for i, s := range pending {
+		want[i], _ = Schedule(s, snap, in)
+	}
+	done := make(chan string, 4)
+	for g := range 4 {
+		go func() {
+			for i := range pending {
+				j := (i + g) % len(pending)
+				if got, _ := Schedule(pending[j], snap, in); got != want[j] {
+					done <- "different decision for " + pending[j].Name
+					return
+				}
+				_ = Explain(pending[j], snap, in)
+			}
+			done <- ""
+		}()
+	}
+	for range 4 {
+		if msg := <-done; msg != "" {
+			t.Fatal(msg)
+		}
+	}
+}
