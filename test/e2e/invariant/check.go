@@ -24,6 +24,9 @@ const (
 	// RuleBoundOnce: spec.seedName changes from one seed to another only
 	// through an eviction (cleared first).
 	RuleBoundOnce Rule = "BoundOnce"
+	// RulePending: a shoot without a seed cannot be placed now, and says so
+	// with a Pending lastOperation carrying the reason.
+	RulePending Rule = "Pending"
 )
 
 // Violation is one broken invariant.
@@ -78,23 +81,7 @@ var hardFilters = []algorithm.Filter{
 // Check returns every violation of the state invariants (seed filters and
 // capacity); deliberate may be nil. History checks RuleBoundOnce.
 func Check(l Landscape, deliberate Deliberate) []Violation {
-	snap := algorithm.NewSnapshot()
-	for _, seed := range l.Seeds {
-		snap.AddSeed(seed)
-	}
-	for _, shoot := range l.Shoots {
-		snap.AddShoot(shoot)
-	}
-	profiles := map[string]*corev1alpha1.CloudProfile{}
-	for _, cp := range l.CloudProfiles {
-		profiles[cp.Name] = cp
-	}
-	var regionCMs []*corev1.ConfigMap
-	for _, cm := range l.ConfigMaps {
-		if cm.Labels[corev1alpha1.LabelSchedulingPurpose] == corev1alpha1.LabelSchedulingPurposeRegionConfig {
-			regionCMs = append(regionCMs, cm)
-		}
-	}
+	snap, inputs := l.prepare()
 
 	var out []Violation
 	for _, seed := range l.Seeds {
@@ -118,13 +105,7 @@ func Check(l Landscape, deliberate Deliberate) []Violation {
 			out = append(out, Violation{Rule: RuleUnknownSeed, Shoot: key, Seed: seedName, Message: "is bound to a seed that does not exist"})
 			continue
 		}
-		cpName := algorithm.CloudProfileNameOf(shoot)
-		in := algorithm.Inputs{
-			CloudProfile:    profiles[cpName],
-			RegionConfigMap: algorithm.SelectRegionConfigMap(cpName, regionCMs),
-			Config:          l.Config,
-		}
-		e := algorithm.Explain(shoot, snap, in)
+		e := algorithm.Explain(shoot, snap, inputs(shoot))
 		if len(e.Seeds) == 0 && e.Err != nil {
 			out = append(out, Violation{Rule: RuleSeedFilters, Shoot: key, Seed: seedName,
 				Message: "cannot be evaluated: " + e.Err.Error()})
@@ -163,4 +144,63 @@ func AllowNoScheduleTaints(seeds map[string]*corev1alpha1.Seed) Deliberate {
 		untolerated := algorithm.UntoleratedTaints(seed.Spec.Taints, shoot.Spec.Tolerations, corev1alpha1.TaintEffectNoExecute)
 		return len(untolerated) == 0
 	}
+}
+
+// prepare builds the algorithm's snapshot of the landscape and a function
+// giving each shoot's inputs.
+func (l Landscape) prepare() (*algorithm.Snapshot, func(*corev1alpha1.Shoot) algorithm.Inputs) {
+	snap := algorithm.NewSnapshot()
+	for _, seed := range l.Seeds {
+		snap.AddSeed(seed)
+	}
+	for _, shoot := range l.Shoots {
+		snap.AddShoot(shoot)
+	}
+	profiles := map[string]*corev1alpha1.CloudProfile{}
+	for _, cp := range l.CloudProfiles {
+		profiles[cp.Name] = cp
+	}
+	var regionCMs []*corev1.ConfigMap
+	for _, cm := range l.ConfigMaps {
+		if cm.Labels[corev1alpha1.LabelSchedulingPurpose] == corev1alpha1.LabelSchedulingPurposeRegionConfig {
+			regionCMs = append(regionCMs, cm)
+		}
+	}
+	return snap, func(shoot *corev1alpha1.Shoot) algorithm.Inputs {
+		name := algorithm.CloudProfileNameOf(shoot)
+		return algorithm.Inputs{
+			CloudProfile:    profiles[name],
+			RegionConfigMap: algorithm.SelectRegionConfigMap(name, regionCMs),
+			Config:          l.Config,
+		}
+	}
+}
+
+// CheckPending returns a violation for every shoot without a seed that the
+// algorithm would place now (the scheduler missed it), or that does not carry
+// a Pending lastOperation with a description (the user is not told why).
+func CheckPending(l Landscape) []Violation {
+	snap, inputs := l.prepare()
+	var out []Violation
+	for _, shoot := range l.Shoots {
+		if shoot.Spec.SeedName != nil && *shoot.Spec.SeedName != "" || shoot.DeletionTimestamp != nil {
+			continue
+		}
+		key := algorithm.ShootKey(shoot)
+		if seed, err := algorithm.Schedule(shoot, snap, inputs(shoot)); err == nil {
+			out = append(out, Violation{Rule: RulePending, Shoot: key, Seed: seed, Message: "has no seed although this one fits"})
+			continue
+		}
+		op := shoot.Status.LastOperation
+		if op == nil || op.State != corev1alpha1.LastOperationStatePending || op.Description == "" {
+			out = append(out, Violation{Rule: RulePending, Shoot: key, Message: fmt.Sprintf("has no seed and no Pending lastOperation with a reason (lastOperation %+v)", op)})
+		}
+	}
+	return out
+}
+
+// Explain returns the algorithm's explanation for a shoot in the landscape.
+func (l Landscape) Explain(shoot *corev1alpha1.Shoot) *algorithm.Explanation {
+	snap, inputs := l.prepare()
+	return algorithm.Explain(shoot, snap, inputs(shoot))
 }

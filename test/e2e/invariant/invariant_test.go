@@ -128,3 +128,30 @@ func TestHistory(t *testing.T) {
 		t.Fatalf("binds %d for a shoot first seen bound after unwatched changes", h.Binds(key))
 	}
 }
+
+func TestCheckPending(t *testing.T) {
+	l := small()
+	for _, s := range l.Seeds[1:] {
+		s.Status.Allocatable = corev1.ResourceList{corev1alpha1.ResourceShoots: resource.MustParse("0")}
+	}
+	l.Seeds[0].Status.Allocatable = corev1.ResourceList{corev1alpha1.ResourceShoots: resource.MustParse("1")}
+	// Shoots 0 and 2 are aws: one takes the only aws slot, the other waits.
+	bind(l.Shoots[0], l.Seeds[0].Name)
+	got := CheckPending(state(l))
+	// Shoot 2 (aws) and shoots 1 and 3 (gcp) cannot be placed but carry no lastOperation.
+	if len(got) != 3 {
+		t.Fatalf("violations %v, want 3 without lastOperation", got)
+	}
+	for _, i := range []int{1, 2, 3} {
+		l.Shoots[i].Status.LastOperation = &corev1alpha1.LastOperation{Type: corev1alpha1.LastOperationTypeCreate, State: corev1alpha1.LastOperationStatePending, Description: "0/4 seeds fit"}
+	}
+	if got := CheckPending(state(l)); len(got) != 0 {
+		t.Fatalf("violations %v, want none", got)
+	}
+	// Room appears: the pending aws shoot could be placed now.
+	l.Seeds[0].Status.Allocatable = corev1.ResourceList{corev1alpha1.ResourceShoots: resource.MustParse("5")}
+	got = CheckPending(state(l))
+	if len(got) != 1 || got[0].Shoot != "garden-t/"+l.Shoots[2].Name || got[0].Seed != l.Seeds[0].Name {
+		t.Fatalf("violations %v, want shoot 2 placeable on %s", got, l.Seeds[0].Name)
+	}
+}

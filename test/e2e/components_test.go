@@ -1,0 +1,308 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
+
+	"github.com/graft-dev/graft/test/charts"
+	"github.com/graft-dev/graft/test/framework"
+)
+
+// componentNamespace is where the charts' ServiceAccounts live, as in a real
+// installation.
+const componentNamespace = "graft-system"
+
+// rbacKinds are the objects of a chart the suite applies for real: the
+// identity and its permissions. The Deployment is not applied; the suite runs
+// the binary itself.
+var rbacKinds = map[string]bool{"ServiceAccount": true, "ClusterRole": true, "ClusterRoleBinding": true, "Role": true, "RoleBinding": true}
+
+// binaries builds the components once per suite.
+type binaries struct {
+	dir string
+}
+
+func buildBinaries(ctx context.Context, dir string, names ...string) (*binaries, error) {
+	root, err := framework.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"build", "-o", dir + string(os.PathSeparator)}
+	for _, n := range names {
+		args = append(args, "./cmd/"+n)
+	}
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go %v: %w\n%s", args, err, out)
+	}
+	return &binaries{dir: dir}, nil
+}
+
+func (b *binaries) path(name string) string { return filepath.Join(b.dir, name) }
+
+// component is one running instance of a graft daemon.
+type component struct {
+	// Name is chart-instance, e.g. graft-scheduler-0.
+	Name        string
+	Chart       string
+	HealthAddr  string
+	MetricsAddr string
+	Dir         string
+
+	cmd  *exec.Cmd
+	log  *os.File
+	done chan struct{}
+	mu   sync.Mutex
+	err  error
+}
+
+// componentOptions tune one instance.
+type componentOptions struct {
+	// Set are extra `helm template --set` values (the component config is .config).
+	Set []string
+}
+
+// startComponent renders the chart, applies its ServiceAccount and RBAC,
+// writes a kubeconfig holding a token of that ServiceAccount and the
+// rendered component config (pointed at that kubeconfig and at free local
+// ports), starts the binary and waits until /readyz answers 200.
+func startComponent(ctx context.Context, env *framework.Env, bins *binaries, chart string, instance int, opts componentOptions) (*component, error) {
+	c := &component{Name: fmt.Sprintf("%s-%d", chart, instance), Chart: chart, done: make(chan struct{})}
+	dir, err := os.MkdirTemp("", "graft-e2e-"+c.Name+"-")
+	if err != nil {
+		return nil, err
+	}
+	c.Dir = dir
+	healthPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	metricsPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	c.HealthAddr = "127.0.0.1:" + strconv.Itoa(healthPort)
+	c.MetricsAddr = "127.0.0.1:" + strconv.Itoa(metricsPort)
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+
+	set := append([]string{
+		"config.clientConnection.kubeconfig=" + kubeconfig,
+		"config.server.healthProbeBindAddress=" + c.HealthAddr,
+		"config.server.metricsBindAddress=" + c.MetricsAddr,
+	}, opts.Set...)
+	objs, err := charts.Template(ctx, chart, charts.TemplateOptions{Release: chart, Namespace: componentNamespace, Set: set})
+	if err != nil {
+		return nil, err
+	}
+	var rbac []*unstructured.Unstructured
+	var config string
+	var serviceAccount string
+	for _, o := range objs {
+		switch {
+		case rbacKinds[o.GetKind()]:
+			rbac = append(rbac, o)
+			if o.GetKind() == "ServiceAccount" {
+				serviceAccount = o.GetName()
+			}
+		case o.GetKind() == "ConfigMap":
+			config, _, _ = unstructured.NestedString(o.Object, "data", "config.yaml")
+		}
+	}
+	if serviceAccount == "" || config == "" {
+		return nil, fmt.Errorf("chart %s rendered no ServiceAccount or no config", chart)
+	}
+	applier, err := charts.NewApplier(env.Config())
+	if err != nil {
+		return nil, err
+	}
+	if err := applier.Apply(ctx, rbac, false); err != nil {
+		return nil, err
+	}
+	if err := writeServiceAccountKubeconfig(ctx, env, serviceAccount, kubeconfig); err != nil {
+		return nil, err
+	}
+	configPath := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(configPath, []byte(config), 0o600); err != nil {
+		return nil, err
+	}
+	if err := c.start(bins.path(chart), configPath); err != nil {
+		return nil, err
+	}
+	if err := c.waitReady(ctx, 2*time.Minute); err != nil {
+		c.Stop()
+		return nil, fmt.Errorf("%s: %w\n%s", c.Name, err, c.Logs())
+	}
+	return c, nil
+}
+
+func (c *component) start(bin, configPath string) error {
+	log, err := os.Create(filepath.Join(c.Dir, "log"))
+	if err != nil {
+		return err
+	}
+	c.log = log
+	c.cmd = exec.Command(bin, "--config", configPath)
+	c.cmd.Stdout, c.cmd.Stderr = log, log
+	// Its own process group, so that a signal to it reaches nothing else.
+	c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := c.cmd.Start(); err != nil {
+		return fmt.Errorf("starting %s: %w", c.Name, err)
+	}
+	go func() {
+		err := c.cmd.Wait()
+		c.mu.Lock()
+		c.err = err
+		c.mu.Unlock()
+		close(c.done)
+	}()
+	return nil
+}
+
+// waitReady polls /readyz until it answers 200, the process exits or the
+// timeout passes.
+func (c *component) waitReady(ctx context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client := &http.Client{Timeout: 2 * time.Second}
+	for {
+		select {
+		case <-c.done:
+			return fmt.Errorf("exited before it was ready: %v", c.exitErr())
+		case <-ctx.Done():
+			return fmt.Errorf("not ready within %s", timeout)
+		case <-time.After(200 * time.Millisecond):
+		}
+		resp, err := client.Get("http://" + c.HealthAddr + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+	}
+}
+
+// Running reports whether the process has not exited.
+func (c *component) Running() bool {
+	select {
+	case <-c.done:
+		return false
+	default:
+		return true
+	}
+}
+
+func (c *component) exitErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Kill ends the process at once (SIGKILL): no lease release, no flush.
+func (c *component) Kill() {
+	if c.Running() {
+		_ = c.cmd.Process.Kill()
+	}
+	<-c.done
+}
+
+// Stop asks the process to shut down (SIGTERM) and kills it after 15s.
+func (c *component) Stop() {
+	if c == nil || c.cmd == nil || c.cmd.Process == nil {
+		return
+	}
+	if c.Running() {
+		_ = c.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-c.done:
+		case <-time.After(15 * time.Second):
+			_ = c.cmd.Process.Kill()
+			<-c.done
+		}
+	}
+	if c.log != nil {
+		_ = c.log.Close()
+	}
+}
+
+// Logs returns the process's output so far.
+func (c *component) Logs() string {
+	data, err := os.ReadFile(filepath.Join(c.Dir, "log"))
+	if err != nil {
+		return err.Error()
+	}
+	if len(data) > 20000 {
+		data = append([]byte("...\n"), data[len(data)-20000:]...)
+	}
+	return string(data)
+}
+
+// LogContains reports whether the process's whole output contains s.
+func (c *component) LogContains(s string) bool {
+	data, err := os.ReadFile(filepath.Join(c.Dir, "log"))
+	return err == nil && strings.Contains(string(data), s)
+}
+
+// writeServiceAccountKubeconfig writes a kubeconfig that authenticates as the
+// ServiceAccount with a token from the TokenRequest API.
+func writeServiceAccountKubeconfig(ctx context.Context, env *framework.Env, serviceAccount, path string) error {
+	kube := env.KubeClient()
+	tr, err := kube.CoreV1().ServiceAccounts(componentNamespace).CreateToken(ctx, serviceAccount,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3 * 3600)}}, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("requesting a token for ServiceAccount %s/%s: %w", componentNamespace, serviceAccount, err)
+	}
+	admin := env.Config()
+	ca := admin.CAData
+	if len(ca) == 0 && admin.CAFile != "" {
+		if ca, err = os.ReadFile(admin.CAFile); err != nil {
+			return err
+		}
+	}
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["garden"] = &clientcmdapi.Cluster{Server: admin.Host, CertificateAuthorityData: ca, InsecureSkipTLSVerify: admin.Insecure, TLSServerName: admin.ServerName}
+	cfg.AuthInfos[serviceAccount] = &clientcmdapi.AuthInfo{Token: tr.Status.Token}
+	cfg.Contexts["garden"] = &clientcmdapi.Context{Cluster: "garden", AuthInfo: serviceAccount}
+	cfg.CurrentContext = "garden"
+	return clientcmd.WriteToFile(*cfg, path)
+}
+
+func ensureNamespace(ctx context.Context, kube kubernetes.Interface, name string) error {
+	_, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

@@ -1,0 +1,119 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/test/e2e/invariant"
+	"github.com/graft-dev/graft/test/e2e/landscape"
+)
+
+var _ = Describe("Scenario 4: capacity", Ordered, func() {
+	l := landscape.Generate(landscape.Spec{
+		Scenario: "s4", Providers: []string{"aws"}, RegionsPerProvider: 1, SeedsPerRegion: 3, SeedCapacity: 10,
+	})
+	ns := l.Namespace.Name
+	full, garbage := l.Seeds[0].Name, l.Seeds[1].Name
+
+	BeforeAll(func(ctx SpecContext) {
+		Expect(createLandscape(ctx, l)).To(Succeed())
+		// Six shoots created on the first seed: the scheduler leaves
+		// pre-bound shoots alone, and the annotator counts them.
+		var bound []*corev1alpha1.Shoot
+		for i := 0; i < 6; i++ {
+			shoot := landscape.Shoot(l.Spec, fmt.Sprintf("s4-bound-%d", i), "aws", landscape.Region("aws", 0), corev1alpha1.ShootPurposeDevelopment, false)
+			shoot.Spec.SeedName = ptr.To(full)
+			bound = append(bound, shoot)
+		}
+		for _, shoot := range bound {
+			_, err := graft.CoreV1alpha1().Shoots(ns).Create(ctx, shoot, metav1.CreateOptions{})
+			Expect(err).NotTo(HaveOccurred())
+		}
+		Eventually(func(g Gomega) {
+			g.Expect(shootsOn(g, ctx, full)).To(Equal(int64(6)))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(time.Second).Should(Succeed())
+	})
+
+	It("updates allocatable when a seed's capacity annotation is lowered, and says the seed is over capacity", func(ctx SpecContext) {
+		setAnnotation(ctx, full, corev1alpha1.AnnotationCapacityShoots, "4")
+		Eventually(func(g Gomega) {
+			seed, err := graft.CoreV1alpha1().Seeds().Get(ctx, full, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			alloc := seed.Status.Allocatable[corev1alpha1.ResourceShoots]
+			g.Expect(alloc.Value()).To(Equal(int64(4)))
+			evs, err := seedEvents(ctx, full)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(hasEvent(evs, corev1.EventTypeNormal, "AllocatableChanged", "")).To(BeTrue(), "events %v", evs)
+			g.Expect(hasEvent(evs, corev1.EventTypeWarning, "OverCapacity", "")).To(BeTrue(), "events %v", evs)
+		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(time.Second).Should(Succeed())
+
+		By("the invariant checker sees the seed above allocatable until the excess moves")
+		s, err := state(ctx, l.Selector(), ns)
+		Expect(err).NotTo(HaveOccurred())
+		vs := invariant.Check(s, nil)
+		Expect(vs).To(ContainElement(HaveField("Rule", invariant.RuleCapacity)))
+	}, SpecTimeout(time.Minute))
+
+	It("keeps a seed's last good values and warns when its capacity annotation is garbage (scenario 7)", func(ctx SpecContext) {
+		setAnnotation(ctx, garbage, corev1alpha1.AnnotationCapacityShoots, "lots")
+		Eventually(func(g Gomega) {
+			evs, err := seedEvents(ctx, garbage)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(hasEvent(evs, corev1.EventTypeWarning, "InvalidCapacityAnnotation", "lots")).To(BeTrue(), "events %v", evs)
+		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(time.Second).Should(Succeed())
+		Consistently(func(g Gomega) {
+			seed, err := graft.CoreV1alpha1().Seeds().Get(ctx, garbage, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			alloc := seed.Status.Allocatable[corev1alpha1.ResourceShoots]
+			g.Expect(alloc.Value()).To(Equal(int64(10)))
+		}).WithContext(ctx).WithTimeout(3 * time.Second).WithPolling(time.Second).Should(Succeed())
+
+		By("other seeds still follow their annotations")
+		other := l.Seeds[2].Name
+		setAnnotation(ctx, other, corev1alpha1.AnnotationCapacityShoots, "7")
+		Eventually(func(g Gomega) {
+			seed, err := graft.CoreV1alpha1().Seeds().Get(ctx, other, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			alloc := seed.Status.Allocatable[corev1alpha1.ResourceShoots]
+			g.Expect(alloc.Value()).To(Equal(int64(7)))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(time.Second).Should(Succeed())
+	}, SpecTimeout(time.Minute))
+})
+
+// shootsOn returns a seed's status.usage.shoots.
+func shootsOn(g Gomega, ctx context.Context, seedName string) int64 {
+	seed, err := graft.CoreV1alpha1().Seeds().Get(ctx, seedName, metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	usage := seed.Status.Usage[corev1alpha1.ResourceShoots]
+	return usage.Value()
+}
+
+func setAnnotation(ctx context.Context, seedName, key, value string) {
+	GinkgoHelper()
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, key, value)
+	_, err := graft.CoreV1alpha1().Seeds().Patch(ctx, seedName, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+	Expect(err).NotTo(HaveOccurred())
+}
+
+// seedEvents returns the Events about a seed, in whatever namespace the
+// recorder put them (cluster-scoped objects get theirs in "default").
+func seedEvents(ctx context.Context, seedName string) ([]corev1.Event, error) {
+	list, err := env.KubeClient().CoreV1().Events("").List(ctx, metav1.ListOptions{
+		FieldSelector: "involvedObject.kind=Seed,involvedObject.name=" + seedName,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}

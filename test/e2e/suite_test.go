@@ -1,0 +1,260 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
+
+	graftclient "github.com/graft-dev/client-go/clientset/versioned"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/test/e2e/invariant"
+	"github.com/graft-dev/graft/test/e2e/landscape"
+	"github.com/graft-dev/graft/test/framework"
+)
+
+func TestMain(m *testing.M) {
+	framework.MainWithOptions(m, framework.Options{UseKubeconfig: true})
+}
+
+func TestE2E(t *testing.T) {
+	env = framework.Shared(t)
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "graft end-to-end")
+}
+
+var (
+	env     *framework.Env
+	bins    *binaries
+	graft   graftclient.Interface
+	history *invariant.History
+	// running are the components started for the whole suite, by name.
+	running = map[string]*component{}
+)
+
+var _ = BeforeSuite(func(ctx SpecContext) {
+	graft = env.GraftClient()
+	kube := env.KubeClient()
+	Expect(ensureNamespace(ctx, kube, componentNamespace)).To(Succeed())
+	Expect(ensureNamespace(ctx, kube, corev1alpha1.GardenNamespace)).To(Succeed())
+
+	dir, err := os.MkdirTemp("", "graft-e2e-bin-")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(os.RemoveAll, dir)
+	By("building the binaries")
+	var names []string
+	for _, sc := range suiteComponents {
+		names = append(names, sc.chart)
+	}
+	bins, err = buildBinaries(ctx, dir, slices.Compact(names)...)
+	Expect(err).NotTo(HaveOccurred())
+
+	history = invariant.NewHistory()
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	DeferCleanup(stopWatch)
+	Expect(watchShoots(watchCtx, history)).To(Succeed())
+
+	By("starting the components as their charts' ServiceAccounts")
+	for _, sc := range suiteComponents {
+		c, err := startComponent(ctx, env, bins, sc.chart, sc.instance, componentOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		running[c.Name] = c
+	}
+}, NodeTimeout(10*time.Minute))
+
+// suiteComponents run for the whole suite, as in a garden: two scheduler
+// replicas (one leads, one stands by) and the capacity annotator.
+var suiteComponents = []struct {
+	chart    string
+	instance int
+}{
+	{"graft-scheduler", 0},
+	{"graft-scheduler", 1},
+	{"graft-capacity-annotator", 0},
+}
+
+var _ = AfterSuite(func() {
+	for _, c := range running {
+		c.Stop()
+	}
+})
+
+// After a failed spec, show what the components said.
+var _ = ReportAfterEach(func(report SpecReport) {
+	if !report.Failed() {
+		return
+	}
+	for _, c := range running {
+		fmt.Fprintf(GinkgoWriter, "\n===== %s (running %v) =====\n%s\n", c.Name, c.Running(), c.Logs())
+	}
+})
+
+// AfterEach spec, every suite-wide component must still run (none may crash
+// or exit on what a scenario did) and none may have been refused anything by
+// RBAC, even where a spec does not look at the result (an Event, say).
+var _ = AfterEach(func() {
+	for _, c := range running {
+		Expect(c.Running()).To(BeTrue(), "%s exited: %v\n%s", c.Name, c.exitErr(), c.Logs())
+		Expect(c.LogContains(" is forbidden: ")).To(BeFalse(), "%s was refused by RBAC:\n%s", c.Name, c.Logs())
+	}
+})
+
+// watchShoots feeds every change of every shoot into h, from now on, across
+// watch restarts (the resourceVersion is carried over).
+func watchShoots(ctx context.Context, h *invariant.History) error {
+	list, err := graft.CoreV1alpha1().Shoots("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for i := range list.Items {
+		h.Observe(&list.Items[i])
+	}
+	w, err := watchtools.NewRetryWatcherWithContext(ctx, list.ResourceVersion, &cache.ListWatch{
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			return graft.CoreV1alpha1().Shoots("").Watch(ctx, opts)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	go func() {
+		for ev := range w.ResultChan() {
+			shoot, ok := ev.Object.(*corev1alpha1.Shoot)
+			if !ok {
+				continue
+			}
+			switch ev.Type {
+			case watch.Added, watch.Modified:
+				h.Observe(shoot)
+			case watch.Deleted:
+				h.Forget(shoot)
+			}
+		}
+	}()
+	return nil
+}
+
+// state lists a scenario's objects for the invariant checker.
+func state(ctx context.Context, scenarioSelector, namespace string) (invariant.Landscape, error) {
+	var l invariant.Landscape
+	seeds, err := graft.CoreV1alpha1().Seeds().List(ctx, metav1.ListOptions{LabelSelector: scenarioSelector})
+	if err != nil {
+		return l, err
+	}
+	shoots, err := graft.CoreV1alpha1().Shoots(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return l, err
+	}
+	profiles, err := graft.CoreV1alpha1().CloudProfiles().List(ctx, metav1.ListOptions{LabelSelector: scenarioSelector})
+	if err != nil {
+		return l, err
+	}
+	cms, err := env.KubeClient().CoreV1().ConfigMaps(corev1alpha1.GardenNamespace).List(ctx, metav1.ListOptions{
+		LabelSelector: corev1alpha1.LabelSchedulingPurpose + "=" + corev1alpha1.LabelSchedulingPurposeRegionConfig,
+	})
+	if err != nil {
+		return l, err
+	}
+	for i := range seeds.Items {
+		l.Seeds = append(l.Seeds, &seeds.Items[i])
+	}
+	for i := range shoots.Items {
+		l.Shoots = append(l.Shoots, &shoots.Items[i])
+	}
+	for i := range profiles.Items {
+		l.CloudProfiles = append(l.CloudProfiles, &profiles.Items[i])
+	}
+	for i := range cms.Items {
+		l.ConfigMaps = append(l.ConfigMaps, &cms.Items[i])
+	}
+	return l, nil
+}
+
+// events returns the namespace's Events by involved object name.
+func events(ctx context.Context, namespace string) (map[string][]corev1.Event, error) {
+	list, err := env.KubeClient().CoreV1().Events(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]corev1.Event{}
+	for _, e := range list.Items {
+		out[e.InvolvedObject.Name] = append(out[e.InvolvedObject.Name], e)
+	}
+	return out, nil
+}
+
+func hasEvent(evs []corev1.Event, eventType, reason, messagePart string) bool {
+	for _, e := range evs {
+		if e.Type == eventType && e.Reason == reason && strings.Contains(e.Message, messagePart) {
+			return true
+		}
+	}
+	return false
+}
+
+func violationStrings(vs []invariant.Violation) []string {
+	out := make([]string, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, v.String())
+	}
+	return out
+}
+
+// createLandscape creates a landscape's objects with the admin client: the
+// namespace, cloud profiles and seeds (their ready status written with a
+// merge patch of the status subresource, which cannot conflict with the
+// annotator's writes), then the shoots, several at a time.
+func createLandscape(ctx context.Context, l *landscape.Landscape) error {
+	if err := ensureNamespace(ctx, env.KubeClient(), l.Namespace.Name); err != nil {
+		return err
+	}
+	for _, cp := range l.CloudProfiles {
+		if _, err := graft.CoreV1alpha1().CloudProfiles().Create(ctx, cp.DeepCopy(), metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating cloud profile %s: %w", cp.Name, err)
+		}
+	}
+	for _, seed := range l.Seeds {
+		if _, err := graft.CoreV1alpha1().Seeds().Create(ctx, seed.DeepCopy(), metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating seed %s: %w", seed.Name, err)
+		}
+		status, err := json.Marshal(map[string]any{"status": seed.Status})
+		if err != nil {
+			return err
+		}
+		if _, err := graft.CoreV1alpha1().Seeds().Patch(ctx, seed.Name, types.MergePatchType, status, metav1.PatchOptions{}, "status"); err != nil {
+			return fmt.Errorf("writing the status of seed %s: %w", seed.Name, err)
+		}
+	}
+	return createShoots(ctx, l.Shoots)
+}
+
+// createShoots creates shoots with a few concurrent writers.
+func createShoots(ctx context.Context, shoots []*corev1alpha1.Shoot) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for _, shoot := range shoots {
+		g.Go(func() error {
+			if _, err := graft.CoreV1alpha1().Shoots(shoot.Namespace).Create(ctx, shoot.DeepCopy(), metav1.CreateOptions{}); err != nil {
+				return fmt.Errorf("creating shoot %s/%s: %w", shoot.Namespace, shoot.Name, err)
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
