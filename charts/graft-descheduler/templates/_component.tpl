@@ -14,7 +14,7 @@ What graft-descheduler does with the API, and nothing more:
   verbs: ["get", "list", "watch", "update"]
 - apiGroups: ["core.graft.dev"]
   resources: ["shoots/status"]
-  verbs: ["update", "patch"]
+  verbs: ["update"]
 - apiGroups: ["core.graft.dev"]
   resources: ["seeds", "cloudprofiles"]
   verbs: ["get", "list", "watch"]
