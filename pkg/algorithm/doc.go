@@ -56,21 +56,29 @@
 // highest total wins, ties as in step 9. Without weights the decision is the
 // reference scheduler's.
 //
-// A failure is a *ScheduleError. Its Error() reads like the reference
-// scheduler ("0/5 seed cluster candidate(s) are eligible for scheduling:
-// {seed-a => shoot does not tolerate the seed's taints, ...}") and lists every
-// rejected seed sorted by name; Short() is a one-line summary for Events and
-// lastOperation; IsNoCapacity(err) tells a capacity shortage from other causes.
+// A failure is a *ScheduleError. Its Error() starts with the reference
+// scheduler's message for the step that removed the last candidate, counting
+// the seeds that entered that step ("0/5 seed cluster candidate(s) are
+// eligible for scheduling", "none of the 3 seeds is valid for scheduling (not
+// deleting, visible and ready)", ...), followed by every seed, sorted by name,
+// with the first reason it was rejected: "{seed-a => shoot does not tolerate
+// the seed's taints (key:NoSchedule), ...}". Short() is a one-line summary for
+// Events and lastOperation ("0/5 seeds fit: no capacity (3), ..."), also
+// available as ShortReason(err) for any error; IsNoCapacity(err) is true when
+// the shoot would have been placed had the full seeds had room. Other errors
+// (no cloud profile, an invalid selector or shoot CIDR, a malformed region
+// ConfigMap entry the shoot needs, an invalid Config) are plain errors.
 //
 // Explain returns the same decision seed by seed: the first filter that
 // rejected each seed with its message, or the distance and score of the
-// survivors. FormatExplanation renders the long form used by
-// `graftctl simulate --explain`.
+// survivors; ExplainElsewhere does so for FitsElsewhere. FormatExplanation
+// renders the long form used by `graftctl simulate --explain`;
+// Explanation.Short the short one.
 //
 // # Region configuration
 //
 // SelectRegionConfigMap picks the region ConfigMap of a cloud profile among
-// several; ParseRegionConfig reads its data once (malformed entries only fail
+// several; ParseRegionConfig (or ParseRegionConfigNamed) reads its data once (malformed entries only fail
 // the shoots whose region needs them). Pass the parsed form in
 // Inputs.RegionConfig to keep parsing off the hot path, or the raw ConfigMap in
 // Inputs.RegionConfigMap.
