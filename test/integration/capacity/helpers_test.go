@@ -1,0 +1,281 @@
+//go:build integration
+
+package capacity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
+
+	graftclient "github.com/graft-dev/client-go/clientset/versioned"
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/capacity/annotator"
+	"github.com/graft-dev/graft/pkg/capacity/controller"
+	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/component/runner"
+	"github.com/graft-dev/graft/test/framework"
+)
+
+func TestMain(m *testing.M) { framework.Main(m) }
+
+// testSyncPeriod keeps the tests quick; the burst test measures coalescing
+// against it.
+const testSyncPeriod = time.Second
+
+// instance is one annotator running in the test process.
+type instance struct {
+	ctrl     *controller.Controller
+	runner   *runner.Runner
+	registry *prometheus.Registry
+}
+
+// startAnnotator runs an annotator against the shared garden until the test
+// ends. Only one runs at a time: tests do not run in parallel.
+func startAnnotator(t *testing.T, mutate func(*configv1alpha1.CapacityAnnotatorConfiguration)) *instance {
+	t.Helper()
+	env := framework.Shared(t)
+	cfg := &configv1alpha1.CapacityAnnotatorConfiguration{}
+	cfg.LeaderElection.LeaderElect = ptr.To(false)
+	cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
+	cfg.Server.MetricsBindAddress = configv1alpha1.DisabledBindAddress
+	cfg.SyncPeriod = metav1.Duration{Duration: testSyncPeriod}
+	if mutate != nil {
+		mutate(cfg)
+	}
+	cfg.Default()
+	if errs := cfg.Validate(); len(errs) > 0 {
+		t.Fatalf("invalid annotator configuration: %v", errs)
+	}
+	inst := &instance{registry: prometheus.NewRegistry()}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- annotator.Run(ctx, cfg, clientconn.Apply(env.Config(), cfg.ClientConnection), annotator.Options{
+			Registerer: inst.registry,
+			Setup: func(r *runner.Runner, c *controller.Controller) {
+				inst.runner, inst.ctrl = r, c
+			},
+		})
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("annotator returned: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("annotator did not stop within 30s")
+		}
+	})
+	// Wait until it is built and its caches are synced.
+	waitFor(t, "the annotator to sync", func(context.Context) (bool, error) {
+		select {
+		case err := <-done:
+			return false, fmt.Errorf("annotator stopped: %v", err)
+		default:
+		}
+		return inst.ctrl != nil && inst.ctrl.HasSynced(), nil
+	})
+	return inst
+}
+
+var unique atomic.Int64
+
+// name returns a name no other test uses.
+func name(prefix string) string {
+	return fmt.Sprintf("%s-%d-%d", prefix, time.Now().UnixNano()%1_000_000, unique.Add(1))
+}
+
+func graft(t *testing.T) graftclient.Interface {
+	return framework.Shared(t).GraftClient()
+}
+
+func waitFor(t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		ok, err := cond(ctx)
+		if !ok {
+			// err only explains why not yet; keep it for the failure message.
+			last = err
+		}
+		return ok, nil
+	})
+	if err != nil {
+		t.Fatalf("waiting for %s: %v (last error: %v)", what, err, last)
+	}
+}
+
+// readySeed creates a seed whose agent reports it ready: GardenletReady True
+// and a lastOperation, written by another field manager as a gardenlet would.
+func readySeed(t *testing.T, name string, labels, annotations map[string]string) *v1alpha1.Seed {
+	t.Helper()
+	ctx := context.Background()
+	seed := &v1alpha1.Seed{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, Annotations: annotations},
+		Spec: v1alpha1.SeedSpec{
+			Provider: v1alpha1.SeedProvider{Type: "aws", Region: "eu-west-1", Zones: []string{"a", "b", "c"}},
+			Networks: v1alpha1.SeedNetworks{Pods: "100.96.0.0/11", Services: "100.64.0.0/13"},
+		},
+	}
+	created, err := graft(t).CoreV1alpha1().Seeds().Create(ctx, seed, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("creating seed %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		_ = graft(t).CoreV1alpha1().Seeds().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	return setHealth(t, created, v1alpha1.ConditionTrue, true)
+}
+
+// setHealth writes GardenletReady and lastOperation as the seed's agent would.
+func setHealth(t *testing.T, seed *v1alpha1.Seed, status v1alpha1.ConditionStatus, lastOperation bool) *v1alpha1.Seed {
+	t.Helper()
+	var out *v1alpha1.Seed
+	err := retryConflict(func() error {
+		cur, err := graft(t).CoreV1alpha1().Seeds().Get(context.Background(), seed.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		now := metav1.Now()
+		cur.Status.Conditions = []v1alpha1.Condition{{Type: v1alpha1.SeedGardenletReady, Status: status, LastTransitionTime: now, LastUpdateTime: now, Reason: "Test"}}
+		cur.Status.LastOperation = nil
+		if lastOperation {
+			cur.Status.LastOperation = &v1alpha1.LastOperation{Type: v1alpha1.LastOperationTypeReconcile, State: v1alpha1.LastOperationStateSucceeded, LastUpdateTime: now}
+		}
+		out, err = graft(t).CoreV1alpha1().Seeds().UpdateStatus(context.Background(), cur, metav1.UpdateOptions{FieldManager: "gardenlet"})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("writing the health of seed %s: %v", seed.Name, err)
+	}
+	return out
+}
+
+func retryConflict(fn func() error) error {
+	var err error
+	for range 10 {
+		if err = fn(); err == nil || !strings.Contains(err.Error(), "the object has been modified") {
+			return err
+		}
+	}
+	return err
+}
+
+func namespace(t *testing.T) string {
+	t.Helper()
+	ns := name("capacity")
+	kube := framework.Shared(t).KubeClient()
+	if _, err := kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating namespace: %v", err)
+	}
+	return ns
+}
+
+func createShoot(t *testing.T, ctx context.Context, ns, name string, seed *string) error {
+	shoot := &v1alpha1.Shoot{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: v1alpha1.ShootSpec{
+			CloudProfileName: ptr.To("aws"),
+			Region:           "eu-west-1",
+			Provider:         v1alpha1.Provider{Type: "aws", Workers: []v1alpha1.Worker{{Name: "pool", Zones: []string{"a"}}}},
+			SeedName:         seed,
+		},
+	}
+	_, err := graft(t).CoreV1alpha1().Shoots(ns).Create(ctx, shoot, metav1.CreateOptions{})
+	return err
+}
+
+// bind sets spec.seedName (nil unbinds) as the scheduler does.
+func bind(ctx context.Context, client graftclient.Interface, ns, name string, seed *string) error {
+	value := "null"
+	if seed != nil {
+		value = fmt.Sprintf("%q", *seed)
+	}
+	_, err := client.CoreV1alpha1().Shoots(ns).Patch(ctx, name, types.MergePatchType,
+		[]byte(`{"spec":{"seedName":`+value+`}}`), metav1.PatchOptions{})
+	return err
+}
+
+// setStatusSeed sets status.seedName as a gardenlet does when it takes over a shoot.
+func setStatusSeed(ctx context.Context, client graftclient.Interface, ns, name string, seed string) error {
+	_, err := client.CoreV1alpha1().Shoots(ns).Patch(ctx, name, types.MergePatchType,
+		[]byte(`{"status":{"seedName":"`+seed+`"}}`), metav1.PatchOptions{}, "status")
+	return err
+}
+
+// quantity renders a number of shoots as a plain integer (a Quantity prints
+// 2000 as "2k").
+func quantity(l corev1.ResourceList) string {
+	if q, ok := l[v1alpha1.ResourceShoots]; ok {
+		return fmt.Sprint(q.Value())
+	}
+	return "unset"
+}
+
+// waitForStatus waits until the seed's shoots capacity, allocatable and usage
+// are as wanted ("" means any value).
+func waitForStatus(t *testing.T, seed, capacity, allocatable, usage string) *v1alpha1.Seed {
+	t.Helper()
+	var got *v1alpha1.Seed
+	waitFor(t, fmt.Sprintf("seed %s to have capacity %q allocatable %q usage %q", seed, capacity, allocatable, usage), func(ctx context.Context) (bool, error) {
+		s, err := graft(t).CoreV1alpha1().Seeds().Get(ctx, seed, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		got = s
+		c, a, u := quantity(s.Status.Capacity), quantity(s.Status.Allocatable), quantity(s.Status.Usage)
+		if (capacity == "" || c == capacity) && (allocatable == "" || a == allocatable) && (usage == "" || u == usage) {
+			return true, nil
+		}
+		return false, fmt.Errorf("capacity %s allocatable %s usage %s", c, a, u)
+	})
+	return got
+}
+
+// eventsFor lists the Events with the given reason about a seed.
+func eventsFor(t *testing.T, ctx context.Context, seed, reason string) ([]corev1.Event, error) {
+	list, err := framework.Shared(t).KubeClient().CoreV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
+		FieldSelector: "involvedObject.name=" + seed + ",reason=" + reason,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}
+
+// gauge reads one series of a gauge from an annotator's registry.
+func (i *instance) gauge(metric, seed string) (float64, error) {
+	families, err := i.registry.Gather()
+	if err != nil {
+		return 0, err
+	}
+	for _, f := range families {
+		if f.GetName() != metric {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "seed" && l.GetValue() == seed {
+					return m.GetGauge().GetValue(), nil
+				}
+			}
+		}
+	}
+	return 0, errors.New("no series " + metric + "{seed=" + seed + "}")
+}
