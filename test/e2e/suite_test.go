@@ -62,7 +62,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	for _, sc := range suiteComponents {
 		names = append(names, sc.chart)
 	}
-	bins, err = buildBinaries(ctx, dir, slices.Compact(names)...)
+	bins, err = buildBinaries(ctx, dir, append(slices.Compact(names), "graftctl")...)
 	Expect(err).NotTo(HaveOccurred())
 
 	history = invariant.NewHistory()
@@ -72,21 +72,46 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 
 	By("starting the components as their charts' ServiceAccounts")
 	for _, sc := range suiteComponents {
-		c, err := startComponent(ctx, env, bins, sc.chart, sc.instance, componentOptions{})
+		c, err := startComponent(ctx, env, bins, sc.chart, sc.instance, componentOptions{Set: sc.set})
 		Expect(err).NotTo(HaveOccurred())
 		running[c.Name] = c
 	}
 }, NodeTimeout(10*time.Minute))
 
 // suiteComponents run for the whole suite, as in a garden: two scheduler
-// replicas (one leads, one stands by) and the capacity annotator.
+// replicas (one leads, one stands by), the capacity annotator and the
+// descheduler. The descheduler keeps its safety checks but passes more often
+// and evicts faster than its defaults, so that drains finish in seconds.
 var suiteComponents = []struct {
 	chart    string
 	instance int
+	set      []string
 }{
-	{"graft-scheduler", 0},
-	{"graft-scheduler", 1},
-	{"graft-capacity-annotator", 0},
+	{chart: "graft-scheduler", instance: 0},
+	{chart: "graft-scheduler", instance: 1},
+	{chart: "graft-capacity-annotator", instance: 0},
+	{chart: "graft-descheduler", instance: 0, set: descheduler},
+}
+
+var descheduler = []string{
+	"config.interval=5s", "config.evictionRate=20", "config.evictionBurst=10",
+	"config.maxEvictionsPerSeed=50", "config.maxEvictionsTotal=200", "config.maxPendingEvicted=50",
+}
+
+// restart replaces a suite component that a scenario stopped or killed.
+func restart(ctx context.Context, name string) {
+	GinkgoHelper()
+	old := running[name]
+	for _, sc := range suiteComponents {
+		if sc.chart == old.Chart && fmt.Sprintf("%s-%d", sc.chart, sc.instance) == name {
+			old.Stop()
+			c, err := startComponent(ctx, env, bins, sc.chart, sc.instance, componentOptions{Set: sc.set})
+			Expect(err).NotTo(HaveOccurred())
+			running[name] = c
+			return
+		}
+	}
+	Fail("no suite component " + name)
 }
 
 var _ = AfterSuite(func() {
