@@ -685,6 +685,15 @@ func TestScoring(t *testing.T) {
 			want:   "busy",
 		},
 		{
+			name:        "LeastAllocated without allocatable compares usage",
+			seeds:       seeds(newSeed("a"), newSeed("b"), newSeed("c", allocatable(4))),
+			bound:       append(append(fill("a", 3), fill("b", 1)...), fill("c", 3)...),
+			shoot:       newShoot("s"),
+			config:      Config{ScoreWeights: map[ScorePlugin]int32{ScorePluginLeastAllocated: 1}},
+			want:        "b",
+			wantFilters: map[string]Filter{"a": FilterScore, "c": FilterScore},
+		},
+		{
 			name:   "equal scores: least used, then name",
 			seeds:  seeds(newSeed("b"), newSeed("a"), newSeed("c")),
 			bound:  fill("a", 1),

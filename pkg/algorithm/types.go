@@ -272,21 +272,21 @@ func ShortReason(err error) string {
 // SeedResult is one seed's part in a decision.
 type SeedResult struct {
 	// Seed is the seed's name.
-	Seed string
+	Seed string `json:"seed"`
 	// Chosen is set for the seed the shoot goes to.
-	Chosen bool
+	Chosen bool `json:"chosen,omitempty"`
 	// Filter is the first step that rejected the seed; empty for the chosen seed.
-	Filter Filter
+	Filter Filter `json:"filter,omitempty"`
 	// Message says why, in the words of the long form.
-	Message string
+	Message string `json:"message,omitempty"`
 	// Distance is the strategy distance, when one was computed.
-	Distance *int
+	Distance *int `json:"distance,omitempty"`
 	// Score is the weighted score, when scoring is on and the seed got that far.
-	Score *int64
+	Score *int64 `json:"score,omitempty"`
 	// Usage is the number of shoots counted on the seed (without the shoot itself).
-	Usage int
+	Usage int `json:"usage"`
 	// Allocatable is the seed's allocatable shoots, when set.
-	Allocatable *int64
+	Allocatable *int64 `json:"allocatable,omitempty"`
 }
 
 // Explanation is a decision seed by seed.
