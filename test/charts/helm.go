@@ -111,6 +111,8 @@ type TemplateOptions struct {
 	ValuesFiles []string
 	// Set are passed with --set, in order (key=value).
 	Set []string
+	// SetJSON are passed with --set-json, in order (key=JSON), for lists.
+	SetJSON []string
 	// IncludeCRDs renders the chart's crds/ too.
 	IncludeCRDs bool
 }
@@ -142,6 +144,9 @@ func TemplateRaw(ctx context.Context, chart string, opts TemplateOptions) ([]byt
 	}
 	for _, s := range opts.Set {
 		args = append(args, "--set", s)
+	}
+	for _, s := range opts.SetJSON {
+		args = append(args, "--set-json", s)
 	}
 	if opts.IncludeCRDs {
 		args = append(args, "--include-crds")

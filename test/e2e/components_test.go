@@ -83,6 +83,12 @@ type component struct {
 type componentOptions struct {
 	// Set are extra `helm template --set` values (the component config is .config).
 	Set []string
+	// SetJSON are extra `helm template --set-json` values.
+	SetJSON []string
+	// Release is the Helm release name; default the chart name. A second
+	// installation of a chart needs its own, so that its RBAC objects do not
+	// replace the first one's.
+	Release string
 }
 
 // startComponent renders the chart, applies its ServiceAccount and RBAC,
@@ -113,7 +119,11 @@ func startComponent(ctx context.Context, env *framework.Env, bins *binaries, cha
 		"config.server.healthProbeBindAddress=" + c.HealthAddr,
 		"config.server.metricsBindAddress=" + c.MetricsAddr,
 	}, opts.Set...)
-	objs, err := charts.Template(ctx, chart, charts.TemplateOptions{Release: chart, Namespace: componentNamespace, Set: set})
+	release := opts.Release
+	if release == "" {
+		release = chart
+	}
+	objs, err := charts.Template(ctx, chart, charts.TemplateOptions{Release: release, Namespace: componentNamespace, Set: set, SetJSON: opts.SetJSON})
 	if err != nil {
 		return nil, err
 	}

@@ -13,9 +13,14 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
 
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/test/charts"
+	"github.com/graft-dev/graft/test/e2e/landscape"
 )
 
 var _ = Describe("Scenario 7: bad input", func() {
@@ -44,6 +49,91 @@ var _ = Describe("Scenario 7: bad input", func() {
 			Expect(out).To(ContainSubstring("notAField"))
 		}, SpecTimeout(time.Minute))
 	}
+})
+
+var _ = Describe("Scenario 7: bad input while running", Ordered, func() {
+	// A second scheduler, answering to its own name with the MinimalDistance
+	// strategy (which reads region ConfigMaps), installed as its own release.
+	const schedulerName = "distance-scheduler"
+	l := landscape.Generate(landscape.Spec{Scenario: "s7", Providers: []string{"aws"}, RegionsPerProvider: 2, SeedsPerRegion: 2, SeedCapacity: 20})
+	ns := l.Namespace.Name
+	region1, region2 := landscape.Region("aws", 0), landscape.Region("aws", 1)
+	var distance *component
+
+	BeforeAll(func(ctx SpecContext) {
+		Expect(createLandscape(ctx, l)).To(Succeed())
+		var err error
+		distance, err = startComponent(ctx, env, bins, "graft-scheduler", 0, componentOptions{
+			Release: "graft-distance-scheduler",
+			Set: []string{
+				"config.schedulerName=" + schedulerName, "config.strategy=MinimalDistance",
+				"config.leaderElection.resourceName=graft-distance-scheduler", "replicaCount=1",
+			},
+		})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() {
+			Expect(distance.Running()).To(BeTrue(), "the second scheduler exited:\n%s", distance.Logs())
+			Expect(distance.LogContains(" is forbidden: ")).To(BeFalse(), "refused by RBAC:\n%s", distance.Logs())
+			distance.Stop()
+		})
+	})
+
+	shoot := func(name, region string) *corev1alpha1.Shoot {
+		s := landscape.Shoot(l.Spec, name, "aws", region, corev1alpha1.ShootPurposeProduction, false)
+		s.Spec.SchedulerName = ptr.To(schedulerName)
+		return s
+	}
+
+	pendingWithEvent := func(ctx context.Context, name string, messageParts ...string) {
+		GinkgoHelper()
+		Eventually(func(g Gomega) {
+			s, err := graft.CoreV1alpha1().Shoots(ns).Get(ctx, name, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(s.Spec.SeedName).To(BeNil())
+			g.Expect(s.Status.LastOperation).NotTo(BeNil())
+			g.Expect(s.Status.LastOperation.State).To(Equal(corev1alpha1.LastOperationStatePending))
+			evs, err := events(ctx, ns)
+			g.Expect(err).NotTo(HaveOccurred())
+			for _, part := range messageParts {
+				g.Expect(s.Status.LastOperation.Description).To(ContainSubstring(part))
+				g.Expect(hasEvent(evs[name], corev1.EventTypeWarning, "SchedulingFailed", part)).To(BeTrue(), "events of %s: %v", name, evs[name])
+			}
+		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(time.Second).Should(Succeed())
+	}
+
+	It("fails only the shoots whose region entry in a malformed region ConfigMap is broken, saying which", func(ctx SpecContext) {
+		cm := &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{
+				Name: "s7-regions", Namespace: corev1alpha1.GardenNamespace,
+				Labels:      map[string]string{corev1alpha1.LabelSchedulingPurpose: corev1alpha1.LabelSchedulingPurposeRegionConfig},
+				Annotations: map[string]string{corev1alpha1.AnnotationSchedulingCloudProfiles: l.CloudProfiles[0].Name},
+			},
+			Data: map[string]string{
+				region1: region2 + ": 10\n",
+				region2: "{ this is: [not a map",
+			},
+		}
+		_, err := env.KubeClient().CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(createShoots(ctx, []*corev1alpha1.Shoot{shoot("s7-good", region1), shoot("s7-bad-region", region2)})).To(Succeed())
+		pendingWithEvent(ctx, "s7-bad-region", "s7-regions")
+		Eventually(func(g Gomega) {
+			g.Expect(seedOf(ctx, ns, "s7-good")).To(HavePrefix("s7-" + region1))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(time.Second).Should(Succeed())
+	}, SpecTimeout(time.Minute))
+
+	It("fails a shoot with an invalid seedSelector with an Event, and keeps scheduling the others", func(ctx SpecContext) {
+		bad := shoot("s7-bad-selector", region1)
+		bad.Spec.SeedSelector = &corev1alpha1.SeedSelector{LabelSelector: metav1.LabelSelector{
+			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "tier", Operator: "Bogus", Values: []string{"x"}}},
+		}}
+		after := shoot("s7-after", region1)
+		Expect(createShoots(ctx, []*corev1alpha1.Shoot{bad, after})).To(Succeed())
+		pendingWithEvent(ctx, bad.Name, "Bogus")
+		Eventually(func(g Gomega) {
+			g.Expect(seedOf(ctx, ns, after.Name)).To(HavePrefix("s7-" + region1))
+		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(time.Second).Should(Succeed())
+	}, SpecTimeout(time.Minute))
 })
 
 // renderConfig renders a chart's component config with extra values and

@@ -72,7 +72,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 
 	By("starting the components as their charts' ServiceAccounts")
 	for _, sc := range suiteComponents {
-		c, err := startComponent(ctx, env, bins, sc.chart, sc.instance, componentOptions{Set: sc.set})
+		c, err := startComponent(ctx, env, bins, sc.chart, sc.instance, componentOptions{Set: sc.set, SetJSON: sc.setJSON})
 		Expect(err).NotTo(HaveOccurred())
 		running[c.Name] = c
 	}
@@ -81,16 +81,20 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 // suiteComponents run for the whole suite, as in a garden: two scheduler
 // replicas (one leads, one stands by), the capacity annotator and the
 // descheduler. The descheduler keeps its safety checks but passes more often
-// and evicts faster than its defaults, so that drains finish in seconds.
+// and evicts faster than its defaults, so that drains finish in seconds, and
+// runs the OverCapacity plugin too (scenario 4).
 var suiteComponents = []struct {
 	chart    string
 	instance int
 	set      []string
+	setJSON  []string
 }{
 	{chart: "graft-scheduler", instance: 0},
 	{chart: "graft-scheduler", instance: 1},
 	{chart: "graft-capacity-annotator", instance: 0},
-	{chart: "graft-descheduler", instance: 0, set: descheduler},
+	{chart: "graft-descheduler", instance: 0, set: descheduler, setJSON: []string{
+		`config.plugins=[{"name":"NoExecuteTaints","enabled":true},{"name":"OverCapacity","enabled":true}]`,
+	}},
 }
 
 var descheduler = []string{
@@ -105,7 +109,7 @@ func restart(ctx context.Context, name string) {
 	for _, sc := range suiteComponents {
 		if sc.chart == old.Chart && fmt.Sprintf("%s-%d", sc.chart, sc.instance) == name {
 			old.Stop()
-			c, err := startComponent(ctx, env, bins, sc.chart, sc.instance, componentOptions{Set: sc.set})
+			c, err := startComponent(ctx, env, bins, sc.chart, sc.instance, componentOptions{Set: sc.set, SetJSON: sc.setJSON})
 			Expect(err).NotTo(HaveOccurred())
 			running[name] = c
 			return
