@@ -115,9 +115,11 @@ var _ = Describe("Scenario 6: API server restart", Ordered, func() {
 
 	restartAPIServer := func(ctx context.Context) {
 		GinkgoHelper()
+		stopped := time.Now()
 		Expect(env.ControlPlane.StopAPIServer()).To(Succeed())
-		time.Sleep(3 * time.Second)
+		time.Sleep(time.Second)
 		Expect(env.ControlPlane.RestartAPIServer(ctx)).To(Succeed())
+		GinkgoWriter.Printf("API server down for %s\n", time.Since(stopped).Round(100*time.Millisecond))
 	}
 
 	It("recovers in the middle of scheduling without restarting any component", func(ctx SpecContext) {

@@ -89,13 +89,19 @@ var suiteComponents = []struct {
 	set      []string
 	setJSON  []string
 }{
-	{chart: "graft-scheduler", instance: 0},
-	{chart: "graft-scheduler", instance: 1},
-	{chart: "graft-capacity-annotator", instance: 0},
-	{chart: "graft-descheduler", instance: 0, set: descheduler, setJSON: []string{
+	{chart: "graft-scheduler", instance: 0, set: lease},
+	{chart: "graft-scheduler", instance: 1, set: lease},
+	{chart: "graft-capacity-annotator", instance: 0, set: lease},
+	{chart: "graft-descheduler", instance: 0, set: append(slices.Clone(lease), descheduler...), setJSON: []string{
 		`config.plugins=[{"name":"NoExecuteTaints","enabled":true},{"name":"OverCapacity","enabled":true}]`,
 	}},
 }
+
+// lease lets a leader keep its Lease through an API server restart (scenario
+// 6: stopped and started again takes about 5 to 10 seconds here, close to the
+// default renewDeadline of 10s); a lost Lease ends the process, which that
+// scenario forbids. A standby takes over within 30s (scenario 5).
+var lease = []string{"config.leaderElection.leaseDuration=30s", "config.leaderElection.renewDeadline=25s"}
 
 var descheduler = []string{
 	"config.interval=5s", "config.evictionRate=20", "config.evictionBurst=10",
