@@ -20,7 +20,7 @@
 // FitsElsewhere only read it, so decisions may run concurrently with each
 // other (under a read lock), never with updates. Seeds and shoots handed to the snapshot are kept
 // by pointer and must not be mutated afterwards (informer objects never are).
-// Clone copies the maps (O(seeds + shoots), no deep copies of objects).
+// Clone costs O(seeds): per-shoot records are copied on the next shoot update.
 //
 // # Decision
 //

@@ -25,6 +25,9 @@ type Snapshot struct {
 	// shoots remembers where each shoot was counted, keyed by namespace/name,
 	// so that updates and removals undo exactly what was added.
 	shoots map[string]placement
+	// shootsShared is set while shoots is shared with a clone: the first
+	// shoot update then copies it (copy on write), keeping Clone O(seeds).
+	shootsShared bool
 }
 
 // placement is the (at most two) seeds a shoot is counted on.
@@ -49,15 +52,19 @@ func NewSnapshot() *Snapshot {
 }
 
 // Clone returns an independent copy: updates to one do not show in the other.
-// It copies the maps in O(seeds + shoots) but shares the (immutable) seed and
-// shoot objects.
+// It costs O(seeds): the per-shoot records are shared until either snapshot
+// next adds, updates or removes a shoot, which then copies them once
+// (O(shoots)). Seed and shoot objects are shared, never copied. Clone counts
+// as an update of s for the locking rules.
 func (s *Snapshot) Clone() *Snapshot {
+	s.shootsShared = true
 	return &Snapshot{
-		seeds:  maps.Clone(s.seeds),
-		list:   slices.Clone(s.list),
-		pos:    maps.Clone(s.pos),
-		usage:  maps.Clone(s.usage),
-		shoots: maps.Clone(s.shoots),
+		seeds:        maps.Clone(s.seeds),
+		list:         slices.Clone(s.list),
+		pos:          maps.Clone(s.pos),
+		usage:        maps.Clone(s.usage),
+		shoots:       s.shoots,
+		shootsShared: true,
 	}
 }
 
@@ -134,8 +141,12 @@ func (s *Snapshot) RemoveShootByKey(key string) {
 
 func (s *Snapshot) setPlacement(key string, p placement) {
 	old, ok := s.shoots[key]
-	if ok && old == p {
+	if (ok && old == p) || (!ok && p.empty()) {
 		return
+	}
+	if s.shootsShared {
+		s.shoots = maps.Clone(s.shoots)
+		s.shootsShared = false
 	}
 	if ok {
 		s.count(old.spec, -1)

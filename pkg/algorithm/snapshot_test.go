@@ -95,8 +95,17 @@ func TestSnapshotClone(t *testing.T) {
 		t.Fatalf("clone: usage a=%d seeds=%d", clone.Usage("a"), clone.NumSeeds())
 	}
 	snap.RemoveShootByKey("garden-dev/x")
-	if clone.Usage("a") != 2 {
+	if clone.Usage("a") != 2 || len(clone.CountedOn("garden-dev/x")) != 1 {
 		t.Fatalf("clone changed by the original: %d", clone.Usage("a"))
+	}
+	// Copy on write in both directions, also for clones of clones.
+	again := clone.Clone()
+	snap.AddShoot(newShoot("z", onSeed("b", "")))
+	again.RemoveShootByKey("garden-dev/y")
+	if clone.Usage("a") != 2 || clone.NumShoots() != 2 || again.Usage("a") != 1 || again.NumShoots() != 1 ||
+		snap.Usage("a") != 0 || snap.Usage("b") != 1 || snap.NumShoots() != 1 {
+		t.Fatalf("clones leak updates: clone a=%d n=%d, again a=%d n=%d, snap a=%d b=%d n=%d",
+			clone.Usage("a"), clone.NumShoots(), again.Usage("a"), again.NumShoots(), snap.Usage("a"), snap.Usage("b"), snap.NumShoots())
 	}
 }
 
