@@ -1,0 +1,174 @@
+// Package healthserver serves a component's /healthz, /readyz and /metrics.
+// Readiness is a list of named checks that the component registers (informers
+// synced, lease held, ...); /metrics serves component-base's legacy registry,
+// which also holds client-go's workqueue and REST client metrics.
+package healthserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/component-base/metrics/legacyregistry"
+	// Register client-go's workqueue and REST client metrics with the legacy registry.
+	_ "k8s.io/component-base/metrics/prometheus/clientgo"
+	_ "k8s.io/component-base/metrics/prometheus/workqueue"
+	"k8s.io/klog/v2"
+
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+)
+
+// Check returns nil when healthy, or an error saying what is wrong.
+type Check func() error
+
+// Server serves the probe and metrics endpoints of one component.
+type Server struct {
+	// Config names the bind addresses.
+	Config configv1alpha1.ServerConfiguration
+
+	mu         sync.RWMutex
+	healthz    map[string]Check
+	readyz     map[string]Check
+	healthAddr net.Addr
+	metricAddr net.Addr
+}
+
+// AddHealthCheck adds a named liveness check to /healthz.
+func (s *Server) AddHealthCheck(name string, c Check) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.healthz == nil {
+		s.healthz = map[string]Check{}
+	}
+	s.healthz[name] = c
+}
+
+// AddReadyCheck adds a named readiness check to /readyz.
+func (s *Server) AddReadyCheck(name string, c Check) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.readyz == nil {
+		s.readyz = map[string]Check{}
+	}
+	s.readyz[name] = c
+}
+
+// HealthAddr is the address /healthz and /readyz listen on, once Start returned (nil when disabled).
+func (s *Server) HealthAddr() net.Addr {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.healthAddr
+}
+
+// MetricsAddr is the address /metrics listens on, once Start returned (nil when disabled).
+func (s *Server) MetricsAddr() net.Addr {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.metricAddr
+}
+
+// Start listens on the configured addresses and serves until ctx ends. It
+// returns once listening, so that a taken port is reported at startup.
+func (s *Server) Start(ctx context.Context) error {
+	health := http.NewServeMux()
+	health.HandleFunc("/healthz", s.handler(func() map[string]Check { return s.healthz }))
+	health.HandleFunc("/readyz", s.handler(func() map[string]Check { return s.readyz }))
+	metrics := http.NewServeMux()
+	metrics.Handle("/metrics", legacyregistry.Handler())
+
+	healthAddr, metricsAddr := s.Config.HealthProbeBindAddress, s.Config.MetricsBindAddress
+	if healthAddr == metricsAddr && healthAddr != configv1alpha1.DisabledBindAddress {
+		health.Handle("/metrics", legacyregistry.Handler())
+		metricsAddr = configv1alpha1.DisabledBindAddress
+		defer func() {
+			s.mu.Lock()
+			s.metricAddr = s.healthAddr
+			s.mu.Unlock()
+		}()
+	}
+	if healthAddr != configv1alpha1.DisabledBindAddress {
+		addr, err := serve(ctx, "health probes", healthAddr, health)
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.healthAddr = addr
+		s.mu.Unlock()
+	}
+	if metricsAddr != configv1alpha1.DisabledBindAddress {
+		addr, err := serve(ctx, "metrics", metricsAddr, metrics)
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.metricAddr = addr
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+func serve(ctx context.Context, what, addr string, handler http.Handler) (net.Addr, error) {
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listening for %s on %s: %w", what, addr, err)
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdownCtx)
+	}()
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			klog.ErrorS(err, "Serving stopped", "endpoint", what, "address", ln.Addr().String())
+		}
+	}()
+	klog.InfoS("Serving", "endpoint", what, "address", ln.Addr().String())
+	return ln.Addr(), nil
+}
+
+// handler runs every check (sorted by name) and answers 200 "ok" or 500 with
+// the failing checks; ?verbose lists each check, as kube components do.
+func (s *Server) handler(checks func() map[string]Check) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.mu.RLock()
+		named := make(map[string]Check, len(checks()))
+		names := make([]string, 0, len(named))
+		for n, c := range checks() {
+			named[n] = c
+			names = append(names, n)
+		}
+		s.mu.RUnlock()
+		sort.Strings(names)
+
+		var report strings.Builder
+		failed := false
+		for _, n := range names {
+			if err := named[n](); err != nil {
+				failed = true
+				fmt.Fprintf(&report, "[-]%s failed: %v\n", n, err)
+			} else {
+				fmt.Fprintf(&report, "[+]%s ok\n", n)
+			}
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		if failed {
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprint(w, report.String())
+			fmt.Fprintf(w, "%s check failed\n", strings.TrimPrefix(r.URL.Path, "/"))
+			return
+		}
+		if _, verbose := r.URL.Query()["verbose"]; verbose {
+			fmt.Fprint(w, report.String())
+		}
+		fmt.Fprint(w, "ok")
+	}
+}

@@ -1,0 +1,77 @@
+// Package runner wires the shared runtime around a component's work: it serves
+// the health and metrics endpoints, runs the component's warm-up (informers)
+// on every replica, and runs the component's main work only on the leader,
+// stopping it at once when the lease is lost.
+package runner
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/pkg/component/healthserver"
+	"github.com/graft-dev/graft/pkg/component/leaderelection"
+)
+
+// Runner runs one component process (or one in-process instance in tests).
+type Runner struct {
+	// Name is the component's name, used in logs.
+	Name string
+	// Common is the component's common configuration (defaulted and validated).
+	Common configv1alpha1.CommonConfiguration
+	// Kubernetes writes the Lease.
+	Kubernetes kubernetes.Interface
+	// Identity tells replicas apart; empty means hostname plus a random suffix.
+	Identity string
+
+	// Server serves /healthz, /readyz and /metrics; components add their own ready checks to it before Run.
+	Server *healthserver.Server
+	// Elector holds the lease; valid after New.
+	Elector *leaderelection.Elector
+}
+
+// New returns a Runner for the given configuration.
+func New(name string, common configv1alpha1.CommonConfiguration, kube kubernetes.Interface, identity string) *Runner {
+	r := &Runner{
+		Name:       name,
+		Common:     common,
+		Kubernetes: kube,
+		Identity:   identity,
+		Server:     &healthserver.Server{Config: common.Server},
+		Elector:    &leaderelection.Elector{Config: common.LeaderElection, Client: kube, Identity: identity},
+	}
+	r.Server.AddHealthCheck("ping", func() error { return nil })
+	// A leader whose lease renewal is late by more than this is not ready.
+	grace := 20 * time.Second
+	r.Server.AddReadyCheck("leader-election", r.Elector.Check(grace))
+	return r
+}
+
+// Run serves the endpoints, calls warmUp (which should start informers and
+// return once they are started, not necessarily synced), then runs lead while
+// this replica holds the lease. It returns when ctx ends (nil), when lead
+// returns (its error), or when the lease is lost (leaderelection.ErrLeaseLost).
+func (r *Runner) Run(ctx context.Context, warmUp func(ctx context.Context) error, lead func(ctx context.Context) error) error {
+	logger := klog.FromContext(ctx).WithValues("component", r.Name)
+	ctx = klog.NewContext(ctx, logger)
+	if err := r.Server.Start(ctx); err != nil {
+		return err
+	}
+	if warmUp != nil {
+		if err := warmUp(ctx); err != nil {
+			return fmt.Errorf("starting %s: %w", r.Name, err)
+		}
+	}
+	var leadErr error
+	err := r.Elector.Run(ctx, func(leaderCtx context.Context) {
+		leadErr = lead(leaderCtx)
+	})
+	if err != nil {
+		return err
+	}
+	return leadErr
+}
