@@ -183,7 +183,7 @@ type run struct {
 	failFilter   Filter
 	failEntering int
 
-	// minDistance, bestScore and winner are for the messages of set-aside seeds.
+	// minDistance and regionSource are for the messages of set-aside seeds.
 	minDistance     int
 	regionSource    string
 	distancesListed bool
@@ -285,6 +285,7 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 	if (!scoring && r.strategy == StrategyMinimalDistance && !r.testing) ||
 		(scoring && in.Config.ScoreWeights[ScorePluginMinimalDistance] > 0) {
 		if err := r.computeDistances(); err != nil {
+			r.release()
 			return nil, err
 		}
 	}

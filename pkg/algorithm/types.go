@@ -49,7 +49,10 @@ type Config struct {
 	Strategy Strategy
 	// ScoreWeights turns on the scoring step when it has a positive weight:
 	// each candidate's score is the weighted sum of the plugins' 0..100 scores
-	// and the highest wins. Empty reproduces the reference scheduler.
+	// and the highest wins. The strategy then only keeps its region rule
+	// (SameRegion: the shoot's region; purpose testing: the provider type);
+	// distance counts through the MinimalDistance plugin alone. Empty
+	// reproduces the reference scheduler.
 	ScoreWeights map[ScorePlugin]int32
 }
 
