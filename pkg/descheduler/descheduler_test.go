@@ -1,0 +1,366 @@
+package descheduler
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+
+	"github.com/graft-dev/client-go/clientset/versioned/fake"
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+)
+
+var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+var drainTaint = v1alpha1.SeedTaint{Key: v1alpha1.SeedTaintUnschedulable, Effect: v1alpha1.TaintEffectNoExecute}
+
+func cloudProfile() *v1alpha1.CloudProfile {
+	return &v1alpha1.CloudProfile{ObjectMeta: metav1.ObjectMeta{Name: "aws"}, Spec: v1alpha1.CloudProfileSpec{Type: "aws"}}
+}
+
+// newSeed returns a usable aws seed in eu-west-1.
+func newSeed(name string, allocatable int64, taints ...v1alpha1.SeedTaint) *v1alpha1.Seed {
+	s := &v1alpha1.Seed{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: v1alpha1.SeedSpec{
+			Provider: v1alpha1.SeedProvider{Type: "aws", Region: "eu-west-1", Zones: []string{"a", "b", "c"}},
+			Networks: v1alpha1.SeedNetworks{Nodes: ptr.To("10.250.0.0/16"), Pods: "10.96.0.0/11", Services: "10.64.0.0/13"},
+			Taints:   taints,
+		},
+		Status: v1alpha1.SeedStatus{
+			LastOperation: &v1alpha1.LastOperation{Type: v1alpha1.LastOperationTypeReconcile, State: v1alpha1.LastOperationStateSucceeded},
+			Conditions:    []v1alpha1.Condition{{Type: v1alpha1.SeedGardenletReady, Status: v1alpha1.ConditionTrue}},
+		},
+	}
+	if allocatable >= 0 {
+		s.Status.Allocatable = corev1.ResourceList{v1alpha1.ResourceShoots: *resource.NewQuantity(allocatable, resource.DecimalSI)}
+	}
+	return s
+}
+
+// newShoot returns an aws shoot in eu-west-1 on the seed ("" for none).
+func newShoot(name, seed string, tolerations ...v1alpha1.Toleration) *v1alpha1.Shoot {
+	s := &v1alpha1.Shoot{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "garden-dev", Name: name, CreationTimestamp: metav1.NewTime(t0)},
+		Spec: v1alpha1.ShootSpec{
+			CloudProfile: &v1alpha1.CloudProfileReference{Kind: "CloudProfile", Name: "aws"},
+			Provider:     v1alpha1.Provider{Type: "aws"},
+			Region:       "eu-west-1",
+			Purpose:      ptr.To(v1alpha1.ShootPurposeProduction),
+			Networking:   &v1alpha1.Networking{Nodes: ptr.To("10.180.0.0/16"), Pods: ptr.To("100.96.0.0/11"), Services: ptr.To("100.64.0.0/13")},
+			Tolerations:  tolerations,
+		},
+	}
+	if seed != "" {
+		s.Spec.SeedName = ptr.To(seed)
+	}
+	return s
+}
+
+type harness struct {
+	d        *Descheduler
+	client   *fake.Clientset
+	recorder *record.FakeRecorder
+	clock    *clocktesting.FakeClock
+}
+
+// start builds a descheduler over the objects with the given configuration
+// changes, starts its informers and waits for them, but runs no pass.
+func start(t *testing.T, mutate func(*configv1alpha1.DeschedulerConfiguration), objs ...runtime.Object) *harness {
+	t.Helper()
+	// No token bucket unless a test asks for one: unit tests do not wait.
+	cfg := &configv1alpha1.DeschedulerConfiguration{EvictionRate: ptr.To(0.0)}
+	if mutate != nil {
+		mutate(cfg)
+	}
+	cfg.Default()
+	if errs := cfg.Validate(); len(errs) > 0 {
+		t.Fatalf("invalid test configuration: %v", errs)
+	}
+	h := &harness{
+		client:   fake.NewSimpleClientset(append(objs, cloudProfile())...),
+		recorder: record.NewFakeRecorder(1000),
+		clock:    clocktesting.NewFakeClock(t0),
+	}
+	d, err := New(Options{Config: cfg, Graft: h.client, Kube: kubefake.NewSimpleClientset(), Recorder: h.recorder, Clock: h.clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.d = d
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() {
+		cancel()
+		d.queue.ShutDown()
+		d.graftInformers.Shutdown()
+		d.kubeInformers.Shutdown()
+	})
+	d.graftInformers.Start(ctx.Done())
+	d.kubeInformers.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), d.synced...) {
+		t.Fatal("informers did not sync")
+	}
+	// Forget the seeds the informers queued; tests run passes themselves.
+	for d.queue.Len() > 0 {
+		k, _ := d.queue.Get()
+		d.queue.Done(k)
+	}
+	return h
+}
+
+func (h *harness) pass(t *testing.T) {
+	t.Helper()
+	h.d.pass(context.Background(), h.d.state.seedNames(), false)
+}
+
+func (h *harness) shoot(t *testing.T, name string) *v1alpha1.Shoot {
+	t.Helper()
+	s, err := h.client.CoreV1alpha1().Shoots("garden-dev").Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (h *harness) events() []string {
+	var out []string
+	for {
+		select {
+		case e := <-h.recorder.Events:
+			out = append(out, e)
+		default:
+			return out
+		}
+	}
+}
+
+func evicted(s *v1alpha1.Shoot) bool { return s.Spec.SeedName == nil }
+
+func countPrefix(events []string, prefix string) int {
+	n := 0
+	for _, e := range events {
+		if strings.HasPrefix(e, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+func TestEvictsOnlyUntoleratingShoots(t *testing.T) {
+	h := start(t, nil,
+		newSeed("a", -1, drainTaint), newSeed("b", -1),
+		newShoot("plain", "a"),
+		newShoot("tolerant", "a", v1alpha1.Toleration{Key: v1alpha1.SeedTaintUnschedulable}),
+		newShoot("elsewhere", "b"),
+	)
+	h.pass(t)
+	plain := h.shoot(t, "plain")
+	if !evicted(plain) {
+		t.Fatalf("plain still on %v", *plain.Spec.SeedName)
+	}
+	if plain.Annotations[v1alpha1.AnnotationDescheduledFrom] != "a" ||
+		!strings.HasPrefix(plain.Annotations[v1alpha1.AnnotationDescheduledReason], "NoExecuteTaints: ") {
+		t.Errorf("annotations = %v", plain.Annotations)
+	}
+	if op := plain.Status.LastOperation; op == nil || op.State != v1alpha1.LastOperationStatePending || !strings.Contains(op.Description, "NoExecute taint") {
+		t.Errorf("lastOperation = %+v", op)
+	}
+	for _, name := range []string{"tolerant", "elsewhere"} {
+		if evicted(h.shoot(t, name)) {
+			t.Errorf("%s was evicted", name)
+		}
+	}
+	events := h.events()
+	if n := countPrefix(events, "Normal Descheduled"); n != 2 {
+		t.Errorf("want Descheduled on the shoot and the seed, got %v", events)
+	}
+	if got := h.d.state.pendingCount(); got != 1 {
+		t.Errorf("pending = %d, want 1", got)
+	}
+}
+
+func TestRequireFit(t *testing.T) {
+	objs := []runtime.Object{newSeed("a", -1, drainTaint), newShoot("x", "a")}
+	h := start(t, nil, objs...)
+	h.pass(t)
+	if evicted(h.shoot(t, "x")) {
+		t.Fatal("evicted although no other seed fits")
+	}
+	events := h.events()
+	if len(events) != 1 || !strings.HasPrefix(events[0], "Warning EvictionSkipped") || !strings.Contains(events[0], "0/1 seeds fit") {
+		t.Errorf("events = %v", events)
+	}
+	// The same reason is not written again.
+	h.pass(t)
+	if events := h.events(); len(events) != 0 {
+		t.Errorf("repeated EvictionSkipped: %v", events)
+	}
+
+	forced := start(t, func(c *configv1alpha1.DeschedulerConfiguration) {
+		c.Plugins = []configv1alpha1.DeschedulerPlugin{{Name: "NoExecuteTaints", Args: runtime.RawExtension{Raw: []byte(`{"force":true}`)}}}
+	}, objs...)
+	forced.pass(t)
+	if !evicted(forced.shoot(t, "x")) {
+		t.Error("force did not override requireFit")
+	}
+}
+
+func TestRequireFitReservesCapacity(t *testing.T) {
+	h := start(t, nil, newSeed("a", -1, drainTaint), newSeed("b", 2),
+		newShoot("x1", "a"), newShoot("x2", "a"), newShoot("x3", "a"))
+	h.pass(t)
+	n := 0
+	for _, name := range []string{"x1", "x2", "x3"} {
+		if evicted(h.shoot(t, name)) {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d shoots evicted, want 2 (seed b has room for 2)", n)
+	}
+	if events := h.events(); countPrefix(events, "Warning EvictionSkipped") != 1 {
+		t.Errorf("want one EvictionSkipped, got %v", events)
+	}
+}
+
+func TestDryRunChangesNothing(t *testing.T) {
+	h := start(t, func(c *configv1alpha1.DeschedulerConfiguration) { c.DryRun = true },
+		newSeed("a", -1, drainTaint), newSeed("b", -1), newShoot("x", "a"))
+	h.pass(t)
+	if evicted(h.shoot(t, "x")) {
+		t.Fatal("dry run evicted a shoot")
+	}
+	for _, a := range h.client.Actions() {
+		if v := a.GetVerb(); v != "list" && v != "watch" && v != "get" {
+			t.Errorf("dry run wrote: %v", a)
+		}
+	}
+	events := h.events()
+	if len(events) != 1 || !strings.HasPrefix(events[0], "Normal WouldDeschedule") || !strings.Contains(events[0], "seed b") {
+		t.Errorf("events = %v", events)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	objs := []runtime.Object{newSeed("a", -1, drainTaint), newSeed("b", -1)}
+	for _, n := range []string{"x1", "x2", "x3", "x4", "x5"} {
+		objs = append(objs, newShoot(n, "a"))
+	}
+	pending := newShoot("pending", "")
+	pending.Annotations = map[string]string{v1alpha1.AnnotationDescheduledFrom: "c"}
+	objs = append(objs, pending)
+	count := func(h *harness) int {
+		n := 0
+		for _, name := range []string{"x1", "x2", "x3", "x4", "x5"} {
+			if evicted(h.shoot(t, name)) {
+				n++
+			}
+		}
+		return n
+	}
+
+	h := start(t, func(c *configv1alpha1.DeschedulerConfiguration) {
+		c.MaxEvictionsPerSeed = ptr.To[int32](2)
+		c.EvictionRate = ptr.To(0.0)
+	}, objs...)
+	h.pass(t)
+	if n := count(h); n != 2 {
+		t.Errorf("maxEvictionsPerSeed 2: %d evicted", n)
+	}
+	h.pass(t)
+	if n := count(h); n != 2 {
+		t.Errorf("a second pass in the same window evicted more: %d", n)
+	}
+	h.d.newWindow()
+	h.pass(t)
+	if n := count(h); n != 4 {
+		t.Errorf("after a new window: %d evicted, want 4", n)
+	}
+
+	h = start(t, func(c *configv1alpha1.DeschedulerConfiguration) {
+		c.MaxPendingEvicted = ptr.To[int32](3)
+		c.EvictionRate = ptr.To(0.0)
+	}, objs...)
+	h.pass(t)
+	if n := count(h); n != 2 {
+		t.Errorf("maxPendingEvicted 3 with one pending: %d evicted, want 2", n)
+	}
+}
+
+func TestTolerationSecondsDelaysEviction(t *testing.T) {
+	limited := v1alpha1.Toleration{Key: v1alpha1.SeedTaintUnschedulable, Effect: v1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](30)}
+	h := start(t, nil, newSeed("a", -1, drainTaint), newSeed("b", -1), newShoot("x", "a", limited))
+	h.clock.Step(10 * time.Second)
+	h.pass(t)
+	if evicted(h.shoot(t, "x")) {
+		t.Fatal("evicted before tolerationSeconds ran out")
+	}
+	if h.d.queue.Len() != 0 {
+		t.Fatal("requeued before the toleration ran out")
+	}
+	h.clock.Step(20*time.Second + requeueSlack)
+	if !waitFor(func() bool { return h.d.queue.Len() == 1 }) {
+		t.Fatal("seed not requeued when the toleration ran out")
+	}
+	h.pass(t)
+	if !evicted(h.shoot(t, "x")) {
+		t.Fatal("not evicted after tolerationSeconds")
+	}
+}
+
+// waitFor waits for the delaying queue's goroutine to move a due item.
+func waitFor(cond func() bool) bool {
+	for range 200 {
+		if cond() {
+			return true
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return false
+}
+
+func TestOverCapacity(t *testing.T) {
+	objs := []runtime.Object{newSeed("a", 2), newSeed("b", -1)}
+	for i, p := range []v1alpha1.ShootPurpose{v1alpha1.ShootPurposeProduction, v1alpha1.ShootPurposeEvaluation, v1alpha1.ShootPurposeDevelopment, v1alpha1.ShootPurposeEvaluation} {
+		s := newShoot([]string{"prod", "eval", "dev", "eval-protected"}[i], "a")
+		s.Spec.Purpose = ptr.To(p)
+		objs = append(objs, s)
+	}
+	objs[len(objs)-1].(*v1alpha1.Shoot).Annotations = map[string]string{v1alpha1.AnnotationEvict: "false"}
+	h := start(t, func(c *configv1alpha1.DeschedulerConfiguration) {
+		c.Plugins = []configv1alpha1.DeschedulerPlugin{{Name: "OverCapacity"}}
+	}, objs...)
+	h.pass(t)
+	for name, want := range map[string]bool{"prod": false, "eval": true, "dev": true, "eval-protected": false} {
+		if got := evicted(h.shoot(t, name)); got != want {
+			t.Errorf("%s evicted = %v, want %v", name, got, want)
+		}
+	}
+	// The overload is answered: another pass evicts nothing more.
+	h.d.newWindow()
+	h.pass(t)
+	if evicted(h.shoot(t, "prod")) {
+		t.Error("the same overload was answered twice")
+	}
+}
+
+func TestInvalidPluginArgs(t *testing.T) {
+	cfg := &configv1alpha1.DeschedulerConfiguration{Plugins: []configv1alpha1.DeschedulerPlugin{
+		{Name: "OverCapacity", Args: runtime.RawExtension{Raw: []byte(`{"purposeOrder":["nope"]}`)}},
+	}}
+	cfg.Default()
+	_, err := New(Options{Config: cfg, Graft: fake.NewSimpleClientset(), Kube: kubefake.NewSimpleClientset(), Recorder: record.NewFakeRecorder(1)})
+	if err == nil || !strings.Contains(err.Error(), "plugins[1].args.purposeOrder[0]") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -1,0 +1,66 @@
+package framework
+
+import (
+	"time"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+)
+
+// SeedState is what a plugin sees of one seed during a pass. It is a
+// read-only view: plugins must not modify the objects.
+type SeedState struct {
+	// Seed is the seed.
+	Seed *v1alpha1.Seed
+	// Shoots are the shoots whose spec.seedName is the seed, sorted by
+	// namespace/name.
+	Shoots []*v1alpha1.Shoot
+	// Usage is how many shoots the seed counts by the shared usage rule
+	// (algorithm.SeedNamesCountedFor): including control planes still there
+	// while they migrate away.
+	Usage int
+	// Leaving is how many of the counted shoots are already on their way
+	// elsewhere (counted on the seed through status.seedName only): their
+	// migration is in flight and must not be answered again.
+	Leaving int
+	// Now is the pass's clock.
+	Now time.Time
+	// FirstSeen returns when the descheduler first saw the taint on the seed
+	// while the shoot was on it: the later of the taint's and the shoot's
+	// first sighting, so that a shoot that arrives on a tainted seed gets its
+	// full tolerationSeconds.
+	FirstSeen func(shoot *v1alpha1.Shoot, taint v1alpha1.SeedTaint) time.Time
+}
+
+// Candidate is a shoot a plugin wants evicted.
+type Candidate struct {
+	// Shoot is the shoot, as read.
+	Shoot *v1alpha1.Shoot
+	// Reason says why, for the annotation, the Event and lastOperation.
+	Reason string
+	// Force evicts even when no other seed fits the shoot (overrides requireFit).
+	Force bool
+}
+
+// Result is a plugin's answer for one seed.
+type Result struct {
+	// Candidates are the shoots to evict, most urgent first.
+	Candidates []Candidate
+	// RequeueAfter, when positive, asks for another look at the seed after
+	// that long (a toleration running out); no polling is needed otherwise.
+	RequeueAfter time.Duration
+}
+
+// Plugin decides which shoots leave a seed. Implementations are pure: the
+// same state gives the same result.
+type Plugin interface {
+	// Name is the plugin's configuration name.
+	Name() string
+	// Evaluate looks at one seed.
+	Evaluate(state *SeedState) Result
+}
+
+// EvictionProtected reports whether the shoot carries graft.dev/evict: "false",
+// which only NoExecuteTaints with force overrides.
+func EvictionProtected(shoot *v1alpha1.Shoot) bool {
+	return shoot.Annotations[v1alpha1.AnnotationEvict] == "false"
+}

@@ -1,0 +1,303 @@
+package descheduler
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/klog/v2"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/descheduler/framework"
+)
+
+// requeueSlack is added to a toleration's remaining time so that the seed is
+// looked at when the toleration has surely run out.
+const requeueSlack = 50 * time.Millisecond
+
+// retryAfterError is when a seed is looked at again after a failed write.
+const retryAfterError = 2 * time.Second
+
+// eviction is one shoot to move, decided by a pass.
+type eviction struct {
+	shoot  *v1alpha1.Shoot
+	seed   *v1alpha1.Seed
+	plugin string
+	reason string
+	target string
+}
+
+// passRun is the state of one pass: its view, the hypothetical placements of
+// its evictions, and its writers.
+type passRun struct {
+	d    *Descheduler
+	ctx  context.Context
+	log  klog.Logger
+	once bool
+	view *view
+	// real counts the shoots as they will be after this pass's evictions.
+	real *algorithm.Snapshot
+	// fit additionally places every pending and evicted shoot where the
+	// algorithm would put it, so that requireFit does not promise the same
+	// free slot to several shoots.
+	fit     *algorithm.Snapshot
+	evicted sets.Set[string]
+	// leaving counts this pass's evictions still counted on their seed
+	// through status.seedName.
+	leaving map[string]int
+	// dryPending counts dry-run evictions as if they were pending.
+	dryPending int
+	stop       bool
+
+	jobs chan eviction
+	wg   sync.WaitGroup
+}
+
+// pass looks at the named seeds once: runs the plugins, applies the safety
+// rules and writes the evictions with concurrentEvictions writers. once is
+// set for the single pass of interval 0 (no requeues).
+func (d *Descheduler) pass(ctx context.Context, seedNames []string, once bool) {
+	start := d.clock.Now()
+	defer func() { d.metrics.PassDuration.Observe(d.clock.Since(start).Seconds()) }()
+	v := d.state.takeView(seedNames, start)
+	r := &passRun{
+		d: d, ctx: ctx, log: klog.FromContext(ctx), once: once, view: v,
+		real: v.snapshot, fit: v.snapshot.Clone(),
+		evicted: sets.New[string](), leaving: map[string]int{},
+	}
+	// Evicted shoots waiting for a seed will take one; reserve it.
+	for _, s := range v.pending {
+		if target, err := algorithm.Schedule(s, r.fit, d.inputs(s)); err == nil {
+			r.fit.AddShoot(withSeed(s, target))
+		}
+	}
+	if !d.cfg.DryRun {
+		r.jobs = make(chan eviction)
+		for range d.cfg.ConcurrentEvictions {
+			r.wg.Add(1)
+			go func() {
+				defer r.wg.Done()
+				for e := range r.jobs {
+					d.evict(ctx, e)
+				}
+			}()
+		}
+	}
+	for _, name := range sets.List(sets.KeySet(v.seeds)) {
+		if r.stop || ctx.Err() != nil {
+			d.hold(name)
+			continue
+		}
+		r.seed(name)
+	}
+	if r.jobs != nil {
+		close(r.jobs)
+		r.wg.Wait()
+	}
+}
+
+// seed runs every plugin over one seed, each seeing the evictions of the
+// plugins before it.
+func (r *passRun) seed(name string) {
+	base := r.view.seeds[name]
+	for _, p := range r.d.plugins {
+		st := *base
+		st.Shoots = make([]*v1alpha1.Shoot, 0, len(base.Shoots))
+		for _, s := range base.Shoots {
+			if !r.evicted.Has(algorithm.ShootKey(s)) {
+				st.Shoots = append(st.Shoots, s)
+			}
+		}
+		st.Usage = r.real.Usage(name)
+		st.Leaving = base.Leaving + r.leaving[name]
+		res := p.Evaluate(&st)
+		if res.RequeueAfter > 0 && !r.once {
+			r.d.queue.AddAfter(name, res.RequeueAfter+requeueSlack)
+		}
+		for _, c := range res.Candidates {
+			if !r.consider(p.Name(), base.Seed, c) {
+				return
+			}
+		}
+	}
+}
+
+// consider applies the safety rules to one candidate and evicts it. It
+// returns false when no further eviction from this seed may happen in this
+// pass.
+func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candidate) bool {
+	d := r.d
+	key := algorithm.ShootKey(c.Shoot)
+	if r.evicted.Has(key) {
+		return true
+	}
+	log := r.log.WithValues("shoot", klog.KObj(c.Shoot), "seed", seed.Name, "plugin", plugin)
+	if !d.takeBudget(seed.Name) {
+		log.V(2).Info("Eviction budget of this pass used up; waiting for the next pass",
+			"maxEvictionsPerSeed", *d.cfg.MaxEvictionsPerSeed, "maxEvictionsTotal", *d.cfg.MaxEvictionsTotal)
+		return false
+	}
+	if max := int(*d.cfg.MaxPendingEvicted); max > 0 {
+		if d.state.pendingCount()+r.dryPending >= max {
+			// Look again as soon as an evicted shoot is placed. Re-check after
+			// holding so that a placement in between is not missed.
+			d.hold(seed.Name)
+			if d.state.pendingCount()+r.dryPending >= max {
+				d.returnBudget(seed.Name)
+				log.V(2).Info("Too many evicted shoots wait for a seed; holding back", "maxPendingEvicted", max)
+				r.stop = true
+				return false
+			}
+		}
+	}
+	target, err := algorithm.FitsElsewhere(c.Shoot, r.fit, d.inputs(c.Shoot), seed.Name)
+	if err != nil && *d.cfg.RequireFit && !c.Force {
+		d.returnBudget(seed.Name)
+		d.hold(seed.Name)
+		d.skip(c.Shoot, plugin, fmt.Sprintf("%s wants the shoot off seed %s (%s), but no other seed fits: %s",
+			plugin, seed.Name, c.Reason, algorithm.ShortReason(err)))
+		return true
+	}
+	r.evicted.Insert(key)
+	r.real.AddShoot(withSeed(c.Shoot, ""))
+	r.fit.AddShoot(withSeed(c.Shoot, target))
+	if c.Shoot.Status.SeedName != nil && *c.Shoot.Status.SeedName == seed.Name {
+		r.leaving[seed.Name]++
+	}
+	e := eviction{shoot: c.Shoot, seed: seed, plugin: plugin, reason: c.Reason, target: target}
+	if d.cfg.DryRun {
+		r.dryPending++
+		where := "no seed fits it now"
+		if target != "" {
+			where = "it would go to seed " + target
+		}
+		log.Info("Dry run: would evict shoot", "reason", c.Reason, "target", target)
+		d.recorder.Eventf(shootRef(c.Shoot), corev1.EventTypeNormal, EventWouldDeschedule,
+			"Dry run: %s would evict the shoot from seed %s (%s); %s", plugin, seed.Name, c.Reason, where)
+		d.metrics.Evictions.WithLabelValues(plugin, ResultDryRun).Inc()
+		return true
+	}
+	if err := d.limiter.Wait(r.ctx); err != nil {
+		d.returnBudget(seed.Name)
+		r.stop = true
+		return false
+	}
+	d.state.addInflight(1)
+	r.jobs <- e
+	return true
+}
+
+// takeBudget takes one eviction from the pass window's budgets.
+func (d *Descheduler) takeBudget(seed string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if m := int(*d.cfg.MaxEvictionsPerSeed); m > 0 && d.perSeed[seed] >= m {
+		return false
+	}
+	if m := int(*d.cfg.MaxEvictionsTotal); m > 0 && d.total >= m {
+		return false
+	}
+	d.perSeed[seed]++
+	d.total++
+	return true
+}
+
+func (d *Descheduler) returnBudget(seed string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.perSeed[seed]--
+	d.total--
+}
+
+// skip emits EvictionSkipped, once per distinct message and shoot.
+func (d *Descheduler) skip(shoot *v1alpha1.Shoot, plugin, msg string) {
+	key := algorithm.ShootKey(shoot)
+	d.metrics.Evictions.WithLabelValues(plugin, ResultSkippedNoFit).Inc()
+	d.mu.Lock()
+	same := d.skipped[key] == msg
+	d.skipped[key] = msg
+	d.mu.Unlock()
+	if same {
+		return
+	}
+	klog.V(1).InfoS("Eviction skipped", "shoot", klog.KObj(shoot), "reason", msg)
+	d.recorder.Event(shootRef(shoot), corev1.EventTypeWarning, EventEvictionSkipped, msg)
+}
+
+// evict writes one eviction: the spec update with the read resourceVersion,
+// then lastOperation, then the Events.
+func (d *Descheduler) evict(ctx context.Context, e eviction) {
+	log := klog.FromContext(ctx).WithValues("shoot", klog.KObj(e.shoot), "seed", e.seed.Name, "plugin", e.plugin)
+	reason := e.plugin + ": " + e.reason
+	shoot := e.shoot.DeepCopy()
+	shoot.Spec.SeedName = nil
+	if shoot.Annotations == nil {
+		shoot.Annotations = map[string]string{}
+	}
+	shoot.Annotations[v1alpha1.AnnotationDescheduledFrom] = e.seed.Name
+	shoot.Annotations[v1alpha1.AnnotationDescheduledReason] = reason
+	client := d.graft.CoreV1alpha1().Shoots(shoot.Namespace)
+	updated, err := client.Update(ctx, shoot, metav1.UpdateOptions{})
+	switch {
+	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
+		// The shoot changed since it was read: that change wins, and the seed
+		// is looked at again with the new state.
+		log.V(1).Info("Shoot changed concurrently; eviction dropped", "err", err)
+		d.metrics.Evictions.WithLabelValues(e.plugin, ResultConflict).Inc()
+		d.state.addInflight(-1)
+		d.queue.AddAfter(e.seed.Name, retryAfterError)
+		return
+	case err != nil:
+		log.Error(err, "Evicting shoot failed")
+		d.metrics.Evictions.WithLabelValues(e.plugin, ResultError).Inc()
+		d.state.addInflight(-1)
+		d.queue.AddAfter(e.seed.Name, retryAfterError)
+		return
+	}
+	d.state.settleEviction(updated, d.clock.Now())
+	d.metrics.Evictions.WithLabelValues(e.plugin, ResultEvicted).Inc()
+	d.mu.Lock()
+	delete(d.skipped, algorithm.ShootKey(shoot))
+	d.mu.Unlock()
+	log.Info("Evicted shoot", "reason", e.reason, "expectedTarget", e.target)
+
+	current := updated
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if current.Spec.SeedName != nil {
+			// Already placed again: the scheduler owns lastOperation now.
+			return nil
+		}
+		s := current.DeepCopy()
+		s.Status.LastOperation = &v1alpha1.LastOperation{
+			Type:           v1alpha1.LastOperationTypeMigrate,
+			State:          v1alpha1.LastOperationStatePending,
+			Description:    fmt.Sprintf("Evicted from seed %s, waiting for a new seed: %s", e.seed.Name, reason),
+			LastUpdateTime: metav1.NewTime(d.clock.Now()),
+		}
+		out, err := client.UpdateStatus(ctx, s, metav1.UpdateOptions{})
+		if apierrors.IsConflict(err) {
+			if fresh, gerr := client.Get(ctx, s.Name, metav1.GetOptions{}); gerr == nil {
+				current = fresh
+			}
+			return err
+		}
+		if err == nil {
+			d.state.setShoot(out, d.clock.Now(), true)
+		}
+		return err
+	})
+	if err != nil && !apierrors.IsNotFound(err) {
+		log.Error(err, "Setting the evicted shoot's lastOperation failed")
+	}
+	d.recorder.Eventf(shootRef(updated), corev1.EventTypeNormal, EventDescheduled,
+		"Evicted from seed %s: %s", e.seed.Name, reason)
+	d.recorder.Eventf(seedRef(e.seed), corev1.EventTypeNormal, EventDescheduled,
+		"Evicted shoot %s/%s: %s", shoot.Namespace, shoot.Name, reason)
+}

@@ -1,0 +1,90 @@
+package noexecutetaints
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/descheduler/framework"
+)
+
+// Plugin evicts shoots that do not, or no longer, tolerate their seed's
+// NoExecute taints.
+type Plugin struct {
+	args Args
+}
+
+var _ framework.Plugin = &Plugin{}
+
+// New returns the plugin for validated arguments.
+func New(args Args) *Plugin { return &Plugin{args: args} }
+
+// Name implements framework.Plugin.
+func (p *Plugin) Name() string { return Name }
+
+// Evaluate implements framework.Plugin. Shoots that must leave now are
+// returned, those with an untolerated taint first; the earliest toleration
+// that runs out later sets RequeueAfter.
+func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
+	seed := p.relevant(state.Seed)
+	if seed == nil {
+		return framework.Result{}
+	}
+	var untolerated, expired []framework.Candidate
+	var requeue time.Duration
+	for _, shoot := range state.Shoots {
+		if framework.EvictionProtected(shoot) && !p.args.Force {
+			continue
+		}
+		status := algorithm.CheckNoExecute(shoot, seed, func(t v1alpha1.SeedTaint) time.Time {
+			return state.FirstSeen(shoot, t)
+		})
+		switch {
+		case len(status.Untolerated) > 0:
+			untolerated = append(untolerated, framework.Candidate{
+				Shoot:  shoot,
+				Reason: fmt.Sprintf("seed %s has NoExecute taint %s that the shoot does not tolerate", seed.Name, algorithm.FormatTaint(status.Untolerated[0])),
+				Force:  p.args.Force,
+			})
+		case status.MustLeave(state.Now):
+			expired = append(expired, framework.Candidate{
+				Shoot: shoot,
+				Reason: fmt.Sprintf("the shoot's toleration of NoExecute taint %s on seed %s ran out at %s",
+					algorithm.FormatTaint(*status.LimitingTaint), seed.Name, status.StayUntil.UTC().Format(time.RFC3339)),
+				Force: p.args.Force,
+			})
+		case status.LimitingTaint != nil:
+			if wait := status.StayUntil.Sub(state.Now); requeue == 0 || wait < requeue {
+				requeue = wait
+			}
+		}
+	}
+	return framework.Result{Candidates: append(untolerated, expired...), RequeueAfter: requeue}
+}
+
+// relevant returns the seed with only the NoExecute taints this plugin acts
+// on, or nil when there are none.
+func (p *Plugin) relevant(seed *v1alpha1.Seed) *v1alpha1.Seed {
+	var taints []v1alpha1.SeedTaint
+	for _, t := range seed.Spec.Taints {
+		if algorithm.EffectOf(t) != v1alpha1.TaintEffectNoExecute {
+			continue
+		}
+		if len(p.args.TaintKeys) > 0 && !slices.Contains(p.args.TaintKeys, t.Key) {
+			continue
+		}
+		taints = append(taints, t)
+	}
+	if len(taints) == 0 {
+		return nil
+	}
+	if len(taints) == len(seed.Spec.Taints) {
+		return seed
+	}
+	// A shallow copy is enough: only the taint list differs and it is new.
+	out := *seed
+	out.Spec.Taints = taints
+	return &out
+}

@@ -1,0 +1,100 @@
+package noexecutetaints
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/descheduler/framework"
+)
+
+var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+func shoot(name string, tolerations ...v1alpha1.Toleration) *v1alpha1.Shoot {
+	return &v1alpha1.Shoot{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name},
+		Spec:       v1alpha1.ShootSpec{SeedName: ptr.To("s1"), Tolerations: tolerations},
+	}
+}
+
+func seedState(now time.Time, taints []v1alpha1.SeedTaint, shoots ...*v1alpha1.Shoot) *framework.SeedState {
+	return &framework.SeedState{
+		Seed:      &v1alpha1.Seed{ObjectMeta: metav1.ObjectMeta{Name: "s1"}, Spec: v1alpha1.SeedSpec{Taints: taints}},
+		Shoots:    shoots,
+		Usage:     len(shoots),
+		Now:       now,
+		FirstSeen: func(*v1alpha1.Shoot, v1alpha1.SeedTaint) time.Time { return t0 },
+	}
+}
+
+var drain = v1alpha1.SeedTaint{Key: v1alpha1.SeedTaintUnschedulable, Effect: v1alpha1.TaintEffectNoExecute}
+
+func names(cs []framework.Candidate) string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Shoot.Name)
+	}
+	return strings.Join(out, ",")
+}
+
+func TestEvaluate(t *testing.T) {
+	forever := shoot("forever", v1alpha1.Toleration{Key: v1alpha1.SeedTaintUnschedulable})
+	limited := shoot("limited", v1alpha1.Toleration{Key: v1alpha1.SeedTaintUnschedulable, Effect: v1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](30)})
+	plain := shoot("plain")
+	protected := shoot("protected")
+	protected.Annotations = map[string]string{v1alpha1.AnnotationEvict: "false"}
+	noSchedule := []v1alpha1.SeedTaint{{Key: v1alpha1.SeedTaintUnschedulable}}
+	other := v1alpha1.SeedTaint{Key: "other", Effect: v1alpha1.TaintEffectNoExecute}
+
+	cases := []struct {
+		name    string
+		args    Args
+		now     time.Time
+		taints  []v1alpha1.SeedTaint
+		want    string
+		requeue time.Duration
+	}{
+		{name: "no taints", now: t0, want: ""},
+		{name: "NoSchedule taint evicts nothing", now: t0, taints: noSchedule, want: ""},
+		{name: "untolerated evicted at once, limited waits", now: t0.Add(10 * time.Second), taints: []v1alpha1.SeedTaint{drain}, want: "plain", requeue: 20 * time.Second},
+		{name: "limited toleration ran out", now: t0.Add(30 * time.Second), taints: []v1alpha1.SeedTaint{drain}, want: "plain,limited"},
+		{name: "protected moves only with force", args: Args{Force: true}, now: t0, taints: []v1alpha1.SeedTaint{drain}, want: "plain,protected", requeue: 30 * time.Second},
+		{name: "taintKeys restricts the taints", args: Args{TaintKeys: []string{"other"}}, now: t0, taints: []v1alpha1.SeedTaint{drain}, want: ""},
+		{name: "taintKeys keeps the listed taint", args: Args{TaintKeys: []string{"other"}}, now: t0, taints: []v1alpha1.SeedTaint{drain, other}, want: "forever,limited,plain"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := New(tc.args).Evaluate(seedState(tc.now, tc.taints, forever, limited, plain, protected))
+			if got := names(res.Candidates); got != tc.want {
+				t.Errorf("candidates = %q, want %q", got, tc.want)
+			}
+			if res.RequeueAfter != tc.requeue {
+				t.Errorf("requeue = %v, want %v", res.RequeueAfter, tc.requeue)
+			}
+			for _, c := range res.Candidates {
+				if c.Force != tc.args.Force || c.Reason == "" {
+					t.Errorf("candidate %s: force %v reason %q", c.Shoot.Name, c.Force, c.Reason)
+				}
+			}
+		})
+	}
+}
+
+func TestRegisterValidatesArgs(t *testing.T) {
+	r := framework.Registry{}
+	Register(r)
+	if _, errs := r[Name]([]byte(`{"taintKeys":["ok","not ok!","ok"]}`), field.NewPath("args")); len(errs) != 2 {
+		t.Errorf("want 2 errors (invalid key, duplicate), got %v", errs)
+	}
+	if _, errs := r[Name]([]byte(`{"forse":true}`), field.NewPath("args")); len(errs) != 1 || !strings.Contains(errs[0].Error(), "forse") {
+		t.Errorf("an unknown field must be named, got %v", errs)
+	}
+	if _, errs := r[Name](nil, field.NewPath("args")); len(errs) != 0 {
+		t.Errorf("empty arguments are valid, got %v", errs)
+	}
+}

@@ -1,0 +1,96 @@
+package overcapacity
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/descheduler/framework"
+)
+
+// Plugin evicts the excess shoots of over-full seeds.
+type Plugin struct {
+	args Args
+	rank map[v1alpha1.ShootPurpose]int
+}
+
+var _ framework.Plugin = &Plugin{}
+
+// New returns the plugin for defaulted, validated arguments.
+func New(args Args) *Plugin {
+	rank := make(map[v1alpha1.ShootPurpose]int, len(args.PurposeOrder))
+	for i, p := range args.PurposeOrder {
+		rank[p] = i
+	}
+	return &Plugin{args: args, rank: rank}
+}
+
+// Name implements framework.Plugin.
+func (p *Plugin) Name() string { return Name }
+
+// Excess is how many shoots must leave a seed: its usage minus its
+// allocatable shoots minus the shoots already leaving. Zero when the seed
+// declares no allocatable shoots.
+func Excess(state *framework.SeedState) int {
+	q, ok := state.Seed.Status.Allocatable[v1alpha1.ResourceShoots]
+	if !ok {
+		return 0
+	}
+	return max(0, state.Usage-int(q.Value())-state.Leaving)
+}
+
+// Evaluate implements framework.Plugin: the excess shoots, lowest value first.
+func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
+	excess := Excess(state)
+	if excess == 0 {
+		return framework.Result{}
+	}
+	eligible := make([]*v1alpha1.Shoot, 0, len(state.Shoots))
+	for _, s := range state.Shoots {
+		if !framework.EvictionProtected(s) {
+			eligible = append(eligible, s)
+		}
+	}
+	slices.SortStableFunc(eligible, p.compare)
+	allocatable := state.Seed.Status.Allocatable[v1alpha1.ResourceShoots]
+	out := make([]framework.Candidate, 0, min(excess, len(eligible)))
+	for _, s := range eligible[:min(excess, len(eligible))] {
+		out = append(out, framework.Candidate{
+			Shoot: s,
+			Reason: fmt.Sprintf("seed %s holds %d shoots but allows %s (%d already leaving); the shoot is among the %d of lowest value",
+				state.Seed.Name, state.Usage, allocatable.String(), state.Leaving, excess),
+			Force: p.args.Force,
+		})
+	}
+	return framework.Result{Candidates: out}
+}
+
+// compare orders shoots by eviction preference: purpose rank, then newest
+// first, then namespace/name for a stable order.
+func (p *Plugin) compare(a, b *v1alpha1.Shoot) int {
+	if ra, rb := p.purposeRank(a), p.purposeRank(b); ra != rb {
+		return ra - rb
+	}
+	if ta, tb := a.CreationTimestamp.Time, b.CreationTimestamp.Time; !ta.Equal(tb) {
+		if ta.After(tb) {
+			return -1
+		}
+		return 1
+	}
+	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Name, b.Name)
+}
+
+func (p *Plugin) purposeRank(s *v1alpha1.Shoot) int {
+	purpose := v1alpha1.ShootPurposeEvaluation
+	if s.Spec.Purpose != nil {
+		purpose = *s.Spec.Purpose
+	}
+	if r, ok := p.rank[purpose]; ok {
+		return r
+	}
+	return len(p.rank)
+}

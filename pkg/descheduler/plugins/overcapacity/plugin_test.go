@@ -1,0 +1,93 @@
+package overcapacity
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/descheduler/framework"
+)
+
+var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+func shoot(name string, purpose v1alpha1.ShootPurpose, ageMinutes int) *v1alpha1.Shoot {
+	s := &v1alpha1.Shoot{ObjectMeta: metav1.ObjectMeta{
+		Namespace: "ns", Name: name, CreationTimestamp: metav1.NewTime(t0.Add(-time.Duration(ageMinutes) * time.Minute)),
+	}}
+	if purpose != "" {
+		s.Spec.Purpose = ptr.To(purpose)
+	}
+	return s
+}
+
+func state(allocatable int64, leaving int, shoots ...*v1alpha1.Shoot) *framework.SeedState {
+	seed := &v1alpha1.Seed{ObjectMeta: metav1.ObjectMeta{Name: "s1"}}
+	if allocatable >= 0 {
+		seed.Status.Allocatable = corev1.ResourceList{v1alpha1.ResourceShoots: *resource.NewQuantity(allocatable, resource.DecimalSI)}
+	}
+	return &framework.SeedState{Seed: seed, Shoots: shoots, Usage: len(shoots) + leaving, Leaving: leaving, Now: t0}
+}
+
+func names(cs []framework.Candidate) string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Shoot.Name)
+	}
+	return strings.Join(out, ",")
+}
+
+func TestEvaluate(t *testing.T) {
+	prod := shoot("prod", v1alpha1.ShootPurposeProduction, 10)
+	devOld := shoot("dev-old", v1alpha1.ShootPurposeDevelopment, 100)
+	devNew := shoot("dev-new", v1alpha1.ShootPurposeDevelopment, 1)
+	unset := shoot("unset", "", 50)
+	eval := shoot("eval", v1alpha1.ShootPurposeEvaluation, 500)
+	infra := shoot("infra", v1alpha1.ShootPurposeInfrastructure, 5)
+	protected := shoot("protected", v1alpha1.ShootPurposeEvaluation, 1)
+	protected.Annotations = map[string]string{v1alpha1.AnnotationEvict: "false"}
+	all := []*v1alpha1.Shoot{prod, devOld, devNew, unset, eval, infra, protected}
+
+	cases := []struct {
+		name        string
+		args        Args
+		allocatable int64
+		leaving     int
+		want        string
+	}{
+		{name: "no allocatable", allocatable: -1, want: ""},
+		{name: "within capacity", allocatable: 7, want: ""},
+		{name: "excess by purpose then newest", allocatable: 3, want: "unset,eval,dev-new,dev-old"},
+		{name: "leaving shoots count", allocatable: 5, leaving: 2, want: "unset,eval"},
+		{name: "protected never chosen even if short", allocatable: 0, want: "unset,eval,dev-new,dev-old,prod,infra"},
+		{name: "custom purpose order", allocatable: 5, args: Args{PurposeOrder: []v1alpha1.ShootPurpose{v1alpha1.ShootPurposeInfrastructure}}, want: "infra,dev-new"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := tc.args
+			Default(&args)
+			res := New(args).Evaluate(state(tc.allocatable, tc.leaving, all...))
+			if got := names(res.Candidates); got != tc.want {
+				t.Errorf("candidates = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRegisterValidatesArgs(t *testing.T) {
+	r := framework.Registry{}
+	Register(r)
+	if _, errs := r[Name]([]byte(`{"purposeOrder":["production","fun","production"]}`), field.NewPath("args")); len(errs) != 2 {
+		t.Errorf("want 2 errors (unknown purpose, duplicate), got %v", errs)
+	}
+	p, errs := r[Name]([]byte(`{"force":true}`), field.NewPath("args"))
+	if len(errs) != 0 || p.(*Plugin).args.PurposeOrder[0] != v1alpha1.ShootPurposeEvaluation || !p.(*Plugin).args.Force {
+		t.Errorf("defaults not applied: %v %+v", errs, p)
+	}
+}

@@ -1,0 +1,95 @@
+package descheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/client-go/rest"
+	"k8s.io/component-base/metrics/legacyregistry"
+
+	graftscheme "github.com/graft-dev/client-go/clientset/versioned/scheme"
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/component/eventrecorder"
+	"github.com/graft-dev/graft/pkg/component/runner"
+)
+
+// Name is the component's name: its user agent and Event source.
+const Name = "graft-descheduler"
+
+// RunOptions tune RunComponent.
+type RunOptions struct {
+	// Identity tells replicas apart in leader election; empty means hostname
+	// plus a random suffix.
+	Identity string
+	// Registerer receives the metrics; nil is component-base's legacy
+	// registry, which the /metrics endpoint serves. Tests running several
+	// instances in one process pass their own registries.
+	Registerer prometheus.Registerer
+	// Setup, when set, is called with the runner and the descheduler once
+	// both are built, before anything starts.
+	Setup func(*runner.Runner, *Descheduler)
+}
+
+// RunComponent runs graft-descheduler as a process does: health and metrics
+// endpoints, warm informers on every replica, descheduling only on the
+// leader. It returns when ctx ends (nil), after the single pass of interval
+// 0, when the lease is lost, or on failure. cfg must be defaulted and
+// validated; restConfig is the garden's (clientConnection already applied).
+func RunComponent(ctx context.Context, cfg *configv1alpha1.DeschedulerConfiguration, restConfig *rest.Config, opts RunOptions) error {
+	clients, err := clientconn.NewClients(restConfig, Name)
+	if err != nil {
+		return err
+	}
+	reg := opts.Registerer
+	if reg == nil {
+		reg = legacyregistry.Registerer()
+	}
+	metrics, err := NewMetrics(reg)
+	if err != nil {
+		return fmt.Errorf("registering metrics: %w", err)
+	}
+	// Each eviction emits two Events; enough writers keep them off the
+	// eviction's path.
+	recorder := eventrecorder.New(clients.Kubernetes, graftscheme.Scheme, Name, max(2, int(cfg.ConcurrentEvictions)))
+	defer func() {
+		flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		recorder.Shutdown(flushCtx)
+	}()
+	d, err := New(Options{
+		Config:   cfg,
+		Graft:    clients.Graft,
+		Kube:     clients.Kubernetes,
+		Recorder: recorder,
+		Metrics:  metrics,
+	})
+	if err != nil {
+		return err
+	}
+	r := runner.New(Name, cfg.CommonConfiguration, clients.Kubernetes, opts.Identity)
+	r.Server.AddReadyCheck("informers-synced", func() error {
+		if !d.Ready() {
+			return errors.New("informers have not synced yet")
+		}
+		return nil
+	})
+	if opts.Setup != nil {
+		opts.Setup(r, d)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	// Deferred calls run last in, first out: cancel stops the informers
+	// before Shutdown waits for them.
+	defer d.Shutdown()
+	defer cancel()
+	return r.Run(ctx,
+		func(ctx context.Context) error {
+			d.Start(ctx)
+			return nil
+		},
+		d.Run,
+	)
+}

@@ -1,0 +1,309 @@
+package descheduler
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/descheduler/framework"
+)
+
+// state is the descheduler's view of the garden, fed by informers and by the
+// descheduler's own successful writes (so that a pass never acts on a state
+// older than what it wrote). It is safe for concurrent use.
+type state struct {
+	mu sync.Mutex
+	// snapshot holds seeds and usage counts by the shared rule.
+	snapshot *algorithm.Snapshot
+	// shoots is the latest shoot object per namespace/name.
+	shoots map[string]*v1alpha1.Shoot
+	// onSeed indexes shoots by spec.seedName.
+	onSeed map[string]sets.Set[string]
+	// leaving indexes shoots by status.seedName when it differs from spec.seedName.
+	leaving map[string]sets.Set[string]
+	// pending are the evicted shoots without a seed.
+	pending sets.Set[string]
+	// written is the resourceVersion of the descheduler's last write per
+	// shoot until the informer delivers it; older informer events are ignored.
+	written map[string]uint64
+	// taintSeen is when each NoExecute taint was first seen, per seed.
+	taintSeen map[string]map[string]time.Time
+	// arrived is when a shoot was first seen on its current spec.seedName.
+	arrived map[string]arrival
+	// inflight counts evictions being written.
+	inflight int
+
+	// onPendingDrop is called (without the lock) when a pending shoot got a
+	// seed or went away.
+	onPendingDrop func()
+	// onPendingChange reports the number of pending shoots, for the gauge.
+	onPendingChange func(int)
+}
+
+type arrival struct {
+	seed string
+	at   time.Time
+}
+
+func newState() *state {
+	return &state{
+		snapshot:  algorithm.NewSnapshot(),
+		shoots:    map[string]*v1alpha1.Shoot{},
+		onSeed:    map[string]sets.Set[string]{},
+		leaving:   map[string]sets.Set[string]{},
+		pending:   sets.New[string](),
+		written:   map[string]uint64{},
+		taintSeen: map[string]map[string]time.Time{},
+		arrived:   map[string]arrival{},
+	}
+}
+
+func taintID(t v1alpha1.SeedTaint) string { return algorithm.FormatTaint(t) }
+
+// isPending reports whether the shoot is an evicted shoot waiting for a seed.
+func isPending(s *v1alpha1.Shoot) bool {
+	_, ok := s.Annotations[v1alpha1.AnnotationDescheduledFrom]
+	return ok && s.Spec.SeedName == nil
+}
+
+// setSeed records a seed and the first sighting of its NoExecute taints. It
+// returns whether what the plugins look at (taints, allocatable) changed.
+func (st *state) setSeed(old, seed *v1alpha1.Seed, now time.Time) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.snapshot.UpdateSeed(old, seed)
+	seen := st.taintSeen[seed.Name]
+	next := map[string]time.Time{}
+	for _, t := range seed.Spec.Taints {
+		if algorithm.EffectOf(t) != v1alpha1.TaintEffectNoExecute {
+			continue
+		}
+		id := taintID(t)
+		if at, ok := seen[id]; ok {
+			next[id] = at
+		} else {
+			next[id] = now
+		}
+	}
+	st.taintSeen[seed.Name] = next
+	if old == nil {
+		return true
+	}
+	return !slices.EqualFunc(old.Spec.Taints, seed.Spec.Taints, func(a, b v1alpha1.SeedTaint) bool { return taintID(a) == taintID(b) }) ||
+		!old.Status.Allocatable[v1alpha1.ResourceShoots].Equal(seed.Status.Allocatable[v1alpha1.ResourceShoots])
+}
+
+func (st *state) removeSeed(name string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.snapshot.RemoveSeedByName(name)
+	delete(st.taintSeen, name)
+}
+
+func resourceVersion(s *v1alpha1.Shoot) (uint64, bool) {
+	rv, err := strconv.ParseUint(s.ResourceVersion, 10, 64)
+	return rv, err == nil
+}
+
+// setShoot records a shoot seen by the informer (own=false) or written by the
+// descheduler (own=true).
+func (st *state) setShoot(s *v1alpha1.Shoot, now time.Time, own bool) {
+	st.applyShoot(s, now, own, 0)
+}
+
+// settleEviction records a written eviction and, in the same step, ends its
+// inflight count, so that it is never counted twice nor not at all.
+func (st *state) settleEviction(s *v1alpha1.Shoot, now time.Time) {
+	st.applyShoot(s, now, true, -1)
+}
+
+func (st *state) applyShoot(s *v1alpha1.Shoot, now time.Time, own bool, inflight int) {
+	dropped, count := st.setShootLocked(s, now, own, inflight)
+	if st.onPendingChange != nil {
+		st.onPendingChange(count)
+	}
+	if dropped && st.onPendingDrop != nil {
+		st.onPendingDrop()
+	}
+}
+
+func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, inflight int) (dropped bool, pending int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.inflight += inflight
+	key := algorithm.ShootKey(s)
+	rv, ok := resourceVersion(s)
+	if w, wrote := st.written[key]; wrote && ok {
+		if own {
+			if rv < w {
+				return false, st.pending.Len()
+			}
+		} else {
+			if rv < w {
+				// The informer has not caught up with our own write yet.
+				return false, st.pending.Len()
+			}
+			delete(st.written, key)
+		}
+	}
+	if own && ok {
+		st.written[key] = rv
+	}
+	old := st.shoots[key]
+	if old != nil {
+		st.unindex(key, old)
+	}
+	st.shoots[key] = s
+	st.snapshot.AddShoot(s)
+	if s.Spec.SeedName != nil {
+		addTo(st.onSeed, *s.Spec.SeedName, key)
+		if a, ok := st.arrived[key]; !ok || a.seed != *s.Spec.SeedName {
+			st.arrived[key] = arrival{seed: *s.Spec.SeedName, at: now}
+		}
+	} else {
+		delete(st.arrived, key)
+	}
+	if s.Status.SeedName != nil && (s.Spec.SeedName == nil || *s.Spec.SeedName != *s.Status.SeedName) {
+		addTo(st.leaving, *s.Status.SeedName, key)
+	}
+	wasPending := st.pending.Has(key)
+	if isPending(s) {
+		st.pending.Insert(key)
+	} else {
+		st.pending.Delete(key)
+	}
+	return wasPending && !st.pending.Has(key), st.pending.Len()
+}
+
+func (st *state) removeShoot(key string) {
+	st.mu.Lock()
+	old := st.shoots[key]
+	if old != nil {
+		st.unindex(key, old)
+	}
+	delete(st.shoots, key)
+	delete(st.written, key)
+	delete(st.arrived, key)
+	st.snapshot.RemoveShootByKey(key)
+	wasPending := st.pending.Has(key)
+	st.pending.Delete(key)
+	count := st.pending.Len()
+	st.mu.Unlock()
+	if st.onPendingChange != nil {
+		st.onPendingChange(count)
+	}
+	if wasPending && st.onPendingDrop != nil {
+		st.onPendingDrop()
+	}
+}
+
+func (st *state) unindex(key string, s *v1alpha1.Shoot) {
+	if s.Spec.SeedName != nil {
+		removeFrom(st.onSeed, *s.Spec.SeedName, key)
+	}
+	if s.Status.SeedName != nil {
+		removeFrom(st.leaving, *s.Status.SeedName, key)
+	}
+}
+
+func addTo(index map[string]sets.Set[string], seed, key string) {
+	set := index[seed]
+	if set == nil {
+		set = sets.New[string]()
+		index[seed] = set
+	}
+	set.Insert(key)
+}
+
+func removeFrom(index map[string]sets.Set[string], seed, key string) {
+	if set := index[seed]; set != nil {
+		set.Delete(key)
+		if set.Len() == 0 {
+			delete(index, seed)
+		}
+	}
+}
+
+// view is what one pass reads: a consistent copy taken under the lock.
+type view struct {
+	snapshot *algorithm.Snapshot
+	seeds    map[string]*framework.SeedState
+	pending  []*v1alpha1.Shoot
+}
+
+// takeView copies what a pass over the named seeds needs. Seeds the snapshot
+// does not hold are left out.
+func (st *state) takeView(seedNames []string, now time.Time) *view {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	v := &view{snapshot: st.snapshot.Clone(), seeds: map[string]*framework.SeedState{}}
+	for key := range st.pending {
+		v.pending = append(v.pending, st.shoots[key])
+	}
+	slices.SortFunc(v.pending, func(a, b *v1alpha1.Shoot) int { return strings.Compare(algorithm.ShootKey(a), algorithm.ShootKey(b)) })
+	for _, name := range seedNames {
+		seed, ok := st.snapshot.Seed(name)
+		if !ok {
+			continue
+		}
+		keys := sets.List(st.onSeed[name])
+		shoots := make([]*v1alpha1.Shoot, 0, len(keys))
+		for _, k := range keys {
+			shoots = append(shoots, st.shoots[k])
+		}
+		seen := st.taintSeen[name]
+		arrived := make(map[string]time.Time, len(keys))
+		for _, k := range keys {
+			arrived[k] = st.arrived[k].at
+		}
+		v.seeds[name] = &framework.SeedState{
+			Seed:    seed,
+			Shoots:  shoots,
+			Usage:   st.snapshot.Usage(name),
+			Leaving: st.leaving[name].Len(),
+			Now:     now,
+			FirstSeen: func(shoot *v1alpha1.Shoot, t v1alpha1.SeedTaint) time.Time {
+				at, ok := seen[taintID(t)]
+				if !ok {
+					at = now
+				}
+				if a := arrived[algorithm.ShootKey(shoot)]; a.After(at) {
+					at = a
+				}
+				return at
+			},
+		}
+	}
+	return v
+}
+
+// pendingCount is the number of evicted shoots without a seed, counting the
+// evictions being written.
+func (st *state) pendingCount() int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.pending.Len() + st.inflight
+}
+
+func (st *state) addInflight(delta int) {
+	st.mu.Lock()
+	st.inflight += delta
+	st.mu.Unlock()
+}
+
+// seedNames returns the names of every known seed, sorted.
+func (st *state) seedNames() []string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	out := make([]string, 0, st.snapshot.NumSeeds())
+	for _, s := range st.snapshot.Seeds() {
+		out = append(out, s.Name)
+	}
+	return out
+}
