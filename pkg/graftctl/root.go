@@ -6,6 +6,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/graft-dev/graft/pkg/graftctl/cordon"
+	"github.com/graft-dev/graft/pkg/graftctl/describe"
 	"github.com/graft-dev/graft/pkg/graftctl/drain"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 	"github.com/graft-dev/graft/pkg/graftctl/get"
@@ -35,6 +36,7 @@ simulates scheduling decisions, in the habits of kubectl.`,
 	cmd.AddCommand(cordon.NewUncordonCommand(f, streams))
 	cmd.AddCommand(drain.NewCommand(f, streams))
 	cmd.AddCommand(get.NewCommand(f, streams))
+	cmd.AddCommand(describe.NewCommand(f, streams))
 	cmd.AddCommand(simulate.NewCmdSimulate(streams))
 	return cmd
 }

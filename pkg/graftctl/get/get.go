@@ -33,11 +33,11 @@ const example = `  # List all seeds with their readiness, usage and taints
   # Show one shoot as YAML
   graftctl get shoot my-cluster -n garden-dev -o yaml`
 
-// resource is what `get` lists.
-type resource int
+// kind is what `get` lists.
+type kind int
 
 const (
-	seeds resource = iota
+	seeds kind = iota
 	shoots
 )
 
@@ -49,7 +49,7 @@ type Options struct {
 	NoHeaders     bool
 	ShowLabels    bool
 
-	resource  resource
+	kind  kind
 	names     []string
 	namespace string
 	client    versioned.Interface
@@ -75,7 +75,7 @@ and STATUS (the state of the last operation, or Pending while unscheduled).`,
 			if len(args) == 0 {
 				return []string{"seeds", "shoots"}, cobra.ShellCompDirectiveNoFileComp
 			}
-			if r, err := parseResource(args[0]); err == nil && r == seeds {
+			if r, err := parseKind(args[0]); err == nil && r == seeds {
 				return completeSeeds(cmd, args[1:], toComplete)
 			}
 			return nil, cobra.ShellCompDirectiveNoFileComp
@@ -99,7 +99,7 @@ and STATUS (the state of the last operation, or Pending while unscheduled).`,
 	return cmd
 }
 
-func parseResource(arg string) (resource, error) {
+func parseKind(arg string) (kind, error) {
 	switch strings.ToLower(arg) {
 	case "seed", "seeds", "seed.core.graft.dev", "seeds.core.graft.dev":
 		return seeds, nil
@@ -115,7 +115,7 @@ func (o *Options) Complete(f factory.Factory, args []string) error {
 		return fmt.Errorf("you must specify the type of resource to get: seeds or shoots")
 	}
 	var err error
-	if o.resource, err = parseResource(args[0]); err != nil {
+	if o.kind, err = parseKind(args[0]); err != nil {
 		return err
 	}
 	o.names = args[1:]
@@ -153,7 +153,7 @@ func (o *Options) Run(ctx context.Context) error {
 	var list runtime.Object
 	var table *metav1.Table
 	var err error
-	switch o.resource {
+	switch o.kind {
 	case seeds:
 		var items []corev1alpha1.Seed
 		if items, err = o.getSeeds(ctx); err != nil {
@@ -183,7 +183,7 @@ func (o *Options) Run(ctx context.Context) error {
 
 func (o *Options) printTable(table *metav1.Table) error {
 	if len(table.Rows) == 0 && !o.NoHeaders {
-		if o.resource == shoots && !o.AllNamespaces {
+		if o.kind == shoots && !o.AllNamespaces {
 			_, err := fmt.Fprintf(o.ErrOut, "No resources found in %s namespace.\n", o.namespace)
 			return err
 		}
@@ -193,7 +193,7 @@ func (o *Options) printTable(table *metav1.Table) error {
 	printer := printers.NewTablePrinter(printers.PrintOptions{
 		NoHeaders:     o.NoHeaders,
 		Wide:          o.wide(),
-		WithNamespace: o.resource == shoots && o.AllNamespaces,
+		WithNamespace: o.kind == shoots && o.AllNamespaces,
 		ShowLabels:    o.ShowLabels,
 	})
 	return printer.PrintObj(table, o.Out)
@@ -212,6 +212,15 @@ func (o *Options) printObjects(list runtime.Object) error {
 	}
 	if len(o.names) == 1 && len(items) == 1 {
 		return printer.PrintObj(items[0], o.Out)
+	}
+	if o.format() == "name" {
+		// The name printer takes no typed lists: one line per item.
+		for _, item := range items {
+			if err := printer.PrintObj(item, o.Out); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	return printer.PrintObj(list, o.Out)
 }

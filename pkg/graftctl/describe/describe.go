@@ -1,0 +1,352 @@
+package describe
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/graft-dev/client-go/clientset/versioned"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+
+	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/graftctl/factory"
+	"github.com/graft-dev/graft/pkg/graftctl/landscape"
+)
+
+const example = `  # Describe a shoot: its placement, its last Events and, if it has no seed,
+  # why every seed was rejected
+  graftctl describe shoot my-cluster -n garden-dev
+
+  # Explain with the MinimalDistance strategy
+  graftctl describe shoot my-cluster -n garden-dev --strategy=MinimalDistance`
+
+// now is the clock for ages; tests replace it.
+var now = time.Now
+
+// Options are the inputs of `graftctl describe`.
+type Options struct {
+	Names       []string
+	ShowEvents  bool
+	EventsLimit int
+	Strategy    string
+
+	Namespace string
+	Graft     versioned.Interface
+	Kube      kubernetes.Interface
+	// Now is the clock for ages; tests fix it.
+	Now func() time.Time
+	genericiooptions.IOStreams
+}
+
+// NewCommand returns `graftctl describe`.
+func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	o := &Options{ShowEvents: true, EventsLimit: 10, Now: now, IOStreams: streams}
+	cmd := &cobra.Command{
+		Use:                   "describe shoot NAME...",
+		DisableFlagsInUseLine: true,
+		Short:                 "Show details of a shoot and why it is (not) scheduled",
+		Long: `Show details of a shoot: its placement, tolerations and seed selector, its
+last operation and its last Events. For a shoot without a seed, the shared
+scheduling algorithm is run against the live landscape and every seed is
+listed with the step that rejected it.`,
+		Example: example,
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) == 0 {
+				return []string{"shoot"}, cobra.ShellCompDirectiveNoFileComp
+			}
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(f, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	cmd.Flags().BoolVar(&o.ShowEvents, "show-events", o.ShowEvents, "If true, display events related to the described shoot.")
+	cmd.Flags().IntVar(&o.EventsLimit, "events-limit", o.EventsLimit, "How many of the most recent Events to show.")
+	cmd.Flags().StringVar(&o.Strategy, "strategy", "", "Scheduling strategy to explain with: SameRegion (default) or MinimalDistance.")
+	return cmd
+}
+
+// Complete reads the resource type, names and namespace and obtains the clients.
+func (o *Options) Complete(f factory.Factory, args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("you must specify the type of resource to describe: shoot")
+	}
+	switch strings.ToLower(args[0]) {
+	case "shoot", "shoots", "shoot.core.graft.dev", "shoots.core.graft.dev":
+	default:
+		return fmt.Errorf("invalid resource type %s, only shoots can be described", args[0])
+	}
+	o.Names = args[1:]
+	var err error
+	if o.Namespace, _, err = f.Namespace(); err != nil {
+		return err
+	}
+	if o.Graft, err = f.GraftClient(); err != nil {
+		return err
+	}
+	o.Kube, err = f.KubeClient()
+	return err
+}
+
+// Validate checks the options.
+func (o *Options) Validate() error {
+	if len(o.Names) == 0 {
+		return fmt.Errorf("at least one shoot name must be specified")
+	}
+	if o.EventsLimit < 0 {
+		return fmt.Errorf("--events-limit must not be negative")
+	}
+	return algorithm.Config{Strategy: algorithm.Strategy(o.Strategy)}.Validate()
+}
+
+// Run describes each named shoot, separated by blank lines.
+func (o *Options) Run(ctx context.Context) error {
+	var l *landscape.Landscape
+	for i, name := range o.Names {
+		shoot, err := o.Graft.CoreV1alpha1().Shoots(o.Namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			fmt.Fprintln(o.Out)
+		}
+		w := tabwriter.NewWriter(o.Out, 0, 8, 2, ' ', 0)
+		o.describeShoot(w, shoot)
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		if o.ShowEvents {
+			// The Events table aligns its own columns.
+			w := tabwriter.NewWriter(o.Out, 0, 8, 2, ' ', 0)
+			if err := o.describeEvents(ctx, w, shoot); err != nil {
+				return err
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+		}
+		if shoot.Spec.SeedName == nil || *shoot.Spec.SeedName == "" {
+			if l == nil {
+				if l, err = landscape.Load(ctx, o.Graft, o.Kube, algorithm.Config{Strategy: algorithm.Strategy(o.Strategy)}); err != nil {
+					return err
+				}
+			}
+			if err := o.describeScheduling(l, shoot); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (o *Options) describeShoot(w io.Writer, shoot *corev1alpha1.Shoot) {
+	fmt.Fprintf(w, "Name:\t%s\n", shoot.Name)
+	fmt.Fprintf(w, "Namespace:\t%s\n", shoot.Namespace)
+	fmt.Fprintf(w, "Labels:\t%s\n", mapString(shoot.Labels))
+	fmt.Fprintf(w, "Annotations:\t%s\n", mapString(shoot.Annotations))
+	fmt.Fprintf(w, "Created:\t%s\n", o.age(shoot.CreationTimestamp))
+	fmt.Fprintf(w, "Cloud Profile:\t%s\n", orNone(algorithm.CloudProfileNameOf(shoot)))
+	fmt.Fprintf(w, "Provider:\t%s\n", shoot.Spec.Provider.Type)
+	fmt.Fprintf(w, "Region:\t%s\n", shoot.Spec.Region)
+	purpose := ""
+	if shoot.Spec.Purpose != nil {
+		purpose = string(*shoot.Spec.Purpose)
+	}
+	fmt.Fprintf(w, "Purpose:\t%s\n", orNone(purpose))
+	scheduler := corev1alpha1.DefaultSchedulerName
+	if shoot.Spec.SchedulerName != nil && *shoot.Spec.SchedulerName != "" {
+		scheduler = *shoot.Spec.SchedulerName
+	}
+	fmt.Fprintf(w, "Scheduler:\t%s\n", scheduler)
+	fmt.Fprintf(w, "Seed:\t%s\n", orNone(deref(shoot.Spec.SeedName)))
+	if status := deref(shoot.Status.SeedName); status != "" && status != deref(shoot.Spec.SeedName) {
+		fmt.Fprintf(w, "Status Seed:\t%s (control plane migration in flight)\n", status)
+	}
+	if a := shoot.Annotations[corev1alpha1.AnnotationDescheduledFrom]; a != "" {
+		fmt.Fprintf(w, "Descheduled From:\t%s (%s)\n", a, orNone(shoot.Annotations[corev1alpha1.AnnotationDescheduledReason]))
+	}
+	if sel := shoot.Spec.SeedSelector; sel != nil {
+		s, err := metav1.LabelSelectorAsSelector(&sel.LabelSelector)
+		selector := "<invalid>"
+		if err == nil {
+			selector = orNone(s.String())
+		}
+		fmt.Fprintf(w, "Seed Selector:\t%s\n", selector)
+		if len(sel.ProviderTypes) > 0 {
+			fmt.Fprintf(w, "  Provider Types:\t%s\n", strings.Join(sel.ProviderTypes, ","))
+		}
+	} else {
+		fmt.Fprintf(w, "Seed Selector:\t<none>\n")
+	}
+	if len(shoot.Spec.Tolerations) == 0 {
+		fmt.Fprintf(w, "Tolerations:\t<none>\n")
+	} else {
+		for i, t := range shoot.Spec.Tolerations {
+			label := ""
+			if i == 0 {
+				label = "Tolerations:"
+			}
+			fmt.Fprintf(w, "%s\t%s\n", label, toleration(t))
+		}
+	}
+	if op := shoot.Status.LastOperation; op != nil {
+		fmt.Fprintf(w, "Last Operation:\t%s %s (%d%%), %s: %s\n", op.Type, op.State, op.Progress, o.age(op.LastUpdateTime), op.Description)
+	} else {
+		fmt.Fprintf(w, "Last Operation:\t<none>\n")
+	}
+}
+
+func (o *Options) describeEvents(ctx context.Context, w io.Writer, shoot *corev1alpha1.Shoot) error {
+	selector := fields.Set{
+		"involvedObject.kind":      "Shoot",
+		"involvedObject.name":      shoot.Name,
+		"involvedObject.namespace": shoot.Namespace,
+	}.AsSelector().String()
+	list, err := o.Kube.CoreV1().Events(shoot.Namespace).List(ctx, metav1.ListOptions{FieldSelector: selector})
+	if err != nil {
+		return err
+	}
+	events := make([]corev1.Event, 0, len(list.Items))
+	for _, e := range list.Items {
+		// Events of an earlier shoot of the same name do not belong here.
+		if e.InvolvedObject.UID == "" || e.InvolvedObject.UID == shoot.UID {
+			events = append(events, e)
+		}
+	}
+	if len(events) == 0 {
+		fmt.Fprintf(w, "Events:  <none>\n")
+		return nil
+	}
+	sort.SliceStable(events, func(i, j int) bool { return eventTime(events[i]).Before(eventTime(events[j])) })
+	if len(events) > o.EventsLimit {
+		events = events[len(events)-o.EventsLimit:]
+	}
+	fmt.Fprintf(w, "Events:\n  Type\tReason\tAge\tFrom\tMessage\n  ----\t------\t----\t----\t-------\n")
+	for _, e := range events {
+		from := e.Source.Component
+		if from == "" {
+			from = e.ReportingController
+		}
+		age := duration.HumanDuration(o.Now().Sub(eventTime(e)))
+		if e.Count > 1 {
+			age = fmt.Sprintf("%s (x%d)", age, e.Count)
+		}
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\n", e.Type, e.Reason, age, from, strings.TrimSpace(e.Message))
+	}
+	return nil
+}
+
+func (o *Options) describeScheduling(l *landscape.Landscape, shoot *corev1alpha1.Shoot) error {
+	fmt.Fprintf(o.Out, "Scheduling (the algorithm run now against %d seed(s)):\n", l.Snapshot.NumSeeds())
+	if l.RegionConfigWarning != "" {
+		fmt.Fprintf(o.Out, "  warning: %s\n", l.RegionConfigWarning)
+	}
+	in, err := l.Inputs(shoot)
+	if err != nil {
+		fmt.Fprintf(o.Out, "  cannot explain: %s\n", err.Error())
+		return nil
+	}
+	return algorithm.FormatExplanation(indent{o.Out}, algorithm.Explain(shoot, l.Snapshot, in))
+}
+
+// eventTime is when an Event last happened, whichever API wrote it.
+func eventTime(e corev1.Event) time.Time {
+	switch {
+	case !e.LastTimestamp.IsZero():
+		return e.LastTimestamp.Time
+	case e.Series != nil && !e.Series.LastObservedTime.IsZero():
+		return e.Series.LastObservedTime.Time
+	case !e.EventTime.IsZero():
+		return e.EventTime.Time
+	case !e.FirstTimestamp.IsZero():
+		return e.FirstTimestamp.Time
+	}
+	return e.CreationTimestamp.Time
+}
+
+func (o *Options) age(t metav1.Time) string {
+	if t.IsZero() {
+		return "<unknown>"
+	}
+	return fmt.Sprintf("%s (%s ago)", t.UTC().Format(time.RFC1123Z), duration.HumanDuration(o.Now().Sub(t.Time)))
+}
+
+func toleration(t corev1alpha1.Toleration) string {
+	s := t.Key
+	if t.Value != nil {
+		s += "=" + *t.Value
+	}
+	if t.Effect != "" {
+		s += ":" + string(t.Effect)
+	}
+	if t.TolerationSeconds != nil {
+		s += fmt.Sprintf(" for %ds", *t.TolerationSeconds)
+	}
+	return s
+}
+
+func mapString(m map[string]string) string {
+	if len(m) == 0 {
+		return "<none>"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+"="+m[k])
+	}
+	return strings.Join(parts, "\n\t")
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
+}
+
+// indent prefixes every line written through it with two spaces.
+type indent struct{ w io.Writer }
+
+func (i indent) Write(p []byte) (int, error) {
+	lines := strings.SplitAfter(string(p), "\n")
+	var b strings.Builder
+	for _, line := range lines {
+		if line != "" {
+			b.WriteString("  ")
+			b.WriteString(line)
+		}
+	}
+	if _, err := io.WriteString(i.w, b.String()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

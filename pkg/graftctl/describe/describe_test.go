@@ -1,0 +1,111 @@
+package describe
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+
+	"github.com/graft-dev/client-go/clientset/versioned/fake"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+
+	"github.com/graft-dev/graft/pkg/graftctl/factory"
+	gt "github.com/graft-dev/graft/pkg/graftctl/graftctltest"
+)
+
+var testNow = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+func init() { now = func() time.Time { return testNow } }
+
+func event(name, reason, message string, at time.Time) *corev1.Event {
+	return &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Namespace: "dev", Name: name},
+		InvolvedObject: corev1.ObjectReference{Kind: "Shoot", Namespace: "dev", Name: "s1"},
+		Type:           corev1.EventTypeWarning, Reason: reason, Message: message,
+		Source:        corev1.EventSource{Component: "graft-scheduler"},
+		LastTimestamp: metav1.NewTime(at), Count: 1,
+	}
+}
+
+func run(t *testing.T, graft *fake.Clientset, kube *kubefake.Clientset, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd := NewCommand(&factory.Static{Graft: graft, Kube: kube, DefaultNamespace: "dev"}, genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &out})
+	cmd.SetArgs(args)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), err
+}
+
+func TestDescribeUnscheduledShootExplains(t *testing.T) {
+	full := gt.Seed("b-full", gt.WithAllocatable(0))
+	tainted := gt.Seed("c-tainted", gt.WithTaints(corev1alpha1.SeedTaint{Key: "dedicated", Effect: corev1alpha1.TaintEffectNoSchedule}))
+	far := gt.Seed("a-far", gt.WithRegion("us-east-1"))
+	shoot := gt.Shoot("dev", "s1", "")
+	graft := fake.NewSimpleClientset(gt.CloudProfile(), far, full, tainted, shoot)
+	kube := kubefake.NewSimpleClientset(
+		event("e2", "SchedulingFailed", "0/3 seeds fit", testNow.Add(-time.Minute)),
+		event("e1", "SchedulingFailed", "older", testNow.Add(-time.Hour)),
+	)
+	out, err := run(t, graft, kube, "shoot", "s1", "--events-limit=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Name:            s1\n",
+		"Namespace:       dev\n",
+		"Seed:            <none>\n",
+		"  Warning  SchedulingFailed  60s   graft-scheduler  0/3 seeds fit\n",
+		"Scheduling (the algorithm run now against 3 seed(s)):\n",
+		"  shoot dev/s1 (strategy SameRegion): not scheduled: ",
+		"  a-far ",
+		"  b-full ",
+		"  c-tainted ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "older") {
+		t.Errorf("--events-limit=1 showed the older event:\n%s", out)
+	}
+}
+
+func TestDescribeScheduledShootHasNoExplanation(t *testing.T) {
+	graft := fake.NewSimpleClientset(gt.CloudProfile(), gt.Seed("a"), gt.Shoot("dev", "s1", "a",
+		gt.WithTolerations(corev1alpha1.Toleration{Key: "k", Effect: corev1alpha1.TaintEffectNoExecute})))
+	out, err := run(t, graft, kubefake.NewSimpleClientset(), "shoot", "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Seed:            a\n", "Events:  <none>\n", "Tolerations:     k:NoExecute\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "Scheduling") {
+		t.Errorf("a scheduled shoot was explained:\n%s", out)
+	}
+}
+
+func TestDescribeErrors(t *testing.T) {
+	graft := fake.NewSimpleClientset()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"seed", "a"}, "invalid resource type seed, only shoots can be described"},
+		{[]string{"shoot"}, "at least one shoot name must be specified"},
+		{[]string{"shoot", "nope"}, `shoots.core.graft.dev "nope" not found`},
+	} {
+		if _, err := run(t, graft, kubefake.NewSimpleClientset(), tc.args...); err == nil || err.Error() != tc.want {
+			t.Errorf("describe %q: error %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,265 @@
+package drain
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
+
+	"github.com/graft-dev/client-go/clientset/versioned/fake"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+
+	"github.com/graft-dev/graft/pkg/graftctl/factory"
+	gt "github.com/graft-dev/graft/pkg/graftctl/graftctltest"
+	"github.com/graft-dev/graft/pkg/graftctl/seedtaints"
+)
+
+var tolerateDrain = corev1alpha1.Toleration{Key: corev1alpha1.SeedTaintUnschedulable}
+
+func landscapeObjects() []runtime.Object {
+	return []runtime.Object{
+		gt.CloudProfile(),
+		gt.Seed("a"),
+		gt.Seed("b", gt.WithAllocatable(1)),
+		gt.Seed("c", gt.WithRegion("us-east-1")),
+		gt.Shoot("ns", "s1", "a"),
+		gt.Shoot("ns", "s2", "a"),
+		gt.Shoot("ns", "s3", "a", gt.WithTolerations(tolerateDrain)),
+		gt.Shoot("ns", "elsewhere", "c"),
+	}
+}
+
+func lease(renewed time.Time, seconds int32) *coordinationv1.Lease {
+	return &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "graft-descheduler"},
+		Spec: coordinationv1.LeaseSpec{
+			HolderIdentity:       ptr.To("descheduler-0"),
+			LeaseDurationSeconds: ptr.To(seconds),
+			RenewTime:            &metav1.MicroTime{Time: renewed},
+		},
+	}
+}
+
+func run(ctx context.Context, graft *fake.Clientset, kube *kubefake.Clientset, args ...string) (string, string, error) {
+	var out, errOut bytes.Buffer
+	cmd := NewCommand(&factory.Static{Graft: graft, Kube: kube}, genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut})
+	cmd.SetArgs(args)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err := cmd.ExecuteContext(ctx)
+	return out.String(), errOut.String(), err
+}
+
+func writes(client *fake.Clientset) int {
+	n := 0
+	for _, a := range client.Actions() {
+		if v := a.GetVerb(); v == "patch" || v == "update" || v == "create" || v == "delete" {
+			n++
+		}
+	}
+	return n
+}
+
+func TestDryRunReportsPlacementsAndChangesNothing(t *testing.T) {
+	graft := fake.NewSimpleClientset(landscapeObjects()...)
+	out, _, err := run(context.Background(), graft, kubefake.NewSimpleClientset(), "a", "--dry-run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `seed/a cordoned (dry run)
+seed/a marked for eviction (seed.gardener.cloud/unschedulable:NoExecute) (dry run)
+shoot/ns/s1 would move to seed/b
+shoot/ns/s2 cannot move: `
+	if !strings.HasPrefix(out, want) {
+		t.Fatalf("output:\n%s\nwant prefix:\n%s", out, want)
+	}
+	for _, line := range []string{
+		"shoot/ns/s3 tolerates seed.gardener.cloud/unschedulable:NoExecute and stays on seed/a\n",
+		"3 shoot(s) on seed/a: 1 would move, 1 cannot move, 1 stay (dry run)\n",
+	} {
+		if !strings.Contains(out, line) {
+			t.Errorf("output lacks %q:\n%s", line, out)
+		}
+	}
+	if writes(graft) != 0 {
+		t.Errorf("dry run wrote %d times", writes(graft))
+	}
+}
+
+func TestWaitFollowsShootsUntilTheyMoved(t *testing.T) {
+	graft := fake.NewSimpleClientset(landscapeObjects()...)
+	kube := kubefake.NewSimpleClientset(lease(time.Now(), 3600))
+	var once sync.Once
+	drained := make(chan struct{})
+	graft.PrependReactor("patch", "seeds", func(clienttesting.Action) (bool, runtime.Object, error) {
+		once.Do(func() { close(drained) })
+		return false, nil, nil
+	})
+	// Play the descheduler and the scheduler once the seed is tainted.
+	moveErr := make(chan error, 1)
+	go func() {
+		<-drained
+		moveErr <- moveShoots(graft, map[string]string{"s1": "", "s2": "c"}, map[string]string{"s1": "b"})
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, _, err := run(ctx, graft, kube, "a")
+	if err != nil {
+		t.Fatalf("drain: %v\n%s", err, out)
+	}
+	if err := <-moveErr; err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"seed/a cordoned\n",
+		"seed/a marked for eviction (seed.gardener.cloud/unschedulable:NoExecute)\n",
+		"shoot/ns/s3 tolerates seed.gardener.cloud/unschedulable:NoExecute and stays\n",
+		"shoot/ns/s1 moved to seed/b\n",
+		"shoot/ns/s2 moved to seed/c\n",
+		"2/2 shoots moved\n",
+	} {
+		if !strings.Contains(out, line) {
+			t.Errorf("output lacks %q:\n%s", line, out)
+		}
+	}
+	if !strings.HasSuffix(out, "seed/a drained\n") {
+		t.Errorf("output does not end with the drained line:\n%s", out)
+	}
+	seed, _ := graft.CoreV1alpha1().Seeds().Get(context.Background(), "a", metav1.GetOptions{})
+	if got := seedtaints.Join(seed.Spec.Taints); got != "seed.gardener.cloud/unschedulable:NoSchedule,seed.gardener.cloud/unschedulable:NoExecute" {
+		t.Errorf("seed taints %s", got)
+	}
+}
+
+// moveShoots sets spec.seedName of shoots in namespace ns, in two rounds.
+func moveShoots(graft *fake.Clientset, rounds ...map[string]string) error {
+	ctx := context.Background()
+	for _, round := range rounds {
+		for name, seed := range round {
+			shoot, err := graft.CoreV1alpha1().Shoots("ns").Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			shoot.Spec.SeedName = nil
+			if seed != "" {
+				shoot.Spec.SeedName = ptr.To(seed)
+			}
+			if _, err := graft.CoreV1alpha1().Shoots("ns").Update(ctx, shoot, metav1.UpdateOptions{}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func TestWaitStopsWhenDeschedulerLeaseIsMissing(t *testing.T) {
+	graft := fake.NewSimpleClientset(landscapeObjects()...)
+	_, _, err := run(context.Background(), graft, kubefake.NewSimpleClientset(), "a")
+	want := "graft-descheduler is not running: its leader-election Lease garden/graft-descheduler does not exist"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("error %v, want prefix %q", err, want)
+	}
+}
+
+func TestWaitStopsWhenDeschedulerLeaseIsStale(t *testing.T) {
+	graft := fake.NewSimpleClientset(landscapeObjects()...)
+	kube := kubefake.NewSimpleClientset(lease(time.Now().Add(-time.Hour), 15))
+	_, _, err := run(context.Background(), graft, kube, "a", "--descheduler-lease-namespace=garden")
+	want := "graft-descheduler is not running: its leader-election Lease garden/graft-descheduler, held by descheduler-0, expired "
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("error %v, want prefix %q", err, want)
+	}
+}
+
+func TestLeaseFlagsAreUsed(t *testing.T) {
+	graft := fake.NewSimpleClientset(landscapeObjects()...)
+	other := lease(time.Now().Add(-time.Hour), 15)
+	other.Namespace, other.Name = "kube-system", "my-descheduler"
+	_, _, err := run(context.Background(), graft, kubefake.NewSimpleClientset(other), "a",
+		"--descheduler-lease-name=my-descheduler", "--descheduler-lease-namespace=kube-system")
+	if err == nil || !strings.Contains(err.Error(), "Lease kube-system/my-descheduler, held by descheduler-0, expired") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestInterruptedWaitListsShootsLeftWithReasons(t *testing.T) {
+	graft := fake.NewSimpleClientset(landscapeObjects()...)
+	kube := kubefake.NewSimpleClientset(lease(time.Now(), 3600))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Interrupt once graftctl has looked at the Lease: it is then waiting.
+	kube.PrependReactor("get", "leases", func(clienttesting.Action) (bool, runtime.Object, error) {
+		cancel()
+		return false, nil, nil
+	})
+	out, _, err := run(ctx, graft, kube, "a")
+	if err == nil || err.Error() != "interrupted waiting for seed a to drain: 0/2 shoots moved, 2 left" {
+		t.Fatalf("error %v\n%s", err, out)
+	}
+	for _, line := range []string{
+		"shoot/ns/s1 left: not evicted yet (seed/b fits)\n",
+		"shoot/ns/s2 left: not evicted yet (seed/b fits)\n",
+	} {
+		if !strings.Contains(out, line) {
+			t.Errorf("output lacks %q:\n%s", line, out)
+		}
+	}
+}
+
+func TestNoWaitOnlyTaints(t *testing.T) {
+	graft := fake.NewSimpleClientset(landscapeObjects()...)
+	out, _, err := run(context.Background(), graft, kubefake.NewSimpleClientset(), "a", "--wait=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "seed/a cordoned\nseed/a marked for eviction (seed.gardener.cloud/unschedulable:NoExecute)\n"; out != want {
+		t.Errorf("output %q, want %q", out, want)
+	}
+	out, _, err = run(context.Background(), graft, kubefake.NewSimpleClientset(), "a", "--wait=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "seed/a already cordoned\nseed/a already marked for eviction (seed.gardener.cloud/unschedulable:NoExecute)\n"; out != want {
+		t.Errorf("second drain output %q, want %q", out, want)
+	}
+}
+
+func TestDrainArguments(t *testing.T) {
+	graft := fake.NewSimpleClientset(landscapeObjects()...)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "exactly one seed name must be specified, got 0"},
+		{[]string{"a", "b"}, "exactly one seed name must be specified, got 2"},
+		{[]string{"a", "--timeout=-1s"}, "--timeout must not be negative"},
+		{[]string{"missing", "--wait=false"}, `seeds.core.graft.dev "missing" not found`},
+	} {
+		if _, _, err := run(context.Background(), graft, kubefake.NewSimpleClientset(), tc.args...); err == nil || err.Error() != tc.want {
+			t.Errorf("drain %q: error %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestLeaseStale(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	renew := &metav1.MicroTime{Time: now.Add(-10 * time.Second)}
+	if stale, _ := leaseStale(renew, ptr.To[int32](15), now); stale {
+		t.Error("lease renewed 10s ago with 15s duration reported stale")
+	}
+	if stale, why := leaseStale(renew, ptr.To[int32](5), now); !stale || why != "expired 5s ago (last renewed at 2026-01-01T11:59:50Z, lease duration 5s)" {
+		t.Errorf("stale=%v why=%q", stale, why)
+	}
+	if stale, why := leaseStale(nil, ptr.To[int32](5), now); !stale || why != "was never renewed" {
+		t.Errorf("stale=%v why=%q", stale, why)
+	}
+}

@@ -1,0 +1,159 @@
+package get
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/graft-dev/client-go/clientset/versioned/fake"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+
+	"github.com/graft-dev/graft/pkg/graftctl/factory"
+	gt "github.com/graft-dev/graft/pkg/graftctl/graftctltest"
+)
+
+var created = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func init() { now = func() time.Time { return created.Add(49 * time.Hour) } }
+
+func objects() []runtime.Object {
+	a := gt.Seed("aws-eu1", gt.WithAllocatable(40), gt.WithTaints(corev1alpha1.SeedTaint{Key: corev1alpha1.SeedTaintUnschedulable, Effect: corev1alpha1.TaintEffectNoSchedule}))
+	a.Status.Usage = corev1.ResourceList{corev1alpha1.ResourceShoots: *resource.NewQuantity(3, resource.DecimalSI)}
+	b := gt.Seed("aws-eu2")
+	b.Status.Conditions[0].Status = corev1alpha1.ConditionFalse
+	s1 := gt.Shoot("dev", "s1", "aws-eu1", gt.WithPurpose(corev1alpha1.ShootPurposeProduction))
+	s1.Status.LastOperation = &corev1alpha1.LastOperation{Type: corev1alpha1.LastOperationTypeReconcile, State: corev1alpha1.LastOperationStateSucceeded}
+	s2 := gt.Shoot("dev", "s2", "")
+	s3 := gt.Shoot("prod", "s3", "aws-eu2")
+	s4 := gt.Shoot("prod", "s4", "aws-eu2")
+	out := []runtime.Object{a, b, s1, s2, s3, s4}
+	for _, o := range out {
+		o.(metav1.Object).SetCreationTimestamp(metav1.NewTime(created))
+	}
+	return out
+}
+
+func run(t *testing.T, namespace string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	f := &factory.Static{Graft: fake.NewSimpleClientset(objects()...), DefaultNamespace: namespace}
+	cmd := NewCommand(f, genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut})
+	cmd.SetArgs(args)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), errOut.String(), err
+}
+
+func TestGetSeeds(t *testing.T) {
+	out, _, err := run(t, "", "seeds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `NAME      READY   PROVIDER   REGION      USAGE/ALLOCATABLE   TAINTS                                         AGE
+aws-eu1   True    aws        eu-west-1   3/40                seed.gardener.cloud/unschedulable:NoSchedule   2d1h
+aws-eu2   False   aws        eu-west-1   2/-                 <none>                                         2d1h
+`
+	if out != want {
+		t.Errorf("output:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+func TestGetSeedsWide(t *testing.T) {
+	out, _, err := run(t, "", "seed", "aws-eu1", "-o", "wide")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out, "\n")
+	for _, col := range []string{"ZONES", "VISIBLE", "CAPACITY", "LAST-OPERATION"} {
+		if !strings.Contains(lines[0], col) {
+			t.Errorf("wide header lacks %s: %s", col, lines[0])
+		}
+	}
+	if !strings.Contains(lines[1], "a,b,c") || !strings.Contains(lines[1], "Reconcile Succeeded") {
+		t.Errorf("wide row: %s", lines[1])
+	}
+}
+
+func TestGetShoots(t *testing.T) {
+	out, _, err := run(t, "dev", "shoots")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `NAME   SEED      PROVIDER   REGION      PURPOSE      STATUS      AGE
+s1     aws-eu1   aws        eu-west-1   production   Succeeded   2d1h
+s2     <none>    aws        eu-west-1   <none>       Pending     2d1h
+`
+	if out != want {
+		t.Errorf("output:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+func TestGetShootsAllNamespaces(t *testing.T) {
+	out, _, err := run(t, "dev", "shoots", "-A", "--no-headers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `dev    s1    aws-eu1   aws   eu-west-1   production   Succeeded   2d1h
+dev    s2    <none>    aws   eu-west-1   <none>       Pending     2d1h
+prod   s3    aws-eu2   aws   eu-west-1   <none>       <none>      2d1h
+prod   s4    aws-eu2   aws   eu-west-1   <none>       <none>      2d1h
+`
+	if out != want {
+		t.Errorf("output:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+func TestGetEmptyNamespace(t *testing.T) {
+	out, errOut, err := run(t, "nothing-here", "shoots")
+	if err != nil || out != "" || errOut != "No resources found in nothing-here namespace.\n" {
+		t.Errorf("out=%q errOut=%q err=%v", out, errOut, err)
+	}
+}
+
+func TestGetOutputFormats(t *testing.T) {
+	out, _, err := run(t, "dev", "shoot", "s1", "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, `"kind": "Shoot"`) || !strings.Contains(out, `"seedName": "aws-eu1"`) {
+		t.Errorf("json:\n%s", out)
+	}
+	out, _, err = run(t, "", "seeds", "-o", "yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "kind: SeedList") || strings.Count(out, "kind: Seed\n") != 2 {
+		t.Errorf("yaml:\n%s", out)
+	}
+	out, _, err = run(t, "", "seeds", "-o", "name")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != "seed.core.graft.dev/aws-eu1\nseed.core.graft.dev/aws-eu2\n" {
+		t.Errorf("name output %q", out)
+	}
+}
+
+func TestGetErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "you must specify the type of resource to get: seeds or shoots"},
+		{[]string{"nodes"}, `the server doesn't have a resource type "nodes": graftctl gets seeds or shoots`},
+		{[]string{"seeds", "-o", "xml"}, `unable to match a printer suitable for the output format "xml", allowed formats are: go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,kyaml,name,template,templatefile,yaml`},
+		{[]string{"seed", "nope"}, `seeds.core.graft.dev "nope" not found`},
+	} {
+		if _, _, err := run(t, "", tc.args...); err == nil || err.Error() != tc.want {
+			t.Errorf("get %q: error %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
