@@ -49,7 +49,7 @@ type Options struct {
 	NoHeaders     bool
 	ShowLabels    bool
 
-	kind  kind
+	kind      kind
 	names     []string
 	namespace string
 	client    versioned.Interface
