@@ -18,9 +18,10 @@
 // A Snapshot is not safe for concurrent use: callers serialise access (the
 // scheduler holds a mutex around updates and decisions). Schedule, Explain and
 // FitsElsewhere only read it, so decisions may run concurrently with each
-// other (under a read lock), never with updates. Seeds and shoots handed to the snapshot are kept
-// by pointer and must not be mutated afterwards (informer objects never are).
-// Clone costs O(seeds): per-shoot records are copied on the next shoot update.
+// other (under a read lock), never with updates. Seeds are kept by pointer and
+// must not be mutated afterwards (informer objects never are); of a shoot only
+// its key and counted seeds are kept. Clone costs O(seeds): the per-shoot
+// records are copied on the next shoot update of either snapshot.
 //
 // # Decision
 //
@@ -35,8 +36,12 @@
 //     both lists apply when set.
 //  4. HA: failure tolerance type zone needs a seed with at least 3 zones.
 //  5. Networks: every shoot network (nodes, pods, services; pods and services
-//     fall back to the seed's shootDefaults of the same IP family) must be
-//     disjoint from every seed network (nodes, pods, services), IPv4 and IPv6.
+//     fall back to the seed's shootDefaults of the shoot's IP families) must be
+//     disjoint from every seed network (nodes, pods, services), IPv4 and IPv6;
+//     a field may hold a comma-separated dual-stack list. A seed whose own
+//     CIDRs (or needed defaults) do not parse is rejected; a shoot whose CIDRs
+//     do not parse gets an input error. Networks a shoot leaves empty and the
+//     seed does not default are not checked.
 //  6. Taints: an untolerated NoSchedule or NoExecute taint (a taint without
 //     effect is NoSchedule) rejects the seed.
 //  7. Capacity: a seed with status.allocatable.shoots set and usage >= it is
