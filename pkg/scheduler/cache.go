@@ -1,0 +1,225 @@
+package scheduler
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/algorithm"
+)
+
+// errAssumed says that the shoot was already bound by this scheduler and the
+// informer has not shown it yet: nothing to do.
+var errAssumed = errors.New("shoot already bound, waiting for the informer to show it")
+
+// assumption is a binding made (or being made) by this scheduler that the
+// informer has not shown yet.
+type assumption struct {
+	seed string
+	// bindDone is set once the API write succeeded; only then can the
+	// assumption expire (a write in flight is never given up on by time).
+	bindDone bool
+	doneAt   time.Time
+}
+
+// schedulingCache holds what decisions read: a Snapshot kept current from the
+// informers, the assumed bindings counted in it, and the region ConfigMaps. All
+// methods take the lock; decide decides and reserves in one critical section.
+type schedulingCache struct {
+	mu       sync.Mutex
+	snapshot *algorithm.Snapshot
+	assumed  map[string]*assumption
+
+	// regionConfigMaps holds the label-selected ConfigMaps by namespace/name;
+	// regionConfigs memoises the parsed one of each cloud profile.
+	regionConfigMaps map[string]*corev1.ConfigMap
+	regionConfigs    map[string]*algorithm.RegionConfig
+}
+
+func newSchedulingCache() *schedulingCache {
+	return &schedulingCache{
+		snapshot:         algorithm.NewSnapshot(),
+		assumed:          map[string]*assumption{},
+		regionConfigMaps: map[string]*corev1.ConfigMap{},
+		regionConfigs:    map[string]*algorithm.RegionConfig{},
+	}
+}
+
+func (c *schedulingCache) addSeed(seed *corev1alpha1.Seed) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.snapshot.AddSeed(seed)
+}
+
+func (c *schedulingCache) removeSeed(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.snapshot.RemoveSeedByName(name)
+}
+
+// upsertShoot records the informer's view of a shoot. While this scheduler's
+// binding of the shoot is assumed, a view without any seed is older than the
+// binding and is ignored; a view with a seed confirms (or overrides) it. It
+// returns whether the shoot stopped counting on some seed (capacity freed).
+func (c *schedulingCache) upsertShoot(shoot *corev1alpha1.Shoot) (freed bool) {
+	key := algorithm.ShootKey(shoot)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.assumed[key]; ok {
+		if !isBound(shoot) {
+			return false
+		}
+		delete(c.assumed, key)
+	}
+	before := c.snapshot.CountedOn(key)
+	c.snapshot.AddShoot(shoot)
+	if len(before) == 0 {
+		return false
+	}
+	after := algorithm.SeedNamesCountedFor(shoot)
+	for _, s := range before {
+		if !contains(after, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// removeShoot forgets a deleted shoot; it returns whether it counted on a seed.
+func (c *schedulingCache) removeShoot(key string) (freed bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.assumed, key)
+	freed = len(c.snapshot.CountedOn(key)) > 0
+	c.snapshot.RemoveShootByKey(key)
+	return freed
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// setRegionConfigMap records an added or changed region ConfigMap (nil cm with
+// key: deleted) and drops the parsed configs, which may now differ.
+func (c *schedulingCache) setRegionConfigMap(key string, cm *corev1.ConfigMap) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cm == nil {
+		delete(c.regionConfigMaps, key)
+	} else {
+		c.regionConfigMaps[key] = cm
+	}
+	c.regionConfigs = map[string]*algorithm.RegionConfig{}
+}
+
+// regionConfigLocked returns the parsed region config of a cloud profile.
+// Malformed entries stay inside the config and fail only the shoots whose
+// region needs them. Callers hold the lock.
+func (c *schedulingCache) regionConfigLocked(cloudProfile string) *algorithm.RegionConfig {
+	if rc, ok := c.regionConfigs[cloudProfile]; ok {
+		return rc
+	}
+	cms := make([]*corev1.ConfigMap, 0, len(c.regionConfigMaps))
+	for _, cm := range c.regionConfigMaps {
+		cms = append(cms, cm)
+	}
+	rc, _ := algorithm.ParseRegionConfig(algorithm.SelectRegionConfigMap(cloudProfile, cms))
+	c.regionConfigs[cloudProfile] = rc
+	return rc
+}
+
+// decide chooses a seed for shoot and reserves it: the binding is assumed, so
+// the next decision already counts it. Deciding and reserving under one lock
+// is what keeps concurrent workers from overfilling a seed.
+func (c *schedulingCache) decide(shoot *corev1alpha1.Shoot, cloudProfile *corev1alpha1.CloudProfile, config algorithm.Config) (string, error) {
+	key := algorithm.ShootKey(shoot)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.assumed[key]; ok {
+		return "", errAssumed
+	}
+	in := algorithm.Inputs{CloudProfile: cloudProfile, Config: config}
+	if len(c.regionConfigMaps) > 0 {
+		in.RegionConfig = c.regionConfigLocked(cloudProfile.Name)
+	}
+	seed, err := algorithm.Schedule(shoot, c.snapshot, in)
+	if err != nil {
+		return "", err
+	}
+	// The snapshot keeps only where the shoot counts, so a shallow copy with
+	// the chosen seed is enough to reserve it.
+	reserved := *shoot
+	reserved.Spec.SeedName = &seed
+	c.snapshot.AddShoot(&reserved)
+	c.assumed[key] = &assumption{seed: seed}
+	return seed, nil
+}
+
+// bindSucceeded marks the assumption as written; it may expire from now on.
+func (c *schedulingCache) bindSucceeded(key string, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a, ok := c.assumed[key]; ok {
+		a.bindDone = true
+		a.doneAt = now
+	}
+}
+
+// bindFailed rolls the assumption back to the informer's view (current, nil
+// when the shoot is gone).
+func (c *schedulingCache) bindFailed(key string, current *corev1alpha1.Shoot) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.assumed[key]; !ok {
+		return
+	}
+	delete(c.assumed, key)
+	if current == nil {
+		c.snapshot.RemoveShootByKey(key)
+		return
+	}
+	c.snapshot.AddShoot(current)
+}
+
+// expire drops assumptions written more than ttl ago that the informer never
+// confirmed, falling back to its view; current returns it (nil when gone).
+func (c *schedulingCache) expire(now time.Time, ttl time.Duration, current func(key string) *corev1alpha1.Shoot) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var expired []string
+	for key, a := range c.assumed {
+		if !a.bindDone || now.Sub(a.doneAt) < ttl {
+			continue
+		}
+		delete(c.assumed, key)
+		if shoot := current(key); shoot != nil {
+			c.snapshot.AddShoot(shoot)
+		} else {
+			c.snapshot.RemoveShootByKey(key)
+		}
+		expired = append(expired, key)
+	}
+	return expired
+}
+
+// usage returns the shoots counted on a seed, assumed bindings included.
+func (c *schedulingCache) usage(seed string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.snapshot.Usage(seed)
+}
+
+// numAssumed returns how many bindings are assumed.
+func (c *schedulingCache) numAssumed() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.assumed)
+}

@@ -1,0 +1,13 @@
+// Package scheduler is graft-scheduler: a leader-elected controller that binds
+// pending shoots to seeds with the shared algorithm (pkg/algorithm).
+//
+// Informers for Shoots, Seeds, CloudProfiles and the region ConfigMaps keep a
+// schedulingCache current: an algorithm.Snapshot of seeds and per-seed usage,
+// plus assumed bindings. Workers take shoot keys from a rate-limited workqueue;
+// each decides and reserves the seed under the cache's lock (so a burst cannot
+// overfill a seed), then writes spec.seedName outside the lock with the read
+// resourceVersion as precondition. A successful bind counts at once (assumed)
+// and is confirmed when the informer shows it; a failed bind is rolled back.
+//
+// New and Run let tests (and other components' tests) run the scheduler in-process.
+package scheduler

@@ -1,0 +1,89 @@
+package scheduler
+
+import (
+	"slices"
+
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+)
+
+// responsible tells whether a scheduler named schedulerName must place shoot:
+// it has no seed yet, is not being deleted, and names no other scheduler.
+func responsible(shoot *corev1alpha1.Shoot, schedulerName string) bool {
+	if shoot.Spec.SeedName != nil && *shoot.Spec.SeedName != "" {
+		return false
+	}
+	if shoot.DeletionTimestamp != nil {
+		return false
+	}
+	name := corev1alpha1.DefaultSchedulerName
+	if shoot.Spec.SchedulerName != nil && *shoot.Spec.SchedulerName != "" {
+		name = *shoot.Spec.SchedulerName
+	}
+	return name == schedulerName
+}
+
+// isBound tells whether the shoot is counted on some seed.
+func isBound(shoot *corev1alpha1.Shoot) bool {
+	return (shoot.Spec.SeedName != nil && *shoot.Spec.SeedName != "") ||
+		(shoot.Status.SeedName != nil && *shoot.Status.SeedName != "")
+}
+
+// seedMayNowFit tells whether a seed update could make an unschedulable shoot
+// fit: everything the filters read changed, except usage (which the scheduler
+// counts itself) and bookkeeping such as resourceVersion or conditions'
+// timestamps. A false negative only delays a shoot until its next backoff retry.
+func seedMayNowFit(old, cur *corev1alpha1.Seed) bool {
+	if cur.DeletionTimestamp != nil {
+		return false
+	}
+	if old.Generation != cur.Generation || !slices.Equal(mapPairs(old.Labels), mapPairs(cur.Labels)) {
+		return true
+	}
+	if (old.Status.LastOperation == nil) != (cur.Status.LastOperation == nil) {
+		return true
+	}
+	for _, t := range []corev1alpha1.ConditionType{corev1alpha1.SeedGardenletReady, corev1alpha1.SeedBackupBucketsReady} {
+		if conditionStatus(old, t) != conditionStatus(cur, t) {
+			return true
+		}
+	}
+	oldAlloc, oldSet := old.Status.Allocatable[corev1alpha1.ResourceShoots]
+	curAlloc, curSet := cur.Status.Allocatable[corev1alpha1.ResourceShoots]
+	if oldSet != curSet || (oldSet && oldAlloc.Cmp(curAlloc) != 0) {
+		return true
+	}
+	// Taints, visibility, networks and provider are spec fields: a CRD without
+	// generation bookkeeping would still change them in the spec, so compare
+	// the parts the filters read when the generation did not move.
+	return !slices.EqualFunc(old.Spec.Taints, cur.Spec.Taints, taintEqual) ||
+		visible(old) != visible(cur) ||
+		!slices.Equal(old.Spec.Provider.Zones, cur.Spec.Provider.Zones) ||
+		old.Spec.Provider.Region != cur.Spec.Provider.Region || old.Spec.Provider.Type != cur.Spec.Provider.Type
+}
+
+func taintEqual(a, b corev1alpha1.SeedTaint) bool {
+	return a.Key == b.Key && a.Effect == b.Effect && ((a.Value == nil) == (b.Value == nil)) && (a.Value == nil || *a.Value == *b.Value)
+}
+
+func visible(seed *corev1alpha1.Seed) bool {
+	s := seed.Spec.Settings
+	return s == nil || s.Scheduling == nil || s.Scheduling.Visible
+}
+
+func conditionStatus(seed *corev1alpha1.Seed, t corev1alpha1.ConditionType) corev1alpha1.ConditionStatus {
+	for _, c := range seed.Status.Conditions {
+		if c.Type == t {
+			return c.Status
+		}
+	}
+	return ""
+}
+
+func mapPairs(m map[string]string) []string {
+	out := make([]string, 0, 2*len(m))
+	for k, v := range m {
+		out = append(out, k+"\x00"+v)
+	}
+	slices.Sort(out)
+	return out
+}

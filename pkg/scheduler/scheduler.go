@@ -1,0 +1,398 @@
+package scheduler
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	kubeinformers "k8s.io/client-go/informers"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	"github.com/graft-dev/client-go/clientset/versioned/scheme"
+	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
+	graftlisters "github.com/graft-dev/client-go/listers/core/v1alpha1"
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/component/eventrecorder"
+	"github.com/graft-dev/graft/pkg/component/runner"
+)
+
+// Name is the component's name: the Event source and the client's user agent.
+const Name = "graft-scheduler"
+
+// Event reasons.
+const (
+	// ReasonScheduled is the reason of the Event of a successful binding.
+	ReasonScheduled = "Scheduled"
+	// ReasonSchedulingFailed is the reason of the Warning Event when no seed fits.
+	ReasonSchedulingFailed = "SchedulingFailed"
+)
+
+const (
+	// initialBackoff and maxBackoff bound the retry delay of a shoot that could
+	// not be scheduled; changes that may help requeue it at once anyway.
+	initialBackoff = time.Second
+	maxBackoff     = time.Minute
+	// assumeTTL is how long a written binding may stay unconfirmed by the
+	// informer before the cache falls back to the informer's view.
+	assumeTTL = 2 * time.Minute
+	// maxDescriptionLength caps lastOperation.description (the long form
+	// names every seed).
+	maxDescriptionLength = 4096
+)
+
+// Options are what the in-process callers may change besides the configuration.
+type Options struct {
+	// Identity tells leader election replicas apart; empty means hostname plus a random suffix.
+	Identity string
+}
+
+// Scheduler binds pending shoots to seeds. Create it with New, start it with Run.
+type Scheduler struct {
+	config    *configv1alpha1.SchedulerConfiguration
+	algConfig algorithm.Config
+	clients   clientconn.Clients
+	runner    *runner.Runner
+	recorder  *eventrecorder.Recorder
+	now       func() time.Time
+
+	graftInformers graftinformers.SharedInformerFactory
+	kubeInformers  kubeinformers.SharedInformerFactory
+	shootLister    graftlisters.ShootLister
+	profileLister  graftlisters.CloudProfileLister
+	configMaps     corelisters.ConfigMapLister
+	synced         []cache.InformerSynced
+
+	cache *schedulingCache
+	queue workqueue.TypedRateLimitingInterface[string]
+
+	// unschedulable holds the keys of shoots that no seed fits, requeued at
+	// once when something changes that may make them fit.
+	mu            sync.Mutex
+	unschedulable map[string]struct{}
+}
+
+// New returns a scheduler for a defaulted and validated configuration.
+func New(cfg *configv1alpha1.SchedulerConfiguration, clients clientconn.Clients, opts Options) (*Scheduler, error) {
+	algConfig := algorithmConfig(cfg)
+	if err := algConfig.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid scheduling configuration: %w", err)
+	}
+	register()
+	s := &Scheduler{
+		config:        cfg,
+		algConfig:     algConfig,
+		clients:       clients,
+		runner:        runner.New(Name, cfg.CommonConfiguration, clients.Kubernetes, opts.Identity),
+		now:           time.Now,
+		cache:         newSchedulingCache(),
+		unschedulable: map[string]struct{}{},
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
+			workqueue.NewTypedItemExponentialFailureRateLimiter[string](initialBackoff, maxBackoff),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "graft_scheduler"}),
+	}
+
+	s.graftInformers = graftinformers.NewSharedInformerFactory(clients.Graft, 0)
+	core := s.graftInformers.Core().V1alpha1()
+	s.kubeInformers = kubeinformers.NewSharedInformerFactoryWithOptions(clients.Kubernetes, 0,
+		kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.LabelSelector = corev1alpha1.LabelSchedulingPurpose + "=" + corev1alpha1.LabelSchedulingPurposeRegionConfig
+		}))
+	shoots, seeds, profiles := core.Shoots(), core.Seeds(), core.CloudProfiles()
+	configMaps := s.kubeInformers.Core().V1().ConfigMaps()
+	s.shootLister, s.profileLister, s.configMaps = shoots.Lister(), profiles.Lister(), configMaps.Lister()
+
+	handlers := []struct {
+		informer cache.SharedIndexInformer
+		handler  cache.ResourceEventHandler
+	}{
+		{shoots.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: s.onShootAdd, UpdateFunc: s.onShootUpdate, DeleteFunc: s.onShootDelete}},
+		{seeds.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: s.onSeedAdd, UpdateFunc: s.onSeedUpdate, DeleteFunc: s.onSeedDelete}},
+		{profiles.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: s.onProfileAdd, UpdateFunc: s.onProfileUpdate}},
+		{configMaps.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: s.onConfigMapAdd, UpdateFunc: s.onConfigMapUpdate, DeleteFunc: s.onConfigMapDelete}},
+	}
+	for _, h := range handlers {
+		reg, err := h.informer.AddEventHandler(h.handler)
+		if err != nil {
+			return nil, fmt.Errorf("registering event handlers: %w", err)
+		}
+		s.synced = append(s.synced, reg.HasSynced)
+	}
+	s.runner.Server.AddReadyCheck("informers-synced", func() error {
+		for _, synced := range s.synced {
+			if !synced() {
+				return errors.New("informers have not synced yet")
+			}
+		}
+		return nil
+	})
+	return s, nil
+}
+
+// algorithmConfig translates the configuration into the algorithm's terms.
+func algorithmConfig(cfg *configv1alpha1.SchedulerConfiguration) algorithm.Config {
+	c := algorithm.Config{Strategy: algorithm.Strategy(cfg.Strategy)}
+	if w := cfg.ScoreWeights; w != nil {
+		c.ScoreWeights = map[algorithm.ScorePlugin]int32{}
+		for plugin, weight := range map[algorithm.ScorePlugin]*int32{
+			algorithm.ScorePluginMinimalDistance:  w.MinimalDistance,
+			algorithm.ScorePluginLeastAllocated:   w.LeastAllocated,
+			algorithm.ScorePluginPreferNoSchedule: w.PreferNoSchedule,
+		} {
+			if weight != nil {
+				c.ScoreWeights[plugin] = *weight
+			}
+		}
+	}
+	return c
+}
+
+// HealthAddr is where /healthz and /readyz are served once Run started (nil when disabled).
+func (s *Scheduler) HealthAddr() net.Addr { return s.runner.Server.HealthAddr() }
+
+// MetricsAddr is where /metrics is served once Run started (nil when disabled).
+func (s *Scheduler) MetricsAddr() net.Addr { return s.runner.Server.MetricsAddr() }
+
+// IsLeader tells whether this instance holds the lease and schedules.
+func (s *Scheduler) IsLeader() bool { return s.runner.Elector.IsLeader() }
+
+// Run starts the informers and, while this instance holds the lease,
+// schedules. It returns nil when ctx ends and leaderelection.ErrLeaseLost when
+// the lease is lost (scheduling has stopped by then). A Scheduler runs once.
+func (s *Scheduler) Run(ctx context.Context) error {
+	s.recorder = eventrecorder.New(s.clients.Kubernetes, scheme.Scheme, Name, int(s.config.ConcurrentSyncs))
+	defer func() {
+		flushCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		s.recorder.Shutdown(flushCtx)
+	}()
+	defer s.queue.ShutDown()
+	return s.runner.Run(ctx, s.startInformers, s.schedule)
+}
+
+func (s *Scheduler) startInformers(ctx context.Context) error {
+	s.graftInformers.Start(ctx.Done())
+	s.kubeInformers.Start(ctx.Done())
+	return nil
+}
+
+// schedule runs while leading: it waits for the informers, then runs the
+// workers until ctx ends (lease lost or shutdown).
+func (s *Scheduler) schedule(ctx context.Context) error {
+	logger := klog.FromContext(ctx)
+	if !cache.WaitForCacheSync(ctx.Done(), s.synced...) {
+		return nil
+	}
+	logger.Info("Scheduling", "schedulerName", s.config.SchedulerName, "strategy", s.config.Strategy, "workers", s.config.ConcurrentSyncs)
+
+	var wg sync.WaitGroup
+	wg.Go(func() { s.housekeep(ctx) })
+	for range s.config.ConcurrentSyncs {
+		wg.Go(func() {
+			for s.processNext(ctx) {
+			}
+		})
+	}
+	<-ctx.Done()
+	// Workers blocked in Get return at once; those writing see ctx canceled.
+	s.queue.ShutDown()
+	wg.Wait()
+	logger.Info("Stopped scheduling")
+	return nil
+}
+
+// housekeep expires stale assumptions and publishes the pending gauges.
+func (s *Scheduler) housekeep(ctx context.Context) {
+	ticker := time.NewTicker(time.Second)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+		for _, key := range s.cache.expire(s.now(), assumeTTL, s.currentShoot) {
+			klog.FromContext(ctx).Info("Binding not confirmed by the informer in time, using the informer's view", "shoot", key)
+			s.queue.Add(key)
+		}
+		s.mu.Lock()
+		n := len(s.unschedulable)
+		s.mu.Unlock()
+		pendingShoots.WithLabelValues(queueActive).Set(float64(s.queue.Len()))
+		pendingShoots.WithLabelValues(queueUnschedulable).Set(float64(n))
+	}
+}
+
+func (s *Scheduler) currentShoot(key string) *corev1alpha1.Shoot {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return nil
+	}
+	shoot, err := s.shootLister.Shoots(ns).Get(name)
+	if err != nil {
+		return nil
+	}
+	return shoot
+}
+
+func (s *Scheduler) processNext(ctx context.Context) bool {
+	key, shutdown := s.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer s.queue.Done(key)
+	if ctx.Err() != nil {
+		return false
+	}
+	if err := s.sync(ctx, key); err != nil {
+		s.queue.AddRateLimited(key)
+		return true
+	}
+	s.queue.Forget(key)
+	return true
+}
+
+// errUnschedulable makes the worker retry with backoff; the reason has been reported already.
+var errUnschedulable = errors.New("no seed fits")
+
+// sync schedules one shoot: decide and reserve under the cache lock, then bind.
+func (s *Scheduler) sync(ctx context.Context, key string) error {
+	logger := klog.FromContext(ctx).WithValues("shoot", key)
+	shoot := s.currentShoot(key)
+	if shoot == nil || !responsible(shoot, s.config.SchedulerName) {
+		s.setUnschedulable(key, false)
+		return nil
+	}
+	seed, err := s.decide(shoot)
+	if errors.Is(err, errAssumed) {
+		return nil
+	}
+	if err != nil {
+		scheduleAttempts.WithLabelValues(resultUnschedulable).Inc()
+		s.reportFailure(ctx, shoot, err)
+		return errUnschedulable
+	}
+	if ctx.Err() != nil {
+		// The lease was lost between decision and write: the new leader decides.
+		s.cache.bindFailed(key, shoot)
+		return ctx.Err()
+	}
+	if err := s.bind(ctx, shoot, seed); err != nil {
+		s.cache.bindFailed(key, s.currentShoot(key))
+		scheduleAttempts.WithLabelValues(resultError).Inc()
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if apierrors.IsConflict(err) {
+			// The shoot changed since it was read; the informer brings the new version.
+			logger.V(2).Info("Shoot changed while binding, retrying", "seed", seed)
+		} else {
+			logger.Error(err, "Binding failed", "seed", seed)
+		}
+		return err
+	}
+	s.cache.bindSucceeded(key, s.now())
+	s.setUnschedulable(key, false)
+	scheduleAttempts.WithLabelValues(resultScheduled).Inc()
+	schedulingDuration.Observe(s.now().Sub(shoot.CreationTimestamp.Time).Seconds())
+	s.recorder.Eventf(shoot, corev1.EventTypeNormal, ReasonScheduled, "Scheduled to seed %s", seed)
+	logger.V(2).Info("Scheduled", "seed", seed)
+	return nil
+}
+
+func (s *Scheduler) decide(shoot *corev1alpha1.Shoot) (string, error) {
+	profileName := algorithm.CloudProfileNameOf(shoot)
+	if profileName == "" {
+		return "", errors.New("the shoot names no cloud profile")
+	}
+	profile, err := s.profileLister.Get(profileName)
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return "", fmt.Errorf("cloud profile %q not found", profileName)
+		}
+		return "", fmt.Errorf("reading cloud profile %q: %w", profileName, err)
+	}
+	return s.cache.decide(shoot, profile, s.algConfig)
+}
+
+// bind writes spec.seedName with the read resourceVersion as precondition, so
+// a shoot changed meanwhile (or bound by someone else) fails with a conflict.
+func (s *Scheduler) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string) error {
+	patch, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"resourceVersion": shoot.ResourceVersion},
+		"spec":     map[string]any{"seedName": seed},
+	})
+	if err != nil {
+		return err
+	}
+	_, err = s.clients.Graft.CoreV1alpha1().Shoots(shoot.Namespace).Patch(ctx, shoot.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	return err
+}
+
+// reportFailure emits the Warning Event and records lastOperation (Create,
+// Pending) unless it already says the same.
+func (s *Scheduler) reportFailure(ctx context.Context, shoot *corev1alpha1.Shoot, cause error) {
+	key := algorithm.ShootKey(shoot)
+	s.setUnschedulable(key, true)
+	short := algorithm.ShortReason(cause)
+	s.recorder.Event(shoot, corev1.EventTypeWarning, ReasonSchedulingFailed, short)
+	klog.FromContext(ctx).V(1).Info("No seed fits", "shoot", key, "reason", short)
+
+	description := "Failed to schedule shoot: " + cause.Error()
+	if len(description) > maxDescriptionLength {
+		description = description[:maxDescriptionLength-3] + "..."
+	}
+	if lo := shoot.Status.LastOperation; lo != nil && lo.Type == corev1alpha1.LastOperationTypeCreate &&
+		lo.State == corev1alpha1.LastOperationStatePending && lo.Description == description {
+		return
+	}
+	patch, err := json.Marshal(map[string]any{"status": map[string]any{"lastOperation": corev1alpha1.LastOperation{
+		Type:           corev1alpha1.LastOperationTypeCreate,
+		State:          corev1alpha1.LastOperationStatePending,
+		Description:    description,
+		LastUpdateTime: metav1.NewTime(s.now()),
+	}}})
+	utilruntime.Must(err)
+	if _, err := s.clients.Graft.CoreV1alpha1().Shoots(shoot.Namespace).Patch(ctx, shoot.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil && !apierrors.IsNotFound(err) {
+		klog.FromContext(ctx).Error(err, "Could not record the scheduling failure in the shoot's status", "shoot", key)
+	}
+}
+
+func (s *Scheduler) setUnschedulable(key string, unschedulable bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if unschedulable {
+		s.unschedulable[key] = struct{}{}
+	} else {
+		delete(s.unschedulable, key)
+	}
+}
+
+// requeueUnschedulable retries every unschedulable shoot at once, with its
+// backoff reset: something changed that may make it fit.
+func (s *Scheduler) requeueUnschedulable() {
+	s.mu.Lock()
+	keys := make([]string, 0, len(s.unschedulable))
+	for key := range s.unschedulable {
+		keys = append(keys, key)
+	}
+	s.mu.Unlock()
+	for _, key := range keys {
+		s.queue.Forget(key)
+		s.queue.Add(key)
+	}
+}
