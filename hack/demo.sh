@@ -1,35 +1,105 @@
 #!/usr/bin/env bash
 # The demo: hack/demo.sh up|down (make demo / make demo-down).
-#   up    bring up the local garden, apply the sample landscape and show it
+#   up    bring up the local garden, start graft's three components, apply the
+#         sample landscape, show where the shoots went, drain a seed and
+#         uncordon it again; everything keeps running afterwards
 #   down  stop everything up started
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
 BIN="${ROOT}/_output/bin"
+DEMO_DIR="${ROOT}/_output/demo"
 export GRAFT_GARDEN_DIR="${GRAFT_GARDEN_DIR:-${ROOT}/_output/local-garden}"
 export KUBECONFIG="${GRAFT_GARDEN_DIR}/kubeconfig"
+COMPONENTS=(graft-scheduler graft-capacity-annotator graft-descheduler)
+DRAIN_SEED=aws-eu1
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
+start_component() {
+  local name="$1"
+  local config="${DEMO_DIR}/${name}.yaml"
+  sed "s#KUBECONFIG_PATH#${KUBECONFIG}#" "hack/demo/config/${name}.yaml" >"${config}"
+  setsid "${BIN}/${name}" --config "${config}" >"${DEMO_DIR}/${name}.log" 2>&1 < /dev/null &
+  echo $! >"${DEMO_DIR}/${name}.pid"
+  echo "started ${name} (log: ${DEMO_DIR}/${name}.log)"
+}
+
+stop_components() {
+  local name pid
+  for name in "${COMPONENTS[@]}"; do
+    [[ -f "${DEMO_DIR}/${name}.pid" ]] || continue
+    pid="$(cat "${DEMO_DIR}/${name}.pid")"
+    kill "${pid}" 2>/dev/null && echo "stopped ${name}" || true
+    rm -f "${DEMO_DIR}/${name}.pid"
+  done
+}
+
+wait_ready() {
+  local name="$1" url="$2"
+  for _ in $(seq 1 60); do
+    if ! command -v curl >/dev/null; then sleep 3; return 0; fi
+    if curl -fsS "${url}" >/dev/null 2>&1; then return 0; fi
+    sleep 0.5
+  done
+  echo "${name} did not become ready; see ${DEMO_DIR}/${name}.log" >&2
+  return 1
+}
+
+wait_scheduled() {
+  for _ in $(seq 1 60); do
+    if ! "${BIN}/graftctl" get shoots -A --no-headers | grep -q '<none>'; then return 0; fi
+    sleep 1
+  done
+}
+
 up() {
+  mkdir -p "${DEMO_DIR}"
   say "Starting the local garden (etcd and kube-apiserver on loopback)"
   bash hack/local-garden.sh up
+
+  say "Starting graft's components"
+  stop_components
+  for name in "${COMPONENTS[@]}"; do start_component "${name}"; done
+  wait_ready graft-scheduler http://127.0.0.1:10251/readyz
+  wait_ready graft-capacity-annotator http://127.0.0.1:10252/readyz
+  wait_ready graft-descheduler http://127.0.0.1:10258/readyz
+
   say "Applying the sample landscape (hack/demo/landscape.yaml)"
   go run ./hack/demo apply hack/demo/landscape.yaml
-  say "Seeds"
+  wait_scheduled
+  sleep 2 # let the capacity annotator publish usage
+
+  say "graftctl get seeds"
   "${BIN}/graftctl" get seeds
-  say "Shoots"
+  say "graftctl get shoots -A"
   "${BIN}/graftctl" get shoots -A
+
+  say "graftctl drain ${DRAIN_SEED} --timeout 2m"
+  "${BIN}/graftctl" drain "${DRAIN_SEED}" --timeout 2m
+  say "graftctl get shoots -A (after the drain)"
+  "${BIN}/graftctl" get shoots -A
+
+  say "graftctl uncordon ${DRAIN_SEED}"
+  "${BIN}/graftctl" uncordon "${DRAIN_SEED}"
+  "${BIN}/graftctl" get seeds
+
   cat <<MSG
 
-The local garden keeps running. Next:
+Everything keeps running: the local garden and graft-scheduler,
+graft-capacity-annotator and graft-descheduler (logs in ${DEMO_DIR}).
+Try next:
   export KUBECONFIG=${KUBECONFIG}
-  ${BIN}/graftctl get seeds
-  make demo-down        # stop everything
+  ${BIN}/graftctl taint seed gcp-eu1 maintenance=true:NoExecute   # watch its shoots move
+  ${BIN}/graftctl describe shoot -n garden-dev web
+  ${BIN}/graftctl simulate -f hack/demo/landscape.yaml --explain
+Stop it all with:
+  make demo-down
 MSG
 }
 
 down() {
+  stop_components
   bash hack/local-garden.sh down
 }
 

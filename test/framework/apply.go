@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 
 	graftclient "github.com/graft-dev/client-go/clientset/versioned"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
@@ -123,35 +124,81 @@ func applyOne(ctx context.Context, kube kubernetes.Interface, graft graftclient.
 	case *corev1alpha1.Seed:
 		c := graft.CoreV1alpha1().Seeds()
 		status := o.Status
-		cur, err := c.Create(ctx, o, metav1.CreateOptions{})
+		_, err := c.Create(ctx, o, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
-			if cur, err = c.Get(ctx, o.Name, metav1.GetOptions{}); err == nil {
+			err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				cur, err := c.Get(ctx, o.Name, metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
 				o.ResourceVersion = cur.ResourceVersion
-				cur, err = c.Update(ctx, o, metav1.UpdateOptions{})
-			}
+				_, err = c.Update(ctx, o, metav1.UpdateOptions{})
+				return err
+			})
 		}
 		if err == nil && !isZeroSeedStatus(status) {
-			cur.Status = status
-			_, err = c.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+			// Controllers may change the new seed at once; write the status on
+			// top of whatever they wrote.
+			err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				cur, err := c.Get(ctx, o.Name, metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				mergeSeedStatus(&cur.Status, status)
+				_, err = c.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+				return err
+			})
 		}
 		return wrap("seed", o.Name, err)
 	case *corev1alpha1.Shoot:
 		c := graft.CoreV1alpha1().Shoots(o.Namespace)
 		status := o.Status
-		cur, err := c.Create(ctx, o, metav1.CreateOptions{})
+		_, err := c.Create(ctx, o, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
-			if cur, err = c.Get(ctx, o.Name, metav1.GetOptions{}); err == nil {
+			err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				cur, err := c.Get(ctx, o.Name, metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
 				o.ResourceVersion = cur.ResourceVersion
-				cur, err = c.Update(ctx, o, metav1.UpdateOptions{})
-			}
+				_, err = c.Update(ctx, o, metav1.UpdateOptions{})
+				return err
+			})
 		}
 		if err == nil && (status.LastOperation != nil || status.SeedName != nil || status.Networking != nil) {
-			cur.Status = status
-			_, err = c.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+			err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				cur, err := c.Get(ctx, o.Name, metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				cur.Status = status
+				_, err = c.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+				return err
+			})
 		}
 		return wrap("shoot", o.Namespace+"/"+o.Name, err)
 	default:
 		return fmt.Errorf("cannot apply a %T", obj)
+	}
+}
+
+// mergeSeedStatus sets the parts of a seed's status that the landscape gives,
+// keeping what controllers wrote for the rest (such as usage).
+func mergeSeedStatus(cur *corev1alpha1.SeedStatus, want corev1alpha1.SeedStatus) {
+	if len(want.Conditions) > 0 {
+		cur.Conditions = want.Conditions
+	}
+	if want.LastOperation != nil {
+		cur.LastOperation = want.LastOperation
+	}
+	if len(want.Capacity) > 0 {
+		cur.Capacity = want.Capacity
+	}
+	if len(want.Allocatable) > 0 {
+		cur.Allocatable = want.Allocatable
+	}
+	if len(want.Usage) > 0 {
+		cur.Usage = want.Usage
 	}
 }
 
