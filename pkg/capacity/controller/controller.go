@@ -331,8 +331,10 @@ func (c *Controller) syncStatus(ctx context.Context, seed *v1alpha1.Seed) error 
 		}
 		return fmt.Errorf("writing the status of seed %s: %w", seed.Name, err)
 	}
+	// Measured after the write landed, so that two writes are a full period
+	// apart as the API server sees them, however long a write takes.
 	c.mu.Lock()
-	st.lastWrite = now
+	st.lastWrite = c.clock.Now()
 	c.mu.Unlock()
 	c.metrics.Wrote("status")
 	klog.FromContext(ctx).V(4).Info("Wrote seed status", "patch", string(data))

@@ -61,12 +61,17 @@ func startAnnotator(t *testing.T, mutate func(*configv1alpha1.CapacityAnnotatorC
 	inst := &instance{registry: prometheus.NewRegistry()}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
+	// Setup runs on the annotator's goroutine; the channel hands the
+	// runner and controller over safely.
+	type built struct {
+		r *runner.Runner
+		c *controller.Controller
+	}
+	setup := make(chan built, 1)
 	go func() {
 		done <- annotator.Run(ctx, cfg, clientconn.Apply(env.Config(), cfg.ClientConnection), annotator.Options{
 			Registerer: inst.registry,
-			Setup: func(r *runner.Runner, c *controller.Controller) {
-				inst.runner, inst.ctrl = r, c
-			},
+			Setup:      func(r *runner.Runner, c *controller.Controller) { setup <- built{r, c} },
 		})
 	}()
 	t.Cleanup(func() {
@@ -80,14 +85,14 @@ func startAnnotator(t *testing.T, mutate func(*configv1alpha1.CapacityAnnotatorC
 			t.Error("annotator did not stop within 30s")
 		}
 	})
-	// Wait until it is built and its caches are synced.
+	select {
+	case b := <-setup:
+		inst.runner, inst.ctrl = b.r, b.c
+	case err := <-done:
+		t.Fatalf("annotator stopped before it was built: %v", err)
+	}
 	waitFor(t, "the annotator to sync", func(context.Context) (bool, error) {
-		select {
-		case err := <-done:
-			return false, fmt.Errorf("annotator stopped: %v", err)
-		default:
-		}
-		return inst.ctrl != nil && inst.ctrl.HasSynced(), nil
+		return inst.ctrl.HasSynced(), nil
 	})
 	return inst
 }
