@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +28,7 @@ import (
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 
 type fixture struct {
-	t        *testing.T
+	t        testing.TB
 	client   *fake.Clientset
 	factory  graftinformers.SharedInformerFactory
 	recorder *record.FakeRecorder
@@ -35,7 +36,7 @@ type fixture struct {
 	c        *Controller
 }
 
-func newFixture(t *testing.T, mutate func(*configv1alpha1.CapacityAnnotatorConfiguration), objects ...runtime.Object) *fixture {
+func newFixture(t testing.TB, mutate func(*configv1alpha1.CapacityAnnotatorConfiguration), objects ...runtime.Object) *fixture {
 	t.Helper()
 	cfg := &configv1alpha1.CapacityAnnotatorConfiguration{}
 	if mutate != nil {
@@ -412,5 +413,25 @@ func TestHealthTaintsRetryOnConflict(t *testing.T) {
 	got := taintsOf(f.refresh("s1"))
 	if strings.Join(got, ",") != "seed.gardener.cloud/unschedulable:NoSchedule,seed.gardener.cloud/not-ready:NoSchedule" {
 		t.Errorf("taints after retry %v: the concurrent change must be kept", got)
+	}
+}
+
+// BenchmarkShootEvent measures what one shoot event costs the annotator:
+// the usage update and the coalesced enqueue of the seeds it changed.
+func BenchmarkShootEvent(b *testing.B) {
+	f := newFixture(b, nil, newSeed("s1", nil, nil), newSeed("s2", nil, nil))
+	shoots := make([]*v1alpha1.Shoot, 1000)
+	for i := range shoots {
+		seed := "s1"
+		if i%2 == 1 {
+			seed = "s2"
+		}
+		shoots[i] = newShoot(fmt.Sprintf("shoot-%d", i), ptr.To(seed), nil)
+	}
+	f.sync("s1") // a recent write: later changes are held back with AddAfter
+	for i := 0; b.Loop(); i++ {
+		s := shoots[i%len(shoots)]
+		f.c.shootChanged(s)
+		f.c.shootDeleted(s)
 	}
 }
