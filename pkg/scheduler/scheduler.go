@@ -297,7 +297,9 @@ func (s *Scheduler) sync(ctx context.Context, key string) error {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
-		if apierrors.IsConflict(err) {
+		if ctx.Err() != nil {
+			logger.V(2).Info("Binding interrupted: scheduling stopped", "seed", seed)
+		} else if apierrors.IsConflict(err) {
 			// The shoot changed since it was read; the informer brings the new version.
 			logger.V(2).Info("Shoot changed while binding, retrying", "seed", seed)
 		} else {

@@ -50,15 +50,19 @@ type Clients struct {
 	Kubernetes kubernetes.Interface
 }
 
-// NewClients builds both clients from one REST config, each with its own user
-// agent so that API server logs and metrics tell the components apart.
+// NewClients builds both clients from one REST config. userAgent is the whole
+// user agent, so that API server logs and the managedFields of every write name
+// the component (also when it runs inside another binary, as in tests).
 func NewClients(cfg *rest.Config, userAgent string) (Clients, error) {
-	graft, err := versioned.NewForConfig(rest.AddUserAgent(rest.CopyConfig(cfg), userAgent))
+	graftCfg := rest.CopyConfig(cfg)
+	graftCfg.UserAgent = userAgent
+	graft, err := versioned.NewForConfig(graftCfg)
 	if err != nil {
 		return Clients{}, fmt.Errorf("building the graft client: %w", err)
 	}
 	// Built-in kinds speak protobuf, which is cheaper for the API server.
-	kubeCfg := rest.AddUserAgent(rest.CopyConfig(cfg), userAgent)
+	kubeCfg := rest.CopyConfig(cfg)
+	kubeCfg.UserAgent = userAgent
 	kubeCfg.ContentType = "application/vnd.kubernetes.protobuf"
 	kubeCfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
 	kube, err := kubernetes.NewForConfig(kubeCfg)

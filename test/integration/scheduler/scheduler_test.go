@@ -1,0 +1,325 @@
+//go:build integration
+
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+)
+
+func TestSameRegion(t *testing.T) {
+	f := newFixture(t)
+	f.createSeed("a", "eu-west-1", nil, nil)
+	f.createSeed("b", "eu-west-1", nil, nil)
+	f.createSeed("c", "us-east-1", nil, nil)
+	other := f.newShoot("other-scheduler", "eu-west-1")
+	other.Spec.SchedulerName = ptr.To("someone-else")
+	other = f.createShoot(other)
+	prebound := f.newShoot("prebound", "eu-west-1")
+	prebound.Spec.SeedName = ptr.To(f.name + "-c")
+	prebound = f.createShoot(prebound)
+
+	startScheduler(t, "sched-same-region", nil)
+
+	// The pre-bound shoot counts on c; a and b tie at zero, a sorts first.
+	f.createShoot(f.newShoot("first", "eu-west-1"))
+	if got, want := f.waitForSeed("first", 10*time.Second), f.name+"-a"; got != want {
+		t.Errorf("first: seed %s, want %s (same region, least used, first by name)", got, want)
+	}
+	f.createShoot(f.newShoot("second", "eu-west-1"))
+	if got, want := f.waitForSeed("second", 10*time.Second), f.name+"-b"; got != want {
+		t.Errorf("second: seed %s, want %s (a is used once now)", got, want)
+	}
+	f.createShoot(f.newShoot("explicit-default", "us-east-1"))
+	if got, want := f.waitForSeed("explicit-default", 10*time.Second), f.name+"-c"; got != want {
+		t.Errorf("explicit-default: seed %s, want %s (the only seed in us-east-1)", got, want)
+	}
+	named := f.newShoot("named", "eu-west-1")
+	named.Spec.SchedulerName = ptr.To(v1alpha1.DefaultSchedulerName)
+	f.createShoot(named)
+	if got, want := f.waitForSeed("named", 10*time.Second), f.name+"-a"; got != want {
+		t.Errorf("named: seed %s, want %s", got, want)
+	}
+
+	// Everything queued before has been handled; the others must be untouched.
+	if s := f.getShoot("other-scheduler"); s.Spec.SeedName != nil || s.ResourceVersion != other.ResourceVersion {
+		t.Errorf("shoot of another scheduler was changed: seed %v, resourceVersion %s -> %s", s.Spec.SeedName, other.ResourceVersion, s.ResourceVersion)
+	}
+	if s := f.getShoot("prebound"); *s.Spec.SeedName != f.name+"-c" || s.ResourceVersion != prebound.ResourceVersion {
+		t.Errorf("pre-bound shoot was changed: seed %v, resourceVersion %s -> %s", *s.Spec.SeedName, prebound.ResourceVersion, s.ResourceVersion)
+	}
+	if n := len(f.events("first", "Scheduled")); n != 1 {
+		t.Errorf("first: %d Scheduled events, want 1", n)
+	} else if msg := f.events("first", "Scheduled")[0].Message; msg != "Scheduled to seed "+f.name+"-a" {
+		t.Errorf("Scheduled event message %q", msg)
+	}
+	if s := f.getShoot("first"); s.Status.LastOperation != nil {
+		t.Errorf("lastOperation set on success: %+v", s.Status.LastOperation)
+	}
+}
+
+func TestMinimalDistance(t *testing.T) {
+	f := newFixture(t)
+	f.createSeed("a", "eu-west-1", nil, nil)
+	f.createSeed("c", "us-east-1", nil, nil)
+	startScheduler(t, "sched-minimal-distance", func(c *configv1alpha1.SchedulerConfiguration) {
+		c.Strategy = configv1alpha1.StrategyMinimalDistance
+	})
+
+	// No region ConfigMap: the Levenshtein fallback puts eu-west-2 next to eu-west-1.
+	f.createShoot(f.newShoot("fallback", "eu-west-2"))
+	if got, want := f.waitForSeed("fallback", 10*time.Second), f.name+"-a"; got != want {
+		t.Errorf("fallback: seed %s, want %s", got, want)
+	}
+
+	// A region ConfigMap for this cloud profile overrides the fallback.
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace:   f.ns,
+			Name:        "regions",
+			Labels:      map[string]string{v1alpha1.LabelSchedulingPurpose: v1alpha1.LabelSchedulingPurposeRegionConfig},
+			Annotations: map[string]string{v1alpha1.AnnotationSchedulingCloudProfiles: "unrelated," + f.name},
+		},
+		Data: map[string]string{"eu-west-2": "us-east-1: 1\neu-west-1: 5\n"},
+	}
+	if _, err := f.env.KubeClient().CoreV1().ConfigMaps(f.ns).Create(f.ctx, cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The informer must have seen the ConfigMap; a shoot created right away
+	// may race it, so retry with fresh shoots until one is placed by the config.
+	var got string
+	for i := 0; i < 20; i++ {
+		name := fmt.Sprintf("configured-%d", i)
+		f.createShoot(f.newShoot(name, "eu-west-2"))
+		got = f.waitForSeed(name, 10*time.Second)
+		if got == f.name+"-c" {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if want := f.name + "-c"; got != want {
+		t.Errorf("configured: seed %s, want %s (distance 1 in the region ConfigMap)", got, want)
+	}
+}
+
+func TestFailureThenNewSeed(t *testing.T) {
+	f := newFixture(t)
+	f.createSeed("elsewhere", "us-east-1", nil, nil)
+	startScheduler(t, "sched-failure", nil)
+	f.createShoot(f.newShoot("waiting", "ap-south-1"))
+
+	f.waitFor("the SchedulingFailed event and lastOperation", 10*time.Second, func() (bool, error) {
+		events := f.events("waiting", "SchedulingFailed")
+		lo := f.getShoot("waiting").Status.LastOperation
+		return len(events) > 0 && events[0].Type == corev1.EventTypeWarning && lo != nil, nil
+	})
+	ev := f.events("waiting", "SchedulingFailed")[0]
+	if !strings.Contains(ev.Message, "0/1") {
+		t.Errorf("event message %q lacks the short explanation", ev.Message)
+	}
+	lo := f.getShoot("waiting").Status.LastOperation
+	if lo.Type != v1alpha1.LastOperationTypeCreate || lo.State != v1alpha1.LastOperationStatePending ||
+		!strings.Contains(lo.Description, f.name+"-elsewhere") {
+		t.Errorf("lastOperation %+v: want Create, Pending, naming the rejected seed", lo)
+	}
+
+	// Let the backoff grow past what the test waits below.
+	time.Sleep(5 * time.Second)
+	start := time.Now()
+	f.createSeed("here", "ap-south-1", nil, nil)
+	if got, want := f.waitForSeed("waiting", 3*time.Second), f.name+"-here"; got != want {
+		t.Errorf("seed %s, want %s", got, want)
+	}
+	t.Logf("bound %v after the new seed appeared", time.Since(start))
+}
+
+func TestCapacityUnderBurst(t *testing.T) {
+	f := newFixture(t)
+	for i := range 5 {
+		f.createSeed(fmt.Sprintf("s%d", i), "eu-west-1", ptr.To[int64](10), nil)
+	}
+	startScheduler(t, "sched-burst", func(c *configv1alpha1.SchedulerConfiguration) { c.ConcurrentSyncs = 16 })
+
+	var wg sync.WaitGroup
+	for w := range 10 {
+		wg.Go(func() {
+			for i := w; i < 100; i += 10 {
+				if _, err := f.graft.CoreV1alpha1().Shoots(f.ns).Create(context.Background(), f.newShoot(fmt.Sprintf("burst-%03d", i), "eu-west-1"), metav1.CreateOptions{}); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+
+	count := func() (bound, pending int, perSeed map[string]int) {
+		list, err := f.graft.CoreV1alpha1().Shoots(f.ns).List(f.ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		perSeed = map[string]int{}
+		for _, s := range list.Items {
+			if s.Spec.SeedName != nil {
+				bound++
+				perSeed[*s.Spec.SeedName]++
+			} else if lo := s.Status.LastOperation; lo != nil && lo.State == v1alpha1.LastOperationStatePending && strings.Contains(lo.Description, "capacity") {
+				pending++
+			}
+		}
+		return bound, pending, perSeed
+	}
+	f.waitFor("50 bound and 50 pending with a capacity reason", 60*time.Second, func() (bool, error) {
+		bound, pending, _ := count()
+		return bound+pending == 100, nil
+	})
+	// Give a wrong extra binding a chance to show.
+	time.Sleep(2 * time.Second)
+	bound, pending, perSeed := count()
+	if bound != 50 || pending != 50 {
+		t.Errorf("%d bound, %d pending with a capacity reason; want 50 and 50", bound, pending)
+	}
+	for seed, n := range perSeed {
+		if n > 10 {
+			t.Errorf("seed %s holds %d shoots, allocatable is 10", seed, n)
+		}
+	}
+}
+
+// TestLeaderElection runs two schedulers with leader election: only the
+// leader binds; when it stops, the other takes over and finishes the work;
+// no shoot is ever bound twice (checked on every version the watch delivers).
+func TestLeaderElection(t *testing.T) {
+	f := newFixture(t)
+	ensureNamespace(t, "garden")
+	for i := range 3 {
+		f.createSeed(fmt.Sprintf("s%d", i), "eu-west-1", nil, nil)
+	}
+
+	// Record every version of every shoot from the start.
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	defer stopWatch()
+	// Watch from the watch cache's own resourceVersion: asking for "now" can
+	// time out while the cache waits for an event to catch up with etcd.
+	start, err := f.graft.CoreV1alpha1().Shoots(f.ns).List(watchCtx, metav1.ListOptions{ResourceVersion: "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := f.graft.CoreV1alpha1().Shoots(f.ns).Watch(watchCtx, metav1.ListOptions{ResourceVersion: start.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var historyMu sync.Mutex
+	history := map[string][]string{} // shoot -> seedName of each version
+	go func() {
+		for ev := range w.ResultChan() {
+			shoot, ok := ev.Object.(*v1alpha1.Shoot)
+			if !ok {
+				if watchCtx.Err() == nil {
+					t.Errorf("watch event %s: %#v", ev.Type, ev.Object)
+				}
+				continue
+			}
+			historyMu.Lock()
+			history[shoot.Name] = append(history[shoot.Name], ptr.Deref(shoot.Spec.SeedName, ""))
+			historyMu.Unlock()
+		}
+	}()
+
+	lease := func(c *configv1alpha1.SchedulerConfiguration) {
+		c.LeaderElection.LeaderElect = ptr.To(true)
+		c.LeaderElection.ResourceName = "sched-" + f.name
+		c.LeaderElection.LeaseDuration = metav1.Duration{Duration: 4 * time.Second}
+		c.LeaderElection.RenewDeadline = metav1.Duration{Duration: 3 * time.Second}
+		c.LeaderElection.RetryPeriod = metav1.Duration{Duration: 500 * time.Millisecond}
+	}
+	a := startScheduler(t, "sched-le-a", lease)
+	b := startScheduler(t, "sched-le-b", lease)
+	var leader, standby *instance
+	var leaderAgent, standbyAgent string
+	f.waitFor("a leader", 15*time.Second, func() (bool, error) {
+		switch {
+		case a.IsLeader() && !b.IsLeader():
+			leader, standby, leaderAgent, standbyAgent = a, b, "sched-le-a", "sched-le-b"
+		case b.IsLeader() && !a.IsLeader():
+			leader, standby, leaderAgent, standbyAgent = b, a, "sched-le-b", "sched-le-a"
+		default:
+			return false, nil
+		}
+		return true, nil
+	})
+
+	for i := range 20 {
+		f.createShoot(f.newShoot(fmt.Sprintf("first-%02d", i), "eu-west-1"))
+	}
+	for i := range 20 {
+		f.waitForSeed(fmt.Sprintf("first-%02d", i), 20*time.Second)
+	}
+	managers := func(prefix string) map[string]int {
+		list, err := f.graft.CoreV1alpha1().Shoots(f.ns).List(f.ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int{}
+		for _, s := range list.Items {
+			if !strings.HasPrefix(s.Name, prefix) {
+				continue
+			}
+			for _, mf := range s.ManagedFields {
+				if mf.Manager != "" && mf.Operation == metav1.ManagedFieldsOperationUpdate && mf.Subresource == "" {
+					out[mf.Manager]++
+				}
+			}
+		}
+		return out
+	}
+	if m := managers("first-"); m[leaderAgent] != 20 || m[standbyAgent] != 0 {
+		t.Errorf("bindings by manager %v: want all 20 by the leader %s", m, leaderAgent)
+	}
+
+	// Stop the leader and create more work at once: the standby must finish it.
+	leader.stop()
+	for i := range 20 {
+		f.createShoot(f.newShoot(fmt.Sprintf("second-%02d", i), "eu-west-1"))
+	}
+	for i := range 20 {
+		f.waitForSeed(fmt.Sprintf("second-%02d", i), 20*time.Second)
+	}
+	if !standby.IsLeader() {
+		t.Error("the standby does not lead after the leader stopped")
+	}
+	if m := managers("second-"); m[standbyAgent] != 20 {
+		t.Errorf("bindings by manager %v after the leader stopped: want all 20 by %s", m, standbyAgent)
+	}
+
+	time.Sleep(time.Second) // let the watch deliver the last versions
+	stopWatch()
+	historyMu.Lock()
+	defer historyMu.Unlock()
+	if len(history) != 40 {
+		t.Errorf("watched %d shoots, want 40", len(history))
+	}
+	for shoot, seeds := range history {
+		var bound string
+		for _, s := range seeds {
+			switch {
+			case s == "" && bound != "":
+				t.Errorf("%s: unbound after being bound to %s (history %v)", shoot, bound, seeds)
+			case s != "" && bound != "" && s != bound:
+				t.Errorf("%s: bound twice, to %s and %s (history %v)", shoot, bound, s, seeds)
+			case s != "":
+				bound = s
+			}
+		}
+	}
+}
