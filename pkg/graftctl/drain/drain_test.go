@@ -123,6 +123,7 @@ func TestWaitFollowsShootsUntilTheyMoved(t *testing.T) {
 		"seed/a cordoned\n",
 		"seed/a marked for eviction (seed.gardener.cloud/unschedulable:NoExecute)\n",
 		"shoot/ns/s3 tolerates seed.gardener.cloud/unschedulable:NoExecute and stays\n",
+		"2 shoot(s) to move off seed/a\n",
 		"shoot/ns/s1 moved to seed/b\n",
 		"shoot/ns/s2 moved to seed/c\n",
 		"2/2 shoots moved\n",

@@ -134,6 +134,7 @@ func (o *Options) wait(ctx context.Context, seed *corev1alpha1.Seed, before []*c
 	for _, shoot := range before {
 		o.printf("%s", p.observe(shoot))
 	}
+	o.printf("%d shoot(s) to move off seed/%s\n", p.total(), o.SeedName)
 
 	factory := externalversions.NewSharedInformerFactory(o.Graft, 0)
 	shoots := factory.Core().V1alpha1().Shoots()

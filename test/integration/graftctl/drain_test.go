@@ -133,6 +133,7 @@ func TestDrainWithDeschedulerAndScheduler(t *testing.T) {
 		"seed/" + a + " cordoned\n",
 		"seed/" + a + " marked for eviction (seed.gardener.cloud/unschedulable:NoExecute)\n",
 		"shoot/gctl-drain/tolerant tolerates seed.gardener.cloud/unschedulable:NoExecute and stays\n",
+		fmt.Sprintf("%d shoot(s) to move off seed/%s\n", n, a),
 		fmt.Sprintf("%d/%d shoots moved\n", n, n),
 	} {
 		if !strings.Contains(out, line) {

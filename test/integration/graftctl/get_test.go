@@ -39,6 +39,12 @@ func TestGetAndDescribe(t *testing.T) {
 		t.Errorf("get shoots -A -o name:\n%s", out)
 	}
 
+	// Shell completion offers the seeds of the live garden.
+	out = run(t, "__complete", "cordon", "gctl-get-")
+	if out != a+"\n:4\n" {
+		t.Errorf("completion of seed names: %q", out)
+	}
+
 	// No scheduler runs here: the pending shoot stays pending, and describe
 	// explains why the only seed of its region does not fit.
 	out = run(t, "describe", "shoot", "pending", "-n", l.Name)
