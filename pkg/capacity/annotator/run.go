@@ -13,6 +13,7 @@ import (
 	graftscheme "github.com/graft-dev/client-go/clientset/versioned/scheme"
 	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/capacity/controller"
 	"github.com/graft-dev/graft/pkg/capacity/metrics"
 	"github.com/graft-dev/graft/pkg/component/clientconn"
@@ -65,7 +66,8 @@ func Run(ctx context.Context, cfg *configv1alpha1.CapacityAnnotatorConfiguration
 		recorder.Shutdown(flushCtx)
 	}()
 
-	factory := graftinformers.NewSharedInformerFactory(clients.Graft, 0)
+	factory := graftinformers.NewSharedInformerFactoryWithOptions(clients.Graft, 0,
+		graftinformers.WithTransform(dropShootManagedFields))
 	ctrl, err := controller.New(controller.Options{
 		Client:   clients.Graft,
 		Seeds:    factory.Core().V1alpha1().Seeds(),
@@ -105,4 +107,14 @@ func Run(ctx context.Context, cfg *configv1alpha1.CapacityAnnotatorConfiguration
 			return ctrl.Run(ctx, int(cfg.ConcurrentSyncs))
 		},
 	)
+}
+
+// dropShootManagedFields keeps the shoot cache small: the annotator reads only
+// the seed names of shoots. Seeds keep their managed fields, which tell
+// whether the seed's agent publishes capacity.
+func dropShootManagedFields(obj any) (any, error) {
+	if shoot, ok := obj.(*v1alpha1.Shoot); ok {
+		shoot.ManagedFields = nil
+	}
+	return obj, nil
 }

@@ -229,6 +229,9 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	logger := klog.FromContext(ctx)
 	logger.Info("Starting capacity annotator", "workers", workers)
 	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.seedsSynced, c.shootsSynced) {
+		if ctx.Err() != nil {
+			return nil // stopped while starting
+		}
 		return errors.New("capacity controller: informers did not sync")
 	}
 	var wg sync.WaitGroup
