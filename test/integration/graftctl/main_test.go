@@ -27,6 +27,8 @@ type result struct {
 func graftctlAs(ctx context.Context, kubeconfig string, args ...string) result {
 	var out, errOut bytes.Buffer
 	cmd := graftctl.NewGraftctlCommand(genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut})
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
 	cmd.SetArgs(append([]string{"--kubeconfig", kubeconfig}, args...))
 	err := cmd.ExecuteContext(ctx)
 	if err != nil {
