@@ -17,6 +17,7 @@ import (
 	kubeinformers "k8s.io/client-go/informers"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
@@ -67,8 +68,9 @@ type Scheduler struct {
 	algConfig algorithm.Config
 	clients   clientconn.Clients
 	runner    *runner.Runner
-	recorder  *eventrecorder.Recorder
-	now       func() time.Time
+	// recorder is set by Run (or by tests).
+	recorder record.EventRecorder
+	now      func() time.Time
 
 	graftInformers graftinformers.SharedInformerFactory
 	kubeInformers  kubeinformers.SharedInformerFactory
@@ -174,11 +176,12 @@ func (s *Scheduler) IsLeader() bool { return s.runner.Elector.IsLeader() }
 // schedules. It returns nil when ctx ends and leaderelection.ErrLeaseLost when
 // the lease is lost (scheduling has stopped by then). A Scheduler runs once.
 func (s *Scheduler) Run(ctx context.Context) error {
-	s.recorder = eventrecorder.New(s.clients.Kubernetes, scheme.Scheme, Name, int(s.config.ConcurrentSyncs))
+	recorder := eventrecorder.New(s.clients.Kubernetes, scheme.Scheme, Name, int(s.config.ConcurrentSyncs))
+	s.recorder = recorder
 	defer func() {
 		flushCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		s.recorder.Shutdown(flushCtx)
+		recorder.Shutdown(flushCtx)
 	}()
 	defer s.queue.ShutDown()
 	return s.runner.Run(ctx, s.startInformers, s.schedule)

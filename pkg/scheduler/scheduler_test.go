@@ -1,0 +1,117 @@
+package scheduler
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/ptr"
+
+	graftfake "github.com/graft-dev/client-go/clientset/versioned/fake"
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/component/clientconn"
+)
+
+// newTestScheduler returns a scheduler on fake clients with its informers
+// synced; the test drives sync itself.
+func newTestScheduler(t *testing.T, objects ...runtime.Object) (*Scheduler, *graftfake.Clientset, *record.FakeRecorder) {
+	t.Helper()
+	// The simple fake: the field-managed one needs an OpenAPI schema of graft's types.
+	graft := graftfake.NewSimpleClientset(objects...)
+	cfg := &configv1alpha1.SchedulerConfiguration{}
+	cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
+	cfg.Server.MetricsBindAddress = configv1alpha1.DisabledBindAddress
+	cfg.Default()
+	s, err := New(cfg, clientconn.Clients{Graft: graft, Kubernetes: kubefake.NewSimpleClientset()}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := record.NewFakeRecorder(100)
+	s.recorder = rec
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	if err := s.startInformers(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !cache.WaitForCacheSync(ctx.Done(), s.synced...) {
+		t.Fatal("informers did not sync")
+	}
+	return s, graft, rec
+}
+
+func TestSyncBindsAndRecordsEvent(t *testing.T) {
+	shoot := pendingShoot("s", "eu-west-1")
+	shoot.ResourceVersion = ""
+	s, graft, rec := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile(), shoot)
+	if err := s.sync(context.Background(), "garden-dev/s"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := graft.CoreV1alpha1().Shoots("garden-dev").Get(context.Background(), "s", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ptr.Deref(got.Spec.SeedName, "") != "a" || got.Status.LastOperation != nil {
+		t.Errorf("shoot after sync: seed %v, lastOperation %v; want a and none", got.Spec.SeedName, got.Status.LastOperation)
+	}
+	if ev := <-rec.Events; ev != "Normal Scheduled Scheduled to seed a" {
+		t.Errorf("event %q", ev)
+	}
+	if s.cache.usage("a") != 1 {
+		t.Errorf("usage %d right after the bind, want 1 (assumed)", s.cache.usage("a"))
+	}
+}
+
+func TestSyncFailureRecordsEventAndLastOperation(t *testing.T) {
+	shoot := pendingShoot("s", "ap-south-1")
+	shoot.ResourceVersion = ""
+	s, graft, rec := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile(), shoot)
+	if err := s.sync(context.Background(), "garden-dev/s"); err != errUnschedulable {
+		t.Fatalf("sync: %v, want errUnschedulable", err)
+	}
+	got, err := graft.CoreV1alpha1().Shoots("garden-dev").Get(context.Background(), "s", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo := got.Status.LastOperation
+	if got.Spec.SeedName != nil || lo == nil || lo.Type != corev1alpha1.LastOperationTypeCreate ||
+		lo.State != corev1alpha1.LastOperationStatePending || !strings.Contains(lo.Description, "a =>") {
+		t.Errorf("shoot after a failed sync: seed %v, lastOperation %+v", got.Spec.SeedName, lo)
+	}
+	if ev := <-rec.Events; !strings.HasPrefix(ev, "Warning SchedulingFailed 0/1") {
+		t.Errorf("event %q", ev)
+	}
+	s.mu.Lock()
+	_, unschedulable := s.unschedulable["garden-dev/s"]
+	s.mu.Unlock()
+	if !unschedulable {
+		t.Error("the shoot is not remembered as unschedulable")
+	}
+}
+
+func TestSyncLeavesOthersAlone(t *testing.T) {
+	other := pendingShoot("other", "eu-west-1")
+	other.ResourceVersion = ""
+	other.Spec.SchedulerName = ptr.To("someone-else")
+	pre := boundTo(pendingShoot("pre", "eu-west-1"), "elsewhere")
+	pre.ResourceVersion = ""
+	s, graft, rec := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile(), other, pre)
+	for _, key := range []string{"garden-dev/other", "garden-dev/pre", "garden-dev/missing"} {
+		if err := s.sync(context.Background(), key); err != nil {
+			t.Errorf("%s: %v", key, err)
+		}
+	}
+	for _, a := range graft.Actions() {
+		if a.GetVerb() == "patch" || a.GetVerb() == "update" {
+			t.Errorf("unexpected write %s %s", a.GetVerb(), a.GetResource().Resource)
+		}
+	}
+	if len(rec.Events) != 0 {
+		t.Errorf("unexpected event %q", <-rec.Events)
+	}
+}
