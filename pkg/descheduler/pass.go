@@ -254,6 +254,11 @@ func (d *Descheduler) evict(ctx context.Context, e eviction) {
 		d.state.addInflight(-1)
 		d.queue.AddAfter(e.seed.Name, retryAfterError)
 		return
+	case err != nil && ctx.Err() != nil:
+		// Shutting down or the lease was lost: the next leader decides again.
+		log.V(1).Info("Eviction stopped", "err", err)
+		d.state.addInflight(-1)
+		return
 	case err != nil:
 		log.Error(err, "Evicting shoot failed")
 		d.metrics.Evictions.WithLabelValues(e.plugin, ResultError).Inc()
@@ -293,7 +298,7 @@ func (d *Descheduler) evict(ctx context.Context, e eviction) {
 		}
 		return err
 	})
-	if err != nil && !apierrors.IsNotFound(err) {
+	if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
 		log.Error(err, "Setting the evicted shoot's lastOperation failed")
 	}
 	d.recorder.Eventf(shootRef(updated), corev1.EventTypeNormal, EventDescheduled,
