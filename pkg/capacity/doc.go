@@ -11,5 +11,7 @@
 //   - healthtaints: decides a seed's not-ready taints from its health (pure);
 //   - metrics: the Prometheus metrics of the annotator;
 //   - controller: informers, the coalescing work queue and the writes
-//     (status merge patches, taint patches, Events).
+//     (status merge patches, taint patches, Events);
+//   - annotator: runs the controller as a component (clients, metrics
+//     registry, Event recorder, leader election, health and metrics server).
 package capacity
