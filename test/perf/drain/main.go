@@ -251,7 +251,7 @@ func measureDrain(ctx context.Context, cfg *rest.Config, l *fixture.Landscape) (
 	writes := counter.n.Load() - before
 	fmt.Printf("drain: descheduler evictions by result %v; scheduler attempts by result %v\n",
 		counters(desched.Registry, "graft_descheduler_evictions_total", "result"),
-		counters(legacyregistry.DefaultGatherer, "graft_schedule_attempts_total", "result"))
+		counters(legacyregistry.DefaultGatherer, "graft_scheduler_schedule_attempts_total", "result"))
 	rate = float64(*shoots) / elapsed.Seconds()
 	fmt.Printf("drain: %d shoots moved off %s in %v with %d concurrent evictions and bindings: %.1f shoots/s, %d writes\n",
 		*shoots, src, elapsed.Round(time.Millisecond), *concurrency, rate, writes)
