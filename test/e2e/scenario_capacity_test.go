@@ -73,8 +73,12 @@ var _ = Describe("Scenario 4: capacity", Ordered, func() {
 				g.Expect(seedOf(ctx, ns, shoot.Name)).To(Equal(full), "production shoot %s", shoot.Name)
 			}
 		}).WithContext(ctx).WithTimeout(12 * time.Second).WithPolling(time.Second).Should(Succeed())
+		gen := generations(ctx, ns)
 		for _, shoot := range evaluation {
-			Expect(history.Evictions(ns + "/" + shoot.Name)).To(Equal(1))
+			Expect(gen[shoot.Name]).To(Equal(int64(3)), "evaluation shoot %s: evicted and bound once each", shoot.Name)
+		}
+		for _, shoot := range production {
+			Expect(gen[shoot.Name]).To(Equal(int64(1)), "production shoot %s: never moved", shoot.Name)
 		}
 		Eventually(func(g Gomega) {
 			g.Expect(shootsOn(g, ctx, full)).To(Equal(int64(4)))

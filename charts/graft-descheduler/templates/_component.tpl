@@ -5,7 +5,7 @@ What graft-descheduler does with the API, and nothing more:
 - watches Shoots, Seeds, CloudProfiles and the region ConfigMaps (requireFit
   asks the scheduling algorithm, which needs all of them);
 - evicts a Shoot with one update (spec.seedName cleared, two annotations) and
-  a status update (lastOperation Pending);
+  a status update (lastOperation Pending), reading the Shoot again on a conflict;
 - records Events on Shoots and Seeds (Descheduled, EvictionSkipped, WouldDeschedule).
 */}}
 {{- define "graft-descheduler.rules" -}}
@@ -17,7 +17,7 @@ What graft-descheduler does with the API, and nothing more:
   verbs: ["update"]
 - apiGroups: ["core.graft.dev"]
   resources: ["seeds", "cloudprofiles"]
-  verbs: ["get", "list", "watch"]
+  verbs: ["list", "watch"]
 - apiGroups: [""]
   resources: ["configmaps"]
   verbs: ["list", "watch"]

@@ -2,22 +2,23 @@
 
 {{/*
 What graft-scheduler does with the API, and nothing more:
-- watches Shoots, Seeds and CloudProfiles through informers;
-- binds a Shoot by updating spec.seedName with the read resourceVersion;
-- writes status.lastOperation of Shoots it cannot place;
+- watches Shoots, Seeds and CloudProfiles through informers (no direct reads);
+- binds a Shoot with a merge patch of spec.seedName carrying the read
+  resourceVersion;
+- writes status.lastOperation of Shoots it cannot place (merge patch of status);
 - watches the region ConfigMaps (label-filtered, which RBAC cannot express);
 - records Events (Scheduled, SchedulingFailed).
 */}}
 {{- define "graft-scheduler.rules" -}}
 - apiGroups: ["core.graft.dev"]
   resources: ["shoots"]
-  verbs: ["get", "list", "watch", "update", "patch"]
+  verbs: ["list", "watch", "patch"]
 - apiGroups: ["core.graft.dev"]
   resources: ["shoots/status"]
-  verbs: ["update", "patch"]
+  verbs: ["patch"]
 - apiGroups: ["core.graft.dev"]
   resources: ["seeds", "cloudprofiles"]
-  verbs: ["get", "list", "watch"]
+  verbs: ["list", "watch"]
 - apiGroups: [""]
   resources: ["configmaps"]
   verbs: ["list", "watch"]

@@ -12,12 +12,19 @@ import (
 // event's object, in order) and reports shoots bound twice: spec.seedName
 // changing from one seed straight to another, which only a second binding of
 // a stale decision would do. A move through an eviction clears it first.
+//
+// A watch can miss events: after an API server restart its watch cache
+// starts afresh and refuses to resume an older watch, and the watcher must
+// list again. Resync records the listed state without judging what happened
+// in between; Gaps counts such resyncs, after which Binds and Evictions may
+// fall short (a shoot's metadata.generation counts its spec changes exactly).
 type History struct {
 	mu         sync.Mutex
 	seed       map[string]string
 	binds      map[string]int
 	evictions  map[string]int
 	violations []Violation
+	gaps       int
 }
 
 // NewHistory returns an empty History.
@@ -28,10 +35,7 @@ func NewHistory() *History {
 // Observe records a shoot as seen in a watch event (ADDED or MODIFIED).
 func (h *History) Observe(shoot *corev1alpha1.Shoot) {
 	key := algorithm.ShootKey(shoot)
-	cur := ""
-	if shoot.Spec.SeedName != nil {
-		cur = *shoot.Spec.SeedName
-	}
+	cur := ptrValue(shoot.Spec.SeedName)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	last, seen := h.seed[key]
@@ -52,6 +56,35 @@ func (h *History) Observe(shoot *corev1alpha1.Shoot) {
 				Message: fmt.Sprintf("moved from seed %s to %s without being evicted first", last, cur)})
 		}
 	}
+}
+
+// Resync records a shoot as listed after the watch had to start again.
+func (h *History) Resync(shoot *corev1alpha1.Shoot) {
+	key := algorithm.ShootKey(shoot)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.seed[key] = ptrValue(shoot.Spec.SeedName)
+}
+
+// Gap records that the watch had to list again.
+func (h *History) Gap() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.gaps++
+}
+
+// Gaps returns how many times the watch had to list again.
+func (h *History) Gaps() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.gaps
+}
+
+func ptrValue(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // Forget drops a deleted shoot, so that a new shoot of the same name starts afresh.

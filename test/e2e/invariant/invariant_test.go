@@ -122,8 +122,22 @@ func TestHistory(t *testing.T) {
 	if vs := h.Violations(); len(vs) != 1 || vs[0].Rule != RuleBoundOnce || !strings.Contains(vs[0].Message, "from seed b to c") {
 		t.Fatalf("violations %v, want one BoundOnce from b to c", vs)
 	}
+	// A gap: the watch starts again and lists the shoot on another seed; no
+	// verdict on what it did meanwhile, and later changes are judged again.
+	h.Gap()
+	resynced := shoot.DeepCopy()
+	resynced.Spec.SeedName = ptr.To("d")
+	h.Resync(resynced)
+	observe("d", 7) // a status write
+	if vs := h.Violations(); len(vs) != 1 || h.Gaps() != 1 {
+		t.Fatalf("violations %v gaps %d after a resync, want the one from before and one gap", vs, h.Gaps())
+	}
+	observe("e", 8)
+	if vs := h.Violations(); len(vs) != 2 {
+		t.Fatalf("violations %v, want a second BoundOnce from d to e", vs)
+	}
 	h.Forget(shoot)
-	observe("x", 7) // first seen with an unwatched past: not counted
+	observe("x", 9) // first seen with an unwatched past: not counted
 	if h.Binds(key) != 0 {
 		t.Fatalf("binds %d for a shoot first seen bound after unwatched changes", h.Binds(key))
 	}
