@@ -19,6 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -45,6 +46,7 @@ import (
 type options struct {
 	seeds, shoots, workers int
 	kubeconfig             string
+	cpuProfile             string
 	verbose                bool
 }
 
@@ -54,6 +56,7 @@ func main() {
 	flag.IntVar(&o.shoots, "shoots", 5000, "number of pending shoots (M), for the scheduler and again for the baseline")
 	flag.IntVar(&o.workers, "workers", 16, "concurrency: the scheduler's concurrentSyncs and the baseline's writers")
 	flag.StringVar(&o.kubeconfig, "kubeconfig", "", "use this garden instead of starting a local control plane")
+	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the scheduler's run to this file")
 	flag.BoolVar(&o.verbose, "verbose", false, "show the control plane's and the scheduler's logs")
 	flag.Parse()
 	if !o.verbose {
@@ -163,6 +166,21 @@ func (b *bench) runBaseline(ctx context.Context, ns string, n int) (time.Duratio
 		return 0, err
 	}
 	fmt.Printf("baseline: patching seedName and writing one Event per shoot, %d writers\n", b.o.workers)
+	// The same watches observe both sides, so the API server serves the same
+	// watch traffic to the baseline as to the scheduler.
+	obs, err := b.observe(ctx, ns)
+	if err != nil {
+		return 0, err
+	}
+	defer obs.stop()
+	go func() {
+		for range obs.shoots.ResultChan() {
+		}
+	}()
+	go func() {
+		for range obs.events.ResultChan() {
+		}
+	}()
 	elapsed, err := b.baseline(ctx, shoots)
 	if err != nil {
 		return 0, err
@@ -272,24 +290,12 @@ func (b *bench) schedule(ctx context.Context, restConfig *rest.Config, shoots []
 	for _, c := range shoots {
 		createdAt[c.shoot.Name] = c.at
 	}
-	list, err := b.graft.CoreV1alpha1().Shoots("bench-scheduler").List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	obs, err := b.observe(ctx, "bench-scheduler")
 	if err != nil {
 		return 0, 0, nil, err
 	}
-	w, err := b.graft.CoreV1alpha1().Shoots("bench-scheduler").Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
-	if err != nil {
-		return 0, 0, nil, err
-	}
-	defer w.Stop()
-	events, err := b.kube.CoreV1().Events("bench-scheduler").List(ctx, metav1.ListOptions{ResourceVersion: "0"})
-	if err != nil {
-		return 0, 0, nil, err
-	}
-	ew, err := b.kube.CoreV1().Events("bench-scheduler").Watch(ctx, metav1.ListOptions{ResourceVersion: events.ResourceVersion})
-	if err != nil {
-		return 0, 0, nil, err
-	}
-	defer ew.Stop()
+	defer obs.stop()
+	w, ew := obs.shoots, obs.events
 
 	cfg := &configv1alpha1.SchedulerConfiguration{}
 	cfg.LeaderElection.LeaderElect = ptr.To(false)
@@ -311,6 +317,17 @@ func (b *bench) schedule(ctx context.Context, restConfig *rest.Config, shoots []
 	}
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
+	if b.o.cpuProfile != "" {
+		f, err := os.Create(b.o.cpuProfile)
+		if err != nil {
+			return 0, 0, nil, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return 0, 0, nil, err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	start := time.Now()
 	runErr := make(chan error, 1)
 	go func() { runErr <- s.Run(runCtx) }()
@@ -352,6 +369,40 @@ func (b *bench) schedule(ctx context.Context, restConfig *rest.Config, shoots []
 	stop()
 	<-runErr
 	return last.Sub(start), lastEvent.Sub(start), latencies, nil
+}
+
+// observer watches the shoots and Events of one namespace.
+type observer struct {
+	shoots, events watch.Interface
+}
+
+func (o *observer) stop() {
+	o.shoots.Stop()
+	o.events.Stop()
+}
+
+// observe starts watches on ns from the watch cache's current resourceVersion
+// (asking for "now" can time out while the cache catches up with etcd).
+func (b *bench) observe(ctx context.Context, ns string) (*observer, error) {
+	list, err := b.graft.CoreV1alpha1().Shoots(ns).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	if err != nil {
+		return nil, err
+	}
+	w, err := b.graft.CoreV1alpha1().Shoots(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		return nil, err
+	}
+	events, err := b.kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	if err != nil {
+		w.Stop()
+		return nil, err
+	}
+	ew, err := b.kube.CoreV1().Events(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: events.ResourceVersion})
+	if err != nil {
+		w.Stop()
+		return nil, err
+	}
+	return &observer{shoots: w, events: ew}, nil
 }
 
 func percentile(d []time.Duration, p float64) time.Duration {
