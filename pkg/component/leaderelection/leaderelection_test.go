@@ -1,0 +1,81 @@
+package leaderelection
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
+	"k8s.io/utils/ptr"
+)
+
+func config(leaderElect bool) componentbaseconfigv1alpha1.LeaderElectionConfiguration {
+	return componentbaseconfigv1alpha1.LeaderElectionConfiguration{
+		LeaderElect:       ptr.To(leaderElect),
+		LeaseDuration:     metav1.Duration{Duration: 2 * time.Second},
+		RenewDeadline:     metav1.Duration{Duration: time.Second},
+		RetryPeriod:       metav1.Duration{Duration: 100 * time.Millisecond},
+		ResourceLock:      "leases",
+		ResourceName:      "test",
+		ResourceNamespace: "garden",
+	}
+}
+
+func TestRunWithoutLeaderElection(t *testing.T) {
+	e := &Elector{Config: config(false)}
+	ran := false
+	if err := e.Run(context.Background(), func(context.Context) { ran = e.IsLeader() }); err != nil {
+		t.Fatal(err)
+	}
+	if !ran || e.IsLeader() {
+		t.Errorf("work ran as leader: %v; leader afterwards: %v", ran, e.IsLeader())
+	}
+}
+
+func TestRunHoldsAndReleasesTheLease(t *testing.T) {
+	client := fake.NewClientset()
+	e := &Elector{Config: config(true), Client: client, Identity: "me"}
+	ctx, cancel := context.WithCancel(context.Background())
+	working := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		done <- e.Run(ctx, func(workCtx context.Context) {
+			close(working)
+			<-workCtx.Done()
+		})
+	}()
+	select {
+	case <-working:
+	case <-time.After(10 * time.Second):
+		t.Fatal("work did not start")
+	}
+	lease, err := client.CoordinationV1().Leases("garden").Get(context.Background(), "test", metav1.GetOptions{})
+	if err != nil || ptr.Deref(lease.Spec.HolderIdentity, "") != "me" {
+		t.Fatalf("lease %+v, err %v: want held by me", lease, err)
+	}
+	if !e.IsLeader() || e.Check(time.Second)() != nil {
+		t.Error("leading, but IsLeader or Check disagree")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run after cancel: %v, want nil", err)
+	}
+	lease, _ = client.CoordinationV1().Leases("garden").Get(context.Background(), "test", metav1.GetOptions{})
+	if h := ptr.Deref(lease.Spec.HolderIdentity, ""); h != "" {
+		t.Errorf("lease still held by %q after a clean stop", h)
+	}
+}
+
+func TestRunReturnsWhenWorkEnds(t *testing.T) {
+	e := &Elector{Config: config(true), Client: fake.NewClientset(), Identity: "me"}
+	err := e.Run(context.Background(), func(context.Context) {})
+	if err != nil && !errors.Is(err, ErrLeaseLost) {
+		t.Fatal(err)
+	}
+	if err != nil {
+		t.Errorf("work returning by itself gave %v, want nil", err)
+	}
+}
