@@ -364,3 +364,14 @@ func TestInvalidPluginArgs(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestShootsBeingDeletedStay(t *testing.T) {
+	deleting := newShoot("deleting", "a")
+	deleting.DeletionTimestamp = ptr.To(metav1.NewTime(t0))
+	deleting.Finalizers = []string{"gardener"}
+	h := start(t, nil, newSeed("a", -1, drainTaint), newSeed("b", -1), deleting)
+	h.pass(t)
+	if evicted(h.shoot(t, "deleting")) {
+		t.Error("a shoot being deleted was evicted")
+	}
+}

@@ -255,7 +255,11 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 		keys := sets.List(st.onSeed[name])
 		shoots := make([]*v1alpha1.Shoot, 0, len(keys))
 		for _, k := range keys {
-			shoots = append(shoots, st.shoots[k])
+			// A shoot being deleted leaves anyway; moving it would only
+			// cost a migration.
+			if s := st.shoots[k]; s.DeletionTimestamp == nil {
+				shoots = append(shoots, s)
+			}
 		}
 		seen := st.taintSeen[name]
 		arrived := make(map[string]time.Time, len(keys))

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
@@ -507,5 +508,47 @@ func TestTwoReplicas(t *testing.T) {
 		if n != 1 {
 			t.Errorf("shoot %s has %d Descheduled Events", name, n)
 		}
+	}
+}
+
+// TestOnePass: with interval 0 the descheduler makes one pass, writes its
+// evictions and Events, and exits.
+func TestOnePass(t *testing.T) {
+	ctx, env, l := setup(t, "onepass")
+	must[*v1alpha1.Seed](t)(l.Seed(ctx, "a", -1, drainTaint))
+	must[*v1alpha1.Seed](t)(l.Seed(ctx, "b", -1))
+	if err := l.CreateShoots(ctx, []*v1alpha1.Shoot{l.NewShoot("x", "a"), l.NewShoot("y", "b")}, 2); err != nil {
+		t.Fatal(err)
+	}
+	d := startDescheduler(t, ctx, env, "onepass-descheduler", "d1", func(c *configv1alpha1.DeschedulerConfiguration) {
+		fast(c)
+		c.Interval = &metav1.Duration{}
+	})
+	if err := d.Wait(30 * time.Second); err != nil {
+		t.Fatalf("one pass: %v", err)
+	}
+	s := shootsByName(t, ctx, l)
+	if fixture.Of(ptr.To(s["x"])) != "" || fixture.Of(ptr.To(s["y"])) != l.SeedName("b") {
+		t.Errorf("after one pass: x on %q, y on %q", fixture.Of(ptr.To(s["x"])), fixture.Of(ptr.To(s["y"])))
+	}
+	if op := s["x"].Status.LastOperation; op == nil || op.State != v1alpha1.LastOperationStatePending {
+		t.Errorf("lastOperation of the evicted shoot: %+v", op)
+	}
+	if events := must[[]corevEvent](t)(descheduledEvents(ctx, l)); len(events) != 1 {
+		t.Errorf("Descheduled Events on shoots: %d, want 1 (flushed before exit)", len(events))
+	}
+	families := must[[]*dto.MetricFamily](t)(d.Registry.Gather())
+	found := false
+	for _, f := range families {
+		if f.GetName() == "graft_descheduler_evictions_total" {
+			for _, m := range f.GetMetric() {
+				if m.GetCounter().GetValue() == 1 {
+					found = true
+				}
+			}
+		}
+	}
+	if !found {
+		t.Error("graft_descheduler_evictions_total does not count the eviction")
 	}
 }
