@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	kubeinformers "k8s.io/client-go/informers"
-	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -76,7 +75,6 @@ type Scheduler struct {
 	kubeInformers  kubeinformers.SharedInformerFactory
 	shootLister    graftlisters.ShootLister
 	profileLister  graftlisters.CloudProfileLister
-	configMaps     corelisters.ConfigMapLister
 	synced         []cache.InformerSynced
 
 	cache *schedulingCache
@@ -116,7 +114,7 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients clientconn.Clients,
 		}))
 	shoots, seeds, profiles := core.Shoots(), core.Seeds(), core.CloudProfiles()
 	configMaps := s.kubeInformers.Core().V1().ConfigMaps()
-	s.shootLister, s.profileLister, s.configMaps = shoots.Lister(), profiles.Lister(), configMaps.Lister()
+	s.shootLister, s.profileLister = shoots.Lister(), profiles.Lister()
 
 	handlers := []struct {
 		informer cache.SharedIndexInformer
