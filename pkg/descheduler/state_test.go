@@ -1,0 +1,67 @@
+package descheduler
+
+import (
+	"time"
+
+	"testing"
+
+	"k8s.io/utils/ptr"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+)
+
+func version(s *v1alpha1.Shoot, rv string) *v1alpha1.Shoot {
+	c := s.DeepCopy()
+	c.ResourceVersion = rv
+	return c
+}
+
+// The descheduler's own write wins over older informer events, so that a
+// lagging informer cannot make a pass see an evicted shoot on its seed.
+func TestOwnWritesWinOverStaleEvents(t *testing.T) {
+	st := newState()
+	st.setSeed(nil, newSeed("a", -1), t0)
+	bound := newShoot("x", "a")
+	st.setShoot(version(bound, "10"), t0, false)
+
+	evictedShoot := version(bound, "12")
+	evictedShoot.Spec.SeedName = nil
+	evictedShoot.Annotations = map[string]string{v1alpha1.AnnotationDescheduledFrom: "a"}
+	st.addInflight(1)
+	st.settleEviction(evictedShoot, t0)
+	if st.pendingCount() != 1 || st.snapshot.Usage("a") != 0 {
+		t.Fatalf("after the eviction: pending %d, usage %d", st.pendingCount(), st.snapshot.Usage("a"))
+	}
+
+	// An event older than the write (another change the informer lags on).
+	st.setShoot(version(bound, "11"), t0, false)
+	if st.pendingCount() != 1 || st.snapshot.Usage("a") != 0 || st.onSeed["a"].Len() != 0 {
+		t.Fatal("a stale informer event undid the descheduler's own write")
+	}
+
+	// The informer catches up, then the scheduler binds the shoot elsewhere.
+	st.setShoot(version(evictedShoot, "12"), t0, false)
+	if _, waiting := st.written["garden-dev/x"]; waiting {
+		t.Error("the write is still awaited after the informer delivered it")
+	}
+	placed := version(evictedShoot, "13")
+	placed.Spec.SeedName = ptr.To("b")
+	dropped := 0
+	st.onPendingDrop = func() { dropped++ }
+	st.setShoot(placed, t0, false)
+	if st.pendingCount() != 0 || dropped != 1 || st.snapshot.Usage("b") != 1 {
+		t.Errorf("after placement: pending %d, drops %d, usage of b %d", st.pendingCount(), dropped, st.snapshot.Usage("b"))
+	}
+}
+
+// A shoot that arrives on a tainted seed gets its full tolerationSeconds.
+func TestFirstSeenCountsFromArrival(t *testing.T) {
+	st := newState()
+	st.setSeed(nil, newSeed("a", -1, drainTaint), t0)
+	later := t0.Add(5 * time.Minute)
+	st.setShoot(version(newShoot("x", "a"), "5"), later, false)
+	v := st.takeView([]string{"a"}, later)
+	if got := v.seeds["a"].FirstSeen(v.seeds["a"].Shoots[0], drainTaint); !got.Equal(later) {
+		t.Errorf("first seen = %v, want the shoot's arrival %v", got, later)
+	}
+}
