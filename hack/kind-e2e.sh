@@ -24,7 +24,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-kind get clusters 2>/dev/null | grep -qx "${CLUSTER}" || kind create cluster --name "${CLUSTER}" --wait 120s
+# A fresh cluster each run: the suite creates its landscapes by name.
+kind delete cluster --name "${CLUSTER}" >/dev/null 2>&1 || true
+kind create cluster --name "${CLUSTER}" --wait 120s
 kind get kubeconfig --name "${CLUSTER}" >"${KUBECONFIG}"
 
 cd "${ROOT}"

@@ -75,6 +75,7 @@ var _ = Describe("Scenario 1: a landscape of 30 seeds across 3 providers and 300
 			}
 			pending++
 			Expect(shoot.Generation).To(Equal(int64(1)), "pending shoot %s: spec changed", key)
+			Expect(shoot.Status.LastOperation.Type).To(Equal(corev1alpha1.LastOperationTypeCreate), "pending shoot %s", key)
 			if strings.Contains(shoot.Name, "-lost-") {
 				Expect(s.Explain(shoot).Err).To(HaveOccurred(), "shoot %s in a region without seeds", key)
 			}
@@ -97,7 +98,8 @@ var _ = Describe("Scenario 1: a landscape of 30 seeds across 3 providers and 300
 					g.Expect(hasEvent(evs[shoot.Name], corev1.EventTypeNormal, "Scheduled", *shoot.Spec.SeedName)).To(BeTrue(),
 						"shoot %s has no Scheduled event naming seed %s: %v", shoot.Name, *shoot.Spec.SeedName, evs[shoot.Name])
 				} else {
-					g.Expect(hasEvent(evs[shoot.Name], corev1.EventTypeWarning, "SchedulingFailed", "")).To(BeTrue(),
+					// The algorithm's short reason: "0/N seeds fit: <why> (count), ...".
+					g.Expect(hasEvent(evs[shoot.Name], corev1.EventTypeWarning, "SchedulingFailed", "seeds fit")).To(BeTrue(),
 						"pending shoot %s has no SchedulingFailed event: %v", shoot.Name, evs[shoot.Name])
 				}
 			}
