@@ -3,7 +3,9 @@
 package charts
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -262,6 +264,9 @@ func TestRejectedValues(t *testing.T) {
 		{"service monitor without metrics", []string{"metrics.serviceMonitor.enabled=true", "config.server.metricsBindAddress=0"}, "metrics.serviceMonitor.enabled needs"},
 		{"no lease name", []string{"config.leaderElection.resourceName="}, "config.leaderElection.resourceName is required"},
 		{"existing service account without a name", []string{"serviceAccount.create=false"}, "serviceAccount.name is required"},
+		{"misspelled key", []string{"replicas=3"}, "additional properties 'replicas' not allowed"},
+		{"misspelled nested key", []string{"metrics.serviceMonitor.enable=true"}, "additional properties 'enable' not allowed"},
+		{"wrong type", []string{"replicaCount=two"}, "replicaCount"},
 	}
 	for _, c := range components {
 		cases := common
@@ -278,6 +283,27 @@ func TestRejectedValues(t *testing.T) {
 					t.Fatalf("helm template with %v failed with\n%v\nwant a message containing %q", rc.set, err, rc.want)
 				}
 			})
+		}
+	}
+}
+
+// TestSchemasAgree keeps the component charts uniform: their values schemas
+// are one schema, copied.
+func TestSchemasAgree(t *testing.T) {
+	var first []byte
+	for _, c := range components {
+		dir, err := Dir(c.chart)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "values.schema.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = data
+		} else if !bytes.Equal(first, data) {
+			t.Errorf("%s/values.schema.json differs from %s's", c.chart, components[0].chart)
 		}
 	}
 }

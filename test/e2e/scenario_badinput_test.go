@@ -75,6 +75,7 @@ var _ = Describe("Scenario 7: bad input while running", Ordered, func() {
 			Expect(distance.Running()).To(BeTrue(), "the second scheduler exited:\n%s", distance.Logs())
 			Expect(distance.LogContains(" is forbidden: ")).To(BeFalse(), "refused by RBAC:\n%s", distance.Logs())
 			distance.Stop()
+			_ = os.RemoveAll(distance.Dir)
 		})
 	})
 

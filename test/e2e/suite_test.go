@@ -114,6 +114,7 @@ func restart(ctx context.Context, name string) {
 	for _, sc := range suiteComponents {
 		if sc.chart == old.Chart && fmt.Sprintf("%s-%d", sc.chart, sc.instance) == name {
 			old.Stop()
+			_ = os.RemoveAll(old.Dir)
 			c, err := startComponent(ctx, env, bins, sc.chart, sc.instance, componentOptions{Set: sc.set, SetJSON: sc.setJSON})
 			Expect(err).NotTo(HaveOccurred())
 			running[name] = c
@@ -126,6 +127,7 @@ func restart(ctx context.Context, name string) {
 var _ = AfterSuite(func() {
 	for _, c := range running {
 		c.Stop()
+		_ = os.RemoveAll(c.Dir)
 	}
 })
 
