@@ -68,8 +68,10 @@ var _ = Describe("Scenario 2: graftctl taint seed X key=v:NoExecute", Ordered, f
 		Expect(createLandscape(ctx, l)).To(Succeed())
 		Expect(createShoots(ctx, append(append(append([]*corev1alpha1.Shoot{}, untolerating...), tolerating...), timed...))).To(Succeed())
 
-		out := mustGraftctl(ctx, "taint", "seed", x, "key=v:NoExecute")
+		// Taken before graftctl writes the taint: the descheduler cannot see
+		// the taint earlier, so no timed shoot may leave before tainted+20s.
 		tainted := time.Now()
+		out := mustGraftctl(ctx, "taint", "seed", x, "key=v:NoExecute")
 		Expect(out).To(ContainSubstring(x))
 
 		By("the untolerating shoots move to other seeds")
@@ -96,8 +98,6 @@ var _ = Describe("Scenario 2: graftctl taint seed X key=v:NoExecute", Ordered, f
 			g.Expect(movedAt).To(HaveLen(len(timed)))
 		}).WithContext(ctx).WithTimeout(tolerationSeconds*time.Second + time.Minute).WithPolling(250 * time.Millisecond).Should(Succeed())
 		for name, at := range movedAt {
-			// The descheduler sees the taint after graftctl wrote it, so the
-			// earliest legal eviction is tolerationSeconds after `tainted`.
 			Expect(at.Sub(tainted)).To(BeNumerically(">=", tolerationSeconds*time.Second), "shoot %s left after %s", name, at.Sub(tainted))
 		}
 		Eventually(func(g Gomega) {
