@@ -57,7 +57,9 @@ func New(name string, common configv1alpha1.CommonConfiguration, kube kubernetes
 // returns (its error), or when the lease is lost (leaderelection.ErrLeaseLost).
 func (r *Runner) Run(ctx context.Context, warmUp func(ctx context.Context) error, lead func(ctx context.Context) error) error {
 	logger := klog.FromContext(ctx).WithValues("component", r.Name)
-	ctx = klog.NewContext(ctx, logger)
+	// Everything started here (server, informers) stops when Run returns.
+	ctx, cancel := context.WithCancel(klog.NewContext(ctx, logger))
+	defer cancel()
 	if err := r.Server.Start(ctx); err != nil {
 		return err
 	}
