@@ -402,10 +402,24 @@ func (r *run) checkCandidate(v *verdict) Filter {
 			return FilterTaints
 		}
 	}
+	if r.returnsToEvictingSeed(v.info) {
+		return FilterTaints
+	}
 	if !r.ignoreCapacity && v.info.hasAllocatable && int64(v.usage) >= v.info.allocatable {
 		return FilterCapacity
 	}
 	return ""
+}
+
+// returnsToEvictingSeed reports whether placing the shoot on this seed would
+// send it back to the seed it was evicted from while a NoExecute taint there
+// still limits its stay. Kubernetes lets such a pod return and be evicted
+// again; a control plane move is too expensive for that ping-pong.
+func (r *run) returnsToEvictingSeed(info *seedInfo) bool {
+	if r.shoot.Annotations[v1alpha1.AnnotationDescheduledFrom] != info.name {
+		return false
+	}
+	return len(LimitedNoExecuteTaints(info.taints, r.shoot.Spec.Tolerations)) > 0
 }
 
 func (r *run) checkStrategy(v *verdict) Filter {

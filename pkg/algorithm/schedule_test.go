@@ -395,6 +395,32 @@ func TestTaintsFilter(t *testing.T) {
 			want:  "a",
 		},
 		{
+			name:        "an evicted shoot does not return to a seed whose NoExecute taint it tolerates only for a while",
+			seeds:       seeds(newSeed("a", taint(unsched, nil, v1alpha1.TaintEffectNoExecute)), newSeed("b")),
+			bound:       fill("b", 5),
+			shoot:       newShoot("s", tolerate(unsched, nil, "", ptr[int64](60)), descheduledFrom("a")),
+			want:        "b",
+			wantFilters: map[string]Filter{"a": FilterTaints},
+		},
+		{
+			name:    "the same shoot is told why it cannot return",
+			seeds:   seeds(newSeed("a", taint(unsched, nil, v1alpha1.TaintEffectNoExecute))),
+			shoot:   newShoot("s", tolerate(unsched, nil, "", ptr[int64](60)), descheduledFrom("a")),
+			wantErr: []string{"a => shoot was evicted from this seed and tolerates its NoExecute taints only for a limited time (seed.gardener.cloud/unschedulable:NoExecute)"},
+		},
+		{
+			name:  "a limited toleration still admits a shoot that was not evicted from the seed",
+			seeds: seeds(newSeed("a", taint(unsched, nil, v1alpha1.TaintEffectNoExecute))),
+			shoot: newShoot("s", tolerate(unsched, nil, "", ptr[int64](60)), descheduledFrom("other")),
+			want:  "a",
+		},
+		{
+			name:  "a toleration without time limit lets an evicted shoot return",
+			seeds: seeds(newSeed("a", taint(unsched, nil, v1alpha1.TaintEffectNoExecute))),
+			shoot: newShoot("s", tolerate(unsched, nil, "", nil), descheduledFrom("a")),
+			want:  "a",
+		},
+		{
 			name:    "every taint must be tolerated",
 			seeds:   seeds(newSeed("a", taint("one", nil, ""), taint("two", nil, v1alpha1.TaintEffectNoExecute))),
 			shoot:   newShoot("s", tolerate("one", nil, "", nil)),
@@ -740,4 +766,13 @@ func asScheduleError(err error, target **ScheduleError) bool {
 	se, ok := err.(*ScheduleError)
 	*target = se
 	return ok
+}
+
+func descheduledFrom(seed string) shootOpt {
+	return func(s *v1alpha1.Shoot) {
+		if s.Annotations == nil {
+			s.Annotations = map[string]string{}
+		}
+		s.Annotations[v1alpha1.AnnotationDescheduledFrom] = seed
+	}
 }

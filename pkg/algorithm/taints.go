@@ -60,6 +60,28 @@ func UntoleratedTaints(taints []v1alpha1.SeedTaint, tolerations []v1alpha1.Toler
 	return out
 }
 
+// LimitedNoExecuteTaints returns the NoExecute taints that the tolerations
+// match only with tolerationSeconds: a shoot may stay a while, not for ever.
+func LimitedNoExecuteTaints(taints []v1alpha1.SeedTaint, tolerations []v1alpha1.Toleration) []v1alpha1.SeedTaint {
+	var out []v1alpha1.SeedTaint
+	for _, taint := range taints {
+		if EffectOf(taint) != v1alpha1.TaintEffectNoExecute {
+			continue
+		}
+		matched, forever := false, false
+		for i := range tolerations {
+			if ToleratesTaint(tolerations[i], taint) {
+				matched = true
+				forever = forever || tolerations[i].TolerationSeconds == nil
+			}
+		}
+		if matched && !forever {
+			out = append(out, taint)
+		}
+	}
+	return out
+}
+
 func containsEffect(effects []v1alpha1.TaintEffect, effect v1alpha1.TaintEffect) bool {
 	for _, e := range effects {
 		if e == effect {
