@@ -269,10 +269,11 @@ func TestNoExecuteTaint(t *testing.T) {
 			t.Errorf("placements of %s: %q, want %q", n, got, want)
 		}
 	}
-	// A shoot tolerating the taint for a limited time may be placed on the
-	// seed again by the scheduler (the taint filter lets it pass); it then
-	// gets its full tolerationSeconds again, counted from its arrival.
-	t.Logf("placements of the shoot with tolerationSeconds: %q", rec.seeds("limited"))
+	// A shoot tolerating the taint for a limited time is not sent back to the
+	// seed it was evicted from either: it would only be evicted again.
+	if got, want := strings.Join(rec.seeds("limited"), ","), l.SeedName("a")+",,"+b; got != want {
+		t.Errorf("placements of the shoot with tolerationSeconds: %q, want %q", got, want)
+	}
 	events := must[[]corevEvent](t)(descheduledEvents(ctx, l))
 	if len(events) < 5 {
 		t.Errorf("want a Descheduled Event per evicted shoot, got %d", len(events))
