@@ -38,6 +38,15 @@ var (
 		StabilityLevel: metrics.ALPHA,
 	})
 
+	attemptDuration = metrics.NewHistogramVec(&metrics.HistogramOpts{
+		Namespace:      "graft",
+		Subsystem:      "scheduler",
+		Name:           "attempt_duration_seconds",
+		Help:           "Time of one scheduling attempt, from taking the shoot off the queue to the end of its binding or failure report, by result.",
+		Buckets:        metrics.ExponentialBuckets(0.0005, 2, 16),
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"result"})
+
 	pendingShoots = metrics.NewGaugeVec(&metrics.GaugeOpts{
 		Namespace:      "graft",
 		Subsystem:      "scheduler",
@@ -53,6 +62,6 @@ var (
 // process (tests run several schedulers in one process).
 func register() {
 	registerMetrics.Do(func() {
-		legacyregistry.MustRegister(scheduleAttempts, schedulingDuration, pendingShoots)
+		legacyregistry.MustRegister(scheduleAttempts, schedulingDuration, attemptDuration, pendingShoots)
 	})
 }

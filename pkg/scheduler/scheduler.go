@@ -278,6 +278,7 @@ func (s *Scheduler) sync(ctx context.Context, key string) error {
 		s.setUnschedulable(key, false)
 		return nil
 	}
+	start := s.now()
 	seed, err := s.decide(shoot)
 	if errors.Is(err, errAssumed) {
 		return nil
@@ -285,6 +286,7 @@ func (s *Scheduler) sync(ctx context.Context, key string) error {
 	if err != nil {
 		scheduleAttempts.WithLabelValues(resultUnschedulable).Inc()
 		s.reportFailure(ctx, shoot, err)
+		attemptDuration.WithLabelValues(resultUnschedulable).Observe(s.now().Sub(start).Seconds())
 		return errUnschedulable
 	}
 	if ctx.Err() != nil {
@@ -295,6 +297,7 @@ func (s *Scheduler) sync(ctx context.Context, key string) error {
 	if err := s.bind(ctx, shoot, seed); err != nil {
 		s.cache.bindFailed(key, s.currentShoot(key))
 		scheduleAttempts.WithLabelValues(resultError).Inc()
+		attemptDuration.WithLabelValues(resultError).Observe(s.now().Sub(start).Seconds())
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
@@ -310,8 +313,10 @@ func (s *Scheduler) sync(ctx context.Context, key string) error {
 	}
 	s.cache.bindSucceeded(key, s.now())
 	s.setUnschedulable(key, false)
+	now := s.now()
 	scheduleAttempts.WithLabelValues(resultScheduled).Inc()
-	schedulingDuration.Observe(s.now().Sub(shoot.CreationTimestamp.Time).Seconds())
+	attemptDuration.WithLabelValues(resultScheduled).Observe(now.Sub(start).Seconds())
+	schedulingDuration.Observe(now.Sub(shoot.CreationTimestamp.Time).Seconds())
 	s.recorder.Eventf(shoot, corev1.EventTypeNormal, ReasonScheduled, "Scheduled to seed %s", seed)
 	logger.V(2).Info("Scheduled", "seed", seed)
 	return nil

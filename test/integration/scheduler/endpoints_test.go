@@ -63,6 +63,7 @@ func TestHealthReadinessAndMetrics(t *testing.T) {
 		`graft_scheduler_schedule_attempts_total{result="scheduled"}`,
 		`graft_scheduler_schedule_attempts_total{result="unschedulable"}`,
 		`graft_scheduler_scheduling_duration_seconds_bucket`,
+		`graft_scheduler_attempt_duration_seconds_bucket{result="scheduled"`,
 		`graft_scheduler_pending_shoots{queue="active"}`,
 		`workqueue_adds_total{name="graft_scheduler"}`,
 		`workqueue_depth{name="graft_scheduler"}`,
