@@ -15,11 +15,10 @@ func (c *CommonConfiguration) Validate(fldPath *field.Path) field.ErrorList {
 
 	ccPath := fldPath.Child("clientConnection")
 	cc := c.ClientConnection
-	if cc.QPS > 0 && cc.Burst < 1 {
-		errs = append(errs, field.Invalid(ccPath.Child("burst"), cc.Burst, "must be at least 1 when qps is positive"))
-	}
 	if cc.Burst < 0 {
 		errs = append(errs, field.Invalid(ccPath.Child("burst"), cc.Burst, "must not be negative"))
+	} else if cc.QPS > 0 && cc.Burst < 1 {
+		errs = append(errs, field.Invalid(ccPath.Child("burst"), cc.Burst, "must be at least 1 when qps is positive"))
 	}
 	switch cc.ContentType {
 	case "application/json", "application/vnd.kubernetes.protobuf":

@@ -3,9 +3,11 @@ package configfile
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 )
@@ -51,7 +53,25 @@ func Decode[T configv1alpha1.Configuration](data []byte) (T, error) {
 	}
 	cfg.Default()
 	if errs := cfg.Validate(); len(errs) > 0 {
-		return zero, fmt.Errorf("invalid %s: %w", gvk.Kind, errs.ToAggregate())
+		return zero, &InvalidError{Kind: gvk.Kind, Errors: errs}
 	}
 	return cfg, nil
+}
+
+// InvalidError lists every invalid field of a configuration, one per line.
+type InvalidError struct {
+	// Kind is the configuration's kind.
+	Kind string
+	// Errors are the invalid fields.
+	Errors field.ErrorList
+}
+
+func (e *InvalidError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "invalid %s (%d field(s)):", e.Kind, len(e.Errors))
+	for _, err := range e.Errors {
+		b.WriteString("\n  ")
+		b.WriteString(err.Error())
+	}
+	return b.String()
 }
