@@ -5,7 +5,7 @@ SHELL := /usr/bin/env bash
 GO ?= go
 BIN := _output/bin
 
-.PHONY: all build test test-unit test-integration deps codegen verify-codegen demo demo-down clean
+.PHONY: all build test test-unit test-integration test-e2e bench-scheduler bench-drain deps codegen verify-codegen demo demo-down clean
 
 all: build
 
@@ -18,19 +18,32 @@ build:
 deps:
 	@bash hack/install-deps.sh
 
-## test: the whole suite: unit tests, then integration tests against a real kube-apiserver
+## test: the whole suite: vet, unit tests, integration and chart tests against a real
+## kube-apiserver, then the end-to-end suite with the real binaries
 test: deps
 	$(GO) vet ./...
+	$(GO) vet -tags integration ./test/...
+	$(GO) vet -tags e2e ./test/e2e/...
 	$(GO) test ./...
-	$(GO) test -tags integration -timeout 30m ./test/integration/...
+	$(GO) test -tags integration -timeout 30m ./test/integration/... ./test/charts/...
+	$(GO) test -tags e2e -timeout 40m ./test/e2e/...
 
 ## test-unit: unit tests only
 test-unit:
 	$(GO) test ./...
 
-## test-integration: integration tests only
+## test-integration: integration and chart tests only
 test-integration: deps
-	$(GO) test -tags integration -timeout 30m ./test/integration/...
+	$(GO) test -tags integration -timeout 30m ./test/integration/... ./test/charts/...
+
+## test-e2e: the end-to-end suite; against $$KUBECONFIG when set, else a local garden
+test-e2e: deps
+	$(GO) test -tags e2e -timeout 40m ./test/e2e/... -args -ginkgo.v
+
+## bench-drain: drain a seed of 1,000 shoots with scheduler and descheduler running,
+## against a plain loop making the same writes
+bench-drain: deps
+	$(GO) run ./test/perf/drain
 
 ## codegen: regenerate deepcopy, clients and CRDs from apis/
 codegen:
