@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
 	graftclient "github.com/graft-dev/client-go/clientset/versioned"
@@ -46,6 +47,13 @@ func (i *instance) stop() {
 // writes in managedFields, so tests can tell which instance bound a shoot.
 func startScheduler(t *testing.T, userAgent string, mutate func(*configv1alpha1.SchedulerConfiguration)) *instance {
 	t.Helper()
+	return startSchedulerWithConfig(t, userAgent, nil, mutate)
+}
+
+// startSchedulerWithConfig is startScheduler with a hook on the REST config
+// (for example to cut the instance off the API server).
+func startSchedulerWithConfig(t *testing.T, userAgent string, restMutate func(*rest.Config), mutate func(*configv1alpha1.SchedulerConfiguration)) *instance {
+	t.Helper()
 	env := framework.Shared(t)
 	cfg := &configv1alpha1.SchedulerConfiguration{}
 	cfg.LeaderElection.LeaderElect = ptr.To(false)
@@ -60,7 +68,11 @@ func startScheduler(t *testing.T, userAgent string, mutate func(*configv1alpha1.
 	if errs := cfg.Validate(); len(errs) > 0 {
 		t.Fatalf("invalid scheduler configuration: %v", errs.ToAggregate())
 	}
-	clients, err := clientconn.NewClients(clientconn.Apply(env.Config(), cfg.ClientConnection), userAgent)
+	restConfig := clientconn.Apply(env.Config(), cfg.ClientConnection)
+	if restMutate != nil {
+		restMutate(restConfig)
+	}
+	clients, err := clientconn.NewClients(restConfig, userAgent)
 	if err != nil {
 		t.Fatal(err)
 	}
