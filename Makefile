@@ -40,10 +40,15 @@ test-integration: deps
 test-e2e: deps
 	$(GO) test -tags e2e -timeout 40m ./test/e2e/... -args -ginkgo.v
 
+## bench-scheduler: schedule M pending shoots onto N seeds against a plain loop making
+## the same writes; BENCH_ARGS="-seeds 1000 -shoots 20000" for the large size
+bench-scheduler: deps
+	$(GO) run ./test/perf/scheduler $(BENCH_ARGS)
+
 ## bench-drain: drain a seed of 1,000 shoots with scheduler and descheduler running,
 ## against a plain loop making the same writes
 bench-drain: deps
-	$(GO) run ./test/perf/drain
+	$(GO) run ./test/perf/drain $(BENCH_ARGS)
 
 ## codegen: regenerate deepcopy, clients and CRDs from apis/
 codegen:
