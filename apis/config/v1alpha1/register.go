@@ -20,6 +20,8 @@ type Configuration interface {
 	Default()
 	// Validate returns every invalid field at once (not only the first).
 	Validate() field.ErrorList
+	// Common returns the settings every component shares.
+	Common() *CommonConfiguration
 }
 
 var (

@@ -57,3 +57,7 @@ type LoggingConfiguration struct {
 
 // DisabledBindAddress disables a server endpoint.
 const DisabledBindAddress = "0"
+
+// Common returns the shared settings; every kind inlines them, so every kind
+// has this method.
+func (c *CommonConfiguration) Common() *CommonConfiguration { return c }

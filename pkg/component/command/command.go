@@ -1,0 +1,87 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/component/configfile"
+	"github.com/graft-dev/graft/pkg/component/logging"
+)
+
+// Spec describes one daemon's command.
+type Spec[T configv1alpha1.Configuration] struct {
+	// Name is the binary's name.
+	Name string
+	// Short and Long are the help texts.
+	Short, Long string
+	// Kind is the configuration kind the --config file holds, for the help text.
+	Kind string
+	// Check, when set, inspects the loaded configuration before anything
+	// connects, so that a bad file fails at once.
+	Check func(cfg T) error
+	// Run runs the component until ctx ends or it fails.
+	Run func(ctx context.Context, cfg T, restConfig *rest.Config) error
+}
+
+// New returns the command for spec: load, default and validate the file named
+// by --config, apply its logging section, build the REST config from its
+// clientConnection, then run.
+func New[T configv1alpha1.Configuration](spec Spec[T]) *cobra.Command {
+	var configPath string
+	cmd := &cobra.Command{
+		Use:           spec.Name + " --config FILE",
+		Short:         spec.Short,
+		Long:          spec.Long,
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	cmd.Flags().StringVar(&configPath, "config", "", fmt.Sprintf("path of the %s file (config.graft.dev/v1alpha1)", spec.Kind))
+	logOpts := logging.AddFlags(cmd.Flags())
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if configPath == "" {
+			return errors.New("--config is required")
+		}
+		cfg, err := configfile.Load[T](configPath)
+		if err != nil {
+			return err
+		}
+		if spec.Check != nil {
+			if err := spec.Check(cfg); err != nil {
+				return fmt.Errorf("component config %s: %w", configPath, err)
+			}
+		}
+		if err := logOpts.Apply(cfg.Common().Logging); err != nil {
+			return err
+		}
+		restConfig, err := clientconn.RESTConfig(cfg.Common().ClientConnection)
+		if err != nil {
+			return err
+		}
+		return spec.Run(cmd.Context(), cfg, restConfig)
+	}
+	return cmd
+}
+
+// Main executes cmd until it returns or the process gets SIGINT or SIGTERM,
+// flushes the log, and exits non-zero with the error on one line.
+func Main(cmd *cobra.Command) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := cmd.ExecuteContext(ctx)
+	stop()
+	klog.Flush()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", cmd.Name(), err)
+		os.Exit(1)
+	}
+}
