@@ -9,4 +9,5 @@
 //   - healthserver: serves /healthz, /readyz (pluggable checks) and /metrics;
 //   - eventrecorder: an Event recorder whose events are written concurrently and flushed on shutdown;
 //   - runner: wires all of the above around a component's work function.
+//   - command: the --config command line and main every daemon shares.
 package component
