@@ -100,7 +100,9 @@ var suiteComponents = []struct {
 // 6: stopping and starting kube-apiserver takes 10 to 25 seconds here, more
 // than the default renewDeadline of 10s); a lost Lease ends the process, which
 // that scenario forbids. A standby takes over within 45s (scenario 5).
-var lease = []string{"config.leaderElection.leaseDuration=45s", "config.leaderElection.renewDeadline=40s"}
+var lease = []string{"config.leaderElection.leaseDuration=45s", "config.leaderElection.renewDeadline=40s",
+	// Every binding and eviction in the logs, for a look after a failure.
+	"config.logging.verbosity=2"}
 
 var descheduler = []string{
 	"config.interval=5s", "config.evictionRate=20", "config.evictionBurst=10",
@@ -127,15 +129,23 @@ func restart(ctx context.Context, name string) {
 var _ = AfterSuite(func() {
 	for _, c := range running {
 		c.Stop()
+		if suiteFailed {
+			fmt.Fprintf(GinkgoWriter, "kept %s: config, kubeconfig and the whole log of %s\n", c.Dir, c.Name)
+			continue
+		}
 		_ = os.RemoveAll(c.Dir)
 	}
 })
+
+// suiteFailed keeps the components' directories for a look at their logs.
+var suiteFailed bool
 
 // After a failed spec, show what the components said.
 var _ = ReportAfterEach(func(report SpecReport) {
 	if !report.Failed() {
 		return
 	}
+	suiteFailed = true
 	for _, c := range running {
 		fmt.Fprintf(GinkgoWriter, "\n===== %s (running %v) =====\n%s\n", c.Name, c.Running(), c.Logs())
 	}
