@@ -63,8 +63,11 @@ func allBound(ctx context.Context, l *landscape.Landscape, timeout time.Duration
 		g.Expect(n).To(Equal(len(l.Shoots)))
 	}).WithContext(ctx).WithTimeout(timeout).WithPolling(2 * time.Second).Should(Succeed())
 	settledClean(ctx, l)
-	for name, gen := range generations(ctx, l.Namespace.Name) {
-		Expect(gen).To(Equal(wantGeneration(name)), "shoot %s: spec changed %d times", name, gen-1)
+	list, err := graft.CoreV1alpha1().Shoots(l.Namespace.Name).List(ctx, metav1.ListOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	for _, shoot := range list.Items {
+		Expect(shoot.Generation).To(Equal(wantGeneration(shoot.Name)), "shoot %s on seed %s: spec changed %d times; last eviction: %v",
+			shoot.Name, ptr.Deref(shoot.Spec.SeedName, ""), shoot.Generation-1, shoot.Annotations)
 	}
 }
 
