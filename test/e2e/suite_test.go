@@ -116,7 +116,7 @@ func restart(ctx context.Context, name string) {
 	for _, sc := range suiteComponents {
 		if sc.chart == old.Chart && fmt.Sprintf("%s-%d", sc.chart, sc.instance) == name {
 			old.Stop()
-			_ = os.RemoveAll(old.Dir)
+			retired = append(retired, old)
 			c, err := startComponent(ctx, env, bins, sc.chart, sc.instance, componentOptions{Set: sc.set, SetJSON: sc.setJSON})
 			Expect(err).NotTo(HaveOccurred())
 			running[name] = c
@@ -127,6 +127,13 @@ func restart(ctx context.Context, name string) {
 }
 
 var _ = AfterSuite(func() {
+	for _, c := range retired {
+		if suiteFailed {
+			fmt.Fprintf(GinkgoWriter, "kept %s: the whole log of a stopped %s\n", c.Dir, c.Name)
+			continue
+		}
+		_ = os.RemoveAll(c.Dir)
+	}
 	for _, c := range running {
 		c.Stop()
 		if suiteFailed {
@@ -136,6 +143,9 @@ var _ = AfterSuite(func() {
 		_ = os.RemoveAll(c.Dir)
 	}
 })
+
+// retired are components a scenario stopped and replaced.
+var retired []*component
 
 // suiteFailed keeps the components' directories for a look at their logs.
 var suiteFailed bool
