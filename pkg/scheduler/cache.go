@@ -54,6 +54,17 @@ func (c *schedulingCache) addSeed(seed *corev1alpha1.Seed) {
 	c.snapshot.AddSeed(seed)
 }
 
+// seedResourceVersion returns the resourceVersion of the cached seed, empty
+// when the cache does not hold it.
+func (c *schedulingCache) seedResourceVersion(name string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if seed, ok := c.snapshot.Seed(name); ok {
+		return seed.ResourceVersion
+	}
+	return ""
+}
+
 func (c *schedulingCache) removeSeed(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -294,6 +294,13 @@ func (s *Scheduler) sync(ctx context.Context, key string) error {
 		s.cache.bindFailed(key, shoot)
 		return ctx.Err()
 	}
+	if shoot.Annotations[corev1alpha1.AnnotationDescheduledFrom] == seed {
+		if err := s.confirmSeed(ctx, seed); err != nil {
+			s.cache.bindFailed(key, shoot)
+			logger.V(2).Info("Not sending an evicted shoot back before its seed is confirmed", "seed", seed, "reason", err.Error())
+			return err
+		}
+	}
 	if err := s.bind(ctx, shoot, seed); err != nil {
 		s.cache.bindFailed(key, s.currentShoot(key))
 		scheduleAttempts.WithLabelValues(resultError).Inc()
@@ -336,6 +343,27 @@ func (s *Scheduler) decide(shoot *corev1alpha1.Shoot) (string, error) {
 	}
 	return s.cache.decide(shoot, profile, s.algConfig)
 }
+
+// confirmSeed reads the seed from the API server before an evicted shoot is
+// sent back to the seed it was evicted from. The seed informer can lag far
+// behind (after an API server restart its watch may back off for half a
+// minute) and miss the very taint that evicted the shoot; binding on that view
+// would start a ping-pong with the descheduler. A seed that changed since the
+// cache saw it is put into the cache and the shoot decided again.
+func (s *Scheduler) confirmSeed(ctx context.Context, name string) error {
+	live, err := s.clients.Graft.CoreV1alpha1().Seeds().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("reading seed %s: %w", name, err)
+	}
+	if live.ResourceVersion == s.cache.seedResourceVersion(name) {
+		return nil
+	}
+	s.cache.addSeed(live)
+	return errSeedChanged
+}
+
+// errSeedChanged makes the worker decide again with the seed just read.
+var errSeedChanged = errors.New("the seed changed since the cache saw it")
 
 // bind writes spec.seedName with the read resourceVersion as precondition, so
 // a shoot changed meanwhile (or bound by someone else) fails with a conflict.

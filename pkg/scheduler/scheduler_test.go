@@ -115,3 +115,50 @@ func TestSyncLeavesOthersAlone(t *testing.T) {
 		t.Errorf("unexpected event %q", <-rec.Events)
 	}
 }
+
+// TestSyncConfirmsTheSeedAnEvictedShootLeft: with a seed cache that missed the
+// NoExecute taint that evicted a shoot, the scheduler reads the seed before
+// sending the shoot back, and then places it elsewhere.
+func TestSyncConfirmsTheSeedAnEvictedShootLeft(t *testing.T) {
+	drained := readySeed("a", "eu-west-1", -1)
+	drained.ResourceVersion = "2"
+	drained.Spec.Taints = []corev1alpha1.SeedTaint{{Key: corev1alpha1.SeedTaintUnschedulable, Effect: corev1alpha1.TaintEffectNoExecute}}
+	shoot := pendingShoot("s", "eu-west-1")
+	shoot.ResourceVersion = ""
+	shoot.Annotations = map[string]string{corev1alpha1.AnnotationDescheduledFrom: "a"}
+	s, graft, _ := newTestScheduler(t, drained, readySeed("b", "eu-west-1", -1), awsProfile(), shoot)
+
+	// The cache's view of seed a predates the taint.
+	stale := drained.DeepCopy()
+	stale.ResourceVersion = "1"
+	stale.Spec.Taints = nil
+	s.cache.addSeed(stale)
+
+	if err := s.sync(context.Background(), "garden-dev/s"); err == nil {
+		t.Fatal("sync bound the shoot on a stale view of the seed it was evicted from")
+	}
+	got, err := graft.CoreV1alpha1().Shoots("garden-dev").Get(context.Background(), "s", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec.SeedName != nil {
+		t.Fatalf("shoot bound to %s on a stale seed view", *got.Spec.SeedName)
+	}
+	if s.cache.seedResourceVersion("a") != "2" {
+		t.Errorf("the seed read from the API server did not replace the stale one in the cache")
+	}
+	if s.cache.usage("a") != 0 {
+		t.Errorf("usage of a %d after the rolled back decision, want 0", s.cache.usage("a"))
+	}
+
+	if err := s.sync(context.Background(), "garden-dev/s"); err != nil {
+		t.Fatal(err)
+	}
+	got, err = graft.CoreV1alpha1().Shoots("garden-dev").Get(context.Background(), "s", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ptr.Deref(got.Spec.SeedName, "") != "b" {
+		t.Errorf("shoot on %v after the seed was confirmed, want b", got.Spec.SeedName)
+	}
+}
