@@ -1,4 +1,3 @@
-// Command graft-scheduler binds pending shoots to seeds; see pkg/scheduler.
 package main
 
 import (

@@ -1,7 +1,3 @@
-// Package runner wires the shared runtime around a component's work: it serves
-// the health and metrics endpoints, runs the component's warm-up (informers)
-// on every replica, and runs the component's main work only on the leader,
-// stopping it at once when the lease is lost.
 package runner
 
 import (
