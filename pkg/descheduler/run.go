@@ -2,7 +2,6 @@ package descheduler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -55,11 +54,7 @@ func RunComponent(ctx context.Context, cfg *configv1alpha1.DeschedulerConfigurat
 	// Each eviction emits two Events; enough writers keep them off the
 	// eviction's path.
 	recorder := eventrecorder.New(clients.Kubernetes, graftscheme.Scheme, Name, max(2, int(cfg.ConcurrentEvictions)))
-	defer func() {
-		flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		recorder.Shutdown(flushCtx)
-	}()
+	defer recorder.ShutdownWithin(5 * time.Second)
 	d, err := New(Options{
 		Config:   cfg,
 		Graft:    clients.Graft,
@@ -71,12 +66,7 @@ func RunComponent(ctx context.Context, cfg *configv1alpha1.DeschedulerConfigurat
 		return err
 	}
 	r := runner.New(Name, cfg.CommonConfiguration, clients.Kubernetes, opts.Identity)
-	r.Server.AddReadyCheck("informers-synced", func() error {
-		if !d.Ready() {
-			return errors.New("informers have not synced yet")
-		}
-		return nil
-	})
+	r.Server.AddInformersSyncedCheck(d.Ready)
 	if opts.Setup != nil {
 		opts.Setup(r, d)
 	}

@@ -132,14 +132,7 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients clientconn.Clients,
 		}
 		s.synced = append(s.synced, reg.HasSynced)
 	}
-	s.runner.Server.AddReadyCheck("informers-synced", func() error {
-		for _, synced := range s.synced {
-			if !synced() {
-				return errors.New("informers have not synced yet")
-			}
-		}
-		return nil
-	})
+	s.runner.Server.AddInformersSyncedCheck(s.synced...)
 	return s, nil
 }
 
@@ -176,11 +169,7 @@ func (s *Scheduler) IsLeader() bool { return s.runner.Elector.IsLeader() }
 func (s *Scheduler) Run(ctx context.Context) error {
 	recorder := eventrecorder.New(s.clients.Kubernetes, scheme.Scheme, Name, int(s.config.ConcurrentSyncs))
 	s.recorder = recorder
-	defer func() {
-		flushCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		recorder.Shutdown(flushCtx)
-	}()
+	defer recorder.ShutdownWithin(10 * time.Second)
 	defer s.queue.ShutDown()
 	return s.runner.Run(ctx, s.startInformers, s.schedule)
 }

@@ -2,7 +2,6 @@ package annotator
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -60,11 +59,7 @@ func Run(ctx context.Context, cfg *configv1alpha1.CapacityAnnotatorConfiguration
 		return fmt.Errorf("registering metrics: %w", err)
 	}
 	recorder := eventrecorder.New(clients.Kubernetes, graftscheme.Scheme, Name, eventWriters)
-	defer func() {
-		flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		recorder.Shutdown(flushCtx)
-	}()
+	defer recorder.ShutdownWithin(5 * time.Second)
 
 	factory := graftinformers.NewSharedInformerFactoryWithOptions(clients.Graft, 0,
 		graftinformers.WithTransform(dropShootManagedFields))
@@ -81,12 +76,7 @@ func Run(ctx context.Context, cfg *configv1alpha1.CapacityAnnotatorConfiguration
 	}
 
 	r := runner.New(Name, cfg.CommonConfiguration, clients.Kubernetes, opts.Identity)
-	r.Server.AddReadyCheck("informers-synced", func() error {
-		if !ctrl.HasSynced() {
-			return errors.New("seed and shoot informers have not synced yet")
-		}
-		return nil
-	})
+	r.Server.AddInformersSyncedCheck(ctrl.HasSynced)
 	if opts.Setup != nil {
 		opts.Setup(r, ctrl)
 	}

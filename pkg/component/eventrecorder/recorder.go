@@ -46,11 +46,18 @@ func New(client kubernetes.Interface, scheme *runtime.Scheme, source string, wri
 	}
 }
 
-// Shutdown writes every event recorded so far (until ctx ends), then stops the
+// ShutdownWithin writes every event recorded so far (for at most timeout), then stops the
 // broadcaster and the writers. The broadcaster's own Shutdown drops what is
 // still in its queues, so a marker event is sent through them first: the
 // broadcaster delivers in order, so once the marker reaches the sink, every
 // earlier event has too.
+func (r *Recorder) ShutdownWithin(timeout time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	r.Shutdown(ctx)
+}
+
+// Shutdown is ShutdownWithin with a context of the caller's.
 func (r *Recorder) Shutdown(ctx context.Context) {
 	token := string(uuid.NewUUID())
 	reached := r.sink.expectMarker(token)

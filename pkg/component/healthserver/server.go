@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"k8s.io/client-go/tools/cache"
 	"net"
 	"net/http"
 	"sort"
@@ -53,6 +54,19 @@ func (s *Server) AddReadyCheck(name string, c Check) {
 		s.readyz = map[string]Check{}
 	}
 	s.readyz[name] = c
+}
+
+// AddInformersSyncedCheck registers the readiness check "informers-synced":
+// ready once every one of synced reports true.
+func (s *Server) AddInformersSyncedCheck(synced ...cache.InformerSynced) {
+	s.AddReadyCheck("informers-synced", func() error {
+		for _, done := range synced {
+			if !done() {
+				return errors.New("informers have not synced yet")
+			}
+		}
+		return nil
+	})
 }
 
 // HealthAddr is the address /healthz and /readyz listen on, once Start returned (nil when disabled).

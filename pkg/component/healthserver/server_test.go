@@ -68,3 +68,22 @@ func TestServerSharedAndDisabled(t *testing.T) {
 		t.Errorf("disabled server: err %v, addresses %v %v", err, off.HealthAddr(), off.MetricsAddr())
 	}
 }
+
+func TestInformersSyncedCheck(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := &Server{Config: configv1alpha1.ServerConfiguration{HealthProbeBindAddress: "127.0.0.1:0", MetricsBindAddress: "0"}}
+	seeds, shoots := true, false
+	s.AddInformersSyncedCheck(func() bool { return seeds }, func() bool { return shoots })
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + s.HealthAddr().String()
+	if code, body := get(t, base+"/readyz"); code != 500 || !strings.Contains(body, "[-]informers-synced failed: informers have not synced yet") {
+		t.Errorf("/readyz with one informer behind = %d %q", code, body)
+	}
+	shoots = true
+	if code, body := get(t, base+"/readyz?verbose"); code != 200 || !strings.Contains(body, "[+]informers-synced ok") {
+		t.Errorf("/readyz with all informers synced = %d %q", code, body)
+	}
+}
