@@ -129,7 +129,7 @@ func New(o Options) (*Descheduler, error) {
 		metrics:  metrics,
 		clock:    clk,
 		plugins:  plugins,
-		algo:     algorithmConfig(o.Config),
+		algo:     algorithm.ConfigFor(o.Config.Strategy, o.Config.ScoreWeights),
 		limiter:  newLimiter(o.Config),
 		state:    newState(),
 		queue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{
@@ -182,23 +182,6 @@ func New(o Options) (*Descheduler, error) {
 		return nil, fmt.Errorf("watching region ConfigMaps: %w", err)
 	}
 	return d, nil
-}
-
-func algorithmConfig(c *configv1alpha1.DeschedulerConfiguration) algorithm.Config {
-	out := algorithm.Config{Strategy: algorithm.Strategy(c.Strategy)}
-	if w := c.ScoreWeights; w != nil {
-		out.ScoreWeights = map[algorithm.ScorePlugin]int32{}
-		for p, v := range map[algorithm.ScorePlugin]*int32{
-			algorithm.ScorePluginMinimalDistance:  w.MinimalDistance,
-			algorithm.ScorePluginLeastAllocated:   w.LeastAllocated,
-			algorithm.ScorePluginPreferNoSchedule: w.PreferNoSchedule,
-		} {
-			if v != nil {
-				out.ScoreWeights[p] = *v
-			}
-		}
-	}
-	return out
 }
 
 func newLimiter(c *configv1alpha1.DeschedulerConfiguration) *rate.Limiter {

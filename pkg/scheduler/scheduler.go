@@ -88,7 +88,7 @@ type Scheduler struct {
 
 // New returns a scheduler for a defaulted and validated configuration.
 func New(cfg *configv1alpha1.SchedulerConfiguration, clients clientconn.Clients, opts Options) (*Scheduler, error) {
-	algConfig := algorithmConfig(cfg)
+	algConfig := algorithm.ConfigFor(cfg.Strategy, cfg.ScoreWeights)
 	if err := algConfig.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid scheduling configuration: %w", err)
 	}
@@ -137,23 +137,6 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients clientconn.Clients,
 }
 
 // algorithmConfig translates the configuration into the algorithm's terms.
-func algorithmConfig(cfg *configv1alpha1.SchedulerConfiguration) algorithm.Config {
-	c := algorithm.Config{Strategy: algorithm.Strategy(cfg.Strategy)}
-	if w := cfg.ScoreWeights; w != nil {
-		c.ScoreWeights = map[algorithm.ScorePlugin]int32{}
-		for plugin, weight := range map[algorithm.ScorePlugin]*int32{
-			algorithm.ScorePluginMinimalDistance:  w.MinimalDistance,
-			algorithm.ScorePluginLeastAllocated:   w.LeastAllocated,
-			algorithm.ScorePluginPreferNoSchedule: w.PreferNoSchedule,
-		} {
-			if weight != nil {
-				c.ScoreWeights[plugin] = *weight
-			}
-		}
-	}
-	return c
-}
-
 // HealthAddr is where /healthz and /readyz are served once Run started (nil when disabled).
 func (s *Scheduler) HealthAddr() net.Addr { return s.runner.Server.HealthAddr() }
 
