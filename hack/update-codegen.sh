@@ -21,7 +21,15 @@ export GOBIN="${ROOT}/hack/bin"
 mkdir -p "${GOBIN}"
 export PATH="${GOBIN}:${PATH}"
 
+# `go list -m` reports an empty Dir for a required module that is not in the
+# module cache yet (it never downloads), so fetch it first: on a fresh machine
+# the cache is empty.
+GOWORK=off go mod download k8s.io/code-generator
 CODEGEN_PKG="$(GOWORK=off go list -m -f '{{.Dir}}' k8s.io/code-generator)"
+if [[ -z "${CODEGEN_PKG}" || ! -f "${CODEGEN_PKG}/kube_codegen.sh" ]]; then
+  echo "k8s.io/code-generator is not in the module cache (dir '${CODEGEN_PKG}')" >&2
+  exit 1
+fi
 # shellcheck source=/dev/null
 source "${CODEGEN_PKG}/kube_codegen.sh"
 
