@@ -50,7 +50,11 @@
 //  8. Strategy: purpose testing keeps seeds of the shoot's provider type in any
 //     region; SameRegion keeps seeds of the shoot's provider type and region;
 //     MinimalDistance measures distances from the region ConfigMap, or, when
-//     no candidate's region is listed there, with the Levenshtein fallback.
+//     no candidate's region is listed there (or the shoot region's entry is
+//     empty), with the Levenshtein fallback: twice the edit distance of the
+//     region names with their orientation (north, south, east, west, central)
+//     replaced by ":", plus 1 when only one of them has an orientation, 2
+//     when they differ, and 2 for another provider type (LevenshteinDistance).
 //     Seeds with untolerated PreferNoSchedule taints are dropped here if any
 //     seed without such taints is left; then MinimalDistance keeps the seeds
 //     at the smallest distance.
@@ -83,9 +87,13 @@
 // # Region configuration
 //
 // SelectRegionConfigMap picks the region ConfigMap of a cloud profile among
-// several; ParseRegionConfig (or ParseRegionConfigNamed) reads its data once (malformed entries only fail
-// the shoots whose region needs them). Pass the parsed form in
-// Inputs.RegionConfig to keep parsing off the hot path, or the raw ConfigMap in
+// several of one namespace (callers read region ConfigMaps from one namespace
+// only, garden by default, so that no tenant can steer decisions);
+// ParseRegionConfig (or ParseRegionConfigNamed) reads its data once, accepting
+// what the reference scheduler accepts: integer distances, negative ones
+// included, null as 0, an empty entry as none. Malformed entries only fail the
+// shoots whose region needs them. Pass the parsed form in Inputs.RegionConfig
+// to keep parsing off the hot path, or the raw ConfigMap in
 // Inputs.RegionConfigMap.
 //
 // # Taints and the descheduler

@@ -3,6 +3,7 @@ package algorithm
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -17,24 +18,30 @@ import (
 // looked for.
 var orientations = []string{"north", "south", "east", "west", "central"}
 
+// orientationPlaceholder stands where the orientation was cut out of a region
+// name, so that "eu-west-1" and "eu-1" have different base names.
+const orientationPlaceholder = ":"
+
 // SplitRegion splits a region name into its base name and its orientation: the
 // first of north, south, east, west, central it contains (looked for in that
-// order) is the orientation and is cut out once to leave the base name. A
-// region without one has an empty orientation and is its own base name.
+// order) is the orientation, and its first occurrence is replaced by ":" to
+// give the base name ("eu-west-1" is "eu-:-1" and "west"). A region without
+// one has an empty orientation and is its own base name.
 func SplitRegion(region string) (base, orientation string) {
 	for _, o := range orientations {
 		if i := strings.Index(region, o); i >= 0 {
-			return region[:i] + region[i+len(o):], o
+			return region[:i] + orientationPlaceholder + region[i+len(o):], o
 		}
 	}
 	return region, ""
 }
 
 // LevenshteinDistance is the fallback distance between a shoot's region and a
-// seed's region when the region ConfigMap lists none of the candidates: twice
-// the Levenshtein distance of the base names, plus 0 when the orientations are
-// equal, 1 when either region has none, 2 when they differ, plus 2 more when
-// the provider types differ.
+// seed's region when the region ConfigMap lists none of the candidates, as the
+// reference scheduler computes it: twice the Levenshtein distance of the base
+// names (see SplitRegion), plus 0 when the orientations are equal (also when
+// neither region has one), 1 when exactly one region has one, 2 when they
+// differ, plus 2 more when the provider types differ.
 func LevenshteinDistance(shootRegion, shootProvider, seedRegion, seedProvider string) int {
 	shootBase, shootOrientation := SplitRegion(shootRegion)
 	seedBase, seedOrientation := SplitRegion(seedRegion)
@@ -52,10 +59,10 @@ func levenshteinFromParts(shootBase, shootOrientation, shootProvider, seedBase, 
 
 func orientationCorrection(a, b string) int {
 	switch {
-	case a == "" || b == "":
-		return 1
 	case a == b:
 		return 0
+	case a == "" || b == "":
+		return 1
 	default:
 		return 2
 	}
@@ -65,6 +72,12 @@ func orientationCorrection(a, b string) int {
 // the ConfigMaps labelled scheduling.gardener.cloud/purpose=region-config whose
 // annotation scheduling.gardener.cloud/cloudprofiles lists the profile
 // (comma-separated), the first by name (then namespace). Nil when none matches.
+//
+// Callers pass only the ConfigMaps of the one namespace region ConfigMaps are
+// read from (garden by default): a ConfigMap anywhere else must not steer
+// decisions. The reference scheduler takes the first of its cache's list when
+// several ConfigMaps name the profile, an order it does not define; the first
+// by name is the order the API server lists one namespace in.
 func SelectRegionConfigMap(cloudProfileName string, configMaps []*corev1.ConfigMap) *corev1.ConfigMap {
 	var best *corev1.ConfigMap
 	for _, cm := range configMaps {
@@ -102,11 +115,13 @@ type RegionConfig struct {
 	errs      map[string]error
 }
 
-// ParseRegionConfig reads a region ConfigMap's data: key = shoot region, value
-// = YAML map of seed region to a non-negative integer distance. It returns the
-// usable config and, when some entries are malformed, an error naming each of
-// them; the config is usable even then (the bad entries fail only shoots in
-// those regions). A nil ConfigMap gives a nil config.
+// ParseRegionConfig reads a region ConfigMap's data as the reference scheduler
+// does: key = shoot region, value = YAML map of seed region to an integer
+// distance. An empty value is no entry (the Levenshtein fallback applies), a
+// negative distance is a distance like any other and a null one is 0. It
+// returns the usable config and, when some entries are malformed, an error
+// naming each of them; the config is usable even then (the bad entries fail
+// only shoots in those regions). A nil ConfigMap gives a nil config.
 func ParseRegionConfig(cm *corev1.ConfigMap) (*RegionConfig, error) {
 	if cm == nil {
 		return nil, nil
@@ -140,14 +155,16 @@ func ParseRegionConfigNamed(cm *corev1.ConfigMap, source string) (*RegionConfig,
 			errs = append(errs, err)
 			continue
 		}
-		rc.distances[region] = d
+		if d != nil {
+			rc.distances[region] = d
+		}
 	}
 	return rc, errors.Join(errs...)
 }
 
 // Distances returns the configured distances from a shoot region to seed
-// regions: nil when the region has no entry (or rc is nil), an error when its
-// entry is malformed.
+// regions: nil when the region has no entry or an empty one (or rc is nil),
+// an error when its entry is malformed.
 func (rc *RegionConfig) Distances(shootRegion string) (map[string]int, error) {
 	if rc == nil {
 		return nil, nil
@@ -165,20 +182,49 @@ func configMapName(cm *corev1.ConfigMap) string {
 	return cm.Namespace + "/" + cm.Name
 }
 
+// parseRegionEntry reads one data entry. What it accepts is exactly what the
+// reference scheduler's YAML decoding into a map of string to int accepts, so
+// that a ConfigMap steers both alike; it returns nil, nil for an empty value,
+// which the reference scheduler treats as no entry.
 func parseRegionEntry(source, region, value string) (map[string]int, error) {
-	raw := map[string]any{}
-	if err := yaml.Unmarshal([]byte(value), &raw); err != nil {
-		return nil, fmt.Errorf("region ConfigMap %s: data[%q] is not a map of seed region to distance: %w", source, region, err)
+	if value == "" {
+		return nil, nil
 	}
-	out := make(map[string]int, len(raw))
-	for seedRegion, v := range raw {
-		f, ok := v.(float64)
-		if !ok || f != float64(int(f)) || f < 0 {
-			return nil, fmt.Errorf("region ConfigMap %s: data[%q][%q] = %v is not a non-negative integer distance", source, region, seedRegion, v)
+	var out map[string]int
+	if err := yaml.Unmarshal([]byte(value), &out); err != nil {
+		if key, v, ok := firstNonInteger(value); ok {
+			return nil, fmt.Errorf("region ConfigMap %s: data[%q][%q] = %v is not an integer distance", source, region, key, v)
 		}
-		out[seedRegion] = int(f)
+		return nil, fmt.Errorf("region ConfigMap %s: data[%q] is not a map of seed region to integer distance: %w", source, region, err)
+	}
+	if out == nil {
+		// A value holding no YAML document, or null: the reference scheduler
+		// fails on it when it adds the shoot region's own distance.
+		return nil, fmt.Errorf("region ConfigMap %s: data[%q] is empty or null, not a map of seed region to integer distance", source, region)
 	}
 	return out, nil
+}
+
+// firstNonInteger finds, for a clearer message than the decoder's, the first
+// seed region (by name) whose distance is not an integer.
+func firstNonInteger(value string) (string, any, bool) {
+	var raw map[string]any
+	if yaml.Unmarshal([]byte(value), &raw) != nil {
+		return "", nil, false
+	}
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := raw[k]
+		if f, ok := v.(float64); v == nil || ok && f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+			continue
+		}
+		return k, v, true
+	}
+	return "", nil, false
 }
 
 // regionDistances resolves the configured distances for a shoot region from
@@ -191,11 +237,7 @@ func regionDistances(in *Inputs, shootRegion string) (map[string]int, string, er
 	if in.RegionConfigMap == nil {
 		return nil, "", nil
 	}
-	value, ok := in.RegionConfigMap.Data[shootRegion]
 	source := configMapName(in.RegionConfigMap)
-	if !ok {
-		return nil, source, nil
-	}
-	d, err := parseRegionEntry(source, shootRegion, value)
+	d, err := parseRegionEntry(source, shootRegion, in.RegionConfigMap.Data[shootRegion])
 	return d, source, err
 }

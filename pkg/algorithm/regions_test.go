@@ -5,14 +5,19 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
 func TestSplitRegion(t *testing.T) {
 	for _, tc := range []struct{ in, base, orientation string }{
-		{"eu-west-1", "eu--1", "west"},
-		{"europe-central2", "europe-2", "central"},
-		{"asia-northeast1", "asia-east1", "north"},
-		{"southeastasia", "eastasia", "south"},
+		{"eu-west-1", "eu-:-1", "west"},
+		{"europe-central2", "europe-:2", "central"},
+		{"asia-northeast1", "asia-:east1", "north"}, // north is looked for before east
+		{"southeastasia", ":eastasia", "south"},
+		{"west_europe", ":_europe", "west"},
+		{"europe-west", "europe-:", "west"},
+		{"europe-:", "europe-:", ""}, // a colon of its own is no orientation
 		{"local", "local", ""},
 		{"", "", ""},
 	} {
@@ -23,22 +28,145 @@ func TestSplitRegion(t *testing.T) {
 	}
 }
 
+// TestLevenshteinDistance pins the reference scheduler's fallback distance with
+// numbers worked out by hand: 2 x the edit distance of the base names, the
+// orientation correction (0 same or both without, 1 exactly one without, 2
+// different) and 2 for another provider type.
 func TestLevenshteinDistance(t *testing.T) {
 	for _, tc := range []struct {
 		shootRegion, shootProvider, seedRegion, seedProvider string
 		want                                                 int
 	}{
 		{"eu-west-1", "aws", "eu-west-1", "aws", 0},
-		{"eu-west-1", "aws", "eu-west-1", "gcp", 2}, // provider differs
-		{"eu-west-1", "aws", "eu-east-1", "aws", 2}, // orientation differs
-		{"eu-west-1", "aws", "eu-1", "aws", 2 + 1},  // seed has no orientation: base eu--1 vs eu-1 is 1 edit
-		{"local", "aws", "local", "aws", 1},         // neither has an orientation
-		{"eu-west-1", "aws", "us-west-1", "aws", 4}, // 2 edits in the base name
-		{"eu-west-1", "aws", "us-east-2", "gcp", 6 + 2 + 2},
+		{"eu-west-1", "aws", "eu-west-1", "gcp", 2},  // provider differs
+		{"eu-west-1", "aws", "eu-east-1", "aws", 2},  // eu-:-1 = eu-:-1, orientations differ
+		{"eu-west-1", "aws", "eu-west-2", "aws", 2},  // eu-:-1 -> eu-:-2 is 1 edit
+		{"eu-west-1", "aws", "eu-1", "aws", 2*2 + 1}, // eu-:-1 -> eu-1 drops ":" and "-"; only one has an orientation
+		{"eu-1", "aws", "eu-west-1", "aws", 2*2 + 1}, // the same from the other side
+		{"local", "aws", "local", "aws", 0},          // neither has an orientation: nothing added
+		{"local", "aws", "eu-west-1", "aws", 2*6 + 1},
+		{"eu-west-1", "aws", "us-west-1", "aws", 2 * 2},       // e->u, u->s
+		{"eu-west-1", "aws", "us-east-2", "gcp", 2*3 + 2 + 2}, // e->u, u->s, 1->2
+		{"europe", "p", "asia", "p", 2 * 6},                   // no letter in common: 4 substitutions, 2 deletions
+		{"europe-west", "p", "asia-west", "p", 2 * 6},         // europe-: -> asia-:
+		{"europe-west", "p", "asia-east", "p", 2*6 + 2},       // and the orientations differ
+		{"europe-west", "p", "asia-:", "p", 2*6 + 1},          // asia-: has no orientation, only the base of one
+		{"europe-west", "p", "europe-east", "p", 2},           // same base
+		{"europe-west", "p", "europe-:", "p", 1},              // same base, only one orientation
+		{"ca-1", "p", "ca-central-1", "p", 2*2 + 1},           // ca-1 -> ca-:-1 inserts ":" and "-"
+		{"ca-1", "p", "ca-2", "p", 2 * 1},                     // neither has an orientation
 	} {
 		if got := LevenshteinDistance(tc.shootRegion, tc.shootProvider, tc.seedRegion, tc.seedProvider); got != tc.want {
 			t.Errorf("LevenshteinDistance(%q,%q,%q,%q) = %d, want %d", tc.shootRegion, tc.shootProvider, tc.seedRegion, tc.seedProvider, got, tc.want)
 		}
+	}
+}
+
+// TestMinimalDistanceAsReference checks decisions where the reference
+// scheduler's distance and region ConfigMap reading choose differently from
+// a base name without placeholder, a cost for regions without orientation, or
+// a ConfigMap reading that refuses what the reference accepts.
+func TestMinimalDistanceAsReference(t *testing.T) {
+	md := Config{Strategy: StrategyMinimalDistance}
+	cm := func(data map[string]string) *corev1.ConfigMap { return regionConfigMap("aws-regions", "aws,gcp", data) }
+	anyProvider := func(s *v1alpha1.Shoot) { s.Spec.SeedSelector = &v1alpha1.SeedSelector{ProviderTypes: []string{"*"}} }
+	for _, tc := range []scheduleCase{
+		{
+			// eu-:-1 is 2 edits from eu-1 (5 with the orientation of one side)
+			// and 2 from us-:-1 (4).
+			name:          "a region without orientation is farther than the same base with another prefix",
+			seeds:         seeds(newSeed("eu", region("aws", "eu-1")), newSeed("us", region("aws", "us-west-1"))),
+			shoot:         newShoot("s"),
+			config:        md,
+			want:          "us",
+			wantDistances: map[string]int{"eu": 5, "us": 4},
+			wantFilters:   map[string]Filter{"eu": FilterMinimalDistance},
+		},
+		{
+			// ca-2 is 2 (neither has an orientation), ca-central-1 is 5: the
+			// closer seed wins although it hosts more shoots.
+			name:          "two regions without orientation cost nothing extra",
+			seeds:         seeds(newSeed("ca2", region("aws", "ca-2")), newSeed("cacentral", region("aws", "ca-central-1"))),
+			bound:         fill("ca2", 1),
+			shoot:         newShoot("s", shootRegion("aws", "ca-1")),
+			config:        md,
+			want:          "ca2",
+			wantDistances: map[string]int{"ca2": 2, "cacentral": 5},
+			wantFilters:   map[string]Filter{"cacentral": FilterMinimalDistance},
+		},
+		{
+			name: "seeds at the same distance: the least used wins",
+			seeds: seeds(newSeed("east", region("aws", "eu-east-1")), newSeed("west2", region("aws", "eu-west-2")),
+				newSeed("us", region("aws", "us-west-1"))),
+			bound:         append(fill("east", 2), fill("west2", 1)...),
+			shoot:         newShoot("s"),
+			config:        md,
+			want:          "west2",
+			wantDistances: map[string]int{"east": 2, "west2": 2, "us": 4},
+			wantFilters:   map[string]Filter{"east": FilterLeastUsed, "us": FilterMinimalDistance},
+		},
+		{
+			name:          "seeds at the same distance and usage: the name sorting first wins",
+			seeds:         seeds(newSeed("west2", region("aws", "eu-west-2")), newSeed("east", region("aws", "eu-east-1"))),
+			shoot:         newShoot("s"),
+			config:        md,
+			want:          "east",
+			wantDistances: map[string]int{"east": 2, "west2": 2},
+			wantFilters:   map[string]Filter{"west2": FilterLeastUsed},
+		},
+		{
+			// With an entry, both seeds of the shoot's region would be at 0
+			// and the less used gcp seed would win; the Levenshtein fallback
+			// adds 2 for the other provider.
+			name:          "an empty entry is no entry",
+			seeds:         seeds(newSeed("aws", region("aws", "eu-west-1")), newSeed("gcp", region("gcp", "eu-west-1"))),
+			bound:         fill("aws", 5),
+			shoot:         newShoot("s", anyProvider),
+			cm:            cm(map[string]string{"eu-west-1": ""}),
+			config:        md,
+			want:          "aws",
+			wantDistances: map[string]int{"aws": 0, "gcp": 2},
+		},
+		{
+			name:          "a negative distance is closer than the shoot's own region",
+			seeds:         seeds(newSeed("same"), newSeed("other", region("aws", "eu-central-1"))),
+			shoot:         newShoot("s"),
+			cm:            cm(map[string]string{"eu-west-1": "eu-central-1: -4\n"}),
+			config:        md,
+			want:          "other",
+			wantDistances: map[string]int{"same": 0, "other": -4},
+		},
+		{
+			name:          "a null distance is 0",
+			seeds:         seeds(newSeed("same"), newSeed("other", region("aws", "eu-central-1")), newSeed("far", region("aws", "us-east-1"))),
+			bound:         fill("same", 1),
+			shoot:         newShoot("s"),
+			cm:            cm(map[string]string{"eu-west-1": "eu-central-1: null\nus-east-1: 1\n"}),
+			config:        md,
+			want:          "other",
+			wantDistances: map[string]int{"same": 0, "other": 0, "far": 1},
+			wantFilters:   map[string]Filter{"same": FilterLeastUsed, "far": FilterMinimalDistance},
+		},
+		{
+			name:      "an entry that is null fails the shoot that needs it",
+			seeds:     seeds(newSeed("a")),
+			shoot:     newShoot("s"),
+			cm:        cm(map[string]string{"eu-west-1": "null"}),
+			config:    md,
+			wantErr:   []string{`region ConfigMap garden/aws-regions: data["eu-west-1"] is empty or null`},
+			wantOther: true,
+		},
+		{
+			name:      "a fraction is no distance",
+			seeds:     seeds(newSeed("a")),
+			shoot:     newShoot("s"),
+			cm:        cm(map[string]string{"eu-west-1": "eu-central-1: 1.5\n"}),
+			config:    md,
+			wantErr:   []string{`region ConfigMap garden/aws-regions: data["eu-west-1"]["eu-central-1"] = 1.5 is not an integer distance`},
+			wantOther: true,
+		},
+	} {
+		t.Run(tc.name, tc.run)
 	}
 }
 
@@ -70,22 +198,34 @@ func TestParseRegionConfig(t *testing.T) {
 		"eu-west-1": "eu-central-1: 10\nus-east-1: 100\n",
 		"us-east-1": "eu-west-1: ten\n",
 		"ap-1":      "- a list\n",
-		"ap-2":      "x: -1\n",
+		"ap-2":      "x: -1\ny: null\nz: 2.0\n",
 		"ap-3":      "x: 1.5\n",
+		"ap-4":      "# nothing but a comment\n",
 		"empty":     "",
 	})
 	rc, err := ParseRegionConfig(cm)
 	if err == nil {
 		t.Fatal("no error for malformed entries")
 	}
-	for _, want := range []string{`data["us-east-1"]["eu-west-1"] = ten`, `data["ap-1"] is not a map`, `data["ap-2"]["x"] = -1`, `data["ap-3"]["x"] = 1.5`} {
+	for _, want := range []string{
+		`data["us-east-1"]["eu-west-1"] = ten is not an integer distance`,
+		`data["ap-1"] is not a map`,
+		`data["ap-3"]["x"] = 1.5 is not an integer distance`,
+		`data["ap-4"] is empty or null`,
+	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
 	}
+	if strings.Contains(err.Error(), "ap-2") {
+		t.Errorf("negative, null and integral distances are valid: %v", err)
+	}
 	d, err := rc.Distances("eu-west-1")
 	if err != nil || d["eu-central-1"] != 10 || d["us-east-1"] != 100 {
 		t.Fatalf("eu-west-1: %v %v", d, err)
+	}
+	if d, err := rc.Distances("ap-2"); err != nil || len(d) != 3 || d["x"] != -1 || d["y"] != 0 || d["z"] != 2 {
+		t.Fatalf("ap-2: %v %v", d, err)
 	}
 	if _, err := rc.Distances("us-east-1"); err == nil || !strings.Contains(err.Error(), "region ConfigMap garden/regions") {
 		t.Fatalf("us-east-1: %v", err)
@@ -93,7 +233,8 @@ func TestParseRegionConfig(t *testing.T) {
 	if d, err := rc.Distances("nowhere"); d != nil || err != nil {
 		t.Fatalf("nowhere: %v %v", d, err)
 	}
-	if d, err := rc.Distances("empty"); err != nil || len(d) != 0 {
+	// An empty entry is no entry, as if the region were not listed.
+	if d, err := rc.Distances("empty"); err != nil || d != nil {
 		t.Fatalf("empty: %v %v", d, err)
 	}
 	if rc, err := ParseRegionConfig(nil); rc != nil || err != nil {
