@@ -5,6 +5,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
 // Descheduler defaults that are not shared with the other components.
@@ -65,6 +67,9 @@ func (c *DeschedulerConfiguration) Default() {
 	}
 	if c.Strategy == "" {
 		c.Strategy = StrategySameRegion
+	}
+	if c.RegionConfigNamespace == "" {
+		c.RegionConfigNamespace = corev1alpha1.GardenNamespace
 	}
 	listed := false
 	for i := range c.Plugins {

@@ -27,6 +27,9 @@ func (c *SchedulerConfiguration) Default() {
 	if c.Strategy == "" {
 		c.Strategy = StrategySameRegion
 	}
+	if c.RegionConfigNamespace == "" {
+		c.RegionConfigNamespace = corev1alpha1.GardenNamespace
+	}
 	if c.ConcurrentSyncs == 0 {
 		c.ConcurrentSyncs = DefaultSchedulerConcurrentSyncs
 	}

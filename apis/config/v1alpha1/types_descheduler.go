@@ -60,6 +60,12 @@ type DeschedulerConfiguration struct {
 	// it should equal graft-scheduler's. Default SameRegion.
 	// +optional
 	Strategy SchedulingStrategy `json:"strategy,omitempty"`
+	// RegionConfigNamespace is, as for graft-scheduler, the only namespace region ConfigMaps (labelled
+	// scheduling.gardener.cloud/purpose=region-config) are read from, as
+	// Gardener's scheduler reads them from its garden namespace; ConfigMaps in
+	// any other namespace, such as a project's, are ignored. Default garden.
+	// +optional
+	RegionConfigNamespace string `json:"regionConfigNamespace,omitempty"`
 	// ScoreWeights are graft-scheduler's score weights, for requireFit.
 	// +optional
 	ScoreWeights *ScoreWeights `json:"scoreWeights,omitempty"`

@@ -19,6 +19,12 @@ type SchedulerConfiguration struct {
 	// Strategy selects the seed region: SameRegion (default) or MinimalDistance.
 	// +optional
 	Strategy SchedulingStrategy `json:"strategy,omitempty"`
+	// RegionConfigNamespace is the only namespace region ConfigMaps (labelled
+	// scheduling.gardener.cloud/purpose=region-config) are read from, as
+	// Gardener's scheduler reads them from its garden namespace; ConfigMaps in
+	// any other namespace, such as a project's, are ignored. Default garden.
+	// +optional
+	RegionConfigNamespace string `json:"regionConfigNamespace,omitempty"`
 	// ScoreWeights turn on weighted scoring among the seeds that pass every filter.
 	// Unset keeps the reference behaviour (strategy, then least utilised, then name).
 	// +optional

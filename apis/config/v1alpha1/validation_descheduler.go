@@ -3,6 +3,7 @@ package v1alpha1
 import (
 	"math"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -41,6 +42,7 @@ func (c *DeschedulerConfiguration) Validate() field.ErrorList {
 		errs = append(errs, field.NotSupported(field.NewPath("strategy"), c.Strategy,
 			[]SchedulingStrategy{StrategySameRegion, StrategyMinimalDistance}))
 	}
+	errs = append(errs, validateRegionConfigNamespace(field.NewPath("regionConfigNamespace"), c.RegionConfigNamespace)...)
 	if w := c.ScoreWeights; w != nil {
 		errs = append(errs, validateScoreWeights(field.NewPath("scoreWeights"), w)...)
 	}
@@ -74,6 +76,19 @@ func validateScoreWeights(wPath *field.Path, w *ScoreWeights) field.ErrorList {
 		if p.weight != nil && (*p.weight < 0 || *p.weight > maxScoreWeight) {
 			errs = append(errs, field.Invalid(wPath.Child(p.name), *p.weight, "must be between 0 and 100"))
 		}
+	}
+	return errs
+}
+
+// validateRegionConfigNamespace checks the namespace region ConfigMaps are
+// read from: a namespace name, never empty (empty would mean all namespaces).
+func validateRegionConfigNamespace(fldPath *field.Path, ns string) field.ErrorList {
+	if ns == "" {
+		return field.ErrorList{field.Required(fldPath, "the namespace region ConfigMaps are read from")}
+	}
+	var errs field.ErrorList
+	for _, msg := range validation.IsDNS1123Label(ns) {
+		errs = append(errs, field.Invalid(fldPath, ns, msg))
 	}
 	return errs
 }

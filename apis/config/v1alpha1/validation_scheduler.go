@@ -25,6 +25,7 @@ func (c *SchedulerConfiguration) Validate() field.ErrorList {
 		errs = append(errs, field.NotSupported(field.NewPath("strategy"), c.Strategy,
 			[]SchedulingStrategy{StrategySameRegion, StrategyMinimalDistance}))
 	}
+	errs = append(errs, validateRegionConfigNamespace(field.NewPath("regionConfigNamespace"), c.RegionConfigNamespace)...)
 	if w := c.ScoreWeights; w != nil {
 		wPath := field.NewPath("scoreWeights")
 		for _, p := range []struct {
