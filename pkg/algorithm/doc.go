@@ -99,7 +99,9 @@
 // # Taints and the descheduler
 //
 // ToleratesTaint, TaintTolerated, UntoleratedTaints and EffectOf are the
-// matching rules, exported for graftctl. CheckNoExecute reports the
+// matching rules, exported for graftctl. ShootTolerations is what every
+// decision matches against: a toleration of seed.gardener.cloud/protected
+// counts only in the garden namespace, where it is implied. CheckNoExecute reports the
 // untolerated NoExecute taints a shoot has on its seed and, for tolerated ones
 // with tolerationSeconds, the time until which it may stay. FitsElsewhere
 // answers whether a shoot would be placed on some seed other than its current

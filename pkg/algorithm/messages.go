@@ -85,12 +85,12 @@ func (r *run) message(v *verdict) string {
 		})
 		return "invalid networks: [" + strings.Join(overlaps, "; ") + "]"
 	case FilterTaints:
-		untolerated := UntoleratedTaints(info.taints, r.shoot.Spec.Tolerations, v1alpha1.TaintEffectNoSchedule, v1alpha1.TaintEffectNoExecute)
+		untolerated := UntoleratedTaints(info.taints, r.tolerations, v1alpha1.TaintEffectNoSchedule, v1alpha1.TaintEffectNoExecute)
 		if len(untolerated) == 0 {
 			return "shoot was evicted from this seed and tolerates its NoExecute taints only for a limited time (" +
-				formatTaints(LimitedNoExecuteTaints(info.taints, r.shoot.Spec.Tolerations)) + ")"
+				formatTaints(LimitedNoExecuteTaints(info.taints, r.tolerations)) + ")"
 		}
-		return "shoot does not tolerate the seed's taints (" + formatTaints(untolerated) + ")"
+		return untoleratedMessage(r.shoot, untolerated)
 	case FilterCapacity:
 		return fmt.Sprintf("seed does not have available capacity for shoots (%d counted, %d allocatable)", v.usage, info.allocatable)
 	case FilterStrategy:

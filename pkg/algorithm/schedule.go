@@ -167,6 +167,9 @@ type run struct {
 	testing  bool
 	nets     shootNetworks
 
+	// tolerations are the shoot's as the algorithm honours them (ShootTolerations).
+	tolerations []v1alpha1.Toleration
+
 	cpSelector    labels.Selector
 	shootSelector labels.Selector
 	cpProviders   []string
@@ -199,6 +202,7 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 	}
 	r := &run{
 		shoot:          shoot,
+		tolerations:    ShootTolerations(shoot),
 		snap:           snap,
 		in:             in,
 		strategy:       in.Config.strategy(),
@@ -398,7 +402,7 @@ func (r *run) checkCandidate(v *verdict) Filter {
 		if EffectOf(t) == v1alpha1.TaintEffectPreferNoSchedule {
 			continue
 		}
-		if !TaintTolerated(t, r.shoot.Spec.Tolerations) {
+		if !TaintTolerated(t, r.tolerations) {
 			return FilterTaints
 		}
 	}
@@ -419,7 +423,7 @@ func (r *run) returnsToEvictingSeed(info *seedInfo) bool {
 	if r.shoot.Annotations[v1alpha1.AnnotationDescheduledFrom] != info.name {
 		return false
 	}
-	return len(LimitedNoExecuteTaints(info.taints, r.shoot.Spec.Tolerations)) > 0
+	return len(LimitedNoExecuteTaints(info.taints, r.tolerations)) > 0
 }
 
 func (r *run) checkStrategy(v *verdict) Filter {
@@ -441,7 +445,7 @@ func (r *run) untoleratedPreferNoSchedule(info *seedInfo) []v1alpha1.SeedTaint {
 	if !info.hasPreferNoSchedule {
 		return nil
 	}
-	return UntoleratedTaints(info.taints, r.shoot.Spec.Tolerations, v1alpha1.TaintEffectPreferNoSchedule)
+	return UntoleratedTaints(info.taints, r.tolerations, v1alpha1.TaintEffectPreferNoSchedule)
 }
 
 // repelsSoftly reports whether the seed has a PreferNoSchedule taint the shoot
@@ -451,7 +455,7 @@ func (r *run) repelsSoftly(info *seedInfo) bool {
 		return false
 	}
 	for _, t := range info.taints {
-		if EffectOf(t) == v1alpha1.TaintEffectPreferNoSchedule && !TaintTolerated(t, r.shoot.Spec.Tolerations) {
+		if EffectOf(t) == v1alpha1.TaintEffectPreferNoSchedule && !TaintTolerated(t, r.tolerations) {
 			return true
 		}
 	}

@@ -1,10 +1,55 @@
 package algorithm
 
 import (
+	"slices"
 	"time"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
+
+// ShootTolerations returns the tolerations the algorithm honours for a shoot.
+// The protected taint (seed.gardener.cloud/protected) belongs to the garden's
+// own shoots: outside the garden namespace a toleration of it counts for
+// nothing, whatever admission let through, and inside it every shoot tolerates
+// it, because Gardener defaults that toleration onto each of them (graft's
+// admission policy does the same where the API server can mutate). The
+// shoot's own slice is returned when nothing changes, so the common case does
+// not allocate; callers must not modify the result.
+func ShootTolerations(shoot *v1alpha1.Shoot) []v1alpha1.Toleration {
+	own := shoot.Spec.Tolerations
+	has := slices.ContainsFunc(own, isProtectedToleration)
+	switch {
+	case shoot.Namespace == v1alpha1.GardenNamespace && !has:
+		out := make([]v1alpha1.Toleration, len(own), len(own)+1)
+		copy(out, own)
+		return append(out, v1alpha1.Toleration{Key: v1alpha1.SeedTaintProtected})
+	case shoot.Namespace != v1alpha1.GardenNamespace && has:
+		return slices.DeleteFunc(slices.Clone(own), isProtectedToleration)
+	}
+	return own
+}
+
+func isProtectedToleration(t v1alpha1.Toleration) bool {
+	return t.Key == v1alpha1.SeedTaintProtected
+}
+
+// untoleratedMessage is the explanation of a seed rejected for the taints the
+// shoot does not tolerate. A protected seed refused to a shoot outside the
+// garden namespace says so, since the shoot may well carry a toleration that
+// looks as if it should match.
+func untoleratedMessage(shoot *v1alpha1.Shoot, untolerated []v1alpha1.SeedTaint) string {
+	msg := "shoot does not tolerate the seed's taints (" + formatTaints(untolerated) + ")"
+	if shoot.Namespace == v1alpha1.GardenNamespace || !slices.ContainsFunc(untolerated, func(t v1alpha1.SeedTaint) bool {
+		return t.Key == v1alpha1.SeedTaintProtected
+	}) {
+		return msg
+	}
+	msg += "; seed is protected: only shoots in namespace " + v1alpha1.GardenNamespace + " may use it"
+	if slices.ContainsFunc(shoot.Spec.Tolerations, isProtectedToleration) {
+		msg += ", so the shoot's toleration of " + v1alpha1.SeedTaintProtected + " in namespace " + shoot.Namespace + " does not count"
+	}
+	return msg
+}
 
 // EffectOf returns the effect a taint has: its own, or NoSchedule when it has
 // none, because taints without effect always kept shoots off a seed.
@@ -120,8 +165,10 @@ func (s NoExecuteStatus) MustLeave(now time.Time) bool {
 // When several tolerations match one taint the most permissive wins: one
 // without tolerationSeconds tolerates the taint for ever, otherwise the longest
 // applies. tolerationSeconds <= 0 means the shoot must leave at firstSeen.
+// The tolerations are those of ShootTolerations.
 func CheckNoExecute(shoot *v1alpha1.Shoot, seed *v1alpha1.Seed, firstSeen func(v1alpha1.SeedTaint) time.Time) NoExecuteStatus {
 	var status NoExecuteStatus
+	tolerations := ShootTolerations(shoot)
 	for i := range seed.Spec.Taints {
 		taint := seed.Spec.Taints[i]
 		if EffectOf(taint) != v1alpha1.TaintEffectNoExecute {
@@ -129,7 +176,7 @@ func CheckNoExecute(shoot *v1alpha1.Shoot, seed *v1alpha1.Seed, firstSeen func(v
 		}
 		matched, forever := false, false
 		var longest int64
-		for _, toleration := range shoot.Spec.Tolerations {
+		for _, toleration := range tolerations {
 			if !ToleratesTaint(toleration, taint) {
 				continue
 			}

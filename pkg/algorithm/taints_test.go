@@ -1,6 +1,9 @@
 package algorithm
 
 import (
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -135,5 +138,167 @@ func TestCheckNoExecute(t *testing.T) {
 	st := CheckNoExecute(newShoot("s", tolerate("drain", nil, "", ptr(int64(60))), tolerate("maint", ptr("x"), "", nil)), seed, nil)
 	if !st.MustLeave(t0) {
 		t.Fatal("limited toleration without first-seen time may stay")
+	}
+}
+
+func inNamespace(ns string) shootOpt { return func(s *v1alpha1.Shoot) { s.Namespace = ns } }
+
+// TestProtectedTaint: only shoots in the garden namespace may use a protected
+// seed; there they need no toleration (Gardener defaults one onto them), and
+// elsewhere a toleration of the protected key counts for nothing.
+func TestProtectedTaint(t *testing.T) {
+	protected := func(name string, effect v1alpha1.TaintEffect) *v1alpha1.Seed {
+		return newSeed(name, taint(v1alpha1.SeedTaintProtected, nil, effect))
+	}
+	const (
+		wantNamespace = "seed is protected: only shoots in namespace garden may use it"
+		wantIgnored   = "so the shoot's toleration of seed.gardener.cloud/protected in namespace garden-dev does not count"
+	)
+	for _, tc := range []struct {
+		name  string
+		seeds []*v1alpha1.Seed
+		shoot *v1alpha1.Shoot
+		want  string // chosen seed; empty: no seed
+		// wantMessage are substrings of the explanation of seed "a-protected";
+		// wantNot must not appear in it.
+		wantMessage []string
+		wantNot     string
+	}{
+		{
+			name:  "garden shoot without toleration is placed on a protected seed",
+			seeds: seeds(protected("a-protected", "")),
+			shoot: newShoot("infra", inNamespace(v1alpha1.GardenNamespace)),
+			want:  "a-protected",
+		},
+		{
+			name:  "garden shoot with its own toleration is placed on a protected seed",
+			seeds: seeds(protected("a-protected", "")),
+			shoot: newShoot("infra", inNamespace(v1alpha1.GardenNamespace), tolerate(v1alpha1.SeedTaintProtected, nil, "", nil)),
+			want:  "a-protected",
+		},
+		{
+			name:  "the implied toleration covers NoExecute too",
+			seeds: seeds(protected("a-protected", v1alpha1.TaintEffectNoExecute)),
+			shoot: newShoot("infra", inNamespace(v1alpha1.GardenNamespace)),
+			want:  "a-protected",
+		},
+		{
+			name:  "garden shoot still needs tolerations for the seed's other taints",
+			seeds: seeds(newSeed("a-protected", taint(v1alpha1.SeedTaintProtected, nil, ""), taint("dedicated", nil, ""))),
+			shoot: newShoot("infra", inNamespace(v1alpha1.GardenNamespace)),
+			// The message names only the taint that is not tolerated.
+			wantMessage: []string{"shoot does not tolerate the seed's taints (dedicated:NoSchedule)"},
+			wantNot:     v1alpha1.SeedTaintProtected,
+		},
+		{
+			name:        "tenant shoot without toleration is refused, saying why",
+			seeds:       seeds(protected("a-protected", "")),
+			shoot:       newShoot("web"),
+			wantMessage: []string{"shoot does not tolerate the seed's taints (seed.gardener.cloud/protected:NoSchedule)", wantNamespace},
+			wantNot:     "does not count",
+		},
+		{
+			name:        "tenant shoot tolerating the protected key is refused anyway",
+			seeds:       seeds(protected("a-protected", "")),
+			shoot:       newShoot("web", tolerate(v1alpha1.SeedTaintProtected, nil, "", nil)),
+			wantMessage: []string{wantNamespace, wantIgnored},
+		},
+		{
+			name:        "tenant shoot tolerating the protected key with an effect is refused anyway",
+			seeds:       seeds(protected("a-protected", v1alpha1.TaintEffectNoExecute)),
+			shoot:       newShoot("web", tolerate(v1alpha1.SeedTaintProtected, nil, v1alpha1.TaintEffectNoExecute, nil)),
+			wantMessage: []string{"(seed.gardener.cloud/protected:NoExecute)", wantNamespace, wantIgnored},
+		},
+		{
+			name:  "tenant shoot goes to an unprotected seed",
+			seeds: seeds(protected("a-protected", ""), newSeed("b-open")),
+			shoot: newShoot("web", tolerate(v1alpha1.SeedTaintProtected, nil, "", nil)),
+			want:  "b-open", wantMessage: []string{wantNamespace, wantIgnored},
+		},
+		{
+			name:  "tenant shoot keeps its other tolerations",
+			seeds: seeds(newSeed("a-protected", taint("dedicated", nil, ""))),
+			shoot: newShoot("web", tolerate(v1alpha1.SeedTaintProtected, nil, "", nil), tolerate("dedicated", nil, "", nil)),
+			want:  "a-protected",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			snap := snapshotOf(tc.seeds)
+			in := Inputs{CloudProfile: cloudProfile("aws")}
+			got, err := Schedule(tc.shoot, snap, in)
+			if got != tc.want || (err == nil) != (tc.want != "") {
+				t.Fatalf("Schedule = %q, %v; want %q", got, err, tc.want)
+			}
+			e := Explain(tc.shoot, snap, in)
+			if e.Seed != got {
+				t.Fatalf("Explain chose %q, Schedule %q", e.Seed, got)
+			}
+			for _, r := range e.Seeds {
+				if r.Seed != "a-protected" || len(tc.wantMessage) == 0 {
+					continue
+				}
+				if r.Filter != FilterTaints {
+					t.Errorf("seed %s rejected by %q (%s), want %q", r.Seed, r.Filter, r.Message, FilterTaints)
+				}
+				for _, want := range tc.wantMessage {
+					if !strings.Contains(r.Message, want) {
+						t.Errorf("explanation of %s\n%s\ndoes not say %q", r.Seed, r.Message, want)
+					}
+				}
+				if tc.wantNot != "" && strings.Contains(r.Message, tc.wantNot) {
+					t.Errorf("explanation of %s\n%s\nshould not mention %q", r.Seed, r.Message, tc.wantNot)
+				}
+			}
+		})
+	}
+}
+
+func TestShootTolerations(t *testing.T) {
+	other := v1alpha1.Toleration{Key: "dedicated"}
+	prot := v1alpha1.Toleration{Key: v1alpha1.SeedTaintProtected, Effect: v1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr[int64](60)}
+	for _, tc := range []struct {
+		name      string
+		namespace string
+		own       []v1alpha1.Toleration
+		want      []v1alpha1.Toleration
+		same      bool // the shoot's own slice comes back
+	}{
+		{"garden, none", v1alpha1.GardenNamespace, nil, []v1alpha1.Toleration{{Key: v1alpha1.SeedTaintProtected}}, false},
+		{"garden, others", v1alpha1.GardenNamespace, []v1alpha1.Toleration{other}, []v1alpha1.Toleration{other, {Key: v1alpha1.SeedTaintProtected}}, false},
+		// An explicit toleration is what counts, as with Gardener's defaulting.
+		{"garden, own protected toleration", v1alpha1.GardenNamespace, []v1alpha1.Toleration{prot}, []v1alpha1.Toleration{prot}, true},
+		{"tenant, none", "garden-dev", nil, nil, true},
+		{"tenant, others", "garden-dev", []v1alpha1.Toleration{other}, []v1alpha1.Toleration{other}, true},
+		{"tenant, protected dropped", "garden-dev", []v1alpha1.Toleration{prot, other, {Key: v1alpha1.SeedTaintProtected}}, []v1alpha1.Toleration{other}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			shoot := newShoot("s", inNamespace(tc.namespace))
+			shoot.Spec.Tolerations = slices.Clone(tc.own)
+			before := slices.Clone(shoot.Spec.Tolerations)
+			got := ShootTolerations(shoot)
+			if !reflect.DeepEqual(got, tc.want) && !(len(got) == 0 && len(tc.want) == 0) {
+				t.Fatalf("ShootTolerations = %+v, want %+v", got, tc.want)
+			}
+			if !reflect.DeepEqual(shoot.Spec.Tolerations, before) {
+				t.Fatalf("the shoot's tolerations changed: %+v, were %+v", shoot.Spec.Tolerations, before)
+			}
+			if same := len(got) > 0 && len(shoot.Spec.Tolerations) > 0 && &got[0] == &shoot.Spec.Tolerations[0]; same != (tc.same && len(got) > 0) {
+				t.Errorf("shares the shoot's slice = %v, want %v", same, tc.same)
+			}
+		})
+	}
+}
+
+// TestCheckNoExecuteProtected: the descheduler applies the same rule to a
+// shoot already on a seed that gets a NoExecute protected taint.
+func TestCheckNoExecuteProtected(t *testing.T) {
+	seed := newSeed("a", taint(v1alpha1.SeedTaintProtected, nil, v1alpha1.TaintEffectNoExecute))
+	tenant := newShoot("web", tolerate(v1alpha1.SeedTaintProtected, nil, "", nil))
+	if st := CheckNoExecute(tenant, seed, nil); len(st.Untolerated) != 1 || !st.MustLeave(time.Now()) {
+		t.Errorf("tenant shoot tolerating the protected taint: %+v, want it to leave", st)
+	}
+	garden := newShoot("infra", inNamespace(v1alpha1.GardenNamespace))
+	if st := CheckNoExecute(garden, seed, nil); st.MustLeave(time.Now()) {
+		t.Errorf("garden shoot without toleration: %+v, want it to stay", st)
 	}
 }
