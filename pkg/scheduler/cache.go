@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
@@ -19,6 +20,11 @@ var errAssumed = errors.New("shoot already bound, waiting for the informer to sh
 // informer has not shown yet.
 type assumption struct {
 	seed string
+	// readRV is the resourceVersion the decision read, which the binding
+	// uses as its precondition. A successful binding is therefore the very
+	// next version of the shoot: every version newer than readRV shows the
+	// binding or a change made after it.
+	readRV string
 	// bindDone is set once the API write succeeded; only then can the
 	// assumption expire (a write in flight is never given up on by time).
 	bindDone bool
@@ -72,15 +78,18 @@ func (c *schedulingCache) removeSeed(name string) {
 }
 
 // upsertShoot records the informer's view of a shoot. While this scheduler's
-// binding of the shoot is assumed, a view without any seed is older than the
-// binding and is ignored; a view with a seed confirms (or overrides) it. It
-// returns whether the shoot stopped counting on some seed (capacity freed).
+// binding of the shoot is assumed, only a view that shows the assumed
+// spec.seedName, or a version newer than the one the decision read, replaces
+// the reservation; any other view is older than the binding and ignored. (An
+// evicted shoot keeps status.seedName, so "bound somewhere" says nothing about
+// the age of a view.) It returns whether the shoot stopped counting on some
+// seed (capacity freed).
 func (c *schedulingCache) upsertShoot(shoot *corev1alpha1.Shoot) (freed bool) {
 	key := algorithm.ShootKey(shoot)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.assumed[key]; ok {
-		if !isBound(shoot) {
+	if a, ok := c.assumed[key]; ok {
+		if !a.supersededBy(shoot) {
 			return false
 		}
 		delete(c.assumed, key)
@@ -97,6 +106,24 @@ func (c *schedulingCache) upsertShoot(shoot *corev1alpha1.Shoot) (freed bool) {
 		}
 	}
 	return false
+}
+
+// supersededBy tells whether view makes the assumption unnecessary: it shows
+// the assumed seed in spec.seedName, or it is newer than the version the
+// decision read (the binding itself or a later change).
+func (a *assumption) supersededBy(view *corev1alpha1.Shoot) bool {
+	if view.Spec.SeedName != nil && *view.Spec.SeedName == a.seed {
+		return true
+	}
+	return newerThan(view.ResourceVersion, a.readRV)
+}
+
+// newerThan tells whether resourceVersion rv is newer than base, by
+// apimachinery's comparison of resourceVersions of one resource. A version
+// that cannot be compared (not from etcd) is never taken as newer.
+func newerThan(rv, base string) bool {
+	cmp, err := resourceversion.CompareResourceVersion(rv, base)
+	return err == nil && cmp > 0
 }
 
 // removeShoot forgets a deleted shoot; it returns whether it counted on a seed.
@@ -170,7 +197,7 @@ func (c *schedulingCache) decide(shoot *corev1alpha1.Shoot, cloudProfile *corev1
 	reserved := *shoot
 	reserved.Spec.SeedName = &seed
 	c.snapshot.AddShoot(&reserved)
-	c.assumed[key] = &assumption{seed: seed}
+	c.assumed[key] = &assumption{seed: seed, readRV: shoot.ResourceVersion}
 	return seed, nil
 }
 
@@ -200,8 +227,13 @@ func (c *schedulingCache) bindFailed(key string, current *corev1alpha1.Shoot) {
 	c.snapshot.AddShoot(current)
 }
 
-// expire drops assumptions written more than ttl ago that the informer never
-// confirmed, falling back to its view; current returns it (nil when gone).
+// expire drops assumptions written more than ttl ago once the informer's
+// view (current, nil when the shoot is gone) has moved past the version the
+// decision read, falling back to that view. A lagging informer that still
+// shows the old version keeps the reservation however long it lags: dropping
+// it would count the shoot as unbound (or on the seed it was evicted from)
+// and free the chosen seed's slot for a second shoot. Only when the versions
+// cannot be compared does the TTL alone decide.
 func (c *schedulingCache) expire(now time.Time, ttl time.Duration, current func(key string) *corev1alpha1.Shoot) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -210,8 +242,12 @@ func (c *schedulingCache) expire(now time.Time, ttl time.Duration, current func(
 		if !a.bindDone || now.Sub(a.doneAt) < ttl {
 			continue
 		}
+		shoot := current(key)
+		if shoot != nil && !a.supersededBy(shoot) && orderable(shoot.ResourceVersion, a.readRV) {
+			continue
+		}
 		delete(c.assumed, key)
-		if shoot := current(key); shoot != nil {
+		if shoot != nil {
 			c.snapshot.AddShoot(shoot)
 		} else {
 			c.snapshot.RemoveShootByKey(key)
@@ -219,6 +255,12 @@ func (c *schedulingCache) expire(now time.Time, ttl time.Duration, current func(
 		expired = append(expired, key)
 	}
 	return expired
+}
+
+// orderable tells whether two resourceVersions can be ordered.
+func orderable(a, b string) bool {
+	_, err := resourceversion.CompareResourceVersion(a, b)
+	return err == nil
 }
 
 // usage returns the shoots counted on a seed, assumed bindings included.

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
 )
@@ -98,18 +100,27 @@ func TestAssumedBindingLifecycle(t *testing.T) {
 		t.Errorf("after a failed bind: usage %d, assumed %d; want 0 and 0", u, n)
 	}
 
-	// A written binding the informer never confirms expires after the TTL, not before.
+	// A written binding the informer never confirms is kept past the TTL
+	// while the informer still shows the version the decision read, and
+	// dropped once the informer shows a newer version.
 	if _, err := c.decide(shoot, awsProfile(), algorithm.Config{}); err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Unix(1000, 0)
 	c.bindSucceeded(key, t0)
-	current := func(string) *corev1alpha1.Shoot { return shoot }
+	view := shoot
+	current := func(string) *corev1alpha1.Shoot { return view }
 	if expired := c.expire(t0.Add(assumeTTL-time.Second), assumeTTL, current); len(expired) != 0 {
 		t.Errorf("expired %v before the TTL", expired)
 	}
+	if expired := c.expire(t0.Add(assumeTTL), assumeTTL, current); len(expired) != 0 {
+		t.Errorf("expired %v at the TTL although the informer still shows the read version", expired)
+	}
+	unbound := shoot.DeepCopy()
+	unbound.ResourceVersion = "5"
+	view = unbound
 	if expired := c.expire(t0.Add(assumeTTL), assumeTTL, current); len(expired) != 1 || expired[0] != key {
-		t.Errorf("expired %v at the TTL, want [%s]", expired, key)
+		t.Errorf("expired %v with a newer informer view, want [%s]", expired, key)
 	}
 	if c.usage("a") != 0 {
 		t.Errorf("usage %d after expiry, want the informer's view (0)", c.usage("a"))
@@ -119,5 +130,87 @@ func TestAssumedBindingLifecycle(t *testing.T) {
 	c.upsertShoot(boundTo(shoot, "a"))
 	if !c.removeShoot(key) || c.usage("a") != 0 {
 		t.Errorf("removing a bound shoot: usage %d", c.usage("a"))
+	}
+}
+
+// evictedView is how an evicted shoot looks: spec.seedName cleared,
+// status.seedName still naming the seed it left.
+func evictedView(shoot *corev1alpha1.Shoot, from, rv string) *corev1alpha1.Shoot {
+	out := shoot.DeepCopy()
+	out.Spec.SeedName = nil
+	out.Status.SeedName = ptr.To(from)
+	out.ResourceVersion = rv
+	return out
+}
+
+// TestStaleEvictedViewKeepsReservation replays the order that overfilled a
+// seed: the descheduler clears spec.seedName (rv 10) and then writes the
+// status (rv 11); the lister already holds rv 11 when the scheduler decides,
+// while the handler still has the older notifications queued. Those views
+// show status.seedName of the seed the shoot left, which must not count as
+// confirming the new binding.
+func TestStaleEvictedViewKeepsReservation(t *testing.T) {
+	c := newSchedulingCache()
+	c.addSeed(readySeed("a", "eu-west-1", 1))
+	orig := pendingShoot("moved", "eu-west-1")
+	c.upsertShoot(evictedView(orig, "old", "10"))
+	read := evictedView(orig, "old", "11")
+	seed, err := c.decide(read, awsProfile(), algorithm.Config{})
+	if err != nil || seed != "a" {
+		t.Fatalf("decide = %q, %v; want seed a", seed, err)
+	}
+	// The queued notifications arrive after the decision, before the binding shows.
+	for _, stale := range []*corev1alpha1.Shoot{evictedView(orig, "old", "10"), read} {
+		c.upsertShoot(stale)
+		if u, n := c.usage("a"), c.numAssumed(); u != 1 || n != 1 {
+			t.Fatalf("after the stale view rv %s: usage of a %d, assumed %d; want 1 and 1", stale.ResourceVersion, u, n)
+		}
+	}
+	c.bindSucceeded(algorithm.ShootKey(read), time.Unix(1000, 0))
+	if seed, err := c.decide(pendingShoot("second", "eu-west-1"), awsProfile(), algorithm.Config{}); !algorithm.IsNoCapacity(err) {
+		t.Fatalf("second shoot: seed %q, error %v; want a capacity error (a is full)", seed, err)
+	}
+	// The binding (rv 12) confirms it.
+	bound := boundTo(read, "a")
+	bound.ResourceVersion = "12"
+	c.upsertShoot(bound)
+	if u, n := c.usage("a"), c.numAssumed(); u != 1 || n != 0 {
+		t.Errorf("after confirmation: usage %d, assumed %d; want 1 and 0", u, n)
+	}
+}
+
+// TestExpiredAssumptionWaitsForLaggingInformer: an informer lagging longer
+// than assumeTTL must not reopen the slot; the reservation goes only when
+// the informer shows a newer version of the shoot.
+func TestExpiredAssumptionWaitsForLaggingInformer(t *testing.T) {
+	c := newSchedulingCache()
+	c.addSeed(readySeed("a", "eu-west-1", 1))
+	read := evictedView(pendingShoot("moved", "eu-west-1"), "old", "11")
+	key := algorithm.ShootKey(read)
+	c.upsertShoot(read)
+	if _, err := c.decide(read, awsProfile(), algorithm.Config{}); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1000, 0)
+	c.bindSucceeded(key, t0)
+	lagging := func(string) *corev1alpha1.Shoot { return read }
+	for _, at := range []time.Duration{assumeTTL, 3 * assumeTTL, 10 * assumeTTL} {
+		if expired := c.expire(t0.Add(at), assumeTTL, lagging); len(expired) != 0 {
+			t.Fatalf("expired %v %s after the binding while the informer lags", expired, at)
+		}
+	}
+	if seed, err := c.decide(pendingShoot("second", "eu-west-1"), awsProfile(), algorithm.Config{}); !algorithm.IsNoCapacity(err) {
+		t.Fatalf("second shoot after the TTL: seed %q, error %v; want a capacity error (a is full)", seed, err)
+	}
+	// A later change without the seed (the binding undone by someone else)
+	// supersedes the reservation: the informer has caught up.
+	again := read.DeepCopy()
+	again.Status.SeedName = nil
+	again.ResourceVersion = "14"
+	if !c.upsertShoot(again) {
+		t.Error("a newer view without the seed did not report freed capacity")
+	}
+	if u, n := c.usage("a"), c.numAssumed(); u != 0 || n != 0 {
+		t.Errorf("after a newer view: usage %d, assumed %d; want 0 and 0", u, n)
 	}
 }
