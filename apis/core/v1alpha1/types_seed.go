@@ -164,6 +164,13 @@ type SeedTaint struct {
 	// Effect is what the taint does to shoots that do not tolerate it. Empty means NoSchedule.
 	// +optional
 	Effect TaintEffect `json:"effect,omitempty"`
+	// TimeAdded is when the taint was added. It is written for NoExecute taints only, as
+	// Kubernetes does for node taints: a toleration with tolerationSeconds runs out at
+	// timeAdded plus tolerationSeconds (or that long after the shoot arrived on the seed, if
+	// later). graftctl and graft-capacity-annotator set it when they add a NoExecute taint;
+	// graft-descheduler sets it on a NoExecute taint that lacks it. Gardener's taints have none.
+	// +optional
+	TimeAdded *metav1.Time `json:"timeAdded,omitempty"`
 }
 
 // SeedStatus is the observed state of a seed.

@@ -656,6 +656,10 @@ func (in *SeedTaint) DeepCopyInto(out *SeedTaint) {
 		*out = new(string)
 		**out = **in
 	}
+	if in.TimeAdded != nil {
+		in, out := &in.TimeAdded, &out.TimeAdded
+		*out = (*in).DeepCopy()
+	}
 	return
 }
 

@@ -20,6 +20,7 @@ package v1alpha1
 
 import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // SeedTaintApplyConfiguration represents a declarative configuration of the SeedTaint type for use
@@ -33,6 +34,12 @@ type SeedTaintApplyConfiguration struct {
 	Value *string `json:"value,omitempty"`
 	// Effect is what the taint does to shoots that do not tolerate it. Empty means NoSchedule.
 	Effect *corev1alpha1.TaintEffect `json:"effect,omitempty"`
+	// TimeAdded is when the taint was added. It is written for NoExecute taints only, as
+	// Kubernetes does for node taints: a toleration with tolerationSeconds runs out at
+	// timeAdded plus tolerationSeconds (or that long after the shoot arrived on the seed, if
+	// later). graftctl and graft-capacity-annotator set it when they add a NoExecute taint;
+	// graft-descheduler sets it on a NoExecute taint that lacks it. Gardener's taints have none.
+	TimeAdded *v1.Time `json:"timeAdded,omitempty"`
 }
 
 // SeedTaintApplyConfiguration constructs a declarative configuration of the SeedTaint type for use with
@@ -62,5 +69,13 @@ func (b *SeedTaintApplyConfiguration) WithValue(value string) *SeedTaintApplyCon
 // If called multiple times, the Effect field is set to the value of the last call.
 func (b *SeedTaintApplyConfiguration) WithEffect(value corev1alpha1.TaintEffect) *SeedTaintApplyConfiguration {
 	b.Effect = &value
+	return b
+}
+
+// WithTimeAdded sets the TimeAdded field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the TimeAdded field is set to the value of the last call.
+func (b *SeedTaintApplyConfiguration) WithTimeAdded(value v1.Time) *SeedTaintApplyConfiguration {
+	b.TimeAdded = &value
 	return b
 }
