@@ -375,3 +375,35 @@ func TestShootsBeingDeletedStay(t *testing.T) {
 		t.Error("a shoot being deleted was evicted")
 	}
 }
+
+// A shoot being deleted frees its place on the seed anyway: OverCapacity
+// counts it as leaving and moves no live shoot to make that room.
+func TestOverCapacityCountsDeletingShootsAsLeaving(t *testing.T) {
+	deleting := newShoot("deleting", "a")
+	deleting.DeletionTimestamp = ptr.To(metav1.NewTime(t0))
+	deleting.Finalizers = []string{"gardener"}
+	live := newShoot("live", "a")
+	live.Spec.Purpose = ptr.To(v1alpha1.ShootPurposeEvaluation)
+	h := start(t, func(c *configv1alpha1.DeschedulerConfiguration) {
+		c.Plugins = []configv1alpha1.DeschedulerPlugin{{Name: "OverCapacity"}}
+	}, newSeed("a", 2), newSeed("b", -1), newShoot("prod", "a"), live, deleting)
+	h.pass(t)
+	for _, name := range []string{"prod", "live", "deleting"} {
+		if evicted(h.shoot(t, name)) {
+			t.Errorf("%s was evicted although the shoot being deleted brings seed a back to its allocatable 2", name)
+		}
+	}
+	if events := h.events(); len(events) != 0 {
+		t.Errorf("events = %v", events)
+	}
+
+	// Over by two with one of them being deleted: exactly one live shoot moves.
+	h = start(t, func(c *configv1alpha1.DeschedulerConfiguration) {
+		c.Plugins = []configv1alpha1.DeschedulerPlugin{{Name: "OverCapacity"}}
+	}, newSeed("a", 1), newSeed("b", -1), newShoot("prod", "a"), live, deleting)
+	h.pass(t)
+	if !evicted(h.shoot(t, "live")) || evicted(h.shoot(t, "prod")) || evicted(h.shoot(t, "deleting")) {
+		t.Errorf("want only the evaluation shoot evicted: live %v, prod %v, deleting %v",
+			evicted(h.shoot(t, "live")), evicted(h.shoot(t, "prod")), evicted(h.shoot(t, "deleting")))
+	}
+}

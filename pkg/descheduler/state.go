@@ -254,11 +254,15 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 		}
 		keys := sets.List(st.onSeed[name])
 		shoots := make([]*v1alpha1.Shoot, 0, len(keys))
+		deleting := 0
 		for _, k := range keys {
-			// A shoot being deleted leaves anyway; moving it would only
-			// cost a migration.
+			// A shoot being deleted leaves anyway: moving it would only cost
+			// a migration, and the room it frees must not be made again by
+			// moving a live shoot, so it counts as leaving.
 			if s := st.shoots[k]; s.DeletionTimestamp == nil {
 				shoots = append(shoots, s)
+			} else {
+				deleting++
 			}
 		}
 		seen := st.taintSeen[name]
@@ -270,7 +274,7 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 			Seed:    seed,
 			Shoots:  shoots,
 			Usage:   st.snapshot.Usage(name),
-			Leaving: st.leaving[name].Len(),
+			Leaving: st.leaving[name].Len() + deleting,
 			Now:     now,
 			FirstSeen: func(shoot *v1alpha1.Shoot, t v1alpha1.SeedTaint) time.Time {
 				at, ok := seen[taintID(t)]

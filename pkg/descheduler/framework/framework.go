@@ -19,8 +19,9 @@ type SeedState struct {
 	// while they migrate away.
 	Usage int
 	// Leaving is how many of the counted shoots are already on their way
-	// elsewhere (counted on the seed through status.seedName only): their
-	// migration is in flight and must not be answered again.
+	// elsewhere: those counted on the seed through status.seedName only
+	// (their migration is in flight) and those being deleted (they free
+	// their place anyway). Their departure must not be answered again.
 	Leaving int
 	// Now is the pass's clock.
 	Now time.Time
