@@ -104,6 +104,10 @@ func New(o Options) (*Descheduler, error) {
 	if o.Config == nil || o.Graft == nil || o.Kube == nil || o.Recorder == nil {
 		return nil, errors.New("descheduler: Config, Graft, Kube and Recorder are required")
 	}
+	if o.Config.RegionConfigNamespace == "" {
+		// Empty would watch every namespace and let tenants steer requireFit.
+		return nil, errors.New("descheduler: regionConfigNamespace is empty")
+	}
 	registry := o.Registry
 	if registry == nil {
 		registry = DefaultRegistry()
@@ -146,7 +150,10 @@ func New(o Options) (*Descheduler, error) {
 	d.state.onPendingChange = func(n int) { d.metrics.PendingEvicted.Set(float64(n)) }
 
 	d.graftInformers = graftinformers.NewSharedInformerFactory(o.Graft, 0)
+	// Region ConfigMaps count only in their one namespace, as for the
+	// scheduler: a tenant's ConfigMap must not change what requireFit finds.
 	d.kubeInformers = kubeinformers.NewSharedInformerFactoryWithOptions(o.Kube, 0,
+		kubeinformers.WithNamespace(o.Config.RegionConfigNamespace),
 		kubeinformers.WithTweakListOptions(func(lo *metav1.ListOptions) {
 			lo.LabelSelector = labels.SelectorFromSet(labels.Set{v1alpha1.LabelSchedulingPurpose: v1alpha1.LabelSchedulingPurposeRegionConfig}).String()
 		}))

@@ -92,6 +92,10 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients clientconn.Clients,
 	if err := algConfig.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid scheduling configuration: %w", err)
 	}
+	if cfg.RegionConfigNamespace == "" {
+		// Empty would watch every namespace and let tenants steer decisions.
+		return nil, errors.New("invalid scheduling configuration: regionConfigNamespace is empty")
+	}
 	register()
 	s := &Scheduler{
 		config:        cfg,
@@ -108,7 +112,10 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients clientconn.Clients,
 
 	s.graftInformers = graftinformers.NewSharedInformerFactory(clients.Graft, 0)
 	core := s.graftInformers.Core().V1alpha1()
+	// Region ConfigMaps count only in their one namespace: anyone who may
+	// create a ConfigMap in a project namespace must not steer decisions.
 	s.kubeInformers = kubeinformers.NewSharedInformerFactoryWithOptions(clients.Kubernetes, 0,
+		kubeinformers.WithNamespace(cfg.RegionConfigNamespace),
 		kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.LabelSelector = corev1alpha1.LabelSchedulingPurpose + "=" + corev1alpha1.LabelSchedulingPurposeRegionConfig
 		}))

@@ -1,0 +1,71 @@
+package descheduler
+
+import (
+	"context"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/ptr"
+
+	"github.com/graft-dev/client-go/clientset/versioned/fake"
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+)
+
+// TestRegionConfigMapsOnlyFromTheirNamespace: requireFit asks the algorithm
+// with the region ConfigMap of the configured namespace only; one in a project
+// namespace, whose name sorts first, is not seen.
+func TestRegionConfigMapsOnlyFromTheirNamespace(t *testing.T) {
+	regionCM := func(namespace, name string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{
+				Namespace:   namespace,
+				Name:        name,
+				Labels:      map[string]string{v1alpha1.LabelSchedulingPurpose: v1alpha1.LabelSchedulingPurposeRegionConfig},
+				Annotations: map[string]string{v1alpha1.AnnotationSchedulingCloudProfiles: "aws"},
+			},
+			Data: map[string]string{"eu-west-1": "us-east-1: 1\n"},
+		}
+	}
+	for _, tc := range []struct {
+		namespace string
+		want      string
+	}{{"", "garden/regions"}, {"garden-ops", "garden-ops/regions"}} {
+		kube := kubefake.NewSimpleClientset(regionCM("garden-dev", "a-steer"), regionCM("garden", "regions"), regionCM("garden-ops", "regions"))
+		cfg := &configv1alpha1.DeschedulerConfiguration{RegionConfigNamespace: tc.namespace}
+		cfg.Default()
+		d, err := New(Options{Config: cfg, Graft: fake.NewSimpleClientset(cloudProfile()), Kube: kube, Recorder: record.NewFakeRecorder(10)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		d.graftInformers.Start(ctx.Done())
+		d.kubeInformers.Start(ctx.Done())
+		if !cache.WaitForCacheSync(ctx.Done(), d.synced...) {
+			t.Fatal("informers did not sync")
+		}
+		shoot := &v1alpha1.Shoot{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "garden-dev", Name: "s"},
+			Spec:       v1alpha1.ShootSpec{CloudProfileName: ptr.To("aws"), Provider: v1alpha1.Provider{Type: "aws"}, Region: "eu-west-1"},
+		}
+		in := d.inputs(shoot)
+		if got := in.RegionConfigMap; got == nil || got.Namespace+"/"+got.Name != tc.want {
+			t.Errorf("regionConfigNamespace %q: region ConfigMap %v, want %s", tc.namespace, got, tc.want)
+		}
+		cancel()
+		d.queue.ShutDown()
+		d.graftInformers.Shutdown()
+		d.kubeInformers.Shutdown()
+	}
+
+	cfg := &configv1alpha1.DeschedulerConfiguration{}
+	cfg.Default()
+	cfg.RegionConfigNamespace = ""
+	if _, err := New(Options{Config: cfg, Graft: fake.NewSimpleClientset(), Kube: kubefake.NewSimpleClientset(), Recorder: record.NewFakeRecorder(10)}); err == nil {
+		t.Fatal("New accepted an empty regionConfigNamespace, which would watch every namespace")
+	}
+}
