@@ -94,6 +94,8 @@ const (
 	// taints they do not tolerate, or no longer tolerate.
 	DeschedulerPluginNoExecuteTaints = "NoExecuteTaints"
 	// DeschedulerPluginOverCapacity evicts the excess shoots of seeds whose
-	// usage exceeds their allocatable shoots.
+	// usage exceeds their allocatable shoots. Its purposeOrder argument lists
+	// the purposes that may move, least valuable first; shoots of unlisted
+	// purposes never move (default: every purpose).
 	DeschedulerPluginOverCapacity = "OverCapacity"
 )

@@ -40,7 +40,9 @@ func Excess(state *framework.SeedState) int {
 	return max(0, state.Usage-int(q.Value())-state.Leaving)
 }
 
-// Evaluate implements framework.Plugin: the excess shoots, lowest value first.
+// Evaluate implements framework.Plugin: the excess shoots, lowest value first,
+// chosen among the shoots whose purpose purposeOrder lists. When those are too
+// few, the seed stays over its allocatable shoots: other purposes never move.
 func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
 	excess := Excess(state)
 	if excess == 0 {
@@ -48,7 +50,7 @@ func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
 	}
 	eligible := make([]*v1alpha1.Shoot, 0, len(state.Shoots))
 	for _, s := range state.Shoots {
-		if !framework.EvictionProtected(s) {
+		if _, listed := p.rank[purposeOf(s)]; listed && !framework.EvictionProtected(s) {
 			eligible = append(eligible, s)
 		}
 	}
@@ -84,13 +86,16 @@ func (p *Plugin) compare(a, b *v1alpha1.Shoot) int {
 	return strings.Compare(a.Name, b.Name)
 }
 
+// purposeRank is the purpose's place in purposeOrder; only shoots of listed
+// purposes are ranked at all.
 func (p *Plugin) purposeRank(s *v1alpha1.Shoot) int {
-	purpose := v1alpha1.ShootPurposeEvaluation
+	return p.rank[purposeOf(s)]
+}
+
+// purposeOf is the shoot's purpose, evaluation when unset (Gardener's default).
+func purposeOf(s *v1alpha1.Shoot) v1alpha1.ShootPurpose {
 	if s.Spec.Purpose != nil {
-		purpose = *s.Spec.Purpose
+		return *s.Spec.Purpose
 	}
-	if r, ok := p.rank[purpose]; ok {
-		return r
-	}
-	return len(p.rank)
+	return v1alpha1.ShootPurposeEvaluation
 }

@@ -66,7 +66,11 @@ func TestEvaluate(t *testing.T) {
 		{name: "excess by purpose then newest", allocatable: 3, want: "unset,eval,dev-new,dev-old"},
 		{name: "leaving shoots count", allocatable: 5, leaving: 2, want: "unset,eval"},
 		{name: "protected never chosen even if short", allocatable: 0, want: "unset,eval,dev-new,dev-old,prod,infra"},
-		{name: "custom purpose order", allocatable: 5, args: Args{PurposeOrder: []v1alpha1.ShootPurpose{v1alpha1.ShootPurposeInfrastructure}}, want: "infra,dev-new"},
+		// Only listed purposes move: the seed stays one over rather than
+		// moving a development shoot.
+		{name: "custom purpose order moves only listed purposes", allocatable: 5, args: Args{PurposeOrder: []v1alpha1.ShootPurpose{v1alpha1.ShootPurposeInfrastructure}}, want: "infra"},
+		{name: "listed purposes in the given order", allocatable: 3, args: Args{PurposeOrder: []v1alpha1.ShootPurpose{v1alpha1.ShootPurposeDevelopment, v1alpha1.ShootPurposeEvaluation}}, want: "dev-new,dev-old,unset,eval"},
+		{name: "README example leaves production and infrastructure", allocatable: 0, args: Args{PurposeOrder: []v1alpha1.ShootPurpose{v1alpha1.ShootPurposeEvaluation, v1alpha1.ShootPurposeTesting, v1alpha1.ShootPurposeDevelopment}}, want: "unset,eval,dev-new,dev-old"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

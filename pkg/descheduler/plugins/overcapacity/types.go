@@ -11,9 +11,10 @@ type Args struct {
 	// (overriding requireFit). Shoots annotated graft.dev/evict: "false" stay
 	// regardless.
 	Force bool `json:"force,omitempty"`
-	// PurposeOrder is the order in which purposes are evicted, lowest value
-	// first. Shoots without purpose count as evaluation (Gardener's default);
-	// purposes not listed go last. Default evaluation, testing, development,
-	// production, infrastructure.
+	// PurposeOrder lists the purposes whose shoots may be evicted, lowest
+	// value first. Shoots of a purpose not listed never move, even when the
+	// seed then stays over its allocatable shoots. Shoots without purpose
+	// count as evaluation (Gardener's default). Default evaluation, testing,
+	// development, production, infrastructure (every purpose).
 	PurposeOrder []v1alpha1.ShootPurpose `json:"purposeOrder,omitempty"`
 }
