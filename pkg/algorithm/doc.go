@@ -35,9 +35,12 @@
 //     profile's or the shoot's seedSelector.providerTypes widens it ("*" = all);
 //     both lists apply when set.
 //  4. HA: failure tolerance type zone needs a seed with at least 3 zones.
-//  5. Networks: every shoot network (nodes, pods, services; pods and services
-//     fall back to the seed's shootDefaults of the shoot's IP families) must be
-//     disjoint from every seed network (nodes, pods, services), IPv4 and IPv6;
+//  5. Networks: every shoot network (nodes, pods, services of the spec, and
+//     those status.networking reports, since a shoot that already runs, such
+//     as an evicted one, keeps them on its next seed; pods and services
+//     neither gives fall back to the seed's shootDefaults of the shoot's IP
+//     families) must be disjoint from every seed network (nodes, pods,
+//     services), IPv4 and IPv6;
 //     a field may hold a comma-separated dual-stack list. A seed whose own
 //     CIDRs (or needed defaults) do not parse is rejected; a shoot whose CIDRs
 //     do not parse gets an input error. Networks a shoot leaves empty and the

@@ -3,6 +3,7 @@ package algorithm
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
@@ -14,12 +15,18 @@ type network struct {
 	prefix netip.Prefix
 	// defaulted marks a shoot network taken from the seed's shootDefaults.
 	defaulted bool
+	// observed marks a shoot network read from status.networking: the one
+	// the shoot really runs with.
+	observed bool
 }
 
 func (n network) String() string {
 	s := n.kind + " network " + n.prefix.String()
-	if n.defaulted {
+	switch {
+	case n.defaulted:
 		s += " (seed's shoot default)"
+	case n.observed:
+		s += " (status.networking)"
 	}
 	return s
 }
@@ -88,13 +95,21 @@ func seedNetworks(seed *v1alpha1.Seed) (nets []network, defPods, defServices []n
 
 // shootNetworks is a shoot's networks, parsed once per decision.
 type shootNetworks struct {
-	own []network // nodes, and pods/services when the shoot sets them
-	// needPods/needServices are set when the shoot leaves them empty and so
-	// takes the seed's shoot defaults.
+	// own are the networks the shoot names in its spec (nodes, and pods and
+	// services when set) and those status.networking reports.
+	own []network
+	// needPods/needServices are set when neither the spec nor
+	// status.networking gives them, so that the shoot takes the seed's shoot
+	// defaults.
 	needPods, needServices bool
 	ipv4, ipv6             bool // the shoot's IP families (IPv4 when none are set)
 }
 
+// parseShootNetworks reads the networks the shoot's spec names and, when
+// status.networking is set, those it reports: a shoot that already runs (an
+// evicted one being placed again) keeps its networks on the new seed, so they
+// must be disjoint from the seed's, and the new seed's shootDefaults do not
+// apply to a kind of network status.networking reports.
 func parseShootNetworks(shoot *v1alpha1.Shoot) (shootNetworks, error) {
 	sn := shootNetworks{needPods: true, needServices: true}
 	n := shoot.Spec.Networking
@@ -113,28 +128,69 @@ func parseShootNetworks(shoot *v1alpha1.Shoot) (shootNetworks, error) {
 			sn.ipv6 = true
 		}
 	}
-	if n == nil {
-		return sn, nil
+	if n != nil {
+		if err := sn.addSpec(n); err != nil {
+			return sn, fmt.Errorf("shoot %s: %w", ShootKey(shoot), err)
+		}
 	}
+	if st := shoot.Status.Networking; st != nil {
+		if err := sn.addStatus(st); err != nil {
+			return sn, fmt.Errorf("shoot %s: status.networking: %w", ShootKey(shoot), err)
+		}
+	}
+	return sn, nil
+}
+
+func (sn *shootNetworks) addSpec(n *v1alpha1.Networking) error {
 	var err error
 	if n.Nodes != nil {
 		if sn.own, err = appendNetworks(sn.own, "node", *n.Nodes); err != nil {
-			return sn, fmt.Errorf("shoot %s: %w", ShootKey(shoot), err)
+			return err
 		}
 	}
 	if n.Pods != nil && strings.TrimSpace(*n.Pods) != "" {
 		sn.needPods = false
 		if sn.own, err = appendNetworks(sn.own, "pod", *n.Pods); err != nil {
-			return sn, fmt.Errorf("shoot %s: %w", ShootKey(shoot), err)
+			return err
 		}
 	}
 	if n.Services != nil && strings.TrimSpace(*n.Services) != "" {
 		sn.needServices = false
 		if sn.own, err = appendNetworks(sn.own, "service", *n.Services); err != nil {
-			return sn, fmt.Errorf("shoot %s: %w", ShootKey(shoot), err)
+			return err
 		}
 	}
-	return sn, nil
+	return nil
+}
+
+// addStatus adds the networks status.networking reports that the spec does
+// not name already. Every family counts: these networks exist.
+func (sn *shootNetworks) addStatus(st *v1alpha1.NetworkingStatus) error {
+	for _, kind := range []struct {
+		name  string
+		cidrs []string
+		need  *bool
+	}{
+		{"node", st.Nodes, nil},
+		{"pod", st.Pods, &sn.needPods},
+		{"service", st.Services, &sn.needServices},
+	} {
+		for _, cidr := range kind.cidrs {
+			prefixes, err := parseCIDRs(cidr)
+			if err != nil {
+				return fmt.Errorf("%s network: %w", kind.name, err)
+			}
+			for _, p := range prefixes {
+				if kind.need != nil {
+					*kind.need = false
+				}
+				if !slices.ContainsFunc(sn.own, func(o network) bool { return o.kind == kind.name && o.prefix == p }) {
+					sn.own = append(sn.own, network{kind: kind.name, prefix: p, observed: true})
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // seedError says why the seed's networks cannot be checked for this shoot: its
