@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/test/charts"
 	"github.com/graft-dev/graft/test/e2e/landscape"
 )
@@ -62,6 +64,7 @@ var _ = Describe("Scenario 7: bad input while running", Ordered, func() {
 
 	BeforeAll(func(ctx SpecContext) {
 		Expect(createLandscape(ctx, l)).To(Succeed())
+		registerScheduler(schedulerName, algorithm.Config{Strategy: algorithm.StrategyMinimalDistance})
 		var err error
 		distance, err = startComponent(ctx, env, bins, "graft-scheduler", 0, componentOptions{
 			Release: "graft-distance-scheduler",
@@ -99,7 +102,7 @@ var _ = Describe("Scenario 7: bad input while running", Ordered, func() {
 				g.Expect(s.Status.LastOperation.Description).To(ContainSubstring(part))
 				g.Expect(hasEvent(evs[name], corev1.EventTypeWarning, "SchedulingFailed", part)).To(BeTrue(), "events of %s: %v", name, evs[name])
 			}
-		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(time.Second).Should(Succeed())
+		}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(time.Second).Should(Succeed())
 	}
 
 	It("fails only the shoots whose region entry in a malformed region ConfigMap is broken, saying which", func(ctx SpecContext) {
@@ -116,25 +119,56 @@ var _ = Describe("Scenario 7: bad input while running", Ordered, func() {
 		}
 		_, err := env.KubeClient().CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
+
+		By("waiting for a decision that only a scheduler that has the ConfigMap can make")
+		// A probe shoot in the broken region is either placed (the scheduler
+		// has not seen the ConfigMap yet, which is allowed: it is deleted and
+		// another one tried) or fails naming the ConfigMap. From the first
+		// such failure on, the scheduler decides with the ConfigMap.
+		for i := 0; ; i++ {
+			Expect(i).To(BeNumerically("<", 30), "the scheduler never decided with the ConfigMap")
+			probe := shoot(fmt.Sprintf("s7-probe-%d", i), region2)
+			Expect(createShoots(ctx, []*corev1alpha1.Shoot{probe})).To(Succeed())
+			var placedOn string
+			Eventually(func(g Gomega) {
+				s, err := graft.CoreV1alpha1().Shoots(ns).Get(ctx, probe.Name, metav1.GetOptions{})
+				g.Expect(err).NotTo(HaveOccurred())
+				if placedOn = ptr.Deref(s.Spec.SeedName, ""); placedOn != "" {
+					return
+				}
+				g.Expect(s.Status.LastOperation).NotTo(BeNil())
+				g.Expect(s.Status.LastOperation.Description).To(ContainSubstring("s7-regions"))
+			}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(250 * time.Millisecond).Should(Succeed())
+			if placedOn == "" {
+				GinkgoWriter.Printf("probe %s failed naming the ConfigMap\n", probe.Name)
+				break
+			}
+			GinkgoWriter.Printf("probe %s was placed on %s before the scheduler had the ConfigMap; trying another\n", probe.Name, placedOn)
+			Expect(graft.CoreV1alpha1().Shoots(ns).Delete(ctx, probe.Name, metav1.DeleteOptions{})).To(Succeed())
+		}
+
+		By("creating shoots in the broken and in a good region")
 		Expect(createShoots(ctx, []*corev1alpha1.Shoot{shoot("s7-good", region1), shoot("s7-bad-region", region2)})).To(Succeed())
 		pendingWithEvent(ctx, "s7-bad-region", "s7-regions")
 		Eventually(func(g Gomega) {
 			g.Expect(seedOf(ctx, ns, "s7-good")).To(HavePrefix("s7-" + region1))
-		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(time.Second).Should(Succeed())
-	}, SpecTimeout(time.Minute))
+		}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(time.Second).Should(Succeed())
+	}, SpecTimeout(5*time.Minute))
 
 	It("fails a shoot with an invalid seedSelector with an Event, and keeps scheduling the others", func(ctx SpecContext) {
 		bad := shoot("s7-bad-selector", region1)
 		bad.Spec.SeedSelector = &corev1alpha1.SeedSelector{LabelSelector: metav1.LabelSelector{
 			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "tier", Operator: "Bogus", Values: []string{"x"}}},
 		}}
-		after := shoot("s7-after", region1)
-		Expect(createShoots(ctx, []*corev1alpha1.Shoot{bad, after})).To(Succeed())
+		Expect(createShoots(ctx, []*corev1alpha1.Shoot{bad})).To(Succeed())
 		pendingWithEvent(ctx, bad.Name, "Bogus")
+		// Created after the failure was reported: the scheduler goes on.
+		after := shoot("s7-after", region1)
+		Expect(createShoots(ctx, []*corev1alpha1.Shoot{after})).To(Succeed())
 		Eventually(func(g Gomega) {
 			g.Expect(seedOf(ctx, ns, after.Name)).To(HavePrefix("s7-" + region1))
-		}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(time.Second).Should(Succeed())
-	}, SpecTimeout(time.Minute))
+		}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(time.Second).Should(Succeed())
+	}, SpecTimeout(3*time.Minute))
 })
 
 // renderConfig renders a chart's component config with extra values and

@@ -16,13 +16,12 @@ import (
 	. "github.com/onsi/gomega"
 	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/watch"
 
 	graftclient "github.com/graft-dev/client-go/clientset/versioned"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/test/e2e/invariant"
 	"github.com/graft-dev/graft/test/e2e/landscape"
 	"github.com/graft-dev/graft/test/framework"
@@ -42,7 +41,7 @@ var (
 	env     *framework.Env
 	bins    *binaries
 	graft   graftclient.Interface
-	history *invariant.History
+	monitor *invariant.Monitor
 	// running are the components started for the whole suite, by name.
 	running = map[string]*component{}
 )
@@ -64,10 +63,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	bins, err = buildBinaries(ctx, dir, append(slices.Compact(names), "graftctl")...)
 	Expect(err).NotTo(HaveOccurred())
 
-	history = invariant.NewHistory()
-	watchCtx, stopWatch := context.WithCancel(context.Background())
-	DeferCleanup(stopWatch)
-	Expect(watchShoots(watchCtx, history)).To(Succeed())
+	By("following every shoot, seed, cloud profile and region ConfigMap for the invariants")
+	Expect(startMonitor(ctx)).To(Succeed())
 
 	By("starting the components as their charts' ServiceAccounts")
 	for _, sc := range suiteComponents {
@@ -126,7 +123,22 @@ func restart(ctx context.Context, name string) {
 	Fail("no suite component " + name)
 }
 
-var _ = AfterSuite(func() {
+var _ = AfterSuite(func(ctx SpecContext) {
+	defer stopComponents()
+	defer func() {
+		if CurrentSpecReport().Failed() || len(monitor.Violations()) > 0 {
+			suiteFailed = true
+			for _, c := range running {
+				fmt.Fprintf(GinkgoWriter, "\n===== %s (running %v) =====\n%s\n", c.Name, c.Running(), c.Logs())
+			}
+		}
+	}()
+	finalCheck(ctx)
+}, NodeTimeout(10*time.Minute))
+
+// stopComponents stops the suite's components and removes their
+// directories, unless something failed.
+func stopComponents() {
 	for _, c := range retired {
 		if suiteFailed {
 			fmt.Fprintf(GinkgoWriter, "kept %s: the whole log of a stopped %s\n", c.Dir, c.Name)
@@ -142,7 +154,22 @@ var _ = AfterSuite(func() {
 		}
 		_ = os.RemoveAll(c.Dir)
 	}
-})
+}
+
+// landscapes are the scenarios' landscapes, for the final check.
+var landscapes []*landscape.Landscape
+
+// schedulerConfigs are how the schedulers the suite runs decide, by
+// schedulerName, for the invariant checks.
+var schedulerConfigs = map[string]algorithm.Config{
+	corev1alpha1.DefaultSchedulerName: {Strategy: algorithm.StrategySameRegion},
+}
+
+// registerScheduler tells the invariant checks about a scheduler a scenario starts.
+func registerScheduler(name string, cfg algorithm.Config) {
+	schedulerConfigs[name] = cfg
+	monitor.SetScheduler(name, cfg)
+}
 
 // retired are components a scenario stopped and replaced.
 var retired []*component
@@ -170,70 +197,6 @@ var _ = AfterEach(func() {
 		Expect(c.LogContains(" is forbidden: ")).To(BeFalse(), "%s was refused by RBAC:\n%s", c.Name, c.Logs())
 	}
 })
-
-// watchShoots feeds every change of every shoot into h, from now on. A watch
-// that ends is resumed from the last resourceVersion; one the API server can
-// no longer resume (after its restart) is replaced by a new list, recorded
-// as a gap.
-func watchShoots(ctx context.Context, h *invariant.History) error {
-	rv, err := listShoots(ctx, h.Observe)
-	if err != nil {
-		return err
-	}
-	go func() {
-		for ctx.Err() == nil {
-			expired := false
-			w, err := graft.CoreV1alpha1().Shoots("").Watch(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
-			if err != nil {
-				expired = apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
-			} else {
-				for ev := range w.ResultChan() {
-					switch ev.Type {
-					case watch.Added, watch.Modified, watch.Deleted, watch.Bookmark:
-						shoot, ok := ev.Object.(*corev1alpha1.Shoot)
-						if !ok {
-							continue
-						}
-						rv = shoot.ResourceVersion
-						switch ev.Type {
-						case watch.Added, watch.Modified:
-							h.Observe(shoot)
-						case watch.Deleted:
-							h.Forget(shoot)
-						}
-					case watch.Error:
-						err := apierrors.FromObject(ev.Object)
-						expired = apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
-					}
-				}
-				w.Stop()
-			}
-			if !expired {
-				time.Sleep(200 * time.Millisecond)
-				continue
-			}
-			h.Gap()
-			for ctx.Err() == nil {
-				if rv, err = listShoots(ctx, h.Resync); err == nil {
-					break
-				}
-				time.Sleep(time.Second)
-			}
-		}
-	}()
-	return nil
-}
-
-func listShoots(ctx context.Context, record func(*corev1alpha1.Shoot)) (string, error) {
-	list, err := graft.CoreV1alpha1().Shoots("").List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return "", err
-	}
-	for i := range list.Items {
-		record(&list.Items[i])
-	}
-	return list.ResourceVersion, nil
-}
 
 // generations returns the metadata.generation of a namespace's shoots by
 // name. A shoot's generation counts its spec changes exactly, so it says how
@@ -283,6 +246,7 @@ func state(ctx context.Context, scenarioSelector, namespace string) (invariant.L
 	for i := range cms.Items {
 		l.ConfigMaps = append(l.ConfigMaps, &cms.Items[i])
 	}
+	l.Schedulers = schedulerConfigs
 	return l, nil
 }
 
@@ -321,6 +285,9 @@ func violationStrings(vs []invariant.Violation) []string {
 // merge patch of the status subresource, which cannot conflict with the
 // annotator's writes), then the shoots, several at a time.
 func createLandscape(ctx context.Context, l *landscape.Landscape) error {
+	if !slices.ContainsFunc(landscapes, func(o *landscape.Landscape) bool { return o.Spec.Scenario == l.Spec.Scenario }) {
+		landscapes = append(landscapes, l)
+	}
 	if err := ensureNamespace(ctx, env.KubeClient(), l.Namespace.Name); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -37,10 +38,15 @@ type Violation struct {
 	Seed  string
 	// Message says what is wrong.
 	Message string
+	// At is when the checker saw it (zero for a check of a listed state).
+	At time.Time
 }
 
 func (v Violation) String() string {
 	var b strings.Builder
+	if !v.At.IsZero() {
+		fmt.Fprintf(&b, "%s ", v.At.UTC().Format("15:04:05.000"))
+	}
 	fmt.Fprintf(&b, "%s: ", v.Rule)
 	if v.Shoot != "" {
 		fmt.Fprintf(&b, "shoot %s ", v.Shoot)
@@ -61,6 +67,11 @@ type Landscape struct {
 	ConfigMaps []*corev1.ConfigMap
 	// Config is the scheduler's strategy and scoring.
 	Config algorithm.Config
+	// Schedulers, when set, give the strategy and scoring of each scheduler
+	// by name (corev1alpha1.DefaultSchedulerName for shoots without
+	// spec.schedulerName) instead of Config; a shoot of a scheduler not
+	// listed is not judged, and says so in the skips.
+	Schedulers map[string]algorithm.Config
 }
 
 // Deliberate tells whether a shoot is kept on a seed that rejects it on
@@ -79,14 +90,17 @@ var hardFilters = []algorithm.Filter{
 }
 
 // Check returns every violation of the state invariants (seed filters and
-// capacity); deliberate may be nil. History checks RuleBoundOnce.
-func Check(l Landscape, deliberate Deliberate) []Violation {
+// capacity) in a listed state, and what it could not judge with the reason;
+// deliberate may be nil. The Monitor judges what happens over time.
+func Check(l Landscape, deliberate Deliberate) ([]Violation, []Skip) {
 	snap, inputs := l.prepare()
 
 	var out []Violation
+	var skips []Skip
 	for _, seed := range l.Seeds {
 		alloc, ok := seed.Status.Allocatable[corev1alpha1.ResourceShoots]
 		if !ok {
+			skips = append(skips, Skip{Rule: RuleCapacity, Seed: seed.Name, Reason: "the seed has no status.allocatable.shoots: no limit to judge against"})
 			continue
 		}
 		if used := int64(snap.Usage(seed.Name)); used > alloc.Value() {
@@ -105,15 +119,22 @@ func Check(l Landscape, deliberate Deliberate) []Violation {
 			out = append(out, Violation{Rule: RuleUnknownSeed, Shoot: key, Seed: seedName, Message: "is bound to a seed that does not exist"})
 			continue
 		}
-		e := algorithm.Explain(shoot, snap, inputs(shoot))
+		in, ok := inputs(shoot)
+		if !ok {
+			skips = append(skips, Skip{Rule: RuleSeedFilters, Shoot: key, Seed: seedName, Reason: "its scheduler is not known to the checker"})
+			continue
+		}
+		e := algorithm.Explain(shoot, snap, in)
 		if len(e.Seeds) == 0 && e.Err != nil {
-			out = append(out, Violation{Rule: RuleSeedFilters, Shoot: key, Seed: seedName,
-				Message: "cannot be evaluated: " + e.Err.Error()})
+			// Its inputs went bad after it was bound (the Monitor judged the
+			// binding with what the scheduler knew then).
+			skips = append(skips, Skip{Rule: RuleSeedFilters, Shoot: key, Seed: seedName, Reason: "cannot be evaluated now: " + e.Err.Error()})
 			continue
 		}
 		i := slices.IndexFunc(e.Seeds, func(r algorithm.SeedResult) bool { return r.Seed == seedName })
 		if i < 0 {
-			continue // not in the explanation: the algorithm did not look at it
+			skips = append(skips, Skip{Rule: RuleSeedFilters, Shoot: key, Seed: seedName, Reason: "the seed is not in the algorithm's explanation"})
+			continue
 		}
 		r := e.Seeds[i]
 		if r.Chosen || !slices.Contains(hardFilters, r.Filter) {
@@ -125,7 +146,7 @@ func Check(l Landscape, deliberate Deliberate) []Violation {
 		out = append(out, Violation{Rule: RuleSeedFilters, Shoot: key, Seed: seedName,
 			Message: fmt.Sprintf("is on a seed its filters reject (%s: %s)", r.Filter, r.Message)})
 	}
-	return out
+	return out, skips
 }
 
 // AllowNoScheduleTaints is a Deliberate for shoots on a seed tainted NoSchedule
@@ -148,7 +169,7 @@ func AllowNoScheduleTaints(seeds map[string]*corev1alpha1.Seed) Deliberate {
 
 // prepare builds the algorithm's snapshot of the landscape and a function
 // giving each shoot's inputs.
-func (l Landscape) prepare() (*algorithm.Snapshot, func(*corev1alpha1.Shoot) algorithm.Inputs) {
+func (l Landscape) prepare() (*algorithm.Snapshot, func(*corev1alpha1.Shoot) (algorithm.Inputs, bool)) {
 	snap := algorithm.NewSnapshot()
 	for _, seed := range l.Seeds {
 		snap.AddSeed(seed)
@@ -166,28 +187,45 @@ func (l Landscape) prepare() (*algorithm.Snapshot, func(*corev1alpha1.Shoot) alg
 			regionCMs = append(regionCMs, cm)
 		}
 	}
-	return snap, func(shoot *corev1alpha1.Shoot) algorithm.Inputs {
+	return snap, func(shoot *corev1alpha1.Shoot) (algorithm.Inputs, bool) {
+		cfg := l.Config
+		if l.Schedulers != nil {
+			name := corev1alpha1.DefaultSchedulerName
+			if shoot.Spec.SchedulerName != nil && *shoot.Spec.SchedulerName != "" {
+				name = *shoot.Spec.SchedulerName
+			}
+			var ok bool
+			if cfg, ok = l.Schedulers[name]; !ok {
+				return algorithm.Inputs{}, false
+			}
+		}
 		name := algorithm.CloudProfileNameOf(shoot)
 		return algorithm.Inputs{
 			CloudProfile:    profiles[name],
 			RegionConfigMap: algorithm.SelectRegionConfigMap(name, regionCMs),
-			Config:          l.Config,
-		}
+			Config:          cfg,
+		}, true
 	}
 }
 
 // CheckPending returns a violation for every shoot without a seed that the
 // algorithm would place now (the scheduler missed it), or that does not carry
 // a Pending lastOperation with a description (the user is not told why).
-func CheckPending(l Landscape) []Violation {
+func CheckPending(l Landscape) ([]Violation, []Skip) {
 	snap, inputs := l.prepare()
 	var out []Violation
+	var skips []Skip
 	for _, shoot := range l.Shoots {
 		if shoot.Spec.SeedName != nil && *shoot.Spec.SeedName != "" || shoot.DeletionTimestamp != nil {
 			continue
 		}
 		key := algorithm.ShootKey(shoot)
-		if seed, err := algorithm.Schedule(shoot, snap, inputs(shoot)); err == nil {
+		in, ok := inputs(shoot)
+		if !ok {
+			skips = append(skips, Skip{Rule: RulePending, Shoot: key, Reason: "its scheduler is not known to the checker"})
+			continue
+		}
+		if seed, err := algorithm.Schedule(shoot, snap, in); err == nil {
 			out = append(out, Violation{Rule: RulePending, Shoot: key, Seed: seed, Message: "has no seed although this one fits"})
 			continue
 		}
@@ -196,11 +234,12 @@ func CheckPending(l Landscape) []Violation {
 			out = append(out, Violation{Rule: RulePending, Shoot: key, Message: fmt.Sprintf("has no seed and no Pending lastOperation with a reason (lastOperation %+v)", op)})
 		}
 	}
-	return out
+	return out, skips
 }
 
 // Explain returns the algorithm's explanation for a shoot in the landscape.
 func (l Landscape) Explain(shoot *corev1alpha1.Shoot) *algorithm.Explanation {
 	snap, inputs := l.prepare()
-	return algorithm.Explain(shoot, snap, inputs(shoot))
+	in, _ := inputs(shoot)
+	return algorithm.Explain(shoot, snap, in)
 }

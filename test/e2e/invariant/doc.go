@@ -1,9 +1,18 @@
-// Package invariant checks what must hold in a garden after graft's
-// components have settled, whatever happened before: no shoot on a seed that
-// fails its filters (except shoots kept there on purpose, such as ones that
-// tolerate a NoExecute taint for a while), no seed above its allocatable
-// shoots, and no shoot bound twice in its history (a shoot moves only through
-// an eviction that clears spec.seedName first).
+// Package invariant judges what graft's components do to a garden.
+//
+// Monitor follows shoots, seeds, cloud profiles and region ConfigMaps through
+// watches for a whole suite and records every broken invariant with its time:
+// a shoot moved from one seed to another without being unbound in between,
+// or bound to a seed that does not exist, that its filters reject, or that
+// was full, in every state of the inputs the scheduler could have known. A
+// violation stays recorded even when a component repairs it later, and a
+// judgement that cannot be made is logged with the reason.
+//
+// Check and CheckPending judge one listed state after a scenario settled: no
+// shoot on a seed that fails its filters (except shoots kept there on
+// purpose, such as ones on a cordoned seed), no seed above its allocatable
+// shoots, and no unbound shoot that a seed would take now or that does not
+// say why it waits.
 //
 // The filters are the shared scheduling algorithm's (pkg/algorithm), so the
 // checker and the components cannot disagree on the rules.

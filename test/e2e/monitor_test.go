@@ -1,0 +1,271 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
+
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/test/e2e/invariant"
+	"github.com/graft-dev/graft/test/e2e/landscape"
+)
+
+// The invariant monitor runs from the first scenario to the end of the
+// suite: every spec is judged by it after it ran (AfterEach), and the suite
+// fails at its end when anything was ever recorded (AfterSuite), so a
+// violation a component repaired later, or one in the last spec Ginkgo runs,
+// still fails the suite.
+
+// flushSpec is the suite's own marker shoot: no scheduler answers to its
+// spec.schedulerName, so nothing but the suite writes it. A write to it
+// comes back through the shoot watch after every shoot change made before
+// it, which tells when the monitor has seen everything up to a moment.
+var flushSpec = landscape.Spec{Scenario: "e2e-invariants"}
+
+const flushName = "flush"
+
+// sources are the watches that feed the monitor.
+type source struct {
+	kind  invariant.Kind
+	list  func(context.Context) (runtime.Object, error)
+	watch func(context.Context, string) (watch.Interface, error)
+}
+
+func sources() []source {
+	kube := env.KubeClient()
+	regionConfigs := metav1.ListOptions{LabelSelector: corev1alpha1.LabelSchedulingPurpose + "=" + corev1alpha1.LabelSchedulingPurposeRegionConfig}
+	watchOpts := func(o metav1.ListOptions, rv string) metav1.ListOptions {
+		o.ResourceVersion, o.AllowWatchBookmarks = rv, true
+		return o
+	}
+	return []source{
+		{invariant.KindShoot,
+			func(ctx context.Context) (runtime.Object, error) {
+				return graft.CoreV1alpha1().Shoots("").List(ctx, metav1.ListOptions{})
+			},
+			func(ctx context.Context, rv string) (watch.Interface, error) {
+				return graft.CoreV1alpha1().Shoots("").Watch(ctx, watchOpts(metav1.ListOptions{}, rv))
+			}},
+		{invariant.KindSeed,
+			func(ctx context.Context) (runtime.Object, error) {
+				return graft.CoreV1alpha1().Seeds().List(ctx, metav1.ListOptions{})
+			},
+			func(ctx context.Context, rv string) (watch.Interface, error) {
+				return graft.CoreV1alpha1().Seeds().Watch(ctx, watchOpts(metav1.ListOptions{}, rv))
+			}},
+		{invariant.KindCloudProfile,
+			func(ctx context.Context) (runtime.Object, error) {
+				return graft.CoreV1alpha1().CloudProfiles().List(ctx, metav1.ListOptions{})
+			},
+			func(ctx context.Context, rv string) (watch.Interface, error) {
+				return graft.CoreV1alpha1().CloudProfiles().Watch(ctx, watchOpts(metav1.ListOptions{}, rv))
+			}},
+		// Region ConfigMaps are read from the garden namespace only.
+		{invariant.KindConfigMap,
+			func(ctx context.Context) (runtime.Object, error) {
+				return kube.CoreV1().ConfigMaps(corev1alpha1.GardenNamespace).List(ctx, regionConfigs)
+			},
+			func(ctx context.Context, rv string) (watch.Interface, error) {
+				return kube.CoreV1().ConfigMaps(corev1alpha1.GardenNamespace).Watch(ctx, watchOpts(regionConfigs, rv))
+			}},
+	}
+}
+
+// startMonitor creates the flush marker, lists and watches every source and
+// keeps the monitor judging until the suite ends.
+func startMonitor(ctx context.Context) error {
+	monitor = invariant.NewMonitor(invariant.MonitorOptions{
+		Logf: func(format string, args ...any) {
+			GinkgoWriter.Printf("%s invariants: %s\n", time.Now().UTC().Format("15:04:05.000"), fmt.Sprintf(format, args...))
+		},
+		Ignore: func(shoot *corev1alpha1.Shoot) bool { return shoot.Namespace == "garden-"+flushSpec.Scenario },
+	})
+	// As the suite's graft-scheduler replicas are configured (their chart's defaults).
+	for name, cfg := range schedulerConfigs {
+		monitor.SetScheduler(name, cfg)
+	}
+
+	if err := ensureNamespace(ctx, env.KubeClient(), "garden-"+flushSpec.Scenario); err != nil {
+		return err
+	}
+	marker := landscape.Shoot(flushSpec, flushName, "none", "none", corev1alpha1.ShootPurposeEvaluation, false)
+	marker.Spec.SchedulerName = ptr.To("e2e-invariants-no-scheduler")
+	if _, err := graft.CoreV1alpha1().Shoots(marker.Namespace).Create(ctx, marker, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating the flush marker: %w", err)
+	}
+
+	watchCtx, stop := context.WithCancel(context.Background())
+	DeferCleanup(stop)
+	for _, src := range sources() {
+		rv, err := relist(ctx, src)
+		if err != nil {
+			return fmt.Errorf("listing %ss: %w", src.kind, err)
+		}
+		go follow(watchCtx, src, rv)
+	}
+	go func() {
+		// Brings the checker's views of the inputs up to pending bindings and
+		// judges them.
+		for watchCtx.Err() == nil {
+			catchUp(watchCtx)
+			time.Sleep(250 * time.Millisecond)
+		}
+	}()
+	return nil
+}
+
+func relist(ctx context.Context, src source) (string, error) {
+	list, err := src.list(ctx)
+	if err != nil {
+		return "", err
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return "", err
+	}
+	acc, err := meta.ListAccessor(list)
+	if err != nil {
+		return "", err
+	}
+	monitor.Relist(src.kind, items, acc.GetResourceVersion())
+	return acc.GetResourceVersion(), nil
+}
+
+// follow feeds every change of a source into the monitor, from rv on. A
+// watch that ends is resumed from the last resourceVersion; one the API
+// server can no longer resume (after its restart) is a gap, closed by a new
+// list.
+func follow(ctx context.Context, src source, rv string) {
+	for ctx.Err() == nil {
+		expired := false
+		w, err := src.watch(ctx, rv)
+		if err != nil {
+			expired = apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
+		} else {
+			for ev := range w.ResultChan() {
+				if ev.Type == watch.Error {
+					err := apierrors.FromObject(ev.Object)
+					expired = apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
+					continue
+				}
+				acc, err := meta.Accessor(ev.Object)
+				if err != nil {
+					continue
+				}
+				rv = acc.GetResourceVersion()
+				switch ev.Type {
+				case watch.Added, watch.Modified:
+					monitor.Observe(ev.Object)
+				case watch.Deleted:
+					monitor.Delete(ev.Object)
+				case watch.Bookmark:
+					monitor.Progress(src.kind, rv)
+				}
+			}
+			w.Stop()
+		}
+		if !expired {
+			// Not a synchronisation: the pause before a new watch request.
+			time.Sleep(200 * time.Millisecond)
+			continue
+		}
+		monitor.Gap(src.kind)
+		for ctx.Err() == nil {
+			if rv, err = relist(ctx, src); err == nil {
+				break
+			}
+			time.Sleep(time.Second)
+		}
+	}
+}
+
+// catchUp lists the inputs whose watch has not yet reached a pending
+// binding, then judges what it can.
+func catchUp(ctx context.Context) {
+	for _, kind := range monitor.Lagging() {
+		for _, src := range sources() {
+			if src.kind == kind {
+				if _, err := relist(ctx, src); err != nil && ctx.Err() == nil {
+					GinkgoWriter.Printf("invariants: listing %ss to catch up: %v\n", kind, err)
+				}
+			}
+		}
+	}
+	monitor.Judge()
+}
+
+// flush returns once the monitor has judged every change made before it was
+// called: it writes the marker, waits for that write to come through the
+// shoot watch, and then until every binding up to it is judged.
+func flush(ctx context.Context) {
+	GinkgoHelper()
+	patch := fmt.Sprintf(`{"metadata":{"annotations":{"e2e.graft.dev/flush":%q}}}`, strconv.FormatInt(time.Now().UnixNano(), 10))
+	var rv string
+	Eventually(func() error {
+		marker, err := graft.CoreV1alpha1().Shoots("garden-"+flushSpec.Scenario).Patch(ctx, flushName, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+		if err == nil {
+			rv = marker.ResourceVersion
+		}
+		return err
+	}).WithContext(ctx).WithTimeout(time.Minute).WithPolling(time.Second).Should(Succeed())
+	Eventually(func() bool { return monitor.Reached(invariant.KindShoot, rv) }).WithContext(ctx).WithTimeout(2*time.Minute).WithPolling(100*time.Millisecond).
+		Should(BeTrue(), "the monitor's shoot watch did not deliver resourceVersion %s", rv)
+	Eventually(func() int {
+		catchUp(ctx)
+		return monitor.PendingUpTo(rv)
+	}).WithContext(ctx).WithTimeout(2*time.Minute).WithPolling(100*time.Millisecond).Should(BeZero(), "bindings left unjudged")
+}
+
+// specStartViolations is how many violations were recorded when the current spec began.
+var specStartViolations int
+
+var _ = BeforeEach(func() {
+	specStartViolations = len(monitor.Violations())
+})
+
+// AfterEach spec, what the monitor recorded while it ran fails it.
+var _ = AfterEach(func(ctx SpecContext) {
+	flush(ctx)
+	vs := monitor.Violations()
+	Expect(violationStrings(vs[specStartViolations:])).To(BeEmpty(), "invariants broken while this spec ran")
+}, NodeTimeout(5*time.Minute))
+
+// finalCheck runs first in AfterSuite: every landscape settles into a valid
+// state, and nothing was ever recorded by the monitor.
+func finalCheck(ctx context.Context) {
+	GinkgoHelper()
+	flush(ctx)
+	By("checking every scenario's final state")
+	Eventually(func(g Gomega) {
+		for _, l := range landscapes {
+			s, err := state(ctx, l.Selector(), l.Namespace.Name)
+			g.Expect(err).NotTo(HaveOccurred())
+			seeds := map[string]*corev1alpha1.Seed{}
+			for _, seed := range s.Seeds {
+				seeds[seed.Name] = seed
+			}
+			vs, _ := invariant.Check(s, invariant.AllowNoScheduleTaints(seeds))
+			g.Expect(violationStrings(vs)).To(BeEmpty(), "scenario %s", l.Spec.Scenario)
+			vs, _ = invariant.CheckPending(s)
+			g.Expect(violationStrings(vs)).To(BeEmpty(), "scenario %s", l.Spec.Scenario)
+		}
+	}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
+	GinkgoWriter.Printf("invariants: %d watch gaps; judgements skipped, by reason:\n", monitor.Gaps())
+	for _, line := range monitor.SkipSummary() {
+		GinkgoWriter.Printf("  %s\n", line)
+	}
+	Expect(violationStrings(monitor.Violations())).To(BeEmpty(), "invariants broken during the suite")
+}
