@@ -1,10 +1,18 @@
 // Command drain is the drain benchmark (`make bench-drain`): on a local
 // control plane (test/framework) it drains a seed holding 1,000 shoots with
 // graft-scheduler and graft-descheduler running in-process and the
-// descheduler's limits raised, and measures shoots per second until every
-// shoot is bound elsewhere. In the same run it measures the baseline for the
-// same work: a plain loop making exactly the writes one move needs (eviction
-// update, status update, binding patch and the three Events) at the same
-// concurrency. It counts the components' writes per moved shoot and prints,
-// last, `drain <a> shoots/s, baseline <b> shoots/s, ratio <a/b>`.
+// descheduler's limits raised, and measures shoots per second from the taint
+// until every write the two components made for the move (evictions,
+// lastOperation, bindings and Events) is acknowledged. All their requests go
+// through a counting transport (package test/perf/writes), which gives their
+// writes by verb and resource and how many were in flight.
+//
+// In the same run it measures the API server's ceiling for the same writes: a
+// plain loop, each writer making one shoot's writes in series, on shoots of
+// its own, with as many writers as graft had writes in flight. The baseline
+// runs half before and half after the measured drain: the first half makes
+// the writes graft made in an unmeasured calibration drain of half as many
+// shoots, the second what the measured drain wrote beyond that, so both
+// sides make the same writes. The lines before the last give both sides' writes and writes
+// in flight; the last reads `drain <a> shoots/s, baseline <b> shoots/s, ratio <a/b>`.
 package main

@@ -2,38 +2,32 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"net/http"
 	"os"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/rand"
-	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
-	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/descheduler"
+	"github.com/graft-dev/graft/pkg/scheduler"
 	"github.com/graft-dev/graft/test/framework"
 	"github.com/graft-dev/graft/test/integration/descheduler/fixture"
+	"github.com/graft-dev/graft/test/perf/writes"
 )
 
 var (
 	shoots      = flag.Int("shoots", 1000, "shoots on the drained seed")
 	targets     = flag.Int("targets", 4, "seeds the shoots may move to")
-	concurrency = flag.Int("concurrency", 16, "concurrent evictions, bindings and baseline writers")
+	concurrency = flag.Int("concurrency", 16, "the descheduler's concurrentEvictions and the scheduler's concurrentSyncs")
 )
 
 func main() {
@@ -60,31 +54,75 @@ func run() error {
 			fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
 		}
 	}()
+	cfg := env.Config()
+	// Neither side may be throttled by the client: the API server is measured.
+	cfg.QPS, cfg.Burst = 100000, 100000
 
-	drainL, err := landscape(ctx, env.Config(), "drain")
+	// The baseline runs half before and half after the measured drain, so
+	// that a machine whose load drifts biases neither side. The first half
+	// makes the writes graft made when it drained a seed of as many shoots in
+	// an unmeasured calibration run, with as many writers as graft had
+	// writes in flight; the second half makes what the measured drain wrote
+	// beyond that, so that both sides make the same writes in the end.
+	firstHalf, secondHalf := *shoots/2, *shoots-*shoots/2
+	calL, err := landscape(ctx, cfg, "cal", firstHalf, false)
 	if err != nil {
 		return err
 	}
-	baseL, err := landscape(ctx, env.Config(), "base")
+	base1L, err := landscape(ctx, cfg, "base1", firstHalf, true)
+	if err != nil {
+		return err
+	}
+	drainL, err := landscape(ctx, cfg, "drain", *shoots, false)
+	if err != nil {
+		return err
+	}
+	base2L, err := landscape(ctx, cfg, "base2", secondHalf, true)
 	if err != nil {
 		return err
 	}
 
-	drain, writes, err := measureDrain(ctx, env.Config(), drainL)
+	fmt.Printf("calibration: draining a seed of %d shoots, unmeasured\n", firstHalf)
+	cal, _, err := measureDrain(ctx, cfg, calL)
+	if err != nil {
+		return fmt.Errorf("calibration: %w", err)
+	}
+	fmt.Printf("calibration: graft wrote %s\n", cal)
+	writers := cal.Peak
+
+	base1, baseFirst, err := measureBaseline(ctx, cfg, base1L, cal.OK, writers)
 	if err != nil {
 		return err
 	}
-	baseline, err := measureBaseline(ctx, baseL)
+	graft, elapsed, err := measureDrain(ctx, cfg, drainL)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("writes per moved shoot (descheduler + scheduler, Events included, Leases excluded): %.2f\n", writes)
-	fmt.Printf("drain %.1f shoots/s, baseline %.1f shoots/s, ratio %.2f\n", drain, baseline, drain/baseline)
+	rate := float64(*shoots) / elapsed.Seconds()
+	base2, baseSecond, err := measureBaseline(ctx, cfg, base2L, graft.OK.Minus(base1.OK), writers)
+	if err != nil {
+		return err
+	}
+	baseRate := float64(*shoots) / (baseFirst + baseSecond).Seconds()
+	baseOK := base1.OK.Plus(base2.OK)
+	mean := (base1.Mean*baseFirst.Seconds() + base2.Mean*baseSecond.Seconds()) / (baseFirst + baseSecond).Seconds()
+
+	fmt.Printf("shoots %d, targets %d, concurrentEvictions %d, concurrentSyncs %d\n", *shoots, *targets, *concurrency, *concurrency)
+	fmt.Printf("graft writes (descheduler and scheduler, Leases excluded), %.2f per moved shoot: %s\n",
+		float64(graft.OK.Total()+graft.Failed.Total())/float64(*shoots), graft)
+	fmt.Printf("baseline writes, %d writers (graft's peak in the calibration run): %s; peak %d and mean %.1f writes in flight\n",
+		writers, baseOK, max(base1.Peak, base2.Peak), mean)
+	if d := baseOK.Diff(graft.OK); d != "" {
+		fmt.Printf("the baseline's writes differ from graft's: %s\n", d)
+	}
+	fmt.Printf("drain %.1f shoots/s, baseline %.1f shoots/s, ratio %.2f\n", rate, baseRate, rate/baseRate)
 	return nil
 }
 
-// landscape creates a seed "src" holding the shoots and the target seeds.
-func landscape(ctx context.Context, cfg *rest.Config, name string) (*fixture.Landscape, error) {
+// landscape creates a seed "src" holding n shoots and the target seeds. The
+// baseline's shoots name a scheduler of their own, so that graft-scheduler
+// leaves them alone.
+func landscape(ctx context.Context, cfg *rest.Config, name string, n int, baseline bool) (*fixture.Landscape, error) {
 	l, err := fixture.New(ctx, cfg, name)
 	if err != nil {
 		return nil, err
@@ -97,256 +135,152 @@ func landscape(ctx context.Context, cfg *rest.Config, name string) (*fixture.Lan
 			return nil, err
 		}
 	}
-	list := make([]*v1alpha1.Shoot, 0, *shoots)
-	for i := range *shoots {
-		list = append(list, l.NewShoot(fmt.Sprintf("s-%04d", i), "src"))
+	list := make([]*v1alpha1.Shoot, 0, n)
+	for i := range n {
+		s := l.NewShoot(fmt.Sprintf("s-%04d", i), "src")
+		if baseline {
+			s.Spec.SchedulerName = ptr.To(writes.SchedulerName)
+		}
+		list = append(list, s)
 	}
 	start := time.Now()
 	if err := l.CreateShoots(ctx, list, 32); err != nil {
 		return nil, err
 	}
-	fmt.Printf("%s: created %d shoots on seed %s in %v\n", name, *shoots, l.SeedName("src"), time.Since(start).Round(time.Millisecond))
+	fmt.Printf("%s: created %d shoots on seed %s in %v\n", name, n, l.SeedName("src"), time.Since(start).Round(time.Millisecond))
 	return l, nil
 }
 
-// writeCounter counts the mutating requests of the components, except the
-// leader election's Lease renewals.
-type writeCounter struct{ n atomic.Int64 }
-
-func (w *writeCounter) wrap(cfg *rest.Config) *rest.Config {
-	cfg = rest.CopyConfig(cfg)
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-			if req.Method != http.MethodGet && !strings.Contains(req.URL.Path, "/leases") {
-				w.n.Add(1)
-			}
-			return rt.RoundTrip(req)
-		})
-	})
-	return cfg
-}
-
-// counters sums a counter family by one label.
-func counters(g prometheus.Gatherer, name, label string) map[string]float64 {
-	out := map[string]float64{}
-	families, err := g.Gather()
-	if err != nil {
-		return out
-	}
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == label {
-					out[l.GetValue()] += m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return out
-}
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-// measureDrain taints the source seed with the descheduler and the scheduler
-// running and waits until every shoot is bound to another seed.
-func measureDrain(ctx context.Context, cfg *rest.Config, l *fixture.Landscape) (rate, writesPerShoot float64, err error) {
-	counter := &writeCounter{}
-	componentCfg := counter.wrap(cfg)
-	sched, err := fixture.StartScheduler(ctx, componentCfg, "bench-scheduler", func(c *configv1alpha1.SchedulerConfiguration) {
+// measureDrain taints the landscape's source seed with graft-descheduler and
+// graft-scheduler running in-process and waits until every shoot is bound to
+// another seed and has its Descheduled and Scheduled Events; then it stops
+// both, which writes whatever they still hold. The clock runs from the taint
+// to the acknowledgement of the components' last write.
+func measureDrain(ctx context.Context, cfg *rest.Config, l *fixture.Landscape) (writes.Stats, time.Duration, error) {
+	// Every request of both components, their Events included, goes through the counter.
+	counter := writes.NewCounter()
+	componentCfg := counter.Wrap(cfg)
+	sched, err := fixture.StartScheduler(ctx, componentCfg, "bench-scheduler-"+l.Name, func(c *configv1alpha1.SchedulerConfiguration) {
 		c.ConcurrentSyncs = int32(*concurrency)
+		c.ClientConnection.QPS, c.ClientConnection.Burst = 100000, 100000
 	})
 	if err != nil {
-		return 0, 0, err
+		return writes.Stats{}, 0, err
 	}
 	defer sched.Stop()
-	dcfg, err := fixture.DeschedulerConfig("bench-descheduler", func(c *configv1alpha1.DeschedulerConfiguration) {
+	identity := "bench-" + l.Name
+	dcfg, err := fixture.DeschedulerConfig("bench-descheduler-"+l.Name, func(c *configv1alpha1.DeschedulerConfiguration) {
 		c.EvictionRate = ptr.To(0.0)
 		c.MaxPendingEvicted = ptr.To[int32](int32(*shoots))
 		c.MaxEvictionsPerSeed = ptr.To[int32](0)
 		c.MaxEvictionsTotal = ptr.To[int32](0)
 		c.ConcurrentEvictions = int32(*concurrency)
+		c.ClientConnection.QPS, c.ClientConnection.Burst = 100000, 100000
 	})
 	if err != nil {
-		return 0, 0, err
+		return writes.Stats{}, 0, err
 	}
-	desched := fixture.StartDescheduler(ctx, componentCfg, dcfg, "bench")
+	desched := fixture.StartDescheduler(ctx, componentCfg, dcfg, identity)
 	defer desched.Stop()
-	for desched.Descheduler == nil || !desched.Descheduler.Ready() {
-		select {
-		case <-ctx.Done():
-			return 0, 0, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+	// Start when the descheduler is ready and holds its lease.
+	le := dcfg.LeaderElection
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		if desched.Descheduler == nil || !desched.Descheduler.Ready() {
+			return false, nil
 		}
+		lease, err := l.Kube.CoordinationV1().Leases(le.ResourceNamespace).Get(ctx, le.ResourceName, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		return ptr.Deref(lease.Spec.HolderIdentity, "") == identity, nil
+	})
+	if err != nil {
+		return writes.Stats{}, 0, fmt.Errorf("waiting for the descheduler to be ready and to hold lease %s/%s: %w", le.ResourceNamespace, le.ResourceName, err)
 	}
-	// Let the descheduler take the lease and the scheduler settle.
-	time.Sleep(2 * time.Second)
 
 	src := l.SeedName("src")
-	moved := map[string]bool{}
-	observe := func(s *v1alpha1.Shoot) {
-		if seed := fixture.Of(s); seed != "" && seed != src {
-			moved[s.Name] = true
-		}
-	}
-	list, err := l.Graft.CoreV1alpha1().Shoots(l.Name).List(ctx, metav1.ListOptions{})
+	obs, err := writes.Observe(ctx, l.Graft, l.Kube, l.Name, func(s *v1alpha1.Shoot) bool {
+		seed := fixture.Of(s)
+		return seed != "" && seed != src
+	}, descheduler.EventDescheduled, scheduler.ReasonScheduled)
 	if err != nil {
-		return 0, 0, err
+		return writes.Stats{}, 0, err
 	}
-	rv := list.ResourceVersion
-	before := counter.n.Load()
+	defer obs.Stop()
+	n := len(obs.DoneAt())
+	if n != 0 {
+		return writes.Stats{}, 0, fmt.Errorf("%d shoots of %s are not on seed %s before the drain", n, l.Name, src)
+	}
+
+	counter.Reset()
 	start := time.Now()
 	if err := l.SetTaints(ctx, "src", v1alpha1.SeedTaint{Key: v1alpha1.SeedTaintUnschedulable, Effect: v1alpha1.TaintEffectNoExecute}); err != nil {
-		return 0, 0, err
+		return writes.Stats{}, 0, err
 	}
-	for len(moved) < *shoots {
-		// A watch may end (server timeout, compaction): list again and
-		// continue from there.
-		if rv == "" {
-			list, err := l.Graft.CoreV1alpha1().Shoots(l.Name).List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return 0, 0, err
-			}
-			for i := range list.Items {
-				observe(&list.Items[i])
-			}
-			rv = list.ResourceVersion
-			continue
-		}
-		w, err := l.Graft.CoreV1alpha1().Shoots(l.Name).Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
-		if err != nil {
-			return 0, 0, err
-		}
-		rv = ""
-		for ev := range w.ResultChan() {
-			if ev.Type == watch.Error {
-				break
-			}
-			if s, ok := ev.Object.(*v1alpha1.Shoot); ok && ev.Type != watch.Deleted {
-				observe(s)
-				rv = s.ResourceVersion
-			}
-			if len(moved) == *shoots {
-				break
-			}
-		}
-		w.Stop()
-		if ctx.Err() != nil {
-			return 0, 0, fmt.Errorf("drain: %d of %d shoots moved: %w", len(moved), *shoots, ctx.Err())
-		}
+	total, err := countShoots(ctx, l)
+	if err != nil {
+		return writes.Stats{}, 0, err
 	}
-	elapsed := time.Since(start)
-	// Events are written asynchronously: let the recorders finish before
-	// counting writes.
+	if err := obs.Wait(ctx, total, 2*time.Minute); err != nil {
+		return writes.Stats{}, 0, fmt.Errorf("drain of %s: %w", src, err)
+	}
+	// Stopping writes the Events still queued; the counter sees their acknowledgements.
 	if err := desched.Stop(); err != nil {
-		return 0, 0, err
+		return writes.Stats{}, 0, fmt.Errorf("stopping the descheduler: %w", err)
 	}
 	if err := sched.Stop(); err != nil {
-		return 0, 0, err
+		return writes.Stats{}, 0, fmt.Errorf("stopping the scheduler: %w", err)
 	}
-	writes := counter.n.Load() - before
-	fmt.Printf("drain: descheduler evictions by result %v; scheduler attempts by result %v\n",
-		counters(desched.Registry, "graft_descheduler_evictions_total", "result"),
-		counters(legacyregistry.DefaultGatherer, "graft_scheduler_schedule_attempts_total", "result"))
-	rate = float64(*shoots) / elapsed.Seconds()
-	fmt.Printf("drain: %d shoots moved off %s in %v with %d concurrent evictions and bindings: %.1f shoots/s, %d writes\n",
-		*shoots, src, elapsed.Round(time.Millisecond), *concurrency, rate, writes)
-	return rate, float64(writes) / float64(*shoots), nil
+	stats := counter.Stats()
+	elapsed := stats.LastAck.Sub(start)
+	fmt.Printf("%s: %d shoots moved off %s; their last write acknowledged after %v (%.1f shoots/s)\n",
+		l.Name, total, src, elapsed.Round(time.Millisecond), float64(total)/elapsed.Seconds())
+	return stats, elapsed, nil
 }
 
-// measureBaseline makes, for every shoot, exactly the writes of one move with
-// the same concurrency: the eviction update (read resourceVersion), the
-// lastOperation status update, the binding merge patch (resourceVersion
-// precondition) and the three Events (Descheduled on shoot and seed,
-// Scheduled on the shoot).
-func measureBaseline(ctx context.Context, l *fixture.Landscape) (float64, error) {
-	list, err := l.Graft.CoreV1alpha1().Shoots(l.Name).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return 0, err
-	}
-	src, dst := l.SeedName("src"), l.SeedName("dst-0")
-	jobs := make(chan *v1alpha1.Shoot)
-	errs := make(chan error, len(list.Items))
-	var wg sync.WaitGroup
-	start := time.Now()
-	for range *concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for s := range jobs {
-				if err := move(ctx, l, s, src, dst); err != nil {
-					errs <- err
-				}
-			}
-		}()
-	}
-	for i := range list.Items {
-		jobs <- &list.Items[i]
-	}
-	close(jobs)
-	wg.Wait()
-	elapsed := time.Since(start)
-	close(errs)
-	if err := <-errs; err != nil {
-		return 0, err
-	}
-	rate := float64(len(list.Items)) / elapsed.Seconds()
-	fmt.Printf("baseline: %d moves of 6 writes in %v with %d writers: %.1f shoots/s\n",
-		len(list.Items), elapsed.Round(time.Millisecond), *concurrency, rate)
-	return rate, nil
+func countShoots(ctx context.Context, l *fixture.Landscape) (int, error) {
+	list, err := l.Shoots(ctx)
+	return len(list), err
 }
 
-func move(ctx context.Context, l *fixture.Landscape, s *v1alpha1.Shoot, src, dst string) error {
-	shoots := l.Graft.CoreV1alpha1().Shoots(s.Namespace)
-	s = s.DeepCopy()
-	s.Spec.SeedName = nil
-	s.Annotations = map[string]string{
-		v1alpha1.AnnotationDescheduledFrom:   src,
-		v1alpha1.AnnotationDescheduledReason: "NoExecuteTaints: seed has NoExecute taint seed.gardener.cloud/unschedulable:NoExecute that the shoot does not tolerate",
-	}
-	evicted, err := shoots.Update(ctx, s, metav1.UpdateOptions{})
+// measureBaseline makes the given writes on the landscape's shoots with the
+// given number of writers, while following the namespace as measureDrain
+// does, and returns the baseline's writes and time.
+func measureBaseline(ctx context.Context, cfg *rest.Config, l *fixture.Landscape, counts writes.Counts, writers int) (writes.Stats, time.Duration, error) {
+	list, err := l.Shoots(ctx)
 	if err != nil {
-		return fmt.Errorf("baseline eviction of %s: %w", s.Name, err)
+		return writes.Stats{}, 0, err
 	}
-	evicted.Status.LastOperation = &v1alpha1.LastOperation{
-		Type: v1alpha1.LastOperationTypeMigrate, State: v1alpha1.LastOperationStatePending,
-		Description: "Evicted from seed " + src, LastUpdateTime: metav1.Now(),
+	shoots := make([]*v1alpha1.Shoot, len(list))
+	for i := range list {
+		shoots[i] = &list[i]
 	}
-	pending, err := shoots.UpdateStatus(ctx, evicted, metav1.UpdateOptions{})
+	plan, err := writes.Plan(counts, len(shoots))
 	if err != nil {
-		return fmt.Errorf("baseline status of %s: %w", s.Name, err)
+		return writes.Stats{}, 0, err
 	}
-	patch, _ := json.Marshal(map[string]any{
-		"metadata": map[string]any{"resourceVersion": pending.ResourceVersion},
-		"spec":     map[string]any{"seedName": dst},
-	})
-	if _, err := shoots.Patch(ctx, s.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		return fmt.Errorf("baseline binding of %s: %w", s.Name, err)
+	counter := writes.NewCounter()
+	clients, err := clientconn.NewClients(counter.Wrap(cfg), "bench-baseline")
+	if err != nil {
+		return writes.Stats{}, 0, err
 	}
-	shootRef := corev1.ObjectReference{APIVersion: "core.graft.dev/v1alpha1", Kind: "Shoot", Namespace: s.Namespace, Name: s.Name, UID: s.UID}
-	seedRef := corev1.ObjectReference{APIVersion: "core.graft.dev/v1alpha1", Kind: "Seed", Name: src}
-	for _, e := range []struct {
-		ref    corev1.ObjectReference
-		ns     string
-		reason string
-	}{
-		{shootRef, s.Namespace, "Descheduled"},
-		{seedRef, metav1.NamespaceDefault, "Descheduled"},
-		{shootRef, s.Namespace, "Scheduled"},
-	} {
-		now := metav1.Now()
-		ev := &corev1.Event{
-			ObjectMeta:     metav1.ObjectMeta{Namespace: e.ns, Name: e.ref.Name + "." + rand.String(10)},
-			InvolvedObject: e.ref, Reason: e.reason, Message: e.reason + " " + s.Name, Type: corev1.EventTypeNormal,
-			FirstTimestamp: now, LastTimestamp: now, Count: 1, Source: corev1.EventSource{Component: "bench-baseline"},
-		}
-		if _, err := l.Kube.CoreV1().Events(e.ns).Create(ctx, ev, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("baseline Event for %s: %w", s.Name, err)
-		}
+	obs, err := writes.Observe(ctx, l.Graft, l.Kube, l.Name, nil)
+	if err != nil {
+		return writes.Stats{}, 0, err
 	}
-	return nil
+	defer obs.Stop()
+	// The source seed too: a binding needs two seeds to choose a new one from.
+	seeds := []string{l.SeedName("src")}
+	for i := range *targets {
+		seeds = append(seeds, l.SeedName(fmt.Sprintf("dst-%d", i)))
+	}
+	fmt.Printf("%s: %s with %d writers\n", l.Name, counts, writers)
+	bl := &writes.Baseline{Graft: clients.Graft, Kube: clients.Kubernetes, Seeds: seeds, Writers: writers, Counter: counter}
+	elapsed, err := bl.Run(ctx, shoots, plan)
+	if err != nil {
+		return writes.Stats{}, 0, err
+	}
+	stats := counter.Stats()
+	fmt.Printf("%s: %d shoots in %v (%.1f shoots/s): %s\n", l.Name, len(shoots), elapsed.Round(time.Millisecond), float64(len(shoots))/elapsed.Seconds(), stats)
+	return stats, elapsed, nil
 }

@@ -2,21 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"runtime/pprof"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
@@ -28,6 +23,7 @@ import (
 	"github.com/graft-dev/graft/pkg/component/clientconn"
 	"github.com/graft-dev/graft/pkg/scheduler"
 	"github.com/graft-dev/graft/test/framework"
+	"github.com/graft-dev/graft/test/perf/writes"
 )
 
 type options struct {
@@ -90,94 +86,140 @@ func run(ctx context.Context, o options) error {
 	graft := graftclient.NewForConfigOrDie(restConfig)
 	kube := kubernetes.NewForConfigOrDie(restConfig)
 
-	b := &bench{o: o, graft: graft, kube: kube, profile: "bench"}
+	b := &bench{o: o, graft: graft, kube: kube, restConfig: restConfig, profile: "bench"}
 	fmt.Printf("creating %d seeds\n", o.seeds)
 	if err := b.setup(ctx); err != nil {
 		return err
 	}
 
-	// The baseline runs half before and half after the scheduler, so that a
-	// machine whose load drifts during the run biases neither side.
+	// The baseline runs half before and half after the measured run, so that
+	// a machine whose load drifts biases neither side. The first half makes
+	// the writes graft-scheduler made for as many shoots in an unmeasured
+	// calibration run, with as many writers as it had writes in flight; the
+	// second half makes what the measured run wrote beyond that, so that
+	// both sides make the same writes in the end.
 	firstHalf, secondHalf := o.shoots/2, o.shoots-o.shoots/2
-	baseFirst, err := b.runBaseline(ctx, "bench-baseline-1", firstHalf)
+	fmt.Printf("calibration: scheduling %d shoots, unmeasured\n", firstHalf)
+	calShoots, err := b.createShoots(ctx, nsCalibration, "", firstHalf)
+	if err != nil {
+		return err
+	}
+	cal, _, _, err := b.schedule(ctx, nsCalibration, calShoots, "")
+	if err != nil {
+		return fmt.Errorf("calibration: %w", err)
+	}
+	fmt.Printf("calibration: graft-scheduler wrote %s\n", cal)
+	writers := cal.Peak
+
+	base1, baseFirst, err := b.runBaseline(ctx, nsBaseline1, firstHalf, cal.OK, writers)
 	if err != nil {
 		return err
 	}
 
 	fmt.Printf("scheduler: creating %d shoots\n", o.shoots)
-	created, err := b.createShoots(ctx, "bench-scheduler", "", o.shoots)
+	created, err := b.createShoots(ctx, nsScheduler, "", o.shoots)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("scheduler: starting graft-scheduler with concurrentSyncs %d\n", o.workers)
-	elapsed, eventsElapsed, latencies, err := b.schedule(ctx, restConfig, created)
+	graftStats, bound, latencies, err := b.schedule(ctx, nsScheduler, created, o.cpuProfile)
 	if err != nil {
 		return err
 	}
+	elapsed := graftStats.LastAck.Sub(graftStats.Start)
 	rate := float64(o.shoots) / elapsed.Seconds()
-	fmt.Printf("scheduler: %d shoots bound in %v, their %d Scheduled events written in %v (%.1f shoots/s counting the events)\n",
-		o.shoots, elapsed.Round(time.Millisecond), o.shoots, eventsElapsed.Round(time.Millisecond), float64(o.shoots)/eventsElapsed.Seconds())
+	fmt.Printf("scheduler: %d shoots bound after %v (%.1f shoots/s); their last write acknowledged after %v (%.1f shoots/s)\n",
+		o.shoots, bound.Round(time.Millisecond), float64(o.shoots)/bound.Seconds(), elapsed.Round(time.Millisecond), rate)
 
-	baseSecond, err := b.runBaseline(ctx, "bench-baseline-2", secondHalf)
+	base2, baseSecond, err := b.runBaseline(ctx, nsBaseline2, secondHalf, graftStats.OK.Minus(base1.OK), writers)
 	if err != nil {
 		return err
 	}
 	baseRate := float64(o.shoots) / (baseFirst + baseSecond).Seconds()
-	fmt.Printf("seeds %d, shoots %d, concurrency %d\n", o.seeds, o.shoots, o.workers)
+	baseOK := base1.OK.Plus(base2.OK)
+	fmt.Printf("seeds %d, shoots %d, concurrentSyncs %d\n", o.seeds, o.shoots, o.workers)
 	fmt.Printf("creation to binding: p50 %v, p99 %v\n", percentile(latencies, 0.50).Round(time.Millisecond), percentile(latencies, 0.99).Round(time.Millisecond))
+	fmt.Printf("graft-scheduler writes (Leases excluded): %s\n", graftStats)
+	fmt.Printf("baseline writes, %d writers (graft-scheduler's peak in the calibration run): %s; peak %d and mean %.1f writes in flight\n",
+		writers, baseOK, max(base1.Peak, base2.Peak), meanOf(base1, baseFirst, base2, baseSecond))
+	if d := baseOK.Diff(graftStats.OK); d != "" {
+		fmt.Printf("the baseline's writes differ from graft-scheduler's: %s\n", d)
+	}
 	fmt.Printf("scheduler %.1f shoots/s, baseline %.1f shoots/s, ratio %.2f\n", rate, baseRate, rate/baseRate)
 	return nil
 }
 
-type bench struct {
-	o       options
-	graft   graftclient.Interface
-	kube    kubernetes.Interface
-	profile string
+// meanOf is the writes in flight on average over both halves of the baseline.
+func meanOf(a writes.Stats, da time.Duration, b writes.Stats, db time.Duration) float64 {
+	return (a.Mean*da.Seconds() + b.Mean*db.Seconds()) / (da + db).Seconds()
 }
 
-// created is a shoot as the create call returned it, with when it returned.
-type created struct {
-	shoot *v1alpha1.Shoot
-	at    time.Time
+// The namespaces: each run has its own.
+const (
+	nsCalibration = "bench-calibration"
+	nsBaseline1   = "bench-baseline-1"
+	nsScheduler   = "bench-scheduler"
+	nsBaseline2   = "bench-baseline-2"
+)
+
+type bench struct {
+	o          options
+	graft      graftclient.Interface
+	kube       kubernetes.Interface
+	restConfig *rest.Config
+	profile    string
 }
 
 // regions spread the landscape so that decisions have work to do.
 var regions = []string{"eu-west-1", "eu-central-1", "us-east-1", "us-west-2", "ap-south-1"}
 
-// runBaseline creates n shoots in ns for the baseline and runs it on them.
-func (b *bench) runBaseline(ctx context.Context, ns string, n int) (time.Duration, error) {
+// runBaseline creates n shoots in ns for the baseline and makes the given
+// writes on them with the given number of writers.
+func (b *bench) runBaseline(ctx context.Context, ns string, n int, counts writes.Counts, writers int) (writes.Stats, time.Duration, error) {
 	fmt.Printf("baseline: creating %d shoots\n", n)
-	shoots, err := b.createShoots(ctx, ns, "baseline-only", n)
+	list, err := b.createShoots(ctx, ns, writes.SchedulerName, n)
 	if err != nil {
-		return 0, err
+		return writes.Stats{}, 0, err
 	}
-	fmt.Printf("baseline: patching seedName and writing one Event per shoot, %d writers\n", b.o.workers)
-	// The same watches observe both sides, so the API server serves the same
-	// watch traffic to the baseline as to the scheduler.
-	obs, err := b.observe(ctx, ns)
+	shoots := make([]*v1alpha1.Shoot, len(list))
+	for i, c := range list {
+		shoots[i] = c.shoot
+	}
+	plan, err := writes.Plan(counts, n)
 	if err != nil {
-		return 0, err
+		return writes.Stats{}, 0, err
 	}
-	defer obs.stop()
-	go func() {
-		for range obs.shoots.ResultChan() {
-		}
-	}()
-	go func() {
-		for range obs.events.ResultChan() {
-		}
-	}()
-	elapsed, err := b.baseline(ctx, shoots)
+	counter := writes.NewCounter()
+	clients, err := clientconn.NewClients(counter.Wrap(b.restConfig), "bench-baseline")
 	if err != nil {
-		return 0, err
+		return writes.Stats{}, 0, err
 	}
-	fmt.Printf("baseline: %d shoots in %v (%.1f shoots/s)\n", n, elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds())
-	return elapsed, nil
+	// The same observer follows both sides, so the API server serves the
+	// baseline the same watches as the scheduler.
+	obs, err := writes.Observe(ctx, b.graft, b.kube, ns, nil)
+	if err != nil {
+		return writes.Stats{}, 0, err
+	}
+	defer obs.Stop()
+	fmt.Printf("baseline: %s with %d writers\n", counts, writers)
+	seeds := make([]string, b.o.seeds)
+	for i := range seeds {
+		seeds[i] = seedName(i)
+	}
+	bl := &writes.Baseline{Graft: clients.Graft, Kube: clients.Kubernetes, Seeds: seeds, Writers: writers, Counter: counter}
+	elapsed, err := bl.Run(ctx, shoots, plan)
+	if err != nil {
+		return writes.Stats{}, 0, err
+	}
+	stats := counter.Stats()
+	fmt.Printf("baseline: %d shoots in %v (%.1f shoots/s): %s\n", n, elapsed.Round(time.Millisecond), float64(n)/elapsed.Seconds(), stats)
+	return stats, elapsed, nil
 }
 
+func seedName(i int) string { return fmt.Sprintf("seed-%04d", i) }
+
 func (b *bench) setup(ctx context.Context) error {
-	for _, ns := range []string{"bench-baseline-1", "bench-baseline-2", "bench-scheduler"} {
+	for _, ns := range []string{nsCalibration, nsBaseline1, nsScheduler, nsBaseline2} {
 		if _, err := b.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 			return err
 		}
@@ -190,10 +232,10 @@ func (b *bench) setup(ctx context.Context) error {
 	}
 	// Capacity is ample: the benchmark measures throughput, not placement.
 	allocatable := int64(2*b.o.shoots/b.o.seeds*len(regions) + 10)
-	return parallel(b.o.seeds, 16, func(i int) error {
+	return writes.Parallel(b.o.seeds, 16, func(i int) error {
 		now := metav1.Now()
 		seed, err := b.graft.CoreV1alpha1().Seeds().Create(ctx, &v1alpha1.Seed{
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("seed-%04d", i), Labels: map[string]string{"tier": fmt.Sprint(i % 3)}},
+			ObjectMeta: metav1.ObjectMeta{Name: seedName(i), Labels: map[string]string{"tier": fmt.Sprint(i % 3)}},
 			Spec: v1alpha1.SeedSpec{
 				Provider: v1alpha1.SeedProvider{Type: "aws", Region: regions[i%len(regions)], Zones: []string{"a", "b", "c"}},
 				Networks: v1alpha1.SeedNetworks{Pods: "100.96.0.0/11", Services: "100.64.0.0/13", Nodes: ptr.To("10.250.0.0/16")},
@@ -212,9 +254,16 @@ func (b *bench) setup(ctx context.Context) error {
 	})
 }
 
+// created is a shoot as the create call returned it, with when it returned
+// (creationTimestamp has whole seconds only).
+type created struct {
+	shoot *v1alpha1.Shoot
+	at    time.Time
+}
+
 func (b *bench) createShoots(ctx context.Context, ns, schedulerName string, n int) ([]created, error) {
 	out := make([]created, n)
-	err := parallel(n, 32, func(i int) error {
+	err := writes.Parallel(n, 32, func(i int) error {
 		shoot := &v1alpha1.Shoot{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("shoot-%05d", i)},
 			Spec: v1alpha1.ShootSpec{
@@ -237,52 +286,18 @@ func (b *bench) createShoots(ctx context.Context, ns, schedulerName string, n in
 	return out, err
 }
 
-// baseline makes, per shoot, the writes a minimal scheduler must make: a
-// merge patch of spec.seedName carrying the read resourceVersion, and one
-// Event, with the same number of writers as the scheduler's workers.
-func (b *bench) baseline(ctx context.Context, shoots []created) (time.Duration, error) {
-	seeds := b.o.seeds
-	start := time.Now()
-	err := parallel(len(shoots), b.o.workers, func(i int) error {
-		shoot := shoots[i].shoot
-		seed := fmt.Sprintf("seed-%04d", i%seeds)
-		patch, _ := json.Marshal(map[string]any{
-			"metadata": map[string]any{"resourceVersion": shoot.ResourceVersion},
-			"spec":     map[string]any{"seedName": seed},
-		})
-		if _, err := b.graft.CoreV1alpha1().Shoots(shoot.Namespace).Patch(ctx, shoot.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-			return err
-		}
-		now := metav1.Now()
-		_, err := b.kube.CoreV1().Events(shoot.Namespace).Create(ctx, &corev1.Event{
-			ObjectMeta: metav1.ObjectMeta{Namespace: shoot.Namespace, GenerateName: shoot.Name + "."},
-			InvolvedObject: corev1.ObjectReference{
-				Kind: "Shoot", APIVersion: v1alpha1.SchemeGroupVersion.String(), Namespace: shoot.Namespace, Name: shoot.Name,
-				UID: shoot.UID, ResourceVersion: shoot.ResourceVersion,
-			},
-			Reason: scheduler.ReasonScheduled, Message: "Scheduled to seed " + seed, Type: corev1.EventTypeNormal,
-			Source: corev1.EventSource{Component: "bench-baseline"}, FirstTimestamp: now, LastTimestamp: now, Count: 1,
-		}, metav1.CreateOptions{})
-		return err
-	})
-	return time.Since(start), err
-}
-
-// schedule runs graft-scheduler until every shoot is bound and its Scheduled
-// Event written, watching the bindings to time each shoot from creation to
-// binding. It returns the time to bind all shoots and the time until all
-// events were written, both from the scheduler's start.
-func (b *bench) schedule(ctx context.Context, restConfig *rest.Config, shoots []created) (_, _ time.Duration, _ []time.Duration, retErr error) {
-	createdAt := make(map[string]time.Time, len(shoots))
-	for _, c := range shoots {
-		createdAt[c.shoot.Name] = c.at
-	}
-	obs, err := b.observe(ctx, "bench-scheduler")
+// schedule runs graft-scheduler on shoots (in ns) until each is bound and
+// has its Scheduled Event, then stops it, which writes whatever it still
+// holds. The clock runs from the scheduler's start to the acknowledgement of
+// its last write. It returns the writes, the time until the last binding was
+// seen, and each shoot's time from creation to binding as seen by a watch.
+func (b *bench) schedule(ctx context.Context, ns string, shoots []created, cpuProfile string) (_ writes.Stats, bound time.Duration, _ []time.Duration, _ error) {
+	obs, err := writes.Observe(ctx, b.graft, b.kube, ns,
+		func(s *v1alpha1.Shoot) bool { return s.Spec.SeedName != nil }, scheduler.ReasonScheduled)
 	if err != nil {
-		return 0, 0, nil, err
+		return writes.Stats{}, 0, nil, err
 	}
-	defer obs.stop()
-	w, ew := obs.shoots, obs.events
+	defer obs.Stop()
 
 	cfg := &configv1alpha1.SchedulerConfiguration{}
 	cfg.LeaderElection.LeaderElect = ptr.To(false)
@@ -292,104 +307,63 @@ func (b *bench) schedule(ctx context.Context, restConfig *rest.Config, shoots []
 	cfg.ConcurrentSyncs = int32(b.o.workers)
 	cfg.Default()
 	if errs := cfg.Validate(); len(errs) > 0 {
-		return 0, 0, nil, errs.ToAggregate()
+		return writes.Stats{}, 0, nil, errs.ToAggregate()
 	}
-	clients, err := clientconn.NewClients(clientconn.Apply(restConfig, cfg.ClientConnection), scheduler.Name)
+	// Every request of the scheduler, its Events included, goes through the counter.
+	counter := writes.NewCounter()
+	clients, err := clientconn.NewClients(clientconn.Apply(counter.Wrap(b.restConfig), cfg.ClientConnection), scheduler.Name)
 	if err != nil {
-		return 0, 0, nil, err
+		return writes.Stats{}, 0, nil, err
 	}
 	s, err := scheduler.New(cfg, clients, scheduler.Options{})
 	if err != nil {
-		return 0, 0, nil, err
+		return writes.Stats{}, 0, nil, err
 	}
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	if b.o.cpuProfile != "" {
-		f, err := os.Create(b.o.cpuProfile)
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
 		if err != nil {
-			return 0, 0, nil, err
+			return writes.Stats{}, 0, nil, err
 		}
 		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
-			return 0, 0, nil, err
+			return writes.Stats{}, 0, nil, err
 		}
 		defer pprof.StopCPUProfile()
 	}
+	counter.Reset()
 	start := time.Now()
 	runErr := make(chan error, 1)
 	go func() { runErr <- s.Run(runCtx) }()
-
-	latencies := make([]time.Duration, 0, len(shoots))
-	seen := map[string]bool{}
-	written := map[string]bool{}
-	var last, lastEvent time.Time
-	for len(seen) < len(shoots) || len(written) < len(shoots) {
-		select {
-		case err := <-runErr:
-			return 0, 0, nil, fmt.Errorf("the scheduler stopped early: %v", err)
-		case ev, ok := <-ew.ResultChan():
-			if !ok {
-				return 0, 0, nil, fmt.Errorf("the event watch ended with %d of %d events", len(written), len(shoots))
-			}
-			if e, ok := ev.Object.(*corev1.Event); ok && ev.Type == watch.Added && e.Reason == scheduler.ReasonScheduled && !written[e.InvolvedObject.Name] {
-				written[e.InvolvedObject.Name] = true
-				lastEvent = time.Now()
-			}
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				return 0, 0, nil, fmt.Errorf("the watch ended with %d of %d shoots bound", len(seen), len(shoots))
-			}
-			if ev.Type != watch.Modified {
-				continue
-			}
-			shoot, ok := ev.Object.(*v1alpha1.Shoot)
-			if !ok || shoot.Spec.SeedName == nil || seen[shoot.Name] {
-				continue
-			}
-			last = time.Now()
-			seen[shoot.Name] = true
-			latencies = append(latencies, last.Sub(createdAt[shoot.Name]))
-		case <-time.After(2 * time.Minute):
-			return 0, 0, nil, fmt.Errorf("nothing for 2 minutes; %d of %d shoots bound, %d events written", len(seen), len(shoots), len(written))
+	waitErr := make(chan error, 1)
+	go func() { waitErr <- obs.Wait(runCtx, len(shoots), 2*time.Minute) }()
+	select {
+	case err := <-runErr:
+		return writes.Stats{}, 0, nil, fmt.Errorf("the scheduler stopped early: %v", err)
+	case err := <-waitErr:
+		if err != nil {
+			return writes.Stats{}, 0, nil, err
 		}
 	}
+	// Stopping writes the Events still queued; the counter sees their acknowledgements.
 	stop()
-	<-runErr
-	return last.Sub(start), lastEvent.Sub(start), latencies, nil
-}
+	if err := <-runErr; err != nil {
+		return writes.Stats{}, 0, nil, fmt.Errorf("stopping the scheduler: %w", err)
+	}
+	stats := counter.Stats()
 
-// observer watches the shoots and Events of one namespace.
-type observer struct {
-	shoots, events watch.Interface
-}
-
-func (o *observer) stop() {
-	o.shoots.Stop()
-	o.events.Stop()
-}
-
-// observe starts watches on ns from the watch cache's current resourceVersion
-// (asking for "now" can time out while the cache catches up with etcd).
-func (b *bench) observe(ctx context.Context, ns string) (*observer, error) {
-	list, err := b.graft.CoreV1alpha1().Shoots(ns).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
-	if err != nil {
-		return nil, err
+	doneAt := obs.DoneAt()
+	latencies := make([]time.Duration, 0, len(shoots))
+	var last time.Time
+	for _, c := range shoots {
+		at := doneAt[c.shoot.Name]
+		latencies = append(latencies, at.Sub(c.at))
+		if at.After(last) {
+			last = at
+		}
 	}
-	w, err := b.graft.CoreV1alpha1().Shoots(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: list.ResourceVersion})
-	if err != nil {
-		return nil, err
-	}
-	events, err := b.kube.CoreV1().Events(ns).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
-	if err != nil {
-		w.Stop()
-		return nil, err
-	}
-	ew, err := b.kube.CoreV1().Events(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: events.ResourceVersion})
-	if err != nil {
-		w.Stop()
-		return nil, err
-	}
-	return &observer{shoots: w, events: ew}, nil
+	return stats, last.Sub(start), latencies, nil
 }
 
 func percentile(d []time.Duration, p float64) time.Duration {
@@ -400,29 +374,4 @@ func percentile(d []time.Duration, p float64) time.Duration {
 	slices.Sort(s)
 	i := int(float64(len(s))*p+0.5) - 1
 	return s[max(0, min(i, len(s)-1))]
-}
-
-// parallel runs fn(0..n-1) on workers goroutines and returns the first error.
-func parallel(n, workers int, fn func(i int) error) error {
-	var next atomic.Int64
-	var firstErr error
-	var once sync.Once
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n {
-					return
-				}
-				if err := fn(i); err != nil {
-					once.Do(func() { firstErr = err })
-					next.Store(int64(n))
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return firstErr
 }
