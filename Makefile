@@ -41,12 +41,13 @@ test-e2e: deps
 	$(GO) test -tags e2e -timeout 40m ./test/e2e/... -args -ginkgo.v
 
 ## bench-scheduler: schedule M pending shoots onto N seeds against a plain loop making
-## the same writes; BENCH_ARGS="-seeds 1000 -shoots 20000" for the large size
+## the same writes with as many writers in flight; BENCH_ARGS="-seeds 1000 -shoots 20000"
+## for the large size
 bench-scheduler: deps
 	$(GO) run ./test/perf/scheduler $(BENCH_ARGS)
 
 ## bench-drain: drain a seed of 1,000 shoots with scheduler and descheduler running,
-## against a plain loop making the same writes
+## against a plain loop making the same writes with as many writers in flight
 bench-drain: deps
 	$(GO) run ./test/perf/drain $(BENCH_ARGS)
 
