@@ -46,7 +46,9 @@
 //     do not parse gets an input error. Networks a shoot leaves empty and the
 //     seed does not default are not checked.
 //  6. Taints: an untolerated NoSchedule or NoExecute taint (a taint without
-//     effect is NoSchedule) rejects the seed.
+//     effect is NoSchedule) rejects the seed. A shoot the descheduler evicted
+//     (annotated graft.dev/descheduled-from) is also kept off the seed it left
+//     while a NoExecute taint there limits its stay (tolerationSeconds).
 //  7. Capacity: a seed with status.allocatable.shoots set and usage >= it is
 //     rejected. The shoot's own count is not held against the seeds it is
 //     already counted on.
@@ -58,9 +60,12 @@
 //     region names with their orientation (north, south, east, west, central)
 //     replaced by ":", plus 1 when only one of them has an orientation, 2
 //     when they differ, and 2 for another provider type (LevenshteinDistance).
-//     Seeds with untolerated PreferNoSchedule taints are dropped here if any
-//     seed without such taints is left; then MinimalDistance keeps the seeds
-//     at the smallest distance.
+//     For an evicted shoot, seeds whose NoExecute taints it tolerates only
+//     for a limited time are dropped here if any seed where it may stay is
+//     left (LimitedToleration), so that it moves once, not back and forth
+//     between seeds that are both being drained. Then seeds with untolerated
+//     PreferNoSchedule taints are dropped if any seed without such taints is
+//     left; then MinimalDistance keeps the seeds at the smallest distance.
 //  9. The least used candidate wins; ties go to the name that sorts first.
 //
 // With Config.ScoreWeights set, steps 8 and 9 become a weighted score (GEP-13):

@@ -100,6 +100,11 @@ func (r *run) message(v *verdict) string {
 		}
 		return fmt.Sprintf("seed is in region %q of provider type %q; strategy SameRegion needs region %q of provider type %q",
 			info.region, info.providerType, r.shoot.Spec.Region, r.shoot.Spec.Provider.Type)
+	case FilterLimitedToleration:
+		return "shoot was evicted from seed " + r.shoot.Annotations[v1alpha1.AnnotationDescheduledFrom] +
+			" and tolerates this seed's NoExecute taints only for a limited time (" +
+			formatLimited(LimitedNoExecuteTaints(info.taints, r.tolerations), r.tolerations) +
+			"), so it would be evicted again; seeds where it may stay are left"
 	case FilterPreferNoSchedule:
 		return "shoot does not tolerate the seed's PreferNoSchedule taints (" + formatTaints(r.untoleratedPreferNoSchedule(info)) +
 			") and seeds without such taints are left"
@@ -143,6 +148,22 @@ func FormatTaint(t v1alpha1.SeedTaint) string {
 		s += "=" + *t.Value
 	}
 	return s + ":" + string(EffectOf(t))
+}
+
+// formatLimited writes NoExecute taints with the longest tolerationSeconds
+// the tolerations give each, e.g. "key:NoExecute for 300s".
+func formatLimited(taints []v1alpha1.SeedTaint, tolerations []v1alpha1.Toleration) string {
+	parts := make([]string, len(taints))
+	for i, t := range taints {
+		var longest int64
+		for _, tol := range tolerations {
+			if ToleratesTaint(tol, t) && tol.TolerationSeconds != nil {
+				longest = max(longest, *tol.TolerationSeconds)
+			}
+		}
+		parts[i] = fmt.Sprintf("%s for %ds", FormatTaint(t), longest)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func formatTaints(taints []v1alpha1.SeedTaint) string {

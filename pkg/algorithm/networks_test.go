@@ -22,7 +22,7 @@ func TestNetworksFromStatus(t *testing.T) {
 	a := newSeed("a", shootDefaults("100.96.0.0/11", "100.64.0.0/13"))
 	b := newSeed("b", seedNets("10.250.0.0/16", "10.32.0.0/11", "10.64.0.0/13"))
 	evicted := func(opts ...shootOpt) *v1alpha1.Shoot {
-		return newShoot("s", append([]shootOpt{shootNets("10.180.0.0/16", "", ""), annotate(v1alpha1.AnnotationDescheduledFrom, "old")}, opts...)...)
+		return newShoot("s", append([]shootOpt{shootNets("10.180.0.0/16", "", ""), descheduledFrom("old")}, opts...)...)
 	}
 	for _, tc := range []scheduleCase{
 		{
@@ -98,14 +98,5 @@ func TestFitsElsewhereUsesStatusNetworks(t *testing.T) {
 	snap := snapshotOf(seeds(newSeed("a", shootDefaults("100.96.0.0/11", "100.64.0.0/13")), newSeed("c")), shoot)
 	if got, err := FitsElsewhere(shoot, snap, Inputs{CloudProfile: cloudProfile("aws")}, "c"); err == nil {
 		t.Errorf("FitsElsewhere = %q; want no fit, the shoot's pods overlap seed a's", got)
-	}
-}
-
-func annotate(k, v string) shootOpt {
-	return func(s *v1alpha1.Shoot) {
-		if s.Annotations == nil {
-			s.Annotations = map[string]string{}
-		}
-		s.Annotations[k] = v
 	}
 }

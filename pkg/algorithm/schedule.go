@@ -281,6 +281,7 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 		}
 	}
 
+	r.setAsideLimitedStay()
 	scoring := in.Config.scoring()
 	pnsWeight := in.Config.ScoreWeights[ScorePluginPreferNoSchedule]
 	if !scoring || pnsWeight <= 0 {
@@ -424,6 +425,52 @@ func (r *run) returnsToEvictingSeed(info *seedInfo) bool {
 		return false
 	}
 	return len(LimitedNoExecuteTaints(info.taints, r.tolerations)) > 0
+}
+
+// evicted reports whether the shoot is being placed again after the
+// descheduler evicted it.
+func (r *run) evicted() bool {
+	_, ok := r.shoot.Annotations[v1alpha1.AnnotationDescheduledFrom]
+	return ok
+}
+
+// staysOnlyAWhile reports whether the seed has a NoExecute taint the shoot
+// tolerates only with tolerationSeconds.
+func (r *run) staysOnlyAWhile(info *seedInfo) bool {
+	return len(LimitedNoExecuteTaints(info.taints, r.tolerations)) > 0
+}
+
+// setAsideLimitedStay drops, for an evicted shoot, the candidates whose
+// NoExecute taints it tolerates only for a while when any candidate where it
+// may stay is left. On such a seed the shoot would be evicted again once its
+// toleration runs out, and with two such seeds (say, both being drained) it
+// would bounce between them; a control plane move is too expensive for that.
+// A new shoot is not affected: nothing has proven that it must move yet.
+func (r *run) setAsideLimitedStay() {
+	if !r.evicted() {
+		return
+	}
+	stay, limited := 0, 0
+	for i := range r.verdicts {
+		v := &r.verdicts[i]
+		if v.filter != "" {
+			continue
+		}
+		if r.staysOnlyAWhile(v.info) {
+			limited++
+		} else {
+			stay++
+		}
+	}
+	if stay == 0 || limited == 0 {
+		return
+	}
+	for i := range r.verdicts {
+		v := &r.verdicts[i]
+		if v.filter == "" && r.staysOnlyAWhile(v.info) {
+			v.filter = FilterLimitedToleration
+		}
+	}
 }
 
 func (r *run) checkStrategy(v *verdict) Filter {

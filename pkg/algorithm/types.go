@@ -139,6 +139,10 @@ const (
 	FilterCapacity Filter = "Capacity"
 	// FilterStrategy rejects seeds the strategy does not allow (region, provider type).
 	FilterStrategy Filter = "Strategy"
+	// FilterLimitedToleration sets aside, for a shoot the descheduler
+	// evicted, seeds with NoExecute taints it tolerates only for a limited
+	// time (tolerationSeconds), because candidates where it may stay are left.
+	FilterLimitedToleration Filter = "LimitedToleration"
 	// FilterPreferNoSchedule sets aside seeds with untolerated PreferNoSchedule
 	// taints because candidates without them are left.
 	FilterPreferNoSchedule Filter = "PreferNoSchedule"
@@ -237,6 +241,7 @@ var filterShort = map[Filter]string{
 	FilterTaints:                   "taints not tolerated",
 	FilterCapacity:                 "no capacity",
 	FilterStrategy:                 "strategy",
+	FilterLimitedToleration:        "NoExecute tolerated only for a while",
 	FilterPreferNoSchedule:         "PreferNoSchedule taints",
 	FilterMinimalDistance:          "farther away",
 	FilterLeastUsed:                "more used",
@@ -246,7 +251,7 @@ var filterShort = map[Filter]string{
 var filterOrderList = []Filter{
 	FilterExcluded, FilterUsable, FilterCloudProfileSeedSelector, FilterShootSeedSelector, FilterProvider,
 	FilterHighAvailability, FilterNetworks, FilterTaints, FilterCapacity, FilterStrategy,
-	FilterPreferNoSchedule, FilterMinimalDistance, FilterLeastUsed, FilterScore,
+	FilterLimitedToleration, FilterPreferNoSchedule, FilterMinimalDistance, FilterLeastUsed, FilterScore,
 }
 
 func filterOrder(f Filter) int { return slices.Index(filterOrderList, f) }

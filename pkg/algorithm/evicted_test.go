@@ -1,0 +1,104 @@
+package algorithm
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+)
+
+// An evicted shoot is not placed on any seed whose NoExecute taints it
+// tolerates only for a while when a seed where it may stay fits: with two
+// seeds being drained it would otherwise bounce between them.
+func TestEvictedShootAvoidsLimitedStays(t *testing.T) {
+	const unsched = v1alpha1.SeedTaintUnschedulable
+	drained := func(name string, opts ...seedOpt) *v1alpha1.Seed {
+		return newSeed(name, append([]seedOpt{taint(unsched, nil, v1alpha1.TaintEffectNoExecute)}, opts...)...)
+	}
+	limited := tolerate(unsched, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](300))
+	// Seed c is busier than the drained seeds, so that least usage alone
+	// would pick one of them.
+	busy := fill("c", 5)
+	for _, tc := range []scheduleCase{
+		{
+			name:        "every seed with a limited stay is passed over, not only the one the shoot left",
+			seeds:       seeds(drained("a"), drained("b"), newSeed("c")),
+			bound:       busy,
+			shoot:       newShoot("s", limited, descheduledFrom("a")),
+			want:        "c",
+			wantFilters: map[string]Filter{"a": FilterTaints, "b": FilterLimitedToleration},
+		},
+		{
+			name:        "the same with scoring",
+			seeds:       seeds(drained("a"), drained("b"), newSeed("c")),
+			bound:       busy,
+			shoot:       newShoot("s", limited, descheduledFrom("a")),
+			config:      Config{ScoreWeights: map[ScorePlugin]int32{ScorePluginLeastAllocated: 1}},
+			want:        "c",
+			wantFilters: map[string]Filter{"a": FilterTaints, "b": FilterLimitedToleration},
+		},
+		{
+			name:        "a limited stay is still better than no seed",
+			seeds:       seeds(drained("a"), drained("b"), newSeed("c", allocatable(5))),
+			bound:       busy,
+			shoot:       newShoot("s", limited, descheduledFrom("a")),
+			want:        "b",
+			wantFilters: map[string]Filter{"a": FilterTaints, "c": FilterCapacity},
+		},
+		{
+			// Even the seed it left: nothing there will evict it again.
+			name:  "a toleration without tolerationSeconds lets the shoot stay for ever",
+			seeds: seeds(drained("a"), drained("b"), newSeed("c")),
+			bound: busy,
+			shoot: newShoot("s", limited, tolerate(unsched, nil, "", nil), descheduledFrom("a")),
+			want:  "a",
+		},
+		{
+			name:  "a new shoot is not affected: nothing has made it move yet",
+			seeds: seeds(drained("a"), drained("b"), newSeed("c")),
+			bound: busy,
+			shoot: newShoot("s", limited),
+			want:  "a",
+		},
+		{
+			name:        "a limited seed loses to one with an untolerated PreferNoSchedule taint",
+			seeds:       seeds(drained("b"), newSeed("c", taint("soft", nil, v1alpha1.TaintEffectPreferNoSchedule))),
+			bound:       busy,
+			shoot:       newShoot("s", limited, descheduledFrom("a")),
+			want:        "c",
+			wantFilters: map[string]Filter{"b": FilterLimitedToleration},
+		},
+	} {
+		t.Run(tc.name, tc.run)
+	}
+}
+
+// Explain says why a seed with a limited stay was passed over.
+func TestExplainLimitedStay(t *testing.T) {
+	const unsched = v1alpha1.SeedTaintUnschedulable
+	drain := taint(unsched, nil, v1alpha1.TaintEffectNoExecute)
+	snap := snapshotOf(seeds(newSeed("a", drain), newSeed("b", drain), newSeed("c")), fill("c", 5)...)
+	shoot := newShoot("s", tolerate(unsched, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](300)), descheduledFrom("a"))
+	e := Explain(shoot, snap, Inputs{CloudProfile: cloudProfile("aws")})
+	if e.Err != nil || e.Seed != "c" {
+		t.Fatalf("Explain chose %q (%v), want c", e.Seed, e.Err)
+	}
+	var b SeedResult
+	for _, r := range e.Seeds {
+		if r.Seed == "b" {
+			b = r
+		}
+	}
+	want := "shoot was evicted from seed a and tolerates this seed's NoExecute taints only for a limited time (" +
+		unsched + ":NoExecute for 300s), so it would be evicted again; seeds where it may stay are left"
+	if b.Filter != FilterLimitedToleration || b.Message != want {
+		t.Errorf("seed b: %s: %q\nwant %s: %q", b.Filter, b.Message, FilterLimitedToleration, want)
+	}
+	var out strings.Builder
+	if err := FormatExplanation(&out, e); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "b  LimitedToleration: "+want) {
+		t.Errorf("long form does not say why seed b was passed over:\n%s", out.String())
+	}
+}
