@@ -1,7 +1,7 @@
 // Package descheduler owns graft-descheduler's control loop: it keeps an
 // informer-fed view of seeds and shoots (the shared algorithm's Snapshot,
-// the evicted shoots still waiting for a seed, and when each NoExecute taint
-// was first seen), runs the configured plugins over seeds, applies the safety
+// the evicted shoots still waiting for a seed, and when this process first saw
+// each NoExecute taint), runs the configured plugins over seeds, applies the safety
 // rules (requireFit through algorithm.FitsElsewhere, per-pass budgets, a token
 // bucket, maxPendingEvicted, dry-run) and writes evictions.
 //
@@ -11,6 +11,13 @@
 // graft.dev/descheduled-reason, then one status Update setting
 // lastOperation to Pending with the reason, and an Event Descheduled on the
 // shoot and on the seed: four writes. graft-scheduler then places the shoot.
+//
+// Tolerations with tolerationSeconds count from the taint's timeAdded, which
+// is stored on the seed and so survives restarts, failovers and the one-shot
+// mode. A NoExecute taint without it is stamped by the first pass that looks
+// at the seed (one merge patch of spec.taints, preconditioned on the seed's
+// resourceVersion) with the time this process first saw the taint; until the
+// stamp lands, and in dry-run mode, that in-memory sighting counts instead.
 //
 // Passes are event driven: a seed is looked at when its taints or allocatable
 // shoots change, every interval (all seeds, and the per-pass budgets start

@@ -107,6 +107,7 @@ func (d *Descheduler) pass(ctx context.Context, seedNames []string, once bool) {
 // plugins before it.
 func (r *passRun) seed(name string) {
 	base := r.view.seeds[name]
+	base.Seed = r.d.stampTaintClocks(r.ctx, base.Seed)
 	for _, p := range r.d.plugins {
 		st := *base
 		st.Shoots = make([]*v1alpha1.Shoot, 0, len(base.Shoots))

@@ -1,6 +1,7 @@
 package descheduler
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
+	"github.com/graft-dev/graft/pkg/taintclock"
 )
 
 // state is the descheduler's view of the garden, fed by informers and by the
@@ -32,9 +34,17 @@ type state struct {
 	// written is the resourceVersion of the descheduler's last write per
 	// shoot until the informer delivers it; older informer events are ignored.
 	written map[string]uint64
-	// taintSeen is when each NoExecute taint was first seen, per seed.
+	// seedWritten is the same for the descheduler's own seed writes (the
+	// timeAdded stamps).
+	seedWritten map[string]uint64
+	// taintSeen is when this process first saw each NoExecute taint, per seed.
+	// A toleration counts from the taint's timeAdded; the sighting is only the
+	// fallback for a taint without one until the descheduler's stamp lands (or
+	// for good in dry-run mode, which writes nothing, or when the stamp cannot
+	// be written), and it is the time the stamp records.
 	taintSeen map[string]map[string]time.Time
-	// arrived is when a shoot was first seen on its current spec.seedName.
+	// arrived is when a shoot came to its current spec.seedName, as far as
+	// this process knows (see setShootLocked).
 	arrived map[string]arrival
 	// inflight counts evictions being written.
 	inflight int
@@ -53,14 +63,15 @@ type arrival struct {
 
 func newState() *state {
 	return &state{
-		snapshot:  algorithm.NewSnapshot(),
-		shoots:    map[string]*v1alpha1.Shoot{},
-		onSeed:    map[string]sets.Set[string]{},
-		leaving:   map[string]sets.Set[string]{},
-		pending:   sets.New[string](),
-		written:   map[string]uint64{},
-		taintSeen: map[string]map[string]time.Time{},
-		arrived:   map[string]arrival{},
+		snapshot:    algorithm.NewSnapshot(),
+		shoots:      map[string]*v1alpha1.Shoot{},
+		onSeed:      map[string]sets.Set[string]{},
+		leaving:     map[string]sets.Set[string]{},
+		pending:     sets.New[string](),
+		written:     map[string]uint64{},
+		seedWritten: map[string]uint64{},
+		taintSeen:   map[string]map[string]time.Time{},
+		arrived:     map[string]arrival{},
 	}
 }
 
@@ -72,11 +83,38 @@ func isPending(s *v1alpha1.Shoot) bool {
 	return ok && s.Spec.SeedName == nil
 }
 
-// setSeed records a seed and the first sighting of its NoExecute taints. It
-// returns whether what the plugins look at (taints, allocatable) changed.
+// setSeed records a seed seen by the informer and the first sighting of its
+// NoExecute taints. It returns whether what the plugins look at (taints with
+// their timeAdded, allocatable) changed.
 func (st *state) setSeed(old, seed *v1alpha1.Seed, now time.Time) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	return st.setSeedLocked(old, seed, now, false)
+}
+
+// setOwnSeed records a seed the descheduler wrote, so that a pass does not
+// act on the older version the informer may still deliver.
+func (st *state) setOwnSeed(seed *v1alpha1.Seed, now time.Time) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.setSeedLocked(nil, seed, now, true)
+}
+
+func (st *state) setSeedLocked(old, seed *v1alpha1.Seed, now time.Time, own bool) bool {
+	rv, ok := parseResourceVersion(seed.ResourceVersion)
+	if w, wrote := st.seedWritten[seed.Name]; wrote && ok {
+		if rv < w {
+			// The informer has not caught up with our own write yet.
+			return false
+		}
+		if !own {
+			delete(st.seedWritten, seed.Name)
+		}
+	}
+	if own && ok {
+		st.seedWritten[seed.Name] = rv
+	}
+	prev, had := st.snapshot.Seed(seed.Name)
 	st.snapshot.UpdateSeed(old, seed)
 	seen := st.taintSeen[seed.Name]
 	next := map[string]time.Time{}
@@ -92,11 +130,26 @@ func (st *state) setSeed(old, seed *v1alpha1.Seed, now time.Time) bool {
 		}
 	}
 	st.taintSeen[seed.Name] = next
-	if old == nil {
+	if !had {
 		return true
 	}
-	return !slices.EqualFunc(old.Spec.Taints, seed.Spec.Taints, func(a, b v1alpha1.SeedTaint) bool { return taintID(a) == taintID(b) }) ||
-		!old.Status.Allocatable[v1alpha1.ResourceShoots].Equal(seed.Status.Allocatable[v1alpha1.ResourceShoots])
+	return !taintclock.Equal(prev.Spec.Taints, seed.Spec.Taints) ||
+		!prev.Status.Allocatable[v1alpha1.ResourceShoots].Equal(seed.Status.Allocatable[v1alpha1.ResourceShoots])
+}
+
+// sighting returns when this process first saw each NoExecute taint of the
+// named seed; a taint it has not seen yet (read fresh from the API server) is
+// seen at now.
+func (st *state) sighting(seedName string, now time.Time) func(v1alpha1.SeedTaint) time.Time {
+	st.mu.Lock()
+	seen := maps.Clone(st.taintSeen[seedName])
+	st.mu.Unlock()
+	return func(t v1alpha1.SeedTaint) time.Time {
+		if at, ok := seen[taintID(t)]; ok {
+			return at
+		}
+		return now
+	}
 }
 
 func (st *state) removeSeed(name string) {
@@ -104,10 +157,15 @@ func (st *state) removeSeed(name string) {
 	defer st.mu.Unlock()
 	st.snapshot.RemoveSeedByName(name)
 	delete(st.taintSeen, name)
+	delete(st.seedWritten, name)
 }
 
 func resourceVersion(s *v1alpha1.Shoot) (uint64, bool) {
-	rv, err := strconv.ParseUint(s.ResourceVersion, 10, 64)
+	return parseResourceVersion(s.ResourceVersion)
+}
+
+func parseResourceVersion(v string) (uint64, bool) {
+	rv, err := strconv.ParseUint(v, 10, 64)
 	return rv, err == nil
 }
 
@@ -163,7 +221,16 @@ func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, infl
 	st.snapshot.AddShoot(s)
 	if s.Spec.SeedName != nil {
 		addTo(st.onSeed, *s.Spec.SeedName, key)
-		if a, ok := st.arrived[key]; !ok || a.seed != *s.Spec.SeedName {
+		switch a, ok := st.arrived[key]; {
+		case !ok && old == nil:
+			// The first sight of the shoot, at start-up or when it was
+			// created: when it came to its seed is not known, only that it
+			// was not before its creation. Taking now would start every
+			// toleration over with each restart; the taint's timeAdded
+			// counts instead.
+			st.arrived[key] = arrival{seed: *s.Spec.SeedName, at: s.CreationTimestamp.Time}
+		case !ok || a.seed != *s.Spec.SeedName:
+			// Seen moving here: the shoot gets its full tolerationSeconds.
 			st.arrived[key] = arrival{seed: *s.Spec.SeedName, at: now}
 		}
 	} else {
@@ -265,7 +332,7 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 				deleting++
 			}
 		}
-		seen := st.taintSeen[name]
+		seen := maps.Clone(st.taintSeen[name])
 		arrived := make(map[string]time.Time, len(keys))
 		for _, k := range keys {
 			arrived[k] = st.arrived[k].at
@@ -276,15 +343,12 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 			Usage:   st.snapshot.Usage(name),
 			Leaving: st.leaving[name].Len() + deleting,
 			Now:     now,
-			FirstSeen: func(shoot *v1alpha1.Shoot, t v1alpha1.SeedTaint) time.Time {
-				at, ok := seen[taintID(t)]
+			TolerationStart: func(shoot *v1alpha1.Shoot, t v1alpha1.SeedTaint) time.Time {
+				sighted, ok := seen[taintID(t)]
 				if !ok {
-					at = now
+					sighted = now
 				}
-				if a := arrived[algorithm.ShootKey(shoot)]; a.After(at) {
-					at = a
-				}
-				return at
+				return taintclock.Start(t, sighted, arrived[algorithm.ShootKey(shoot)])
 			},
 		}
 	}

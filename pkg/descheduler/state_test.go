@@ -54,14 +54,15 @@ func TestOwnWritesWinOverStaleEvents(t *testing.T) {
 	}
 }
 
-// A shoot that arrives on a tainted seed gets its full tolerationSeconds.
-func TestFirstSeenCountsFromArrival(t *testing.T) {
+// A shoot seen arriving on a tainted seed gets its full tolerationSeconds.
+func TestTolerationStartCountsFromArrival(t *testing.T) {
 	st := newState()
 	st.setSeed(nil, newSeed("a", -1, drainTaint), t0)
+	st.setShoot(version(newShoot("x", ""), "4"), t0, false)
 	later := t0.Add(5 * time.Minute)
 	st.setShoot(version(newShoot("x", "a"), "5"), later, false)
 	v := st.takeView([]string{"a"}, later)
-	if got := v.seeds["a"].FirstSeen(v.seeds["a"].Shoots[0], drainTaint); !got.Equal(later) {
-		t.Errorf("first seen = %v, want the shoot's arrival %v", got, later)
+	if got := v.seeds["a"].TolerationStart(v.seeds["a"].Shoots[0], drainTaint); !got.Equal(later) {
+		t.Errorf("toleration start = %v, want the shoot's arrival %v", got, later)
 	}
 }

@@ -25,11 +25,12 @@ type SeedState struct {
 	Leaving int
 	// Now is the pass's clock.
 	Now time.Time
-	// FirstSeen returns when the descheduler first saw the taint on the seed
-	// while the shoot was on it: the later of the taint's and the shoot's
-	// first sighting, so that a shoot that arrives on a tainted seed gets its
-	// full tolerationSeconds.
-	FirstSeen func(shoot *v1alpha1.Shoot, taint v1alpha1.SeedTaint) time.Time
+	// TolerationStart returns when the shoot's toleration of a NoExecute
+	// taint on the seed started to count (see taintclock.Start): the taint's
+	// timeAdded, or when the descheduler first saw a taint without one, or
+	// when the shoot arrived on the seed if that is later, so that a shoot
+	// placed on a tainted seed gets its full tolerationSeconds.
+	TolerationStart func(shoot *v1alpha1.Shoot, taint v1alpha1.SeedTaint) time.Time
 }
 
 // Candidate is a shoot a plugin wants evicted.

@@ -39,7 +39,7 @@ func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
 			continue
 		}
 		status := algorithm.CheckNoExecute(shoot, seed, func(t v1alpha1.SeedTaint) time.Time {
-			return state.FirstSeen(shoot, t)
+			return state.TolerationStart(shoot, t)
 		})
 		switch {
 		case len(status.Untolerated) > 0:

@@ -24,11 +24,11 @@ func shoot(name string, tolerations ...v1alpha1.Toleration) *v1alpha1.Shoot {
 
 func seedState(now time.Time, taints []v1alpha1.SeedTaint, shoots ...*v1alpha1.Shoot) *framework.SeedState {
 	return &framework.SeedState{
-		Seed:      &v1alpha1.Seed{ObjectMeta: metav1.ObjectMeta{Name: "s1"}, Spec: v1alpha1.SeedSpec{Taints: taints}},
-		Shoots:    shoots,
-		Usage:     len(shoots),
-		Now:       now,
-		FirstSeen: func(*v1alpha1.Shoot, v1alpha1.SeedTaint) time.Time { return t0 },
+		Seed:            &v1alpha1.Seed{ObjectMeta: metav1.ObjectMeta{Name: "s1"}, Spec: v1alpha1.SeedSpec{Taints: taints}},
+		Shoots:          shoots,
+		Usage:           len(shoots),
+		Now:             now,
+		TolerationStart: func(*v1alpha1.Shoot, v1alpha1.SeedTaint) time.Time { return t0 },
 	}
 }
 

@@ -1,0 +1,98 @@
+package descheduler
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/klog/v2"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/taintclock"
+)
+
+// stampTaintClocks writes timeAdded on the seed's NoExecute taints that lack
+// it (a taint written by hand, by an older writer or from a Gardener
+// manifest), so that their tolerations keep counting from the same moment
+// across restarts, failovers and one-shot runs. The stamp is the time this
+// process first saw the taint (taintclock.Stamp), the same moment the
+// in-memory fallback counts from, so a pass decides the same before and after
+// the stamp lands.
+//
+// It is one merge patch of spec.taints per seed, preconditioned on the
+// resourceVersion it was computed from; on a conflict it reads the seed again
+// and decides again. Like every write of the descheduler it goes through the
+// component's fenced client, with the leader's context. It returns the seed a
+// pass should evaluate: the written one, a fresher one read after a conflict,
+// or, when nothing was to be stamped or the write failed, the one given (the
+// in-memory sighting then still counts). Dry-run mode writes nothing.
+func (d *Descheduler) stampTaintClocks(ctx context.Context, seed *v1alpha1.Seed) *v1alpha1.Seed {
+	if d.cfg.DryRun {
+		return seed
+	}
+	if !taintclock.Unstamped(seed.Spec.Taints) {
+		return seed
+	}
+	log := klog.FromContext(ctx).WithValues("seed", seed.Name)
+	client := d.graft.CoreV1alpha1().Seeds()
+	current := seed
+	var stamped []v1alpha1.SeedTaint
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		taints, changed := taintclock.Stamp(current.Spec.Taints, d.state.sighting(current.Name, d.clock.Now()))
+		if !changed {
+			stamped = nil
+			return nil
+		}
+		patch, err := json.Marshal(map[string]any{
+			"metadata": map[string]any{"resourceVersion": current.ResourceVersion},
+			"spec":     map[string]any{"taints": taints},
+		})
+		if err != nil {
+			return fmt.Errorf("encoding the timeAdded patch: %w", err)
+		}
+		out, err := client.Patch(ctx, current.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: Name})
+		if apierrors.IsConflict(err) {
+			if fresh, gerr := client.Get(ctx, current.Name, metav1.GetOptions{}); gerr == nil {
+				current = fresh
+			}
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		d.state.setOwnSeed(out, d.clock.Now())
+		current, stamped = out, taints
+		return nil
+	})
+	switch {
+	case err == nil:
+		if stamped != nil {
+			log.V(2).Info("Recorded when the seed's NoExecute taints were first seen", "taints", formatClocks(stamped))
+		}
+		return current
+	case apierrors.IsNotFound(err):
+		return seed
+	case ctx.Err() != nil:
+		log.V(1).Info("Stamping timeAdded stopped", "err", err)
+		return seed
+	default:
+		log.Error(err, "Stamping timeAdded on the seed's NoExecute taints failed; tolerations count from when this process first saw them")
+		return seed
+	}
+}
+
+// formatClocks renders the NoExecute taints with their timeAdded, for logs.
+func formatClocks(taints []v1alpha1.SeedTaint) []string {
+	var out []string
+	for _, t := range taints {
+		if t.TimeAdded != nil && taintclock.Clocked(t) {
+			out = append(out, fmt.Sprintf("%s@%s", taintID(t), t.TimeAdded.UTC().Format(time.RFC3339)))
+		}
+	}
+	return out
+}
