@@ -1,5 +1,6 @@
 // Command localgarden starts, stops and describes the local garden: etcd and
-// kube-apiserver on loopback with graft's CRDs installed. hack/local-garden.sh
+// kube-apiserver on loopback with graft's CRDs and admission policies
+// installed (test/framework.InstallCRDs). hack/local-garden.sh
 // is its front door; the tests start the same control plane through
 // test/framework.
 package main
@@ -18,6 +19,7 @@ import (
 const usage = `usage: local-garden.sh up|down|env|status
 
   up      start etcd and kube-apiserver on free loopback ports, install the CRDs
+          and the admission policies of charts/graft-crds
   down    stop them (kube-apiserver first, then etcd)
   env     print the shell line that points KUBECONFIG at the local garden
   status  say whether the local garden is running
@@ -70,7 +72,7 @@ func run(command string) error {
 			_ = framework.StopDir(dir)
 			return err
 		}
-		fmt.Printf("local garden up; CRDs installed; KUBECONFIG=%s\n", kubeconfig)
+		fmt.Printf("local garden up; CRDs and admission policies installed; KUBECONFIG=%s\n", kubeconfig)
 		return nil
 	case "down":
 		if err := framework.StopDir(dir); err != nil {

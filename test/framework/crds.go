@@ -51,7 +51,8 @@ func LoadCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 }
 
 // InstallCRDs creates or updates graft's CRDs, waits until they are
-// established, and makes sure the garden namespace exists.
+// established, makes sure the garden namespace exists and installs the
+// admission policies that come with the CRDs (InstallAdmissionPolicies).
 func InstallCRDs(ctx context.Context, cfg *rest.Config) error {
 	crds, err := LoadCRDs()
 	if err != nil {
@@ -103,5 +104,5 @@ func InstallCRDs(ctx context.Context, cfg *rest.Config) error {
 	if _, err := kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating namespace %s: %w", ns.Name, err)
 	}
-	return nil
+	return InstallAdmissionPolicies(ctx, cfg)
 }

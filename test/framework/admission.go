@@ -1,0 +1,300 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/yaml"
+)
+
+// Names of the admission policies in charts/graft-crds/policies and of the
+// objects that go with them. The chart renders the same names.
+const (
+	// ProtectedTaintPolicy refuses a toleration of seed.gardener.cloud/protected outside the garden namespace.
+	ProtectedTaintPolicy = "graft-protected-taint"
+	// GardenTolerationPolicy gives every garden shoot that toleration (a MutatingAdmissionPolicy).
+	GardenTolerationPolicy = "graft-garden-protected-toleration"
+	// SeedAssignmentPolicy lets only the seed assigners set spec.seedName and status.seedName.
+	SeedAssignmentPolicy = "graft-seed-assignment"
+	// SeedAssignersConfigMap is the parameter ConfigMap of SeedAssignmentPolicy.
+	SeedAssignersConfigMap = "graft-seed-assigners"
+	// ComponentNamespace is where graft's components and the parameter
+	// ConfigMap live, as in the README's installation.
+	ComponentNamespace = "graft-system"
+)
+
+// policyFiles are the files of charts/graft-crds/policies, in install order.
+// The chart ships them through .Files.Get; this package reads the same files,
+// so the CEL exists once.
+var policyFiles = struct{ protectedTaint, gardenToleration, seedAssignment string }{
+	protectedTaint:   "protected-taint.yaml",
+	gardenToleration: "garden-protected-toleration.yaml",
+	seedAssignment:   "seed-assignment.yaml",
+}
+
+// ServiceAccountRef names a ServiceAccount.
+type ServiceAccountRef struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// UserName is the name the API server authenticates the ServiceAccount as.
+func (r ServiceAccountRef) UserName() string {
+	return "system:serviceaccount:" + r.Namespace + ":" + r.Name
+}
+
+// SeedAssigners are the identities that may set, change or clear a shoot's
+// seedName: the graft-crds chart's admissionPolicies.seedAssignment values.
+type SeedAssigners struct {
+	ServiceAccounts []ServiceAccountRef `json:"serviceAccounts"`
+	Groups          []string            `json:"groups"`
+	Users           []string            `json:"users"`
+}
+
+// UserNames are the ServiceAccounts' user names followed by the users, as the
+// parameter ConfigMap lists them.
+func (a SeedAssigners) UserNames() []string {
+	var out []string
+	for _, sa := range a.ServiceAccounts {
+		out = append(out, sa.UserName())
+	}
+	return append(out, a.Users...)
+}
+
+// ChartSeedAssigners returns the default seed assigners of the graft-crds
+// chart, read from its values.yaml.
+func ChartSeedAssigners() (SeedAssigners, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return SeedAssigners{}, err
+	}
+	path := filepath.Join(root, "charts", "graft-crds", "values.yaml")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return SeedAssigners{}, err
+	}
+	var values struct {
+		AdmissionPolicies struct {
+			SeedAssignment SeedAssigners `json:"seedAssignment"`
+		} `json:"admissionPolicies"`
+	}
+	if err := yaml.Unmarshal(data, &values); err != nil {
+		return SeedAssigners{}, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return values.AdmissionPolicies.SeedAssignment, nil
+}
+
+// e2eSecondScheduler is the ServiceAccount of the second graft-scheduler
+// release the e2e suite installs (release graft-distance-scheduler, scenario
+// 7): an operator adds each further scheduler release the same way.
+var e2eSecondScheduler = ServiceAccountRef{Namespace: ComponentNamespace, Name: "graft-distance-scheduler-graft-scheduler"}
+
+// TestSeedAssigners are the seed assigners of a garden this package installs:
+// the chart's defaults (the components' ServiceAccounts as their charts create
+// them in graft-system, and system:masters, which the tests' admin belongs to)
+// plus the e2e suite's second scheduler.
+func TestSeedAssigners() (SeedAssigners, error) {
+	a, err := ChartSeedAssigners()
+	if err != nil {
+		return a, err
+	}
+	a.ServiceAccounts = append(a.ServiceAccounts, e2eSecondScheduler)
+	return a, nil
+}
+
+// AdmissionOptions say which admission objects AdmissionObjects builds.
+type AdmissionOptions struct {
+	// Namespace holds the parameter ConfigMap (the chart's release namespace).
+	Namespace string
+	// Assigners may set, change or clear seedName.
+	Assigners SeedAssigners
+	// GardenToleration adds the MutatingAdmissionPolicy and its binding; only
+	// for API servers that serve it in admissionregistration.k8s.io/v1.
+	GardenToleration bool
+}
+
+// AdmissionObjects returns graft's admission policies from
+// charts/graft-crds/policies with the bindings and the parameter ConfigMap the
+// graft-crds chart renders around them, in install order.
+func AdmissionObjects(opts AdmissionOptions) ([]runtime.Object, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(root, "charts", "graft-crds", "policies")
+	load := func(name string) (runtime.Object, error) {
+		objs, err := DecodeFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", name, err)
+		}
+		if len(objs) != 1 {
+			return nil, fmt.Errorf("%s holds %d objects, want 1", name, len(objs))
+		}
+		return objs[0], nil
+	}
+	var out []runtime.Object
+	protected, err := load(policyFiles.protectedTaint)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, protected, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: ProtectedTaintPolicy},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        ProtectedTaintPolicy,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+		},
+	})
+	if opts.GardenToleration {
+		toleration, err := load(policyFiles.gardenToleration)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, toleration, &admissionregistrationv1.MutatingAdmissionPolicyBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: GardenTolerationPolicy},
+			Spec:       admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: GardenTolerationPolicy},
+		})
+	}
+	assignment, err := load(policyFiles.seedAssignment)
+	if err != nil {
+		return nil, err
+	}
+	deny := admissionregistrationv1.DenyAction
+	out = append(out, assignment,
+		SeedAssignersParams(opts.Namespace, opts.Assigners),
+		&admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: SeedAssignmentPolicy},
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+				PolicyName:        SeedAssignmentPolicy,
+				ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+				ParamRef: &admissionregistrationv1.ParamRef{
+					Name: SeedAssignersConfigMap, Namespace: opts.Namespace, ParameterNotFoundAction: &deny,
+				},
+			},
+		})
+	return out, nil
+}
+
+// SeedAssignersParams is the parameter ConfigMap of SeedAssignmentPolicy: one
+// user name, and one group, per line.
+func SeedAssignersParams(namespace string, a SeedAssigners) *corev1.ConfigMap {
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: SeedAssignersConfigMap, Namespace: namespace},
+		Data: map[string]string{
+			"users":  strings.Join(a.UserNames(), "\n"),
+			"groups": strings.Join(a.Groups, "\n"),
+		},
+	}
+}
+
+// MutatingAdmissionPolicyServed reports whether the API server serves
+// MutatingAdmissionPolicy in admissionregistration.k8s.io/v1 (by default from
+// Kubernetes 1.36 on).
+func MutatingAdmissionPolicyServed(dc discovery.DiscoveryInterface) (bool, error) {
+	list, err := dc.ServerResourcesForGroupVersion(admissionregistrationv1.SchemeGroupVersion.String())
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("discovering %s: %w", admissionregistrationv1.SchemeGroupVersion, err)
+	}
+	for _, r := range list.APIResources {
+		if r.Name == "mutatingadmissionpolicies" {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// InstallAdmissionPolicies creates or updates graft's admission policies, as
+// the graft-crds chart installs them, with TestSeedAssigners and the parameter
+// ConfigMap in ComponentNamespace. The MutatingAdmissionPolicy is left out
+// when the API server does not serve it. The API server enforces a policy a
+// moment after it is written: callers that need it enforced must probe.
+func InstallAdmissionPolicies(ctx context.Context, cfg *rest.Config) error {
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	served, err := MutatingAdmissionPolicyServed(kube.Discovery())
+	if err != nil {
+		return err
+	}
+	assigners, err := TestSeedAssigners()
+	if err != nil {
+		return err
+	}
+	objs, err := AdmissionObjects(AdmissionOptions{Namespace: ComponentNamespace, Assigners: assigners, GardenToleration: served})
+	if err != nil {
+		return err
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ComponentNamespace}}
+	if _, err := kube.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating namespace %s: %w", ns.Name, err)
+	}
+	ar := kube.AdmissionregistrationV1()
+	for _, obj := range objs {
+		switch o := obj.(type) {
+		case *admissionregistrationv1.ValidatingAdmissionPolicy:
+			err = createOrUpdate(ctx, ar.ValidatingAdmissionPolicies(), o)
+		case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
+			err = createOrUpdate(ctx, ar.ValidatingAdmissionPolicyBindings(), o)
+		case *admissionregistrationv1.MutatingAdmissionPolicy:
+			err = createOrUpdate(ctx, ar.MutatingAdmissionPolicies(), o)
+		case *admissionregistrationv1.MutatingAdmissionPolicyBinding:
+			err = createOrUpdate(ctx, ar.MutatingAdmissionPolicyBindings(), o)
+		case *corev1.ConfigMap:
+			err = createOrUpdate(ctx, kube.CoreV1().ConfigMaps(o.Namespace), o)
+		default:
+			err = fmt.Errorf("cannot install a %T", obj)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// createOrUpdate creates obj, or replaces the existing object of its name
+// with it, preconditioned on the resourceVersion read.
+func createOrUpdate[T interface {
+	metav1.Object
+	runtime.Object
+}](ctx context.Context, c interface {
+	Create(context.Context, T, metav1.CreateOptions) (T, error)
+	Get(context.Context, string, metav1.GetOptions) (T, error)
+	Update(context.Context, T, metav1.UpdateOptions) (T, error)
+}, obj T) error {
+	what := fmt.Sprintf("%T %s", obj, obj.GetName())
+	_, err := c.Create(ctx, obj, metav1.CreateOptions{})
+	if err == nil {
+		return nil
+	}
+	if !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating %s: %w", what, err)
+	}
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := c.Get(ctx, obj.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		obj.SetResourceVersion(cur.GetResourceVersion())
+		_, err = c.Update(ctx, obj, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("updating %s: %w", what, err)
+	}
+	return nil
+}
