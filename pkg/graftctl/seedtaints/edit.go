@@ -3,10 +3,12 @@ package seedtaints
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/taintclock"
 )
 
 // Operation is what a taint command did to a seed, as printed after its name.
@@ -35,10 +37,15 @@ func sameTaint(a, b corev1alpha1.SeedTaint) bool {
 	return a.Key == b.Key && effectOf(a) == effectOf(b)
 }
 
-// Apply computes a seed's new taints from its current ones. Without overwrite
-// it refuses to replace a taint with the same key and effect. It returns what
-// happened and the new list; the input is not modified.
-func Apply(seedName string, current []corev1alpha1.SeedTaint, c Changes, overwrite bool) (Operation, []corev1alpha1.SeedTaint, error) {
+// Apply computes a seed's new taints from its current ones at now. Without
+// overwrite it refuses to replace a taint with the same key and effect. An
+// added NoExecute taint gets timeAdded now (other effects carry none, as
+// Kubernetes writes it for NoExecute taints only); overwriting a taint with
+// the same key, value and effect keeps the one on the seed with its
+// timeAdded, so that the tolerations of its shoots do not start over, while a
+// new value is a new taint with a new time. It returns what happened and the
+// new list; the input is not modified.
+func Apply(seedName string, current []corev1alpha1.SeedTaint, c Changes, overwrite bool, now time.Time) (Operation, []corev1alpha1.SeedTaint, error) {
 	if !overwrite {
 		var existing []string
 		for _, add := range c.Add {
@@ -54,7 +61,9 @@ func Apply(seedName string, current []corev1alpha1.SeedTaint, c Changes, overwri
 	}
 
 	next := make([]corev1alpha1.SeedTaint, 0, len(current)+len(c.Add))
-	next = append(next, c.Add...)
+	for _, add := range c.Add {
+		next = append(next, added(current, add, now))
+	}
 	for _, old := range current {
 		replaced := false
 		for _, add := range c.Add {
@@ -99,6 +108,17 @@ func Apply(seedName string, current []corev1alpha1.SeedTaint, c Changes, overwri
 	default:
 		return Untainted, next, nil
 	}
+}
+
+// added is the taint that adding add to current puts on the seed: the same
+// taint already there, or add with its timeAdded.
+func added(current []corev1alpha1.SeedTaint, add corev1alpha1.SeedTaint, now time.Time) corev1alpha1.SeedTaint {
+	for _, old := range current {
+		if taintclock.Same(old, add) {
+			return old
+		}
+	}
+	return taintclock.Added(add, now)
 }
 
 // Has reports whether taints hold one with the given key and effect.

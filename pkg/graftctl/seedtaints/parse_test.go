@@ -2,6 +2,7 @@ package seedtaints
 
 import (
 	"testing"
+	"time"
 
 	"k8s.io/utils/ptr"
 
@@ -92,7 +93,7 @@ func TestApply(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := taintStrings(tt.current)
-			op, got, err := Apply("s1", tt.current, tt.changes, tt.overwrite)
+			op, got, err := Apply("s1", tt.current, tt.changes, tt.overwrite, time.Now())
 			if tt.wantErr != "" {
 				if err == nil || err.Error() != tt.wantErr {
 					t.Fatalf("error = %v, want %q", err, tt.wantErr)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,7 +23,7 @@ func seed(name, rv string, taints ...corev1alpha1.SeedTaint) *corev1alpha1.Seed 
 }
 
 var addA = func(s *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
-	_, taints, err := Apply(s.Name, s.Spec.Taints, Changes{Add: []corev1alpha1.SeedTaint{{Key: "a", Effect: corev1alpha1.TaintEffectNoSchedule}}}, false)
+	_, taints, err := Apply(s.Name, s.Spec.Taints, Changes{Add: []corev1alpha1.SeedTaint{{Key: "a", Effect: corev1alpha1.TaintEffectNoSchedule}}}, false, time.Now())
 	return taints, err == nil, err
 }
 

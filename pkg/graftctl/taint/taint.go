@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/utils/clock"
 
 	"github.com/graft-dev/client-go/clientset/versioned"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
@@ -24,7 +25,10 @@ const long = `Update the taints on one or more seeds.
  * Optionally, the key can begin with a DNS subdomain prefix and a single '/', like example.com/my-app.
  * The value is optional. If given, it must begin with a letter or number, and may contain letters, numbers, hyphens, dots, and underscores, up to 63 characters.
  * The effect must be NoSchedule, PreferNoSchedule or NoExecute.
- * A shoot that does not tolerate a NoExecute taint is evicted from the seed by graft-descheduler.`
+ * A shoot that does not tolerate a NoExecute taint is evicted from the seed by graft-descheduler.
+ * An added NoExecute taint records when it was added (timeAdded): a shoot's toleration with
+   tolerationSeconds runs out that long after it. --overwrite with the same key, value and effect
+   keeps the taint and its time; a new value is a new taint with a new time. Other effects record no time.`
 
 const example = `  # Taint seed 'aws-eu1' with key 'dedicated', value 'team-a' and effect 'NoSchedule'
   # If a taint with that key and effect already exists, --overwrite replaces its value
@@ -48,12 +52,14 @@ type Options struct {
 	Printer   *seedcmd.Printer
 
 	Client versioned.Interface
+	// Clock gives the time recorded on added NoExecute taints.
+	Clock clock.PassiveClock
 	genericiooptions.IOStreams
 }
 
 // NewCommand returns `graftctl taint`.
 func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &Options{Printer: seedcmd.NewPrinter(), IOStreams: streams}
+	o := &Options{Printer: seedcmd.NewPrinter(), Clock: clock.RealClock{}, IOStreams: streams}
 	complete := seedcmd.CompleteSeedNames(f)
 	cmd := &cobra.Command{
 		Use:                   "taint seed NAME... KEY_1=VAL_1:TAINT_EFFECT_1 ... KEY_N=VAL_N:TAINT_EFFECT_N",
@@ -151,7 +157,7 @@ func (o *Options) Run(ctx context.Context) error {
 	for _, name := range names {
 		var operation seedtaints.Operation
 		seed, _, err := seedtaints.Update(ctx, o.Client, name, o.DryRun, func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
-			op, taints, err := seedtaints.Apply(seed.Name, seed.Spec.Taints, o.Changes, o.Overwrite)
+			op, taints, err := seedtaints.Apply(seed.Name, seed.Spec.Taints, o.Changes, o.Overwrite, o.Clock.Now())
 			operation = op
 			return taints, err == nil, err
 		})

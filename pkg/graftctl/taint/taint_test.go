@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -166,5 +167,54 @@ func TestTaintOutputYAML(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("yaml output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// `graftctl taint` records when it added a NoExecute taint, and --overwrite
+// with the same taint keeps that time.
+func TestTaintRecordsTimeAdded(t *testing.T) {
+	client := fake.NewSimpleClientset(seed("a", nil))
+	before := time.Now().Truncate(time.Second)
+	if _, err := run(t, client, "seed", "a", "k=v:NoExecute", "c=v:NoSchedule"); err != nil {
+		t.Fatal(err)
+	}
+	after := time.Now()
+	got := must(client.CoreV1alpha1().Seeds().Get(context.Background(), "a", metav1.GetOptions{}))(t)
+	var added *metav1.Time
+	for _, tt := range got.Spec.Taints {
+		switch tt.Effect {
+		case corev1alpha1.TaintEffectNoExecute:
+			added = tt.TimeAdded
+		default:
+			if tt.TimeAdded != nil {
+				t.Errorf("%s: timeAdded %v, want none on a %s taint", tt.Key, tt.TimeAdded, tt.Effect)
+			}
+		}
+	}
+	if added == nil || added.Time.Before(before) || added.Time.After(after) {
+		t.Fatalf("timeAdded of the NoExecute taint = %v, want between %v and %v", added, before, after)
+	}
+
+	// Overwriting the same taint later keeps the time.
+	old := metav1.NewTime(added.Add(-time.Hour))
+	got.Spec.Taints[0].TimeAdded = &old
+	got.Spec.Taints = got.Spec.Taints[:1]
+	must(client.CoreV1alpha1().Seeds().Update(context.Background(), got, metav1.UpdateOptions{}))(t)
+	if _, err := run(t, client, "seed", "a", "k=v:NoExecute", "--overwrite"); err != nil {
+		t.Fatal(err)
+	}
+	got = must(client.CoreV1alpha1().Seeds().Get(context.Background(), "a", metav1.GetOptions{}))(t)
+	if at := got.Spec.Taints[0].TimeAdded; at == nil || !at.Time.Equal(old.Time) {
+		t.Errorf("after --overwrite with the same taint: timeAdded = %v, want %v", at, old)
+	}
+}
+
+func must[T any](v T, err error) func(*testing.T) T {
+	return func(t *testing.T) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
 	}
 }
