@@ -41,6 +41,9 @@ type Options struct {
 	ShowEvents  bool
 	EventsLimit int
 	Strategy    string
+	// RegionConfigNamespace is where region ConfigMaps are read from, the
+	// scheduler's regionConfigNamespace.
+	RegionConfigNamespace string
 
 	Namespace string
 	Graft     versioned.Interface
@@ -81,6 +84,7 @@ listed with the step that rejected it.`,
 	cmd.Flags().BoolVar(&o.ShowEvents, "show-events", o.ShowEvents, "If true, display events related to the described shoot.")
 	cmd.Flags().IntVar(&o.EventsLimit, "events-limit", o.EventsLimit, "How many of the most recent Events to show.")
 	cmd.Flags().StringVar(&o.Strategy, "strategy", "", "Scheduling strategy to explain with: SameRegion (default) or MinimalDistance.")
+	landscape.AddRegionConfigNamespaceFlag(cmd.Flags(), &o.RegionConfigNamespace)
 	return cmd
 }
 
@@ -114,6 +118,11 @@ func (o *Options) Validate() error {
 	if o.EventsLimit < 0 {
 		return fmt.Errorf("--events-limit must not be negative")
 	}
+	if o.RegionConfigNamespace != "" {
+		if err := landscape.ValidateRegionConfigNamespace(o.RegionConfigNamespace); err != nil {
+			return err
+		}
+	}
 	return algorithm.Config{Strategy: algorithm.Strategy(o.Strategy)}.Validate()
 }
 
@@ -145,7 +154,7 @@ func (o *Options) Run(ctx context.Context) error {
 		}
 		if shoot.Spec.SeedName == nil || *shoot.Spec.SeedName == "" {
 			if l == nil {
-				if l, err = landscape.Load(ctx, o.Graft, o.Kube, algorithm.Config{Strategy: algorithm.Strategy(o.Strategy)}); err != nil {
+				if l, err = landscape.Load(ctx, o.Graft, o.Kube, algorithm.Config{Strategy: algorithm.Strategy(o.Strategy)}, o.RegionConfigNamespace); err != nil {
 					return err
 				}
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/graft-dev/graft/pkg/graftctl/cordon"
 	"github.com/graft-dev/graft/pkg/graftctl/dryrun"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
+	"github.com/graft-dev/graft/pkg/graftctl/landscape"
 	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
 	"github.com/graft-dev/graft/pkg/graftctl/seedtaints"
 )
@@ -66,6 +67,9 @@ type Options struct {
 	// Strategy is the scheduler's strategy, for --dry-run and the reasons given
 	// for shoots left after a timeout.
 	Strategy string
+	// RegionConfigNamespace is where region ConfigMaps are read from, the
+	// scheduler's regionConfigNamespace.
+	RegionConfigNamespace string
 
 	Graft versioned.Interface
 	Kube  kubernetes.Interface
@@ -112,6 +116,7 @@ func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	flags.StringVar(&o.LeaseNamespace, "descheduler-lease-namespace", o.LeaseNamespace, "Namespace of graft-descheduler's leader-election Lease.")
 	flags.DurationVar(&o.LeaseCheckInterval, "descheduler-lease-check-interval", o.LeaseCheckInterval, "How often to check graft-descheduler's Lease while waiting.")
 	flags.StringVar(&o.Strategy, "strategy", "", "Scheduling strategy to assume for --dry-run and for the reasons given for shoots left: SameRegion (default) or MinimalDistance.")
+	landscape.AddRegionConfigNamespaceFlag(flags, &o.RegionConfigNamespace)
 	dryrun.AddFlag(cmd)
 	return cmd
 }
@@ -141,7 +146,19 @@ func (o *Options) Validate() error {
 	if o.LeaseCheckInterval <= 0 {
 		return fmt.Errorf("--descheduler-lease-check-interval must be positive")
 	}
+	if err := landscape.ValidateRegionConfigNamespace(o.regionConfigNamespace()); err != nil {
+		return err
+	}
 	return o.algorithmConfig().Validate()
+}
+
+// regionConfigNamespace is the flag's value, garden when the options were
+// built without the command.
+func (o *Options) regionConfigNamespace() string {
+	if o.RegionConfigNamespace == "" {
+		return corev1alpha1.GardenNamespace
+	}
+	return o.RegionConfigNamespace
 }
 
 func (o *Options) algorithmConfig() algorithm.Config {

@@ -3,10 +3,13 @@ package landscape
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/graft-dev/client-go/clientset/versioned"
@@ -28,10 +31,33 @@ type Landscape struct {
 	RegionConfigWarning string
 }
 
-// Load reads the garden. Region ConfigMaps are optional: without permission to
-// list ConfigMaps in the garden namespace the landscape is still usable, with
-// a warning.
-func Load(ctx context.Context, graft versioned.Interface, kube kubernetes.Interface, config algorithm.Config) (*Landscape, error) {
+// RegionConfigNamespaceFlag names the flag of the commands that ask the
+// algorithm: the namespace region ConfigMaps are read from, which must be the
+// scheduler's regionConfigNamespace for graftctl to decide as it does.
+const RegionConfigNamespaceFlag = "region-config-namespace"
+
+// AddRegionConfigNamespaceFlag adds --region-config-namespace, default garden.
+func AddRegionConfigNamespaceFlag(flags *pflag.FlagSet, p *string) {
+	flags.StringVar(p, RegionConfigNamespaceFlag, corev1alpha1.GardenNamespace,
+		"Namespace region ConfigMaps are read from; must be graft-scheduler's regionConfigNamespace. ConfigMaps in other namespaces are ignored, as the scheduler ignores them.")
+}
+
+// ValidateRegionConfigNamespace checks the flag's value.
+func ValidateRegionConfigNamespace(ns string) error {
+	if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {
+		return fmt.Errorf("invalid --%s %q: %s", RegionConfigNamespaceFlag, ns, strings.Join(msgs, "; "))
+	}
+	return nil
+}
+
+// Load reads the garden, with the region ConfigMaps of regionConfigNamespace
+// only (garden when empty). Region ConfigMaps are optional: without permission
+// to list ConfigMaps in that namespace the landscape is still usable, with a
+// warning.
+func Load(ctx context.Context, graft versioned.Interface, kube kubernetes.Interface, config algorithm.Config, regionConfigNamespace string) (*Landscape, error) {
+	if regionConfigNamespace == "" {
+		regionConfigNamespace = corev1alpha1.GardenNamespace
+	}
 	l := &Landscape{Snapshot: algorithm.NewSnapshot(), CloudProfiles: map[string]*corev1alpha1.CloudProfile{}, Config: config}
 
 	seeds, err := graft.CoreV1alpha1().Seeds().List(ctx, metav1.ListOptions{})
@@ -57,7 +83,7 @@ func Load(ctx context.Context, graft versioned.Interface, kube kubernetes.Interf
 		l.CloudProfiles[profiles.Items[i].Name] = &profiles.Items[i]
 	}
 	if kube != nil {
-		cms, err := kube.CoreV1().ConfigMaps(corev1alpha1.GardenNamespace).List(ctx, metav1.ListOptions{
+		cms, err := kube.CoreV1().ConfigMaps(regionConfigNamespace).List(ctx, metav1.ListOptions{
 			LabelSelector: corev1alpha1.LabelSchedulingPurpose + "=" + corev1alpha1.LabelSchedulingPurposeRegionConfig,
 		})
 		switch {

@@ -15,6 +15,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
+	graftctllandscape "github.com/graft-dev/graft/pkg/graftctl/landscape"
 	"github.com/graft-dev/graft/pkg/landscape"
 )
 
@@ -30,6 +31,10 @@ type Options struct {
 	Explain bool
 	// Output is "table" (also when empty) or "json" (one object per line).
 	Output string
+	// RegionConfigNamespace is the namespace whose region ConfigMaps count,
+	// the scheduler's regionConfigNamespace; those of other namespaces in the
+	// files are ignored, as the scheduler ignores them.
+	RegionConfigNamespace string
 
 	genericiooptions.IOStreams
 
@@ -39,7 +44,7 @@ type Options struct {
 
 // NewOptions returns options with the defaults.
 func NewOptions(streams genericiooptions.IOStreams) *Options {
-	return &Options{Strategy: string(algorithm.StrategySameRegion), Output: "table", IOStreams: streams}
+	return &Options{Strategy: string(algorithm.StrategySameRegion), Output: "table", RegionConfigNamespace: v1alpha1.GardenNamespace, IOStreams: streams}
 }
 
 // NewCmdSimulate returns `graftctl simulate`.
@@ -86,6 +91,7 @@ decision counts in the usage of the seeds for the next one.`,
 		"Weights of score plugins (MinimalDistance, LeastAllocated, PreferNoSchedule), e.g. LeastAllocated=2; none reproduces the reference scheduler")
 	flags.BoolVar(&o.Explain, "explain", o.Explain, "Explain every decision seed by seed")
 	flags.StringVarP(&o.Output, "output", "o", o.Output, "Output format: table or json (one JSON object per line)")
+	graftctllandscape.AddRegionConfigNamespaceFlag(flags, &o.RegionConfigNamespace)
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
 	_ = cmd.RegisterFlagCompletionFunc("strategy", cobra.FixedCompletions(
 		[]string{string(algorithm.StrategySameRegion), string(algorithm.StrategyMinimalDistance)}, cobra.ShellCompDirectiveNoFileComp))
@@ -143,6 +149,9 @@ func (o *Options) Validate() error {
 	if err := o.config.Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if err := graftctllandscape.ValidateRegionConfigNamespace(o.RegionConfigNamespace); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 
@@ -180,13 +189,14 @@ func (o *Options) Run() error {
 	for _, s := range l.Shoots {
 		snap.AddShoot(s)
 	}
+	regionConfigMaps := o.regionConfigMaps()
 	regionConfigs := map[*corev1.ConfigMap]*algorithm.RegionConfig{}
 
 	results := make([]Result, 0, len(pending))
 	for _, shoot := range pending {
 		profile := profiles[algorithm.CloudProfileNameOf(shoot)]
 		in := algorithm.Inputs{CloudProfile: profile, Config: o.config}
-		if cm := algorithm.SelectRegionConfigMap(profile.Name, l.ConfigMaps); cm != nil {
+		if cm := algorithm.SelectRegionConfigMap(profile.Name, regionConfigMaps); cm != nil {
 			rc, ok := regionConfigs[cm]
 			if !ok {
 				doc, _ := l.DocumentOf(cm)
@@ -218,6 +228,28 @@ func (o *Options) Run() error {
 		results = append(results, res)
 	}
 	return o.print(results)
+}
+
+// regionConfigMaps returns the landscape's ConfigMaps of the region config
+// namespace and warns about region ConfigMaps elsewhere, which the scheduler
+// would not read either.
+func (o *Options) regionConfigMaps() []*corev1.ConfigMap {
+	var in []*corev1.ConfigMap
+	var ignored []string
+	for _, cm := range o.landscape.ConfigMaps {
+		switch {
+		case cm.Namespace == o.RegionConfigNamespace:
+			in = append(in, cm)
+		case cm.Labels[v1alpha1.LabelSchedulingPurpose] == v1alpha1.LabelSchedulingPurposeRegionConfig:
+			doc, _ := o.landscape.DocumentOf(cm)
+			ignored = append(ignored, doc.String())
+		}
+	}
+	if len(ignored) > 0 {
+		fmt.Fprintf(o.ErrOut, "Warning: ignored %d region ConfigMap(s) outside namespace %q (--%s), as graft-scheduler ignores them: %s\n",
+			len(ignored), o.RegionConfigNamespace, graftctllandscape.RegionConfigNamespaceFlag, strings.Join(ignored, ", "))
+	}
+	return in
 }
 
 func (o *Options) warnSkipped() {

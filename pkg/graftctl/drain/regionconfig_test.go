@@ -1,0 +1,61 @@
+package drain
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+
+	"github.com/graft-dev/client-go/clientset/versioned/fake"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+
+	gt "github.com/graft-dev/graft/pkg/graftctl/graftctltest"
+)
+
+// TestDryRunReadsRegionConfigMapsOfOneNamespace: --dry-run decides with the
+// region ConfigMaps of --region-config-namespace only (garden by default), as
+// graft-scheduler does with its regionConfigNamespace.
+func TestDryRunReadsRegionConfigMapsOfOneNamespace(t *testing.T) {
+	// By the Levenshtein fallback eu-central-1 is at 2 from eu-west-1 and
+	// us-east-1 at 6; the ConfigMaps turn that around.
+	regionCM := func(namespace string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{
+				Namespace:   namespace,
+				Name:        "regions",
+				Labels:      map[string]string{corev1alpha1.LabelSchedulingPurpose: corev1alpha1.LabelSchedulingPurposeRegionConfig},
+				Annotations: map[string]string{corev1alpha1.AnnotationSchedulingCloudProfiles: gt.CloudProfileName},
+			},
+			Data: map[string]string{"eu-west-1": "us-east-1: 1\n"},
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"project namespace ignored by default", nil, "shoot/ns/s1 would move to seed/near\n"},
+		{"flag names the namespace", []string{"--region-config-namespace", "garden-ops"}, "shoot/ns/s1 would move to seed/far\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			graft := fake.NewSimpleClientset(gt.CloudProfile(), gt.Seed("a"), gt.Seed("near", gt.WithRegion("eu-central-1")),
+				gt.Seed("far", gt.WithRegion("us-east-1")), gt.Shoot("ns", "s1", "a"))
+			kube := kubefake.NewSimpleClientset(regionCM("ns"), regionCM("garden-ops"))
+			args := append([]string{"a", "--dry-run", "--strategy", "MinimalDistance"}, tc.args...)
+			out, _, err := run(context.Background(), graft, kube, args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out, tc.want) {
+				t.Errorf("output:\n%s\nwant a line %q", out, tc.want)
+			}
+		})
+	}
+	if _, _, err := run(context.Background(), fake.NewSimpleClientset(), kubefake.NewSimpleClientset(), "a", "--region-config-namespace", "not_a_namespace"); err == nil ||
+		!strings.Contains(err.Error(), `invalid --region-config-namespace "not_a_namespace"`) {
+		t.Errorf("err = %v, want the namespace refused", err)
+	}
+}
