@@ -2,6 +2,7 @@ package cordon
 
 import (
 	"context"
+	"time"
 
 	"github.com/spf13/cobra"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -14,6 +15,7 @@ import (
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
 	"github.com/graft-dev/graft/pkg/graftctl/seedtaints"
+	"github.com/graft-dev/graft/pkg/taintclock"
 )
 
 // CordonTaint keeps new shoots off a seed; shoots already there stay.
@@ -151,10 +153,19 @@ func Cordoned(taints []corev1alpha1.SeedTaint) ([]corev1alpha1.SeedTaint, bool, 
 	return withTaint(taints, CordonTaint)
 }
 
-// Drained returns taints with the cordon and drain taints, and whether either was missing.
+// Drained returns taints with the cordon and drain taints, and whether either
+// was missing, at the current time (see DrainedAt).
 func Drained(taints []corev1alpha1.SeedTaint) ([]corev1alpha1.SeedTaint, bool, error) {
+	return DrainedAt(taints, time.Now())
+}
+
+// DrainedAt returns taints with the cordon and drain taints, and whether
+// either was missing. A drain taint it adds records now as its timeAdded, the
+// moment the tolerations of the seed's shoots start to count; one already on
+// the seed is kept with its time. The cordon taint (NoSchedule) records none.
+func DrainedAt(taints []corev1alpha1.SeedTaint, now time.Time) ([]corev1alpha1.SeedTaint, bool, error) {
 	cordoned, c1, _ := withTaint(taints, CordonTaint)
-	drained, c2, _ := withTaint(cordoned, DrainTaint)
+	drained, c2, _ := withTaint(cordoned, taintclock.Added(DrainTaint, now))
 	return drained, c1 || c2, nil
 }
 

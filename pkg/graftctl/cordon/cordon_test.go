@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -112,5 +113,26 @@ func TestDrained(t *testing.T) {
 	}
 	if _, changed, _ := Drained(got); changed {
 		t.Errorf("draining a drained seed changed it")
+	}
+}
+
+// The drain taint records when it was added; the cordon taint records no
+// time; draining a drained seed keeps the drain taint's time.
+func TestDrainedAtRecordsTimeAdded(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	got, _, _ := DrainedAt([]corev1alpha1.SeedTaint{other}, t0.Add(400*time.Millisecond))
+	for _, taint := range got {
+		switch {
+		case taint.Effect == corev1alpha1.TaintEffectNoExecute:
+			if taint.TimeAdded == nil || !taint.TimeAdded.Time.Equal(t0) {
+				t.Errorf("drain taint timeAdded = %v, want %v", taint.TimeAdded, t0)
+			}
+		case taint.TimeAdded != nil:
+			t.Errorf("%s: timeAdded = %v, want none", seedtaints.String(taint), taint.TimeAdded)
+		}
+	}
+	again, changed, _ := DrainedAt(got, t0.Add(time.Hour))
+	if changed || again[2].TimeAdded == nil || !again[2].TimeAdded.Time.Equal(t0) {
+		t.Errorf("draining again: changed %v, timeAdded %v, want unchanged %v", changed, again[2].TimeAdded, t0)
 	}
 }
