@@ -6,6 +6,7 @@ import (
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/taintclock"
 )
 
 // NotReadyReason says why seed is not ready, or "" when it is ready.
@@ -62,7 +63,9 @@ type Decision struct {
 
 // Decide returns the taints seed should have at now. unhealthySince is when it
 // became not ready (see UnhealthySince) and evictionDelay how long it may stay
-// not ready before it also gets the NoExecute taint (nil: never).
+// not ready before it also gets the NoExecute taint (nil: never). The NoExecute
+// taint it adds records now as its timeAdded; taints already on the seed are
+// kept as they are, with their timeAdded.
 func Decide(seed *v1alpha1.Seed, unhealthySince, now time.Time, evictionDelay *time.Duration) Decision {
 	d := Decision{Reason: NotReadyReason(seed)}
 	d.Ready = d.Reason == ""
@@ -103,7 +106,9 @@ func Decide(seed *v1alpha1.Seed, unhealthySince, now time.Time, evictionDelay *t
 		d.Taints = append(d.Taints, v1alpha1.SeedTaint{Key: v1alpha1.SeedTaintNotReady, Effect: v1alpha1.TaintEffectNoSchedule})
 	}
 	if wantNoExecute && !haveNoExecute {
-		d.Taints = append(d.Taints, v1alpha1.SeedTaint{Key: v1alpha1.SeedTaintNotReady, Effect: v1alpha1.TaintEffectNoExecute})
+		// timeAdded is the moment the shoots' tolerations of the taint start
+		// to count; the one already on the seed keeps its own.
+		d.Taints = append(d.Taints, taintclock.Added(v1alpha1.SeedTaint{Key: v1alpha1.SeedTaintNotReady, Effect: v1alpha1.TaintEffectNoExecute}, now))
 	}
 	d.Changed = !slices.EqualFunc(d.Taints, seed.Spec.Taints, equalTaint)
 	return d
