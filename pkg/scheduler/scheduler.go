@@ -346,6 +346,8 @@ var errSeedChanged = errors.New("the seed changed since the cache saw it")
 
 // bind writes spec.seedName with the read resourceVersion as precondition, so
 // a shoot changed meanwhile (or bound by someone else) fails with a conflict.
+// Once bound, the shoot no longer waits: a Pending lastOperation is cleared
+// (clearPending), which costs a second write only when there is one.
 func (s *Scheduler) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string) error {
 	patch, err := json.Marshal(map[string]any{
 		"metadata": map[string]any{"resourceVersion": shoot.ResourceVersion},
@@ -354,8 +356,12 @@ func (s *Scheduler) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed st
 	if err != nil {
 		return err
 	}
-	_, err = s.clients.Graft.CoreV1alpha1().Shoots(shoot.Namespace).Patch(ctx, shoot.Name, types.MergePatchType, patch, metav1.PatchOptions{})
-	return err
+	bound, err := s.clients.Graft.CoreV1alpha1().Shoots(shoot.Namespace).Patch(ctx, shoot.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil {
+		return err
+	}
+	s.clearPending(ctx, bound, seed)
+	return nil
 }
 
 // reportFailure emits the Warning Event and records lastOperation (Create,
@@ -375,14 +381,25 @@ func (s *Scheduler) reportFailure(ctx context.Context, shoot *corev1alpha1.Shoot
 		lo.State == corev1alpha1.LastOperationStatePending && lo.Description == description {
 		return
 	}
-	patch, err := json.Marshal(map[string]any{"status": map[string]any{"lastOperation": corev1alpha1.LastOperation{
-		Type:           corev1alpha1.LastOperationTypeCreate,
-		State:          corev1alpha1.LastOperationStatePending,
-		Description:    description,
-		LastUpdateTime: metav1.NewTime(s.now()),
-	}}})
+	// Preconditioned on the version decided on: a shoot bound or evicted
+	// meanwhile must not be marked as failing to schedule. The informer
+	// brings the new version and the shoot is decided again.
+	patch, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"resourceVersion": shoot.ResourceVersion},
+		"status": map[string]any{"lastOperation": corev1alpha1.LastOperation{
+			Type:           corev1alpha1.LastOperationTypeCreate,
+			State:          corev1alpha1.LastOperationStatePending,
+			Description:    description,
+			LastUpdateTime: metav1.NewTime(s.now()),
+		}},
+	})
 	utilruntime.Must(err)
-	if _, err := s.clients.Graft.CoreV1alpha1().Shoots(shoot.Namespace).Patch(ctx, shoot.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err != nil && !apierrors.IsNotFound(err) {
+	_, err = s.clients.Graft.CoreV1alpha1().Shoots(shoot.Namespace).Patch(ctx, shoot.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+	switch {
+	case err == nil, apierrors.IsNotFound(err):
+	case apierrors.IsConflict(err):
+		klog.FromContext(ctx).V(2).Info("Shoot changed before the scheduling failure was recorded; deciding again", "shoot", key)
+	default:
 		klog.FromContext(ctx).Error(err, "Could not record the scheduling failure in the shoot's status", "shoot", key)
 	}
 }

@@ -75,6 +75,7 @@ func TestMinimalDistance(t *testing.T) {
 	f.createSeed("c", "us-east-1", nil, nil)
 	startScheduler(t, "sched-minimal-distance", func(c *configv1alpha1.SchedulerConfiguration) {
 		c.Strategy = configv1alpha1.StrategyMinimalDistance
+		c.RegionConfigNamespace = f.ns // the test's own namespace keeps its ConfigMap apart
 	})
 
 	// No region ConfigMap: the Levenshtein fallback puts eu-west-2 next to eu-west-1.
