@@ -6,7 +6,15 @@
 // ServiceAccount its Helm chart creates, with exactly the RBAC that chart
 // grants, so a missing permission fails the suite.
 //
+// Every scenario runs under the invariant monitor (monitor_test.go, package
+// invariant), which watches shoots, seeds, cloud profiles and region
+// ConfigMaps from the first scenario to the end: a spec fails on a violation
+// recorded while it ran, and the suite fails at its end on any violation ever
+// recorded, even one a component repaired afterwards. Steps that depend on a
+// component having seen an object wait for a fact only that component can
+// produce (an Event, a status field, a metric, a decision), never for time.
+//
 // Run it with:
 //
-//	go test -tags e2e -timeout 30m ./test/e2e/
+//	go test -tags e2e -count=1 -timeout 40m ./test/e2e/... -args -ginkgo.v
 package e2e

@@ -530,3 +530,18 @@ func TestMonitorGap(t *testing.T) {
 		f.wantRules(RuleSeedFilters)
 	})
 }
+
+func TestMonitorCapacityIgnoresStatesTheSeedCouldNotBeChosenIn(t *testing.T) {
+	f := newFixture(t)
+	seed := "t-aws-region-1-0" // allocatable 2
+	// Created without status (not ready, no allocatable), then given both.
+	f.changeSeed(seed, func(s *corev1alpha1.Seed) { s.Status = corev1alpha1.SeedStatus{} })
+	ready := f.l.Seeds[0].Status.DeepCopy()
+	f.changeSeed(seed, func(s *corev1alpha1.Seed) { s.Status = *ready })
+	f.tick(time.Second)
+	for _, shoot := range []int{0, 2, 4} {
+		f.shoot(shoot, "", 1)
+		f.shoot(shoot, seed, 2)
+	}
+	f.wantRules(RuleCapacity)
+}

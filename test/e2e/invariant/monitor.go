@@ -703,11 +703,14 @@ func (m *Monitor) judge(b binding) {
 		return
 	}
 
+	// The states of the seed in which the scheduler could have chosen it.
 	var rejections []string
-	accepted := false
-	for _, view := range m.configMapViews(b.rv, b.from) {
-		for _, profile := range profiles {
-			for _, seed := range seedCandidates {
+	var accepting []*corev1alpha1.Seed
+	views := m.configMapViews(b.rv, b.from)
+	for _, seed := range seedCandidates {
+		accepted := false
+		for _, view := range views {
+			for _, profile := range profiles {
 				reason := filterVerdict(b.shoot, seed, others, profile, view, cfg)
 				if reason == "" {
 					accepted = true
@@ -715,17 +718,25 @@ func (m *Monitor) judge(b binding) {
 				}
 				rejections = append(rejections, reason)
 			}
+			if accepted {
+				break
+			}
+		}
+		if accepted {
+			accepting = append(accepting, seed)
 		}
 	}
-	if !accepted {
+	if len(accepting) == 0 {
 		m.violate(Violation{Rule: RuleSeedFilters, Shoot: key, Seed: b.seed,
 			Message: "was bound to a seed its filters reject in every state the scheduler could have known: " + strings.Join(slices.Compact(rejections), "; ")})
+		accepting = seedCandidates
 	}
-	m.judgeCapacity(b, seedCandidates)
+	m.judgeCapacity(b, accepting)
 }
 
 // judgeCapacity: binding b made the seed count more shoots than its
-// allocatable in every state the scheduler could have known.
+// allocatable in every state of the seed the scheduler could have chosen it
+// in (a seed just created, without status, is not ready and not chosen).
 func (m *Monitor) judgeCapacity(b binding, seeds []*corev1alpha1.Seed) {
 	key := algorithm.ShootKey(b.shoot)
 	if b.capacityReason != "" {
@@ -736,7 +747,7 @@ func (m *Monitor) judgeCapacity(b binding, seeds []*corev1alpha1.Seed) {
 	for _, seed := range seeds {
 		alloc, ok := seed.Status.Allocatable[corev1alpha1.ResourceShoots]
 		if !ok {
-			m.skip(Skip{Rule: RuleCapacity, Shoot: key, Seed: b.seed, Reason: "the seed had no status.allocatable.shoots in a state the scheduler could have used: no limit to judge against"})
+			m.skip(Skip{Rule: RuleCapacity, Shoot: key, Seed: b.seed, Reason: "the seed had no status.allocatable.shoots in a state the scheduler could have chosen it in: no limit to judge against"})
 			return
 		}
 		most = max(most, alloc.Value())
