@@ -25,3 +25,6 @@ What graft-capacity-annotator does with the API, and nothing more:
   resources: ["events"]
   verbs: ["create", "patch"]
 {{- end }}
+
+{{/* It reads no region ConfigMaps: no Role for them. */}}
+{{- define "graft-capacity-annotator.regionConfigRules" -}}{{- end }}

@@ -120,3 +120,12 @@ the container ports and the Service always agree with what the binary serves.
 {{- define "graft-component.leaseNamespace" -}}
 {{- required "config.leaderElection.resourceNamespace is required: the lease Role is created there" .Values.config.leaderElection.resourceNamespace }}
 {{- end }}
+
+{{/*
+The namespace the component reads region ConfigMaps from: the binary's
+regionConfigNamespace, whose default is garden.
+*/}}
+{{- define "graft-component.regionConfigNamespace" -}}
+{{- $cfg := .Values.config | default dict }}
+{{- $cfg.regionConfigNamespace | default "garden" }}
+{{- end }}

@@ -50,7 +50,9 @@ data:
 
 {{/*
 RBAC: a ClusterRole with the component's own rules (from "<chart>.rules"),
-and a Role that lets it hold exactly its leader election Lease.
+a Role that lets it hold exactly its leader election Lease, and, for a
+component with "<chart>.regionConfigRules", a Role with those rules in the
+namespace it reads region ConfigMaps from (config.regionConfigNamespace).
 */}}
 {{- define "graft-component.rbac" -}}
 {{- if .Values.rbac.create }}
@@ -109,6 +111,35 @@ roleRef:
   apiGroup: rbac.authorization.k8s.io
   kind: Role
   name: {{ $fullname }}-leader-election
+subjects:
+  - kind: ServiceAccount
+    name: {{ include "graft-component.serviceAccountName" . }}
+    namespace: {{ .Release.Namespace }}
+{{- end }}
+{{- $regionConfigRules := include (printf "%s.regionConfigRules" .Chart.Name) . | trim }}
+{{- if $regionConfigRules }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: {{ $fullname }}-region-config
+  namespace: {{ include "graft-component.regionConfigNamespace" . }}
+  labels:
+    {{- include "graft-component.labels" . | nindent 4 }}
+rules:
+  {{- $regionConfigRules | nindent 2 }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: {{ $fullname }}-region-config
+  namespace: {{ include "graft-component.regionConfigNamespace" . }}
+  labels:
+    {{- include "graft-component.labels" . | nindent 4 }}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: {{ $fullname }}-region-config
 subjects:
   - kind: ServiceAccount
     name: {{ include "graft-component.serviceAccountName" . }}

@@ -3,7 +3,8 @@
 {{/*
 What graft-descheduler does with the API, and nothing more:
 - watches Shoots, Seeds, CloudProfiles and the region ConfigMaps (requireFit
-  asks the scheduling algorithm, which needs all of them);
+  asks the scheduling algorithm, which needs all of them), the ConfigMaps of
+  config.regionConfigNamespace only, through a Role there;
 - evicts a Shoot with one update (spec.seedName cleared, two annotations) and
   a status update (lastOperation Pending), reading the Shoot again on a conflict;
 - records Events on Shoots and Seeds (Descheduled, EvictionSkipped, WouldDeschedule).
@@ -18,12 +19,16 @@ What graft-descheduler does with the API, and nothing more:
 - apiGroups: ["core.graft.dev"]
   resources: ["seeds", "cloudprofiles"]
   verbs: ["list", "watch"]
-- apiGroups: [""]
-  resources: ["configmaps"]
-  verbs: ["list", "watch"]
 # core/v1 Events through client-go's broadcaster: new ones are created,
 # repeated ones are patched (count, lastTimestamp).
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["create", "patch"]
+{{- end }}
+
+{{/* Rules of the Role in config.regionConfigNamespace. */}}
+{{- define "graft-descheduler.regionConfigRules" -}}
+- apiGroups: [""]
+  resources: ["configmaps"]
+  verbs: ["list", "watch"]
 {{- end }}

@@ -6,7 +6,9 @@ What graft-scheduler does with the API, and nothing more:
 - binds a Shoot with a merge patch of spec.seedName carrying the read
   resourceVersion;
 - writes status.lastOperation of Shoots it cannot place (merge patch of status);
-- watches the region ConfigMaps (label-filtered, which RBAC cannot express);
+- watches the region ConfigMaps of config.regionConfigNamespace only
+  (label-filtered, which RBAC cannot express), through a Role there: a
+  ConfigMap anywhere else must not steer decisions;
 - records Events (Scheduled, SchedulingFailed).
 */}}
 {{- define "graft-scheduler.rules" -}}
@@ -22,12 +24,16 @@ What graft-scheduler does with the API, and nothing more:
 - apiGroups: ["core.graft.dev"]
   resources: ["cloudprofiles"]
   verbs: ["list", "watch"]
-- apiGroups: [""]
-  resources: ["configmaps"]
-  verbs: ["list", "watch"]
 # core/v1 Events through client-go's broadcaster: new ones are created,
 # repeated ones are patched (count, lastTimestamp).
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["create", "patch"]
+{{- end }}
+
+{{/* Rules of the Role in config.regionConfigNamespace. */}}
+{{- define "graft-scheduler.regionConfigRules" -}}
+- apiGroups: [""]
+  resources: ["configmaps"]
+  verbs: ["list", "watch"]
 {{- end }}
