@@ -23,9 +23,11 @@ import (
 const SchedulerName = "bench-baseline"
 
 // replayOrder is the order in which one shoot's writes are made, that of a
-// move: eviction, its lastOperation, binding, lastOperation again, Events.
-// Writes of any other kind cannot be replayed; Plan refuses them.
+// move: the seed's (a drain's taint bookkeeping), eviction, its
+// lastOperation, binding, lastOperation again, Events. Writes of any other
+// kind cannot be replayed; Plan refuses them.
 var replayOrder = []Kind{
+	{"patch", "seeds"},
 	{"update", "shoots"},
 	{"update", "shoots/status"},
 	{"patch", "shoots"},
@@ -71,7 +73,7 @@ type Baseline struct {
 	Graft versioned.Interface
 	Kube  kubernetes.Interface
 	// Seeds are the seed names bindings choose from (two at least, so that a
-	// binding always changes the shoot).
+	// binding always changes the shoot); seed patches go to the first.
 	Seeds   []string
 	Writers int
 	// Counter, when set, counts the baseline's writes: Run starts its
@@ -141,6 +143,11 @@ func (b *Baseline) replay(ctx context.Context, shoot *v1alpha1.Shoot, kinds []Ki
 	for _, k := range kinds {
 		var err error
 		switch k {
+		case Kind{"patch", "seeds"}:
+			patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{
+				"bench.graft.dev/baseline-write": fmt.Sprint(b.seq.Add(1)),
+			}}})
+			_, err = b.Graft.CoreV1alpha1().Seeds().Patch(ctx, b.Seeds[0], types.MergePatchType, patch, metav1.PatchOptions{})
 		case Kind{"update", "shoots"}:
 			// An eviction when bound, a binding when not.
 			next := cur.DeepCopy()
