@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -134,15 +135,19 @@ func AdmissionObjects(opts AdmissionOptions) ([]runtime.Object, error) {
 		return nil, err
 	}
 	dir := filepath.Join(root, "charts", "graft-crds", "policies")
+	// Strictly: a misspelt field would otherwise vanish here and only fail
+	// where the chart is applied.
+	decoder := serializer.NewCodecFactory(applyScheme, serializer.EnableStrict).UniversalDeserializer()
 	load := func(name string) (runtime.Object, error) {
-		objs, err := DecodeFile(filepath.Join(dir, name))
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		obj, _, err := decoder.Decode(data, nil, nil)
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", name, err)
 		}
-		if len(objs) != 1 {
-			return nil, fmt.Errorf("%s holds %d objects, want 1", name, len(objs))
-		}
-		return objs[0], nil
+		return obj, nil
 	}
 	var out []runtime.Object
 	protected, err := load(policyFiles.protectedTaint)

@@ -51,6 +51,7 @@ func TestTenantMayNotChooseSeed(t *testing.T) {
 	}
 
 	_, err := create(ctx, tenant, shoot(ns, "pre-bound", withSeed("protected-seed")), false)
+	t.Logf("the tenant reads: %v", err)
 	expectRefused(t, "tenant creates a pre-bound shoot", err, framework.SeedAssignmentPolicy,
 		append([]string{"spec.seedName of shoot " + ns + "/pre-bound may not be set to protected-seed"}, whoMay...)...)
 

@@ -208,10 +208,17 @@ func expectAllowed(t *testing.T, what string, err error) {
 // would see requests pass that the policy refuses.
 func waitEnforced(t *testing.T, policy string, probe func(context.Context) error) {
 	t.Helper()
-	var last error
+	last := errors.New("the probe was allowed")
 	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		last = probe(ctx)
-		return last != nil && strings.Contains(last.Error(), "'"+policy+"'"), nil
+		err := probe(ctx)
+		if ctx.Err() != nil {
+			return false, nil
+		}
+		if err == nil {
+			err = errors.New("the probe was allowed")
+		}
+		last = err
+		return strings.Contains(err.Error(), "'"+policy+"'"), nil
 	})
 	if err != nil {
 		t.Fatalf("policy %s not enforced after 2m: %v (last probe: %v)", policy, err, last)
