@@ -6,13 +6,17 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
 	"k8s.io/component-base/metrics/legacyregistry"
 
 	graftscheme "github.com/graft-dev/client-go/clientset/versioned/scheme"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component/clientconn"
 	"github.com/graft-dev/graft/pkg/component/eventrecorder"
+	"github.com/graft-dev/graft/pkg/component/fence"
 	"github.com/graft-dev/graft/pkg/component/runner"
 )
 
@@ -65,8 +69,9 @@ func RunComponent(ctx context.Context, cfg *configv1alpha1.DeschedulerConfigurat
 	if err != nil {
 		return err
 	}
-	r := runner.New(Name, cfg.CommonConfiguration, clients.Kubernetes, opts.Identity)
+	r := runner.New(Name, cfg.CommonConfiguration, clients, opts.Identity)
 	r.Server.AddInformersSyncedCheck(d.Ready)
+	trackInformers(clients.Fence, d, cfg.RegionConfigNamespace)
 	if opts.Setup != nil {
 		opts.Setup(r, d)
 	}
@@ -82,4 +87,16 @@ func RunComponent(ctx context.Context, cfg *configv1alpha1.DeschedulerConfigurat
 		},
 		d.Run,
 	)
+}
+
+// trackInformers makes writes after a gap in lease renewals wait until the
+// descheduler's views are current.
+func trackInformers(f *fence.Fence, d *Descheduler, regionConfigNamespace string) {
+	core := d.graftInformers.Core().V1alpha1()
+	gv := v1alpha1.SchemeGroupVersion
+	f.Track(core.Seeds().Informer(), gv.WithResource("seeds"), "", "")
+	f.Track(core.Shoots().Informer(), gv.WithResource("shoots"), "", "")
+	f.Track(core.CloudProfiles().Informer(), gv.WithResource("cloudprofiles"), "", "")
+	f.Track(d.kubeInformers.Core().V1().ConfigMaps().Informer(), corev1.SchemeGroupVersion.WithResource("configmaps"), regionConfigNamespace,
+		labels.SelectorFromSet(labels.Set{v1alpha1.LabelSchedulingPurpose: v1alpha1.LabelSchedulingPurposeRegionConfig}).String())
 }

@@ -101,7 +101,7 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients clientconn.Clients,
 		config:        cfg,
 		algConfig:     algConfig,
 		clients:       clients,
-		runner:        runner.New(Name, cfg.CommonConfiguration, clients.Kubernetes, opts.Identity),
+		runner:        runner.New(Name, cfg.CommonConfiguration, clients, opts.Identity),
 		now:           time.Now,
 		cache:         newSchedulingCache(),
 		unschedulable: map[string]struct{}{},
@@ -140,6 +140,13 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients clientconn.Clients,
 		s.synced = append(s.synced, reg.HasSynced)
 	}
 	s.runner.Server.AddInformersSyncedCheck(s.synced...)
+	// After a gap in lease renewals, writes wait until these views are current.
+	gv := corev1alpha1.SchemeGroupVersion
+	clients.Fence.Track(shoots.Informer(), gv.WithResource("shoots"), "", "")
+	clients.Fence.Track(seeds.Informer(), gv.WithResource("seeds"), "", "")
+	clients.Fence.Track(profiles.Informer(), gv.WithResource("cloudprofiles"), "", "")
+	clients.Fence.Track(configMaps.Informer(), corev1.SchemeGroupVersion.WithResource("configmaps"), cfg.RegionConfigNamespace,
+		corev1alpha1.LabelSchedulingPurpose+"="+corev1alpha1.LabelSchedulingPurposeRegionConfig)
 	return s, nil
 }
 

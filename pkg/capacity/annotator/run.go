@@ -75,8 +75,11 @@ func Run(ctx context.Context, cfg *configv1alpha1.CapacityAnnotatorConfiguration
 		return err
 	}
 
-	r := runner.New(Name, cfg.CommonConfiguration, clients.Kubernetes, opts.Identity)
+	r := runner.New(Name, cfg.CommonConfiguration, clients, opts.Identity)
 	r.Server.AddInformersSyncedCheck(ctrl.HasSynced)
+	// After a gap in lease renewals, writes wait until these views are current.
+	clients.Fence.Track(factory.Core().V1alpha1().Seeds().Informer(), v1alpha1.SchemeGroupVersion.WithResource("seeds"), "", "")
+	clients.Fence.Track(factory.Core().V1alpha1().Shoots().Informer(), v1alpha1.SchemeGroupVersion.WithResource("shoots"), "", "")
 	if opts.Setup != nil {
 		opts.Setup(r, ctrl)
 	}

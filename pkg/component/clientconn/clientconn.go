@@ -2,13 +2,16 @@ package clientconn
 
 import (
 	"fmt"
+	"net/http"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
 
 	versioned "github.com/graft-dev/client-go/clientset/versioned"
+	"github.com/graft-dev/graft/pkg/component/fence"
 )
 
 // RESTConfig returns the REST config that clientConnection describes.
@@ -39,32 +42,57 @@ func Apply(cfg *rest.Config, cc componentbaseconfigv1alpha1.ClientConnectionConf
 	return out
 }
 
-// Clients are the clients every graft daemon uses.
+// Clients are the clients every graft daemon uses. Every mutating request
+// of Graft and Kubernetes (bindings, evictions, status, taints, Events) goes
+// through Fence, which refuses it while a leader-elected replica cannot be
+// sure it still leads; only Lease writes the lease, unfenced.
 type Clients struct {
 	// Graft is the typed client for core.graft.dev.
 	Graft versioned.Interface
-	// Kubernetes is the client for built-in kinds: Leases, Events, ConfigMaps.
+	// Kubernetes is the client for built-in kinds: Events, ConfigMaps.
 	Kubernetes kubernetes.Interface
+	// Lease is the client that holds the lease; it is not fenced, since the
+	// renewals are what open the fence.
+	Lease kubernetes.Interface
+	// Fence guards the writes of Graft and Kubernetes; it stays open until
+	// leader election arms it (see runner).
+	Fence *fence.Fence
 }
 
-// NewClients builds both clients from one REST config. userAgent is the whole
+// NewClients builds the clients from one REST config. userAgent is the whole
 // user agent, so that API server logs and the managedFields of every write name
 // the component (also when it runs inside another binary, as in tests).
 func NewClients(cfg *rest.Config, userAgent string) (Clients, error) {
-	graftCfg := rest.CopyConfig(cfg)
-	graftCfg.UserAgent = userAgent
-	graft, err := versioned.NewForConfig(graftCfg)
+	base := rest.CopyConfig(cfg)
+	base.UserAgent = userAgent
+	meta, err := metadata.NewForConfig(base)
+	if err != nil {
+		return Clients{}, fmt.Errorf("building the metadata client: %w", err)
+	}
+	f := fence.New(userAgent, meta)
+	fenced := rest.CopyConfig(base)
+	fenced.Wrap(func(rt http.RoundTripper) http.RoundTripper { return f.Wrap(rt) })
+
+	graft, err := versioned.NewForConfig(fenced)
 	if err != nil {
 		return Clients{}, fmt.Errorf("building the graft client: %w", err)
 	}
-	// Built-in kinds speak protobuf, which is cheaper for the API server.
-	kubeCfg := rest.CopyConfig(cfg)
-	kubeCfg.UserAgent = userAgent
-	kubeCfg.ContentType = "application/vnd.kubernetes.protobuf"
-	kubeCfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
-	kube, err := kubernetes.NewForConfig(kubeCfg)
+	kube, err := kubernetes.NewForConfig(protobuf(fenced))
 	if err != nil {
 		return Clients{}, fmt.Errorf("building the Kubernetes client: %w", err)
 	}
-	return Clients{Graft: graft, Kubernetes: kube}, nil
+	lease, err := kubernetes.NewForConfig(protobuf(base))
+	if err != nil {
+		return Clients{}, fmt.Errorf("building the Lease client: %w", err)
+	}
+	return Clients{Graft: graft, Kubernetes: kube, Lease: lease, Fence: f}, nil
+}
+
+// protobuf returns a copy of cfg speaking protobuf, which built-in kinds
+// support and which is cheaper for the API server.
+func protobuf(cfg *rest.Config) *rest.Config {
+	out := rest.CopyConfig(cfg)
+	out.ContentType = "application/vnd.kubernetes.protobuf"
+	out.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	return out
 }

@@ -15,6 +15,8 @@ import (
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
 	"k8s.io/klog/v2"
+
+	"github.com/graft-dev/graft/pkg/component/fence"
 )
 
 // ErrLeaseLost is returned by Run when the lease was lost while working.
@@ -28,6 +30,9 @@ type Elector struct {
 	Client kubernetes.Interface
 	// Identity tells replicas apart; empty means hostname plus a random suffix.
 	Identity string
+	// Fence, when set, is armed while Run elects: each successful renewal
+	// opens it for RenewDeadline, and losing or releasing the lease closes it.
+	Fence *fence.Fence
 
 	leading atomic.Bool
 	elector atomic.Pointer[leaderelection.LeaderElector]
@@ -68,6 +73,16 @@ func (e *Elector) Run(ctx context.Context, work func(ctx context.Context)) error
 		return fmt.Errorf("creating the Lease lock %s/%s: %w", e.Config.ResourceNamespace, e.Config.ResourceName, err)
 	}
 	logger := klog.FromContext(ctx).WithValues("lease", e.Config.ResourceNamespace+"/"+e.Config.ResourceName, "identity", identity)
+	if e.Fence != nil {
+		// client-go cancels the work only after RenewDeadline counted from
+		// when the process runs again; the fence closes when the last renewal
+		// is older than RenewDeadline, whatever happened in between, which
+		// is at least LeaseDuration minus RenewDeadline before another
+		// replica can take over.
+		e.Fence.Arm(klog.NewContext(ctx, logger), e.Config.RenewDeadline.Duration)
+		lock = &renewals{Interface: lock, fence: e.Fence, identity: identity, now: time.Now}
+		defer e.Fence.Lost()
+	}
 
 	// runCtx also ends when work returns by itself, so that the lease is released.
 	runCtx, cancel := context.WithCancel(ctx)
@@ -109,6 +124,9 @@ func (e *Elector) Run(ctx context.Context, work func(ctx context.Context)) error
 			},
 			OnStoppedLeading: func() {
 				e.leading.Store(false)
+				if e.Fence != nil {
+					e.Fence.Lost()
+				}
 				logger.Info("Stopped leading")
 			},
 			OnNewLeader: func(id string) {
@@ -148,5 +166,40 @@ func (e *Elector) Check(maxTolerable time.Duration) func() error {
 			return nil
 		}
 		return le.Check(maxTolerable)
+	}
+}
+
+// renewals tells the fence about every successful write of the lease record
+// holding it for this replica. The time recorded is taken before the request
+// is sent: other replicas count the lease from when they observe the write,
+// which is later.
+type renewals struct {
+	resourcelock.Interface
+	fence    *fence.Fence
+	identity string
+	now      func() time.Time
+}
+
+func (r *renewals) Create(ctx context.Context, ler resourcelock.LeaderElectionRecord) error {
+	start := r.now()
+	err := r.Interface.Create(ctx, ler)
+	r.observe(start, ler, err)
+	return err
+}
+
+func (r *renewals) Update(ctx context.Context, ler resourcelock.LeaderElectionRecord) error {
+	start := r.now()
+	err := r.Interface.Update(ctx, ler)
+	r.observe(start, ler, err)
+	return err
+}
+
+func (r *renewals) observe(start time.Time, ler resourcelock.LeaderElectionRecord, err error) {
+	switch {
+	case err == nil && ler.HolderIdentity == r.identity:
+		r.fence.Renewed(start)
+	case ler.HolderIdentity != r.identity:
+		// Releasing the lease (an empty holder): no more writes.
+		r.fence.Lost()
 	}
 }

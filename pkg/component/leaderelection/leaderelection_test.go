@@ -10,6 +10,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
 	"k8s.io/utils/ptr"
+
+	"github.com/graft-dev/graft/pkg/component/fence"
 )
 
 func config(leaderElect bool) componentbaseconfigv1alpha1.LeaderElectionConfiguration {
@@ -77,5 +79,43 @@ func TestRunReturnsWhenWorkEnds(t *testing.T) {
 	}
 	if err != nil {
 		t.Errorf("work returning by itself gave %v, want nil", err)
+	}
+}
+
+// TestRenewalsOpenTheFence: the fence is closed until the lease is acquired,
+// open while it is renewed, and closed again once it is released.
+func TestRenewalsOpenTheFence(t *testing.T) {
+	f := fence.New("leaderelection-test", nil)
+	e := &Elector{Config: config(true), Client: fake.NewClientset(), Identity: "me", Fence: f}
+	ctx, cancel := context.WithCancel(context.Background())
+	opened := make(chan error, 1)
+	done := make(chan error)
+	go func() {
+		done <- e.Run(ctx, func(workCtx context.Context) {
+			deadline := time.Now().Add(10 * time.Second)
+			for f.Check() != nil && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			opened <- f.Check()
+			<-workCtx.Done()
+		})
+	}()
+	if err := f.Check(); !fence.IsFenced(err) {
+		t.Errorf("before leading: %v, want fenced", err)
+	}
+	select {
+	case err := <-opened:
+		if err != nil {
+			t.Fatalf("while leading: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("work did not start")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Check(); !fence.IsFenced(err) {
+		t.Errorf("after releasing the lease: %v, want fenced", err)
 	}
 }

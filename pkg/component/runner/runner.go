@@ -9,6 +9,7 @@ import (
 	"k8s.io/klog/v2"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/pkg/component/clientconn"
 	"github.com/graft-dev/graft/pkg/component/healthserver"
 	"github.com/graft-dev/graft/pkg/component/leaderelection"
 )
@@ -19,7 +20,7 @@ type Runner struct {
 	Name string
 	// Common is the component's common configuration (defaulted and validated).
 	Common configv1alpha1.CommonConfiguration
-	// Kubernetes writes the Lease.
+	// Kubernetes writes the Lease (unfenced).
 	Kubernetes kubernetes.Interface
 	// Identity tells replicas apart; empty means hostname plus a random suffix.
 	Identity string
@@ -30,15 +31,22 @@ type Runner struct {
 	Elector *leaderelection.Elector
 }
 
-// New returns a Runner for the given configuration.
-func New(name string, common configv1alpha1.CommonConfiguration, kube kubernetes.Interface, identity string) *Runner {
+// New returns a Runner for the given configuration. The lease is held
+// through clients.Lease; clients.Fence (when set) guards the component's
+// other writes with that lease.
+func New(name string, common configv1alpha1.CommonConfiguration, clients clientconn.Clients, identity string) *Runner {
+	lease := clients.Lease
+	if lease == nil {
+		// Clients assembled by hand (unit tests) have no separate Lease client.
+		lease = clients.Kubernetes
+	}
 	r := &Runner{
 		Name:       name,
 		Common:     common,
-		Kubernetes: kube,
+		Kubernetes: lease,
 		Identity:   identity,
 		Server:     &healthserver.Server{Config: common.Server},
-		Elector:    &leaderelection.Elector{Config: common.LeaderElection, Client: kube, Identity: identity},
+		Elector:    &leaderelection.Elector{Config: common.LeaderElection, Client: lease, Identity: identity, Fence: clients.Fence},
 	}
 	r.Server.AddHealthCheck("ping", func() error { return nil })
 	// A leader whose lease renewal is late by more than this is not ready.

@@ -1,0 +1,218 @@
+package fence
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/component-base/metrics/testutil"
+	clocktesting "k8s.io/utils/clock/testing"
+)
+
+const validFor = 3 * time.Second
+
+// fakeInformer is an informer whose store and last synced version the test sets.
+type fakeInformer struct {
+	mu         sync.Mutex
+	store      cache.Store
+	lastSynced string
+}
+
+func newFakeInformer() *fakeInformer {
+	return &fakeInformer{store: cache.NewStore(cache.MetaNamespaceKeyFunc)}
+}
+
+func (i *fakeInformer) HasSynced() bool       { return true }
+func (i *fakeInformer) GetStore() cache.Store { return i.store }
+func (i *fakeInformer) LastSyncResourceVersion() string {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.lastSynced
+}
+
+func (i *fakeInformer) set(name, rv string) {
+	_ = i.store.Update(obj(name, rv))
+	i.mu.Lock()
+	i.lastSynced = rv
+	i.mu.Unlock()
+}
+
+func obj(name, rv string) *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
+}
+
+func list(rv string, items ...*metav1.PartialObjectMetadata) *metav1.PartialObjectMetadataList {
+	l := &metav1.PartialObjectMetadataList{ListMeta: metav1.ListMeta{ResourceVersion: rv}}
+	for _, i := range items {
+		l.Items = append(l.Items, *i)
+	}
+	return l
+}
+
+// newArmed returns an armed fence on a fake clock whose catch-up reads fresh().
+func newArmed(t *testing.T, fresh func() *metav1.PartialObjectMetadataList) (*Fence, *clocktesting.FakeClock) {
+	t.Helper()
+	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
+	f := New("test-"+strings.ToLower(t.Name()), nil)
+	f.clock = clk
+	f.list = func(context.Context, tracked) (*metav1.PartialObjectMetadataList, error) { return fresh(), nil }
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	f.Arm(ctx, validFor)
+	return f, clk
+}
+
+// waitOpen waits (real time: the catch-up polls) until Check passes.
+func waitOpen(t *testing.T, f *Fence) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for f.Check() != nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("the fence did not open: %v", f.Check())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestUnarmedAndNilFencesLetWritesThrough(t *testing.T) {
+	if err := New("test-unarmed", nil).Check(); err != nil {
+		t.Errorf("unarmed fence: %v", err)
+	}
+	var f *Fence
+	if err := f.Check(); err != nil {
+		t.Errorf("nil fence: %v", err)
+	}
+	f.Renewed(time.Now())
+	f.Lost()
+}
+
+func TestFenceOpensOnRenewalAndClosesAfterValidFor(t *testing.T) {
+	f, clk := newArmed(t, func() *metav1.PartialObjectMetadataList { return list("1") })
+	if err := f.Check(); !IsFenced(err) || !strings.Contains(err.Error(), "does not hold its lease") {
+		t.Fatalf("before the first renewal: %v, want a fenced error saying the lease is not held", err)
+	}
+	f.Renewed(clk.Now())
+	waitOpen(t, f)
+	clk.Step(validFor - time.Millisecond)
+	if err := f.Check(); err != nil {
+		t.Fatalf("just within validFor: %v", err)
+	}
+	// A renewal on time keeps the fence open without a catch-up.
+	f.Renewed(clk.Now())
+	clk.Step(validFor - time.Millisecond)
+	if err := f.Check(); err != nil {
+		t.Fatalf("within validFor of the second renewal: %v", err)
+	}
+	clk.Step(time.Millisecond)
+	err := f.Check()
+	if !IsFenced(err) || !strings.Contains(err.Error(), "last renewed its lease 3s ago") {
+		t.Fatalf("at validFor: %v, want a fenced error naming the lease's age", err)
+	}
+	f.Lost()
+	f.Renewed(clk.Now().Add(-time.Hour)) // a late answer to an old request does not reopen it
+	if err := f.Check(); !IsFenced(err) {
+		t.Errorf("after losing the lease: %v", err)
+	}
+}
+
+// TestFenceWaitsForInformersAfterGap replays a paused leader that renews
+// again: the fence stays closed until the informer reflects a fresh read.
+func TestFenceWaitsForInformersAfterGap(t *testing.T) {
+	inf := newFakeInformer()
+	inf.set("a", "10")
+	var fresh atomic.Pointer[metav1.PartialObjectMetadataList]
+	fresh.Store(list("10", obj("a", "10")))
+	f, clk := newArmed(t, func() *metav1.PartialObjectMetadataList { return fresh.Load() })
+	f.Track(inf, schema.GroupVersionResource{Resource: "things"}, "", "")
+	f.Renewed(clk.Now())
+	waitOpen(t, f)
+
+	// Paused past validFor: meanwhile "a" changed and "b" was created (rv 20, 25).
+	clk.Step(10 * time.Second)
+	fresh.Store(list("30", obj("a", "20"), obj("b", "25")))
+	f.Renewed(clk.Now())
+	for range 5 {
+		if err := f.Check(); !IsFenced(err) || !strings.Contains(err.Error(), "catch up") {
+			t.Fatalf("renewed after a gap with a lagging informer: %v, want fenced while catching up", err)
+		}
+		time.Sleep(2 * catchUpPoll)
+	}
+	inf.set("a", "20")
+	if err := f.Check(); !IsFenced(err) {
+		t.Fatalf("informer still misses b: %v", err)
+	}
+	inf.set("b", "25")
+	waitOpen(t, f)
+}
+
+func TestCaughtUp(t *testing.T) {
+	store := func(objs ...*metav1.PartialObjectMetadata) cache.Store {
+		s := cache.NewStore(cache.MetaNamespaceKeyFunc)
+		for _, o := range objs {
+			_ = s.Add(o)
+		}
+		return s
+	}
+	fresh := list("100", obj("a", "50"), obj("b", "90"))
+	for _, tc := range []struct {
+		name       string
+		store      cache.Store
+		lastSynced string
+		want       bool
+	}{
+		{"same objects", store(obj("a", "50"), obj("b", "90")), "90", true},
+		{"synced past the read", store(), "101", true},
+		{"newer objects", store(obj("a", "120"), obj("b", "90"), obj("c", "110")), "120", true},
+		{"an object at an older version", store(obj("a", "50"), obj("b", "80")), "80", false},
+		{"a missing object", store(obj("a", "50")), "50", false},
+		{"an object deleted before the read", store(obj("a", "50"), obj("b", "90"), obj("gone", "40")), "90", false},
+		{"versions that do not compare", store(obj("a", "x"), obj("b", "90")), "", false},
+		// 9 < 10 although "9" > "10" as strings.
+		{"numeric not lexical order", store(obj("a", "50"), obj("b", "90")), "9", true},
+	} {
+		if got := CaughtUp(fresh, tc.store, tc.lastSynced); got != tc.want {
+			t.Errorf("%s: CaughtUp = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if !CaughtUp(list("10", obj("a", "9")), store(obj("a", "9")), "9") {
+		t.Error("9 versus 10: want caught up")
+	}
+}
+
+func TestTransportRefusesMutatingRequestsOnly(t *testing.T) {
+	var served atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { served.Add(1) }))
+	defer srv.Close()
+	f, _ := newArmed(t, func() *metav1.PartialObjectMetadataList { return list("1") })
+	client := &http.Client{Transport: f.Wrap(http.DefaultTransport)}
+	component := f.component
+
+	resp, err := client.Get(srv.URL + "/apis/x/v1/things")
+	if err != nil {
+		t.Fatalf("a read while fenced: %v", err)
+	}
+	resp.Body.Close()
+	for _, method := range []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		req, _ := http.NewRequest(method, srv.URL+"/apis/x/v1/things/a", strings.NewReader("{}"))
+		_, err := client.Do(req)
+		if !errors.Is(err, ErrFenced) {
+			t.Errorf("%s while fenced: %v, want ErrFenced", method, err)
+		}
+	}
+	if n := served.Load(); n != 1 {
+		t.Errorf("the server saw %d requests, want only the read", n)
+	}
+	got, err := testutil.GetCounterMetricValue(refusals.WithLabelValues(component, ReasonNotLeading))
+	if err != nil || got != 4 {
+		t.Errorf("refusals counted %v (%v), want 4", got, err)
+	}
+}
