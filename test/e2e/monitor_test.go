@@ -116,6 +116,7 @@ func startMonitor(ctx context.Context) error {
 		}
 		go follow(watchCtx, src, rv)
 	}
+	monitorStarted = true
 	go func() {
 		// Brings the checker's views of the inputs up to pending bindings and
 		// judges them.
@@ -229,6 +230,9 @@ func flush(ctx context.Context) {
 	}).WithContext(ctx).WithTimeout(2*time.Minute).WithPolling(100*time.Millisecond).Should(BeZero(), "bindings left unjudged")
 }
 
+// monitorStarted is set once every watch of the monitor runs.
+var monitorStarted bool
+
 // specStartViolations is how many violations were recorded when the current spec began.
 var specStartViolations int
 
@@ -247,6 +251,10 @@ var _ = AfterEach(func(ctx SpecContext) {
 // state, and nothing was ever recorded by the monitor.
 func finalCheck(ctx context.Context) {
 	GinkgoHelper()
+	if monitor == nil || !monitorStarted {
+		// BeforeSuite failed before the monitor ran; that failed the suite.
+		return
+	}
 	flush(ctx)
 	By("checking every scenario's final state")
 	Eventually(func(g Gomega) {

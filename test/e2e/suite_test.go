@@ -126,7 +126,7 @@ func restart(ctx context.Context, name string) {
 var _ = AfterSuite(func(ctx SpecContext) {
 	defer stopComponents()
 	defer func() {
-		if CurrentSpecReport().Failed() || len(monitor.Violations()) > 0 {
+		if CurrentSpecReport().Failed() || monitor != nil && len(monitor.Violations()) > 0 {
 			suiteFailed = true
 			for _, c := range running {
 				fmt.Fprintf(GinkgoWriter, "\n===== %s (running %v) =====\n%s\n", c.Name, c.Running(), c.Logs())
