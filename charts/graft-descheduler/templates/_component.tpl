@@ -7,7 +7,10 @@ What graft-descheduler does with the API, and nothing more:
   config.regionConfigNamespace only, through a Role there;
 - evicts a Shoot with one update (spec.seedName cleared, two annotations) and
   a status update (lastOperation Pending), reading the Shoot again on a conflict;
-- records Events on Shoots and Seeds (Descheduled, EvictionSkipped, WouldDeschedule).
+- records Events on Shoots and Seeds (Descheduled, EvictionSkipped, WouldDeschedule);
+- patches a Seed's spec.taints once to record timeAdded on a NoExecute taint
+  that lacks it (preconditioned on the resourceVersion, reading the Seed again
+  on a conflict), so that tolerations survive restarts and failovers.
 */}}
 {{- define "graft-descheduler.rules" -}}
 - apiGroups: ["core.graft.dev"]
@@ -19,6 +22,9 @@ What graft-descheduler does with the API, and nothing more:
 - apiGroups: ["core.graft.dev"]
   resources: ["seeds", "cloudprofiles"]
   verbs: ["list", "watch"]
+- apiGroups: ["core.graft.dev"]
+  resources: ["seeds"]
+  verbs: ["get", "patch"]
 # core/v1 Events through client-go's broadcaster: new ones are created,
 # repeated ones are patched (count, lastTimestamp).
 - apiGroups: [""]
