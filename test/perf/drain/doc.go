@@ -7,8 +7,9 @@
 // through a counting transport (package test/perf/writes), which gives their
 // writes by verb and resource and how many were in flight.
 //
-// In the same run it measures the API server's ceiling for the same writes: a
-// plain loop, each writer making one shoot's writes in series, on shoots of
+// In the same run it measures the API server's ceiling for the same writes
+// (those the API server accepted; refused ones, conflicts mostly, are graft's
+// own cost): a plain loop, each writer making one shoot's writes in series, on shoots of
 // its own, with as many writers as graft had writes in flight. The baseline
 // runs half before and half after the measured drain: the first half makes
 // the writes graft made in an unmeasured calibration drain of half as many

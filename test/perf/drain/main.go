@@ -110,7 +110,7 @@ func run() error {
 	fmt.Printf("shoots %d, targets %d, concurrentEvictions %d, concurrentSyncs %d\n", *shoots, *targets, *concurrency, *concurrency)
 	fmt.Printf("graft writes (descheduler and scheduler, Leases excluded), %.2f per moved shoot: %s\n",
 		float64(graft.OK.Total()+graft.Failed.Total())/float64(*shoots), graft)
-	fmt.Printf("baseline writes, %d writers (graft's peak in the calibration run): %s; peak %d and mean %.1f writes in flight\n",
+	fmt.Printf("baseline writes (graft's accepted ones), %d writers (graft's peak in the calibration run): %s; peak %d and mean %.1f writes in flight\n",
 		writers, baseOK, max(base1.Peak, base2.Peak), mean)
 	if d := baseOK.Diff(graft.OK); d != "" {
 		fmt.Printf("the baseline's writes differ from graft's: %s\n", d)

@@ -7,7 +7,8 @@
 // (package test/perf/writes), which gives its writes by verb and resource and
 // how many were in flight.
 //
-// In the same run it measures the API server's ceiling for the same writes: a
+// In the same run it measures the API server's ceiling for the same writes
+// (those the API server accepted; refused ones are the scheduler's own cost): a
 // plain loop, each writer making one shoot's writes in series, on shoots of
 // its own, with as many writers as the scheduler had writes in flight. The
 // baseline runs half before and half after the measured run: the first half

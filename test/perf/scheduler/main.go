@@ -140,7 +140,7 @@ func run(ctx context.Context, o options) error {
 	fmt.Printf("seeds %d, shoots %d, concurrentSyncs %d\n", o.seeds, o.shoots, o.workers)
 	fmt.Printf("creation to binding: p50 %v, p99 %v\n", percentile(latencies, 0.50).Round(time.Millisecond), percentile(latencies, 0.99).Round(time.Millisecond))
 	fmt.Printf("graft-scheduler writes (Leases excluded): %s\n", graftStats)
-	fmt.Printf("baseline writes, %d writers (graft-scheduler's peak in the calibration run): %s; peak %d and mean %.1f writes in flight\n",
+	fmt.Printf("baseline writes (graft-scheduler's accepted ones), %d writers (graft-scheduler's peak in the calibration run): %s; peak %d and mean %.1f writes in flight\n",
 		writers, baseOK, max(base1.Peak, base2.Peak), meanOf(base1, baseFirst, base2, baseSecond))
 	if d := baseOK.Diff(graftStats.OK); d != "" {
 		fmt.Printf("the baseline's writes differ from graft-scheduler's: %s\n", d)
