@@ -32,6 +32,9 @@ type eviction struct {
 	plugin string
 	reason string
 	target string
+	// recheck tells whether the plugin still wants the shoot off the seed as
+	// it is now (read from the API server right before the write).
+	recheck func(live *v1alpha1.Seed) bool
 }
 
 // passRun is the state of one pass: its view, the hypothetical placements of
@@ -123,7 +126,7 @@ func (r *passRun) seed(name string) {
 			r.d.queue.AddAfter(name, res.RequeueAfter+requeueSlack)
 		}
 		for _, c := range res.Candidates {
-			if !r.consider(p.Name(), base.Seed, c) {
+			if !r.consider(p.Name(), base.Seed, c, stillWanted(p, st, c.Shoot)) {
 				return
 			}
 		}
@@ -133,7 +136,7 @@ func (r *passRun) seed(name string) {
 // consider applies the safety rules to one candidate and evicts it. It
 // returns false when no further eviction from this seed may happen in this
 // pass.
-func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candidate) bool {
+func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candidate, recheck func(live *v1alpha1.Seed) bool) bool {
 	d := r.d
 	key := algorithm.ShootKey(c.Shoot)
 	if r.evicted.Has(key) {
@@ -172,7 +175,7 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 	if c.Shoot.Status.SeedName != nil && *c.Shoot.Status.SeedName == seed.Name {
 		r.leaving[seed.Name]++
 	}
-	e := eviction{shoot: c.Shoot, seed: seed, plugin: plugin, reason: c.Reason, target: target}
+	e := eviction{shoot: c.Shoot, seed: seed, plugin: plugin, reason: c.Reason, target: target, recheck: recheck}
 	if d.cfg.DryRun {
 		r.dryPending++
 		where := "no seed fits it now"
@@ -193,6 +196,24 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 	d.state.addInflight(1)
 	r.jobs <- e
 	return true
+}
+
+// stillWanted returns a check whether plugin, seeing the state of the pass
+// with the seed replaced by a fresh read, still picks shoot. The pass's view
+// of the seed may be old (a lagging informer, a paused process), and a taint
+// removed or allocatable raised since must not evict.
+func stillWanted(plugin framework.Plugin, st framework.SeedState, shoot *v1alpha1.Shoot) func(*v1alpha1.Seed) bool {
+	key := algorithm.ShootKey(shoot)
+	return func(live *v1alpha1.Seed) bool {
+		again := st
+		again.Seed = live
+		for _, c := range plugin.Evaluate(&again).Candidates {
+			if algorithm.ShootKey(c.Shoot) == key {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // takeBudget takes one eviction from the pass window's budgets.
@@ -232,8 +253,9 @@ func (d *Descheduler) skip(shoot *v1alpha1.Shoot, plugin, msg string) {
 	d.recorder.Event(shootRef(shoot), corev1.EventTypeWarning, EventEvictionSkipped, msg)
 }
 
-// evict writes one eviction: the spec update with the read resourceVersion,
-// then lastOperation, then the Events.
+// evict writes one eviction: it reads the seed again and drops the eviction
+// when the plugin's reason no longer holds, then writes the spec update with
+// the read resourceVersion, then lastOperation, then the Events.
 func (d *Descheduler) evict(ctx context.Context, e eviction) {
 	log := klog.FromContext(ctx).WithValues("shoot", klog.KObj(e.shoot), "seed", e.seed.Name, "plugin", e.plugin)
 	reason := e.plugin + ": " + e.reason
@@ -244,6 +266,22 @@ func (d *Descheduler) evict(ctx context.Context, e eviction) {
 	}
 	shoot.Annotations[v1alpha1.AnnotationDescheduledFrom] = e.seed.Name
 	shoot.Annotations[v1alpha1.AnnotationDescheduledReason] = reason
+	if e.recheck != nil {
+		if live, err := d.graft.CoreV1alpha1().Seeds().Get(ctx, e.seed.Name, metav1.GetOptions{}); err != nil || !e.recheck(live) {
+			if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
+				log.Error(err, "Reading the seed before evicting failed")
+				d.metrics.Evictions.WithLabelValues(e.plugin, ResultError).Inc()
+			} else {
+				log.V(1).Info("The reason no longer holds on the seed as read now; eviction dropped", "reason", e.reason, "err", err)
+				d.metrics.Evictions.WithLabelValues(e.plugin, ResultConflict).Inc()
+			}
+			d.state.addInflight(-1)
+			if ctx.Err() == nil {
+				d.queue.AddAfter(e.seed.Name, retryAfterError)
+			}
+			return
+		}
+	}
 	client := d.graft.CoreV1alpha1().Shoots(shoot.Namespace)
 	updated, err := client.Update(ctx, shoot, metav1.UpdateOptions{})
 	switch {
