@@ -153,12 +153,6 @@ func Cordoned(taints []corev1alpha1.SeedTaint) ([]corev1alpha1.SeedTaint, bool, 
 	return withTaint(taints, CordonTaint)
 }
 
-// Drained returns taints with the cordon and drain taints, and whether either
-// was missing, at the current time (see DrainedAt).
-func Drained(taints []corev1alpha1.SeedTaint) ([]corev1alpha1.SeedTaint, bool, error) {
-	return DrainedAt(taints, time.Now())
-}
-
 // DrainedAt returns taints with the cordon and drain taints, and whether
 // either was missing. A drain taint it adds records now as its timeAdded, the
 // moment the tolerations of the seed's shoots start to count; one already on

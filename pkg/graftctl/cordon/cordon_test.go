@@ -107,11 +107,11 @@ func TestCordonErrors(t *testing.T) {
 }
 
 func TestDrained(t *testing.T) {
-	got, changed, _ := Drained([]corev1alpha1.SeedTaint{other})
+	got, changed, _ := DrainedAt([]corev1alpha1.SeedTaint{other}, time.Now())
 	if !changed || seedtaints.Join(got) != "x:PreferNoSchedule,seed.gardener.cloud/unschedulable:NoSchedule,seed.gardener.cloud/unschedulable:NoExecute" {
 		t.Errorf("Drained = %s, %v", seedtaints.Join(got), changed)
 	}
-	if _, changed, _ := Drained(got); changed {
+	if _, changed, _ := DrainedAt(got, time.Now()); changed {
 		t.Errorf("draining a drained seed changed it")
 	}
 }

@@ -187,7 +187,7 @@ func (o *Options) Run(ctx context.Context) error {
 	seed, _, err := seedtaints.Update(ctx, o.Graft, o.SeedName, o.DryRun, func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
 		hadCordon = seedtaints.Has(seed.Spec.Taints, cordon.CordonTaint.Key, cordon.CordonTaint.Effect)
 		hadDrain = seedtaints.Has(seed.Spec.Taints, cordon.DrainTaint.Key, cordon.DrainTaint.Effect)
-		return cordon.Drained(seed.Spec.Taints)
+		return cordon.DrainedAt(seed.Spec.Taints, o.Clock.Now())
 	})
 	if err != nil {
 		return err

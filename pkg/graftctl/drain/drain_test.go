@@ -264,3 +264,22 @@ func TestLeaseStale(t *testing.T) {
 		t.Errorf("stale=%v why=%q", stale, why)
 	}
 }
+
+// A seed drained before: its drain taint's timeAdded, not the time of this
+// command, is when the tolerations started to count.
+func TestDryRunCountsTolerationsFromTimeAdded(t *testing.T) {
+	added := time.Now().Add(-time.Hour).UTC().Truncate(time.Second)
+	drainTaint := corev1alpha1.SeedTaint{Key: corev1alpha1.SeedTaintUnschedulable, Effect: corev1alpha1.TaintEffectNoExecute, TimeAdded: ptr.To(metav1.NewTime(added))}
+	cordonTaint := corev1alpha1.SeedTaint{Key: corev1alpha1.SeedTaintUnschedulable, Effect: corev1alpha1.TaintEffectNoSchedule}
+	twoHours := corev1alpha1.Toleration{Key: corev1alpha1.SeedTaintUnschedulable, Effect: corev1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](7200)}
+	graft := fake.NewSimpleClientset(gt.CloudProfile(), gt.Seed("a", gt.WithTaints(cordonTaint, drainTaint)), gt.Seed("b"),
+		gt.Shoot("ns", "s1", "a", gt.WithTolerations(twoHours)))
+	out, _, err := run(context.Background(), graft, kubefake.NewSimpleClientset(), "a", "--dry-run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "shoot/ns/s1 would move to seed/b after its toleration ends at " + added.Add(2*time.Hour).Format(time.RFC3339) + "\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/graftctl/landscape"
 	"github.com/graft-dev/graft/pkg/graftctl/seedtaints"
+	"github.com/graft-dev/graft/pkg/taintclock"
 )
 
 // fate is what the drain taints mean for one shoot on the seed.
@@ -23,10 +24,13 @@ type fate struct {
 	until *time.Time
 }
 
-// fateOf applies the seed's NoExecute taints to a shoot, taking taintedAt as
-// the time the taints appeared.
+// fateOf applies the seed's NoExecute taints to a shoot: a toleration counts
+// from the taint's timeAdded, or from taintedAt for a taint without one (see
+// taintclock.Start), as graft-descheduler counts it.
 func fateOf(shoot *corev1alpha1.Shoot, seed *corev1alpha1.Seed, taintedAt time.Time) fate {
-	status := algorithm.CheckNoExecute(shoot, seed, func(corev1alpha1.SeedTaint) time.Time { return taintedAt })
+	status := algorithm.CheckNoExecute(shoot, seed, func(t corev1alpha1.SeedTaint) time.Time {
+		return taintclock.Start(t, taintedAt, time.Time{})
+	})
 	switch {
 	case len(status.Untolerated) > 0:
 		return fate{}
