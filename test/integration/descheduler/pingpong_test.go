@@ -25,7 +25,9 @@ func (r *recorder) histories(names []string) string {
 }
 
 // TestDrainTwoSeedsMovesEachShootOnce drains two seeds whose NoExecute taint
-// the shoots tolerate for two seconds while a third, busier seed is clean.
+// the shoots tolerate for a few seconds (long enough for the scheduler's
+// informer to see the taints before the first eviction, even on a loaded
+// machine) while a third, busier seed is clean.
 // Every shoot must move exactly once, to the clean seed: an evicted shoot
 // placed on the other drained seed (less used, so chosen by usage alone)
 // would be evicted again there and bounce between the two.
@@ -38,7 +40,7 @@ func TestDrainTwoSeedsMovesEachShootOnce(t *testing.T) {
 	for _, from := range []string{"a", "b"} {
 		for i := range 3 {
 			s := l.NewShoot(fmt.Sprintf("%s-%d", from, i), from)
-			s.Spec.Tolerations = []v1alpha1.Toleration{{Key: v1alpha1.SeedTaintUnschedulable, Effect: v1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](2)}}
+			s.Spec.Tolerations = []v1alpha1.Toleration{{Key: v1alpha1.SeedTaintUnschedulable, Effect: v1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](5)}}
 			moving = append(moving, s)
 		}
 	}
