@@ -1,6 +1,7 @@
 package algorithm
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -254,5 +255,72 @@ func TestParseRegionConfig(t *testing.T) {
 	}
 	if _, err := Schedule(newShoot("s", shootRegion("aws", "us-east-1")), snap, in); err == nil {
 		t.Fatal("malformed entry did not fail the shoot needing it")
+	}
+}
+
+// TestLevenshteinDistanceDefinition restates the reference scheduler's fallback
+// distance plainly (placeholder by strings.Replace, a textbook edit-distance
+// table) and compares it on generated region names, orientations placed
+// anywhere, more than one, or none.
+func TestLevenshteinDistanceDefinition(t *testing.T) {
+	split := func(name string) (string, string) {
+		for _, o := range []string{"north", "south", "east", "west", "central"} {
+			if strings.Contains(name, o) {
+				return strings.Replace(name, o, ":", 1), o
+			}
+		}
+		return name, ""
+	}
+	editDistance := func(a, b []rune) int {
+		prev := make([]int, len(b)+1)
+		for j := range prev {
+			prev[j] = j
+		}
+		for i := 1; i <= len(a); i++ {
+			cur := make([]int, len(b)+1)
+			cur[0] = i
+			for j := 1; j <= len(b); j++ {
+				sub := prev[j-1]
+				if a[i-1] != b[j-1] {
+					sub++
+				}
+				cur[j] = min(prev[j]+1, cur[j-1]+1, sub)
+			}
+			prev = cur
+		}
+		return prev[len(b)]
+	}
+	want := func(shoot, shootProvider, seed, seedProvider string) int {
+		shootBase, shootO := split(shoot)
+		seedBase, seedO := split(seed)
+		d := 2 * editDistance([]rune(shootBase), []rune(seedBase))
+		switch {
+		case shootO == "" && seedO == "":
+		case shootO == "" || seedO == "":
+			d++
+		case shootO != seedO:
+			d += 2
+		}
+		if shootProvider != seedProvider {
+			d += 2
+		}
+		return d
+	}
+	parts := []string{"eu", "us", "ap", "-", "1", "2", ":", "north", "south", "east", "west", "central", "asia", "europe", "ü"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	name := func() string {
+		var b strings.Builder
+		for range rng.IntN(5) {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		return b.String()
+	}
+	providers := []string{"aws", "gcp"}
+	for range 20000 {
+		shoot, seed := name(), name()
+		sp, dp := providers[rng.IntN(2)], providers[rng.IntN(2)]
+		if got, w := LevenshteinDistance(shoot, sp, seed, dp), want(shoot, sp, seed, dp); got != w {
+			t.Fatalf("LevenshteinDistance(%q,%q,%q,%q) = %d, want %d", shoot, sp, seed, dp, got, w)
+		}
 	}
 }
