@@ -2,6 +2,7 @@ package algorithm
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -109,6 +110,10 @@ func (r *run) message(v *verdict) string {
 		return "shoot does not tolerate the seed's PreferNoSchedule taints (" + formatTaints(r.untoleratedPreferNoSchedule(info)) +
 			") and seeds without such taints are left"
 	case FilterMinimalDistance:
+		if !v.hasDistance && v.distance > math.MaxInt32 {
+			return fmt.Sprintf("region %q is listed for shoot region %q at %d in region ConfigMap %s, above the largest distance considered (%d)",
+				info.region, r.shoot.Spec.Region, v.distance, r.regionSource, math.MaxInt32)
+		}
 		if !v.hasDistance {
 			return fmt.Sprintf("region %q is not listed for shoot region %q in region ConfigMap %s, which lists other candidates",
 				info.region, r.shoot.Spec.Region, r.regionSource)

@@ -149,6 +149,35 @@ func TestMinimalDistanceAsReference(t *testing.T) {
 			wantFilters:   map[string]Filter{"same": FilterLeastUsed, "far": FilterMinimalDistance},
 		},
 		{
+			// The reference scheduler looks for the minimum from 2^31-1 down.
+			name:          "a distance of 2^31-1 counts",
+			seeds:         seeds(newSeed("near", region("aws", "eu-central-1")), newSeed("far", region("aws", "us-east-1"))),
+			shoot:         newShoot("s"),
+			cm:            cm(map[string]string{"eu-west-1": "us-east-1: 2147483647\n"}),
+			config:        md,
+			want:          "far",
+			wantDistances: map[string]int{"far": 2147483647},
+			wantFilters:   map[string]Filter{"near": FilterMinimalDistance},
+		},
+		{
+			name:          "a distance above 2^31-1 is as if unlisted",
+			seeds:         seeds(newSeed("near", region("aws", "eu-central-1")), newSeed("far", region("aws", "us-east-1"))),
+			shoot:         newShoot("s"),
+			cm:            cm(map[string]string{"eu-west-1": "us-east-1: 2147483648\n"}),
+			config:        md,
+			want:          "near",
+			wantDistances: map[string]int{"near": 2, "far": 6}, // the Levenshtein fallback
+		},
+		{
+			name:        "a distance above 2^31-1 is set aside when others are listed",
+			seeds:       seeds(newSeed("near", region("aws", "eu-central-1")), newSeed("far", region("aws", "us-east-1"))),
+			shoot:       newShoot("s"),
+			cm:          cm(map[string]string{"eu-west-1": "us-east-1: 2147483648\neu-central-1: 9\n"}),
+			config:      md,
+			want:        "near",
+			wantFilters: map[string]Filter{"far": FilterMinimalDistance},
+		},
+		{
 			name:      "an entry that is null fails the shoot that needs it",
 			seeds:     seeds(newSeed("a")),
 			shoot:     newShoot("s"),
@@ -169,6 +198,32 @@ func TestMinimalDistanceAsReference(t *testing.T) {
 	} {
 		t.Run(tc.name, tc.run)
 	}
+
+	// The set-aside seed says why it was not considered.
+	in := Inputs{CloudProfile: cloudProfile("aws"), Config: md,
+		RegionConfigMap: cm(map[string]string{"eu-west-1": "us-east-1: 2147483648\neu-central-1: 9\n"})}
+	e := Explain(newShoot("s"), snapshotOf(seeds(newSeed("near", region("aws", "eu-central-1")), newSeed("far", region("aws", "us-east-1")))), in)
+	for _, r := range e.Seeds {
+		if want := `region "us-east-1" is listed for shoot region "eu-west-1" at 2147483648 in region ConfigMap garden/aws-regions, above the largest distance considered (2147483647)`; r.Seed == "far" && r.Message != want {
+			t.Errorf("far: %q, want %q", r.Message, want)
+		}
+	}
+}
+
+// TestScoringFarApartDistances: negative configured distances are valid, and
+// a range wider than int64 must not overflow the MinimalDistance score.
+func TestScoringFarApartDistances(t *testing.T) {
+	scheduleCase{
+		name:  "far apart",
+		seeds: seeds(newSeed("near", region("aws", "eu-central-1")), newSeed("far", region("aws", "us-east-1"))),
+		shoot: newShoot("s"),
+		cm: regionConfigMap("aws-regions", "aws", map[string]string{
+			"eu-west-1": "eu-central-1: -9223372036854775808\nus-east-1: 2147483647\n",
+		}),
+		config:      Config{Strategy: StrategyMinimalDistance, ScoreWeights: map[ScorePlugin]int32{ScorePluginMinimalDistance: 1}},
+		want:        "near",
+		wantFilters: map[string]Filter{"far": FilterScore},
+	}.run(t)
 }
 
 func TestSelectRegionConfigMap(t *testing.T) {

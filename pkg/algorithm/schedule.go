@@ -537,8 +537,8 @@ func (r *run) setAsidePreferNoSchedule() {
 
 // computeDistances sets the distance of every candidate: from the region
 // ConfigMap when it lists at least one candidate's region (a region is at 0
-// from itself unless listed; unlisted candidates are set aside), otherwise
-// with the Levenshtein fallback.
+// from itself unless listed; unlisted candidates, and those listed at more
+// than 2^31-1, are set aside), otherwise with the Levenshtein fallback.
 func (r *run) computeDistances() error {
 	configured, source, err := regionDistances(r.in, r.shoot.Spec.Region)
 	if err != nil {
@@ -551,10 +551,18 @@ func (r *run) computeDistances() error {
 			if v.filter != "" {
 				continue
 			}
-			if d, ok := configured[v.info.region]; ok {
+			d, ok := configured[v.info.region]
+			if !ok && v.info.region == r.shoot.Spec.Region {
+				d, ok = 0, true
+			}
+			switch {
+			case ok && d > math.MaxInt32:
+				// The reference scheduler starts its search for the
+				// minimum at 2^31-1: a seed farther away is never a
+				// candidate, as if it were not listed.
+				v.distance = d
+			case ok:
 				v.distance, v.hasDistance = d, true
-			} else if v.info.region == r.shoot.Spec.Region {
-				v.distance, v.hasDistance = 0, true
 			}
 			if v.hasDistance {
 				r.distancesListed = true
@@ -655,7 +663,9 @@ func (r *run) chooseByScore() {
 		if wd := int64(w[ScorePluginMinimalDistance]); wd > 0 && v.hasDistance {
 			s := int64(100)
 			if maxD > minD {
-				s = int64(100 * (maxD - v.distance) / (maxD - minD))
+				// In floating point: configured distances may be negative
+				// and far apart, and integers would overflow.
+				s = int64(100 * (float64(maxD) - float64(v.distance)) / (float64(maxD) - float64(minD)))
 			}
 			total += wd * s
 		}
