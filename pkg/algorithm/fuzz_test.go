@@ -135,16 +135,33 @@ func FuzzSchedule(f *testing.F) {
 				shoot.Spec.Region: []string{"eu-west-1: 3\nus-west-2: 1\n", "local: 0\n", "bad", "eu-1: -4\n"}[pick(4)],
 			})
 		}
+		// Drawn last, so that the landscapes above stay those of the corpus.
+		if pick(3) == 0 {
+			// Evicted: from one of the seeds, or from one gone since.
+			from := "gone"
+			if len(all) > 0 && pick(4) > 0 {
+				from = all[pick(len(all))].Name
+			}
+			shoot.Annotations = map[string]string{v1alpha1.AnnotationDescheduledFrom: from}
+			for i := range shoot.Spec.Tolerations {
+				if pick(2) == 0 {
+					shoot.Spec.Tolerations[i].TolerationSeconds = ptr(int64(pick(600)))
+				}
+			}
+		}
 
 		chosen, err := Schedule(shoot, snap, in)
 		explanation := Explain(shoot, snap, in)
 		if (err == nil) != (explanation.Err == nil) || chosen != explanation.Seed {
 			t.Fatalf("Explain (%q, %v) disagrees with Schedule (%q, %v)", explanation.Seed, explanation.Err, chosen, err)
 		}
-		var passing []string
+		var passing, staying []string
 		for _, s := range all {
 			if reason := independentReject(shoot, s, snap, profile, config); reason == "" {
 				passing = append(passing, s.Name)
+				if !limitedStay(shoot, s) {
+					staying = append(staying, s.Name)
+				}
 			}
 		}
 		var se *ScheduleError
@@ -153,9 +170,19 @@ func FuzzSchedule(f *testing.F) {
 			if reason := independentReject(shoot, mustSeed(snap, chosen), snap, profile, config); reason != "" {
 				t.Fatalf("chose %s which fails: %s", chosen, reason)
 			}
-			// PreferNoSchedule: a softly tainted seed only when every passing seed is.
+			// An evicted shoot: a seed it may stay on only for a while only
+			// when every passing seed is one.
+			evicted := shoot.Annotations[v1alpha1.AnnotationDescheduledFrom] != ""
+			if evicted && limitedStay(shoot, mustSeed(snap, chosen)) && len(staying) > 0 {
+				t.Fatalf("placed the evicted shoot on %s, which it tolerates only for a while, although it may stay on %v", chosen, staying)
+			}
+			considered := passing
+			if evicted && len(staying) > 0 {
+				considered = staying
+			}
+			// PreferNoSchedule: a softly tainted seed only when every such seed is.
 			if config.ScoreWeights[ScorePluginPreferNoSchedule] == 0 && softlyRepelled(shoot, mustSeed(snap, chosen)) {
-				for _, name := range passing {
+				for _, name := range considered {
 					if !softlyRepelled(shoot, mustSeed(snap, name)) {
 						t.Fatalf("chose %s with an untolerated PreferNoSchedule taint although %s has none", chosen, name)
 					}
@@ -257,6 +284,9 @@ func independentReject(shoot *v1alpha1.Shoot, seed *v1alpha1.Seed, snap *Snapsho
 		if !tolerated {
 			return "taint " + taint.Key
 		}
+	}
+	if shoot.Annotations[v1alpha1.AnnotationDescheduledFrom] == seed.Name && limitedStay(shoot, seed) {
+		return "back to the seed it was evicted from"
 	}
 	if q, ok := seed.Status.Allocatable[v1alpha1.ResourceShoots]; ok {
 		usage := snap.Usage(seed.Name)
@@ -360,6 +390,31 @@ func independentNetworks(shoot *v1alpha1.Shoot, seed *v1alpha1.Seed) string {
 		}
 	}
 	return ""
+}
+
+// limitedStay restates LimitedNoExecuteTaints: some NoExecute taint of the
+// seed is matched only by tolerations with tolerationSeconds.
+func limitedStay(shoot *v1alpha1.Shoot, seed *v1alpha1.Seed) bool {
+	for _, taint := range seed.Spec.Taints {
+		if taint.Effect != v1alpha1.TaintEffectNoExecute {
+			continue
+		}
+		matched, forever := false, false
+		for _, tol := range shoot.Spec.Tolerations {
+			tolValue := ""
+			if tol.Value != nil {
+				tolValue = *tol.Value
+			}
+			if tol.Key == taint.Key && (taint.Value == nil || *taint.Value == tolValue) && (tol.Effect == "" || tol.Effect == taint.Effect) {
+				matched = true
+				forever = forever || tol.TolerationSeconds == nil
+			}
+		}
+		if matched && !forever {
+			return true
+		}
+	}
+	return false
 }
 
 func softlyRepelled(shoot *v1alpha1.Shoot, seed *v1alpha1.Seed) bool {
