@@ -59,6 +59,9 @@ const (
 type Options struct {
 	// Identity tells leader election replicas apart; empty means hostname plus a random suffix.
 	Identity string
+	// WrapShootHandler, when set, wraps the handler of shoot notifications
+	// (tests hold notifications back with it, as a lagging informer would).
+	WrapShootHandler func(cache.ResourceEventHandler) cache.ResourceEventHandler
 }
 
 // Scheduler binds pending shoots to seeds. Create it with New, start it with Run.
@@ -123,11 +126,15 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients clientconn.Clients,
 	configMaps := s.kubeInformers.Core().V1().ConfigMaps()
 	s.shootLister, s.profileLister = shoots.Lister(), profiles.Lister()
 
+	var shootHandler cache.ResourceEventHandler = cache.ResourceEventHandlerFuncs{AddFunc: s.onShootAdd, UpdateFunc: s.onShootUpdate, DeleteFunc: s.onShootDelete}
+	if opts.WrapShootHandler != nil {
+		shootHandler = opts.WrapShootHandler(shootHandler)
+	}
 	handlers := []struct {
 		informer cache.SharedIndexInformer
 		handler  cache.ResourceEventHandler
 	}{
-		{shoots.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: s.onShootAdd, UpdateFunc: s.onShootUpdate, DeleteFunc: s.onShootDelete}},
+		{shoots.Informer(), shootHandler},
 		{seeds.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: s.onSeedAdd, UpdateFunc: s.onSeedUpdate, DeleteFunc: s.onSeedDelete}},
 		{profiles.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: s.onProfileAdd, UpdateFunc: s.onProfileUpdate}},
 		{configMaps.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: s.onConfigMapAdd, UpdateFunc: s.onConfigMapUpdate, DeleteFunc: s.onConfigMapDelete}},
