@@ -48,6 +48,10 @@ type ControlPlane struct {
 	RESTConfig *rest.Config
 	// APIServerURL is the kube-apiserver's address.
 	APIServerURL string
+	// AuditLog is the kube-apiserver's audit log (JSON lines): one entry per
+	// completed write other than a Lease's, with the user who sent it, so that
+	// tests can tell which replica wrote what.
+	AuditLog string
 
 	removeDir bool
 	etcd      *process
@@ -156,6 +160,12 @@ func StartControlPlane(ctx context.Context, opts ControlPlaneOptions) (_ *Contro
 		return nil, err
 	}
 
+	auditPolicy := filepath.Join(cp.Dir, "audit-policy.yaml")
+	if err := os.WriteFile(auditPolicy, []byte(auditPolicyYAML), 0o644); err != nil {
+		return nil, err
+	}
+	cp.AuditLog = filepath.Join(cp.Dir, "audit.log")
+
 	cp.APIServerURL = fmt.Sprintf("https://127.0.0.1:%d", apiPort)
 	fmt.Fprintf(logw, "starting kube-apiserver on %s\n", cp.APIServerURL)
 	cp.apiserver, err = startProcess(cp.Dir, "kube-apiserver", opts.Detach, apiBin,
@@ -175,6 +185,9 @@ func StartControlPlane(ctx context.Context, opts ControlPlaneOptions) (_ *Contro
 		"--api-audiences=https://kubernetes.default.svc.cluster.local",
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--allow-privileged=false",
+		"--audit-policy-file="+auditPolicy,
+		"--audit-log-path="+cp.AuditLog,
+		"--audit-log-format=json",
 		"--v=0",
 	)
 	if err != nil {
@@ -206,6 +219,21 @@ func StartControlPlane(ctx context.Context, opts ControlPlaneOptions) (_ *Contro
 	fmt.Fprintf(logw, "kube-apiserver ready; kubeconfig %s\n", cp.Kubeconfig)
 	return cp, nil
 }
+
+// auditPolicyYAML records writes at the Metadata level, once they completed;
+// reads and the Leases every replica renews each second are left out.
+const auditPolicyYAML = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: None
+  resources: [{group: coordination.k8s.io, resources: [leases]}]
+- level: None
+  verbs: [get, list, watch]
+- level: Metadata
+  verbs: [create, update, patch, delete, deletecollection]
+- level: None
+`
 
 // Stop stops kube-apiserver and then etcd (in that order: kube-apiserver hangs
 // on SIGTERM when etcd is gone) and removes a temporary directory.
