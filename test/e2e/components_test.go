@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -290,29 +289,6 @@ func (c *component) LogContains(s string) bool {
 		}
 	}
 	return strings.Contains(string(data), s)
-}
-
-// populatedType finds the informer type in client-go's "Caches populated" line.
-var populatedType = regexp.MustCompile(`"Caches populated" type="([^"]+)"`)
-
-// populated returns the informer types whose caches the process said were
-// populated between the byte offsets from and to (-1: the end of the log).
-func (c *component) populated(from, to int64) map[string]bool {
-	data, err := os.ReadFile(filepath.Join(c.Dir, "log"))
-	if err != nil {
-		return nil
-	}
-	if to < 0 || to > int64(len(data)) {
-		to = int64(len(data))
-	}
-	if from > to {
-		from = to
-	}
-	out := map[string]bool{}
-	for _, m := range populatedType.FindAllSubmatch(data[from:to], -1) {
-		out[string(m[1])] = true
-	}
-	return out
 }
 
 // LogSize returns how many bytes the process has written so far.

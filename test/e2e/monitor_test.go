@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -193,13 +194,18 @@ func follow(ctx context.Context, src source, rv string) {
 	}
 }
 
+// lastCatchUpError is when catchUp last reported a failed list.
+var lastCatchUpError atomic.Int64
+
 // catchUp lists the inputs whose watch has not yet reached a pending
 // binding, then judges what it can.
 func catchUp(ctx context.Context) {
 	for _, kind := range monitor.Lagging() {
 		for _, src := range sources() {
 			if src.kind == kind {
-				if _, err := relist(ctx, src); err != nil && ctx.Err() == nil {
+				if _, err := relist(ctx, src); err != nil && ctx.Err() == nil && time.Since(time.Unix(0, lastCatchUpError.Load())) > 10*time.Second {
+					// While the API server is down this fails every time; say so now and then.
+					lastCatchUpError.Store(time.Now().UnixNano())
 					GinkgoWriter.Printf("invariants: listing %ss to catch up: %v\n", kind, err)
 				}
 			}
@@ -271,7 +277,8 @@ func finalCheck(ctx context.Context) {
 			g.Expect(violationStrings(vs)).To(BeEmpty(), "scenario %s", l.Spec.Scenario)
 		}
 	}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
-	GinkgoWriter.Printf("invariants: %d watch gaps; judgements skipped, by reason:\n", monitor.Gaps())
+	GinkgoWriter.Printf("invariants: %d bindings judged, %d violations, %d watch gaps; judgements skipped, by reason:\n",
+		monitor.Judged(), len(monitor.Violations()), monitor.Gaps())
 	for _, line := range monitor.SkipSummary() {
 		GinkgoWriter.Printf("  %s\n", line)
 	}

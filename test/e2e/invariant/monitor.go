@@ -109,6 +109,7 @@ type Monitor struct {
 	pending    []binding
 	violations []Violation
 	skips      []Skip
+	judged     int
 	binds      map[string]int
 	evictions  map[string]int
 }
@@ -382,6 +383,7 @@ func (m *Monitor) Judge() int {
 			continue
 		}
 		m.judge(b)
+		m.judged++
 	}
 	m.pending = keep
 	return len(keep)
@@ -426,6 +428,13 @@ func (m *Monitor) Skips() []Skip {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return slices.Clone(m.skips)
+}
+
+// Judged returns how many bindings were judged.
+func (m *Monitor) Judged() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.judged
 }
 
 // Gaps returns how many times a watch could not be resumed.
