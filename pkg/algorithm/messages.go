@@ -114,6 +114,10 @@ func (r *run) message(v *verdict) string {
 			return fmt.Sprintf("region %q is listed for shoot region %q at %d in region ConfigMap %s, above the largest distance considered (%d)",
 				info.region, r.shoot.Spec.Region, v.distance, r.regionSource, math.MaxInt32)
 		}
+		if v.hasDistance && !r.distancesListed && v.distance > MaxFallbackDistance {
+			return fmt.Sprintf("Levenshtein distance %d between regions %q and %q is above %d, the largest considered",
+				v.distance, r.shoot.Spec.Region, info.region, MaxFallbackDistance)
+		}
 		if !v.hasDistance {
 			return fmt.Sprintf("region %q is not listed for shoot region %q in region ConfigMap %s, which lists other candidates",
 				info.region, r.shoot.Spec.Region, r.regionSource)

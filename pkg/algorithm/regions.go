@@ -18,6 +18,11 @@ import (
 // looked for.
 var orientations = []string{"north", "south", "east", "west", "central"}
 
+// MaxFallbackDistance is the largest Levenshtein fallback distance at which
+// the reference scheduler still considers a seed (without score weights):
+// region base names more than 500 edits apart.
+const MaxFallbackDistance = 1000
+
 // orientationPlaceholder stands where the orientation was cut out of a region
 // name, so that "eu-west-1" and "eu-1" have different base names.
 const orientationPlaceholder = ":"

@@ -70,6 +70,7 @@ func TestLevenshteinDistance(t *testing.T) {
 func TestMinimalDistanceAsReference(t *testing.T) {
 	md := Config{Strategy: StrategyMinimalDistance}
 	cm := func(data map[string]string) *corev1.ConfigMap { return regionConfigMap("aws-regions", "aws,gcp", data) }
+	remote := strings.Repeat("x", 600) // no letter in common with eu-:-1
 	anyProvider := func(s *v1alpha1.Shoot) { s.Spec.SeedSelector = &v1alpha1.SeedSelector{ProviderTypes: []string{"*"}} }
 	for _, tc := range []scheduleCase{
 		{
@@ -176,6 +177,23 @@ func TestMinimalDistanceAsReference(t *testing.T) {
 			config:      md,
 			want:        "near",
 			wantFilters: map[string]Filter{"far": FilterMinimalDistance},
+		},
+		{
+			// 600 substitutions and insertions: 1201 with the orientation.
+			name:    "a Levenshtein distance above 1000 is never a candidate",
+			seeds:   seeds(newSeed("remote", region("aws", remote))),
+			shoot:   newShoot("s"),
+			config:  md,
+			wantErr: []string{`no matching seed candidate found for Configuration (Cloud Profile 'aws', Region 'eu-west-1', SeedDeterminationStrategy 'MinimalDistance')`, `Levenshtein distance 1201 between regions "eu-west-1" and "xxxx`},
+		},
+		{
+			name:          "a Levenshtein distance above 1000 is set aside",
+			seeds:         seeds(newSeed("remote", region("aws", remote)), newSeed("near", region("aws", "eu-central-1"))),
+			shoot:         newShoot("s"),
+			config:        md,
+			want:          "near",
+			wantDistances: map[string]int{"remote": 1201, "near": 2},
+			wantFilters:   map[string]Filter{"remote": FilterMinimalDistance},
 		},
 		{
 			name:      "an entry that is null fails the shoot that needs it",

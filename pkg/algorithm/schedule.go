@@ -583,6 +583,8 @@ func (r *run) computeDistances() error {
 	// Seeds share few regions; remember each region's distance for this decision.
 	type regionKey struct{ region, provider string }
 	cache := map[regionKey]int{}
+	entering, alive := 0, 0
+	capped := !r.in.Config.scoring()
 	for i := range r.verdicts {
 		v := &r.verdicts[i]
 		if v.filter != "" {
@@ -595,6 +597,17 @@ func (r *run) computeDistances() error {
 			cache[k] = d
 		}
 		v.distance, v.hasDistance = d, true
+		entering++
+		// The reference scheduler looks for the minimum from
+		// MaxFallbackDistance down: a seed farther away is never a candidate.
+		if capped && d > MaxFallbackDistance {
+			v.filter = FilterMinimalDistance
+			continue
+		}
+		alive++
+	}
+	if entering > 0 && alive == 0 {
+		r.failStep, r.failFilter, r.failEntering = FilterStrategy, FilterMinimalDistance, entering
 	}
 	return nil
 }
