@@ -113,5 +113,6 @@
 // untolerated NoExecute taints a shoot has on its seed and, for tolerated ones
 // with tolerationSeconds, the time until which it may stay. FitsElsewhere
 // answers whether a shoot would be placed on some seed other than its current
-// one, with the same filters.
+// one, with the same filters, and where: the seed the scheduler would choose
+// once the shoot is evicted from its current one.
 package algorithm

@@ -89,7 +89,7 @@ func TestExplainLimitedStay(t *testing.T) {
 			b = r
 		}
 	}
-	want := "shoot was evicted from seed a and tolerates this seed's NoExecute taints only for a limited time (" +
+	want := "shoot evicted from seed a tolerates this seed's NoExecute taints only for a limited time (" +
 		unsched + ":NoExecute for 300s), so it would be evicted again; seeds where it may stay are left"
 	if b.Filter != FilterLimitedToleration || b.Message != want {
 		t.Errorf("seed b: %s: %q\nwant %s: %q", b.Filter, b.Message, FilterLimitedToleration, want)
@@ -100,5 +100,39 @@ func TestExplainLimitedStay(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "b  LimitedToleration: "+want) {
 		t.Errorf("long form does not say why seed b was passed over:\n%s", out.String())
+	}
+}
+
+// FitsElsewhere answers for the shoot as it will be once evicted: its target
+// is the seed the scheduler will choose, not one it would be evicted from
+// again. Whether some seed fits does not change.
+func TestFitsElsewhereAvoidsLimitedStays(t *testing.T) {
+	const unsched = v1alpha1.SeedTaintUnschedulable
+	drain := taint(unsched, nil, v1alpha1.TaintEffectNoExecute)
+	limited := tolerate(unsched, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](300))
+	shoot := newShoot("s", limited, onSeed("a", "a"))
+	in := Inputs{CloudProfile: cloudProfile("aws")}
+
+	snap := snapshotOf(seeds(newSeed("a", drain), newSeed("b", drain), newSeed("c")), append(fill("c", 5), shoot)...)
+	if got, err := FitsElsewhere(shoot, snap, in, "a"); err != nil || got != "c" {
+		t.Errorf("FitsElsewhere = %q, %v; want c, where the shoot may stay", got, err)
+	}
+	e := ExplainElsewhere(shoot, snap, in, "a")
+	for _, r := range e.Seeds {
+		if r.Seed == "b" && (r.Filter != FilterLimitedToleration || !strings.HasPrefix(r.Message, "shoot evicted from seed a tolerates")) {
+			t.Errorf("seed b: %s: %q", r.Filter, r.Message)
+		}
+	}
+
+	// With no seed where it may stay, a limited stay still fits.
+	snap = snapshotOf(seeds(newSeed("a", drain), newSeed("b", drain), newSeed("c", allocatable(5))), append(fill("c", 5), shoot)...)
+	if got, err := FitsElsewhere(shoot, snap, in, "a"); err != nil || got != "b" {
+		t.Errorf("FitsElsewhere = %q, %v; want b", got, err)
+	}
+
+	// Evicted before from b, the shoot is not sent back there by requireFit.
+	again := newShoot("s", limited, onSeed("a", "a"), descheduledFrom("b"))
+	if got, err := FitsElsewhere(again, snap, in, "a"); err == nil {
+		t.Errorf("FitsElsewhere = %q; want no fit: b evicted the shoot and c is full", got)
 	}
 }

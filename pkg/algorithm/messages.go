@@ -102,8 +102,8 @@ func (r *run) message(v *verdict) string {
 		return fmt.Sprintf("seed is in region %q of provider type %q; strategy SameRegion needs region %q of provider type %q",
 			info.region, info.providerType, r.shoot.Spec.Region, r.shoot.Spec.Provider.Type)
 	case FilterLimitedToleration:
-		return "shoot was evicted from seed " + r.shoot.Annotations[v1alpha1.AnnotationDescheduledFrom] +
-			" and tolerates this seed's NoExecute taints only for a limited time (" +
+		return "shoot evicted from seed " + r.evictedFrom() +
+			" tolerates this seed's NoExecute taints only for a limited time (" +
 			formatLimited(LimitedNoExecuteTaints(info.taints, r.tolerations), r.tolerations) +
 			"), so it would be evicted again; seeds where it may stay are left"
 	case FilterPreferNoSchedule:

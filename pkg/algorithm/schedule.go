@@ -38,8 +38,10 @@ func decideSeed(shoot *v1alpha1.Shoot, snapshot *Snapshot, in *Inputs, exclude s
 
 // FitsElsewhere answers whether the shoot would be placed on a seed other than
 // excludeSeed (normally its current one) with the same filters as Schedule,
-// for the descheduler. The shoot's own usage is not counted against the seeds
-// it is counted on (its current seed, or both seeds during a migration).
+// for the descheduler, and returns the seed the scheduler would choose once
+// the shoot is evicted from excludeSeed (see setAsideLimitedStay). The shoot's
+// own usage is not counted against the seeds it is counted on (its current
+// seed, or both seeds during a migration).
 func FitsElsewhere(shoot *v1alpha1.Shoot, snapshot *Snapshot, in Inputs, excludeSeed string) (string, error) {
 	return decideSeed(shoot, snapshot, &in, excludeSeed)
 }
@@ -428,10 +430,15 @@ func (r *run) returnsToEvictingSeed(info *seedInfo) bool {
 }
 
 // evicted reports whether the shoot is being placed again after the
-// descheduler evicted it.
-func (r *run) evicted() bool {
-	_, ok := r.shoot.Annotations[v1alpha1.AnnotationDescheduledFrom]
-	return ok
+// descheduler evicted it or, for FitsElsewhere, is about to be evicted from the
+// excluded seed; evictedFrom says from which seed.
+func (r *run) evicted() bool { return r.evictedFrom() != "" }
+
+func (r *run) evictedFrom() string {
+	if r.exclude != "" {
+		return r.exclude
+	}
+	return r.shoot.Annotations[v1alpha1.AnnotationDescheduledFrom]
 }
 
 // staysOnlyAWhile reports whether the seed has a NoExecute taint the shoot
@@ -446,6 +453,10 @@ func (r *run) staysOnlyAWhile(info *seedInfo) bool {
 // toleration runs out, and with two such seeds (say, both being drained) it
 // would bounce between them; a control plane move is too expensive for that.
 // A new shoot is not affected: nothing has proven that it must move yet.
+// FitsElsewhere asks where the shoot would go once evicted, so it sets these
+// seeds aside too; it keeps rejecting the seed an earlier eviction came from
+// (returnsToEvictingSeed), so that requireFit never lets a shoot bounce
+// between two seeds it tolerates only for a while.
 func (r *run) setAsideLimitedStay() {
 	if !r.evicted() {
 		return
