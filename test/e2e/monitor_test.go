@@ -277,6 +277,15 @@ func finalCheck(ctx context.Context) {
 			g.Expect(violationStrings(vs)).To(BeEmpty(), "scenario %s", l.Spec.Scenario)
 		}
 	}).WithContext(ctx).WithTimeout(2 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
+	for _, l := range landscapes {
+		s, err := state(ctx, l.Selector(), l.Namespace.Name)
+		Expect(err).NotTo(HaveOccurred())
+		_, placedSkips := invariant.Check(s, nil)
+		_, pendingSkips := invariant.CheckPending(s)
+		for _, skip := range append(placedSkips, pendingSkips...) {
+			GinkgoWriter.Printf("final state of %s: %s\n", l.Spec.Scenario, skip)
+		}
+	}
 	GinkgoWriter.Printf("invariants: %d bindings judged, %d violations, %d watch gaps; judgements skipped, by reason:\n",
 		monitor.Judged(), len(monitor.Violations()), monitor.Gaps())
 	for _, line := range monitor.SkipSummary() {
