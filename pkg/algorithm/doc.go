@@ -60,6 +60,9 @@
 //     region names with their orientation (north, south, east, west, central)
 //     replaced by ":", plus 1 when only one of them has an orientation, 2
 //     when they differ, and 2 for another provider type (LevenshteinDistance).
+//     As in the reference scheduler, a configured distance above 2^31-1 counts
+//     as unlisted and, without weights, a fallback distance above 1000
+//     (MaxFallbackDistance) is never a candidate.
 //     For an evicted shoot, seeds whose NoExecute taints it tolerates only
 //     for a limited time are dropped here if any seed where it may stay is
 //     left (LimitedToleration), so that it moves once, not back and forth
