@@ -29,7 +29,9 @@ that no new shoot is placed on it, and then marked for eviction with
 seed.gardener.cloud/unschedulable:NoExecute. graft-descheduler evicts every
 shoot that does not tolerate that taint and the scheduler places it on another
 seed. Shoots that tolerate the taint stay; those that tolerate it for a limited
-time (tolerationSeconds) leave when that time is up.
+time (tolerationSeconds) leave when that time is up, counted from the taint's
+timeAdded, which drain records when it adds the taint (running drain again on
+a drained seed keeps it).
 
 With --wait (the default) graftctl follows the seed's shoots and prints each
 move until every shoot that has to leave runs on another seed. It checks the
