@@ -1,7 +1,8 @@
 // Package scheduler is graft-scheduler: a leader-elected controller that binds
 // pending shoots to seeds with the shared algorithm (pkg/algorithm).
 //
-// Informers for Shoots, Seeds, CloudProfiles and the region ConfigMaps keep a
+// Informers for Shoots, Seeds, CloudProfiles and the region ConfigMaps (of
+// regionConfigNamespace only, so that no tenant steers decisions) keep a
 // schedulingCache current: an algorithm.Snapshot of seeds and per-seed usage,
 // plus assumed bindings. Workers take shoot keys from a rate-limited workqueue;
 // each decides and reserves the seed under the cache's lock (so a burst cannot
