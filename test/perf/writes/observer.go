@@ -117,25 +117,35 @@ func (o *Observer) update(name string) {
 	o.complete[name] = true
 }
 
-// Wait waits until n shoots are complete. It gives up when nothing changes
-// for stall.
-func (o *Observer) Wait(ctx context.Context, n int, stall time.Duration) error {
+// Wait waits until n shoots are complete. While shoots are not done, it
+// gives up when nothing changes for stall; once n are done, it waits for
+// their Events until nothing changes for quiet, and returns how many shoots
+// still lack one (a component that drops Events never writes them).
+func (o *Observer) Wait(ctx context.Context, n int, stall, quiet time.Duration) (missing int, _ error) {
 	timer := time.NewTimer(stall)
 	defer timer.Stop()
+	wait := stall
 	for {
 		o.mu.Lock()
 		complete, done := len(o.complete), len(o.doneAt)
 		o.mu.Unlock()
 		if complete >= n {
-			return nil
+			return 0, nil
+		}
+		if done >= n && wait != quiet {
+			wait = quiet
+			timer.Reset(wait)
 		}
 		select {
 		case <-o.changed:
-			timer.Reset(stall)
+			timer.Reset(wait)
 		case <-timer.C:
-			return fmt.Errorf("nothing changed for %v: %d of %d shoots done, %d of them with Events %v", stall, done, n, complete, o.reasons)
+			if done >= n {
+				return n - complete, nil
+			}
+			return 0, fmt.Errorf("nothing changed for %v: %d of %d shoots done, %d of them with Events %v", stall, done, n, complete, o.reasons)
 		case <-ctx.Done():
-			return errors.Join(ctx.Err(), fmt.Errorf("%d of %d shoots done, %d of them with Events %v", done, n, complete, o.reasons))
+			return 0, errors.Join(ctx.Err(), fmt.Errorf("%d of %d shoots done, %d of them with Events %v", done, n, complete, o.reasons))
 		}
 	}
 }
