@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/metadata"
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
@@ -153,6 +154,19 @@ func (f *Fence) check() (reason string, err error) {
 		return ReasonCatchingUp, fmt.Errorf("%w: %s is waiting for its informers to catch up after a gap in lease renewals", ErrFenced, f.component)
 	}
 	return "", nil
+}
+
+// Wait blocks until a write may be sent (the lease acquired and the
+// informers caught up) or ctx ends, whose error it then returns. A leader
+// waits for it before it starts working, so that nothing it does on its
+// first view is refused (Events, which are not retried, would be lost).
+func (f *Fence) Wait(ctx context.Context) error {
+	if f.Check() == nil {
+		return nil
+	}
+	return wait.PollUntilContextCancel(ctx, catchUpPoll, false, func(context.Context) (bool, error) {
+		return f.Check() == nil, nil
+	})
 }
 
 // Wrap returns a transport that sends reads through next at once and

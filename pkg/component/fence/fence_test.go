@@ -216,3 +216,23 @@ func TestTransportRefusesMutatingRequestsOnly(t *testing.T) {
 		t.Errorf("refusals counted %v (%v), want 4", got, err)
 	}
 }
+
+func TestWaitReturnsOnceWritesMayPass(t *testing.T) {
+	f, clk := newArmed(t, func() *metav1.PartialObjectMetadataList { return list("1") })
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if err := f.Wait(ctx); err == nil {
+		t.Fatal("Wait returned before the lease was acquired")
+	}
+	done := make(chan error, 1)
+	go func() { done <- f.Wait(context.Background()) }()
+	f.Renewed(clk.Now())
+	select {
+	case err := <-done:
+		if err != nil || f.Check() != nil {
+			t.Errorf("Wait = %v, Check = %v after the renewal", err, f.Check())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Wait did not return after the renewal")
+	}
+}

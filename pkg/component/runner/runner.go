@@ -74,6 +74,11 @@ func (r *Runner) Run(ctx context.Context, warmUp func(ctx context.Context) error
 	}
 	var leadErr error
 	err := r.Elector.Run(ctx, func(leaderCtx context.Context) {
+		// The lease is held, but the informers may lag behind what the
+		// previous leader saw: work starts once the fence lets writes pass.
+		if r.Elector.Fence.Wait(leaderCtx) != nil {
+			return
+		}
 		leadErr = lead(leaderCtx)
 	})
 	if err != nil {
