@@ -188,11 +188,7 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 		d.metrics.Evictions.WithLabelValues(plugin, ResultDryRun).Inc()
 		return true
 	}
-	if err := d.limiter.Wait(r.ctx); err != nil {
-		d.returnBudget(seed.Name)
-		r.stop = true
-		return false
-	}
+	// The writer waits for the token bucket, after reading the seed again.
 	d.state.addInflight(1)
 	r.jobs <- e
 	return true
@@ -253,9 +249,40 @@ func (d *Descheduler) skip(shoot *v1alpha1.Shoot, plugin, msg string) {
 	d.recorder.Event(shootRef(shoot), corev1.EventTypeWarning, EventEvictionSkipped, msg)
 }
 
+// rereadAfterWait is how long a wait for the token bucket may take before the
+// seed is read again.
+const rereadAfterWait = 200 * time.Millisecond
+
+// reasonHolds reads the seed from the API server and asks the plugin again;
+// when the reason is gone (or the seed cannot be read) it drops the eviction
+// and looks at the seed again later.
+func (d *Descheduler) reasonHolds(ctx context.Context, e eviction) bool {
+	if e.recheck == nil {
+		return true
+	}
+	live, err := d.graft.CoreV1alpha1().Seeds().Get(ctx, e.seed.Name, metav1.GetOptions{})
+	if err == nil && e.recheck(live) {
+		return true
+	}
+	log := klog.FromContext(ctx).WithValues("shoot", klog.KObj(e.shoot), "seed", e.seed.Name, "plugin", e.plugin)
+	if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
+		log.Error(err, "Reading the seed before evicting failed")
+		d.metrics.Evictions.WithLabelValues(e.plugin, ResultError).Inc()
+	} else {
+		log.V(1).Info("The reason no longer holds on the seed as read now; eviction dropped", "reason", e.reason, "err", err)
+		d.metrics.Evictions.WithLabelValues(e.plugin, ResultConflict).Inc()
+	}
+	d.state.addInflight(-1)
+	if ctx.Err() == nil {
+		d.queue.AddAfter(e.seed.Name, retryAfterError)
+	}
+	return false
+}
+
 // evict writes one eviction: it reads the seed again and drops the eviction
-// when the plugin's reason no longer holds, then writes the spec update with
-// the read resourceVersion, then lastOperation, then the Events.
+// when the plugin's reason no longer holds, waits for the token bucket, then
+// writes the spec update with the read resourceVersion, then lastOperation,
+// then the Events.
 func (d *Descheduler) evict(ctx context.Context, e eviction) {
 	log := klog.FromContext(ctx).WithValues("shoot", klog.KObj(e.shoot), "seed", e.seed.Name, "plugin", e.plugin)
 	reason := e.plugin + ": " + e.reason
@@ -266,21 +293,19 @@ func (d *Descheduler) evict(ctx context.Context, e eviction) {
 	}
 	shoot.Annotations[v1alpha1.AnnotationDescheduledFrom] = e.seed.Name
 	shoot.Annotations[v1alpha1.AnnotationDescheduledReason] = reason
-	if e.recheck != nil {
-		if live, err := d.graft.CoreV1alpha1().Seeds().Get(ctx, e.seed.Name, metav1.GetOptions{}); err != nil || !e.recheck(live) {
-			if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
-				log.Error(err, "Reading the seed before evicting failed")
-				d.metrics.Evictions.WithLabelValues(e.plugin, ResultError).Inc()
-			} else {
-				log.V(1).Info("The reason no longer holds on the seed as read now; eviction dropped", "reason", e.reason, "err", err)
-				d.metrics.Evictions.WithLabelValues(e.plugin, ResultConflict).Inc()
-			}
-			d.state.addInflight(-1)
-			if ctx.Err() == nil {
-				d.queue.AddAfter(e.seed.Name, retryAfterError)
-			}
-			return
-		}
+	if !d.reasonHolds(ctx, e) {
+		return
+	}
+	// The token bucket paces the writes themselves. A long wait for a token
+	// makes the read above old: read again.
+	waitStart := time.Now()
+	if err := d.limiter.Wait(ctx); err != nil {
+		d.returnBudget(e.seed.Name)
+		d.state.addInflight(-1)
+		return
+	}
+	if time.Since(waitStart) > rereadAfterWait && !d.reasonHolds(ctx, e) {
+		return
 	}
 	client := d.graft.CoreV1alpha1().Shoots(shoot.Namespace)
 	updated, err := client.Update(ctx, shoot, metav1.UpdateOptions{})
