@@ -38,7 +38,7 @@ test-integration: deps
 
 ## test-e2e: the end-to-end suite; against $$KUBECONFIG when set, else a local garden
 test-e2e: deps
-	$(GO) test -tags e2e -timeout 40m ./test/e2e/... -args -ginkgo.v
+	$(GO) test -tags e2e -timeout 40m ./test/e2e/ -args -ginkgo.v
 
 ## bench-scheduler: schedule M pending shoots onto N seeds against a plain loop making
 ## the same writes with as many writers in flight; BENCH_ARGS="-seeds 1000 -shoots 20000"
