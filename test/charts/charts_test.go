@@ -54,7 +54,8 @@ var components = []component{
 		},
 		checkCustom: func(t *testing.T, c configv1alpha1.Configuration) {
 			cfg := c.(*configv1alpha1.SchedulerConfiguration)
-			if cfg.SchedulerName != "custom-scheduler" || cfg.Strategy != configv1alpha1.StrategyMinimalDistance || cfg.ConcurrentSyncs != 25 {
+			if cfg.SchedulerName != "custom-scheduler" || cfg.Strategy != configv1alpha1.StrategyMinimalDistance || cfg.ConcurrentSyncs != 25 ||
+				cfg.RegionConfigNamespace != "garden-regions" {
 				t.Errorf("scheduler fields not rendered from values: %+v", cfg)
 			}
 			if w := cfg.ScoreWeights; w == nil || w.MinimalDistance == nil || *w.MinimalDistance != 50 || w.LeastAllocated == nil || *w.LeastAllocated != 30 || w.PreferNoSchedule == nil || *w.PreferNoSchedule != 100 {
@@ -103,7 +104,7 @@ var components = []component{
 			cfg := c.(*configv1alpha1.DeschedulerConfiguration)
 			if cfg.Interval.Duration != 30*time.Second || !cfg.DryRun || *cfg.RequireFit || *cfg.MaxEvictionsPerSeed != 0 ||
 				*cfg.MaxEvictionsTotal != 100 || *cfg.EvictionRate != 2.5 || *cfg.EvictionBurst != 5 || *cfg.MaxPendingEvicted != 20 ||
-				cfg.ConcurrentEvictions != 8 || cfg.Strategy != configv1alpha1.StrategyMinimalDistance {
+				cfg.ConcurrentEvictions != 8 || cfg.Strategy != configv1alpha1.StrategyMinimalDistance || cfg.RegionConfigNamespace != "garden-regions" {
 				t.Errorf("descheduler fields not rendered from values: %+v", cfg)
 			}
 			var names []string
@@ -224,6 +225,7 @@ func TestComponentCharts(t *testing.T) {
 				dep := one[appsv1.Deployment](t, r, "Deployment")
 				checkDeployment(t, c.chart, v, dep, cm, common)
 				checkRBAC(t, r, v, ns, dep, common)
+				checkRegionConfigRBAC(t, r, cfg, ns, dep.Spec.Template.Spec.ServiceAccountName)
 				checkService(t, r, v, dep, common)
 				checkPDB(t, r, v, dep)
 
@@ -238,6 +240,9 @@ func TestComponentCharts(t *testing.T) {
 				}
 				if common.LeaderElection.ResourceNamespace != ns {
 					ensureNamespace(ctx, t, kube, common.LeaderElection.ResourceNamespace)
+				}
+				if regionNS, ok := regionConfigNamespace(cfg); ok && regionNS != ns {
+					ensureNamespace(ctx, t, kube, regionNS)
 				}
 				if err := applier.Apply(ctx, apply, true); err != nil {
 					t.Fatalf("server-side dry run: %v", err)
@@ -308,7 +313,8 @@ func TestSchemasAgree(t *testing.T) {
 	}
 }
 
-// TestCRDChart renders graft-crds and applies its CRDs with a dry run.
+// TestCRDChart renders graft-crds and applies its CRDs with a dry run. Its
+// admission policies are TestCRDChartAdmissionPolicies'.
 func TestCRDChart(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := context.Background()
@@ -325,12 +331,12 @@ func TestCRDChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
+	var crds []*unstructured.Unstructured
 	for _, o := range objs {
-		if o.GetKind() != "CustomResourceDefinition" {
-			t.Errorf("graft-crds renders a %s %s; it should ship only CRDs", o.GetKind(), o.GetName())
-			continue
+		if o.GetKind() == "CustomResourceDefinition" {
+			names = append(names, o.GetName())
+			crds = append(crds, o)
 		}
-		names = append(names, o.GetName())
 	}
 	slices.Sort(names)
 	want := []string{"cloudprofiles.core.graft.dev", "seeds.core.graft.dev", "shoots.core.graft.dev"}
@@ -341,7 +347,7 @@ func TestCRDChart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := applier.Apply(ctx, objs, true); err != nil {
+	if err := applier.Apply(ctx, crds, true); err != nil {
 		t.Fatalf("server-side dry run: %v", err)
 	}
 }
@@ -506,14 +512,17 @@ func checkRBAC(t *testing.T, r map[string][]*unstructured.Unstructured, v varian
 		t.Errorf("ClusterRoleBinding %+v does not bind ClusterRole %s to %s/%s", crb, cr.Name, ns, sa)
 	}
 	checkNoWildcards(t, "ClusterRole", cr.Rules)
+	role := named[rbacv1.Role](t, r, "Role", "-leader-election")
+	rb := named[rbacv1.RoleBinding](t, r, "RoleBinding", "-leader-election")
 	if !v.wantLease {
-		if count(r, "Role") != 0 || count(r, "RoleBinding") != 0 {
+		if role != nil || rb != nil {
 			t.Error("leader election is off but a lease Role is rendered")
 		}
 		return
 	}
-	role := one[rbacv1.Role](t, r, "Role")
-	rb := one[rbacv1.RoleBinding](t, r, "RoleBinding")
+	if role == nil || rb == nil {
+		t.Fatalf("no lease Role (%v) or RoleBinding (%v)", role, rb)
+	}
 	leaseNS, lease := common.LeaderElection.ResourceNamespace, common.LeaderElection.ResourceName
 	if role.Namespace != leaseNS || rb.Namespace != leaseNS {
 		t.Errorf("lease Role in %s, RoleBinding in %s; the Lease is in %s", role.Namespace, rb.Namespace, leaseNS)
