@@ -25,9 +25,10 @@ func (r *recorder) histories(names []string) string {
 }
 
 // TestDrainTwoSeedsMovesEachShootOnce drains two seeds whose NoExecute taint
-// the shoots tolerate for a few seconds (long enough for the scheduler's
-// informer to see the taints before the first eviction, even on a loaded
-// machine) while a third, busier seed is clean.
+// the shoots tolerate for a few seconds while a third, busier seed is clean.
+// Both taints are written before the scheduler starts: it decides only after
+// its informers have listed, so it knows both drains before any eviction,
+// however slow the machine.
 // Every shoot must move exactly once, to the clean seed: an evicted shoot
 // placed on the other drained seed (less used, so chosen by usage alone)
 // would be evicted again there and bounce between the two.
@@ -54,14 +55,14 @@ func TestDrainTwoSeedsMovesEachShootOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := record(t, ctx, l)
-	startScheduler(t, ctx, env, "pingpong-scheduler")
-	d := startDescheduler(t, ctx, env, "pingpong-descheduler", "d1", fast)
-	eventually(t, ctx, 30*time.Second, "descheduler ready", func() (bool, error) { return d.Descheduler.Ready(), nil })
 	for _, s := range []string{"a", "b"} {
 		if err := l.SetTaints(ctx, s, drainTaint); err != nil {
 			t.Fatal(err)
 		}
 	}
+	startScheduler(t, ctx, env, "pingpong-scheduler")
+	d := startDescheduler(t, ctx, env, "pingpong-descheduler", "d1", fast)
+	eventually(t, ctx, 30*time.Second, "descheduler ready", func() (bool, error) { return d.Descheduler.Ready(), nil })
 
 	var names []string
 	for _, s := range moving {
