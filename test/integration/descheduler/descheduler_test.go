@@ -230,7 +230,14 @@ func TestNoExecuteTaint(t *testing.T) {
 	}
 	rec := record(t, ctx, l)
 	startScheduler(t, ctx, env, "noexec-scheduler")
-	d := startDescheduler(t, ctx, env, "noexec-descheduler", "d1", fast)
+	// The periodic pass cannot come before started plus the interval (the
+	// ticker starts later): an eviction before then was not its work.
+	const interval = time.Minute
+	started := time.Now()
+	d := startDescheduler(t, ctx, env, "noexec-descheduler", "d1", func(c *configv1alpha1.DeschedulerConfiguration) {
+		fast(c)
+		c.Interval = &metav1.Duration{Duration: interval}
+	})
 	eventually(t, ctx, 30*time.Second, "descheduler ready", func() (bool, error) { return d.Descheduler.Ready(), nil })
 
 	tainted := time.Now()
@@ -247,10 +254,16 @@ func TestNoExecuteTaint(t *testing.T) {
 		}
 		return true, nil
 	})
-	// The limited toleration runs out 4s after the taint appeared.
-	eventually(t, ctx, 30*time.Second, "limited shoot evicted", func() (bool, error) { return !rec.evictedAt("limited").IsZero(), nil })
-	if wait := rec.evictedAt("limited").Sub(tainted); wait < 4*time.Second || wait > 9*time.Second {
-		t.Errorf("shoot with tolerationSeconds 4 was evicted %v after the taint, want 4s to 9s", wait)
+	// The limited toleration runs out 4s after the taint appeared: never
+	// before, and the requeue at that moment (not the next periodic pass,
+	// one interval after the start) is what evicts it.
+	eventually(t, ctx, 2*time.Minute, "limited shoot evicted", func() (bool, error) { return !rec.evictedAt("limited").IsZero(), nil })
+	if wait := rec.evictedAt("limited").Sub(tainted); wait < 4*time.Second {
+		t.Errorf("shoot with tolerationSeconds 4 was evicted %v after the taint, before its toleration ran out", wait)
+	}
+	if !rec.evictedAt("limited").Before(started.Add(interval)) {
+		t.Errorf("shoot with tolerationSeconds 4 was evicted %v after the taint, only by the periodic pass (interval %v): the toleration's end did not requeue the seed",
+			rec.evictedAt("limited").Sub(tainted), interval)
 	}
 	s := shootsByName(t, ctx, l)
 	if got := fixture.Of(ptr.To(s["forever"])); got != l.SeedName("a") {
@@ -261,9 +274,11 @@ func TestNoExecuteTaint(t *testing.T) {
 		!strings.Contains(evicted.Annotations[v1alpha1.AnnotationDescheduledReason], "NoExecute") {
 		t.Errorf("annotations of an evicted shoot: %v", evicted.Annotations)
 	}
-	// No ping-pong: give the components time to act, then check that no
-	// untolerating shoot ever went back to seed a.
-	time.Sleep(2 * time.Second)
+	// No ping-pong: once the descheduler has finished every pass these
+	// placements could start, and the recorder has seen every placement up
+	// to then, no untolerating shoot went back to seed a.
+	quiesce(t, ctx, l)
+	caughtUp(t, ctx, l, rec)
 	for _, n := range []string{"plain-1", "plain-2", "plain-3", "other-key"} {
 		if got, want := strings.Join(rec.seeds(n), ","), l.SeedName("a")+",,"+b; got != want {
 			t.Errorf("placements of %s: %q, want %q", n, got, want)
@@ -274,10 +289,11 @@ func TestNoExecuteTaint(t *testing.T) {
 	if got, want := strings.Join(rec.seeds("limited"), ","), l.SeedName("a")+",,"+b; got != want {
 		t.Errorf("placements of the shoot with tolerationSeconds: %q, want %q", got, want)
 	}
-	events := must[[]corevEvent](t)(descheduledEvents(ctx, l))
-	if len(events) < 5 {
-		t.Errorf("want a Descheduled Event per evicted shoot, got %d", len(events))
-	}
+	// Events are written asynchronously: wait for one per evicted shoot.
+	eventually(t, ctx, time.Minute, "a Descheduled Event per evicted shoot (5)", func() (bool, error) {
+		events, err := descheduledEvents(ctx, l)
+		return len(events) >= 5, err
+	})
 }
 
 // TestRequireFit: with no other seed fitting, nothing is evicted and the
@@ -365,7 +381,10 @@ func TestLimitsUnderDrain(t *testing.T) {
 		}
 		return true, nil
 	})
-	time.Sleep(500 * time.Millisecond)
+	// Later evictions would show after the descheduler's last passes; the
+	// recorder must have seen every placement before it is read.
+	quiesce(t, ctx, l)
+	caughtUp(t, ctx, l, rec)
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	if rec.maxUnbound > maxPending {
@@ -439,7 +458,10 @@ func TestOverCapacity(t *testing.T) {
 		}
 		return n == 4, nil
 	})
-	time.Sleep(2 * time.Second)
+	// A fifth eviction or a shoot sent back would show by the end of the
+	// descheduler's next passes and in the recorder once it has caught up.
+	quiesce(t, ctx, l)
+	caughtUp(t, ctx, l, rec)
 	s := shootsByName(t, ctx, l)
 	moved := 0
 	for name, shoot := range s {
@@ -535,21 +557,42 @@ func TestTwoReplicas(t *testing.T) {
 		}
 		return true, nil
 	})
-	time.Sleep(time.Second)
+	// A second eviction by the new leader would come from a pass started by
+	// now; the recorder must have seen every placement up to then.
+	quiesce(t, ctx, l)
+	caughtUp(t, ctx, l, rec)
 	for _, s := range shoots {
 		if got := strings.Join(rec.seeds(s.Name), ","); got != l.SeedName("a")+",,"+l.SeedName("b") {
 			t.Errorf("placements of %s: %q, want one eviction", s.Name, got)
 		}
 	}
-	events := must[[]corevEvent](t)(descheduledEvents(ctx, l))
-	perShoot := map[string]int32{}
-	for _, e := range events {
-		perShoot[e.InvolvedObject.Name] += e.Count
+	// Events are written asynchronously: wait until every shoot has its
+	// Event, so that the count below is not vacuous, then wait for the
+	// descheduler to be past all of its passes again before counting.
+	perShoot := func() map[string]int32 {
+		out := map[string]int32{}
+		for _, e := range must[[]corevEvent](t)(descheduledEvents(ctx, l)) {
+			out[e.InvolvedObject.Name] += e.Count
+		}
+		return out
 	}
-	for name, n := range perShoot {
+	eventually(t, ctx, time.Minute, "a Descheduled Event for every shoot", func() (bool, error) {
+		got := perShoot()
+		for _, s := range shoots {
+			if got[s.Name] == 0 {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	quiesce(t, ctx, l)
+	for name, n := range perShoot() {
 		if n != 1 {
 			t.Errorf("shoot %s has %d Descheduled Events", name, n)
 		}
+	}
+	if got := len(perShoot()); got != len(shoots) {
+		t.Errorf("%d shoots have Descheduled Events, want %d", got, len(shoots))
 	}
 }
 
