@@ -1,0 +1,132 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/ptr"
+
+	"github.com/graft-dev/client-go/clientset/versioned/fake"
+	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/pkg/capacity/metrics"
+)
+
+// TestRunKeepsUsageCurrentAndRetriesFailedWrites runs the controller with
+// workers on started informers: the usage follows shoots created and
+// deleted through the API, and a refused status write is counted as an
+// error and retried until it succeeds.
+func TestRunKeepsUsageCurrentAndRetriesFailedWrites(t *testing.T) {
+	cfg := &configv1alpha1.CapacityAnnotatorConfiguration{SyncPeriod: metav1.Duration{Duration: 10 * time.Millisecond}}
+	cfg.Default()
+	if errs := cfg.Validate(); len(errs) > 0 {
+		t.Fatalf("invalid configuration: %v", errs)
+	}
+	client := fake.NewSimpleClientset(newSeed("s1", nil, nil), newShoot("a", ptr.To("s1"), nil))
+	failures := 1
+	client.PrependReactor("patch", "seeds", func(clienttesting.Action) (bool, runtime.Object, error) {
+		if failures > 0 {
+			failures--
+			return true, nil, apierrors.NewInternalError(errors.New("etcd is down"))
+		}
+		return false, nil, nil
+	})
+	reg := prometheus.NewRegistry()
+	m, err := metrics.New(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	factory := graftinformers.NewSharedInformerFactory(client, 0)
+	c, err := New(Options{
+		Client:   client,
+		Seeds:    factory.Core().V1alpha1().Seeds(),
+		Shoots:   factory.Core().V1alpha1().Shoots(),
+		Recorder: record.NewFakeRecorder(100),
+		Metrics:  m,
+		Config:   cfg,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HasSynced() {
+		t.Error("HasSynced before the informers started")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	factory.Start(ctx.Done())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx, 2) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		factory.Shutdown()
+	})
+
+	usage := func(want string) func(context.Context) (bool, error) {
+		return func(ctx context.Context) (bool, error) {
+			s, err := client.CoreV1alpha1().Seeds().Get(ctx, "s1", metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			_, _, got := shootsOf(s)
+			return got == want, nil
+		}
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, usage("1")); err != nil {
+		t.Fatalf("waiting for usage 1: %v", err)
+	}
+	if !c.HasSynced() {
+		t.Error("HasSynced is false while the controller writes")
+	}
+	if got := reconciles(t, reg, metrics.ResultError); got < 1 {
+		t.Errorf("reconciles{result=error} = %v after a refused write, want at least 1", got)
+	}
+
+	if _, err := client.CoreV1alpha1().Shoots("garden-dev").Create(ctx, newShoot("b", ptr.To("s1"), nil), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, usage("2")); err != nil {
+		t.Fatalf("waiting for usage 2 after a shoot was created: %v", err)
+	}
+	if err := client.CoreV1alpha1().Shoots("garden-dev").Delete(ctx, "a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, usage("1")); err != nil {
+		t.Fatalf("waiting for usage 1 after a shoot was deleted: %v", err)
+	}
+	if got := reconciles(t, reg, metrics.ResultSuccess); got < 1 {
+		t.Errorf("reconciles{result=success} = %v, want at least 1", got)
+	}
+}
+
+// reconciles reads graft_capacity_annotator_reconciles_total for a result.
+func reconciles(t *testing.T, reg *prometheus.Registry, result string) float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range families {
+		if mf.GetName() != "graft_capacity_annotator_reconciles_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "result" && l.GetValue() == result {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
+}
