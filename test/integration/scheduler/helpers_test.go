@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
+	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/utils/ptr"
 
 	graftclient "github.com/graft-dev/client-go/clientset/versioned"
@@ -262,3 +263,30 @@ func ensureNamespace(t *testing.T, name string) {
 }
 
 var errNotYet = errors.New("not yet")
+
+// metricValue reads a counter or gauge of the process's legacy registry (the
+// schedulers of these tests run in-process) for the given label value; 0
+// when the series does not exist yet.
+func metricValue(t *testing.T, name, label, value string) float64 {
+	t.Helper()
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range families {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == label && l.GetValue() == value {
+					if c := m.GetCounter(); c != nil {
+						return c.GetValue()
+					}
+					return m.GetGauge().GetValue()
+				}
+			}
+		}
+	}
+	return 0
+}

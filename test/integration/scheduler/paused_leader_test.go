@@ -77,6 +77,12 @@ func serviceAccountToken(t *testing.T, f *fixture, namespace, name string) (toke
 	return tr.Status.Token, "JTI=" + claims.JTI
 }
 
+// pausedLeaseDuration is the replicas' lease. Its renew deadline is 7s:
+// writes are fenced to within it of the last renewal, and a loaded two-core
+// machine can take seconds to renew, so a deadline of a few seconds would
+// refuse writes the test waits for.
+const pausedLeaseDuration = 10 * time.Second
+
 // startReplica runs graft-scheduler with its own token and a short lease.
 func startReplica(t *testing.T, f *fixture, bin, dir, name, token, credentialID, lease string) *replica {
 	t.Helper()
@@ -94,12 +100,12 @@ leaderElection:
   leaderElect: true
   resourceNamespace: %s
   resourceName: %s
-  leaseDuration: 4s
-  renewDeadline: 3s
+  leaseDuration: %s
+  renewDeadline: 7s
   retryPeriod: 1s
 server: {healthProbeBindAddress: "127.0.0.1:0", metricsBindAddress: "127.0.0.1:0"}
 logging: {verbosity: 2}
-`, kubeconfig, f.ns, lease)), 0o600); err != nil {
+`, kubeconfig, f.ns, lease, pausedLeaseDuration)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	r := &replica{name: name, credentialID: credentialID, log: filepath.Join(dir, name+".log"), exited: make(chan error, 1)}
@@ -271,7 +277,7 @@ func TestPausedLeaderDoesNotWrite(t *testing.T) {
 	}
 	// The pause lasts at least twice the lease duration (a duration to
 	// produce, not a wait for a fact).
-	if d := 8*time.Second - time.Since(stopped); d > 0 {
+	if d := 2*pausedLeaseDuration - time.Since(stopped); d > 0 {
 		time.Sleep(d)
 	}
 	resumed := time.Now()

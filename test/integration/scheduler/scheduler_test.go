@@ -34,21 +34,21 @@ func TestSameRegion(t *testing.T) {
 
 	// The pre-bound shoot counts on c; a and b tie at zero, a sorts first.
 	f.createShoot(f.newShoot("first", "eu-west-1"))
-	if got, want := f.waitForSeed("first", 10*time.Second), f.name+"-a"; got != want {
+	if got, want := f.waitForSeed("first", time.Minute), f.name+"-a"; got != want {
 		t.Errorf("first: seed %s, want %s (same region, least used, first by name)", got, want)
 	}
 	f.createShoot(f.newShoot("second", "eu-west-1"))
-	if got, want := f.waitForSeed("second", 10*time.Second), f.name+"-b"; got != want {
+	if got, want := f.waitForSeed("second", time.Minute), f.name+"-b"; got != want {
 		t.Errorf("second: seed %s, want %s (a is used once now)", got, want)
 	}
 	f.createShoot(f.newShoot("explicit-default", "us-east-1"))
-	if got, want := f.waitForSeed("explicit-default", 10*time.Second), f.name+"-c"; got != want {
+	if got, want := f.waitForSeed("explicit-default", time.Minute), f.name+"-c"; got != want {
 		t.Errorf("explicit-default: seed %s, want %s (the only seed in us-east-1)", got, want)
 	}
 	named := f.newShoot("named", "eu-west-1")
 	named.Spec.SchedulerName = ptr.To(v1alpha1.DefaultSchedulerName)
 	f.createShoot(named)
-	if got, want := f.waitForSeed("named", 10*time.Second), f.name+"-a"; got != want {
+	if got, want := f.waitForSeed("named", time.Minute), f.name+"-a"; got != want {
 		t.Errorf("named: seed %s, want %s", got, want)
 	}
 
@@ -80,7 +80,7 @@ func TestMinimalDistance(t *testing.T) {
 
 	// No region ConfigMap: the Levenshtein fallback puts eu-west-2 next to eu-west-1.
 	f.createShoot(f.newShoot("fallback", "eu-west-2"))
-	if got, want := f.waitForSeed("fallback", 10*time.Second), f.name+"-a"; got != want {
+	if got, want := f.waitForSeed("fallback", time.Minute), f.name+"-a"; got != want {
 		t.Errorf("fallback: seed %s, want %s", got, want)
 	}
 
@@ -98,16 +98,16 @@ func TestMinimalDistance(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The informer must have seen the ConfigMap; a shoot created right away
-	// may race it, so retry with fresh shoots until one is placed by the config.
+	// may race it, so place fresh shoots, one after the other, until one is
+	// placed by the config (or a minute has passed).
 	var got string
-	for i := 0; i < 20; i++ {
+	for i, deadline := 0, time.Now().Add(time.Minute); ; i++ {
 		name := fmt.Sprintf("configured-%d", i)
 		f.createShoot(f.newShoot(name, "eu-west-2"))
-		got = f.waitForSeed(name, 10*time.Second)
-		if got == f.name+"-c" {
+		got = f.waitForSeed(name, time.Minute)
+		if got == f.name+"-c" || time.Now().After(deadline) {
 			break
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
 	if want := f.name + "-c"; got != want {
 		t.Errorf("configured: seed %s, want %s (distance 1 in the region ConfigMap)", got, want)
@@ -120,7 +120,7 @@ func TestFailureThenNewSeed(t *testing.T) {
 	startScheduler(t, "sched-failure", nil)
 	f.createShoot(f.newShoot("waiting", "ap-south-1"))
 
-	f.waitFor("the SchedulingFailed event and lastOperation", 10*time.Second, func() (bool, error) {
+	f.waitFor("the SchedulingFailed event and lastOperation", time.Minute, func() (bool, error) {
 		events := f.events("waiting", "SchedulingFailed")
 		lo := f.getShoot("waiting").Status.LastOperation
 		return len(events) > 0 && events[0].Type == corev1.EventTypeWarning && lo != nil, nil
@@ -135,14 +135,34 @@ func TestFailureThenNewSeed(t *testing.T) {
 		t.Errorf("lastOperation %+v: want Create, Pending, naming the rejected seed", lo)
 	}
 
-	// Let the backoff grow past what the test waits below.
-	time.Sleep(5 * time.Second)
+	// Let the backoff grow: after the fifth failure (1s+2s+4s+8s of retries)
+	// the next retry is due 16s later. The Event's count says how many
+	// attempts failed; its lastTimestamp (whole seconds, rounded down) is no
+	// later than the fifth failure, so a binding seen before lastTimestamp +
+	// 16s cannot be the backoff's retry: the new seed requeued the shoot.
+	const failures, nextRetry = 5, 16 * time.Second
+	var fifth time.Time
+	f.waitFor(fmt.Sprintf("%d failed attempts", failures), 2*time.Minute, func() (bool, error) {
+		events := f.events("waiting", "SchedulingFailed")
+		if len(events) == 0 || events[0].Count < failures {
+			return false, nil
+		}
+		if events[0].Count > failures {
+			return false, fmt.Errorf("%d failed attempts seen at once, the window after the fifth was missed", events[0].Count)
+		}
+		fifth = events[0].LastTimestamp.Time
+		return true, nil
+	})
 	start := time.Now()
 	f.createSeed("here", "ap-south-1", nil, nil)
-	if got, want := f.waitForSeed("waiting", 3*time.Second), f.name+"-here"; got != want {
+	if got, want := f.waitForSeed("waiting", time.Minute), f.name+"-here"; got != want {
 		t.Errorf("seed %s, want %s", got, want)
 	}
-	t.Logf("bound %v after the new seed appeared", time.Since(start))
+	boundBy := time.Now()
+	t.Logf("bound %v after the new seed appeared", boundBy.Sub(start))
+	if !boundBy.Before(fifth.Add(nextRetry)) {
+		t.Errorf("bound %v after the fifth failure, not before the backoff's retry (%v): the new seed did not requeue the shoot", boundBy.Sub(fifth), nextRetry)
+	}
 }
 
 func TestCapacityUnderBurst(t *testing.T) {
@@ -180,12 +200,24 @@ func TestCapacityUnderBurst(t *testing.T) {
 		}
 		return bound, pending, perSeed
 	}
-	f.waitFor("50 bound and 50 pending with a capacity reason", 60*time.Second, func() (bool, error) {
+	f.waitFor("50 bound and 50 pending with a capacity reason", 2*time.Minute, func() (bool, error) {
 		bound, pending, _ := count()
 		return bound+pending == 100, nil
 	})
-	// Give a wrong extra binding a chance to show.
-	time.Sleep(2 * time.Second)
+	// A wrong extra binding would come from a retry of a pending shoot. A
+	// seed in another region fits none of them but requeues all 50 at once;
+	// once 50 more attempts have ended (a wrong binding counts as scheduled)
+	// and the queue is empty, the requeued shoots have been tried again, and
+	// the counts below include what those attempts did.
+	attempts := func() float64 {
+		return metricValue(t, "graft_scheduler_schedule_attempts_total", "result", "unschedulable") +
+			metricValue(t, "graft_scheduler_schedule_attempts_total", "result", "scheduled")
+	}
+	before := attempts()
+	f.createSeed("elsewhere", "us-east-1", nil, nil)
+	f.waitFor("every pending shoot to be tried again", 2*time.Minute, func() (bool, error) {
+		return attempts() >= before+50 && metricValue(t, "workqueue_depth", "name", "graft_scheduler") == 0, nil
+	})
 	bound, pending, perSeed := count()
 	if bound != 50 || pending != 50 {
 		t.Errorf("%d bound, %d pending with a capacity reason; want 50 and 50", bound, pending)
@@ -240,15 +272,19 @@ func TestLeaderElection(t *testing.T) {
 	lease := func(c *configv1alpha1.SchedulerConfiguration) {
 		c.LeaderElection.LeaderElect = ptr.To(true)
 		c.LeaderElection.ResourceName = "sched-" + f.name
-		c.LeaderElection.LeaseDuration = metav1.Duration{Duration: 4 * time.Second}
-		c.LeaderElection.RenewDeadline = metav1.Duration{Duration: 3 * time.Second}
-		c.LeaderElection.RetryPeriod = metav1.Duration{Duration: 500 * time.Millisecond}
+		// client-go's usual timings: writes are fenced to within the renew
+		// deadline of the last renewal, which a loaded machine can take
+		// seconds to make; the leader releases the lease when it stops, so
+		// the standby takes over within a retry period anyway.
+		c.LeaderElection.LeaseDuration = metav1.Duration{Duration: 15 * time.Second}
+		c.LeaderElection.RenewDeadline = metav1.Duration{Duration: 10 * time.Second}
+		c.LeaderElection.RetryPeriod = metav1.Duration{Duration: time.Second}
 	}
 	a := startScheduler(t, "sched-le-a", lease)
 	b := startScheduler(t, "sched-le-b", lease)
 	var leader, standby *instance
 	var leaderAgent, standbyAgent string
-	f.waitFor("a leader", 15*time.Second, func() (bool, error) {
+	f.waitFor("a leader", time.Minute, func() (bool, error) {
 		switch {
 		case a.IsLeader() && !b.IsLeader():
 			leader, standby, leaderAgent, standbyAgent = a, b, "sched-le-a", "sched-le-b"
@@ -264,7 +300,7 @@ func TestLeaderElection(t *testing.T) {
 		f.createShoot(f.newShoot(fmt.Sprintf("first-%02d", i), "eu-west-1"))
 	}
 	for i := range 20 {
-		f.waitForSeed(fmt.Sprintf("first-%02d", i), 20*time.Second)
+		f.waitForSeed(fmt.Sprintf("first-%02d", i), time.Minute)
 	}
 	managers := func(prefix string) map[string]int {
 		list, err := f.graft.CoreV1alpha1().Shoots(f.ns).List(f.ctx, metav1.ListOptions{})
@@ -294,7 +330,7 @@ func TestLeaderElection(t *testing.T) {
 		f.createShoot(f.newShoot(fmt.Sprintf("second-%02d", i), "eu-west-1"))
 	}
 	for i := range 20 {
-		f.waitForSeed(fmt.Sprintf("second-%02d", i), 20*time.Second)
+		f.waitForSeed(fmt.Sprintf("second-%02d", i), time.Minute)
 	}
 	if !standby.IsLeader() {
 		t.Error("the standby does not lead after the leader stopped")
@@ -303,10 +339,22 @@ func TestLeaderElection(t *testing.T) {
 		t.Errorf("bindings by manager %v after the leader stopped: want all 20 by %s", m, standbyAgent)
 	}
 
-	time.Sleep(time.Second) // let the watch deliver the last versions
+	// The watch delivers in resourceVersion order: once it has delivered a
+	// marker created now, it has delivered every earlier version. No
+	// scheduler acts on the marker (it names another scheduler).
+	marker := f.newShoot("marker", "eu-west-1")
+	marker.Spec.SchedulerName = ptr.To("nobody")
+	f.createShoot(marker)
+	f.waitFor("the watch to deliver the marker", time.Minute, func() (bool, error) {
+		historyMu.Lock()
+		defer historyMu.Unlock()
+		_, ok := history["marker"]
+		return ok, nil
+	})
 	stopWatch()
 	historyMu.Lock()
 	defer historyMu.Unlock()
+	delete(history, "marker")
 	if len(history) != 40 {
 		t.Errorf("watched %d shoots, want 40", len(history))
 	}
