@@ -211,8 +211,9 @@ func TestBurstOfBindsIsCoalesced(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Stop()
+	type version struct{ annotation, capacity, usage string }
 	var mu sync.Mutex
-	var usages []string
+	var versions []version
 	watchDone := make(chan struct{})
 	go func() {
 		defer close(watchDone)
@@ -222,7 +223,7 @@ func TestBurstOfBindsIsCoalesced(t *testing.T) {
 			}
 			s := ev.Object.(*v1alpha1.Seed)
 			mu.Lock()
-			usages = append(usages, quantity(s.Status.Usage))
+			versions = append(versions, version{s.Annotations[v1alpha1.AnnotationCapacityShoots], quantity(s.Status.Capacity), quantity(s.Status.Usage)})
 			mu.Unlock()
 		}
 	}()
@@ -231,13 +232,51 @@ func TestBurstOfBindsIsCoalesced(t *testing.T) {
 	parallel(t, total, workers, func(i int) error { return bind(ctx, client, ns, fmt.Sprintf("shoot-%04d", i), &seed.Name) })
 	burst := time.Since(began)
 	waitForStatus(t, seed.Name, "2000", "2000", fmt.Sprint(total))
-	// Give a late extra write the chance to show up before counting.
-	time.Sleep(2 * testSyncPeriod)
+	// A late extra write would come from a sync queued during the burst, due
+	// at the latest one sync period after the annotator's last write. A
+	// marker change of the seed's capacity annotation makes it write once
+	// more, and that write waits out the same sync period: once the watch
+	// has delivered it, every write queued before has been delivered too.
+	// The marker's own versions (the annotation edit and its status write)
+	// are not counted.
+	if err := retryConflict(func() error {
+		cur, err := client.CoreV1alpha1().Seeds().Get(ctx, seed.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cur.Annotations[v1alpha1.AnnotationCapacityShoots] = "2001"
+		_, err = client.CoreV1alpha1().Seeds().Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the watch to deliver the annotator's write for the marker", func(context.Context) (bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, v := range versions {
+			if v.capacity == "2001" {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
 	w.Stop()
 	<-watchDone
 
 	mu.Lock()
 	defer mu.Unlock()
+	var usages []string
+	markerEdit := false
+	for _, v := range versions {
+		if v.capacity == "2001" {
+			break
+		}
+		if v.annotation == "2001" && !markerEdit {
+			markerEdit = true // the test's own edit, not a write of the annotator
+			continue
+		}
+		usages = append(usages, v.usage)
+	}
 	// One write per sync period while the burst lasts, plus the first one
 	// and the final one after it.
 	bound := int(math.Ceil(burst.Seconds()/testSyncPeriod.Seconds())) + 2
