@@ -576,15 +576,19 @@ func TestTwoReplicas(t *testing.T) {
 		}
 		return out
 	}
-	eventually(t, ctx, time.Minute, "a Descheduled Event for every shoot", func() (bool, error) {
+	var missing []string
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
 		got := perShoot()
+		missing = nil
 		for _, s := range shoots {
 			if got[s.Name] == 0 {
-				return false, nil
+				missing = append(missing, s.Name)
 			}
 		}
-		return true, nil
-	})
+		return len(missing) == 0, nil
+	}); err != nil {
+		t.Fatalf("a Descheduled Event for every shoot: %v; evicted without one: %v", err, missing)
+	}
 	quiesce(t, ctx, l)
 	for name, n := range perShoot() {
 		if n != 1 {
