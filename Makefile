@@ -5,7 +5,7 @@ SHELL := /usr/bin/env bash
 GO ?= go
 BIN := _output/bin
 
-.PHONY: all build test test-unit test-integration test-e2e bench-scheduler bench-drain deps codegen verify-codegen demo demo-down clean
+.PHONY: all build test test-unit test-integration test-e2e bench-scheduler bench-drain chaos deps codegen verify-codegen demo demo-down clean
 
 all: build
 
@@ -50,6 +50,14 @@ bench-scheduler: deps
 ## against a plain loop making the same writes with as many writers in flight
 bench-drain: deps
 	$(GO) run ./test/perf/drain $(BENCH_ARGS)
+
+## chaos: a seeded, bounded, randomized fault run of the real daemons (two replicas
+## each) against a local control plane, checking invariants throughout;
+## SEED=<n> repeats a run, DURATION sets how long faults go on (default 90s)
+SEED ?= 0
+DURATION ?= 90s
+chaos: deps
+	$(GO) run ./test/chaos -seed $(SEED) -duration $(DURATION)
 
 ## codegen: regenerate deepcopy, clients and CRDs from apis/
 codegen:

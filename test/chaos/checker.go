@@ -1,0 +1,567 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+
+	graftclient "github.com/graft-dev/client-go/clientset/versioned"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/test/e2e/invariant"
+)
+
+// Rules the run judges besides the invariant Monitor's (capacity and filters
+// at every binding, bound once).
+const (
+	ruleLost      invariant.Rule = "LostShoot"
+	ruleNoReason  invariant.Rule = "MoveWithoutReason"
+	ruleMustLeave invariant.Rule = "StayedOnNoExecute"
+	rulePending   invariant.Rule = "PendingTooLong"
+	ruleCrash     invariant.Rule = "Crash"
+)
+
+// source is one watched kind.
+type source struct {
+	kind  invariant.Kind
+	list  func(context.Context) (runtime.Object, error)
+	watch func(context.Context, string) (watch.Interface, error)
+}
+
+// checker follows shoots, seeds, cloud profiles and region ConfigMaps by
+// watches, feeds the invariant Monitor and judges the run's own rules.
+type checker struct {
+	monitor *invariant.Monitor
+	sources []source
+	logf    func(format string, args ...any)
+	// bound is how long a shoot may stay pending although a seed fits it, or
+	// on a seed it must leave although another fits it.
+	bound time.Duration
+
+	mu         sync.Mutex
+	objects    map[invariant.Kind]map[string]runtime.Object
+	seedOf     map[string]string    // shoot key -> seed last seen
+	boundAt    map[string]time.Time // shoot key -> when it was seen arriving on its seed
+	created    map[string]time.Time // by the run
+	deleted    map[string]bool      // by the run
+	gone       map[string]bool      // seen deleted
+	pendingFit map[string]time.Time // shoot key -> since when a seed fits it while pending
+	mustLeave  map[string]time.Time // shoot key -> since when it must leave its seed and another fits
+	reported   map[string]bool
+	violations []invariant.Violation
+	bindings   int
+	evictions  int
+}
+
+func newChecker(graft graftclient.Interface, kube kubernetes.Interface, bound time.Duration, logf func(string, ...any)) *checker {
+	c := &checker{
+		logf:  logf,
+		bound: bound,
+		monitor: invariant.NewMonitor(invariant.MonitorOptions{Logf: func(format string, args ...any) {
+			logf("monitor: "+format, args...)
+		}}),
+		objects:    map[invariant.Kind]map[string]runtime.Object{},
+		seedOf:     map[string]string{},
+		boundAt:    map[string]time.Time{},
+		created:    map[string]time.Time{},
+		deleted:    map[string]bool{},
+		gone:       map[string]bool{},
+		pendingFit: map[string]time.Time{},
+		mustLeave:  map[string]time.Time{},
+		reported:   map[string]bool{},
+	}
+	// As the chart configures graft-scheduler (its binary's defaults).
+	c.monitor.SetScheduler(corev1alpha1.DefaultSchedulerName, algorithm.Config{Strategy: algorithm.StrategySameRegion})
+	regionConfigs := metav1.ListOptions{LabelSelector: corev1alpha1.LabelSchedulingPurpose + "=" + corev1alpha1.LabelSchedulingPurposeRegionConfig}
+	wo := func(o metav1.ListOptions, rv string) metav1.ListOptions {
+		o.ResourceVersion, o.AllowWatchBookmarks = rv, true
+		return o
+	}
+	c.sources = []source{
+		{invariant.KindShoot,
+			func(ctx context.Context) (runtime.Object, error) {
+				return graft.CoreV1alpha1().Shoots("").List(ctx, metav1.ListOptions{})
+			},
+			func(ctx context.Context, rv string) (watch.Interface, error) {
+				return graft.CoreV1alpha1().Shoots("").Watch(ctx, wo(metav1.ListOptions{}, rv))
+			}},
+		{invariant.KindSeed,
+			func(ctx context.Context) (runtime.Object, error) {
+				return graft.CoreV1alpha1().Seeds().List(ctx, metav1.ListOptions{})
+			},
+			func(ctx context.Context, rv string) (watch.Interface, error) {
+				return graft.CoreV1alpha1().Seeds().Watch(ctx, wo(metav1.ListOptions{}, rv))
+			}},
+		{invariant.KindCloudProfile,
+			func(ctx context.Context) (runtime.Object, error) {
+				return graft.CoreV1alpha1().CloudProfiles().List(ctx, metav1.ListOptions{})
+			},
+			func(ctx context.Context, rv string) (watch.Interface, error) {
+				return graft.CoreV1alpha1().CloudProfiles().Watch(ctx, wo(metav1.ListOptions{}, rv))
+			}},
+		{invariant.KindConfigMap,
+			func(ctx context.Context) (runtime.Object, error) {
+				return kube.CoreV1().ConfigMaps(corev1alpha1.GardenNamespace).List(ctx, regionConfigs)
+			},
+			func(ctx context.Context, rv string) (watch.Interface, error) {
+				return kube.CoreV1().ConfigMaps(corev1alpha1.GardenNamespace).Watch(ctx, wo(regionConfigs, rv))
+			}},
+	}
+	return c
+}
+
+func (c *checker) violate(v invariant.Violation) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.violateLocked(v)
+}
+
+func (c *checker) violateLocked(v invariant.Violation) {
+	if v.At.IsZero() {
+		v.At = time.Now()
+	}
+	c.violations = append(c.violations, v)
+	c.logf("VIOLATION %s", v)
+}
+
+// Violations returns the run's and the Monitor's violations, oldest first.
+func (c *checker) Violations() []invariant.Violation {
+	c.mu.Lock()
+	out := append([]invariant.Violation(nil), c.violations...)
+	c.mu.Unlock()
+	out = append(out, c.monitor.Violations()...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.Before(out[j].At) })
+	return out
+}
+
+func (c *checker) counts() (bindings, evictions int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bindings, c.evictions
+}
+
+// Created records a shoot the run created; Deleted one it deleted.
+func (c *checker) Created(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.created[key] = time.Now()
+}
+
+func (c *checker) Deleted(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.deleted[key] = true
+}
+
+// start lists and watches every source until ctx ends, and judges the
+// state rules every two seconds.
+func (c *checker) start(ctx context.Context) error {
+	for _, src := range c.sources {
+		rv, err := c.relist(ctx, src, false)
+		if err != nil {
+			return fmt.Errorf("listing %ss: %w", src.kind, err)
+		}
+		go c.follow(ctx, src, rv)
+	}
+	go func() {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		n := 0
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			c.catchUp(ctx)
+			if n++; n%8 == 0 {
+				c.judgeState(time.Now())
+			}
+		}
+	}()
+	return nil
+}
+
+func key(o metav1.Object) string {
+	if o.GetNamespace() == "" {
+		return o.GetName()
+	}
+	return o.GetNamespace() + "/" + o.GetName()
+}
+
+func (c *checker) relist(ctx context.Context, src source, gap bool) (string, error) {
+	list, err := src.list(ctx)
+	if err != nil {
+		return "", err
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return "", err
+	}
+	acc, err := meta.ListAccessor(list)
+	if err != nil {
+		return "", err
+	}
+	c.monitor.Relist(src.kind, items, acc.GetResourceVersion())
+	fresh := map[string]runtime.Object{}
+	for _, o := range items {
+		a, _ := meta.Accessor(o)
+		fresh[key(a)] = o
+	}
+	for _, o := range items {
+		c.observe(src.kind, o, gap)
+	}
+	// What the list lacks and the cache holds at an older resourceVersion
+	// was deleted in between.
+	listRV, _ := strconv.ParseUint(acc.GetResourceVersion(), 10, 64)
+	var gone []runtime.Object
+	c.mu.Lock()
+	for k, o := range c.objects[src.kind] {
+		a, _ := meta.Accessor(o)
+		if orv, _ := strconv.ParseUint(a.GetResourceVersion(), 10, 64); fresh[k] == nil && orv <= listRV {
+			delete(c.objects[src.kind], k)
+			gone = append(gone, o)
+		}
+	}
+	c.mu.Unlock()
+	for _, o := range gone {
+		if s, ok := o.(*corev1alpha1.Shoot); ok {
+			c.shootDeleted(s)
+		}
+	}
+	return acc.GetResourceVersion(), nil
+}
+
+// follow feeds every change of a source, from rv on; a watch the API server
+// can no longer resume is a gap, closed by a new list.
+func (c *checker) follow(ctx context.Context, src source, rv string) {
+	for ctx.Err() == nil {
+		expired := false
+		w, err := src.watch(ctx, rv)
+		if err != nil {
+			expired = apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
+		} else {
+			for ev := range w.ResultChan() {
+				if ev.Type == watch.Error {
+					err := apierrors.FromObject(ev.Object)
+					expired = apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
+					continue
+				}
+				acc, err := meta.Accessor(ev.Object)
+				if err != nil {
+					continue
+				}
+				rv = acc.GetResourceVersion()
+				switch ev.Type {
+				case watch.Added, watch.Modified:
+					c.monitor.Observe(ev.Object)
+					c.observe(src.kind, ev.Object, false)
+				case watch.Deleted:
+					c.monitor.Delete(ev.Object)
+					c.mu.Lock()
+					delete(c.objects[src.kind], key(acc))
+					c.mu.Unlock()
+					if s, ok := ev.Object.(*corev1alpha1.Shoot); ok {
+						c.shootDeleted(s)
+					}
+				case watch.Bookmark:
+					c.monitor.Progress(src.kind, rv)
+				}
+			}
+			w.Stop()
+		}
+		if !expired {
+			// The pause before a new watch request, not a synchronisation.
+			time.Sleep(200 * time.Millisecond)
+			continue
+		}
+		c.monitor.Gap(src.kind)
+		for ctx.Err() == nil {
+			if rv, err = c.relist(ctx, src, true); err == nil {
+				break
+			}
+			time.Sleep(time.Second)
+		}
+	}
+}
+
+// catchUp lists the inputs whose watch is behind a pending binding and
+// judges what the Monitor can.
+func (c *checker) catchUp(ctx context.Context) {
+	for _, kind := range c.monitor.Lagging() {
+		for _, src := range c.sources {
+			if src.kind == kind {
+				_, _ = c.relist(ctx, src, false)
+			}
+		}
+	}
+	c.monitor.Judge()
+}
+
+func seedName(s *corev1alpha1.Shoot) string {
+	if s.Spec.SeedName == nil {
+		return ""
+	}
+	return *s.Spec.SeedName
+}
+
+// observe updates the cache and, for shoots, judges how the seed changed:
+// it leaves a seed only through an eviction that names the seed and a reason.
+func (c *checker) observe(kind invariant.Kind, obj runtime.Object, gap bool) {
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return
+	}
+	k := key(acc)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.objects[kind] == nil {
+		c.objects[kind] = map[string]runtime.Object{}
+	}
+	// A list racing the watch may bring an older state than one seen already.
+	rv, _ := strconv.ParseUint(acc.GetResourceVersion(), 10, 64)
+	if have, ok := c.objects[kind][k]; ok {
+		if h, _ := meta.Accessor(have); h != nil {
+			if hrv, _ := strconv.ParseUint(h.GetResourceVersion(), 10, 64); hrv > rv {
+				return
+			}
+		}
+	}
+	c.objects[kind][k] = obj
+	shoot, ok := obj.(*corev1alpha1.Shoot)
+	if !ok {
+		return
+	}
+	prev, known := c.seedOf[k]
+	cur := seedName(shoot)
+	c.seedOf[k] = cur
+	if !known || prev == cur {
+		if known || cur != "" {
+			if _, ok := c.boundAt[k]; !ok && cur != "" {
+				c.boundAt[k] = time.Now()
+			}
+		}
+		return
+	}
+	from, reason := shoot.Annotations[corev1alpha1.AnnotationDescheduledFrom], shoot.Annotations[corev1alpha1.AnnotationDescheduledReason]
+	switch {
+	case prev == "" && cur != "":
+		c.bindings++
+		c.boundAt[k] = time.Now()
+	case prev != "" && cur == "":
+		c.evictions++
+		delete(c.boundAt, k)
+		if from != prev || reason == "" {
+			c.violateLocked(invariant.Violation{Rule: ruleNoReason, Shoot: k, Seed: prev,
+				Message: fmt.Sprintf("left its seed without an eviction naming it (descheduled-from %q, descheduled-reason %q, resourceVersion %s)", from, reason, shoot.ResourceVersion)})
+		}
+	default: // seed to seed
+		c.bindings++
+		c.evictions++
+		c.boundAt[k] = time.Now()
+		if !gap || from != prev || reason == "" {
+			c.violateLocked(invariant.Violation{Rule: ruleNoReason, Shoot: k, Seed: cur,
+				Message: fmt.Sprintf("moved from seed %s to %s without being seen unbound (watch gap %v, descheduled-from %q, descheduled-reason %q, resourceVersion %s)", prev, cur, gap, from, reason, shoot.ResourceVersion)})
+		}
+	}
+}
+
+func (c *checker) shootDeleted(s *corev1alpha1.Shoot) {
+	k := key(s)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gone[k] = true
+	delete(c.seedOf, k)
+	delete(c.boundAt, k)
+	if _, ours := c.created[k]; ours && !c.deleted[k] && !c.reported["lost/"+k] {
+		c.reported["lost/"+k] = true
+		c.violateLocked(invariant.Violation{Rule: ruleLost, Shoot: k, Message: "was deleted, but not by the run (resourceVersion " + s.ResourceVersion + ")"})
+	}
+}
+
+// judgeState judges the rules of the current state: no created shoot missing,
+// no shoot pending for longer than the bound while a seed fits it, none on
+// a seed it must leave for longer than the bound while another seed fits it.
+func (c *checker) judgeState(now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	snap := algorithm.NewSnapshot()
+	seeds := map[string]*corev1alpha1.Seed{}
+	for _, o := range c.objects[invariant.KindSeed] {
+		s := o.(*corev1alpha1.Seed)
+		seeds[s.Name] = s
+		snap.AddSeed(s)
+	}
+	var shoots []*corev1alpha1.Shoot
+	for _, o := range c.objects[invariant.KindShoot] {
+		s := o.(*corev1alpha1.Shoot)
+		shoots = append(shoots, s)
+		snap.AddShoot(s)
+	}
+	profiles := map[string]*corev1alpha1.CloudProfile{}
+	for _, o := range c.objects[invariant.KindCloudProfile] {
+		p := o.(*corev1alpha1.CloudProfile)
+		profiles[p.Name] = p
+	}
+	var cms []*corev1.ConfigMap
+	for _, o := range c.objects[invariant.KindConfigMap] {
+		cms = append(cms, o.(*corev1.ConfigMap))
+	}
+	for k, at := range c.created {
+		if c.deleted[k] || c.reported["lost/"+k] || now.Sub(at) < 30*time.Second {
+			continue
+		}
+		if _, ok := c.objects[invariant.KindShoot][k]; !ok {
+			c.reported["lost/"+k] = true
+			c.violateLocked(invariant.Violation{Rule: ruleLost, Shoot: k, Message: fmt.Sprintf("was created by the run at %s and is not there", at.UTC().Format("15:04:05.000"))})
+		}
+	}
+	pending, leaving := map[string]bool{}, map[string]bool{}
+	for _, s := range shoots {
+		if s.DeletionTimestamp != nil {
+			continue
+		}
+		k := key(s)
+		name := algorithm.CloudProfileNameOf(s)
+		in := algorithm.Inputs{CloudProfile: profiles[name], RegionConfigMap: algorithm.SelectRegionConfigMap(name, cms),
+			Config: algorithm.Config{Strategy: algorithm.StrategySameRegion}}
+		seed := seedName(s)
+		if seed == "" {
+			fit, err := algorithm.Schedule(s, snap, in)
+			if err != nil {
+				continue
+			}
+			pending[k] = true
+			since, ok := c.pendingFit[k]
+			if !ok {
+				c.pendingFit[k] = now
+				continue
+			}
+			if now.Sub(since) > c.bound && !c.reported["pending/"+k+since.String()] {
+				c.reported["pending/"+k+since.String()] = true
+				c.violateLocked(invariant.Violation{Rule: rulePending, Shoot: k, Seed: fit,
+					Message: fmt.Sprintf("has had no seed since %s although one fitted all along (now %s)", since.UTC().Format("15:04:05.000"), fit)})
+			}
+			continue
+		}
+		sd := seeds[seed]
+		if sd == nil {
+			continue
+		}
+		arrived := c.boundAt[k]
+		st := algorithm.CheckNoExecute(s, sd, func(t corev1alpha1.SeedTaint) time.Time {
+			var added time.Time
+			if t.TimeAdded != nil {
+				added = t.TimeAdded.Time
+			}
+			if arrived.After(added) {
+				return arrived
+			}
+			return added
+		})
+		if !st.MustLeave(now) {
+			continue
+		}
+		other, err := algorithm.FitsElsewhere(s, snap, in, seed)
+		if err != nil {
+			continue
+		}
+		leaving[k] = true
+		since, ok := c.mustLeave[k]
+		if !ok {
+			c.mustLeave[k] = now
+			continue
+		}
+		if now.Sub(since) > c.bound && !c.reported["leave/"+k+since.String()] {
+			c.reported["leave/"+k+since.String()] = true
+			c.violateLocked(invariant.Violation{Rule: ruleMustLeave, Shoot: k, Seed: seed,
+				Message: fmt.Sprintf("has had to leave the seed since %s (untolerated %v, tolerated until %s) and seed %s fitted all along", since.UTC().Format("15:04:05.000"), taintStrings(st.Untolerated), st.StayUntil.UTC().Format("15:04:05"), other)})
+		}
+	}
+	for k := range c.pendingFit {
+		if !pending[k] {
+			delete(c.pendingFit, k)
+		}
+	}
+	for k := range c.mustLeave {
+		if !leaving[k] {
+			delete(c.mustLeave, k)
+		}
+	}
+}
+
+// settled tells whether no shoot waits for a seed that fits it and none sits
+// on a seed it must leave while another fits it.
+func (c *checker) settled() bool {
+	c.judgeState(time.Now())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.pendingFit) == 0 && len(c.mustLeave) == 0
+}
+
+func taintStrings(ts []corev1alpha1.SeedTaint) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, algorithm.FormatTaint(t))
+	}
+	return out
+}
+
+// hasTaint tells whether the seed, as last seen, has a taint whose key has
+// the prefix.
+func (c *checker) hasTaint(seed, prefix string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	o, ok := c.objects[invariant.KindSeed][seed]
+	if !ok {
+		return false
+	}
+	for _, t := range o.(*corev1alpha1.Seed).Spec.Taints {
+		if strings.HasPrefix(t.Key, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// flush returns once the Monitor has judged every binding made before it was
+// called: the shoot watch has delivered a fresh list's resourceVersion and
+// nothing up to it is pending.
+func (c *checker) flush(ctx context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var rv string
+	for rv == "" {
+		// A list brings the Monitor's shoot view up to its resourceVersion.
+		var err error
+		if rv, err = c.relist(ctx, c.sources[0], false); err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("listing shoots to flush the checker: %w", err)
+		case <-time.After(time.Second):
+		}
+	}
+	for !c.monitor.Reached(invariant.KindShoot, rv) || c.monitor.PendingUpTo(rv) > 0 {
+		c.catchUp(ctx)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the checker did not judge every binding up to resourceVersion %s within %s (%d pending)", rv, timeout, c.monitor.PendingUpTo(rv))
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return nil
+}

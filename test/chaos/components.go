@@ -1,0 +1,299 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+
+	"github.com/graft-dev/graft/test/charts"
+	"github.com/graft-dev/graft/test/framework"
+)
+
+// componentNamespace holds the charts' ServiceAccounts, as in an installation.
+const componentNamespace = "graft-system"
+
+// leaseTimings are the chart defaults, sane for a loaded two-core machine.
+var leaseTimings = []string{
+	"config.leaderElection.leaseDuration=15s",
+	"config.leaderElection.renewDeadline=10s",
+	"config.leaderElection.retryPeriod=2s",
+	"config.logging.verbosity=2",
+}
+
+const leaseDuration = 15 * time.Second
+
+// chartValues are the extra values of each chart: the descheduler passes
+// often and evicts quickly, with both plugins, as in the e2e suite.
+var chartValues = map[string]struct{ set, setJSON []string }{
+	"graft-scheduler":          {},
+	"graft-capacity-annotator": {},
+	"graft-descheduler": {
+		set: []string{"config.interval=5s", "config.evictionRate=20", "config.evictionBurst=10",
+			"config.maxEvictionsPerSeed=50", "config.maxEvictionsTotal=200", "config.maxPendingEvicted=50"},
+		setJSON: []string{`config.plugins=[{"name":"NoExecuteTaints","enabled":true},{"name":"OverCapacity","enabled":true}]`},
+	},
+}
+
+var componentCharts = []string{"graft-scheduler", "graft-descheduler", "graft-capacity-annotator"}
+
+// exit is how a replica's process ended.
+type exit struct {
+	At     time.Time
+	Err    error
+	Killed bool   // by the run's SIGKILL
+	Last   string // the last line of its log
+}
+
+// replica is one replica of a daemon; it is started again after every exit.
+type replica struct {
+	Name   string // chart-instance
+	Chart  string
+	bin    string
+	config string
+	log    string
+	health string
+
+	mu      sync.Mutex
+	cmd     *exec.Cmd
+	done    chan struct{}
+	killed  bool
+	stopped bool // SIGSTOPped now
+	starts  int
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// buildBinaries compiles the daemons into dir.
+func buildBinaries(ctx context.Context, dir string) error {
+	root, err := framework.RepoRoot()
+	if err != nil {
+		return err
+	}
+	args := []string{"build", "-o", dir + string(os.PathSeparator)}
+	for _, c := range componentCharts {
+		args = append(args, "./cmd/"+c)
+	}
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go %v: %w\n%s", args, err, out)
+	}
+	return nil
+}
+
+// prepareReplica renders the chart, applies its ServiceAccount and RBAC and
+// writes the replica's kubeconfig (that ServiceAccount's token) and config.
+func prepareReplica(ctx context.Context, admin *rest.Config, binDir, dir, chart string, instance int) (*replica, error) {
+	r := &replica{Name: fmt.Sprintf("%s-%d", chart, instance), Chart: chart, bin: filepath.Join(binDir, chart)}
+	rdir := filepath.Join(dir, r.Name)
+	if err := os.MkdirAll(rdir, 0o755); err != nil {
+		return nil, err
+	}
+	hp, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	mp, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	r.health = "127.0.0.1:" + strconv.Itoa(hp)
+	kubeconfig := filepath.Join(rdir, "kubeconfig")
+	set := append([]string{
+		"config.clientConnection.kubeconfig=" + kubeconfig,
+		"config.server.healthProbeBindAddress=" + r.health,
+		"config.server.metricsBindAddress=127.0.0.1:" + strconv.Itoa(mp),
+	}, leaseTimings...)
+	set = append(set, chartValues[chart].set...)
+	objs, err := charts.Template(ctx, chart, charts.TemplateOptions{Release: chart, Namespace: componentNamespace, Set: set, SetJSON: chartValues[chart].setJSON})
+	if err != nil {
+		return nil, err
+	}
+	var rbac []*unstructured.Unstructured
+	var config, sa string
+	for _, o := range objs {
+		switch o.GetKind() {
+		case "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding":
+			rbac = append(rbac, o)
+			if o.GetKind() == "ServiceAccount" {
+				sa = o.GetName()
+			}
+		case "ConfigMap":
+			config, _, _ = unstructured.NestedString(o.Object, "data", "config.yaml")
+		}
+	}
+	if sa == "" || config == "" {
+		return nil, fmt.Errorf("chart %s rendered no ServiceAccount or no config", chart)
+	}
+	applier, err := charts.NewApplier(admin)
+	if err != nil {
+		return nil, err
+	}
+	if err := applier.Apply(ctx, rbac, false); err != nil {
+		return nil, err
+	}
+	if err := framework.WriteServiceAccountKubeconfig(ctx, admin, componentNamespace, sa, kubeconfig); err != nil {
+		return nil, err
+	}
+	r.config = filepath.Join(rdir, "config.yaml")
+	if err := os.WriteFile(r.config, []byte(config), 0o600); err != nil {
+		return nil, err
+	}
+	r.log = filepath.Join(dir, r.Name+".log")
+	return r, nil
+}
+
+// start starts the process; its output is appended to the replica's log.
+func (r *replica) start() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	f, err := os.OpenFile(r.log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	r.starts++
+	fmt.Fprintf(f, "===== chaos: start %d of %s at %s\n", r.starts, r.Name, time.Now().UTC().Format(time.RFC3339Nano))
+	cmd := exec.Command(r.bin, "--config", r.config)
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		return fmt.Errorf("starting %s: %w", r.Name, err)
+	}
+	r.cmd, r.done, r.killed, r.stopped = cmd, make(chan struct{}), false, false
+	done := r.done
+	go func() {
+		_ = cmd.Wait()
+		f.Close()
+		close(done)
+	}()
+	return nil
+}
+
+// wait returns how the current process ended, once it has.
+func (r *replica) wait() exit {
+	r.mu.Lock()
+	cmd, done := r.cmd, r.done
+	r.mu.Unlock()
+	<-done
+	r.mu.Lock()
+	killed := r.killed
+	r.mu.Unlock()
+	var err error
+	if !cmd.ProcessState.Success() {
+		err = fmt.Errorf("%s", cmd.ProcessState.String())
+	}
+	return exit{At: time.Now(), Err: err, Killed: killed, Last: lastLine(r.log)}
+}
+
+func (r *replica) signal(sig syscall.Signal) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cmd == nil || r.cmd.Process == nil {
+		return fmt.Errorf("%s is not running", r.Name)
+	}
+	select {
+	case <-r.done:
+		return fmt.Errorf("%s is not running", r.Name)
+	default:
+	}
+	switch sig {
+	case syscall.SIGKILL:
+		r.killed = true
+	case syscall.SIGSTOP:
+		r.stopped = true
+	case syscall.SIGCONT:
+		r.stopped = false
+	}
+	return r.cmd.Process.Signal(sig)
+}
+
+// running tells whether the current process has not exited.
+func (r *replica) running() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done == nil {
+		return false
+	}
+	select {
+	case <-r.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// waitReady polls /readyz until it answers 200 or the timeout passes.
+func (r *replica) waitReady(ctx context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client := &http.Client{Timeout: 2 * time.Second}
+	for {
+		if !r.running() {
+			return fmt.Errorf("%s exited before it was ready: %s", r.Name, lastLine(r.log))
+		}
+		resp, err := client.Get("http://" + r.health + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s not ready within %s", r.Name, timeout)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// identityIn tells whether the replica's current process logged the lease
+// identity id, i.e. the Lease holder is this process.
+func (r *replica) identityIn(id string) bool {
+	data, err := os.ReadFile(r.log)
+	if err != nil || id == "" {
+		return false
+	}
+	s := string(data)
+	if i := strings.LastIndex(s, "===== chaos: start "); i >= 0 {
+		s = s[i:]
+	}
+	// Every line of the elector's logger names the replica's own identity
+	// this way; a standby's lines name the leader's as leader="...".
+	return strings.Contains(s, `identity="`+id+`"`)
+}
+
+func lastLine(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+// paused tells whether the process is SIGSTOPped now.
+func (r *replica) paused() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopped
+}

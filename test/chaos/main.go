@@ -1,0 +1,598 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+
+	graftclient "github.com/graft-dev/client-go/clientset/versioned"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/test/e2e/invariant"
+	"github.com/graft-dev/graft/test/e2e/landscape"
+	"github.com/graft-dev/graft/test/framework"
+)
+
+func main() {
+	seed := flag.Uint64("seed", 0, "random seed; 0 picks one (printed first)")
+	duration := flag.Duration("duration", 90*time.Second, "how long faults are injected")
+	bound := flag.Duration("bound", 90*time.Second, "how long a shoot may stay pending while a seed fits it, or on a seed it must leave while another fits it")
+	flag.Parse()
+	if *seed == 0 {
+		*seed = uint64(time.Now().UnixNano()) % 1_000_000_000
+	}
+	fmt.Printf("chaos: SEED=%d DURATION=%s\n", *seed, *duration)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	r := &run{seed: *seed, duration: *duration, bound: *bound, rng: rand.New(rand.NewPCG(*seed, 0x9e3779b97f4a7c15)),
+		actions: map[string]int{}, start: time.Now()}
+	err := r.main(ctx)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "chaos: %v\n", err)
+	}
+	if err != nil || r.failed {
+		fmt.Printf("chaos: FAILED; repeat with SEED=%d DURATION=%s; logs kept in %s\n", *seed, *duration, r.dir)
+		os.Exit(1)
+	}
+}
+
+// run is one chaos run.
+type run struct {
+	seed     uint64
+	duration time.Duration
+	bound    time.Duration
+	rng      *rand.Rand
+	start    time.Time
+	dir      string
+	failed   bool
+
+	cp       *framework.ControlPlane
+	graft    graftclient.Interface
+	kube     kubernetes.Interface
+	check    *checker
+	replicas []*replica
+	land     *landscape.Landscape
+	seeds    []string
+
+	mu        sync.Mutex
+	actions   map[string]int
+	shoots    []string // live shoots the run created, namespace/name
+	next      int
+	apiDownAt []time.Time // API server restarts (start of each)
+	pausedAt  map[string]time.Time
+	expected  int // exits caused by the run
+	ending    bool
+}
+
+func (r *run) logf(format string, args ...any) {
+	fmt.Printf("%s %7.1fs %s\n", time.Now().UTC().Format("15:04:05.000"), time.Since(r.start).Seconds(), fmt.Sprintf(format, args...))
+}
+
+func (r *run) count(kind string) {
+	r.mu.Lock()
+	r.actions[kind]++
+	r.mu.Unlock()
+}
+
+const (
+	numShoots  = 40
+	tolKey     = "chaos.graft.dev/maintenance"
+	scenario   = "chaos"
+	shootNSKey = "garden-" + scenario
+)
+
+var taintKeys = []string{tolKey, "chaos.graft.dev/other"}
+
+func (r *run) main(ctx context.Context) (retErr error) {
+	var err error
+	if r.dir, err = os.MkdirTemp("", "graft-chaos-"); err != nil {
+		return err
+	}
+	r.logf("logs in %s", r.dir)
+	defer func() {
+		if retErr == nil && !r.failed {
+			_ = os.RemoveAll(r.dir)
+		}
+	}()
+
+	r.logf("building the daemons")
+	binDir := r.dir + "/bin"
+	if err := buildBinaries(ctx, binDir); err != nil {
+		return err
+	}
+	r.logf("starting etcd and kube-apiserver on loopback")
+	cpLog, err := os.Create(r.dir + "/controlplane.log")
+	if err != nil {
+		return err
+	}
+	defer cpLog.Close()
+	r.cp, err = framework.StartControlPlane(ctx, framework.ControlPlaneOptions{Dir: r.dir + "/garden", Log: cpLog})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = r.cp.Stop() }()
+	if err := framework.InstallCRDs(ctx, r.cp.RESTConfig); err != nil {
+		return err
+	}
+	if r.graft, err = graftclient.NewForConfig(r.cp.RESTConfig); err != nil {
+		return err
+	}
+	if r.kube, err = kubernetes.NewForConfig(r.cp.RESTConfig); err != nil {
+		return err
+	}
+	for _, ns := range []string{componentNamespace, corev1alpha1.GardenNamespace} {
+		if err := framework.Apply(ctx, r.cp.RESTConfig, nsObjects(ns)); err != nil {
+			return err
+		}
+	}
+
+	// Six seeds in two regions of one provider, little room each, so that
+	// capacity and taints matter.
+	r.land = landscape.Generate(landscape.Spec{Scenario: scenario, Providers: []string{"aws"}, RegionsPerProvider: 2, SeedsPerRegion: 3, SeedCapacity: 10})
+	r.land.Shoots = nil
+	if err := framework.Apply(ctx, r.cp.RESTConfig, r.land.Objects()); err != nil {
+		return err
+	}
+	for _, s := range r.land.Seeds {
+		r.seeds = append(r.seeds, s.Name)
+	}
+
+	r.check = newChecker(r.graft, r.kube, r.bound, r.logf)
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	defer stopWatch()
+	if err := r.check.start(watchCtx); err != nil {
+		return err
+	}
+
+	r.logf("starting two replicas of each daemon as their charts' ServiceAccounts")
+	for _, chart := range componentCharts {
+		for i := 0; i < 2; i++ {
+			rep, err := prepareReplica(ctx, r.cp.RESTConfig, binDir, r.dir, chart, i)
+			if err != nil {
+				return err
+			}
+			r.replicas = append(r.replicas, rep)
+		}
+	}
+	r.pausedAt = map[string]time.Time{}
+	for _, rep := range r.replicas {
+		if err := rep.start(); err != nil {
+			return err
+		}
+	}
+	for _, rep := range r.replicas {
+		if err := rep.waitReady(ctx, 2*time.Minute); err != nil {
+			return err
+		}
+	}
+	var sup sync.WaitGroup
+	for _, rep := range r.replicas {
+		sup.Add(1)
+		go func() { defer sup.Done(); r.supervise(rep) }()
+	}
+	defer func() {
+		r.mu.Lock()
+		r.ending = true
+		r.mu.Unlock()
+		for _, rep := range r.replicas {
+			_ = rep.signal(syscall.SIGCONT)
+			_ = rep.signal(syscall.SIGTERM)
+		}
+		sup.Wait()
+	}()
+
+	for i := 0; i < numShoots/2; i++ {
+		r.createShoot(ctx)
+	}
+
+	r.logf("injecting faults for %s", r.duration)
+	r.faults(ctx)
+
+	r.logf("faults over; waiting up to %s for the garden to settle", r.bound+30*time.Second)
+	settleEnd := time.Now().Add(r.bound + 30*time.Second)
+	for time.Now().Before(settleEnd) && ctx.Err() == nil {
+		if r.check.settled() {
+			break
+		}
+		time.Sleep(2 * time.Second)
+	}
+	r.check.judgeState(time.Now())
+	if err := r.check.flush(ctx, 2*time.Minute); err != nil {
+		r.logf("%v", err)
+		r.failed = true
+	}
+	r.summary()
+	return ctx.Err()
+}
+
+// faults injects random actions until the duration has passed, with one API
+// server restart in the middle third.
+func (r *run) faults(ctx context.Context) {
+	end := time.Now().Add(r.duration)
+	restartAt := time.Now().Add(r.duration/3 + time.Duration(r.rng.Int64N(int64(r.duration/3))))
+	restarted := false
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for time.Now().Before(end) && ctx.Err() == nil {
+		if !restarted && time.Now().After(restartAt) {
+			restarted = true
+			r.restartAPIServer(ctx)
+			continue
+		}
+		switch n := r.rng.IntN(100); {
+		case n < 35:
+			// Churn around three quarters of numShoots.
+			r.mu.Lock()
+			live := len(r.shoots)
+			r.mu.Unlock()
+			if r.rng.IntN(numShoots) >= live*3/4 {
+				r.createShoot(ctx)
+			} else {
+				r.deleteShoot(ctx)
+			}
+		case n < 57:
+			r.addTaint(ctx)
+		case n < 72:
+			r.removeTaint(ctx)
+		case n < 86:
+			r.setCapacity(ctx)
+		case n < 93:
+			r.killLeader(ctx, &wg)
+		default:
+			r.pauseLeader(ctx, &wg)
+		}
+		// Between actions: 0.2 to 2 seconds.
+		time.Sleep(time.Duration(200+r.rng.IntN(1800)) * time.Millisecond)
+	}
+}
+
+func (r *run) reqCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, 10*time.Second)
+}
+
+func (r *run) createShoot(ctx context.Context) {
+	r.mu.Lock()
+	if len(r.shoots) >= numShoots {
+		r.mu.Unlock()
+		return
+	}
+	name := fmt.Sprintf("s-%04d", r.next)
+	r.next++
+	r.mu.Unlock()
+	region := landscape.Region("aws", r.rng.IntN(2))
+	purposes := []corev1alpha1.ShootPurpose{corev1alpha1.ShootPurposeEvaluation, corev1alpha1.ShootPurposeDevelopment, corev1alpha1.ShootPurposeProduction}
+	shoot := landscape.Shoot(r.land.Spec, name, "aws", region, purposes[r.rng.IntN(len(purposes))], r.rng.IntN(6) == 0)
+	desc := "untolerating"
+	switch r.rng.IntN(3) {
+	case 0: // tolerates the maintenance taint for ever
+		shoot.Spec.Tolerations = []corev1alpha1.Toleration{{Key: tolKey}}
+		desc = "tolerating"
+	case 1: // for a while
+		secs := int64(5 + r.rng.IntN(26))
+		shoot.Spec.Tolerations = []corev1alpha1.Toleration{{Key: tolKey, Effect: corev1alpha1.TaintEffectNoExecute, TolerationSeconds: &secs}}
+		desc = fmt.Sprintf("tolerating %ds", secs)
+	}
+	k := shoot.Namespace + "/" + shoot.Name
+	c, cancel := r.reqCtx(ctx)
+	defer cancel()
+	r.check.Created(k) // before the watch can see it
+	if _, err := r.graft.CoreV1alpha1().Shoots(shoot.Namespace).Create(c, shoot, metav1.CreateOptions{}); err != nil {
+		r.check.Deleted(k) // never came to be
+		r.logf("create shoot %s: %v", k, err)
+		return
+	}
+	r.mu.Lock()
+	r.shoots = append(r.shoots, k)
+	r.mu.Unlock()
+	r.count("createShoot")
+	r.logf("created shoot %s in %s (%s)", k, region, desc)
+}
+
+func (r *run) deleteShoot(ctx context.Context) {
+	r.mu.Lock()
+	if len(r.shoots) == 0 {
+		r.mu.Unlock()
+		return
+	}
+	i := r.rng.IntN(len(r.shoots))
+	k := r.shoots[i]
+	r.shoots = append(r.shoots[:i], r.shoots[i+1:]...)
+	r.mu.Unlock()
+	ns, name, _ := strings.Cut(k, "/")
+	r.check.Deleted(k)
+	c, cancel := r.reqCtx(ctx)
+	defer cancel()
+	if err := r.graft.CoreV1alpha1().Shoots(ns).Delete(c, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		// It may or may not be gone; either is accounted for.
+		r.logf("delete shoot %s: %v", k, err)
+	}
+	r.count("deleteShoot")
+	r.logf("deleted shoot %s", k)
+}
+
+// updateSeed reads a seed and writes it changed, preconditioned on the
+// resourceVersion read; a conflict is retried a few times.
+func (r *run) updateSeed(ctx context.Context, name string, change func(*corev1alpha1.Seed) bool) error {
+	for attempt := 0; attempt < 5; attempt++ {
+		c, cancel := r.reqCtx(ctx)
+		seed, err := r.graft.CoreV1alpha1().Seeds().Get(c, name, metav1.GetOptions{})
+		if err != nil {
+			cancel()
+			return err
+		}
+		if !change(seed) {
+			cancel()
+			return errNoChange
+		}
+		_, err = r.graft.CoreV1alpha1().Seeds().Update(c, seed, metav1.UpdateOptions{})
+		cancel()
+		if !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+	return fmt.Errorf("seed %s: conflicts on every attempt", name)
+}
+
+var errNoChange = errors.New("nothing to change")
+
+func (r *run) addTaint(ctx context.Context) {
+	seed := r.seeds[r.rng.IntN(len(r.seeds))]
+	effects := []corev1alpha1.TaintEffect{corev1alpha1.TaintEffectNoSchedule, corev1alpha1.TaintEffectPreferNoSchedule,
+		corev1alpha1.TaintEffectNoExecute, corev1alpha1.TaintEffectNoExecute}
+	t := corev1alpha1.SeedTaint{Key: taintKeys[r.rng.IntN(len(taintKeys))], Effect: effects[r.rng.IntN(len(effects))]}
+	if t.Effect == corev1alpha1.TaintEffectNoExecute {
+		now := metav1.Now()
+		t.TimeAdded = &now
+	}
+	err := r.updateSeed(ctx, seed, func(s *corev1alpha1.Seed) bool {
+		for _, have := range s.Spec.Taints {
+			if have.Key == t.Key && have.Effect == t.Effect {
+				return false
+			}
+		}
+		s.Spec.Taints = append(s.Spec.Taints, t)
+		return true
+	})
+	if err != nil {
+		if !errors.Is(err, errNoChange) {
+			r.logf("taint seed %s: %v", seed, err)
+		}
+		return
+	}
+	r.count("taint" + string(t.Effect))
+	r.logf("tainted seed %s with %s:%s", seed, t.Key, t.Effect)
+}
+
+func (r *run) removeTaint(ctx context.Context) {
+	// A seed that carries one of the run's taints, as far as the checker knows.
+	var tainted []string
+	for _, name := range r.seeds {
+		if r.check.hasTaint(name, "chaos.graft.dev/") {
+			tainted = append(tainted, name)
+		}
+	}
+	pick := r.rng.IntN(1 << 20)
+	if len(tainted) == 0 {
+		return
+	}
+	seed := tainted[pick%len(tainted)]
+	var removed string
+	err := r.updateSeed(ctx, seed, func(s *corev1alpha1.Seed) bool {
+		var ours []int
+		for i, t := range s.Spec.Taints {
+			if strings.HasPrefix(t.Key, "chaos.graft.dev/") {
+				ours = append(ours, i)
+			}
+		}
+		if len(ours) == 0 {
+			return false
+		}
+		i := ours[pick%len(ours)]
+		removed = string(s.Spec.Taints[i].Key) + ":" + string(s.Spec.Taints[i].Effect)
+		s.Spec.Taints = append(s.Spec.Taints[:i], s.Spec.Taints[i+1:]...)
+		return true
+	})
+	if err != nil {
+		if !errors.Is(err, errNoChange) {
+			r.logf("untaint seed %s: %v", seed, err)
+		}
+		return
+	}
+	r.count("untaint")
+	r.logf("removed taint %s from seed %s", removed, seed)
+}
+
+func (r *run) setCapacity(ctx context.Context) {
+	seed := r.seeds[r.rng.IntN(len(r.seeds))]
+	capacity := fmt.Sprint(2 + r.rng.IntN(12))
+	err := r.updateSeed(ctx, seed, func(s *corev1alpha1.Seed) bool {
+		if s.Annotations == nil {
+			s.Annotations = map[string]string{}
+		}
+		s.Annotations[corev1alpha1.AnnotationCapacityShoots] = capacity
+		return true
+	})
+	if err != nil {
+		r.logf("capacity of seed %s: %v", seed, err)
+		return
+	}
+	r.count("capacity")
+	r.logf("set capacity.graft.dev/shoots=%s on seed %s", capacity, seed)
+}
+
+// leader returns the replica holding the chart's Lease, if it is known.
+func (r *run) leader(ctx context.Context, chart string) *replica {
+	c, cancel := r.reqCtx(ctx)
+	defer cancel()
+	lease, err := r.kube.CoordinationV1().Leases(corev1alpha1.GardenNamespace).Get(c, chart, metav1.GetOptions{})
+	if err != nil || lease.Spec.HolderIdentity == nil {
+		return nil
+	}
+	for _, rep := range r.replicas {
+		if rep.Chart == chart && rep.running() && rep.identityIn(*lease.Spec.HolderIdentity) {
+			return rep
+		}
+	}
+	return nil
+}
+
+func (r *run) killLeader(ctx context.Context, wg *sync.WaitGroup) {
+	chart := componentCharts[r.rng.IntN(len(componentCharts))]
+	rep := r.leader(ctx, chart)
+	if rep == nil || rep.paused() {
+		return
+	}
+	if err := rep.signal(syscall.SIGKILL); err != nil {
+		return
+	}
+	r.count("killLeader")
+	r.logf("SIGKILL leader %s", rep.Name)
+}
+
+func (r *run) pauseLeader(ctx context.Context, wg *sync.WaitGroup) {
+	chart := componentCharts[r.rng.IntN(len(componentCharts))]
+	rep := r.leader(ctx, chart)
+	if rep == nil || rep.paused() {
+		return
+	}
+	pause := leaseDuration + time.Duration(2000+r.rng.IntN(8000))*time.Millisecond
+	r.mu.Lock()
+	r.pausedAt[rep.Name] = time.Now()
+	r.mu.Unlock()
+	if err := rep.signal(syscall.SIGSTOP); err != nil {
+		return
+	}
+	r.count("pauseLeader")
+	r.logf("SIGSTOP leader %s for %s", rep.Name, pause)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		time.Sleep(pause)
+		_ = rep.signal(syscall.SIGCONT)
+		r.mu.Lock()
+		r.pausedAt[rep.Name] = time.Now() // its lease-lost exit counts from here
+		r.mu.Unlock()
+		r.logf("SIGCONT %s", rep.Name)
+	}()
+}
+
+func (r *run) restartAPIServer(ctx context.Context) {
+	r.mu.Lock()
+	r.apiDownAt = append(r.apiDownAt, time.Now())
+	r.mu.Unlock()
+	r.logf("restarting kube-apiserver")
+	t := time.Now()
+	c, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	if err := r.cp.StopAPIServer(); err != nil {
+		r.logf("stopping kube-apiserver: %v", err)
+	}
+	r.logf("kube-apiserver stopped after %s", time.Since(t).Round(time.Millisecond))
+	if err := r.cp.RestartAPIServer(c); err != nil {
+		r.logf("restarting kube-apiserver: %v", err)
+		r.failed = true
+		return
+	}
+	r.mu.Lock()
+	r.apiDownAt[len(r.apiDownAt)-1] = time.Now() // leases lost count from its return
+	r.mu.Unlock()
+	r.count("restartAPIServer")
+	r.logf("kube-apiserver back after %s", time.Since(t).Round(time.Millisecond))
+}
+
+// supervise restarts the replica after every exit, as a Deployment would,
+// and records an exit the run did not cause as a crash: it caused SIGKILLs,
+// and a lost lease within a minute of a pause of that replica or of an API
+// server restart.
+func (r *run) supervise(rep *replica) {
+	for {
+		e := rep.wait()
+		r.mu.Lock()
+		ending := r.ending
+		r.mu.Unlock()
+		if ending {
+			return
+		}
+		cause := r.expectedExit(rep, e)
+		if cause == "" {
+			r.check.violate(invariant.Violation{Rule: ruleCrash, At: e.At,
+				Message: fmt.Sprintf("%s exited (%v) with no cause of the run's; last log line: %s", rep.Name, e.Err, e.Last)})
+		} else {
+			r.mu.Lock()
+			r.expected++
+			r.mu.Unlock()
+			r.logf("%s exited (%s): %s", rep.Name, cause, e.Last)
+		}
+		time.Sleep(time.Second)
+		if err := rep.start(); err != nil {
+			r.check.violate(invariant.Violation{Rule: ruleCrash, Message: err.Error()})
+			return
+		}
+		r.logf("restarted %s", rep.Name)
+	}
+}
+
+func (r *run) expectedExit(rep *replica, e exit) string {
+	if e.Killed {
+		return "killed by the run"
+	}
+	if !strings.Contains(e.Last, "leader election lost") {
+		return ""
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if at, ok := r.pausedAt[rep.Name]; ok && e.At.Sub(at) < time.Minute {
+		return "lease lost after the run paused it"
+	}
+	for _, at := range r.apiDownAt {
+		if e.At.Sub(at) < time.Minute && e.At.After(at.Add(-3*time.Minute)) {
+			return "lease lost across the API server restart"
+		}
+	}
+	return ""
+}
+
+func (r *run) summary() {
+	vs := r.check.Violations()
+	bindings, evictions := r.check.counts()
+	r.mu.Lock()
+	var kinds []string
+	total := 0
+	for k, n := range r.actions {
+		kinds = append(kinds, fmt.Sprintf("%s=%d", k, n))
+		total += n
+	}
+	expected := r.expected
+	r.mu.Unlock()
+	sort.Strings(kinds)
+	for _, v := range vs {
+		fmt.Printf("violation: %s\n", v)
+	}
+	for _, s := range r.check.monitor.SkipSummary() {
+		fmt.Printf("not judged: %s\n", s)
+	}
+	if len(vs) > 0 {
+		r.failed = true
+	}
+	fmt.Printf("chaos: SEED=%d DURATION=%s wall=%s actions=%d (%s) bindings=%d evictions=%d judged=%d expectedExits=%d watchGaps=%d violations=%d\n",
+		r.seed, r.duration, time.Since(r.start).Round(time.Second), total, strings.Join(kinds, " "), bindings, evictions,
+		r.check.monitor.Judged(), expected, r.check.monitor.Gaps(), len(vs))
+}
+
+func nsObjects(name string) []runtime.Object {
+	return []runtime.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}}
+}
