@@ -265,6 +265,11 @@ func (r *run) reqCtx(ctx context.Context) (context.Context, context.CancelFunc) 
 }
 
 func (r *run) createShoot(ctx context.Context) {
+	// Every random draw comes first, so that a seed draws the same numbers
+	// whatever the garden's state.
+	region := landscape.Region("aws", r.rng.IntN(2))
+	purposes := []corev1alpha1.ShootPurpose{corev1alpha1.ShootPurposeEvaluation, corev1alpha1.ShootPurposeDevelopment, corev1alpha1.ShootPurposeProduction}
+	purpose, zoneHA, tolerate, secs := purposes[r.rng.IntN(len(purposes))], r.rng.IntN(6) == 0, r.rng.IntN(3), int64(5+r.rng.IntN(26))
 	r.mu.Lock()
 	if len(r.shoots) >= numShoots {
 		r.mu.Unlock()
@@ -273,16 +278,13 @@ func (r *run) createShoot(ctx context.Context) {
 	name := fmt.Sprintf("s-%04d", r.next)
 	r.next++
 	r.mu.Unlock()
-	region := landscape.Region("aws", r.rng.IntN(2))
-	purposes := []corev1alpha1.ShootPurpose{corev1alpha1.ShootPurposeEvaluation, corev1alpha1.ShootPurposeDevelopment, corev1alpha1.ShootPurposeProduction}
-	shoot := landscape.Shoot(r.land.Spec, name, "aws", region, purposes[r.rng.IntN(len(purposes))], r.rng.IntN(6) == 0)
+	shoot := landscape.Shoot(r.land.Spec, name, "aws", region, purpose, zoneHA)
 	desc := "untolerating"
-	switch r.rng.IntN(3) {
+	switch tolerate {
 	case 0: // tolerates the maintenance taint for ever
 		shoot.Spec.Tolerations = []corev1alpha1.Toleration{{Key: tolKey}}
 		desc = "tolerating"
 	case 1: // for a while
-		secs := int64(5 + r.rng.IntN(26))
 		shoot.Spec.Tolerations = []corev1alpha1.Toleration{{Key: tolKey, Effect: corev1alpha1.TaintEffectNoExecute, TolerationSeconds: &secs}}
 		desc = fmt.Sprintf("tolerating %ds", secs)
 	}
@@ -465,11 +467,11 @@ func (r *run) killLeader(ctx context.Context, wg *sync.WaitGroup) {
 
 func (r *run) pauseLeader(ctx context.Context, wg *sync.WaitGroup) {
 	chart := componentCharts[r.rng.IntN(len(componentCharts))]
+	pause := leaseDuration + time.Duration(2000+r.rng.IntN(8000))*time.Millisecond
 	rep := r.leader(ctx, chart)
 	if rep == nil || rep.paused() {
 		return
 	}
-	pause := leaseDuration + time.Duration(2000+r.rng.IntN(8000))*time.Millisecond
 	r.mu.Lock()
 	r.pausedAt[rep.Name] = time.Now()
 	r.mu.Unlock()

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/test/e2e/invariant"
+	"github.com/graft-dev/graft/test/e2e/landscape"
+)
+
+// garden returns a checker that has seen two seeds of one region and their
+// cloud profile, and a pending shoot for that region.
+func garden(t *testing.T) (*checker, *landscape.Landscape, *corev1alpha1.Shoot) {
+	t.Helper()
+	l := landscape.Generate(landscape.Spec{Scenario: "chaos", Providers: []string{"aws"}, RegionsPerProvider: 1, SeedsPerRegion: 2, SeedCapacity: 5})
+	c := newChecker(nil, nil, 90*time.Second, t.Logf)
+	for i, s := range l.Seeds {
+		s.ResourceVersion = "1" + string(rune('0'+i))
+		c.observe(invariant.KindSeed, s, false)
+	}
+	l.CloudProfiles[0].ResourceVersion = "5"
+	c.observe(invariant.KindCloudProfile, l.CloudProfiles[0], false)
+	shoot := landscape.Shoot(l.Spec, "s-0000", "aws", landscape.Region("aws", 0), corev1alpha1.ShootPurposeEvaluation, false)
+	shoot.ResourceVersion = "20"
+	return c, l, shoot
+}
+
+func rules(c *checker) []invariant.Rule {
+	var out []invariant.Rule
+	for _, v := range c.Violations() {
+		out = append(out, v.Rule)
+	}
+	return out
+}
+
+func TestPendingTooLong(t *testing.T) {
+	c, _, shoot := garden(t)
+	c.observe(invariant.KindShoot, shoot, false)
+	t0 := time.Now()
+	c.judgeState(t0)
+	c.judgeState(t0.Add(89 * time.Second))
+	if got := rules(c); len(got) != 0 {
+		t.Fatalf("within the bound: %v", got)
+	}
+	c.judgeState(t0.Add(91 * time.Second))
+	if got := rules(c); !slices.Equal(got, []invariant.Rule{rulePending}) {
+		t.Fatalf("past the bound: got %v, want one %s", got, rulePending)
+	}
+}
+
+func TestStayedOnNoExecute(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		tolerations []corev1alpha1.Toleration
+		want        []invariant.Rule
+	}{
+		{"untolerated", nil, []invariant.Rule{ruleMustLeave}},
+		{"tolerated", []corev1alpha1.Toleration{{Key: "k"}}, nil},
+		{"tolerated for longer than the run looks", []corev1alpha1.Toleration{{Key: "k", TolerationSeconds: ptr.To[int64](3600)}}, nil},
+		{"tolerated for a while", []corev1alpha1.Toleration{{Key: "k", TolerationSeconds: ptr.To[int64](1)}}, []invariant.Rule{ruleMustLeave}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, l, shoot := garden(t)
+			shoot.Spec.SeedName = ptr.To(l.Seeds[0].Name)
+			shoot.Spec.Tolerations = tc.tolerations
+			c.observe(invariant.KindShoot, shoot, false)
+			seed := l.Seeds[0].DeepCopy()
+			seed.ResourceVersion = "30"
+			seed.Spec.Taints = []corev1alpha1.SeedTaint{{Key: "k", Effect: corev1alpha1.TaintEffectNoExecute, TimeAdded: ptr.To(metav1.Now())}}
+			c.observe(invariant.KindSeed, seed, false)
+			t0 := time.Now().Add(2 * time.Second)
+			c.judgeState(t0)
+			c.judgeState(t0.Add(91 * time.Second))
+			if got := rules(c); !slices.Equal(got, tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestMoveWithoutReason(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		annotations map[string]string
+		want        []invariant.Rule
+	}{
+		{"eviction", map[string]string{corev1alpha1.AnnotationDescheduledFrom: "chaos-aws-region-1-0", corev1alpha1.AnnotationDescheduledReason: "a taint"}, nil},
+		{"no annotations", nil, []invariant.Rule{ruleNoReason}},
+		{"names another seed", map[string]string{corev1alpha1.AnnotationDescheduledFrom: "elsewhere", corev1alpha1.AnnotationDescheduledReason: "a taint"}, []invariant.Rule{ruleNoReason}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, l, shoot := garden(t)
+			shoot.Spec.SeedName = ptr.To(l.Seeds[0].Name)
+			c.observe(invariant.KindShoot, shoot, false)
+			evicted := shoot.DeepCopy()
+			evicted.ResourceVersion = "21"
+			evicted.Spec.SeedName = nil
+			evicted.Annotations = tc.annotations
+			c.observe(invariant.KindShoot, evicted, false)
+			if got := rules(c); !slices.Equal(got, tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+	c, l, shoot := garden(t)
+	shoot.Spec.SeedName = ptr.To(l.Seeds[0].Name)
+	c.observe(invariant.KindShoot, shoot, false)
+	moved := shoot.DeepCopy()
+	moved.ResourceVersion = "22"
+	moved.Spec.SeedName = ptr.To(l.Seeds[1].Name)
+	c.observe(invariant.KindShoot, moved, false)
+	if got := rules(c); !slices.Equal(got, []invariant.Rule{ruleNoReason}) {
+		t.Fatalf("seed to seed: got %v, want one %s", got, ruleNoReason)
+	}
+	// An older state brought by a list does not count as a change.
+	c2, _, _ := garden(t)
+	c2.observe(invariant.KindShoot, moved, false)
+	c2.observe(invariant.KindShoot, shoot, false)
+	if got := rules(c2); len(got) != 0 {
+		t.Fatalf("older state: %v", got)
+	}
+}
+
+func TestLostShoot(t *testing.T) {
+	c, _, shoot := garden(t)
+	k := shoot.Namespace + "/" + shoot.Name
+	c.Created(k)
+	c.observe(invariant.KindShoot, shoot, false)
+	c.Deleted(k)
+	c.shootDeleted(shoot)
+	if got := rules(c); len(got) != 0 {
+		t.Fatalf("deleted by the run: %v", got)
+	}
+	other := shoot.DeepCopy()
+	other.Name = "s-0001"
+	c.Created(other.Namespace + "/" + other.Name)
+	c.observe(invariant.KindShoot, other, false)
+	c.shootDeleted(other)
+	if got := rules(c); !slices.Equal(got, []invariant.Rule{ruleLost}) {
+		t.Fatalf("deleted by someone else: got %v, want one %s", got, ruleLost)
+	}
+	never := "garden-chaos/s-0002"
+	c.mu.Lock()
+	c.created[never] = time.Now().Add(-time.Minute)
+	c.mu.Unlock()
+	c.judgeState(time.Now())
+	if got := rules(c); !slices.Equal(got, []invariant.Rule{ruleLost, ruleLost}) {
+		t.Fatalf("never seen: got %v, want two %s", got, ruleLost)
+	}
+}
