@@ -63,6 +63,8 @@ type checker struct {
 	violations []invariant.Violation
 	bindings   int
 	evictions  int
+	// maxPending and maxLeaving are the longest waits seen, for tuning the bound.
+	maxPending, maxLeaving time.Duration
 }
 
 func newChecker(graft graftclient.Interface, kube kubernetes.Interface, bound time.Duration, logf func(string, ...any)) *checker {
@@ -146,10 +148,10 @@ func (c *checker) Violations() []invariant.Violation {
 	return out
 }
 
-func (c *checker) counts() (bindings, evictions int) {
+func (c *checker) counts() (bindings, evictions int, maxPending, maxLeaving time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.bindings, c.evictions
+	return c.bindings, c.evictions, c.maxPending, c.maxLeaving
 }
 
 // Created records a shoot the run created; Deleted one it deleted.
@@ -449,6 +451,7 @@ func (c *checker) judgeState(now time.Time) {
 				c.pendingFit[k] = now
 				continue
 			}
+			c.maxPending = max(c.maxPending, now.Sub(since))
 			if now.Sub(since) > c.bound && !c.reported["pending/"+k+since.String()] {
 				c.reported["pending/"+k+since.String()] = true
 				c.violateLocked(invariant.Violation{Rule: rulePending, Shoot: k, Seed: fit,
@@ -484,6 +487,7 @@ func (c *checker) judgeState(now time.Time) {
 			c.mustLeave[k] = now
 			continue
 		}
+		c.maxLeaving = max(c.maxLeaving, now.Sub(since))
 		if now.Sub(since) > c.bound && !c.reported["leave/"+k+since.String()] {
 			c.reported["leave/"+k+since.String()] = true
 			c.violateLocked(invariant.Violation{Rule: ruleMustLeave, Shoot: k, Seed: seed,

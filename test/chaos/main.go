@@ -192,7 +192,19 @@ func (r *run) main(ctx context.Context) (retErr error) {
 			_ = rep.signal(syscall.SIGCONT)
 			_ = rep.signal(syscall.SIGTERM)
 		}
-		sup.Wait()
+		done := make(chan struct{})
+		go func() { sup.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			for _, rep := range r.replicas {
+				if rep.running() {
+					r.logf("%s did not stop within 30s of SIGTERM; SIGKILL", rep.Name)
+					_ = rep.signal(syscall.SIGKILL)
+				}
+			}
+			<-done
+		}
 	}()
 
 	for i := 0; i < numShoots/2; i++ {
@@ -570,7 +582,7 @@ func (r *run) expectedExit(rep *replica, e exit) string {
 
 func (r *run) summary() {
 	vs := r.check.Violations()
-	bindings, evictions := r.check.counts()
+	bindings, evictions, maxPending, maxLeaving := r.check.counts()
 	r.mu.Lock()
 	var kinds []string
 	total := 0
@@ -590,6 +602,8 @@ func (r *run) summary() {
 	if len(vs) > 0 {
 		r.failed = true
 	}
+	fmt.Printf("chaos: longest wait while a seed fitted: pending %s, on a seed it had to leave %s (bound %s)\n",
+		maxPending.Round(time.Second), maxLeaving.Round(time.Second), r.bound)
 	fmt.Printf("chaos: SEED=%d DURATION=%s wall=%s actions=%d (%s) bindings=%d evictions=%d judged=%d expectedExits=%d watchGaps=%d violations=%d\n",
 		r.seed, r.duration, time.Since(r.start).Round(time.Second), total, strings.Join(kinds, " "), bindings, evictions,
 		r.check.monitor.Judged(), expected, r.check.monitor.Gaps(), len(vs))
