@@ -552,6 +552,12 @@ func (r *run) supervise(rep *replica) {
 			r.logf("%s exited (%s): %s", rep.Name, cause, e.Last)
 		}
 		time.Sleep(time.Second)
+		r.mu.Lock()
+		ending = r.ending
+		r.mu.Unlock()
+		if ending {
+			return
+		}
 		if err := rep.start(); err != nil {
 			r.check.violate(invariant.Violation{Rule: ruleCrash, Message: err.Error()})
 			return
