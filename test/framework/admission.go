@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -13,11 +14,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
+
+	graftclient "github.com/graft-dev/client-go/clientset/versioned"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
 // Names of the admission policies in charts/graft-crds/policies and of the
@@ -267,6 +273,35 @@ func InstallAdmissionPolicies(ctx context.Context, cfg *rest.Config) error {
 		if err != nil {
 			return err
 		}
+	}
+	return waitShootsAdmitted(ctx, cfg)
+}
+
+// waitShootsAdmitted returns once the API server admits a new garden shoot,
+// probed with a server-side dry run. Right after the CRDs are established the
+// admission policies cannot yet resolve the Shoot kind ("Resource kind ...
+// not found") and refuse every shoot they match for a moment; a caller that
+// creates shoots straight away would see that refusal.
+func waitShootsAdmitted(ctx context.Context, cfg *rest.Config) error {
+	graft, err := graftclient.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	probe := &corev1alpha1.Shoot{
+		ObjectMeta: metav1.ObjectMeta{Namespace: corev1alpha1.GardenNamespace, Name: "graft-admission-probe"},
+		Spec: corev1alpha1.ShootSpec{
+			CloudProfileName: ptr.To("probe"),
+			Region:           "probe",
+			Provider:         corev1alpha1.Provider{Type: "probe", Workers: []corev1alpha1.Worker{{Name: "probe", Zones: []string{"a"}}}},
+		},
+	}
+	var last error
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, last = graft.CoreV1alpha1().Shoots(probe.Namespace).Create(ctx, probe.DeepCopy(), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return last == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the API server does not admit a new shoot in %s yet: %v (%w)", probe.Namespace, last, err)
 	}
 	return nil
 }
