@@ -249,6 +249,10 @@ func (d *Descheduler) skip(shoot *v1alpha1.Shoot, plugin, msg string) {
 	d.recorder.Event(shootRef(shoot), corev1.EventTypeWarning, EventEvictionSkipped, msg)
 }
 
+// evictionWriteTimeout bounds the writes of one eviction once its spec
+// update is sent; they do not end with the descheduler's context.
+const evictionWriteTimeout = 30 * time.Second
+
 // rereadAfterWait is how long a wait for the token bucket may take before the
 // seed is read again.
 const rereadAfterWait = 200 * time.Millisecond
@@ -307,8 +311,15 @@ func (d *Descheduler) evict(ctx context.Context, e eviction) {
 	if time.Since(waitStart) > rereadAfterWait && !d.reasonHolds(ctx, e) {
 		return
 	}
+	// Once sent, an eviction is written to the end (spec, then lastOperation,
+	// then Events) even when the descheduler is told to stop: a shutdown in
+	// between would leave a shoot moved with no reason recorded. The lease is
+	// released only after this returns, and a lost lease closes the fence,
+	// which refuses these writes as it does any other.
+	wctx, cancelWrites := context.WithTimeout(context.WithoutCancel(ctx), evictionWriteTimeout)
+	defer cancelWrites()
 	client := d.graft.CoreV1alpha1().Shoots(shoot.Namespace)
-	updated, err := client.Update(ctx, shoot, metav1.UpdateOptions{})
+	updated, err := client.Update(wctx, shoot, metav1.UpdateOptions{})
 	switch {
 	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
 		// The shoot changed since it was read: that change wins, and the seed
@@ -319,7 +330,8 @@ func (d *Descheduler) evict(ctx context.Context, e eviction) {
 		d.queue.AddAfter(e.seed.Name, retryAfterError)
 		return
 	case err != nil && ctx.Err() != nil:
-		// Shutting down or the lease was lost: the next leader decides again.
+		// Shutting down or the lease was lost, and the update was refused
+		// or timed out: the next leader decides again.
 		log.V(1).Info("Eviction stopped", "err", err)
 		d.state.addInflight(-1)
 		return
@@ -350,9 +362,9 @@ func (d *Descheduler) evict(ctx context.Context, e eviction) {
 			Description:    fmt.Sprintf("Evicted from seed %s, waiting for a new seed: %s", e.seed.Name, reason),
 			LastUpdateTime: metav1.NewTime(d.clock.Now()),
 		}
-		out, err := client.UpdateStatus(ctx, s, metav1.UpdateOptions{})
+		out, err := client.UpdateStatus(wctx, s, metav1.UpdateOptions{})
 		if apierrors.IsConflict(err) {
-			if fresh, gerr := client.Get(ctx, s.Name, metav1.GetOptions{}); gerr == nil {
+			if fresh, gerr := client.Get(wctx, s.Name, metav1.GetOptions{}); gerr == nil {
 				current = fresh
 			}
 			return err
@@ -362,7 +374,7 @@ func (d *Descheduler) evict(ctx context.Context, e eviction) {
 		}
 		return err
 	})
-	if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
+	if err != nil && !apierrors.IsNotFound(err) {
 		log.Error(err, "Setting the evicted shoot's lastOperation failed")
 	}
 	d.recorder.Eventf(shootRef(updated), corev1.EventTypeNormal, EventDescheduled,

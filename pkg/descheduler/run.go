@@ -70,6 +70,7 @@ func RunComponent(ctx context.Context, cfg *configv1alpha1.DeschedulerConfigurat
 		return err
 	}
 	r := runner.New(Name, cfg.CommonConfiguration, clients, opts.Identity)
+	r.BeforeRelease = func() { recorder.ShutdownWithin(5 * time.Second) }
 	r.Server.AddInformersSyncedCheck(d.Ready)
 	trackInformers(clients.Fence, d, cfg.RegionConfigNamespace)
 	if opts.Setup != nil {

@@ -173,6 +173,7 @@ func (s *Scheduler) IsLeader() bool { return s.runner.Elector.IsLeader() }
 func (s *Scheduler) Run(ctx context.Context) error {
 	recorder := eventrecorder.New(s.clients.Kubernetes, scheme.Scheme, Name, int(s.config.ConcurrentSyncs))
 	s.recorder = recorder
+	s.runner.BeforeRelease = func() { recorder.ShutdownWithin(10 * time.Second) }
 	defer recorder.ShutdownWithin(10 * time.Second)
 	defer s.queue.ShutDown()
 	return s.runner.Run(ctx, s.startInformers, s.schedule)

@@ -76,6 +76,7 @@ func Run(ctx context.Context, cfg *configv1alpha1.CapacityAnnotatorConfiguration
 	}
 
 	r := runner.New(Name, cfg.CommonConfiguration, clients, opts.Identity)
+	r.BeforeRelease = func() { recorder.ShutdownWithin(5 * time.Second) }
 	r.Server.AddInformersSyncedCheck(ctrl.HasSynced)
 	// After a gap in lease renewals, writes wait until these views are current.
 	clients.Fence.Track(factory.Core().V1alpha1().Seeds().Informer(), v1alpha1.SchemeGroupVersion.WithResource("seeds"), "", "")

@@ -23,6 +23,9 @@ type Recorder struct {
 	sink        *asyncSink
 	// marker records the flush markers (see Shutdown).
 	marker record.EventRecorder
+	// shutdown makes Shutdown run once: a component flushes its Events
+	// before it releases its lease, and again (a no-op) on its way out.
+	shutdown sync.Once
 }
 
 // flushSource marks the events Shutdown sends through the pipeline to know
@@ -57,17 +60,20 @@ func (r *Recorder) ShutdownWithin(timeout time.Duration) {
 	r.Shutdown(ctx)
 }
 
-// Shutdown is ShutdownWithin with a context of the caller's.
+// Shutdown is ShutdownWithin with a context of the caller's. Only the first
+// call does anything.
 func (r *Recorder) Shutdown(ctx context.Context) {
-	token := string(uuid.NewUUID())
-	reached := r.sink.expectMarker(token)
-	r.marker.Event(&corev1.ObjectReference{Kind: "Flush", Name: token, UID: types.UID(token)}, corev1.EventTypeNormal, "Flush", "flush")
-	select {
-	case <-reached:
-	case <-ctx.Done():
-	}
-	r.sink.drain(ctx)
-	r.broadcaster.Shutdown()
+	r.shutdown.Do(func() {
+		token := string(uuid.NewUUID())
+		reached := r.sink.expectMarker(token)
+		r.marker.Event(&corev1.ObjectReference{Kind: "Flush", Name: token, UID: types.UID(token)}, corev1.EventTypeNormal, "Flush", "flush")
+		select {
+		case <-reached:
+		case <-ctx.Done():
+		}
+		r.sink.drain(ctx)
+		r.broadcaster.Shutdown()
+	})
 }
 
 type opKind int

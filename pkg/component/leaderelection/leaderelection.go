@@ -84,8 +84,12 @@ func (e *Elector) Run(ctx context.Context, work func(ctx context.Context)) error
 		defer e.Fence.Lost()
 	}
 
-	// runCtx also ends when work returns by itself, so that the lease is released.
-	runCtx, cancel := context.WithCancel(ctx)
+	// runCtx bounds client-go's election loop, which releases the lease when
+	// runCtx ends. It ends when work has returned (by itself, or after ctx
+	// ended), or when ctx ends while no work runs: a leader that is told to
+	// stop keeps renewing, and so keeps its fence open, until its work has
+	// finished the writes it started; only then does a standby take over.
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	// client-go starts OnStartedLeading in a goroutine that may begin after
 	// le.Run has returned; mu and returned make sure that work either never
@@ -93,9 +97,18 @@ func (e *Elector) Run(ctx context.Context, work func(ctx context.Context)) error
 	var (
 		mu        sync.Mutex
 		returned  bool
+		working   bool
 		running   sync.WaitGroup
 		workEnded atomic.Bool
 	)
+	stopIdle := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !working {
+			cancel()
+		}
+	})
+	defer stopIdle()
 	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 		Lock:            lock,
 		LeaseDuration:   e.Config.LeaseDuration.Duration,
@@ -107,20 +120,27 @@ func (e *Elector) Run(ctx context.Context, work func(ctx context.Context)) error
 			// leaderCtx is canceled by client-go as soon as renewal fails.
 			OnStartedLeading: func(leaderCtx context.Context) {
 				mu.Lock()
-				if returned {
+				if returned || ctx.Err() != nil {
 					mu.Unlock()
+					cancel()
 					return
 				}
+				working = true
 				running.Add(1)
 				mu.Unlock()
 				defer running.Done()
+				// The work stops when the lease is lost or when ctx ends.
+				workCtx, stopWork := context.WithCancel(leaderCtx)
+				defer stopWork()
+				defer context.AfterFunc(ctx, stopWork)()
 				e.leading.Store(true)
 				logger.Info("Acquired the lease, starting work")
-				work(leaderCtx)
-				if leaderCtx.Err() == nil {
+				work(workCtx)
+				if leaderCtx.Err() == nil && ctx.Err() == nil {
 					workEnded.Store(true)
-					cancel()
 				}
+				// Release the lease (or stop trying to renew a lost one).
+				cancel()
 			},
 			OnStoppedLeading: func() {
 				e.leading.Store(false)

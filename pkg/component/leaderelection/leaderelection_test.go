@@ -116,3 +116,67 @@ func TestRenewalsOpenTheFence(t *testing.T) {
 		t.Errorf("after releasing the lease: %v, want fenced", err)
 	}
 }
+
+// TestStopReleasesOnlyAfterWorkReturns: a leader told to stop keeps its lease,
+// and its fence open, until its work has returned, so that writes the work
+// finishes on its way out (an eviction's status, queued Events) are not
+// refused half-way; then the lease is released.
+func TestStopReleasesOnlyAfterWorkReturns(t *testing.T) {
+	client := fake.NewClientset()
+	f := fence.New("leaderelection-stop-test", nil)
+	e := &Elector{Config: config(true), Client: client, Identity: "me", Fence: f}
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan struct{})
+	stopping := make(chan struct{})
+	finish := make(chan struct{})
+	type seen struct {
+		holder   string
+		fenceErr error
+	}
+	sawOnWayOut := make(chan seen, 1)
+	done := make(chan error)
+	go func() {
+		done <- e.Run(ctx, func(workCtx context.Context) {
+			close(started)
+			<-workCtx.Done()
+			close(stopping)
+			// Finishing up takes longer than the renew deadline: the lease
+			// must be renewed meanwhile, not released.
+			<-finish
+			lease, err := client.CoordinationV1().Leases("garden").Get(context.Background(), "test", metav1.GetOptions{})
+			s := seen{fenceErr: f.Check()}
+			if err == nil {
+				s.holder = ptr.Deref(lease.Spec.HolderIdentity, "")
+			}
+			sawOnWayOut <- s
+		})
+	}()
+	// Wait until the work runs with an open fence, then tell it to stop.
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("work did not start")
+	}
+	if err := f.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case <-stopping:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the work was not told to stop")
+	}
+	time.Sleep(2 * config(true).RenewDeadline.Duration) // the work's own slow finish, not synchronisation
+	close(finish)
+	s := <-sawOnWayOut
+	if s.holder != "me" || s.fenceErr != nil {
+		t.Errorf("while the stopping work finished: lease held by %q, fence %v; want held by me and open", s.holder, s.fenceErr)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("Run after cancel: %v, want nil", err)
+	}
+	lease, _ := client.CoordinationV1().Leases("garden").Get(context.Background(), "test", metav1.GetOptions{})
+	if h := ptr.Deref(lease.Spec.HolderIdentity, ""); h != "" {
+		t.Errorf("lease still held by %q after the work returned", h)
+	}
+}

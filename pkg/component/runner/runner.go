@@ -29,6 +29,10 @@ type Runner struct {
 	Server *healthserver.Server
 	// Elector holds the lease; valid after New.
 	Elector *leaderelection.Elector
+	// BeforeRelease, when set, runs after lead has returned and before the
+	// lease is released, while writes still pass the fence: components write
+	// out their queued Events there, which a closed fence would refuse.
+	BeforeRelease func()
 }
 
 // New returns a Runner for the given configuration. The lease is held
@@ -80,6 +84,9 @@ func (r *Runner) Run(ctx context.Context, warmUp func(ctx context.Context) error
 			return
 		}
 		leadErr = lead(leaderCtx)
+		if r.BeforeRelease != nil {
+			r.BeforeRelease()
+		}
 	})
 	if err != nil {
 		return err
