@@ -19,7 +19,8 @@ deps:
 	@bash hack/install-deps.sh
 
 ## test: the whole suite: vet, unit tests, integration and chart tests against a real
-## kube-apiserver, then the end-to-end suite with the real binaries
+## kube-apiserver, then the end-to-end suite with the real binaries, then a short
+## chaos run (one minute of faults, a fixed seed)
 test: deps
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./test/...
@@ -27,6 +28,7 @@ test: deps
 	$(GO) test ./...
 	$(GO) test -tags integration -timeout 30m ./test/integration/... ./test/charts/...
 	$(GO) test -tags e2e -timeout 40m ./test/e2e/...
+	$(GO) run ./test/chaos -seed 13 -duration 60s
 
 ## test-unit: unit tests only
 test-unit:
