@@ -31,6 +31,7 @@ func main() {
 	seed := flag.Uint64("seed", 0, "random seed; 0 picks one (printed first)")
 	duration := flag.Duration("duration", 90*time.Second, "how long faults are injected")
 	bound := flag.Duration("bound", 90*time.Second, "how long a shoot may stay pending while a seed fits it, or on a seed it must leave while another fits it")
+	binaries := flag.String("binaries", "", "run the daemons built into this directory (for example from an older commit) instead of building this tree's")
 	flag.Parse()
 	if *seed == 0 {
 		*seed = uint64(time.Now().UnixNano()) % 1_000_000_000
@@ -39,7 +40,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r := &run{seed: *seed, duration: *duration, bound: *bound, rng: rand.New(rand.NewPCG(*seed, 0x9e3779b97f4a7c15)),
-		actions: map[string]int{}, start: time.Now()}
+		actions: map[string]int{}, start: time.Now(), binaries: *binaries}
 	err := r.main(ctx)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "chaos: %v\n", err)
@@ -55,6 +56,8 @@ type run struct {
 	seed     uint64
 	duration time.Duration
 	bound    time.Duration
+	// binaries is a directory of prebuilt daemons; empty builds the tree's.
+	binaries string
 	rng      *rand.Rand
 	start    time.Time
 	dir      string
@@ -109,10 +112,15 @@ func (r *run) main(ctx context.Context) (retErr error) {
 		}
 	}()
 
-	r.logf("building the daemons")
-	binDir := r.dir + "/bin"
-	if err := buildBinaries(ctx, binDir); err != nil {
-		return err
+	binDir := r.binaries
+	if binDir == "" {
+		r.logf("building the daemons")
+		binDir = r.dir + "/bin"
+		if err := buildBinaries(ctx, binDir); err != nil {
+			return err
+		}
+	} else {
+		r.logf("running the daemons in %s", binDir)
 	}
 	r.logf("starting etcd and kube-apiserver on loopback")
 	cpLog, err := os.Create(r.dir + "/controlplane.log")
