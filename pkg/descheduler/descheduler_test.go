@@ -233,6 +233,27 @@ func TestRequireFitReservesCapacity(t *testing.T) {
 	}
 }
 
+// TestRequireFitCountsWaitingShoots: a shoot waiting for its first seed takes
+// a free slot as surely as an evicted one does, so requireFit must not promise
+// that slot to a shoot it evicts.
+func TestRequireFitCountsWaitingShoots(t *testing.T) {
+	h := start(t, nil, newSeed("a", -1, drainTaint), newSeed("b", 2),
+		newShoot("x1", "a"), newShoot("x2", "a"), newShoot("new", ""))
+	h.pass(t)
+	n := 0
+	for _, name := range []string{"x1", "x2"} {
+		if evicted(h.shoot(t, name)) {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d shoots evicted, want 1 (seed b has room for 2, one of them for the waiting shoot)", n)
+	}
+	if events := h.events(); countPrefix(events, "Warning EvictionSkipped") != 1 {
+		t.Errorf("want one EvictionSkipped, got %v", events)
+	}
+}
+
 func TestDryRunChangesNothing(t *testing.T) {
 	h := start(t, func(c *configv1alpha1.DeschedulerConfiguration) { c.DryRun = true },
 		newSeed("a", -1, drainTaint), newSeed("b", -1), newShoot("x", "a"))

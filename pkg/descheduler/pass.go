@@ -47,9 +47,9 @@ type passRun struct {
 	view *view
 	// real counts the shoots as they will be after this pass's evictions.
 	real *algorithm.Snapshot
-	// fit additionally places every pending and evicted shoot where the
-	// algorithm would put it, so that requireFit does not promise the same
-	// free slot to several shoots.
+	// fit additionally places every shoot waiting for a seed (evicted or
+	// new) and every eviction of this pass where the algorithm would put it,
+	// so that requireFit does not promise the same free slot twice.
 	fit     *algorithm.Snapshot
 	evicted sets.Set[string]
 	// leaving counts this pass's evictions still counted on their seed
@@ -75,8 +75,9 @@ func (d *Descheduler) pass(ctx context.Context, seedNames []string, once bool) {
 		real: v.snapshot, fit: v.snapshot.Clone(),
 		evicted: sets.New[string](), leaving: map[string]int{},
 	}
-	// Evicted shoots waiting for a seed will take one; reserve it.
-	for _, s := range v.pending {
+	// Shoots waiting for a seed will take one; reserve it. Evicted shoots
+	// first: the scheduler has had them longer.
+	for _, s := range append(v.pending, v.waiting...) {
 		if target, err := algorithm.Schedule(s, r.fit, d.inputs(s)); err == nil {
 			r.fit.AddShoot(withSeed(s, target))
 		}

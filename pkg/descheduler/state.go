@@ -31,6 +31,10 @@ type state struct {
 	leaving map[string]sets.Set[string]
 	// pending are the evicted shoots without a seed.
 	pending sets.Set[string]
+	// waiting are the other shoots without a seed (new ones, or ones whose
+	// seed someone else cleared), not being deleted: the scheduler will give
+	// each a slot, so requireFit must not promise those slots again.
+	waiting sets.Set[string]
 	// written is the resourceVersion of the descheduler's last write per
 	// shoot until the informer delivers it; older informer events are ignored.
 	written map[string]uint64
@@ -68,6 +72,7 @@ func newState() *state {
 		onSeed:      map[string]sets.Set[string]{},
 		leaving:     map[string]sets.Set[string]{},
 		pending:     sets.New[string](),
+		waiting:     sets.New[string](),
 		written:     map[string]uint64{},
 		seedWritten: map[string]uint64{},
 		taintSeen:   map[string]map[string]time.Time{},
@@ -245,6 +250,11 @@ func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, infl
 	} else {
 		st.pending.Delete(key)
 	}
+	if s.Spec.SeedName == nil && s.DeletionTimestamp == nil && !isPending(s) {
+		st.waiting.Insert(key)
+	} else {
+		st.waiting.Delete(key)
+	}
 	return wasPending && !st.pending.Has(key), st.pending.Len()
 }
 
@@ -260,6 +270,7 @@ func (st *state) removeShoot(key string) {
 	st.snapshot.RemoveShootByKey(key)
 	wasPending := st.pending.Has(key)
 	st.pending.Delete(key)
+	st.waiting.Delete(key)
 	count := st.pending.Len()
 	st.mu.Unlock()
 	if st.onPendingChange != nil {
@@ -301,7 +312,9 @@ func removeFrom(index map[string]sets.Set[string], seed, key string) {
 type view struct {
 	snapshot *algorithm.Snapshot
 	seeds    map[string]*framework.SeedState
-	pending  []*v1alpha1.Shoot
+	// pending are the evicted shoots waiting for a seed, waiting the others.
+	pending []*v1alpha1.Shoot
+	waiting []*v1alpha1.Shoot
 }
 
 // takeView copies what a pass over the named seeds needs. Seeds the snapshot
@@ -313,7 +326,12 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 	for key := range st.pending {
 		v.pending = append(v.pending, st.shoots[key])
 	}
-	slices.SortFunc(v.pending, func(a, b *v1alpha1.Shoot) int { return strings.Compare(algorithm.ShootKey(a), algorithm.ShootKey(b)) })
+	for key := range st.waiting {
+		v.waiting = append(v.waiting, st.shoots[key])
+	}
+	byKey := func(a, b *v1alpha1.Shoot) int { return strings.Compare(algorithm.ShootKey(a), algorithm.ShootKey(b)) }
+	slices.SortFunc(v.pending, byKey)
+	slices.SortFunc(v.waiting, byKey)
 	for _, name := range seedNames {
 		seed, ok := st.snapshot.Seed(name)
 		if !ok {
