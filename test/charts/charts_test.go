@@ -620,7 +620,7 @@ func checkPDB(t *testing.T, r map[string][]*unstructured.Unstructured, v variant
 		if pdb.Spec.MaxUnavailable == nil || pdb.Spec.MaxUnavailable.IntValue() != 1 || pdb.Spec.MinAvailable != nil {
 			t.Errorf("PDB %+v, want maxUnavailable 1 only", pdb.Spec)
 		}
-	} else if pdb.Spec.MinAvailable == nil || pdb.Spec.MinAvailable.IntValue() != 1 {
-		t.Errorf("PDB %+v, want minAvailable 1", pdb.Spec)
+	} else if pdb.Spec.MaxUnavailable == nil || pdb.Spec.MaxUnavailable.IntValue() != 1 || pdb.Spec.MinAvailable != nil {
+		t.Errorf("PDB %+v, want maxUnavailable 1 only", pdb.Spec)
 	}
 }

@@ -334,8 +334,18 @@ spec:
 {{- end }}
 {{- end }}
 
+{{/*
+The PodDisruptionBudget lets a node drain evict one replica at a time:
+maxUnavailable 1 holds with any replicaCount, so with two replicas the leader
+and its standby are never evicted together, and a single replica can still
+be evicted (minAvailable 1 would block every drain of its node).
+minAvailable, when set, is used instead; the API takes only one of the two.
+*/}}
 {{- define "graft-component.podDisruptionBudget" -}}
-{{- if .Values.podDisruptionBudget.enabled }}
+{{- $pdb := .Values.podDisruptionBudget }}
+{{- if $pdb.enabled }}
+{{- $minAvailable := include "graft-component.pdbField" (dict "pdb" $pdb "field" "minAvailable") }}
+{{- $maxUnavailable := include "graft-component.pdbField" (dict "pdb" $pdb "field" "maxUnavailable") | default "1" }}
 ---
 apiVersion: policy/v1
 kind: PodDisruptionBudget
@@ -345,13 +355,19 @@ metadata:
   labels:
     {{- include "graft-component.labels" . | nindent 4 }}
 spec:
-  {{- if .Values.podDisruptionBudget.maxUnavailable }}
-  maxUnavailable: {{ .Values.podDisruptionBudget.maxUnavailable }}
+  {{- if $minAvailable }}
+  minAvailable: {{ $minAvailable }}
   {{- else }}
-  minAvailable: {{ .Values.podDisruptionBudget.minAvailable }}
+  maxUnavailable: {{ $maxUnavailable }}
   {{- end }}
   selector:
     matchLabels:
       {{- include "graft-component.selectorLabels" . | nindent 6 }}
 {{- end }}
+{{- end }}
+
+{{/* A PDB field as a string; empty when unset or "" (0 is a value). */}}
+{{- define "graft-component.pdbField" -}}
+{{- $v := get .pdb .field }}
+{{- if not (kindIs "invalid" $v) }}{{ toString $v }}{{ end }}
 {{- end }}
