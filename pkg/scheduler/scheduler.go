@@ -29,6 +29,7 @@ import (
 	"github.com/graft-dev/graft/pkg/component/clientconn"
 	"github.com/graft-dev/graft/pkg/component/eventrecorder"
 	"github.com/graft-dev/graft/pkg/component/runner"
+	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
 
 // Name is the component's name: the Event source and the client's user agent.
@@ -91,7 +92,7 @@ type Scheduler struct {
 
 // New returns a scheduler for a defaulted and validated configuration.
 func New(cfg *configv1alpha1.SchedulerConfiguration, clients clientconn.Clients, opts Options) (*Scheduler, error) {
-	algConfig := algorithm.ConfigFor(cfg.Strategy, cfg.ScoreWeights)
+	algConfig := schedulingconfig.FromComponentConfig(cfg.Strategy, cfg.ScoreWeights)
 	if err := algConfig.Validate(); err != nil {
 		return nil, fmt.Errorf("invalid scheduling configuration: %w", err)
 	}

@@ -1,0 +1,11 @@
+// Package schedulingconfig owns the scheduling configuration as graft-scheduler
+// applies and publishes it: the translation of a component configuration's
+// strategy and score weights into the algorithm's Config (the scheduler and
+// the descheduler both use it, so that the descheduler's requireFit asks
+// exactly what the scheduler decides), the versioned form the scheduler's
+// leader writes onto its leader election Lease, and how graftctl reads it
+// back, with its own flags as an override.
+//
+// Keeping the translation here leaves pkg/algorithm free of the component
+// config API: it imports only the core API.
+package schedulingconfig
