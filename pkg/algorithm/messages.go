@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
 // scheduleError builds the error of a decision that found no seed.
@@ -150,15 +151,6 @@ func (r *run) providerMessage(info *seedInfo) string {
 	return fmt.Sprintf("seed provider type %q is not the shoot's %q", info.providerType, shootType)
 }
 
-// FormatTaint writes a taint as key[=value]:Effect, as kubectl does.
-func FormatTaint(t v1alpha1.SeedTaint) string {
-	s := t.Key
-	if t.Value != nil {
-		s += "=" + *t.Value
-	}
-	return s + ":" + string(EffectOf(t))
-}
-
 // formatLimited writes NoExecute taints with the longest tolerationSeconds
 // the tolerations give each, e.g. "key:NoExecute for 300s".
 func formatLimited(taints []v1alpha1.SeedTaint, tolerations []v1alpha1.Toleration) string {
@@ -170,15 +162,11 @@ func formatLimited(taints []v1alpha1.SeedTaint, tolerations []v1alpha1.Toleratio
 				longest = max(longest, *tol.TolerationSeconds)
 			}
 		}
-		parts[i] = fmt.Sprintf("%s for %ds", FormatTaint(t), longest)
+		parts[i] = fmt.Sprintf("%s for %ds", helper.FormatTaint(t), longest)
 	}
 	return strings.Join(parts, ", ")
 }
 
 func formatTaints(taints []v1alpha1.SeedTaint) string {
-	parts := make([]string, len(taints))
-	for i, t := range taints {
-		parts[i] = FormatTaint(t)
-	}
-	return strings.Join(parts, ", ")
+	return helper.FormatTaints(taints, ", ")
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
 // Snapshot is the state a decision reads: the seeds, prepared for filtering,
@@ -295,7 +296,7 @@ func newSeedInfo(seed *v1alpha1.Seed) *seedInfo {
 		seed:         seed,
 		name:         seed.Name,
 		labels:       labels.Set(seed.Labels),
-		unusable:     unusableReason(seed),
+		unusable:     helper.SeedUnusableReason(seed),
 		providerType: seed.Spec.Provider.Type,
 		region:       seed.Spec.Provider.Region,
 		zones:        len(seed.Spec.Provider.Zones),
@@ -312,38 +313,4 @@ func newSeedInfo(seed *v1alpha1.Seed) *seedInfo {
 	}
 	info.nets, info.defaultPods, info.defaultServices, info.netErr, info.defaultErr = seedNetworks(seed)
 	return info
-}
-
-// unusableReason says why a seed may not take shoots at all, or "".
-func unusableReason(seed *v1alpha1.Seed) string {
-	switch {
-	case seed.DeletionTimestamp != nil:
-		return "seed is being deleted"
-	case seed.Spec.Settings != nil && seed.Spec.Settings.Scheduling != nil && !seed.Spec.Settings.Scheduling.Visible:
-		return "seed is not visible for scheduling (spec.settings.scheduling.visible is false)"
-	case seed.Status.LastOperation == nil:
-		return "seed has no status.lastOperation yet"
-	}
-	if msg := conditionNotTrue(seed, v1alpha1.SeedGardenletReady); msg != "" {
-		return msg
-	}
-	if seed.Spec.Backup != nil {
-		if msg := conditionNotTrue(seed, v1alpha1.SeedBackupBucketsReady); msg != "" {
-			return msg + " (the seed has spec.backup)"
-		}
-	}
-	return ""
-}
-
-func conditionNotTrue(seed *v1alpha1.Seed, t v1alpha1.ConditionType) string {
-	for _, c := range seed.Status.Conditions {
-		if c.Type != t {
-			continue
-		}
-		if c.Status == v1alpha1.ConditionTrue {
-			return ""
-		}
-		return "condition " + string(t) + " is " + string(c.Status)
-	}
-	return "condition " + string(t) + " is missing"
 }

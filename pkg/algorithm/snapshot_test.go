@@ -175,7 +175,7 @@ func TestFitsElsewhere(t *testing.T) {
 func TestUnusableReasonDefaults(t *testing.T) {
 	s := newSeed("a")
 	s.Spec.Settings = &v1alpha1.SeedSettings{Scheduling: &v1alpha1.SeedSettingScheduling{Visible: true}}
-	if r := unusableReason(s); r != "" {
+	if r := newSeedInfo(s).unusable; r != "" {
 		t.Fatalf("visible seed unusable: %s", r)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
 // ShootTolerations returns the tolerations the algorithm honours for a shoot.
@@ -52,12 +53,10 @@ func untoleratedMessage(shoot *v1alpha1.Shoot, untolerated []v1alpha1.SeedTaint)
 }
 
 // EffectOf returns the effect a taint has: its own, or NoSchedule when it has
-// none, because taints without effect always kept shoots off a seed.
+// none. The rule is helper.TaintEffectOf; it is here too because the
+// matching functions below are the algorithm's taint API.
 func EffectOf(taint v1alpha1.SeedTaint) v1alpha1.TaintEffect {
-	if taint.Effect == "" {
-		return v1alpha1.TaintEffectNoSchedule
-	}
-	return taint.Effect
+	return helper.TaintEffectOf(taint)
 }
 
 // ToleratesTaint reports whether one toleration matches one taint: equal keys;

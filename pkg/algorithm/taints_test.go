@@ -51,9 +51,6 @@ func TestUntoleratedTaints(t *testing.T) {
 	if got := UntoleratedTaints(taints, tol, v1alpha1.TaintEffectNoSchedule); len(got) != 0 {
 		t.Fatalf("NoSchedule: %v", got)
 	}
-	if FormatTaint(v1alpha1.SeedTaint{Key: "k", Value: ptr("v")}) != "k=v:NoSchedule" {
-		t.Fatal(FormatTaint(v1alpha1.SeedTaint{Key: "k", Value: ptr("v")}))
-	}
 }
 
 func TestCheckNoExecute(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
 	"github.com/graft-dev/graft/pkg/taintclock"
@@ -80,7 +81,7 @@ func newState() *state {
 	}
 }
 
-func taintID(t v1alpha1.SeedTaint) string { return algorithm.FormatTaint(t) }
+func taintID(t v1alpha1.SeedTaint) string { return helper.FormatTaint(t) }
 
 // isPending reports whether the shoot is an evicted shoot waiting for a seed.
 func isPending(s *v1alpha1.Shoot) bool {

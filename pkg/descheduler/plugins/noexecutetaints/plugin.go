@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
 )
@@ -45,14 +46,14 @@ func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
 		case len(status.Untolerated) > 0:
 			untolerated = append(untolerated, framework.Candidate{
 				Shoot:  shoot,
-				Reason: fmt.Sprintf("seed %s has NoExecute taint %s that the shoot does not tolerate", seed.Name, algorithm.FormatTaint(status.Untolerated[0])),
+				Reason: fmt.Sprintf("seed %s has NoExecute taint %s that the shoot does not tolerate", seed.Name, helper.FormatTaint(status.Untolerated[0])),
 				Force:  p.args.Force,
 			})
 		case status.MustLeave(state.Now):
 			expired = append(expired, framework.Candidate{
 				Shoot: shoot,
 				Reason: fmt.Sprintf("the shoot's toleration of NoExecute taint %s on seed %s ran out at %s",
-					algorithm.FormatTaint(*status.LimitingTaint), seed.Name, status.StayUntil.UTC().Format(time.RFC3339)),
+					helper.FormatTaint(*status.LimitingTaint), seed.Name, status.StayUntil.UTC().Format(time.RFC3339)),
 				Force: p.args.Force,
 			})
 		case status.LimitingTaint != nil:
