@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
 // responsible tells whether a scheduler named schedulerName must place shoot:
@@ -39,44 +40,22 @@ func seedMayNowFit(old, cur *corev1alpha1.Seed) bool {
 	if old.Generation != cur.Generation || !slices.Equal(mapPairs(old.Labels), mapPairs(cur.Labels)) {
 		return true
 	}
-	if (old.Status.LastOperation == nil) != (cur.Status.LastOperation == nil) {
+	// Whether the seed may take shoots at all (visibility, lastOperation,
+	// conditions) is one rule; a change of its answer is what matters.
+	if helper.SeedUnusableReason(old) != helper.SeedUnusableReason(cur) {
 		return true
-	}
-	for _, t := range []corev1alpha1.ConditionType{corev1alpha1.SeedGardenletReady, corev1alpha1.SeedBackupBucketsReady} {
-		if conditionStatus(old, t) != conditionStatus(cur, t) {
-			return true
-		}
 	}
 	oldAlloc, oldSet := old.Status.Allocatable[corev1alpha1.ResourceShoots]
 	curAlloc, curSet := cur.Status.Allocatable[corev1alpha1.ResourceShoots]
 	if oldSet != curSet || (oldSet && oldAlloc.Cmp(curAlloc) != 0) {
 		return true
 	}
-	// Taints, visibility, networks and provider are spec fields: a CRD without
-	// generation bookkeeping would still change them in the spec, so compare
-	// the parts the filters read when the generation did not move.
-	return !slices.EqualFunc(old.Spec.Taints, cur.Spec.Taints, taintEqual) ||
-		visible(old) != visible(cur) ||
+	// Taints, networks and provider are spec fields: a CRD without generation
+	// bookkeeping would still change them in the spec, so compare the parts the
+	// filters read when the generation did not move.
+	return !slices.EqualFunc(old.Spec.Taints, cur.Spec.Taints, helper.SameTaint) ||
 		!slices.Equal(old.Spec.Provider.Zones, cur.Spec.Provider.Zones) ||
 		old.Spec.Provider.Region != cur.Spec.Provider.Region || old.Spec.Provider.Type != cur.Spec.Provider.Type
-}
-
-func taintEqual(a, b corev1alpha1.SeedTaint) bool {
-	return a.Key == b.Key && a.Effect == b.Effect && ((a.Value == nil) == (b.Value == nil)) && (a.Value == nil || *a.Value == *b.Value)
-}
-
-func visible(seed *corev1alpha1.Seed) bool {
-	s := seed.Spec.Settings
-	return s == nil || s.Scheduling == nil || s.Scheduling.Visible
-}
-
-func conditionStatus(seed *corev1alpha1.Seed, t corev1alpha1.ConditionType) corev1alpha1.ConditionStatus {
-	for _, c := range seed.Status.Conditions {
-		if c.Type == t {
-			return c.Status
-		}
-	}
-	return ""
 }
 
 func mapPairs(m map[string]string) []string {

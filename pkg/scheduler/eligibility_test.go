@@ -61,6 +61,15 @@ func TestSeedMayNowFit(t *testing.T) {
 			s.Spec.Settings = &corev1alpha1.SeedSettings{Scheduling: &corev1alpha1.SeedSettingScheduling{Visible: false}}
 		}, true},
 		{"label added", func(s *corev1alpha1.Seed) { s.Labels = map[string]string{"x": "y"} }, true},
+		{"lastOperation gone", func(s *corev1alpha1.Seed) { s.Status.LastOperation = nil }, true},
+		// Backup buckets count only for a seed with spec.backup.
+		{"backup buckets failing on a seed without backup", func(s *corev1alpha1.Seed) {
+			s.Status.Conditions = append(s.Status.Conditions, corev1alpha1.Condition{Type: corev1alpha1.SeedBackupBucketsReady, Status: corev1alpha1.ConditionFalse})
+		}, false},
+		{"backup buckets failing on a seed with backup", func(s *corev1alpha1.Seed) {
+			s.Spec.Backup = &corev1alpha1.SeedBackup{}
+			s.Status.Conditions = append(s.Status.Conditions, corev1alpha1.Condition{Type: corev1alpha1.SeedBackupBucketsReady, Status: corev1alpha1.ConditionFalse})
+		}, true},
 		{"being deleted", func(s *corev1alpha1.Seed) {
 			s.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)}
 			s.Spec.Taints = nil
