@@ -5,30 +5,17 @@ import (
 	"time"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/taintclock"
 )
 
-// NotReadyReason says why seed is not ready, or "" when it is ready.
+// NotReadyReason says why seed is not ready, or "" when it is ready. The
+// health taints follow the seed agent's readiness
+// (helper.SeedGardenletReadiness), not the scheduler's wider rule: failing
+// backup buckets keep new shoots away but do not evict running control planes.
 func NotReadyReason(seed *v1alpha1.Seed) string {
-	if c := gardenletReady(seed); c == nil {
-		return "condition GardenletReady is missing"
-	} else if c.Status != v1alpha1.ConditionTrue {
-		return "condition GardenletReady is " + string(c.Status)
-	}
-	if seed.Status.LastOperation == nil {
-		return "status.lastOperation is missing"
-	}
-	return ""
-}
-
-func gardenletReady(seed *v1alpha1.Seed) *v1alpha1.Condition {
-	for i := range seed.Status.Conditions {
-		if seed.Status.Conditions[i].Type == v1alpha1.SeedGardenletReady {
-			return &seed.Status.Conditions[i]
-		}
-	}
-	return nil
+	_, reason := helper.SeedGardenletReadiness(seed)
+	return reason
 }
 
 // UnhealthySince is when seed became not ready: the last transition of its
@@ -37,7 +24,7 @@ func gardenletReady(seed *v1alpha1.Seed) *v1alpha1.Condition {
 // ready), otherwise firstObserved. The condition survives restarts of the
 // annotator; firstObserved covers seeds that never reported the condition.
 func UnhealthySince(seed *v1alpha1.Seed, firstObserved time.Time) time.Time {
-	c := gardenletReady(seed)
+	c := helper.GetCondition(seed.Status.Conditions, v1alpha1.SeedGardenletReady)
 	if c == nil || c.Status == v1alpha1.ConditionTrue || c.LastTransitionTime.IsZero() {
 		return firstObserved
 	}
@@ -86,7 +73,7 @@ func Decide(seed *v1alpha1.Seed, unhealthySince, now time.Time, evictionDelay *t
 			d.Taints = append(d.Taints, t)
 			continue
 		}
-		switch algorithm.EffectOf(t) {
+		switch helper.TaintEffectOf(t) {
 		case v1alpha1.TaintEffectNoSchedule:
 			if wantNoSchedule && !haveNoSchedule {
 				d.Taints = append(d.Taints, t)
@@ -110,13 +97,6 @@ func Decide(seed *v1alpha1.Seed, unhealthySince, now time.Time, evictionDelay *t
 		// to count; the one already on the seed keeps its own.
 		d.Taints = append(d.Taints, taintclock.Added(v1alpha1.SeedTaint{Key: v1alpha1.SeedTaintNotReady, Effect: v1alpha1.TaintEffectNoExecute}, now))
 	}
-	d.Changed = !slices.EqualFunc(d.Taints, seed.Spec.Taints, equalTaint)
+	d.Changed = !slices.EqualFunc(d.Taints, seed.Spec.Taints, helper.SameTaint)
 	return d
-}
-
-func equalTaint(a, b v1alpha1.SeedTaint) bool {
-	if a.Key != b.Key || a.Effect != b.Effect || (a.Value == nil) != (b.Value == nil) {
-		return false
-	}
-	return a.Value == nil || *a.Value == *b.Value
 }

@@ -9,7 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -26,6 +26,12 @@ func seed(status v1alpha1.ConditionStatus, lastOp bool, taints ...v1alpha1.SeedT
 	return s
 }
 
+func withFailingBackup(s *v1alpha1.Seed) *v1alpha1.Seed {
+	s.Spec.Backup = &v1alpha1.SeedBackup{}
+	s.Status.Conditions = append(s.Status.Conditions, v1alpha1.Condition{Type: v1alpha1.SeedBackupBucketsReady, Status: v1alpha1.ConditionFalse})
+	return s
+}
+
 var (
 	noSchedule = v1alpha1.SeedTaint{Key: v1alpha1.SeedTaintNotReady, Effect: v1alpha1.TaintEffectNoSchedule}
 	noExecute  = v1alpha1.SeedTaint{Key: v1alpha1.SeedTaintNotReady, Effect: v1alpha1.TaintEffectNoExecute}
@@ -36,7 +42,7 @@ var (
 func formatted(taints []v1alpha1.SeedTaint) []string {
 	var out []string
 	for _, t := range taints {
-		out = append(out, algorithm.FormatTaint(t))
+		out = append(out, helper.FormatTaint(t))
 	}
 	return out
 }
@@ -60,6 +66,10 @@ func TestDecide(t *testing.T) {
 			want: []v1alpha1.SeedTaint{noSchedule}, changed: true},
 		{name: "lastOperation missing gets NoSchedule", seed: seed(v1alpha1.ConditionTrue, false), since: t0,
 			want: []v1alpha1.SeedTaint{noSchedule}, changed: true},
+		// Failing backup buckets keep new shoots away (the scheduler's rule)
+		// but are no reason to evict the control planes already there.
+		{name: "failing backup buckets do not taint", seed: withFailingBackup(seed(v1alpha1.ConditionTrue, true, other)), delay: &minute,
+			ready: true, want: []v1alpha1.SeedTaint{other}},
 		{name: "already tainted", seed: seed(v1alpha1.ConditionUnknown, true, noSchedule), since: t0,
 			want: []v1alpha1.SeedTaint{noSchedule}},
 		{name: "taint without effect counts as NoSchedule", seed: seed(v1alpha1.ConditionFalse, true, v1alpha1.SeedTaint{Key: v1alpha1.SeedTaintNotReady}), since: t0,
