@@ -154,6 +154,38 @@ func TemplateRaw(ctx context.Context, chart string, opts TemplateOptions) ([]byt
 	return run(ctx, args...)
 }
 
+// Notes renders a chart's NOTES.txt as `helm install --dry-run` does, against
+// the cluster of kubeconfig (Helm asks it for its version only; nothing is
+// installed), and returns the notes.
+func Notes(ctx context.Context, chart, kubeconfig string, opts TemplateOptions) (string, error) {
+	dir, err := Dir(chart)
+	if err != nil {
+		return "", err
+	}
+	if opts.Release == "" {
+		opts.Release = "graft"
+	}
+	if opts.Namespace == "" {
+		opts.Namespace = "default"
+	}
+	args := []string{"install", opts.Release, dir, "--namespace", opts.Namespace, "--kubeconfig", kubeconfig, "--dry-run"}
+	for _, f := range opts.ValuesFiles {
+		args = append(args, "--values", f)
+	}
+	for _, s := range opts.Set {
+		args = append(args, "--set", s)
+	}
+	out, err := run(ctx, args...)
+	if err != nil {
+		return "", err
+	}
+	_, notes, ok := strings.Cut(string(out), "\nNOTES:\n")
+	if !ok {
+		return "", fmt.Errorf("helm install --dry-run of %s printed no NOTES:\n%s", chart, out)
+	}
+	return notes, nil
+}
+
 // ParseObjects splits a multi-document YAML stream into objects, skipping
 // empty documents.
 func ParseObjects(data []byte) ([]*unstructured.Unstructured, error) {

@@ -28,3 +28,10 @@ What graft-capacity-annotator does with the API, and nothing more:
 
 {{/* It reads no region ConfigMaps: no Role for them. */}}
 {{- define "graft-capacity-annotator.regionConfigRules" -}}{{- end }}
+
+{{/* Metrics NOTES.txt points to (see pkg/capacity/metrics). */}}
+{{- define "graft-capacity-annotator.metricsToWatch" -}}
+graft_seed_usage{resource="shoots"}                         shoots counted per seed, next to
+graft_seed_allocatable{resource="shoots"}                   what each seed may host
+graft_capacity_annotator_reconciles_total{result="error"}   seed reconciles that failed
+{{- end }}

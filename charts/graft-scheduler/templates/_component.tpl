@@ -37,3 +37,10 @@ What graft-scheduler does with the API, and nothing more:
   resources: ["configmaps"]
   verbs: ["list", "watch"]
 {{- end }}
+
+{{/* Metrics NOTES.txt points to (see pkg/scheduler/metrics.go). */}}
+{{- define "graft-scheduler.metricsToWatch" -}}
+graft_scheduler_pending_shoots{queue="unschedulable"}     shoots no seed fits now
+graft_scheduler_schedule_attempts_total{result="error"}   bindings the API server refused
+graft_scheduler_scheduling_duration_seconds               shoot creation to binding
+{{- end }}
