@@ -12,9 +12,9 @@ import (
 
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
-	"github.com/graft-dev/graft/pkg/graftctl/seedtaints"
 )
 
 func seed(name string, labels map[string]string, taints ...corev1alpha1.SeedTaint) *corev1alpha1.Seed {
@@ -37,7 +37,7 @@ func taintsOf(t *testing.T, client *fake.Clientset, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return seedtaints.Join(s.Spec.Taints)
+	return helper.FormatTaints(s.Spec.Taints, ",")
 }
 
 var other = corev1alpha1.SeedTaint{Key: "x", Effect: corev1alpha1.TaintEffectPreferNoSchedule}
@@ -108,8 +108,8 @@ func TestCordonErrors(t *testing.T) {
 
 func TestDrained(t *testing.T) {
 	got, changed, _ := DrainedAt([]corev1alpha1.SeedTaint{other}, time.Now())
-	if !changed || seedtaints.Join(got) != "x:PreferNoSchedule,seed.gardener.cloud/unschedulable:NoSchedule,seed.gardener.cloud/unschedulable:NoExecute" {
-		t.Errorf("Drained = %s, %v", seedtaints.Join(got), changed)
+	if !changed || helper.FormatTaints(got, ",") != "x:PreferNoSchedule,seed.gardener.cloud/unschedulable:NoSchedule,seed.gardener.cloud/unschedulable:NoExecute" {
+		t.Errorf("Drained = %s, %v", helper.FormatTaints(got, ","), changed)
 	}
 	if _, changed, _ := DrainedAt(got, time.Now()); changed {
 		t.Errorf("draining a drained seed changed it")
@@ -128,7 +128,7 @@ func TestDrainedAtRecordsTimeAdded(t *testing.T) {
 				t.Errorf("drain taint timeAdded = %v, want %v", taint.TimeAdded, t0)
 			}
 		case taint.TimeAdded != nil:
-			t.Errorf("%s: timeAdded = %v, want none", seedtaints.String(taint), taint.TimeAdded)
+			t.Errorf("%s: timeAdded = %v, want none", helper.FormatTaint(taint), taint.TimeAdded)
 		}
 	}
 	again, changed, _ := DrainedAt(got, t0.Add(time.Hour))

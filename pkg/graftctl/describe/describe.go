@@ -19,6 +19,7 @@ import (
 
 	"github.com/graft-dev/client-go/clientset/versioned"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
@@ -213,7 +214,7 @@ func (o *Options) describeShoot(w io.Writer, shoot *corev1alpha1.Shoot) {
 			if i == 0 {
 				label = "Tolerations:"
 			}
-			fmt.Fprintf(w, "%s\t%s\n", label, toleration(t))
+			fmt.Fprintf(w, "%s\t%s\n", label, helper.FormatToleration(t))
 		}
 	}
 	if op := shoot.Status.LastOperation; op != nil {
@@ -296,20 +297,6 @@ func (o *Options) age(t metav1.Time) string {
 		return "<unknown>"
 	}
 	return fmt.Sprintf("%s (%s ago)", t.UTC().Format(time.RFC1123Z), duration.HumanDuration(o.Now().Sub(t.Time)))
-}
-
-func toleration(t corev1alpha1.Toleration) string {
-	s := t.Key
-	if t.Value != nil {
-		s += "=" + *t.Value
-	}
-	if t.Effect != "" {
-		s += ":" + string(t.Effect)
-	}
-	if t.TolerationSeconds != nil {
-		s += fmt.Sprintf(" for %ds", *t.TolerationSeconds)
-	}
-	return s
 }
 
 func mapString(m map[string]string) string {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/graft-dev/client-go/clientset/versioned"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/graftctl/cordon"
@@ -201,9 +202,9 @@ func (o *Options) Run(ctx context.Context) error {
 		o.printf("seed/%s cordoned%s\n", o.SeedName, suffix)
 	}
 	if hadDrain {
-		o.printf("seed/%s already marked for eviction (%s)%s\n", o.SeedName, seedtaints.String(cordon.DrainTaint), suffix)
+		o.printf("seed/%s already marked for eviction (%s)%s\n", o.SeedName, helper.FormatTaint(cordon.DrainTaint), suffix)
 	} else {
-		o.printf("seed/%s marked for eviction (%s)%s\n", o.SeedName, seedtaints.String(cordon.DrainTaint), suffix)
+		o.printf("seed/%s marked for eviction (%s)%s\n", o.SeedName, helper.FormatTaint(cordon.DrainTaint), suffix)
 	}
 	if o.DryRun != dryrun.None {
 		return o.reportPlacements(ctx, seed)

@@ -18,10 +18,10 @@ import (
 
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 	gt "github.com/graft-dev/graft/pkg/graftctl/graftctltest"
-	"github.com/graft-dev/graft/pkg/graftctl/seedtaints"
 )
 
 var tolerateDrain = corev1alpha1.Toleration{Key: corev1alpha1.SeedTaintUnschedulable}
@@ -136,7 +136,7 @@ func TestWaitFollowsShootsUntilTheyMoved(t *testing.T) {
 		t.Errorf("output does not end with the drained line:\n%s", out)
 	}
 	seed, _ := graft.CoreV1alpha1().Seeds().Get(context.Background(), "a", metav1.GetOptions{})
-	if got := seedtaints.Join(seed.Spec.Taints); got != "seed.gardener.cloud/unschedulable:NoSchedule,seed.gardener.cloud/unschedulable:NoExecute" {
+	if got := helper.FormatTaints(seed.Spec.Taints, ","); got != "seed.gardener.cloud/unschedulable:NoSchedule,seed.gardener.cloud/unschedulable:NoExecute" {
 		t.Errorf("seed taints %s", got)
 	}
 }

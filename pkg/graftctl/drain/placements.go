@@ -9,10 +9,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/graftctl/landscape"
-	"github.com/graft-dev/graft/pkg/graftctl/seedtaints"
 	"github.com/graft-dev/graft/pkg/taintclock"
 )
 
@@ -83,7 +83,7 @@ func (o *Options) reportPlacements(ctx context.Context, drained *corev1alpha1.Se
 		f := fateOf(shoot, drained, now)
 		if f.stays {
 			stay++
-			o.printf("shoot/%s tolerates %s and stays on seed/%s\n", key, seedtaints.String(drainTaintOf(drained)), o.SeedName)
+			o.printf("shoot/%s tolerates %s and stays on seed/%s\n", key, helper.FormatTaint(drainTaintOf(drained)), o.SeedName)
 			continue
 		}
 		when := ""

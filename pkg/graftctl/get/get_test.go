@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
@@ -155,5 +156,55 @@ func TestGetErrors(t *testing.T) {
 		if _, _, err := run(t, "", tc.args...); err == nil || err.Error() != tc.want {
 			t.Errorf("get %q: error %v, want %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// The READY, TAINTS and TOLERATIONS cells come from the API helper, so that
+// graftctl shows what the scheduler decides on.
+func TestSeedAndShootCells(t *testing.T) {
+	cell := func(table *metav1.Table, name string) any {
+		for i, c := range table.ColumnDefinitions {
+			if c.Name == name {
+				return table.Rows[0].Cells[i]
+			}
+		}
+		t.Fatalf("no column %s", name)
+		return nil
+	}
+	for _, tc := range []struct {
+		name        string
+		seed        *corev1alpha1.Seed
+		ready, tnts string
+	}{
+		{name: "ready", seed: gt.Seed("a"), ready: "True", tnts: "<none>"},
+		{name: "agent not ready", seed: gt.Seed("a", func(s *corev1alpha1.Seed) { s.Status.Conditions[0].Status = corev1alpha1.ConditionFalse }),
+			ready: "False", tnts: "<none>"},
+		// The scheduler does not use a seed that was never reconciled.
+		{name: "never reconciled", seed: gt.Seed("a", func(s *corev1alpha1.Seed) { s.Status.LastOperation = nil }),
+			ready: "Unknown", tnts: "<none>"},
+		{name: "backup failing on a seed with backup", seed: gt.Seed("a", func(s *corev1alpha1.Seed) {
+			s.Spec.Backup = &corev1alpha1.SeedBackup{}
+			s.Status.Conditions = append(s.Status.Conditions, corev1alpha1.Condition{Type: corev1alpha1.SeedBackupBucketsReady, Status: corev1alpha1.ConditionFalse})
+		}), ready: "False", tnts: "<none>"},
+		{name: "taints in kubectl's form", seed: gt.Seed("a", gt.WithTaints(
+			corev1alpha1.SeedTaint{Key: corev1alpha1.SeedTaintProtected},
+			corev1alpha1.SeedTaint{Key: "dedicated", Value: ptr.To(""), Effect: corev1alpha1.TaintEffectNoExecute},
+			corev1alpha1.SeedTaint{Key: "team", Value: ptr.To("a"), Effect: corev1alpha1.TaintEffectPreferNoSchedule},
+		)), ready: "True", tnts: "seed.gardener.cloud/protected:NoSchedule,dedicated:NoExecute,team=a:PreferNoSchedule"},
+	} {
+		table := SeedTable([]corev1alpha1.Seed{*tc.seed}, nil)
+		if got := cell(table, "Ready"); got != tc.ready {
+			t.Errorf("%s: READY %q, want %q", tc.name, got, tc.ready)
+		}
+		if got := cell(table, "Taints"); got != tc.tnts {
+			t.Errorf("%s: TAINTS %q, want %q", tc.name, got, tc.tnts)
+		}
+	}
+	shoot := gt.Shoot("dev", "s", "", gt.WithTolerations(
+		corev1alpha1.Toleration{Key: "a"},
+		corev1alpha1.Toleration{Key: "b", Value: ptr.To(""), Effect: corev1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300)},
+	))
+	if got, want := cell(ShootTable([]corev1alpha1.Shoot{*shoot}), "Tolerations"), "a,b:NoExecute for 300s"; got != want {
+		t.Errorf("TOLERATIONS %q, want %q", got, want)
 	}
 }

@@ -11,8 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
-
-	"github.com/graft-dev/graft/pkg/graftctl/seedtaints"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
 // now is the clock for the AGE column; tests replace it.
@@ -52,19 +51,15 @@ func SeedTable(items []corev1alpha1.Seed, counts map[string]int) *metav1.Table {
 		if q, ok := seed.Status.Capacity[corev1alpha1.ResourceShoots]; ok {
 			capacity = q.String()
 		}
-		visible := "true"
-		if s := seed.Spec.Settings; s != nil && s.Scheduling != nil && !s.Scheduling.Visible {
-			visible = "false"
-		}
 		zones := "<none>"
 		if len(seed.Spec.Provider.Zones) > 0 {
 			zones = strings.Join(seed.Spec.Provider.Zones, ",")
 		}
 		table.Rows = append(table.Rows, metav1.TableRow{
 			Cells: []any{
-				seed.Name, SeedReady(seed), seed.Spec.Provider.Type, seed.Spec.Provider.Region,
-				usage + "/" + allocatable, seedtaints.Join(seed.Spec.Taints), age(seed.CreationTimestamp),
-				zones, visible, capacity, lastOperation(seed.Status.LastOperation),
+				seed.Name, seedReady(seed), seed.Spec.Provider.Type, seed.Spec.Provider.Region,
+				usage + "/" + allocatable, helper.FormatTaints(seed.Spec.Taints, ","), age(seed.CreationTimestamp),
+				zones, strconv.FormatBool(helper.SeedVisible(seed)), capacity, lastOperation(seed.Status.LastOperation),
 			},
 			Object: runtime.RawExtension{Object: seed},
 		})
@@ -72,26 +67,12 @@ func SeedTable(items []corev1alpha1.Seed, counts map[string]int) *metav1.Table {
 	return table
 }
 
-// SeedReady is "True" when the seed's agent is ready and, for a seed with
-// backup, its backup buckets are; otherwise the status of the first condition
-// that is not True ("Unknown" when it is missing).
-func SeedReady(seed *corev1alpha1.Seed) string {
-	types := []corev1alpha1.ConditionType{corev1alpha1.SeedGardenletReady}
-	if seed.Spec.Backup != nil {
-		types = append(types, corev1alpha1.SeedBackupBucketsReady)
-	}
-	for _, t := range types {
-		status := corev1alpha1.ConditionUnknown
-		for _, c := range seed.Status.Conditions {
-			if c.Type == t {
-				status = c.Status
-			}
-		}
-		if status != corev1alpha1.ConditionTrue {
-			return string(status)
-		}
-	}
-	return string(corev1alpha1.ConditionTrue)
+// seedReady is the READY column: the status of helper.SeedReadiness, the
+// health part of the scheduler's usable-seed rule, so that True means the
+// scheduler's health checks pass for the seed.
+func seedReady(seed *corev1alpha1.Seed) string {
+	status, _ := helper.SeedReadiness(seed)
+	return string(status)
 }
 
 var shootColumns = []metav1.TableColumnDefinition{
@@ -131,7 +112,7 @@ func ShootTable(items []corev1alpha1.Shoot) *metav1.Table {
 			Cells: []any{
 				shoot.Name, orNone(shoot.Spec.SeedName), shoot.Spec.Provider.Type, shoot.Spec.Region, purpose,
 				ShootStatus(shoot), age(shoot.CreationTimestamp),
-				orNone(shoot.Status.SeedName), profile, tolerations(shoot.Spec.Tolerations), scheduler,
+				orNone(shoot.Status.SeedName), profile, helper.FormatTolerations(shoot.Spec.Tolerations, ","), scheduler,
 			},
 			Object: runtime.RawExtension{Object: shoot},
 		})
@@ -156,27 +137,6 @@ func lastOperation(op *corev1alpha1.LastOperation) string {
 		return "<none>"
 	}
 	return fmt.Sprintf("%s %s", op.Type, op.State)
-}
-
-func tolerations(ts []corev1alpha1.Toleration) string {
-	if len(ts) == 0 {
-		return "<none>"
-	}
-	parts := make([]string, 0, len(ts))
-	for _, t := range ts {
-		s := t.Key
-		if t.Value != nil {
-			s += "=" + *t.Value
-		}
-		if t.Effect != "" {
-			s += ":" + string(t.Effect)
-		}
-		if t.TolerationSeconds != nil {
-			s += fmt.Sprintf(" for %ds", *t.TolerationSeconds)
-		}
-		parts = append(parts, s)
-	}
-	return strings.Join(parts, ",")
 }
 
 func orNone(s *string) string {

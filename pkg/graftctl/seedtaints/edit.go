@@ -91,7 +91,7 @@ func Apply(seedName string, current []corev1alpha1.SeedTaint, c Changes, overwri
 		}
 		next = kept
 		if len(next) == before {
-			errs = append(errs, fmt.Errorf("taint %q not found", String(rm)))
+			errs = append(errs, fmt.Errorf("taint %q not found", removalString(rm)))
 		} else {
 			removed = true
 		}

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
 // Changes are the taints a command adds or overwrites and the taints it removes.
@@ -46,7 +47,7 @@ func Parse(args []string) (Changes, error) {
 		}
 		id := t.Key + ":" + string(t.Effect)
 		if seen[id] {
-			return Changes{}, fmt.Errorf("duplicated taints with the same key and effect: %v", String(t))
+			return Changes{}, fmt.Errorf("duplicated taints with the same key and effect: %v", helper.FormatTaint(t))
 		}
 		seen[id] = true
 		c.Add = append(c.Add, t)
@@ -120,26 +121,11 @@ func ValidateEffect(effect corev1alpha1.TaintEffect) error {
 	return fmt.Errorf("invalid taint effect: %v, unsupported taint effect", effect)
 }
 
-// String renders a taint as KEY[=VALUE]:EFFECT, the form the arguments use.
-func String(t corev1alpha1.SeedTaint) string {
-	s := t.Key
-	if t.Value != nil && *t.Value != "" {
-		s += "=" + *t.Value
+// removalString renders a removal as its argument is written, KEY or
+// KEY:EFFECT (without the trailing '-'): a removal names taints, it is not one.
+func removalString(rm corev1alpha1.SeedTaint) string {
+	if rm.Effect == "" {
+		return rm.Key
 	}
-	if t.Effect != "" {
-		s += ":" + string(t.Effect)
-	}
-	return s
-}
-
-// Join renders taints comma-separated, or "<none>".
-func Join(taints []corev1alpha1.SeedTaint) string {
-	if len(taints) == 0 {
-		return "<none>"
-	}
-	parts := make([]string, 0, len(taints))
-	for _, t := range taints {
-		parts = append(parts, String(t))
-	}
-	return strings.Join(parts, ",")
+	return rm.Key + ":" + string(rm.Effect)
 }

@@ -7,6 +7,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
 func TestParse(t *testing.T) {
@@ -48,7 +49,11 @@ func TestParse(t *testing.T) {
 			if s := taintStrings(got.Add); !equal(s, tt.wantAdd) {
 				t.Errorf("Add = %q, want %q", s, tt.wantAdd)
 			}
-			if s := taintStrings(got.Remove); !equal(s, tt.wantRemove) {
+			var removals []string
+			for _, rm := range got.Remove {
+				removals = append(removals, removalString(rm))
+			}
+			if s := removals; !equal(s, tt.wantRemove) {
 				t.Errorf("Remove = %q, want %q", s, tt.wantRemove)
 			}
 		})
@@ -85,7 +90,7 @@ func TestApply(t *testing.T) {
 		{name: "empty effect counts as NoSchedule", current: []corev1alpha1.SeedTaint{bNoEffect}, changes: Changes{Add: []corev1alpha1.SeedTaint{{Key: "b", Effect: corev1alpha1.TaintEffectNoSchedule}}}, wantErr: "seed s1 already has b taint(s) with same effect(s) and --overwrite is false"},
 		{name: "overwrite", current: []corev1alpha1.SeedTaint{a1}, changes: Changes{Add: []corev1alpha1.SeedTaint{a2}}, overwrite: true, wantOp: Modified, want: []string{"a=2:NoSchedule"}},
 		{name: "remove by key and effect", current: []corev1alpha1.SeedTaint{a1, aExec}, changes: Changes{Remove: []corev1alpha1.SeedTaint{{Key: "a", Effect: corev1alpha1.TaintEffectNoExecute}}}, wantOp: Untainted, want: []string{"a=1:NoSchedule"}},
-		{name: "remove by key", current: []corev1alpha1.SeedTaint{a1, aExec, bNoEffect}, changes: Changes{Remove: []corev1alpha1.SeedTaint{{Key: "a"}}}, wantOp: Untainted, want: []string{"b"}},
+		{name: "remove by key", current: []corev1alpha1.SeedTaint{a1, aExec, bNoEffect}, changes: Changes{Remove: []corev1alpha1.SeedTaint{{Key: "a"}}}, wantOp: Untainted, want: []string{"b:NoSchedule"}}, // no effect reads as the NoSchedule it means
 		{name: "remove NoSchedule matches empty effect", current: []corev1alpha1.SeedTaint{bNoEffect}, changes: Changes{Remove: []corev1alpha1.SeedTaint{{Key: "b", Effect: corev1alpha1.TaintEffectNoSchedule}}}, wantOp: Untainted, want: []string{}},
 		{name: "missing taint", current: []corev1alpha1.SeedTaint{a1}, changes: Changes{Remove: []corev1alpha1.SeedTaint{{Key: "c", Effect: corev1alpha1.TaintEffectNoExecute}}}, wantErr: `taint "c:NoExecute" not found`},
 		{name: "add and remove", current: []corev1alpha1.SeedTaint{bNoEffect}, changes: Changes{Add: []corev1alpha1.SeedTaint{a1}, Remove: []corev1alpha1.SeedTaint{{Key: "b"}}}, wantOp: Modified, want: []string{"a=1:NoSchedule"}},
@@ -119,7 +124,7 @@ func TestApply(t *testing.T) {
 func taintStrings(taints []corev1alpha1.SeedTaint) []string {
 	out := []string{}
 	for _, t := range taints {
-		out = append(out, String(t))
+		out = append(out, helper.FormatTaint(t))
 	}
 	return out
 }

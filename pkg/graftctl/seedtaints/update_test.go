@@ -14,6 +14,7 @@ import (
 
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/graftctl/dryrun"
 )
@@ -43,8 +44,8 @@ func TestUpdateSendsMergePatchWithResourceVersion(t *testing.T) {
 	if err != nil || !changed {
 		t.Fatalf("Update: changed=%v err=%v", changed, err)
 	}
-	if Join(got.Spec.Taints) != "a:NoSchedule" {
-		t.Errorf("returned taints %s", Join(got.Spec.Taints))
+	if helper.FormatTaints(got.Spec.Taints, ",") != "a:NoSchedule" {
+		t.Errorf("returned taints %s", helper.FormatTaints(got.Spec.Taints, ","))
 	}
 	ps := patches(client)
 	if len(ps) != 1 {
@@ -85,15 +86,15 @@ func TestUpdateRetriesOnConflict(t *testing.T) {
 		t.Errorf("got %d gets and %d patches, want a re-read and a second patch after the conflict", gets, len(patches(client)))
 	}
 	live, _ := client.CoreV1alpha1().Seeds().Get(context.Background(), "s1", metav1.GetOptions{})
-	if Join(live.Spec.Taints) != "a:NoSchedule" {
-		t.Errorf("live taints %s", Join(live.Spec.Taints))
+	if helper.FormatTaints(live.Spec.Taints, ",") != "a:NoSchedule" {
+		t.Errorf("live taints %s", helper.FormatTaints(live.Spec.Taints, ","))
 	}
 }
 
 func TestUpdateClientDryRunSendsNothing(t *testing.T) {
 	client := fake.NewSimpleClientset(seed("s1", "7"))
 	got, changed, err := Update(context.Background(), client, "s1", dryrun.Client, addA)
-	if err != nil || !changed || Join(got.Spec.Taints) != "a:NoSchedule" {
+	if err != nil || !changed || helper.FormatTaints(got.Spec.Taints, ",") != "a:NoSchedule" {
 		t.Fatalf("Update: %v %v %v", got, changed, err)
 	}
 	if len(patches(client)) != 0 {

@@ -13,9 +13,9 @@ import (
 
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
-	"github.com/graft-dev/graft/pkg/graftctl/seedtaints"
 )
 
 func seed(name string, labels map[string]string, taints ...corev1alpha1.SeedTaint) *corev1alpha1.Seed {
@@ -41,7 +41,7 @@ func taintsOf(t *testing.T, client *fake.Clientset, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return seedtaints.Join(s.Spec.Taints)
+	return helper.FormatTaints(s.Spec.Taints, ",")
 }
 
 func writes(client *fake.Clientset) int {

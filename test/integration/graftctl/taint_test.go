@@ -9,8 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
-	"github.com/graft-dev/graft/pkg/graftctl/seedtaints"
 	"github.com/graft-dev/graft/test/integration/descheduler/fixture"
 )
 
@@ -20,7 +20,7 @@ func liveTaints(t *testing.T, l *fixture.Landscape, short string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return seedtaints.Join(seed.Spec.Taints)
+	return helper.FormatTaints(seed.Spec.Taints, ",")
 }
 
 func newLandscape(t *testing.T, name string, seeds ...string) *fixture.Landscape {
@@ -130,6 +130,6 @@ func TestServerDryRunChangesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	if after.ResourceVersion != before.ResourceVersion || len(after.Spec.Taints) != 0 {
-		t.Errorf("server dry run changed the seed: resourceVersion %s -> %s, taints %s", before.ResourceVersion, after.ResourceVersion, seedtaints.Join(after.Spec.Taints))
+		t.Errorf("server dry run changed the seed: resourceVersion %s -> %s, taints %s", before.ResourceVersion, after.ResourceVersion, helper.FormatTaints(after.Spec.Taints, ","))
 	}
 }
