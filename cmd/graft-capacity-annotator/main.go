@@ -4,10 +4,10 @@ import (
 	"context"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/rest"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/pkg/capacity/annotator"
+	"github.com/graft-dev/graft/pkg/component/clientconn"
 	"github.com/graft-dev/graft/pkg/component/command"
 )
 
@@ -24,8 +24,12 @@ configuration, its label-selected overrides and the seed annotations
 capacity.graft.dev/shoots and reserved.graft.dev/shoots; usage is the number of
 shoots counted on the seed. With healthTaints enabled it also taints seeds that
 are not ready with seed.gardener.cloud/not-ready.`,
-		Run: func(ctx context.Context, cfg *configv1alpha1.CapacityAnnotatorConfiguration, restConfig *rest.Config) error {
-			return annotator.Run(ctx, cfg, restConfig, annotator.Options{})
+		Run: func(ctx context.Context, cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients clientconn.Clients) error {
+			a, err := annotator.New(cfg, clients, annotator.Options{})
+			if err != nil {
+				return err
+			}
+			return a.Run(ctx)
 		},
 	})
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/rest"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/pkg/component/clientconn"
 	"github.com/graft-dev/graft/pkg/component/command"
 	"github.com/graft-dev/graft/pkg/descheduler"
 )
@@ -38,8 +38,12 @@ With interval 0 the descheduler makes one pass and exits (for a CronJob).`,
 			_, err := descheduler.DefaultRegistry().Build(cfg.Plugins)
 			return err
 		},
-		Run: func(ctx context.Context, cfg *configv1alpha1.DeschedulerConfiguration, restConfig *rest.Config) error {
-			return descheduler.RunComponent(ctx, cfg, restConfig, descheduler.RunOptions{})
+		Run: func(ctx context.Context, cfg *configv1alpha1.DeschedulerConfiguration, clients clientconn.Clients) error {
+			d, err := descheduler.New(cfg, clients, descheduler.Options{})
+			if err != nil {
+				return err
+			}
+			return d.Run(ctx)
 		},
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/rest"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component/clientconn"
@@ -23,11 +22,7 @@ func newCommand() *cobra.Command {
 scheduler) and binds each to the seed the shared scheduling algorithm chooses.
 Replicas elect a leader through a Lease; only the leader schedules. A lost lease
 ends the process, so that it restarts as a standby.`,
-		Run: func(ctx context.Context, cfg *configv1alpha1.SchedulerConfiguration, restConfig *rest.Config) error {
-			clients, err := clientconn.NewClients(restConfig, scheduler.Name)
-			if err != nil {
-				return err
-			}
+		Run: func(ctx context.Context, cfg *configv1alpha1.SchedulerConfiguration, clients clientconn.Clients) error {
 			s, err := scheduler.New(cfg, clients, scheduler.Options{})
 			if err != nil {
 				return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
@@ -12,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
 	kubeinformers "k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -26,6 +26,8 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/component/runner"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
 	"github.com/graft-dev/graft/pkg/descheduler/plugins/noexecutetaints"
 	"github.com/graft-dev/graft/pkg/descheduler/plugins/overcapacity"
@@ -50,28 +52,12 @@ func DefaultRegistry() framework.Registry {
 	return r
 }
 
-// Options are the descheduler's dependencies.
-type Options struct {
-	// Config is a defaulted and validated configuration.
-	Config *configv1alpha1.DeschedulerConfiguration
-	// Graft is the client for seeds, shoots and cloud profiles.
-	Graft versioned.Interface
-	// Kube is the client for the region ConfigMaps.
-	Kube kubernetes.Interface
-	// Recorder emits Events on shoots and seeds.
-	Recorder record.EventRecorder
-	// Metrics are updated when set.
-	Metrics *Metrics
-	// Clock is the real clock when nil.
-	Clock clock.WithTicker
-	// Registry is DefaultRegistry() when nil.
-	Registry framework.Registry
-}
-
 // Descheduler evicts shoots from seeds that must not host them any more.
+// Create it with New, start it with Run.
 type Descheduler struct {
 	cfg      *configv1alpha1.DeschedulerConfiguration
 	graft    versioned.Interface
+	runner   *runner.Runner
 	recorder record.EventRecorder
 	metrics  *Metrics
 	clock    clock.WithTicker
@@ -100,43 +86,41 @@ type Descheduler struct {
 	skipped map[string]string
 }
 
-// New builds a descheduler and its informers; Run starts them.
-func New(o Options) (*Descheduler, error) {
-	if o.Config == nil || o.Graft == nil || o.Kube == nil || o.Recorder == nil {
-		return nil, errors.New("descheduler: Config, Graft, Kube and Recorder are required")
+// New returns a descheduler for a defaulted and validated configuration:
+// its runner, Event recorder, metrics and informers. Run starts it.
+func New(cfg *configv1alpha1.DeschedulerConfiguration, clients clientconn.Clients, opts Options) (*Descheduler, error) {
+	if cfg == nil || clients.Graft == nil || clients.Kubernetes == nil {
+		return nil, errors.New("descheduler: a configuration and the Graft and Kubernetes clients are required")
 	}
-	if o.Config.RegionConfigNamespace == "" {
+	if cfg.RegionConfigNamespace == "" {
 		// Empty would watch every namespace and let tenants steer requireFit.
 		return nil, errors.New("descheduler: regionConfigNamespace is empty")
 	}
-	registry := o.Registry
+	registry := opts.Plugins
 	if registry == nil {
 		registry = DefaultRegistry()
 	}
-	plugins, err := registry.Build(o.Config.Plugins)
+	plugins, err := registry.Build(cfg.Plugins)
 	if err != nil {
 		return nil, err
 	}
-	clk := o.Clock
+	clk := opts.Clock
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	metrics := o.Metrics
-	if metrics == nil {
-		if metrics, err = NewMetrics(nil); err != nil {
-			return nil, err
-		}
+	metrics, err := metricsFor(opts.Registerer)
+	if err != nil {
+		return nil, fmt.Errorf("descheduler: registering metrics: %w", err)
 	}
 	d := &Descheduler{
-		cfg:      o.Config,
-		graft:    o.Graft,
-		recorder: o.Recorder,
-		metrics:  metrics,
-		clock:    clk,
-		plugins:  plugins,
-		algo:     schedulingconfig.FromComponentConfig(o.Config.Strategy, o.Config.ScoreWeights),
-		limiter:  newLimiter(o.Config),
-		state:    newState(),
+		cfg:     cfg,
+		graft:   clients.Graft,
+		metrics: metrics,
+		clock:   clk,
+		plugins: plugins,
+		algo:    schedulingconfig.FromComponentConfig(cfg.Strategy, cfg.ScoreWeights),
+		limiter: newLimiter(cfg),
+		state:   newState(),
 		queue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{
 			Name: "", Clock: clk,
 		}),
@@ -150,11 +134,11 @@ func New(o Options) (*Descheduler, error) {
 	d.state.onPendingDrop = d.wakeWaiting
 	d.state.onPendingChange = func(n int) { d.metrics.PendingEvicted.Set(float64(n)) }
 
-	d.graftInformers = graftinformers.NewSharedInformerFactory(o.Graft, 0)
+	d.graftInformers = graftinformers.NewSharedInformerFactory(clients.Graft, 0)
 	// Region ConfigMaps count only in their one namespace, as for the
 	// scheduler: a tenant's ConfigMap must not change what requireFit finds.
-	d.kubeInformers = kubeinformers.NewSharedInformerFactoryWithOptions(o.Kube, 0,
-		kubeinformers.WithNamespace(o.Config.RegionConfigNamespace),
+	d.kubeInformers = kubeinformers.NewSharedInformerFactoryWithOptions(clients.Kubernetes, 0,
+		kubeinformers.WithNamespace(cfg.RegionConfigNamespace),
 		kubeinformers.WithTweakListOptions(func(lo *metav1.ListOptions) {
 			lo.LabelSelector = labels.SelectorFromSet(labels.Set{v1alpha1.LabelSchedulingPurpose: v1alpha1.LabelSchedulingPurposeRegionConfig}).String()
 		}))
@@ -189,6 +173,15 @@ func New(o Options) (*Descheduler, error) {
 	if _, err := cms.AddEventHandler(wake); err != nil {
 		return nil, fmt.Errorf("watching region ConfigMaps: %w", err)
 	}
+
+	// Each eviction emits two Events; enough writers keep them off the
+	// eviction's path.
+	d.runner = runner.New(Name, cfg.CommonConfiguration, clients, runner.Options{
+		Identity: opts.Identity, EventWriters: max(2, int(cfg.ConcurrentEvictions)), EventFlushTimeout: 5 * time.Second,
+	})
+	d.recorder = d.runner.Recorder
+	d.runner.Server.AddInformersSyncedCheck(d.Ready)
+	trackInformers(clients.Fence, d, cfg.RegionConfigNamespace)
 	return d, nil
 }
 
@@ -203,39 +196,28 @@ func newLimiter(c *configv1alpha1.DeschedulerConfiguration) *rate.Limiter {
 	return rate.NewLimiter(rate.Limit(*c.EvictionRate), burst)
 }
 
-// Ready reports whether the informers have synced (on a standby replica
-// too); until then the descheduler does nothing.
-func (d *Descheduler) Ready() bool {
-	for _, synced := range d.synced {
-		if !synced() {
-			return false
-		}
-	}
-	return true
-}
-
-// Start starts the informers without descheduling, so that a standby replica
-// keeps its view (and the times taints were first seen) warm. Calling it
-// again does nothing; stop the informers by ending ctx.
-func (d *Descheduler) Start(ctx context.Context) {
+// startInformers starts the informers without descheduling, so that a
+// standby replica keeps its view (and the times taints were first seen) warm.
+// Stop them by ending ctx.
+func (d *Descheduler) startInformers(ctx context.Context) error {
 	d.graftInformers.Start(ctx.Done())
 	d.kubeInformers.Start(ctx.Done())
+	return nil
 }
 
-// Shutdown waits for the informers started by Start to stop; end their
-// context first.
-func (d *Descheduler) Shutdown() {
+// shutdownInformers waits for the informers to stop; end their context first.
+func (d *Descheduler) shutdownInformers() {
 	d.graftInformers.Shutdown()
 	d.kubeInformers.Shutdown()
 }
 
-// Run starts the informers if needed, waits for them, and deschedules until
-// ctx ends. With interval 0 it makes one pass over every seed and returns.
-func (d *Descheduler) Run(ctx context.Context) error {
+// deschedule runs while leading: it waits for the informers, then
+// deschedules until ctx ends. With interval 0 it makes one pass over every
+// seed and returns.
+func (d *Descheduler) deschedule(ctx context.Context) error {
 	logger := klog.FromContext(ctx).WithName("descheduler")
 	ctx = klog.NewContext(ctx, logger)
 	defer d.queue.ShutDown()
-	d.Start(ctx)
 	if !cache.WaitForCacheSync(ctx.Done(), d.synced...) {
 		return fmt.Errorf("descheduler: informers did not sync: %w", ctx.Err())
 	}

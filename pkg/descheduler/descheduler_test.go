@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +20,7 @@ import (
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/component/clientconn"
 )
 
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -93,10 +95,11 @@ func start(t *testing.T, mutate func(*configv1alpha1.DeschedulerConfiguration), 
 		recorder: record.NewFakeRecorder(1000),
 		clock:    clocktesting.NewFakeClock(t0),
 	}
-	d, err := New(Options{Config: cfg, Graft: h.client, Kube: kubefake.NewSimpleClientset(), Recorder: h.recorder, Clock: h.clock})
+	d, err := New(cfg, clientconn.Clients{Graft: h.client, Kubernetes: kubefake.NewSimpleClientset()}, Options{Registerer: prometheus.NewRegistry(), Clock: h.clock})
 	if err != nil {
 		t.Fatal(err)
 	}
+	d.recorder = h.recorder
 	h.d = d
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() {
@@ -382,7 +385,7 @@ func TestInvalidPluginArgs(t *testing.T) {
 		{Name: "OverCapacity", Args: runtime.RawExtension{Raw: []byte(`{"purposeOrder":["nope"]}`)}},
 	}}
 	cfg.Default()
-	_, err := New(Options{Config: cfg, Graft: fake.NewSimpleClientset(), Kube: kubefake.NewSimpleClientset(), Recorder: record.NewFakeRecorder(1)})
+	_, err := New(cfg, clientconn.Clients{Graft: fake.NewSimpleClientset(), Kubernetes: kubefake.NewSimpleClientset()}, Options{Registerer: prometheus.NewRegistry()})
 	if err == nil || !strings.Contains(err.Error(), "plugins[1].args.purposeOrder[0]") {
 		t.Errorf("err = %v", err)
 	}

@@ -1,7 +1,10 @@
 package descheduler
 
 import (
+	"sync"
+
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/component-base/metrics/legacyregistry"
 )
 
 // Results of an eviction attempt, the result label of graft_descheduler_evictions_total.
@@ -53,4 +56,21 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		}
 	}
 	return m, nil
+}
+
+var (
+	processMetrics     *Metrics
+	processMetricsErr  error
+	processMetricsOnce sync.Once
+)
+
+// metricsFor returns metrics registered with reg, or with reg nil the
+// process's metrics, registered once in the legacy registry that /metrics
+// serves (tests run several descheduler instances in one process).
+func metricsFor(reg prometheus.Registerer) (*Metrics, error) {
+	if reg != nil {
+		return NewMetrics(reg)
+	}
+	processMetricsOnce.Do(func() { processMetrics, processMetricsErr = NewMetrics(legacyregistry.Registerer()) })
+	return processMetrics, processMetricsErr
 }

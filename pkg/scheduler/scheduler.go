@@ -20,14 +20,12 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
-	"github.com/graft-dev/client-go/clientset/versioned/scheme"
 	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
 	graftlisters "github.com/graft-dev/client-go/listers/core/v1alpha1"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/component/clientconn"
-	"github.com/graft-dev/graft/pkg/component/eventrecorder"
 	"github.com/graft-dev/graft/pkg/component/runner"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
@@ -71,7 +69,7 @@ type Scheduler struct {
 	algConfig algorithm.Config
 	clients   clientconn.Clients
 	runner    *runner.Runner
-	// recorder is set by Run (or by tests).
+	// recorder is the runner's (tests replace it).
 	recorder record.EventRecorder
 	now      func() time.Time
 
@@ -102,16 +100,21 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients clientconn.Clients,
 	}
 	register()
 	s := &Scheduler{
-		config:        cfg,
-		algConfig:     algConfig,
-		clients:       clients,
-		runner:        runner.New(Name, cfg.CommonConfiguration, clients, opts.Identity),
+		config:    cfg,
+		algConfig: algConfig,
+		clients:   clients,
+		runner: runner.New(Name, cfg.CommonConfiguration, clients, runner.Options{
+			Identity: opts.Identity, EventWriters: int(cfg.ConcurrentSyncs), EventFlushTimeout: 10 * time.Second,
+		}),
 		now:           time.Now,
 		cache:         newSchedulingCache(),
 		unschedulable: map[string]struct{}{},
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[string](initialBackoff, maxBackoff),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "graft_scheduler"}),
+	}
+	if s.runner.Recorder != nil {
+		s.recorder = s.runner.Recorder
 	}
 
 	s.graftInformers = graftinformers.NewSharedInformerFactory(clients.Graft, 0)
@@ -172,10 +175,6 @@ func (s *Scheduler) IsLeader() bool { return s.runner.Elector.IsLeader() }
 // schedules. It returns nil when ctx ends and leaderelection.ErrLeaseLost when
 // the lease is lost (scheduling has stopped by then). A Scheduler runs once.
 func (s *Scheduler) Run(ctx context.Context) error {
-	recorder := eventrecorder.New(s.clients.Kubernetes, scheme.Scheme, Name, int(s.config.ConcurrentSyncs))
-	s.recorder = recorder
-	s.runner.BeforeRelease = func() { recorder.ShutdownWithin(10 * time.Second) }
-	defer recorder.ShutdownWithin(10 * time.Second)
 	defer s.queue.ShutDown()
 	return s.runner.Run(ctx, s.startInformers, s.schedule)
 }
@@ -197,6 +196,7 @@ func (s *Scheduler) schedule(ctx context.Context) error {
 
 	var wg sync.WaitGroup
 	wg.Go(func() { s.housekeep(ctx) })
+	wg.Go(func() { s.publishConfiguration(ctx) })
 	for range s.config.ConcurrentSyncs {
 		wg.Go(func() {
 			for s.processNext(ctx) {

@@ -2,21 +2,19 @@ package annotator
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"k8s.io/client-go/rest"
-	"k8s.io/component-base/metrics/legacyregistry"
 
-	graftscheme "github.com/graft-dev/client-go/clientset/versioned/scheme"
 	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/capacity/controller"
 	"github.com/graft-dev/graft/pkg/capacity/metrics"
 	"github.com/graft-dev/graft/pkg/component/clientconn"
-	"github.com/graft-dev/graft/pkg/component/eventrecorder"
 	"github.com/graft-dev/graft/pkg/component/runner"
 )
 
@@ -27,81 +25,96 @@ const Name = controller.FieldManager
 // few Events, so a small pool is enough.
 const eventWriters = 2
 
-// Options tune Run.
+// Options are what in-process callers may change besides the configuration
+// and the clients.
 type Options struct {
 	// Identity tells replicas apart in leader election; empty means hostname
 	// plus a random suffix.
 	Identity string
-	// Registerer receives the metrics; nil is component-base's legacy
-	// registry, which the /metrics endpoint serves. Tests running several
-	// instances in one process pass their own registries.
+	// Registerer receives the metrics; nil means the process's metrics in
+	// component-base's legacy registry, which the /metrics endpoint serves.
+	// Tests running several instances in one process pass their own.
 	Registerer prometheus.Registerer
-	// Setup, when set, is called with the runner and the controller once
-	// both are built, before anything starts (tests use it to read the bound
-	// addresses and the usage counts).
-	Setup func(*runner.Runner, *controller.Controller)
 }
 
-// Run runs the annotator until ctx ends (nil), the lease is lost, or the
-// controller fails. cfg must be defaulted and validated; restConfig is the
-// garden's (clientConnection already applied).
-func Run(ctx context.Context, cfg *configv1alpha1.CapacityAnnotatorConfiguration, restConfig *rest.Config, opts Options) error {
-	clients, err := clientconn.NewClients(restConfig, Name)
-	if err != nil {
-		return err
-	}
-	reg := opts.Registerer
-	if reg == nil {
-		reg = legacyregistry.Registerer()
-	}
-	m, err := metrics.New(reg)
-	if err != nil {
-		return fmt.Errorf("registering metrics: %w", err)
-	}
-	recorder := eventrecorder.New(clients.Kubernetes, graftscheme.Scheme, Name, eventWriters)
-	defer recorder.ShutdownWithin(5 * time.Second)
+// Annotator is graft-capacity-annotator: the capacity controller with its
+// informers under the shared component runner. Create it with New, start it
+// with Run.
+type Annotator struct {
+	runner     *runner.Runner
+	factory    graftinformers.SharedInformerFactory
+	controller *controller.Controller
+	workers    int
+}
 
+// New returns an annotator for a defaulted and validated configuration: its
+// runner, Event recorder, metrics, informers and controller.
+func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients clientconn.Clients, opts Options) (*Annotator, error) {
+	if clients.Graft == nil || clients.Kubernetes == nil {
+		return nil, errors.New("the Graft and Kubernetes clients are required")
+	}
+	m, err := metrics.For(opts.Registerer)
+	if err != nil {
+		return nil, fmt.Errorf("registering metrics: %w", err)
+	}
+	r := runner.New(Name, cfg.CommonConfiguration, clients, runner.Options{
+		Identity: opts.Identity, EventWriters: eventWriters, EventFlushTimeout: 5 * time.Second,
+	})
 	factory := graftinformers.NewSharedInformerFactoryWithOptions(clients.Graft, 0,
 		graftinformers.WithTransform(dropShootManagedFields))
+	seeds, shoots := factory.Core().V1alpha1().Seeds(), factory.Core().V1alpha1().Shoots()
 	ctrl, err := controller.New(controller.Options{
 		Client:   clients.Graft,
-		Seeds:    factory.Core().V1alpha1().Seeds(),
-		Shoots:   factory.Core().V1alpha1().Shoots(),
-		Recorder: recorder,
+		Seeds:    seeds,
+		Shoots:   shoots,
+		Recorder: r.Recorder,
 		Metrics:  m,
 		Config:   cfg,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-
-	r := runner.New(Name, cfg.CommonConfiguration, clients, opts.Identity)
-	r.BeforeRelease = func() { recorder.ShutdownWithin(5 * time.Second) }
 	r.Server.AddInformersSyncedCheck(ctrl.HasSynced)
 	// After a gap in lease renewals, writes wait until these views are current.
-	clients.Fence.Track(factory.Core().V1alpha1().Seeds().Informer(), v1alpha1.SchemeGroupVersion.WithResource("seeds"), "", "")
-	clients.Fence.Track(factory.Core().V1alpha1().Shoots().Informer(), v1alpha1.SchemeGroupVersion.WithResource("shoots"), "", "")
-	if opts.Setup != nil {
-		opts.Setup(r, ctrl)
-	}
+	clients.Fence.Track(seeds.Informer(), v1alpha1.SchemeGroupVersion.WithResource("seeds"), "", "")
+	clients.Fence.Track(shoots.Informer(), v1alpha1.SchemeGroupVersion.WithResource("shoots"), "", "")
+	return &Annotator{runner: r, factory: factory, controller: ctrl, workers: int(cfg.ConcurrentSyncs)}, nil
+}
 
+// Run runs the annotator until ctx ends (nil), the lease is lost, or the
+// controller fails. An Annotator runs once.
+func (a *Annotator) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	// Deferred calls run last in, first out: cancel stops the informers
 	// before Shutdown waits for them.
-	defer factory.Shutdown()
+	defer a.factory.Shutdown()
 	defer cancel()
-	return r.Run(ctx,
-		func(ctx context.Context) error {
-			// Every replica keeps its caches warm, so that a new leader
-			// starts with the usage already counted.
-			factory.Start(ctx.Done())
-			return nil
-		},
-		func(ctx context.Context) error {
-			return ctrl.Run(ctx, int(cfg.ConcurrentSyncs))
-		},
-	)
+	return a.runner.Run(ctx, a.startInformers, a.annotate)
 }
+
+// startInformers runs on every replica: a new leader starts with the usage
+// already counted.
+func (a *Annotator) startInformers(ctx context.Context) error {
+	a.factory.Start(ctx.Done())
+	return nil
+}
+
+// annotate runs while leading.
+func (a *Annotator) annotate(ctx context.Context) error {
+	return a.controller.Run(ctx, a.workers)
+}
+
+// HealthAddr is where /healthz and /readyz are served once Run started (nil when disabled).
+func (a *Annotator) HealthAddr() net.Addr { return a.runner.Server.HealthAddr() }
+
+// MetricsAddr is where /metrics is served once Run started (nil when disabled).
+func (a *Annotator) MetricsAddr() net.Addr { return a.runner.Server.MetricsAddr() }
+
+// IsLeader tells whether this instance holds the lease and annotates.
+func (a *Annotator) IsLeader() bool { return a.runner.Elector.IsLeader() }
+
+// HasSynced tells whether the informers have synced (on a standby replica too).
+func (a *Annotator) HasSynced() bool { return a.controller.HasSynced() }
 
 // dropShootManagedFields keeps the shoot cache small: the annotator reads only
 // the seed names of shoots. Seeds keep their managed fields, which tell

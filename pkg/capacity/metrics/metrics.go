@@ -1,8 +1,11 @@
 package metrics
 
 import (
+	"sync"
+
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/component-base/metrics/legacyregistry"
 )
 
 // Reconcile results.
@@ -52,6 +55,23 @@ func New(reg prometheus.Registerer) (*Metrics, error) {
 		}
 	}
 	return m, nil
+}
+
+var (
+	processMetrics     *Metrics
+	processMetricsErr  error
+	processMetricsOnce sync.Once
+)
+
+// For returns metrics registered with reg, or with reg nil the process's
+// metrics, registered once in the legacy registry that /metrics serves
+// (tests run several annotators in one process).
+func For(reg prometheus.Registerer) (*Metrics, error) {
+	if reg != nil {
+		return New(reg)
+	}
+	processMetricsOnce.Do(func() { processMetrics, processMetricsErr = New(legacyregistry.Registerer()) })
+	return processMetrics, processMetricsErr
 }
 
 // SetSeed publishes a seed's capacity, allocatable and usage. Resources

@@ -9,7 +9,6 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
@@ -29,12 +28,13 @@ type Spec[T configv1alpha1.Configuration] struct {
 	// Check, when set, inspects the loaded configuration before anything
 	// connects, so that a bad file fails at once.
 	Check func(cfg T) error
-	// Run runs the component until ctx ends or it fails.
-	Run func(ctx context.Context, cfg T, restConfig *rest.Config) error
+	// Run runs the component until ctx ends or it fails. clients are built
+	// from the clientConnection section, with Name as the user agent.
+	Run func(ctx context.Context, cfg T, clients clientconn.Clients) error
 }
 
 // New returns the command for spec: load, default and validate the file named
-// by --config, apply its logging section, build the REST config from its
+// by --config, apply its logging section, build the clients from its
 // clientConnection, then run.
 func New[T configv1alpha1.Configuration](spec Spec[T]) *cobra.Command {
 	var configPath string
@@ -68,7 +68,11 @@ func New[T configv1alpha1.Configuration](spec Spec[T]) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		return spec.Run(cmd.Context(), cfg, restConfig)
+		clients, err := clientconn.NewClients(restConfig, spec.Name)
+		if err != nil {
+			return err
+		}
+		return spec.Run(cmd.Context(), cfg, clients)
 	}
 	return cmd
 }

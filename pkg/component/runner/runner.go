@@ -8,15 +8,28 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
+	graftscheme "github.com/graft-dev/client-go/clientset/versioned/scheme"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/component/eventrecorder"
 	"github.com/graft-dev/graft/pkg/component/healthserver"
 	"github.com/graft-dev/graft/pkg/component/leaderelection"
 )
 
+// Options are a component's choices for its Runner besides its configuration.
+type Options struct {
+	// Identity tells replicas apart; empty means hostname plus a random suffix.
+	Identity string
+	// EventWriters is how many Events the recorder writes at once; at least 1.
+	EventWriters int
+	// EventFlushTimeout bounds how long the Events still held are written out
+	// before the lease is released and when Run returns; zero means 10s.
+	EventFlushTimeout time.Duration
+}
+
 // Runner runs one component process (or one in-process instance in tests).
 type Runner struct {
-	// Name is the component's name, used in logs.
+	// Name is the component's name, used in logs and as the Event source.
 	Name string
 	// Common is the component's common configuration (defaulted and validated).
 	Common configv1alpha1.CommonConfiguration
@@ -29,28 +42,39 @@ type Runner struct {
 	Server *healthserver.Server
 	// Elector holds the lease; valid after New.
 	Elector *leaderelection.Elector
-	// BeforeRelease, when set, runs after lead has returned and before the
-	// lease is released, while writes still pass the fence: components write
-	// out their queued Events there, which a closed fence would refuse.
-	BeforeRelease func()
+	// Recorder records the component's Events through the fenced Kubernetes
+	// client (nil when the clients have none, as in some unit tests). Run
+	// writes out the Events it still holds after the work has returned and
+	// before the lease is released, while writes still pass the fence (a
+	// closed fence would refuse them), and again when Run returns.
+	Recorder *eventrecorder.Recorder
+
+	flushTimeout time.Duration
 }
 
-// New returns a Runner for the given configuration. The lease is held
-// through clients.Lease; clients.Fence (when set) guards the component's
-// other writes with that lease.
-func New(name string, common configv1alpha1.CommonConfiguration, clients clientconn.Clients, identity string) *Runner {
+// New returns a Runner for the given configuration, with the component's
+// Event recorder. The lease is held through clients.Lease; clients.Fence
+// (when set) guards the component's other writes with that lease.
+func New(name string, common configv1alpha1.CommonConfiguration, clients clientconn.Clients, opts Options) *Runner {
 	lease := clients.Lease
 	if lease == nil {
 		// Clients assembled by hand (unit tests) have no separate Lease client.
 		lease = clients.Kubernetes
 	}
 	r := &Runner{
-		Name:       name,
-		Common:     common,
-		Kubernetes: lease,
-		Identity:   identity,
-		Server:     &healthserver.Server{Config: common.Server},
-		Elector:    &leaderelection.Elector{Config: common.LeaderElection, Client: lease, Identity: identity, Fence: clients.Fence},
+		Name:         name,
+		Common:       common,
+		Kubernetes:   lease,
+		Identity:     opts.Identity,
+		Server:       &healthserver.Server{Config: common.Server},
+		Elector:      &leaderelection.Elector{Config: common.LeaderElection, Client: lease, Identity: opts.Identity, Fence: clients.Fence},
+		flushTimeout: opts.EventFlushTimeout,
+	}
+	if r.flushTimeout == 0 {
+		r.flushTimeout = 10 * time.Second
+	}
+	if clients.Kubernetes != nil {
+		r.Recorder = eventrecorder.New(clients.Kubernetes, graftscheme.Scheme, name, max(1, opts.EventWriters))
 	}
 	r.Server.AddHealthCheck("ping", func() error { return nil })
 	// A leader whose lease renewal is late by more than this is not ready.
@@ -64,6 +88,7 @@ func New(name string, common configv1alpha1.CommonConfiguration, clients clientc
 // this replica holds the lease. It returns when ctx ends (nil), when lead
 // returns (its error), or when the lease is lost (leaderelection.ErrLeaseLost).
 func (r *Runner) Run(ctx context.Context, warmUp func(ctx context.Context) error, lead func(ctx context.Context) error) error {
+	defer r.flushEvents()
 	logger := klog.FromContext(ctx).WithValues("component", r.Name)
 	// Everything started here (server, informers) stops when Run returns.
 	ctx, cancel := context.WithCancel(klog.NewContext(ctx, logger))
@@ -84,12 +109,18 @@ func (r *Runner) Run(ctx context.Context, warmUp func(ctx context.Context) error
 			return
 		}
 		leadErr = lead(leaderCtx)
-		if r.BeforeRelease != nil {
-			r.BeforeRelease()
-		}
+		r.flushEvents()
 	})
 	if err != nil {
 		return err
 	}
 	return leadErr
+}
+
+// flushEvents writes out the Events the recorder still holds and stops it;
+// only the first call does anything.
+func (r *Runner) flushEvents() {
+	if r.Recorder != nil {
+		r.Recorder.ShutdownWithin(r.flushTimeout)
+	}
 }

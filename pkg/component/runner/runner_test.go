@@ -23,7 +23,7 @@ func common() configv1alpha1.CommonConfiguration {
 }
 
 func TestRunCallsWarmUpThenLead(t *testing.T) {
-	r := New("test", common(), clientconn.Clients{}, "")
+	r := New("test", common(), clientconn.Clients{}, Options{})
 	var order []string
 	leadErr := errors.New("lead failed")
 	err := r.Run(context.Background(),
@@ -44,7 +44,7 @@ func TestRunCallsWarmUpThenLead(t *testing.T) {
 }
 
 func TestRunReportsWarmUpAndServerErrors(t *testing.T) {
-	r := New("test", common(), clientconn.Clients{}, "")
+	r := New("test", common(), clientconn.Clients{}, Options{})
 	err := r.Run(context.Background(), func(context.Context) error { return errors.New("no informers") }, func(context.Context) error {
 		t.Error("lead ran after a failed warm-up")
 		return nil
@@ -60,7 +60,7 @@ func TestRunReportsWarmUpAndServerErrors(t *testing.T) {
 	defer ln.Close()
 	c := common()
 	c.Server.HealthProbeBindAddress = ln.Addr().String()
-	err = New("test", c, clientconn.Clients{}, "").Run(context.Background(), nil, func(context.Context) error { return nil })
+	err = New("test", c, clientconn.Clients{}, Options{}).Run(context.Background(), nil, func(context.Context) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), ln.Addr().String()) {
 		t.Errorf("Run with a taken port = %v, want an error naming the address", err)
 	}

@@ -17,9 +17,7 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/capacity/annotator"
-	"github.com/graft-dev/graft/pkg/capacity/controller"
 	"github.com/graft-dev/graft/pkg/component/clientconn"
-	"github.com/graft-dev/graft/pkg/component/runner"
 	"github.com/graft-dev/graft/test/framework"
 )
 
@@ -40,15 +38,17 @@ func TestRunsAsAComponent(t *testing.T) {
 		t.Fatal(errs)
 	}
 
+	clients, err := clientconn.NewClients(clientconn.Apply(env.Config(), cfg.ClientConnection), annotator.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := annotator.New(cfg, clients, annotator.Options{Identity: "test-replica"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	built := make(chan *runner.Runner, 1)
-	go func() {
-		done <- annotator.Run(ctx, cfg, clientconn.Apply(env.Config(), cfg.ClientConnection), annotator.Options{
-			Identity: "test-replica",
-			Setup:    func(r *runner.Runner, _ *controller.Controller) { built <- r },
-		})
-	}()
+	go func() { done <- a.Run(ctx) }()
 	defer func() {
 		cancel()
 		select {
@@ -60,7 +60,6 @@ func TestRunsAsAComponent(t *testing.T) {
 			t.Error("annotator did not stop within 30s")
 		}
 	}()
-	r := <-built
 
 	waitForStatus(t, seed.Name, "200", "195", "0")
 	waitFor(t, "the Lease to be held", func(ctx context.Context) (bool, error) {
@@ -72,14 +71,14 @@ func TestRunsAsAComponent(t *testing.T) {
 		return holder == "test-replica", fmt.Errorf("holder %q", holder)
 	})
 	waitFor(t, "/readyz", func(ctx context.Context) (bool, error) {
-		if r.Server.HealthAddr() == nil {
+		if a.HealthAddr() == nil {
 			return false, fmt.Errorf("not listening yet")
 		}
-		body, code, err := get(ctx, "http://"+r.Server.HealthAddr().String()+"/readyz?verbose")
+		body, code, err := get(ctx, "http://"+a.HealthAddr().String()+"/readyz?verbose")
 		return code == http.StatusOK && strings.Contains(body, "informers-synced ok"), fmt.Errorf("%d %s %v", code, body, err)
 	})
 	waitFor(t, "the seed's series on /metrics", func(ctx context.Context) (bool, error) {
-		body, code, err := get(ctx, "http://"+r.Server.MetricsAddr().String()+"/metrics")
+		body, code, err := get(ctx, "http://"+a.MetricsAddr().String()+"/metrics")
 		if err != nil || code != http.StatusOK {
 			return false, fmt.Errorf("%d %v", code, err)
 		}

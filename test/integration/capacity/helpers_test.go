@@ -22,9 +22,7 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/capacity/annotator"
-	"github.com/graft-dev/graft/pkg/capacity/controller"
 	"github.com/graft-dev/graft/pkg/component/clientconn"
-	"github.com/graft-dev/graft/pkg/component/runner"
 	"github.com/graft-dev/graft/test/framework"
 )
 
@@ -36,9 +34,8 @@ const testSyncPeriod = time.Second
 
 // instance is one annotator running in the test process.
 type instance struct {
-	ctrl     *controller.Controller
-	runner   *runner.Runner
-	registry *prometheus.Registry
+	annotator *annotator.Annotator
+	registry  *prometheus.Registry
 }
 
 // startAnnotator runs an annotator against the shared garden until the test
@@ -59,21 +56,17 @@ func startAnnotator(t *testing.T, mutate func(*configv1alpha1.CapacityAnnotatorC
 		t.Fatalf("invalid annotator configuration: %v", errs)
 	}
 	inst := &instance{registry: prometheus.NewRegistry()}
+	clients, err := clientconn.NewClients(clientconn.Apply(env.Config(), cfg.ClientConnection), annotator.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst.annotator, err = annotator.New(cfg, clients, annotator.Options{Registerer: inst.registry})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	// Setup runs on the annotator's goroutine; the channel hands the
-	// runner and controller over safely.
-	type built struct {
-		r *runner.Runner
-		c *controller.Controller
-	}
-	setup := make(chan built, 1)
-	go func() {
-		done <- annotator.Run(ctx, cfg, clientconn.Apply(env.Config(), cfg.ClientConnection), annotator.Options{
-			Registerer: inst.registry,
-			Setup:      func(r *runner.Runner, c *controller.Controller) { setup <- built{r, c} },
-		})
-	}()
+	go func() { done <- inst.annotator.Run(ctx) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -85,14 +78,8 @@ func startAnnotator(t *testing.T, mutate func(*configv1alpha1.CapacityAnnotatorC
 			t.Error("annotator did not stop within 30s")
 		}
 	})
-	select {
-	case b := <-setup:
-		inst.runner, inst.ctrl = b.r, b.c
-	case err := <-done:
-		t.Fatalf("annotator stopped before it was built: %v", err)
-	}
 	waitFor(t, "the annotator to sync", func(context.Context) (bool, error) {
-		return inst.ctrl.HasSynced(), nil
+		return inst.annotator.HasSynced(), nil
 	})
 	return inst
 }

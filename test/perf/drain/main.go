@@ -19,7 +19,7 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component/clientconn"
-	"github.com/graft-dev/graft/pkg/component/runner"
+	"github.com/graft-dev/graft/pkg/component/fence"
 	"github.com/graft-dev/graft/pkg/descheduler"
 	"github.com/graft-dev/graft/pkg/scheduler"
 	"github.com/graft-dev/graft/test/framework"
@@ -259,9 +259,9 @@ func measureDrain(ctx context.Context, cfg *rest.Config, l *fixture.Landscape) (
 type deschedulerRun struct {
 	cancel context.CancelFunc
 	done   chan error
-	mu     sync.Mutex
-	runner *runner.Runner
-	d      *descheduler.Descheduler
+	// d and fence are set before the descheduler runs (nil if it could not be built).
+	d     *descheduler.Descheduler
+	fence *fence.Fence
 
 	stopOnce sync.Once
 	stopErr  error
@@ -270,26 +270,23 @@ type deschedulerRun struct {
 func startDescheduler(ctx context.Context, cfg *rest.Config, dcfg *configv1alpha1.DeschedulerConfiguration, identity string) *deschedulerRun {
 	ctx, cancel := context.WithCancel(ctx)
 	r := &deschedulerRun{cancel: cancel, done: make(chan error, 1)}
-	go func() {
-		r.done <- descheduler.RunComponent(ctx, dcfg, clientconn.Apply(cfg, dcfg.ClientConnection), descheduler.RunOptions{
-			Identity:   identity,
-			Registerer: prometheus.NewRegistry(),
-			Setup: func(run *runner.Runner, d *descheduler.Descheduler) {
-				r.mu.Lock()
-				defer r.mu.Unlock()
-				r.runner, r.d = run, d
-			},
-		})
-	}()
+	clients, err := clientconn.NewClients(clientconn.Apply(cfg, dcfg.ClientConnection), descheduler.Name)
+	if err == nil {
+		r.d, err = descheduler.New(dcfg, clients, descheduler.Options{Identity: identity, Registerer: prometheus.NewRegistry()})
+	}
+	if err != nil {
+		r.done <- err
+		return r
+	}
+	r.fence = clients.Fence
+	go func() { r.done <- r.d.Run(ctx) }()
 	return r
 }
 
 // ready tells whether the descheduler's informers have synced and it leads
 // with its write fence open.
 func (r *deschedulerRun) ready() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.d != nil && r.d.Ready() && r.runner.Elector.IsLeader() && r.runner.Elector.Fence.Check() == nil
+	return r.d != nil && r.d.Ready() && r.d.IsLeader() && r.fence.Check() == nil
 }
 
 // stop stops the descheduler, which writes the Events it still holds, and
