@@ -196,7 +196,6 @@ func (s *Scheduler) schedule(ctx context.Context) error {
 
 	var wg sync.WaitGroup
 	wg.Go(func() { s.housekeep(ctx) })
-	wg.Go(func() { s.publishConfiguration(ctx) })
 	for range s.config.ConcurrentSyncs {
 		wg.Go(func() {
 			for s.processNext(ctx) {
