@@ -66,7 +66,7 @@ type Descheduler struct {
 	limiter  *rate.Limiter
 
 	state *state
-	queue workqueue.TypedDelayingInterface[string]
+	queue workqueue.TypedRateLimitingInterface[string]
 
 	graftInformers graftinformers.SharedInformerFactory
 	kubeInformers  kubeinformers.SharedInformerFactory
@@ -121,9 +121,10 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients clientconn.Client
 		algo:    schedulingconfig.FromComponentConfig(cfg.Strategy, cfg.ScoreWeights),
 		limiter: newLimiter(cfg),
 		state:   newState(),
-		queue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[string]{
-			Name: "", Clock: clk,
-		}),
+		// Named, so that client-go's workqueue metrics carry it.
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
+			workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: queueName, Clock: clk}),
 		perSeed: map[string]int{},
 		waiting: sets.New[string](),
 		skipped: map[string]string{},
@@ -249,9 +250,16 @@ func (d *Descheduler) deschedule(ctx context.Context) error {
 		<-ctx.Done()
 		d.queue.ShutDown()
 	}()
-	for d.processBatch(ctx) {
-	}
+	d.runWorker(ctx)
 	return nil
+}
+
+// runWorker processes queued seeds until the queue shuts down. There is one
+// worker: a pass decides about several seeds at once, within budgets shared
+// by all of them.
+func (d *Descheduler) runWorker(ctx context.Context) {
+	for d.processNextWorkItem(ctx) {
+	}
 }
 
 func (d *Descheduler) pluginNames() []string {
@@ -262,8 +270,10 @@ func (d *Descheduler) pluginNames() []string {
 	return out
 }
 
-// processBatch takes every queued seed and makes one pass over them.
-func (d *Descheduler) processBatch(ctx context.Context) bool {
+// processNextWorkItem takes every queued seed and hands them to
+// syncHandler together; false once the queue shut down or descheduling
+// stopped.
+func (d *Descheduler) processNextWorkItem(ctx context.Context) bool {
 	first, shutdown := d.queue.Get()
 	if shutdown {
 		return false
@@ -276,11 +286,18 @@ func (d *Descheduler) processBatch(ctx context.Context) bool {
 		}
 		keys = append(keys, k)
 	}
-	d.pass(ctx, keys, false)
+	d.syncHandler(ctx, keys)
 	for _, k := range keys {
 		d.queue.Done(k)
 	}
 	return ctx.Err() == nil
+}
+
+// syncHandler makes one pass over the given seeds. The pass queues again,
+// with AddAfter, the seeds it must look at later (a failed eviction, a
+// toleration running out).
+func (d *Descheduler) syncHandler(ctx context.Context, seeds []string) {
+	d.pass(ctx, seeds, false)
 }
 
 // newWindow starts a new pass window: the per-pass budgets start over.

@@ -17,6 +17,9 @@ import (
 // Name is the component's name: its user agent and Event source.
 const Name = "graft-descheduler"
 
+// queueName names the work queue of seeds in client-go's workqueue metrics.
+const queueName = "graft_descheduler"
+
 // Options are what in-process callers may change besides the configuration
 // and the clients.
 type Options struct {

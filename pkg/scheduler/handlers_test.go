@@ -255,7 +255,7 @@ func TestFailedBindingGivesTheCapacityBack(t *testing.T) {
 			graft.PrependReactor("patch", "shoots", func(clienttesting.Action) (bool, runtime.Object, error) {
 				return true, nil, tc.err
 			})
-			err := s.sync(context.Background(), "garden-dev/s")
+			err := s.syncHandler(context.Background(), "garden-dev/s")
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("sync: %v, want an error: %v", err, tc.wantErr)
 			}

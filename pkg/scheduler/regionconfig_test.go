@@ -74,7 +74,7 @@ func TestRegionConfigMapsOnlyFromTheirNamespace(t *testing.T) {
 			if !cache.WaitForCacheSync(ctx.Done(), s.synced...) {
 				t.Fatal("informers did not sync")
 			}
-			if err := s.sync(ctx, "garden-dev/s"); err != nil {
+			if err := s.syncHandler(ctx, "garden-dev/s"); err != nil {
 				t.Fatal(err)
 			}
 			got, err := graft.CoreV1alpha1().Shoots("garden-dev").Get(ctx, "s", metav1.GetOptions{})

@@ -49,7 +49,7 @@ func TestSyncBindsAndRecordsEvent(t *testing.T) {
 	shoot := pendingShoot("s", "eu-west-1")
 	shoot.ResourceVersion = ""
 	s, graft, rec := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile(), shoot)
-	if err := s.sync(context.Background(), "garden-dev/s"); err != nil {
+	if err := s.syncHandler(context.Background(), "garden-dev/s"); err != nil {
 		t.Fatal(err)
 	}
 	got, err := graft.CoreV1alpha1().Shoots("garden-dev").Get(context.Background(), "s", metav1.GetOptions{})
@@ -71,7 +71,7 @@ func TestSyncFailureRecordsEventAndLastOperation(t *testing.T) {
 	shoot := pendingShoot("s", "ap-south-1")
 	shoot.ResourceVersion = ""
 	s, graft, rec := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile(), shoot)
-	if err := s.sync(context.Background(), "garden-dev/s"); err != errUnschedulable {
+	if err := s.syncHandler(context.Background(), "garden-dev/s"); err != errUnschedulable {
 		t.Fatalf("sync: %v, want errUnschedulable", err)
 	}
 	got, err := graft.CoreV1alpha1().Shoots("garden-dev").Get(context.Background(), "s", metav1.GetOptions{})
@@ -102,7 +102,7 @@ func TestSyncLeavesOthersAlone(t *testing.T) {
 	pre.ResourceVersion = ""
 	s, graft, rec := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile(), other, pre)
 	for _, key := range []string{"garden-dev/other", "garden-dev/pre", "garden-dev/missing"} {
-		if err := s.sync(context.Background(), key); err != nil {
+		if err := s.syncHandler(context.Background(), key); err != nil {
 			t.Errorf("%s: %v", key, err)
 		}
 	}
@@ -134,7 +134,7 @@ func TestSyncConfirmsTheSeedAnEvictedShootLeft(t *testing.T) {
 	stale.Spec.Taints = nil
 	s.cache.addSeed(stale)
 
-	if err := s.sync(context.Background(), "garden-dev/s"); err == nil {
+	if err := s.syncHandler(context.Background(), "garden-dev/s"); err == nil {
 		t.Fatal("sync bound the shoot on a stale view of the seed it was evicted from")
 	}
 	got, err := graft.CoreV1alpha1().Shoots("garden-dev").Get(context.Background(), "s", metav1.GetOptions{})
@@ -151,7 +151,7 @@ func TestSyncConfirmsTheSeedAnEvictedShootLeft(t *testing.T) {
 		t.Errorf("usage of a %d after the rolled back decision, want 0", s.cache.usage("a"))
 	}
 
-	if err := s.sync(context.Background(), "garden-dev/s"); err != nil {
+	if err := s.syncHandler(context.Background(), "garden-dev/s"); err != nil {
 		t.Fatal(err)
 	}
 	got, err = graft.CoreV1alpha1().Shoots("garden-dev").Get(context.Background(), "s", metav1.GetOptions{})

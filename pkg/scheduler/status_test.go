@@ -61,7 +61,7 @@ func TestBindClearsPendingLastOperation(t *testing.T) {
 			shoot := evictedShoot("s", "gone")
 			shoot.Status.LastOperation.Type = typ
 			s, graft, _ := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile(), shoot)
-			if err := s.sync(context.Background(), "garden-dev/s"); err != nil {
+			if err := s.syncHandler(context.Background(), "garden-dev/s"); err != nil {
 				t.Fatal(err)
 			}
 			got := getShoot(t, graft, "s")
@@ -97,7 +97,7 @@ func TestBindWithoutPendingLastOperationWritesOnce(t *testing.T) {
 	reconciled.ResourceVersion = ""
 	s, graft, _ := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile(), fresh, reconciled)
 	for _, name := range []string{"fresh", "reconciled"} {
-		if err := s.sync(context.Background(), "garden-dev/"+name); err != nil {
+		if err := s.syncHandler(context.Background(), "garden-dev/"+name); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -140,7 +140,7 @@ func conflictOnce(t *testing.T, graft *graftfake.Clientset, change func(*corev1a
 func TestClearPendingRetriesOnConflict(t *testing.T) {
 	s, graft, _ := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile(), evictedShoot("s", "gone"))
 	conflictOnce(t, graft, func(s *corev1alpha1.Shoot) { s.Labels = map[string]string{"touched": "yes"} })
-	if err := s.sync(context.Background(), "garden-dev/s"); err != nil {
+	if err := s.syncHandler(context.Background(), "garden-dev/s"); err != nil {
 		t.Fatal(err)
 	}
 	got := getShoot(t, graft, "s")
@@ -161,7 +161,7 @@ func TestClearPendingKeepsANewEviction(t *testing.T) {
 		s.Annotations[corev1alpha1.AnnotationDescheduledFrom] = "a"
 		s.Status.LastOperation = &corev1alpha1.LastOperation{Type: corev1alpha1.LastOperationTypeMigrate, State: corev1alpha1.LastOperationStatePending, Description: "evicted from a"}
 	})
-	if err := s.sync(context.Background(), "garden-dev/s"); err != nil {
+	if err := s.syncHandler(context.Background(), "garden-dev/s"); err != nil {
 		t.Fatal(err)
 	}
 	got := getShoot(t, graft, "s")
@@ -178,7 +178,7 @@ func TestReportFailureIsPreconditioned(t *testing.T) {
 	shoot := pendingShoot("s", "ap-south-1")
 	shoot.ResourceVersion = ""
 	s, graft, _ := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile(), shoot)
-	if err := s.sync(context.Background(), "garden-dev/s"); err != errUnschedulable {
+	if err := s.syncHandler(context.Background(), "garden-dev/s"); err != errUnschedulable {
 		t.Fatalf("sync: %v, want errUnschedulable", err)
 	}
 	for _, a := range graft.Actions() {

@@ -37,6 +37,10 @@ import (
 // FieldManager is the field manager of every write the annotator makes.
 const FieldManager = "graft-capacity-annotator"
 
+// QueueName names the work queue of seeds in client-go's workqueue metrics
+// (workqueue_depth{name="graft_capacity_annotator"} and the others).
+const QueueName = "graft_capacity_annotator"
+
 // Event reasons.
 const (
 	ReasonAllocatableChanged = "AllocatableChanged"
@@ -119,7 +123,7 @@ func New(opts Options) (*Controller, error) {
 		shootsSynced: opts.Shoots.Informer().HasSynced,
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "graft-capacity-annotator", Clock: clk},
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: QueueName, Clock: clk},
 		),
 		recorder:   opts.Recorder,
 		metrics:    opts.Metrics,
