@@ -19,6 +19,7 @@ import (
 
 	graftclient "github.com/graft-dev/client-go/clientset/versioned"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/test/e2e/invariant"
 )
@@ -518,7 +519,7 @@ func (c *checker) settled() bool {
 func taintStrings(ts []corev1alpha1.SeedTaint) []string {
 	var out []string
 	for _, t := range ts {
-		out = append(out, algorithm.FormatTaint(t))
+		out = append(out, helper.FormatTaint(t))
 	}
 	return out
 }
