@@ -199,10 +199,7 @@ func (s *Scheduler) schedule(ctx context.Context) error {
 	wg.Go(func() { s.housekeep(ctx) })
 	wg.Go(func() { s.publishConfiguration(ctx) })
 	for range s.config.ConcurrentSyncs {
-		wg.Go(func() {
-			for s.processNext(ctx) {
-			}
-		})
+		wg.Go(func() { s.runWorker(ctx) })
 	}
 	<-ctx.Done()
 	// Workers blocked in Get return at once; those writing see ctx canceled.
@@ -246,7 +243,15 @@ func (s *Scheduler) currentShoot(key string) *corev1alpha1.Shoot {
 	return shoot
 }
 
-func (s *Scheduler) processNext(ctx context.Context) bool {
+// runWorker processes shoots until the queue shuts down.
+func (s *Scheduler) runWorker(ctx context.Context) {
+	for s.processNextWorkItem(ctx) {
+	}
+}
+
+// processNextWorkItem schedules the next queued shoot; false once the queue
+// shut down or scheduling stopped.
+func (s *Scheduler) processNextWorkItem(ctx context.Context) bool {
 	key, shutdown := s.queue.Get()
 	if shutdown {
 		return false
@@ -255,7 +260,7 @@ func (s *Scheduler) processNext(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		return false
 	}
-	if err := s.sync(ctx, key); err != nil {
+	if err := s.syncHandler(ctx, key); err != nil {
 		s.queue.AddRateLimited(key)
 		return true
 	}
@@ -266,8 +271,8 @@ func (s *Scheduler) processNext(ctx context.Context) bool {
 // errUnschedulable makes the worker retry with backoff; the reason has been reported already.
 var errUnschedulable = errors.New("no seed fits")
 
-// sync schedules one shoot: decide and reserve under the cache lock, then bind.
-func (s *Scheduler) sync(ctx context.Context, key string) error {
+// syncHandler schedules one shoot: decide and reserve under the cache lock, then bind.
+func (s *Scheduler) syncHandler(ctx context.Context, key string) error {
 	logger := klog.FromContext(ctx).WithValues("shoot", key)
 	shoot := s.currentShoot(key)
 	if shoot == nil || !responsible(shoot, s.config.SchedulerName) {
