@@ -230,14 +230,14 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 		r.shootProvs = sel.ProviderTypes
 	}
 
-	own := snap.shoots[ShootKey(shoot)]
+	own := snap.shoots.shoots[ShootKey(shoot)]
 	r.buf = verdictPool.Get().(*[]verdict)
 	if cap(*r.buf) < len(snap.list) {
 		*r.buf = make([]verdict, len(snap.list))
 	}
 	r.verdicts = (*r.buf)[:len(snap.list)]
 	for i, info := range snap.list {
-		u := snap.usage[info.name]
+		u := snap.shoots.perSeed[info.name]
 		if own.has(info.name) {
 			u--
 		}

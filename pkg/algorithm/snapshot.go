@@ -21,25 +21,9 @@ type Snapshot struct {
 	// slice, not a map; pos maps a seed name to its index for O(1) removal.
 	list []*seedInfo
 	pos  map[string]int
-	// usage counts shoots per seed name, including seeds not (yet) in the snapshot.
-	usage map[string]int
-	// shoots remembers where each shoot was counted, keyed by namespace/name,
-	// so that updates and removals undo exactly what was added.
-	shoots map[string]placement
-	// shootsShared is set while shoots is shared with a clone: the first
-	// shoot update then copies it (copy on write), keeping Clone O(seeds).
-	shootsShared bool
-}
-
-// placement is the (at most two) seeds a shoot is counted on.
-type placement struct {
-	spec, status string
-}
-
-func (p placement) empty() bool { return p.spec == "" && p.status == "" }
-
-func (p placement) has(seed string) bool {
-	return seed != "" && (p.spec == seed || p.status == seed)
+	// shoots counts the shoots per seed name, including seeds not (yet) in
+	// the snapshot.
+	shoots ShootCounter
 }
 
 // NewSnapshot returns an empty snapshot.
@@ -47,8 +31,7 @@ func NewSnapshot() *Snapshot {
 	return &Snapshot{
 		seeds:  map[string]*seedInfo{},
 		pos:    map[string]int{},
-		usage:  map[string]int{},
-		shoots: map[string]placement{},
+		shoots: newShootCounter(),
 	}
 }
 
@@ -58,14 +41,11 @@ func NewSnapshot() *Snapshot {
 // (O(shoots)). Seed and shoot objects are shared, never copied. Clone counts
 // as an update of s for the locking rules.
 func (s *Snapshot) Clone() *Snapshot {
-	s.shootsShared = true
 	return &Snapshot{
-		seeds:        maps.Clone(s.seeds),
-		list:         slices.Clone(s.list),
-		pos:          maps.Clone(s.pos),
-		usage:        maps.Clone(s.usage),
-		shoots:       s.shoots,
-		shootsShared: true,
+		seeds:  maps.Clone(s.seeds),
+		list:   slices.Clone(s.list),
+		pos:    maps.Clone(s.pos),
+		shoots: s.shoots.clone(),
 	}
 }
 
@@ -118,7 +98,7 @@ func (s *Snapshot) RemoveSeedByName(name string) {
 // AddShoot counts a shoot on the seeds SeedNamesCountedFor names, replacing
 // whatever was counted for the same namespace/name before.
 func (s *Snapshot) AddShoot(shoot *v1alpha1.Shoot) {
-	s.setPlacement(ShootKey(shoot), placementOf(shoot))
+	s.shoots.place(ShootKey(shoot), placementOf(shoot))
 }
 
 // UpdateShoot replaces the counts of old by those of new.
@@ -137,45 +117,11 @@ func (s *Snapshot) RemoveShoot(shoot *v1alpha1.Shoot) {
 // RemoveShootByKey undoes what was counted for the shoot with the given
 // namespace/name key, for informer tombstones that carry only a key.
 func (s *Snapshot) RemoveShootByKey(key string) {
-	s.setPlacement(key, placement{})
-}
-
-func (s *Snapshot) setPlacement(key string, p placement) {
-	old, ok := s.shoots[key]
-	if (ok && old == p) || (!ok && p.empty()) {
-		return
-	}
-	if s.shootsShared {
-		s.shoots = maps.Clone(s.shoots)
-		s.shootsShared = false
-	}
-	if ok {
-		s.count(old.spec, -1)
-		s.count(old.status, -1)
-	}
-	if p.empty() {
-		delete(s.shoots, key)
-		return
-	}
-	s.count(p.spec, 1)
-	s.count(p.status, 1)
-	s.shoots[key] = p
-}
-
-func (s *Snapshot) count(seed string, delta int) {
-	if seed == "" {
-		return
-	}
-	n := s.usage[seed] + delta
-	if n <= 0 {
-		delete(s.usage, seed)
-		return
-	}
-	s.usage[seed] = n
+	s.shoots.place(key, placement{})
 }
 
 // Usage returns how many shoots are counted on the named seed.
-func (s *Snapshot) Usage(seedName string) int { return s.usage[seedName] }
+func (s *Snapshot) Usage(seedName string) int { return s.shoots.Count(seedName) }
 
 // Seed returns the named seed.
 func (s *Snapshot) Seed(name string) (*v1alpha1.Seed, bool) {
@@ -200,44 +146,13 @@ func (s *Snapshot) Seeds() []*v1alpha1.Seed {
 func (s *Snapshot) NumSeeds() int { return len(s.list) }
 
 // NumShoots returns the number of shoots counted on at least one seed.
-func (s *Snapshot) NumShoots() int { return len(s.shoots) }
+func (s *Snapshot) NumShoots() int { return s.shoots.Shoots() }
 
 // CountedOn returns the seeds the snapshot counts the shoot with the given
 // namespace/name key on (what was added for it, not what the caller's object
 // says now).
 func (s *Snapshot) CountedOn(key string) []string {
-	return s.shoots[key].names()
-}
-
-func (p placement) names() []string {
-	var out []string
-	if p.spec != "" {
-		out = append(out, p.spec)
-	}
-	if p.status != "" {
-		out = append(out, p.status)
-	}
-	return out
-}
-
-// SeedNamesCountedFor returns the seeds whose usage a shoot counts toward:
-// spec.seedName, and status.seedName when it is set and differs (a control
-// plane migration in flight, or a shoot evicted from status.seedName whose
-// control plane is still there). The capacity annotator and the scheduler use
-// this one rule so that they agree.
-func SeedNamesCountedFor(shoot *v1alpha1.Shoot) []string {
-	return placementOf(shoot).names()
-}
-
-func placementOf(shoot *v1alpha1.Shoot) placement {
-	var p placement
-	if shoot.Spec.SeedName != nil {
-		p.spec = *shoot.Spec.SeedName
-	}
-	if shoot.Status.SeedName != nil && *shoot.Status.SeedName != p.spec {
-		p.status = *shoot.Status.SeedName
-	}
-	return p
+	return s.shoots.CountedOn(key)
 }
 
 // ShootKey returns the namespace/name key of a shoot, as client-go's

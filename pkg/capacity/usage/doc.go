@@ -1,6 +1,6 @@
-// Package usage counts the shoots on each seed. The counter is fed with shoot
-// add, update and delete events and keeps, per shoot, the seeds it was counted
-// on, so that every event costs O(1) and replaying an event never counts a
-// shoot twice. Which seeds a shoot counts on is algorithm.SeedNamesCountedFor,
-// the rule the scheduler uses, so both agree on usage.
+// Package usage counts the shoots on each seed for the capacity annotator. It
+// is a lock around algorithm.ShootCounter, the counter the scheduler's
+// snapshot uses, so both count by one rule (algorithm.SeedNamesCountedFor)
+// and agree on usage: every event costs O(1) and replaying an event never
+// counts a shoot twice.
 package usage
