@@ -62,8 +62,8 @@ func (o *Options) getShoots(ctx context.Context) ([]corev1alpha1.Shoot, error) {
 }
 
 // shootCounts counts the shoots on each seed for seeds whose status carries no
-// usage yet, the way the scheduler counts them. Without permission to list
-// shoots it returns nil and the column shows "-".
+// usage yet, with the counter the scheduler and the capacity annotator use.
+// Without permission to list shoots it returns nil and the column shows "-".
 func (o *Options) shootCounts(ctx context.Context, items []corev1alpha1.Seed) map[string]int {
 	needed := false
 	for i := range items {
@@ -79,11 +79,13 @@ func (o *Options) shootCounts(ctx context.Context, items []corev1alpha1.Seed) ma
 	if err != nil {
 		return nil
 	}
-	counts := map[string]int{}
+	counter := algorithm.NewShootCounter()
 	for i := range list.Items {
-		for _, seed := range algorithm.SeedNamesCountedFor(&list.Items[i]) {
-			counts[seed]++
-		}
+		counter.Set(&list.Items[i])
+	}
+	counts := make(map[string]int, len(items))
+	for i := range items {
+		counts[items[i].Name] = counter.Count(items[i].Name)
 	}
 	return counts
 }
