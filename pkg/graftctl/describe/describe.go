@@ -24,14 +24,15 @@ import (
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 	"github.com/graft-dev/graft/pkg/graftctl/landscape"
+	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
 
 const example = `  # Describe a shoot: its placement, its last Events and, if it has no seed,
   # why every seed was rejected
   graftctl describe shoot my-cluster -n garden-dev
 
-  # Explain with the MinimalDistance strategy
-  graftctl describe shoot my-cluster -n garden-dev --strategy=MinimalDistance`
+  # Explain with another configuration than the one graft-scheduler publishes
+  graftctl describe shoot my-cluster -n garden-dev --strategy=MinimalDistance --score-weight=LeastAllocated=1`
 
 // now is the clock for ages; tests replace it.
 var now = time.Now
@@ -41,7 +42,9 @@ type Options struct {
 	Names       []string
 	ShowEvents  bool
 	EventsLimit int
-	Strategy    string
+	// Scheduling chooses the scheduling configuration explanations use: the
+	// one graft-scheduler publishes on its Lease unless flags override it.
+	Scheduling *schedulingconfig.Flags
 	// RegionConfigNamespace is where region ConfigMaps are read from, the
 	// scheduler's regionConfigNamespace.
 	RegionConfigNamespace string
@@ -56,7 +59,7 @@ type Options struct {
 
 // NewCommand returns `graftctl describe`.
 func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &Options{ShowEvents: true, EventsLimit: 10, Now: now, IOStreams: streams}
+	o := &Options{ShowEvents: true, EventsLimit: 10, Scheduling: schedulingconfig.NewFlags(), Now: now, IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:                   "describe shoot NAME...",
 		DisableFlagsInUseLine: true,
@@ -84,7 +87,7 @@ listed with the step that rejected it.`,
 	}
 	cmd.Flags().BoolVar(&o.ShowEvents, "show-events", o.ShowEvents, "If true, display events related to the described shoot.")
 	cmd.Flags().IntVar(&o.EventsLimit, "events-limit", o.EventsLimit, "How many of the most recent Events to show.")
-	cmd.Flags().StringVar(&o.Strategy, "strategy", "", "Scheduling strategy to explain with: SameRegion (default) or MinimalDistance.")
+	o.Scheduling.AddFlags(cmd.Flags())
 	landscape.AddRegionConfigNamespaceFlag(cmd.Flags(), &o.RegionConfigNamespace)
 	return cmd
 }
@@ -124,12 +127,15 @@ func (o *Options) Validate() error {
 			return err
 		}
 	}
-	return algorithm.Config{Strategy: algorithm.Strategy(o.Strategy)}.Validate()
+	return o.Scheduling.Validate()
 }
 
 // Run describes each named shoot, separated by blank lines.
 func (o *Options) Run(ctx context.Context) error {
-	var l *landscape.Landscape
+	var (
+		l      *landscape.Landscape
+		choice schedulingconfig.Choice
+	)
 	for i, name := range o.Names {
 		shoot, err := o.Graft.CoreV1alpha1().Shoots(o.Namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -155,11 +161,14 @@ func (o *Options) Run(ctx context.Context) error {
 		}
 		if shoot.Spec.SeedName == nil || *shoot.Spec.SeedName == "" {
 			if l == nil {
-				if l, err = landscape.Load(ctx, o.Graft, o.Kube, algorithm.Config{Strategy: algorithm.Strategy(o.Strategy)}, o.RegionConfigNamespace); err != nil {
+				if choice = o.Scheduling.Choose(ctx, o.Kube.CoordinationV1()); choice.Warning != "" {
+					fmt.Fprintf(o.ErrOut, "Warning: %s\n", choice.Warning)
+				}
+				if l, err = landscape.Load(ctx, o.Graft, o.Kube, choice.Config, o.RegionConfigNamespace); err != nil {
 					return err
 				}
 			}
-			if err := o.describeScheduling(l, shoot); err != nil {
+			if err := o.describeScheduling(l, choice, shoot); err != nil {
 				return err
 			}
 		}
@@ -264,8 +273,9 @@ func (o *Options) describeEvents(ctx context.Context, w io.Writer, shoot *corev1
 	return nil
 }
 
-func (o *Options) describeScheduling(l *landscape.Landscape, shoot *corev1alpha1.Shoot) error {
+func (o *Options) describeScheduling(l *landscape.Landscape, choice schedulingconfig.Choice, shoot *corev1alpha1.Shoot) error {
 	fmt.Fprintf(o.Out, "Scheduling (the algorithm run now against %d seed(s)):\n", l.Snapshot.NumSeeds())
+	fmt.Fprintf(o.Out, "  %s\n", choice)
 	if l.RegionConfigWarning != "" {
 		fmt.Fprintf(o.Out, "  warning: %s\n", l.RegionConfigWarning)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/graft-dev/graft/pkg/graftctl/landscape"
 	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
 	"github.com/graft-dev/graft/pkg/graftctl/seedtaints"
+	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
 
 const long = `Drain a seed in preparation for maintenance or deletion.
@@ -42,6 +43,11 @@ error when the descheduler is not running instead of waiting forever. When
 
 With --dry-run nothing is changed: graftctl prints, for every shoot on the
 seed, where the scheduling algorithm would place it now, or why it cannot move.
+
+The algorithm is asked with the scheduling configuration graft-scheduler
+publishes on its leader-election Lease (--scheduler-lease-namespace,
+--scheduler-lease-name), or with --strategy and --score-weight when given;
+a line says which one was used.
 
 'graftctl uncordon' undoes a drain.`
 
@@ -67,9 +73,10 @@ type Options struct {
 	LeaseNamespace string
 	// LeaseCheckInterval is how often the descheduler's Lease is re-read while waiting.
 	LeaseCheckInterval time.Duration
-	// Strategy is the scheduler's strategy, for --dry-run and the reasons given
-	// for shoots left after a timeout.
-	Strategy string
+	// Scheduling chooses the scheduling configuration for --dry-run and the
+	// reasons given for shoots left after a timeout: the one graft-scheduler
+	// publishes on its Lease unless flags override it.
+	Scheduling *schedulingconfig.Flags
 	// RegionConfigNamespace is where region ConfigMaps are read from, the
 	// scheduler's regionConfigNamespace.
 	RegionConfigNamespace string
@@ -78,6 +85,9 @@ type Options struct {
 	Kube  kubernetes.Interface
 	Clock clock.WithTicker
 	genericiooptions.IOStreams
+
+	// choice is the scheduling configuration, once chosen.
+	choice *schedulingconfig.Choice
 }
 
 // NewCommand returns `graftctl drain`.
@@ -87,6 +97,7 @@ func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Co
 		LeaseName:          "graft-descheduler",
 		LeaseNamespace:     corev1alpha1.GardenNamespace,
 		LeaseCheckInterval: 10 * time.Second,
+		Scheduling:         schedulingconfig.NewFlags(),
 		Clock:              clock.RealClock{},
 		IOStreams:          streams,
 	}
@@ -118,7 +129,7 @@ func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	flags.StringVar(&o.LeaseName, "descheduler-lease-name", o.LeaseName, "Name of graft-descheduler's leader-election Lease.")
 	flags.StringVar(&o.LeaseNamespace, "descheduler-lease-namespace", o.LeaseNamespace, "Namespace of graft-descheduler's leader-election Lease.")
 	flags.DurationVar(&o.LeaseCheckInterval, "descheduler-lease-check-interval", o.LeaseCheckInterval, "How often to check graft-descheduler's Lease while waiting.")
-	flags.StringVar(&o.Strategy, "strategy", "", "Scheduling strategy to assume for --dry-run and for the reasons given for shoots left: SameRegion (default) or MinimalDistance.")
+	o.Scheduling.AddFlags(flags)
 	landscape.AddRegionConfigNamespaceFlag(flags, &o.RegionConfigNamespace)
 	dryrun.AddFlag(cmd)
 	return cmd
@@ -152,7 +163,10 @@ func (o *Options) Validate() error {
 	if err := landscape.ValidateRegionConfigNamespace(o.regionConfigNamespace()); err != nil {
 		return err
 	}
-	return o.algorithmConfig().Validate()
+	if o.Scheduling == nil {
+		return nil
+	}
+	return o.Scheduling.Validate()
 }
 
 // regionConfigNamespace is the flag's value, garden when the options were
@@ -164,8 +178,23 @@ func (o *Options) regionConfigNamespace() string {
 	return o.RegionConfigNamespace
 }
 
-func (o *Options) algorithmConfig() algorithm.Config {
-	return algorithm.Config{Strategy: algorithm.Strategy(o.Strategy)}
+// schedulingConfig is the configuration the algorithm is asked with, chosen
+// on first use; that use prints which one it is (and a warning when the
+// published one could not be used).
+func (o *Options) schedulingConfig(ctx context.Context) algorithm.Config {
+	if o.choice == nil {
+		flags := o.Scheduling
+		if flags == nil {
+			flags = schedulingconfig.NewFlags()
+		}
+		c := flags.Choose(ctx, o.Kube.CoordinationV1())
+		if c.Warning != "" {
+			fmt.Fprintf(o.ErrOut, "Warning: %s\n", c.Warning)
+		}
+		o.printf("%s\n", c)
+		o.choice = &c
+	}
+	return o.choice.Config
 }
 
 // Run drains the seed.

@@ -77,6 +77,7 @@ func TestDryRunReportsPlacementsAndChangesNothing(t *testing.T) {
 	}
 	want := `seed/a cordoned (dry run)
 seed/a marked for eviction (seed.gardener.cloud/unschedulable:NoExecute) (dry run)
+Scheduling configuration: SameRegion, no score weights (defaults: the scheduler's Lease garden/graft-scheduler could not be read: leases.coordination.k8s.io "graft-scheduler" not found)
 shoot/ns/s1 would move to seed/b
 shoot/ns/s2 cannot move: `
 	if !strings.HasPrefix(out, want) {

@@ -66,7 +66,7 @@ func sortShoots(shoots []*corev1alpha1.Shoot) {
 // placed one after the other, in name order, each counting on its new seed
 // for the next decisions, as they would when the descheduler evicts them.
 func (o *Options) reportPlacements(ctx context.Context, drained *corev1alpha1.Seed) error {
-	l, err := landscape.Load(ctx, o.Graft, o.Kube, o.algorithmConfig(), o.regionConfigNamespace())
+	l, err := landscape.Load(ctx, o.Graft, o.Kube, o.schedulingConfig(ctx), o.regionConfigNamespace())
 	if err != nil {
 		return err
 	}

@@ -293,7 +293,7 @@ func (o *Options) reasons(ctx context.Context, p *progress, keys []string) []str
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	out := make([]string, len(keys))
-	l, err := landscape.Load(ctx, o.Graft, o.Kube, o.algorithmConfig(), o.regionConfigNamespace())
+	l, err := landscape.Load(ctx, o.Graft, o.Kube, o.schedulingConfig(ctx), o.regionConfigNamespace())
 	now := o.Clock.Now()
 	for i, key := range keys {
 		e := p.entries[key]
