@@ -17,6 +17,7 @@ import (
 	"github.com/graft-dev/graft/pkg/algorithm"
 	graftctllandscape "github.com/graft-dev/graft/pkg/graftctl/landscape"
 	"github.com/graft-dev/graft/pkg/landscape"
+	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
 
 // Options are the inputs of `graftctl simulate`.
@@ -40,6 +41,7 @@ type Options struct {
 
 	landscape *landscape.Landscape
 	config    algorithm.Config
+	configErr error
 }
 
 // NewOptions returns options with the defaults.
@@ -101,13 +103,8 @@ decision counts in the usage of the seeds for the next one.`,
 
 // Complete reads the landscape files and builds the algorithm configuration.
 func (o *Options) Complete() error {
-	o.config = algorithm.Config{Strategy: algorithm.Strategy(o.Strategy)}
-	if len(o.ScoreWeights) > 0 {
-		o.config.ScoreWeights = map[algorithm.ScorePlugin]int32{}
-		for name, w := range o.ScoreWeights {
-			o.config.ScoreWeights[algorithm.ScorePlugin(name)] = int32(w)
-		}
-	}
+	// Validate reports an invalid configuration.
+	o.config, o.configErr = schedulingconfig.FromFlags(o.Strategy, o.ScoreWeights)
 	if len(o.Filenames) == 0 {
 		return nil // Validate says so
 	}
@@ -146,8 +143,8 @@ func (o *Options) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("unsupported output format %q: use table or json", o.Output))
 	}
-	if err := o.config.Validate(); err != nil {
-		errs = append(errs, err)
+	if o.configErr != nil {
+		errs = append(errs, o.configErr)
 	}
 	if err := graftctllandscape.ValidateRegionConfigNamespace(o.RegionConfigNamespace); err != nil {
 		errs = append(errs, err)

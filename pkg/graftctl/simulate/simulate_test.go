@@ -95,6 +95,8 @@ func TestErrors(t *testing.T) {
 		{"bad output and strategy", []string{"-f", "testdata/graft-landscape.yaml", "-o", "yaml", "--strategy", "Nearest"},
 			"", `unsupported output format "yaml": use table or json` + "\n" + `unknown strategy "Nearest": use SameRegion or MinimalDistance`},
 		{"bad score plugin", []string{"-f", "testdata/graft-landscape.yaml", "--score-weight", "Magic=1"}, "", `unknown score plugin "Magic"`},
+		// Once wrapped silently to int32: 2^32+1 was a weight of 1.
+		{"score weight too large", []string{"-f", "testdata/graft-landscape.yaml", "--score-weight", "LeastAllocated=4294967297"}, "", "score plugin LeastAllocated: weight 4294967297 is too large"},
 		{"missing file", []string{"-f", "testdata/nope.yaml"}, "", "open testdata/nope.yaml: no such file or directory"},
 		{"missing cloud profile", []string{"-f", "testdata/shoot-only.yaml"}, "",
 			`testdata/shoot-only.yaml document 1 (Shoot garden-x/lonely): cloud profile "aws" is not in the landscape`},
