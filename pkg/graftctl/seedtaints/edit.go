@@ -8,6 +8,7 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/taintclock"
 )
 
@@ -23,18 +24,10 @@ const (
 	Modified Operation = "modified"
 )
 
-// effectOf treats an empty effect as NoSchedule, as the API defines it.
-func effectOf(t corev1alpha1.SeedTaint) corev1alpha1.TaintEffect {
-	if t.Effect == "" {
-		return corev1alpha1.TaintEffectNoSchedule
-	}
-	return t.Effect
-}
-
 // sameTaint reports whether two taints occupy the same slot: a seed holds at
 // most one taint per key and effect.
 func sameTaint(a, b corev1alpha1.SeedTaint) bool {
-	return a.Key == b.Key && effectOf(a) == effectOf(b)
+	return a.Key == b.Key && helper.TaintEffectOf(a) == helper.TaintEffectOf(b)
 }
 
 // Apply computes a seed's new taints from its current ones at now. Without
@@ -84,7 +77,7 @@ func Apply(seedName string, current []corev1alpha1.SeedTaint, c Changes, overwri
 		before := len(next)
 		kept := next[:0:0]
 		for _, t := range next {
-			if t.Key == rm.Key && (rm.Effect == "" || effectOf(t) == rm.Effect) {
+			if t.Key == rm.Key && (rm.Effect == "" || helper.TaintEffectOf(t) == rm.Effect) {
 				continue
 			}
 			kept = append(kept, t)
@@ -124,7 +117,7 @@ func added(current []corev1alpha1.SeedTaint, add corev1alpha1.SeedTaint, now tim
 // Has reports whether taints hold one with the given key and effect.
 func Has(taints []corev1alpha1.SeedTaint, key string, effect corev1alpha1.TaintEffect) bool {
 	for _, t := range taints {
-		if t.Key == key && effectOf(t) == effect {
+		if t.Key == key && helper.TaintEffectOf(t) == effect {
 			return true
 		}
 	}
