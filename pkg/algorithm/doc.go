@@ -12,8 +12,9 @@
 // namespace/name, so adding a shoot twice replaces it instead of counting it
 // twice, and removing a shoot undoes exactly what was counted for it. A shoot
 // counts on the seeds returned by SeedNamesCountedFor: spec.seedName, plus
-// status.seedName while a control plane migration is in flight. The capacity
-// annotator uses the same function so both agree on usage.
+// status.seedName while a control plane migration is in flight. The counting
+// itself is ShootCounter, which the capacity annotator and graftctl use too,
+// so all agree on usage.
 //
 // A Snapshot is not safe for concurrent use: callers serialise access (the
 // scheduler holds a mutex around updates and decisions). Schedule, Explain and
@@ -110,7 +111,8 @@
 // # Taints and the descheduler
 //
 // ToleratesTaint, TaintTolerated, UntoleratedTaints and EffectOf are the
-// matching rules, exported for graftctl. ShootTolerations is what every
+// matching rules, exported for graftctl. Which seeds are usable at all and how
+// taints are written are API rules: see the core v1alpha1 helper package. ShootTolerations is what every
 // decision matches against: a toleration of seed.gardener.cloud/protected
 // counts only in the garden namespace, where it is implied. CheckNoExecute reports the
 // untolerated NoExecute taints a shoot has on its seed and, for tolerated ones
