@@ -23,12 +23,6 @@ func responsible(shoot *corev1alpha1.Shoot, schedulerName string) bool {
 	return name == schedulerName
 }
 
-// isBound tells whether the shoot is counted on some seed.
-func isBound(shoot *corev1alpha1.Shoot) bool {
-	return (shoot.Spec.SeedName != nil && *shoot.Spec.SeedName != "") ||
-		(shoot.Status.SeedName != nil && *shoot.Status.SeedName != "")
-}
-
 // seedMayNowFit tells whether a seed update could make an unschedulable shoot
 // fit: everything the filters read changed, except usage (which the scheduler
 // counts itself) and bookkeeping such as resourceVersion or conditions'
