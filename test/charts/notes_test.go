@@ -75,6 +75,16 @@ func TestNotes(t *testing.T) {
 				} else {
 					wantNot = append(wantNot, "--descheduler-lease")
 				}
+				if c.chart == "graft-scheduler" && v.wantLease {
+					want = append(want, fmt.Sprintf("kubectl -n %s get lease %s -o jsonpath='{.metadata.annotations.scheduler\\.graft\\.dev/scheduling-configuration}", le.ResourceNamespace, le.ResourceName))
+					if le.ResourceNamespace != "garden" || le.ResourceName != "graft-scheduler" {
+						want = append(want, fmt.Sprintf("--scheduler-lease-namespace=%s --scheduler-lease-name=%s", le.ResourceNamespace, le.ResourceName))
+					} else {
+						wantNot = append(wantNot, "--scheduler-lease")
+					}
+				} else {
+					wantNot = append(wantNot, "scheduling-configuration", "--scheduler-lease")
+				}
 				for _, s := range want {
 					if !strings.Contains(notes, s) {
 						t.Errorf("NOTES.txt does not contain %q", s)
