@@ -38,10 +38,11 @@ kube::codegen::gen_helpers \
   "${ROOT}/apis"
 
 # gen_client removes what it generated before, so the client module keeps only
-# its go.mod and go.sum besides generated code.
+# its go.mod and go.sum besides generated code. No apply configurations: every
+# graft write is an update or a patch preconditioned on a resourceVersion, and
+# nothing applies server-side.
 kube::codegen::gen_client \
   --with-watch \
-  --with-applyconfig \
   --output-dir "${ROOT}/${CLIENT_DIR}" \
   --output-pkg "${CLIENT_MODULE}" \
   --boilerplate "${BOILERPLATE}" \

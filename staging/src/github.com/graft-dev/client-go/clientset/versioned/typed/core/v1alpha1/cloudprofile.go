@@ -21,7 +21,6 @@ package v1alpha1
 import (
 	context "context"
 
-	applyconfigurationcorev1alpha1 "github.com/graft-dev/client-go/applyconfiguration/core/v1alpha1"
 	scheme "github.com/graft-dev/client-go/clientset/versioned/scheme"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -46,19 +45,18 @@ type CloudProfileInterface interface {
 	List(ctx context.Context, opts v1.ListOptions) (*corev1alpha1.CloudProfileList, error)
 	Watch(ctx context.Context, opts v1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts v1.PatchOptions, subresources ...string) (result *corev1alpha1.CloudProfile, err error)
-	Apply(ctx context.Context, cloudProfile *applyconfigurationcorev1alpha1.CloudProfileApplyConfiguration, opts v1.ApplyOptions) (result *corev1alpha1.CloudProfile, err error)
 	CloudProfileExpansion
 }
 
 // cloudProfiles implements CloudProfileInterface
 type cloudProfiles struct {
-	*gentype.ClientWithListAndApply[*corev1alpha1.CloudProfile, *corev1alpha1.CloudProfileList, *applyconfigurationcorev1alpha1.CloudProfileApplyConfiguration]
+	*gentype.ClientWithList[*corev1alpha1.CloudProfile, *corev1alpha1.CloudProfileList]
 }
 
 // newCloudProfiles returns a CloudProfiles
 func newCloudProfiles(c *CoreV1alpha1Client) *cloudProfiles {
 	return &cloudProfiles{
-		gentype.NewClientWithListAndApply[*corev1alpha1.CloudProfile, *corev1alpha1.CloudProfileList, *applyconfigurationcorev1alpha1.CloudProfileApplyConfiguration](
+		gentype.NewClientWithList[*corev1alpha1.CloudProfile, *corev1alpha1.CloudProfileList](
 			"cloudprofiles",
 			c.RESTClient(),
 			scheme.ParameterCodec,

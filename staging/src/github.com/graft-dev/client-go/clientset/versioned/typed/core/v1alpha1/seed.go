@@ -21,7 +21,6 @@ package v1alpha1
 import (
 	context "context"
 
-	applyconfigurationcorev1alpha1 "github.com/graft-dev/client-go/applyconfiguration/core/v1alpha1"
 	scheme "github.com/graft-dev/client-go/clientset/versioned/scheme"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,21 +47,18 @@ type SeedInterface interface {
 	List(ctx context.Context, opts v1.ListOptions) (*corev1alpha1.SeedList, error)
 	Watch(ctx context.Context, opts v1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts v1.PatchOptions, subresources ...string) (result *corev1alpha1.Seed, err error)
-	Apply(ctx context.Context, seed *applyconfigurationcorev1alpha1.SeedApplyConfiguration, opts v1.ApplyOptions) (result *corev1alpha1.Seed, err error)
-	// Add a +genclient:noStatus comment above the type to avoid generating ApplyStatus().
-	ApplyStatus(ctx context.Context, seed *applyconfigurationcorev1alpha1.SeedApplyConfiguration, opts v1.ApplyOptions) (result *corev1alpha1.Seed, err error)
 	SeedExpansion
 }
 
 // seeds implements SeedInterface
 type seeds struct {
-	*gentype.ClientWithListAndApply[*corev1alpha1.Seed, *corev1alpha1.SeedList, *applyconfigurationcorev1alpha1.SeedApplyConfiguration]
+	*gentype.ClientWithList[*corev1alpha1.Seed, *corev1alpha1.SeedList]
 }
 
 // newSeeds returns a Seeds
 func newSeeds(c *CoreV1alpha1Client) *seeds {
 	return &seeds{
-		gentype.NewClientWithListAndApply[*corev1alpha1.Seed, *corev1alpha1.SeedList, *applyconfigurationcorev1alpha1.SeedApplyConfiguration](
+		gentype.NewClientWithList[*corev1alpha1.Seed, *corev1alpha1.SeedList](
 			"seeds",
 			c.RESTClient(),
 			scheme.ParameterCodec,

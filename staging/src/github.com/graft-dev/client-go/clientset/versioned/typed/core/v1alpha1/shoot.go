@@ -21,7 +21,6 @@ package v1alpha1
 import (
 	context "context"
 
-	applyconfigurationcorev1alpha1 "github.com/graft-dev/client-go/applyconfiguration/core/v1alpha1"
 	scheme "github.com/graft-dev/client-go/clientset/versioned/scheme"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	v1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,21 +47,18 @@ type ShootInterface interface {
 	List(ctx context.Context, opts v1.ListOptions) (*corev1alpha1.ShootList, error)
 	Watch(ctx context.Context, opts v1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts v1.PatchOptions, subresources ...string) (result *corev1alpha1.Shoot, err error)
-	Apply(ctx context.Context, shoot *applyconfigurationcorev1alpha1.ShootApplyConfiguration, opts v1.ApplyOptions) (result *corev1alpha1.Shoot, err error)
-	// Add a +genclient:noStatus comment above the type to avoid generating ApplyStatus().
-	ApplyStatus(ctx context.Context, shoot *applyconfigurationcorev1alpha1.ShootApplyConfiguration, opts v1.ApplyOptions) (result *corev1alpha1.Shoot, err error)
 	ShootExpansion
 }
 
 // shoots implements ShootInterface
 type shoots struct {
-	*gentype.ClientWithListAndApply[*corev1alpha1.Shoot, *corev1alpha1.ShootList, *applyconfigurationcorev1alpha1.ShootApplyConfiguration]
+	*gentype.ClientWithList[*corev1alpha1.Shoot, *corev1alpha1.ShootList]
 }
 
 // newShoots returns a Shoots
 func newShoots(c *CoreV1alpha1Client, namespace string) *shoots {
 	return &shoots{
-		gentype.NewClientWithListAndApply[*corev1alpha1.Shoot, *corev1alpha1.ShootList, *applyconfigurationcorev1alpha1.ShootApplyConfiguration](
+		gentype.NewClientWithList[*corev1alpha1.Shoot, *corev1alpha1.ShootList](
 			"shoots",
 			c.RESTClient(),
 			scheme.ParameterCodec,

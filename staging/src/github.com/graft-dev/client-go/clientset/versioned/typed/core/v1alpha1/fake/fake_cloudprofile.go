@@ -19,21 +19,20 @@ limitations under the License.
 package fake
 
 import (
-	corev1alpha1 "github.com/graft-dev/client-go/applyconfiguration/core/v1alpha1"
-	typedcorev1alpha1 "github.com/graft-dev/client-go/clientset/versioned/typed/core/v1alpha1"
+	corev1alpha1 "github.com/graft-dev/client-go/clientset/versioned/typed/core/v1alpha1"
 	v1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	gentype "k8s.io/client-go/gentype"
 )
 
 // fakeCloudProfiles implements CloudProfileInterface
 type fakeCloudProfiles struct {
-	*gentype.FakeClientWithListAndApply[*v1alpha1.CloudProfile, *v1alpha1.CloudProfileList, *corev1alpha1.CloudProfileApplyConfiguration]
+	*gentype.FakeClientWithList[*v1alpha1.CloudProfile, *v1alpha1.CloudProfileList]
 	Fake *FakeCoreV1alpha1
 }
 
-func newFakeCloudProfiles(fake *FakeCoreV1alpha1) typedcorev1alpha1.CloudProfileInterface {
+func newFakeCloudProfiles(fake *FakeCoreV1alpha1) corev1alpha1.CloudProfileInterface {
 	return &fakeCloudProfiles{
-		gentype.NewFakeClientWithListAndApply[*v1alpha1.CloudProfile, *v1alpha1.CloudProfileList, *corev1alpha1.CloudProfileApplyConfiguration](
+		gentype.NewFakeClientWithList[*v1alpha1.CloudProfile, *v1alpha1.CloudProfileList](
 			fake.Fake,
 			"",
 			v1alpha1.SchemeGroupVersion.WithResource("cloudprofiles"),

@@ -19,21 +19,20 @@ limitations under the License.
 package fake
 
 import (
-	corev1alpha1 "github.com/graft-dev/client-go/applyconfiguration/core/v1alpha1"
-	typedcorev1alpha1 "github.com/graft-dev/client-go/clientset/versioned/typed/core/v1alpha1"
+	corev1alpha1 "github.com/graft-dev/client-go/clientset/versioned/typed/core/v1alpha1"
 	v1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	gentype "k8s.io/client-go/gentype"
 )
 
 // fakeSeeds implements SeedInterface
 type fakeSeeds struct {
-	*gentype.FakeClientWithListAndApply[*v1alpha1.Seed, *v1alpha1.SeedList, *corev1alpha1.SeedApplyConfiguration]
+	*gentype.FakeClientWithList[*v1alpha1.Seed, *v1alpha1.SeedList]
 	Fake *FakeCoreV1alpha1
 }
 
-func newFakeSeeds(fake *FakeCoreV1alpha1) typedcorev1alpha1.SeedInterface {
+func newFakeSeeds(fake *FakeCoreV1alpha1) corev1alpha1.SeedInterface {
 	return &fakeSeeds{
-		gentype.NewFakeClientWithListAndApply[*v1alpha1.Seed, *v1alpha1.SeedList, *corev1alpha1.SeedApplyConfiguration](
+		gentype.NewFakeClientWithList[*v1alpha1.Seed, *v1alpha1.SeedList](
 			fake.Fake,
 			"",
 			v1alpha1.SchemeGroupVersion.WithResource("seeds"),

@@ -19,21 +19,20 @@ limitations under the License.
 package fake
 
 import (
-	corev1alpha1 "github.com/graft-dev/client-go/applyconfiguration/core/v1alpha1"
-	typedcorev1alpha1 "github.com/graft-dev/client-go/clientset/versioned/typed/core/v1alpha1"
+	corev1alpha1 "github.com/graft-dev/client-go/clientset/versioned/typed/core/v1alpha1"
 	v1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	gentype "k8s.io/client-go/gentype"
 )
 
 // fakeShoots implements ShootInterface
 type fakeShoots struct {
-	*gentype.FakeClientWithListAndApply[*v1alpha1.Shoot, *v1alpha1.ShootList, *corev1alpha1.ShootApplyConfiguration]
+	*gentype.FakeClientWithList[*v1alpha1.Shoot, *v1alpha1.ShootList]
 	Fake *FakeCoreV1alpha1
 }
 
-func newFakeShoots(fake *FakeCoreV1alpha1, namespace string) typedcorev1alpha1.ShootInterface {
+func newFakeShoots(fake *FakeCoreV1alpha1, namespace string) corev1alpha1.ShootInterface {
 	return &fakeShoots{
-		gentype.NewFakeClientWithListAndApply[*v1alpha1.Shoot, *v1alpha1.ShootList, *corev1alpha1.ShootApplyConfiguration](
+		gentype.NewFakeClientWithList[*v1alpha1.Shoot, *v1alpha1.ShootList](
 			fake.Fake,
 			namespace,
 			v1alpha1.SchemeGroupVersion.WithResource("shoots"),
