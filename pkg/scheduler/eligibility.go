@@ -16,11 +16,7 @@ func responsible(shoot *corev1alpha1.Shoot, schedulerName string) bool {
 	if shoot.DeletionTimestamp != nil {
 		return false
 	}
-	name := corev1alpha1.DefaultSchedulerName
-	if shoot.Spec.SchedulerName != nil && *shoot.Spec.SchedulerName != "" {
-		name = *shoot.Spec.SchedulerName
-	}
-	return name == schedulerName
+	return helper.ShootSchedulerName(shoot) == schedulerName
 }
 
 // seedMayNowFit tells whether a seed update could make an unschedulable shoot

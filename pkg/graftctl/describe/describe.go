@@ -190,11 +190,7 @@ func (o *Options) describeShoot(w io.Writer, shoot *corev1alpha1.Shoot) {
 		purpose = string(*shoot.Spec.Purpose)
 	}
 	fmt.Fprintf(w, "Purpose:\t%s\n", orNone(purpose))
-	scheduler := corev1alpha1.DefaultSchedulerName
-	if shoot.Spec.SchedulerName != nil && *shoot.Spec.SchedulerName != "" {
-		scheduler = *shoot.Spec.SchedulerName
-	}
-	fmt.Fprintf(w, "Scheduler:\t%s\n", scheduler)
+	fmt.Fprintf(w, "Scheduler:\t%s\n", helper.ShootSchedulerName(shoot))
 	fmt.Fprintf(w, "Seed:\t%s\n", orNone(deref(shoot.Spec.SeedName)))
 	if status := deref(shoot.Status.SeedName); status != "" && status != deref(shoot.Spec.SeedName) {
 		fmt.Fprintf(w, "Status Seed:\t%s (control plane migration in flight)\n", status)

@@ -207,4 +207,16 @@ func TestSeedAndShootCells(t *testing.T) {
 	if got, want := cell(ShootTable([]corev1alpha1.Shoot{*shoot}), "Tolerations"), "a,b:NoExecute for 300s"; got != want {
 		t.Errorf("TOLERATIONS %q, want %q", got, want)
 	}
+	// The cloud profile the algorithm reads: spec.cloudProfile.name, or the
+	// older spec.cloudProfileName when the reference has no name.
+	shoot.Spec.CloudProfile = &corev1alpha1.CloudProfileReference{Kind: "CloudProfile"}
+	shoot.Spec.CloudProfileName = ptr.To("aws-old")
+	shoot.Spec.SchedulerName = ptr.To("")
+	table := ShootTable([]corev1alpha1.Shoot{*shoot})
+	if got := cell(table, "Cloud-Profile"); got != "aws-old" {
+		t.Errorf("CLOUD-PROFILE %q, want aws-old", got)
+	}
+	if got := cell(table, "Scheduler"); got != corev1alpha1.DefaultSchedulerName {
+		t.Errorf("SCHEDULER %q, want %s", got, corev1alpha1.DefaultSchedulerName)
+	}
 }

@@ -12,6 +12,8 @@ import (
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
+
+	"github.com/graft-dev/graft/pkg/algorithm"
 )
 
 // now is the clock for the AGE column; tests replace it.
@@ -98,21 +100,13 @@ func ShootTable(items []corev1alpha1.Shoot) *metav1.Table {
 		if shoot.Spec.Purpose != nil {
 			purpose = string(*shoot.Spec.Purpose)
 		}
-		scheduler := corev1alpha1.DefaultSchedulerName
-		if shoot.Spec.SchedulerName != nil && *shoot.Spec.SchedulerName != "" {
-			scheduler = *shoot.Spec.SchedulerName
-		}
-		profile := "<none>"
-		if shoot.Spec.CloudProfile != nil {
-			profile = shoot.Spec.CloudProfile.Name
-		} else if shoot.Spec.CloudProfileName != nil {
-			profile = *shoot.Spec.CloudProfileName
-		}
+		profile := algorithm.CloudProfileNameOf(shoot)
 		table.Rows = append(table.Rows, metav1.TableRow{
 			Cells: []any{
 				shoot.Name, orNone(shoot.Spec.SeedName), shoot.Spec.Provider.Type, shoot.Spec.Region, purpose,
 				ShootStatus(shoot), age(shoot.CreationTimestamp),
-				orNone(shoot.Status.SeedName), profile, helper.FormatTolerations(shoot.Spec.Tolerations, ","), scheduler,
+				orNone(shoot.Status.SeedName), orNone(&profile),
+				helper.FormatTolerations(shoot.Spec.Tolerations, ","), helper.ShootSchedulerName(shoot),
 			},
 			Object: runtime.RawExtension{Object: shoot},
 		})

@@ -239,3 +239,20 @@ func TestFormatToleration(t *testing.T) {
 		t.Errorf("FormatTolerations(nil) = %q, want <none>", got)
 	}
 }
+
+func TestShootSchedulerName(t *testing.T) {
+	for _, tc := range []struct {
+		name *string
+		want string
+	}{
+		{nil, v1alpha1.DefaultSchedulerName},
+		{ptr.To(""), v1alpha1.DefaultSchedulerName},
+		{ptr.To("custom"), "custom"},
+	} {
+		shoot := &v1alpha1.Shoot{}
+		shoot.Spec.SchedulerName = tc.name
+		if got := ShootSchedulerName(shoot); got != tc.want {
+			t.Errorf("ShootSchedulerName(%v) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
