@@ -1,0 +1,114 @@
+//go:build integration
+
+package charts
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/clientcmd"
+
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/component/configfile"
+	"github.com/graft-dev/graft/pkg/scheduler"
+	"github.com/graft-dev/graft/pkg/schedulingconfig"
+	"github.com/graft-dev/graft/test/framework"
+)
+
+// TestSchedulerChartLetsItPublishOnItsLease runs graft-scheduler as the
+// chart's ServiceAccount, with the chart's RBAC and rendered configuration,
+// and waits for the scheduling configuration on its Lease: the lease Role
+// must allow that write.
+func TestSchedulerChartLetsItPublishOnItsLease(t *testing.T) {
+	env := framework.Shared(t)
+	ctx := t.Context()
+	const ns, lease = "chart-sched-lease", "chart-sched-lease"
+	if _, err := env.KubeClient().CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := Template(ctx, "graft-scheduler", TemplateOptions{Release: "chart-sched-lease", Namespace: ns, Set: []string{
+		"config.leaderElection.resourceName=" + lease,
+		"config.strategy=MinimalDistance",
+		"config.scoreWeights.leastAllocated=3",
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rbac []*unstructured.Unstructured
+	var config, sa string
+	for _, o := range objs {
+		switch o.GetKind() {
+		case "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding":
+			rbac = append(rbac, o)
+			if o.GetKind() == "ServiceAccount" {
+				sa = o.GetName()
+			}
+		case "ConfigMap":
+			config, _, _ = unstructured.NestedString(o.Object, "data", "config.yaml")
+		}
+	}
+	if sa == "" || config == "" {
+		t.Fatalf("the chart rendered no ServiceAccount or no config")
+	}
+	applier, err := NewApplier(env.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := applier.Apply(ctx, rbac, false); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := framework.WriteServiceAccountKubeconfig(ctx, env.Config(), ns, sa, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := configfile.Decode[*configv1alpha1.SchedulerConfiguration]([]byte(config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The test process serves no endpoints; everything else is the chart's.
+	cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
+	cfg.Server.MetricsBindAddress = configv1alpha1.DisabledBindAddress
+	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients, err := clientconn.NewClients(clientconn.Apply(restConfig, cfg.ClientConnection), scheduler.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := scheduler.New(cfg, clients, scheduler.Options{Identity: "chart-sched-lease-0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(runCtx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("scheduler: %v", err)
+		}
+	})
+
+	want := `{"version":"v1","schedulerName":"default-scheduler","strategy":"MinimalDistance","scoreWeights":{"LeastAllocated":3}}`
+	var got string
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		l, err := env.KubeClient().CoordinationV1().Leases(corev1alpha1.GardenNamespace).Get(ctx, lease, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		got = l.Annotations[schedulingconfig.Annotation]
+		return got == want, nil
+	})
+	if err != nil {
+		t.Fatalf("Lease %s/%s carries %q, want %s: %v", corev1alpha1.GardenNamespace, lease, got, want, err)
+	}
+}
