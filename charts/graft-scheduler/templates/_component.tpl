@@ -9,7 +9,12 @@ What graft-scheduler does with the API, and nothing more:
 - watches the region ConfigMaps of config.regionConfigNamespace only
   (label-filtered, which RBAC cannot express), through a Role there: a
   ConfigMap anywhere else must not steer decisions;
-- records Events (Scheduled, SchedulingFailed).
+- records Events (Scheduled, SchedulingFailed);
+- when it starts leading, annotates its own Lease with the scheduling
+  configuration it applies (scheduler.graft.dev/scheduling-configuration) for
+  graftctl: an update of the Lease read with it as holder, preconditioned on
+  that read's resourceVersion, which the lease Role's get and update on this
+  one Lease name already allow (no patch, no other Lease).
 */}}
 {{- define "graft-scheduler.rules" -}}
 - apiGroups: ["core.graft.dev"]
