@@ -108,7 +108,7 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients clientconn.Client
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	metrics, err := metricsFor(opts.Registerer)
+	metrics, err := metricsFor(opts.Registry)
 	if err != nil {
 		return nil, fmt.Errorf("descheduler: registering metrics: %w", err)
 	}

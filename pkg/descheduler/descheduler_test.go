@@ -6,13 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/component-base/metrics"
 	"k8s.io/client-go/tools/record"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -95,7 +95,7 @@ func start(t *testing.T, mutate func(*configv1alpha1.DeschedulerConfiguration), 
 		recorder: record.NewFakeRecorder(1000),
 		clock:    clocktesting.NewFakeClock(t0),
 	}
-	d, err := New(cfg, clientconn.Clients{Graft: h.client, Kubernetes: kubefake.NewSimpleClientset()}, Options{Registerer: prometheus.NewRegistry(), Clock: h.clock})
+	d, err := New(cfg, clientconn.Clients{Graft: h.client, Kubernetes: kubefake.NewSimpleClientset()}, Options{Registry: metrics.NewKubeRegistry(), Clock: h.clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +385,7 @@ func TestInvalidPluginArgs(t *testing.T) {
 		{Name: "OverCapacity", Args: runtime.RawExtension{Raw: []byte(`{"purposeOrder":["nope"]}`)}},
 	}}
 	cfg.Default()
-	_, err := New(cfg, clientconn.Clients{Graft: fake.NewSimpleClientset(), Kubernetes: kubefake.NewSimpleClientset()}, Options{Registerer: prometheus.NewRegistry()})
+	_, err := New(cfg, clientconn.Clients{Graft: fake.NewSimpleClientset(), Kubernetes: kubefake.NewSimpleClientset()}, Options{Registry: metrics.NewKubeRegistry()})
 	if err == nil || !strings.Contains(err.Error(), "plugins[1].args.purposeOrder[0]") {
 		t.Errorf("err = %v", err)
 	}

@@ -4,11 +4,12 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/testutil"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
@@ -46,10 +47,10 @@ func TestRefusedEvictionIsDroppedAndRetried(t *testing.T) {
 			if got := h.d.state.pendingCount(); got != 0 {
 				t.Errorf("pending = %d after a refused eviction, want 0", got)
 			}
-			if got := testutil.ToFloat64(h.d.metrics.Evictions.WithLabelValues("NoExecuteTaints", tc.result)); got != 1 {
+			if got := counter(t, h.d.metrics.Evictions.WithLabelValues("NoExecuteTaints", tc.result)); got != 1 {
 				t.Errorf("evictions{result=%q} = %v, want 1", tc.result, got)
 			}
-			if got := testutil.ToFloat64(h.d.metrics.Evictions.WithLabelValues("NoExecuteTaints", ResultEvicted)); got != 0 {
+			if got := counter(t, h.d.metrics.Evictions.WithLabelValues("NoExecuteTaints", ResultEvicted)); got != 0 {
 				t.Errorf("evictions{result=evicted} = %v, want 0", got)
 			}
 			if h.d.queue.Len() != 0 {
@@ -96,9 +97,19 @@ func TestDeletedSeedsAndShootsLeaveTheState(t *testing.T) {
 	if n := countPrefix(h.events(), "Normal Descheduled"); n != 0 {
 		t.Errorf("%d Descheduled Events after the only untolerating shoot was deleted", n)
 	}
-	if got := testutil.ToFloat64(h.d.metrics.Evictions.WithLabelValues("NoExecuteTaints", ResultEvicted)); got != 0 {
+	if got := counter(t, h.d.metrics.Evictions.WithLabelValues("NoExecuteTaints", ResultEvicted)); got != 0 {
 		t.Errorf("evictions{result=evicted} = %v after the shoot was deleted, want 0", got)
 	}
 	// Objects it cannot key are ignored.
 	h.d.onShootDelete(42)
+}
+
+// counter reads a counter of a descheduler's metrics.
+func counter(t *testing.T, c metrics.CounterMetric) float64 {
+	t.Helper()
+	v, err := testutil.GetCounterMetricValue(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

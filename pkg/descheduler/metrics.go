@@ -3,7 +3,7 @@ package descheduler
 import (
 	"sync"
 
-	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 )
 
@@ -21,38 +21,47 @@ const (
 	ResultError = "error"
 )
 
-// Metrics are the descheduler's Prometheus metrics.
+// Metrics are the descheduler's metrics (component-base, so that /metrics
+// serves them with the process's other metrics).
 type Metrics struct {
 	// Evictions counts eviction attempts by plugin and result.
-	Evictions *prometheus.CounterVec
+	Evictions *metrics.CounterVec
 	// PassDuration observes how long a pass over seeds takes, writes included.
-	PassDuration prometheus.Histogram
+	PassDuration *metrics.Histogram
 	// PendingEvicted is the number of evicted shoots still without a seed.
-	PendingEvicted prometheus.Gauge
+	PendingEvicted *metrics.Gauge
 }
 
-// NewMetrics creates the metrics and registers them with reg when it is not nil.
-func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+// Registerer is where metrics are registered: component-base's legacy
+// registry (legacyregistry.Register) or a metrics.KubeRegistry of a test's.
+type Registerer interface {
+	Register(metrics.Registerable) error
+}
+
+// NewMetrics creates the metrics and registers them with reg; component-base
+// metrics record nothing until they are registered.
+func NewMetrics(reg Registerer) (*Metrics, error) {
 	m := &Metrics{
-		Evictions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "graft_descheduler_evictions_total",
-			Help: "Eviction attempts of graft-descheduler by plugin and result (evicted, dry_run, skipped_no_fit, conflict, error).",
+		Evictions: metrics.NewCounterVec(&metrics.CounterOpts{
+			Name:           "graft_descheduler_evictions_total",
+			Help:           "Eviction attempts of graft-descheduler by plugin and result (evicted, dry_run, skipped_no_fit, conflict, error).",
+			StabilityLevel: metrics.ALPHA,
 		}, []string{"plugin", "result"}),
-		PassDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "graft_descheduler_pass_duration_seconds",
-			Help:    "Duration of one descheduler pass over seeds, writes included.",
-			Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
+		PassDuration: metrics.NewHistogram(&metrics.HistogramOpts{
+			Name:           "graft_descheduler_pass_duration_seconds",
+			Help:           "Duration of one descheduler pass over seeds, writes included.",
+			Buckets:        metrics.ExponentialBuckets(0.001, 4, 10),
+			StabilityLevel: metrics.ALPHA,
 		}),
-		PendingEvicted: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "graft_descheduler_pending_evicted",
-			Help: "Evicted shoots (annotated graft.dev/descheduled-from) that have no spec.seedName yet.",
+		PendingEvicted: metrics.NewGauge(&metrics.GaugeOpts{
+			Name:           "graft_descheduler_pending_evicted",
+			Help:           "Evicted shoots (annotated graft.dev/descheduled-from) that have no spec.seedName yet.",
+			StabilityLevel: metrics.ALPHA,
 		}),
 	}
-	if reg != nil {
-		for _, c := range []prometheus.Collector{m.Evictions, m.PassDuration, m.PendingEvicted} {
-			if err := reg.Register(c); err != nil {
-				return nil, err
-			}
+	for _, c := range []metrics.Registerable{m.Evictions, m.PassDuration, m.PendingEvicted} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
 		}
 	}
 	return m, nil
@@ -67,10 +76,17 @@ var (
 // metricsFor returns metrics registered with reg, or with reg nil the
 // process's metrics, registered once in the legacy registry that /metrics
 // serves (tests run several descheduler instances in one process).
-func metricsFor(reg prometheus.Registerer) (*Metrics, error) {
+func metricsFor(reg metrics.KubeRegistry) (*Metrics, error) {
 	if reg != nil {
 		return NewMetrics(reg)
 	}
-	processMetricsOnce.Do(func() { processMetrics, processMetricsErr = NewMetrics(legacyregistry.Registerer()) })
+	processMetricsOnce.Do(func() {
+		processMetrics, processMetricsErr = NewMetrics(registererFunc(legacyregistry.Register))
+	})
 	return processMetrics, processMetricsErr
 }
+
+// registererFunc adapts legacyregistry.Register to Registerer.
+type registererFunc func(metrics.Registerable) error
+
+func (f registererFunc) Register(c metrics.Registerable) error { return f(c) }

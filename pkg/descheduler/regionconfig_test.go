@@ -4,11 +4,11 @@ import (
 	"context"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/component-base/metrics"
 	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
@@ -39,7 +39,7 @@ func TestRegionConfigMapsOnlyFromTheirNamespace(t *testing.T) {
 		kube := kubefake.NewSimpleClientset(regionCM("garden-dev", "a-steer"), regionCM("garden", "regions"), regionCM("garden-ops", "regions"))
 		cfg := &configv1alpha1.DeschedulerConfiguration{RegionConfigNamespace: tc.namespace}
 		cfg.Default()
-		d, err := New(cfg, clientconn.Clients{Graft: fake.NewSimpleClientset(cloudProfile()), Kubernetes: kube}, Options{Registerer: prometheus.NewRegistry()})
+		d, err := New(cfg, clientconn.Clients{Graft: fake.NewSimpleClientset(cloudProfile()), Kubernetes: kube}, Options{Registry: metrics.NewKubeRegistry()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestRegionConfigMapsOnlyFromTheirNamespace(t *testing.T) {
 	cfg := &configv1alpha1.DeschedulerConfiguration{}
 	cfg.Default()
 	cfg.RegionConfigNamespace = ""
-	if _, err := New(cfg, clientconn.Clients{Graft: fake.NewSimpleClientset(), Kubernetes: kubefake.NewSimpleClientset()}, Options{Registerer: prometheus.NewRegistry()}); err == nil {
+	if _, err := New(cfg, clientconn.Clients{Graft: fake.NewSimpleClientset(), Kubernetes: kubefake.NewSimpleClientset()}, Options{Registry: metrics.NewKubeRegistry()}); err == nil {
 		t.Fatal("New accepted an empty regionConfigNamespace, which would watch every namespace")
 	}
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"net"
 
-	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/component-base/metrics"
 	"k8s.io/utils/clock"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
@@ -26,10 +26,10 @@ type Options struct {
 	// Identity tells replicas apart in leader election; empty means hostname
 	// plus a random suffix.
 	Identity string
-	// Registerer receives the metrics; nil means the process's metrics in
+	// Registry receives the metrics; nil means the process's metrics in
 	// component-base's legacy registry, which the /metrics endpoint serves.
 	// Tests running several instances in one process pass their own.
-	Registerer prometheus.Registerer
+	Registry metrics.KubeRegistry
 	// Clock is the real clock when nil.
 	Clock clock.WithTicker
 	// Plugins is DefaultRegistry() when nil.

@@ -7,7 +7,7 @@ import (
 	"net"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
+	k8smetrics "k8s.io/component-base/metrics"
 
 	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
@@ -31,10 +31,10 @@ type Options struct {
 	// Identity tells replicas apart in leader election; empty means hostname
 	// plus a random suffix.
 	Identity string
-	// Registerer receives the metrics; nil means the process's metrics in
+	// Registry receives the metrics; nil means the process's metrics in
 	// component-base's legacy registry, which the /metrics endpoint serves.
 	// Tests running several instances in one process pass their own.
-	Registerer prometheus.Registerer
+	Registry k8smetrics.KubeRegistry
 }
 
 // Annotator is graft-capacity-annotator: the capacity controller with its
@@ -53,7 +53,7 @@ func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients clientconn.
 	if clients.Graft == nil || clients.Kubernetes == nil {
 		return nil, errors.New("the Graft and Kubernetes clients are required")
 	}
-	m, err := metrics.For(opts.Registerer)
+	m, err := metrics.For(opts.Registry)
 	if err != nil {
 		return nil, fmt.Errorf("registering metrics: %w", err)
 	}

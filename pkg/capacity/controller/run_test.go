@@ -6,13 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
+	k8smetrics "k8s.io/component-base/metrics"
 	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
@@ -40,7 +40,7 @@ func TestRunKeepsUsageCurrentAndRetriesFailedWrites(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	reg := prometheus.NewRegistry()
+	reg := k8smetrics.NewKubeRegistry()
 	m, err := metrics.New(reg)
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +110,7 @@ func TestRunKeepsUsageCurrentAndRetriesFailedWrites(t *testing.T) {
 }
 
 // reconciles reads graft_capacity_annotator_reconciles_total for a result.
-func reconciles(t *testing.T, reg *prometheus.Registry, result string) float64 {
+func reconciles(t *testing.T, reg k8smetrics.KubeRegistry, result string) float64 {
 	t.Helper()
 	families, err := reg.Gather()
 	if err != nil {

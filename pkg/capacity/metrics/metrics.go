@@ -3,8 +3,8 @@ package metrics
 import (
 	"sync"
 
-	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 )
 
@@ -14,42 +14,62 @@ const (
 	ResultError   = "error"
 )
 
-// Metrics are the annotator's metrics. Create them once per registry with New.
-// A nil *Metrics publishes nothing.
+// Metrics are the annotator's metrics (component-base, so that /metrics
+// serves them with the process's other metrics). Create them once per
+// registry with New. A nil *Metrics publishes nothing.
 type Metrics struct {
-	capacity    *prometheus.GaugeVec
-	allocatable *prometheus.GaugeVec
-	usage       *prometheus.GaugeVec
-	reconciles  *prometheus.CounterVec
-	writes      *prometheus.CounterVec
+	capacity    *metrics.GaugeVec
+	allocatable *metrics.GaugeVec
+	usage       *metrics.GaugeVec
+	reconciles  *metrics.CounterVec
+	writes      *metrics.CounterVec
+
+	mu sync.Mutex
+	// published holds, per seed, the resources of its series in each gauge,
+	// so that DeleteSeed can drop them (component-base has no partial-match
+	// delete).
+	published map[string]map[*metrics.GaugeVec]map[corev1.ResourceName]struct{}
 }
 
-// New creates the metrics and registers them with reg.
-func New(reg prometheus.Registerer) (*Metrics, error) {
+// Registerer is where metrics are registered: component-base's legacy
+// registry (legacyregistry.Register) or a metrics.KubeRegistry of a test's.
+type Registerer interface {
+	Register(metrics.Registerable) error
+}
+
+// New creates the metrics and registers them with reg; component-base
+// metrics record nothing until they are registered.
+func New(reg Registerer) (*Metrics, error) {
 	labels := []string{"seed", "resource"}
 	m := &Metrics{
-		capacity: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "graft_seed_capacity",
-			Help: "Capacity of a seed per resource, as written to status.capacity.",
+		capacity: metrics.NewGaugeVec(&metrics.GaugeOpts{
+			Name:           "graft_seed_capacity",
+			Help:           "Capacity of a seed per resource, as written to status.capacity.",
+			StabilityLevel: metrics.ALPHA,
 		}, labels),
-		allocatable: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "graft_seed_allocatable",
-			Help: "Allocatable of a seed per resource (capacity minus reserved), as written to status.allocatable.",
+		allocatable: metrics.NewGaugeVec(&metrics.GaugeOpts{
+			Name:           "graft_seed_allocatable",
+			Help:           "Allocatable of a seed per resource (capacity minus reserved), as written to status.allocatable.",
+			StabilityLevel: metrics.ALPHA,
 		}, labels),
-		usage: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "graft_seed_usage",
-			Help: "Usage of a seed per resource; for shoots, the shoots counted on the seed.",
+		usage: metrics.NewGaugeVec(&metrics.GaugeOpts{
+			Name:           "graft_seed_usage",
+			Help:           "Usage of a seed per resource; for shoots, the shoots counted on the seed.",
+			StabilityLevel: metrics.ALPHA,
 		}, labels),
-		reconciles: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "graft_capacity_annotator_reconciles_total",
-			Help: "Seed reconciles of graft-capacity-annotator by result.",
+		reconciles: metrics.NewCounterVec(&metrics.CounterOpts{
+			Name:           "graft_capacity_annotator_reconciles_total",
+			Help:           "Seed reconciles of graft-capacity-annotator by result.",
+			StabilityLevel: metrics.ALPHA,
 		}, []string{"result"}),
-		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "graft_capacity_annotator_writes_total",
-			Help: "Writes of graft-capacity-annotator to seeds by kind (status, taints).",
+		writes: metrics.NewCounterVec(&metrics.CounterOpts{
+			Name:           "graft_capacity_annotator_writes_total",
+			Help:           "Writes of graft-capacity-annotator to seeds by kind (status, taints).",
+			StabilityLevel: metrics.ALPHA,
 		}, []string{"kind"}),
+		published: map[string]map[*metrics.GaugeVec]map[corev1.ResourceName]struct{}{},
 	}
-	for _, c := range []prometheus.Collector{m.capacity, m.allocatable, m.usage, m.reconciles, m.writes} {
+	for _, c := range []metrics.Registerable{m.capacity, m.allocatable, m.usage, m.reconciles, m.writes} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -66,13 +86,20 @@ var (
 // For returns metrics registered with reg, or with reg nil the process's
 // metrics, registered once in the legacy registry that /metrics serves
 // (tests run several annotators in one process).
-func For(reg prometheus.Registerer) (*Metrics, error) {
+func For(reg metrics.KubeRegistry) (*Metrics, error) {
 	if reg != nil {
 		return New(reg)
 	}
-	processMetricsOnce.Do(func() { processMetrics, processMetricsErr = New(legacyregistry.Registerer()) })
+	processMetricsOnce.Do(func() {
+		processMetrics, processMetricsErr = New(registererFunc(legacyregistry.Register))
+	})
 	return processMetrics, processMetricsErr
 }
+
+// registererFunc adapts legacyregistry.Register to Registerer.
+type registererFunc func(metrics.Registerable) error
+
+func (f registererFunc) Register(c metrics.Registerable) error { return f(c) }
 
 // SetSeed publishes a seed's capacity, allocatable and usage. Resources
 // missing from a list are left as they were.
@@ -80,15 +107,29 @@ func (m *Metrics) SetSeed(seed string, capacity, allocatable, usage corev1.Resou
 	if m == nil {
 		return
 	}
-	for name, q := range capacity {
-		m.capacity.WithLabelValues(seed, string(name)).Set(q.AsApproximateFloat64())
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, s := range []struct {
+		vec  *metrics.GaugeVec
+		list corev1.ResourceList
+	}{{m.capacity, capacity}, {m.allocatable, allocatable}, {m.usage, usage}} {
+		for name, q := range s.list {
+			s.vec.WithLabelValues(seed, string(name)).Set(q.AsApproximateFloat64())
+			m.remember(seed, s.vec, name)
+		}
 	}
-	for name, q := range allocatable {
-		m.allocatable.WithLabelValues(seed, string(name)).Set(q.AsApproximateFloat64())
+}
+
+func (m *Metrics) remember(seed string, vec *metrics.GaugeVec, name corev1.ResourceName) {
+	byVec, ok := m.published[seed]
+	if !ok {
+		byVec = map[*metrics.GaugeVec]map[corev1.ResourceName]struct{}{}
+		m.published[seed] = byVec
 	}
-	for name, q := range usage {
-		m.usage.WithLabelValues(seed, string(name)).Set(q.AsApproximateFloat64())
+	if byVec[vec] == nil {
+		byVec[vec] = map[corev1.ResourceName]struct{}{}
 	}
+	byVec[vec][name] = struct{}{}
 }
 
 // DeleteSeed drops every series of a seed that went away.
@@ -96,9 +137,14 @@ func (m *Metrics) DeleteSeed(seed string) {
 	if m == nil {
 		return
 	}
-	for _, v := range []*prometheus.GaugeVec{m.capacity, m.allocatable, m.usage} {
-		v.DeletePartialMatch(prometheus.Labels{"seed": seed})
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for vec, names := range m.published[seed] {
+		for name := range names {
+			vec.DeleteLabelValues(seed, string(name))
+		}
 	}
+	delete(m.published, seed)
 }
 
 // Reconciled counts one reconcile with its result.

@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/testutil"
 )
 
 func TestSeedSeries(t *testing.T) {
-	reg := prometheus.NewRegistry()
+	reg := metrics.NewKubeRegistry()
 	m, err := New(reg)
 	if err != nil {
 		t.Fatal(err)
@@ -22,13 +22,13 @@ func TestSeedSeries(t *testing.T) {
 	m.Reconciled(ResultSuccess)
 	m.DeleteSeed("b")
 	want := `
-# HELP graft_seed_usage Usage of a seed per resource; for shoots, the shoots counted on the seed.
+# HELP graft_seed_usage [ALPHA] Usage of a seed per resource; for shoots, the shoots counted on the seed.
 # TYPE graft_seed_usage gauge
 graft_seed_usage{resource="shoots",seed="a"} 7
-# HELP graft_seed_allocatable Allocatable of a seed per resource (capacity minus reserved), as written to status.allocatable.
+# HELP graft_seed_allocatable [ALPHA] Allocatable of a seed per resource (capacity minus reserved), as written to status.allocatable.
 # TYPE graft_seed_allocatable gauge
 graft_seed_allocatable{resource="shoots",seed="a"} 190
-# HELP graft_capacity_annotator_reconciles_total Seed reconciles of graft-capacity-annotator by result.
+# HELP graft_capacity_annotator_reconciles_total [ALPHA] Seed reconciles of graft-capacity-annotator by result.
 # TYPE graft_capacity_annotator_reconciles_total counter
 graft_capacity_annotator_reconciles_total{result="success"} 1
 `

@@ -87,6 +87,8 @@ func TestRunsAsAComponent(t *testing.T) {
 			fmt.Sprintf(`graft_seed_allocatable{resource="shoots",seed=%q} 195`, seed.Name),
 			fmt.Sprintf(`graft_seed_usage{resource="shoots",seed=%q} 0`, seed.Name),
 			`graft_capacity_annotator_reconciles_total{result="success"}`,
+			// client-go's workqueue metrics of the annotator's named queue.
+			`workqueue_depth{name="graft_capacity_annotator"}`,
 		} {
 			if !strings.Contains(body, want) {
 				return false, fmt.Errorf("/metrics lacks %s", want)

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/component-base/metrics"
 	"k8s.io/utils/ptr"
 
 	graftclient "github.com/graft-dev/client-go/clientset/versioned"
@@ -35,7 +35,7 @@ const testSyncPeriod = time.Second
 // instance is one annotator running in the test process.
 type instance struct {
 	annotator *annotator.Annotator
-	registry  *prometheus.Registry
+	registry  metrics.KubeRegistry
 }
 
 // startAnnotator runs an annotator against the shared garden until the test
@@ -55,12 +55,12 @@ func startAnnotator(t *testing.T, mutate func(*configv1alpha1.CapacityAnnotatorC
 	if errs := cfg.Validate(); len(errs) > 0 {
 		t.Fatalf("invalid annotator configuration: %v", errs)
 	}
-	inst := &instance{registry: prometheus.NewRegistry()}
+	inst := &instance{registry: metrics.NewKubeRegistry()}
 	clients, err := clientconn.NewClients(clientconn.Apply(env.Config(), cfg.ClientConnection), annotator.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inst.annotator, err = annotator.New(cfg, clients, annotator.Options{Registerer: inst.registry})
+	inst.annotator, err = annotator.New(cfg, clients, annotator.Options{Registry: inst.registry})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
+	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
@@ -272,7 +272,7 @@ func startDescheduler(ctx context.Context, cfg *rest.Config, dcfg *configv1alpha
 	r := &deschedulerRun{cancel: cancel, done: make(chan error, 1)}
 	clients, err := clientconn.NewClients(clientconn.Apply(cfg, dcfg.ClientConnection), descheduler.Name)
 	if err == nil {
-		r.d, err = descheduler.New(dcfg, clients, descheduler.Options{Identity: identity, Registerer: prometheus.NewRegistry()})
+		r.d, err = descheduler.New(dcfg, clients, descheduler.Options{Identity: identity, Registry: metrics.NewKubeRegistry()})
 	}
 	if err != nil {
 		r.done <- err
