@@ -25,11 +25,12 @@ type CommonDefaults struct {
 
 // Default fills the unset common fields. The client's QPS and burst are higher
 // than client-go's (5/10) because a daemon writes once per object it handles;
-// the content type is JSON because custom resources do not speak protobuf.
+// the content type is protobuf, which only the clients of built-in kinds use
+// (custom resources are always sent as JSON, see ClientConnection).
 func (c *CommonConfiguration) Default(d CommonDefaults) {
 	cc := &c.ClientConnection
 	if cc.ContentType == "" {
-		cc.ContentType = "application/json"
+		cc.ContentType = "application/vnd.kubernetes.protobuf"
 	}
 	if cc.QPS == 0 {
 		cc.QPS = 100

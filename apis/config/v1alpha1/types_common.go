@@ -8,7 +8,12 @@ import (
 // embed it inline, so its fields appear at the top level of each file.
 type CommonConfiguration struct {
 	// ClientConnection configures the connection to the garden API server:
-	// kubeconfig (empty means in-cluster), qps and burst.
+	// kubeconfig (empty means in-cluster), qps and burst. contentType
+	// (application/vnd.kubernetes.protobuf by default, or application/json)
+	// and acceptContentTypes apply to the requests for built-in kinds only
+	// (Events, ConfigMaps, the Lease): the API server serves custom resources
+	// in JSON only, so seeds, shoots and cloud profiles are always read and
+	// written as JSON.
 	// +optional
 	ClientConnection componentbaseconfigv1alpha1.ClientConnectionConfiguration `json:"clientConnection"`
 	// LeaderElection configures the Lease-based leader election between replicas.

@@ -28,7 +28,9 @@ func RESTConfig(cc componentbaseconfigv1alpha1.ClientConnectionConfiguration) (*
 }
 
 // Apply returns a copy of cfg carrying clientConnection's QPS, burst and content
-// types, for callers (such as tests) that already hold a REST config.
+// types, for callers (such as tests) that already hold a REST config. The
+// content types are those of the Kubernetes clients: NewClients makes the
+// graft client speak JSON whatever they say.
 func Apply(cfg *rest.Config, cc componentbaseconfigv1alpha1.ClientConnectionConfiguration) *rest.Config {
 	out := rest.CopyConfig(cfg)
 	out.QPS = cc.QPS
@@ -62,6 +64,11 @@ type Clients struct {
 // NewClients builds the clients from one REST config. userAgent is the whole
 // user agent, so that API server logs and the managedFields of every write name
 // the component (also when it runs inside another binary, as in tests).
+//
+// cfg's content type (clientConnection.contentType) applies to the Kubernetes
+// and Lease clients only, protobuf when it names none. The graft client always
+// speaks JSON: the API server serves custom resources in JSON (and YAML) only,
+// so a protobuf request for a Seed or Shoot would fail.
 func NewClients(cfg *rest.Config, userAgent string) (Clients, error) {
 	base := rest.CopyConfig(cfg)
 	base.UserAgent = userAgent
@@ -73,26 +80,46 @@ func NewClients(cfg *rest.Config, userAgent string) (Clients, error) {
 	fenced := rest.CopyConfig(base)
 	fenced.Wrap(func(rt http.RoundTripper) http.RoundTripper { return f.Wrap(rt) })
 
-	graft, err := versioned.NewForConfig(fenced)
+	graft, err := versioned.NewForConfig(jsonOnly(fenced))
 	if err != nil {
 		return Clients{}, fmt.Errorf("building the graft client: %w", err)
 	}
-	kube, err := kubernetes.NewForConfig(protobuf(fenced))
+	kube, err := kubernetes.NewForConfig(builtIn(fenced))
 	if err != nil {
 		return Clients{}, fmt.Errorf("building the Kubernetes client: %w", err)
 	}
-	lease, err := kubernetes.NewForConfig(protobuf(base))
+	lease, err := kubernetes.NewForConfig(builtIn(base))
 	if err != nil {
 		return Clients{}, fmt.Errorf("building the Lease client: %w", err)
 	}
 	return Clients{Graft: graft, Kubernetes: kube, Lease: lease, Fence: f}, nil
 }
 
-// protobuf returns a copy of cfg speaking protobuf, which built-in kinds
-// support and which is cheaper for the API server.
-func protobuf(cfg *rest.Config) *rest.Config {
+// Content types of API requests.
+const (
+	contentTypeJSON     = "application/json"
+	contentTypeProtobuf = "application/vnd.kubernetes.protobuf"
+)
+
+// builtIn returns a copy of cfg for the clients of built-in kinds: its
+// content type, or protobuf (which they support and which is cheaper for the
+// API server) when it names none; a protobuf client accepts JSON too.
+func builtIn(cfg *rest.Config) *rest.Config {
 	out := rest.CopyConfig(cfg)
-	out.ContentType = "application/vnd.kubernetes.protobuf"
-	out.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	if out.ContentType == "" {
+		out.ContentType = contentTypeProtobuf
+	}
+	if out.ContentType == contentTypeProtobuf && out.AcceptContentTypes == "" {
+		out.AcceptContentTypes = contentTypeProtobuf + "," + contentTypeJSON
+	}
+	return out
+}
+
+// jsonOnly returns a copy of cfg speaking and accepting JSON only, for the
+// custom resources of core.graft.dev.
+func jsonOnly(cfg *rest.Config) *rest.Config {
+	out := rest.CopyConfig(cfg)
+	out.ContentType = contentTypeJSON
+	out.AcceptContentTypes = contentTypeJSON
 	return out
 }
