@@ -32,15 +32,10 @@ type Metrics struct {
 	PendingEvicted *metrics.Gauge
 }
 
-// Registerer is where metrics are registered: component-base's legacy
-// registry (legacyregistry.Register) or a metrics.KubeRegistry of a test's.
-type Registerer interface {
-	Register(metrics.Registerable) error
-}
-
-// NewMetrics creates the metrics and registers them with reg; component-base
-// metrics record nothing until they are registered.
-func NewMetrics(reg Registerer) (*Metrics, error) {
+// NewMetrics creates the metrics and registers them with register
+// (legacyregistry.Register, or the Register of a test's KubeRegistry);
+// component-base metrics record nothing until they are registered.
+func NewMetrics(register func(metrics.Registerable) error) (*Metrics, error) {
 	m := &Metrics{
 		Evictions: metrics.NewCounterVec(&metrics.CounterOpts{
 			Name:           "graft_descheduler_evictions_total",
@@ -60,7 +55,7 @@ func NewMetrics(reg Registerer) (*Metrics, error) {
 		}),
 	}
 	for _, c := range []metrics.Registerable{m.Evictions, m.PassDuration, m.PendingEvicted} {
-		if err := reg.Register(c); err != nil {
+		if err := register(c); err != nil {
 			return nil, err
 		}
 	}
@@ -78,15 +73,8 @@ var (
 // serves (tests run several descheduler instances in one process).
 func metricsFor(reg metrics.KubeRegistry) (*Metrics, error) {
 	if reg != nil {
-		return NewMetrics(reg)
+		return NewMetrics(reg.Register)
 	}
-	processMetricsOnce.Do(func() {
-		processMetrics, processMetricsErr = NewMetrics(registererFunc(legacyregistry.Register))
-	})
+	processMetricsOnce.Do(func() { processMetrics, processMetricsErr = NewMetrics(legacyregistry.Register) })
 	return processMetrics, processMetricsErr
 }
-
-// registererFunc adapts legacyregistry.Register to Registerer.
-type registererFunc func(metrics.Registerable) error
-
-func (f registererFunc) Register(c metrics.Registerable) error { return f(c) }

@@ -41,7 +41,7 @@ func TestRunKeepsUsageCurrentAndRetriesFailedWrites(t *testing.T) {
 		return false, nil, nil
 	})
 	reg := k8smetrics.NewKubeRegistry()
-	m, err := metrics.New(reg)
+	m, err := metrics.New(reg.Register)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,15 +31,10 @@ type Metrics struct {
 	published map[string]map[*metrics.GaugeVec]map[corev1.ResourceName]struct{}
 }
 
-// Registerer is where metrics are registered: component-base's legacy
-// registry (legacyregistry.Register) or a metrics.KubeRegistry of a test's.
-type Registerer interface {
-	Register(metrics.Registerable) error
-}
-
-// New creates the metrics and registers them with reg; component-base
-// metrics record nothing until they are registered.
-func New(reg Registerer) (*Metrics, error) {
+// New creates the metrics and registers them with register
+// (legacyregistry.Register, or the Register of a test's KubeRegistry);
+// component-base metrics record nothing until they are registered.
+func New(register func(metrics.Registerable) error) (*Metrics, error) {
 	labels := []string{"seed", "resource"}
 	m := &Metrics{
 		capacity: metrics.NewGaugeVec(&metrics.GaugeOpts{
@@ -70,7 +65,7 @@ func New(reg Registerer) (*Metrics, error) {
 		published: map[string]map[*metrics.GaugeVec]map[corev1.ResourceName]struct{}{},
 	}
 	for _, c := range []metrics.Registerable{m.capacity, m.allocatable, m.usage, m.reconciles, m.writes} {
-		if err := reg.Register(c); err != nil {
+		if err := register(c); err != nil {
 			return nil, err
 		}
 	}
@@ -88,18 +83,11 @@ var (
 // (tests run several annotators in one process).
 func For(reg metrics.KubeRegistry) (*Metrics, error) {
 	if reg != nil {
-		return New(reg)
+		return New(reg.Register)
 	}
-	processMetricsOnce.Do(func() {
-		processMetrics, processMetricsErr = New(registererFunc(legacyregistry.Register))
-	})
+	processMetricsOnce.Do(func() { processMetrics, processMetricsErr = New(legacyregistry.Register) })
 	return processMetrics, processMetricsErr
 }
-
-// registererFunc adapts legacyregistry.Register to Registerer.
-type registererFunc func(metrics.Registerable) error
-
-func (f registererFunc) Register(c metrics.Registerable) error { return f(c) }
 
 // SetSeed publishes a seed's capacity, allocatable and usage. Resources
 // missing from a list are left as they were.

@@ -12,7 +12,7 @@ import (
 
 func TestSeedSeries(t *testing.T) {
 	reg := metrics.NewKubeRegistry()
-	m, err := New(reg)
+	m, err := New(reg.Register)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ graft_capacity_annotator_reconciles_total{result="success"} 1
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "graft_seed_usage", "graft_seed_allocatable", "graft_capacity_annotator_reconciles_total"); err != nil {
 		t.Error(err)
 	}
-	if _, err := New(reg); err == nil {
+	if _, err := New(reg.Register); err == nil {
 		t.Error("registering twice must fail")
 	}
 }
