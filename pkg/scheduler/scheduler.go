@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 
 	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
@@ -58,6 +59,10 @@ const (
 type Options struct {
 	// Identity tells leader election replicas apart; empty means hostname plus a random suffix.
 	Identity string
+	// Registry receives the metrics; nil means the process's metrics in
+	// component-base's legacy registry, which the /metrics endpoint serves.
+	// Tests running several instances in one process may pass their own.
+	Registry metrics.KubeRegistry
 	// WrapShootHandler, when set, wraps the handler of shoot notifications
 	// (tests hold notifications back with it, as a lagging informer would).
 	WrapShootHandler func(cache.ResourceEventHandler) cache.ResourceEventHandler
@@ -69,6 +74,7 @@ type Scheduler struct {
 	algConfig algorithm.Config
 	clients   clientconn.Clients
 	runner    *runner.Runner
+	metrics   *schedulerMetrics
 	// recorder is the runner's (tests replace it).
 	recorder record.EventRecorder
 	now      func() time.Time
@@ -99,10 +105,14 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients clientconn.Clients,
 		// Empty would watch every namespace and let tenants steer decisions.
 		return nil, errors.New("invalid scheduling configuration: regionConfigNamespace is empty")
 	}
-	register()
+	m, err := metricsFor(opts.Registry)
+	if err != nil {
+		return nil, fmt.Errorf("registering metrics: %w", err)
+	}
 	s := &Scheduler{
 		config:    cfg,
 		algConfig: algConfig,
+		metrics:   m,
 		clients:   clients,
 		runner: runner.New(Name, cfg.CommonConfiguration, clients, runner.Options{
 			Identity: opts.Identity, EventWriters: int(cfg.ConcurrentSyncs), EventFlushTimeout: 10 * time.Second,
@@ -226,8 +236,8 @@ func (s *Scheduler) housekeep(ctx context.Context) {
 		s.mu.Lock()
 		n := len(s.unschedulable)
 		s.mu.Unlock()
-		pendingShoots.WithLabelValues(queueActive).Set(float64(s.queue.Len()))
-		pendingShoots.WithLabelValues(queueUnschedulable).Set(float64(n))
+		s.metrics.pendingShoots.WithLabelValues(queueActive).Set(float64(s.queue.Len()))
+		s.metrics.pendingShoots.WithLabelValues(queueUnschedulable).Set(float64(n))
 	}
 }
 
@@ -285,9 +295,9 @@ func (s *Scheduler) syncHandler(ctx context.Context, key string) error {
 		return nil
 	}
 	if err != nil {
-		scheduleAttempts.WithLabelValues(resultUnschedulable).Inc()
+		s.metrics.scheduleAttempts.WithLabelValues(resultUnschedulable).Inc()
 		s.reportFailure(ctx, shoot, err)
-		attemptDuration.WithLabelValues(resultUnschedulable).Observe(s.now().Sub(start).Seconds())
+		s.metrics.attemptDuration.WithLabelValues(resultUnschedulable).Observe(s.now().Sub(start).Seconds())
 		return errUnschedulable
 	}
 	if ctx.Err() != nil {
@@ -304,8 +314,8 @@ func (s *Scheduler) syncHandler(ctx context.Context, key string) error {
 	}
 	if err := s.bind(ctx, shoot, seed); err != nil {
 		s.cache.bindFailed(key, s.currentShoot(key))
-		scheduleAttempts.WithLabelValues(resultError).Inc()
-		attemptDuration.WithLabelValues(resultError).Observe(s.now().Sub(start).Seconds())
+		s.metrics.scheduleAttempts.WithLabelValues(resultError).Inc()
+		s.metrics.attemptDuration.WithLabelValues(resultError).Observe(s.now().Sub(start).Seconds())
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
@@ -322,9 +332,9 @@ func (s *Scheduler) syncHandler(ctx context.Context, key string) error {
 	s.cache.bindSucceeded(key, s.now())
 	s.setUnschedulable(key, false)
 	now := s.now()
-	scheduleAttempts.WithLabelValues(resultScheduled).Inc()
-	attemptDuration.WithLabelValues(resultScheduled).Observe(now.Sub(start).Seconds())
-	schedulingDuration.Observe(now.Sub(shoot.CreationTimestamp.Time).Seconds())
+	s.metrics.scheduleAttempts.WithLabelValues(resultScheduled).Inc()
+	s.metrics.attemptDuration.WithLabelValues(resultScheduled).Observe(now.Sub(start).Seconds())
+	s.metrics.schedulingDuration.Observe(now.Sub(shoot.CreationTimestamp.Time).Seconds())
 	s.recorder.Eventf(shoot, corev1.EventTypeNormal, ReasonScheduled, "Scheduled to seed %s", seed)
 	logger.V(2).Info("Scheduled", "seed", seed)
 	return nil
