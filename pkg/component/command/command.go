@@ -33,7 +33,8 @@ type Spec[T configv1alpha1.Configuration] struct {
 	Run func(ctx context.Context, cfg T, clients clientconn.Clients) error
 }
 
-// New returns the command for spec: load, default and validate the file named
+// New returns the command for spec: --version prints the version and stops;
+// otherwise load, default and validate the file named
 // by --config, apply its logging section, build the clients from its
 // clientConnection, then run.
 func New[T configv1alpha1.Configuration](spec Spec[T]) *cobra.Command {
@@ -48,7 +49,11 @@ func New[T configv1alpha1.Configuration](spec Spec[T]) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", fmt.Sprintf("path of the %s file (config.graft.dev/v1alpha1)", spec.Kind))
 	logOpts := logging.AddFlags(cmd.Flags())
+	AddVersionFlag(cmd.Flags())
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if PrintVersionIfRequested(cmd.OutOrStdout(), spec.Name, cmd.Flags()) {
+			return nil
+		}
 		if configPath == "" {
 			return errors.New("--config is required")
 		}

@@ -1,0 +1,87 @@
+package command
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/pkg/component/clientconn"
+)
+
+func newTestSpec(ran *bool) Spec[*configv1alpha1.SchedulerConfiguration] {
+	return Spec[*configv1alpha1.SchedulerConfiguration]{
+		Name: "graft-test",
+		Kind: "SchedulerConfiguration",
+		Run: func(context.Context, *configv1alpha1.SchedulerConfiguration, clientconn.Clients) error {
+			*ran = true
+			return nil
+		},
+	}
+}
+
+// runVersion runs the command with args and resets verflag's global flag
+// afterwards, so that other tests do not see --version.
+func runVersion(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var ran bool
+	cmd := New(newTestSpec(&ran))
+	t.Cleanup(func() {
+		if err := cmd.Flags().Set("version", "false"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(context.Background())
+	if ran {
+		t.Errorf("%v: the component ran", args)
+	}
+	return out.String(), err
+}
+
+func TestVersionFlagPrintsNameAndVersionWithoutConfig(t *testing.T) {
+	out, err := runVersion(t, "--version")
+	if err != nil {
+		t.Fatalf("--version: %v", err)
+	}
+	want := "graft-test " + Version().GitVersion + "\n"
+	if out != want {
+		t.Errorf("--version printed %q, want %q", out, want)
+	}
+}
+
+func TestVersionFlagRawPrintsEveryField(t *testing.T) {
+	out, err := runVersion(t, "--version=raw")
+	if err != nil {
+		t.Fatalf("--version=raw: %v", err)
+	}
+	for _, field := range []string{"GitVersion:", "GitCommit:", "GoVersion:", "Platform:"} {
+		if !strings.Contains(out, field) {
+			t.Errorf("--version=raw printed %q, want a %s field", out, field)
+		}
+	}
+}
+
+func TestWithoutVersionFlagTheConfigIsRequired(t *testing.T) {
+	out, err := runVersion(t)
+	if err == nil || !strings.Contains(err.Error(), "--config is required") {
+		t.Errorf("no flags: %v, want --config is required", err)
+	}
+	if out != "" {
+		t.Errorf("no flags printed %q", out)
+	}
+}
+
+func TestUnstampedBuildReportsAParsableVersion(t *testing.T) {
+	// Tests are built without the Makefile's -ldflags.
+	v := Version()
+	if strings.Contains(v.GitVersion, "$Format") || strings.Contains(v.GitCommit, "$Format") {
+		t.Errorf("unstamped version still has component-base's placeholders: %#v", v)
+	}
+	if !strings.HasPrefix(v.GitVersion, "v") {
+		t.Errorf("GitVersion %q does not start with v", v.GitVersion)
+	}
+}
