@@ -130,7 +130,7 @@ func (f *Flags) Choose(ctx context.Context, leases coordinationv1client.LeasesGe
 	}
 	value, ok := lease.Annotations[Annotation]
 	if !ok {
-		return defaults("the scheduler's " + ref + " has no " + Annotation + " annotation (graft-scheduler without leader election, or older than this graftctl)")
+		return defaults("the scheduler's " + ref + " has no " + Annotation + " annotation (its holder is older than this graftctl, or has only just started leading)")
 	}
 	p, err := Decode(value)
 	if err != nil {
