@@ -1,10 +1,9 @@
 package descheduler
 
 import (
-	"sync"
-
 	"k8s.io/component-base/metrics"
-	"k8s.io/component-base/metrics/legacyregistry"
+
+	"github.com/graft-dev/graft/pkg/component/runner"
 )
 
 // Results of an eviction attempt, the result label of graft_descheduler_evictions_total.
@@ -62,19 +61,7 @@ func NewMetrics(register func(metrics.Registerable) error) (*Metrics, error) {
 	return m, nil
 }
 
-var (
-	processMetrics     *Metrics
-	processMetricsErr  error
-	processMetricsOnce sync.Once
-)
-
-// metricsFor returns metrics registered with reg, or with reg nil the
+// metricsFor returns metrics registered with a test's registry, or with nil the
 // process's metrics, registered once in the legacy registry that /metrics
-// serves (tests run several descheduler instances in one process).
-func metricsFor(reg metrics.KubeRegistry) (*Metrics, error) {
-	if reg != nil {
-		return NewMetrics(reg.Register)
-	}
-	processMetricsOnce.Do(func() { processMetrics, processMetricsErr = NewMetrics(legacyregistry.Register) })
-	return processMetrics, processMetricsErr
-}
+// serves.
+var metricsFor = runner.MetricsFor(NewMetrics)

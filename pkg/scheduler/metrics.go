@@ -1,10 +1,9 @@
 package scheduler
 
 import (
-	"sync"
-
 	"k8s.io/component-base/metrics"
-	"k8s.io/component-base/metrics/legacyregistry"
+
+	"github.com/graft-dev/graft/pkg/component/runner"
 )
 
 // Results of a scheduling attempt, the values of the result label.
@@ -72,19 +71,7 @@ func newMetrics(register func(metrics.Registerable) error) (*schedulerMetrics, e
 	return m, nil
 }
 
-var (
-	processMetrics     *schedulerMetrics
-	processMetricsErr  error
-	processMetricsOnce sync.Once
-)
-
-// metricsFor returns metrics registered with reg, or with reg nil the
+// metricsFor returns metrics registered with a test's registry, or with nil the
 // process's metrics, registered once in the legacy registry that /metrics
-// serves (tests run several schedulers in one process).
-func metricsFor(reg metrics.KubeRegistry) (*schedulerMetrics, error) {
-	if reg != nil {
-		return newMetrics(reg.Register)
-	}
-	processMetricsOnce.Do(func() { processMetrics, processMetricsErr = newMetrics(legacyregistry.Register) })
-	return processMetrics, processMetricsErr
-}
+// serves.
+var metricsFor = runner.MetricsFor(newMetrics)

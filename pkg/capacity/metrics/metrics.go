@@ -5,7 +5,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/component-base/metrics"
-	"k8s.io/component-base/metrics/legacyregistry"
+
+	"github.com/graft-dev/graft/pkg/component/runner"
 )
 
 // Reconcile results.
@@ -72,22 +73,10 @@ func New(register func(metrics.Registerable) error) (*Metrics, error) {
 	return m, nil
 }
 
-var (
-	processMetrics     *Metrics
-	processMetricsErr  error
-	processMetricsOnce sync.Once
-)
-
-// For returns metrics registered with reg, or with reg nil the process's
-// metrics, registered once in the legacy registry that /metrics serves
-// (tests run several annotators in one process).
-func For(reg metrics.KubeRegistry) (*Metrics, error) {
-	if reg != nil {
-		return New(reg.Register)
-	}
-	processMetricsOnce.Do(func() { processMetrics, processMetricsErr = New(legacyregistry.Register) })
-	return processMetrics, processMetricsErr
-}
+// For returns metrics registered with a test's registry, or with nil the
+// process's metrics, registered once in the legacy registry that /metrics
+// serves.
+var For = runner.MetricsFor(New)
 
 // SetSeed publishes a seed's capacity, allocatable and usage. Resources
 // missing from a list are left as they were.
