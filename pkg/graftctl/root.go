@@ -12,6 +12,7 @@ import (
 	"github.com/graft-dev/graft/pkg/graftctl/get"
 	"github.com/graft-dev/graft/pkg/graftctl/simulate"
 	"github.com/graft-dev/graft/pkg/graftctl/taint"
+	"github.com/graft-dev/graft/pkg/graftctl/version"
 )
 
 // NewGraftctlCommand returns the root graftctl command with every subcommand.
@@ -38,5 +39,6 @@ simulates scheduling decisions, in the habits of kubectl.`,
 	cmd.AddCommand(get.NewCommand(f, streams))
 	cmd.AddCommand(describe.NewCommand(f, streams))
 	cmd.AddCommand(simulate.NewCmdSimulate(streams))
+	cmd.AddCommand(version.NewCommand(f, streams))
 	return cmd
 }
