@@ -5,6 +5,16 @@ SHELL := /usr/bin/env bash
 GO ?= go
 BIN := _output/bin
 
+# The version every binary reports (--version, graftctl version), stamped into
+# k8s.io/component-base/version. A build outside make reports v0.0.0-dev.
+VERSION ?= $(shell git describe --tags --match 'v*' --dirty 2>/dev/null || echo v0.0.0-dev)
+GIT_COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+GIT_TREE_STATE ?= $(shell if [ -z "$$(git status --porcelain 2>/dev/null)" ]; then echo clean; else echo dirty; fi)
+BUILD_DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+VERSION_PKG := k8s.io/component-base/version
+LDFLAGS := -X $(VERSION_PKG).gitVersion=$(VERSION) -X $(VERSION_PKG).gitCommit=$(GIT_COMMIT) \
+	-X $(VERSION_PKG).gitTreeState=$(GIT_TREE_STATE) -X $(VERSION_PKG).buildDate=$(BUILD_DATE)
+
 .PHONY: all build test test-unit test-integration test-e2e bench-scheduler bench-drain chaos deps codegen verify-codegen demo demo-down clean
 
 all: build
@@ -12,7 +22,7 @@ all: build
 ## build: compile every binary into _output/bin
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
 
 ## deps: install what the tests need and this machine lacks (etcd, kube-apiserver, helm)
 deps:
