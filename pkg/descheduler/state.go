@@ -3,11 +3,11 @@ package descheduler
 import (
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
@@ -38,10 +38,10 @@ type state struct {
 	waiting sets.Set[string]
 	// written is the resourceVersion of the descheduler's last write per
 	// shoot until the informer delivers it; older informer events are ignored.
-	written map[string]uint64
+	written map[string]string
 	// seedWritten is the same for the descheduler's own seed writes (the
 	// timeAdded stamps).
-	seedWritten map[string]uint64
+	seedWritten map[string]string
 	// taintSeen is when this process first saw each NoExecute taint, per seed.
 	// A toleration counts from the taint's timeAdded; the sighting is only the
 	// fallback for a taint without one until the descheduler's stamp lands (or
@@ -74,8 +74,8 @@ func newState() *state {
 		leaving:     map[string]sets.Set[string]{},
 		pending:     sets.New[string](),
 		waiting:     sets.New[string](),
-		written:     map[string]uint64{},
-		seedWritten: map[string]uint64{},
+		written:     map[string]string{},
+		seedWritten: map[string]string{},
 		taintSeen:   map[string]map[string]time.Time{},
 		arrived:     map[string]arrival{},
 	}
@@ -107,17 +107,19 @@ func (st *state) setOwnSeed(seed *v1alpha1.Seed, now time.Time) {
 }
 
 func (st *state) setSeedLocked(old, seed *v1alpha1.Seed, now time.Time, own bool) bool {
-	rv, ok := parseResourceVersion(seed.ResourceVersion)
-	if w, wrote := st.seedWritten[seed.Name]; wrote && ok {
-		if rv < w {
-			// The informer has not caught up with our own write yet.
-			return false
-		}
-		if !own {
-			delete(st.seedWritten, seed.Name)
+	rv := seed.ResourceVersion
+	if w, wrote := st.seedWritten[seed.Name]; wrote {
+		if cmp, err := resourceversion.CompareResourceVersion(rv, w); err == nil {
+			if cmp < 0 {
+				// The informer has not caught up with our own write yet.
+				return false
+			}
+			if !own {
+				delete(st.seedWritten, seed.Name)
+			}
 		}
 	}
-	if own && ok {
+	if own && wellFormed(rv) {
 		st.seedWritten[seed.Name] = rv
 	}
 	prev, had := st.snapshot.Seed(seed.Name)
@@ -166,13 +168,13 @@ func (st *state) removeSeed(name string) {
 	delete(st.seedWritten, name)
 }
 
-func resourceVersion(s *v1alpha1.Shoot) (uint64, bool) {
-	return parseResourceVersion(s.ResourceVersion)
-}
-
-func parseResourceVersion(v string) (uint64, bool) {
-	rv, err := strconv.ParseUint(v, 10, 64)
-	return rv, err == nil
+// wellFormed tells whether rv is a resourceVersion apimachinery can order.
+// Only those are recorded as the descheduler's own writes, so a recorded
+// version always compares; an object whose version does not (never one an
+// API server sent) is taken as it comes, without a staleness check.
+func wellFormed(rv string) bool {
+	_, err := resourceversion.CompareResourceVersion(rv, rv)
+	return err == nil
 }
 
 // setShoot records a shoot seen by the informer (own=false) or written by the
@@ -202,21 +204,20 @@ func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, infl
 	defer st.mu.Unlock()
 	st.inflight += inflight
 	key := algorithm.ShootKey(s)
-	rv, ok := resourceVersion(s)
-	if w, wrote := st.written[key]; wrote && ok {
-		if own {
-			if rv < w {
+	rv := s.ResourceVersion
+	if w, wrote := st.written[key]; wrote {
+		if cmp, err := resourceversion.CompareResourceVersion(rv, w); err == nil {
+			if cmp < 0 {
+				// An older write of our own, or the informer has not caught
+				// up with our own write yet.
 				return false, st.pending.Len()
 			}
-		} else {
-			if rv < w {
-				// The informer has not caught up with our own write yet.
-				return false, st.pending.Len()
+			if !own {
+				delete(st.written, key)
 			}
-			delete(st.written, key)
 		}
 	}
-	if own && ok {
+	if own && wellFormed(rv) {
 		st.written[key] = rv
 	}
 	old := st.shoots[key]

@@ -66,3 +66,31 @@ func TestTolerationStartCountsFromArrival(t *testing.T) {
 		t.Errorf("toleration start = %v, want the shoot's arrival %v", got, later)
 	}
 }
+
+// resourceVersions are ordered by apimachinery's rules, which have no upper
+// bound; a version that is not one an API server sends is never taken as
+// stale, and does not end the wait for the descheduler's own write.
+func TestOwnWritesCompareResourceVersionsAsAPIMachinery(t *testing.T) {
+	st := newState()
+	st.setSeed(nil, newSeed("a", -1), t0)
+	bound := newShoot("x", "a")
+	st.setShoot(version(bound, "99999999999999999990"), t0, false)
+
+	evictedShoot := version(bound, "100000000000000000000") // beyond uint64
+	evictedShoot.Spec.SeedName = nil
+	st.addInflight(1)
+	st.settleEviction(evictedShoot, t0)
+
+	st.setShoot(version(bound, "99999999999999999999"), t0, false)
+	if st.snapshot.Usage("a") != 0 || st.onSeed["a"].Len() != 0 {
+		t.Fatal("a stale informer event undid the descheduler's own write")
+	}
+
+	st.setShoot(version(bound, "not-a-version"), t0, false)
+	if st.onSeed["a"].Len() != 1 {
+		t.Error("an event with an unordered resourceVersion was dropped")
+	}
+	if _, waiting := st.written["garden-dev/x"]; !waiting {
+		t.Error("an event with an unordered resourceVersion ended the wait for the own write")
+	}
+}
