@@ -6,6 +6,9 @@ import (
 
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	componentbaseconfig "k8s.io/component-base/config"
+	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
+	componentbasevalidation "k8s.io/component-base/config/validation"
 )
 
 // Validate returns every invalid common field; fldPath is where the common
@@ -13,56 +16,8 @@ import (
 func (c *CommonConfiguration) Validate(fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 
-	ccPath := fldPath.Child("clientConnection")
-	cc := c.ClientConnection
-	if cc.Burst < 0 {
-		errs = append(errs, field.Invalid(ccPath.Child("burst"), cc.Burst, "must not be negative"))
-	} else if cc.QPS > 0 && cc.Burst < 1 {
-		errs = append(errs, field.Invalid(ccPath.Child("burst"), cc.Burst, "must be at least 1 when qps is positive"))
-	}
-	switch cc.ContentType {
-	case "application/json", "application/vnd.kubernetes.protobuf":
-	default:
-		errs = append(errs, field.NotSupported(ccPath.Child("contentType"), cc.ContentType,
-			[]string{"application/json", "application/vnd.kubernetes.protobuf"}))
-	}
-
-	lePath := fldPath.Child("leaderElection")
-	le := c.LeaderElection
-	if IsLeaderElectionEnabled(le) {
-		if le.LeaseDuration.Duration <= 0 {
-			errs = append(errs, field.Invalid(lePath.Child("leaseDuration"), le.LeaseDuration.Duration.String(), "must be greater than zero"))
-		}
-		if le.RenewDeadline.Duration <= 0 {
-			errs = append(errs, field.Invalid(lePath.Child("renewDeadline"), le.RenewDeadline.Duration.String(), "must be greater than zero"))
-		}
-		if le.RetryPeriod.Duration <= 0 {
-			errs = append(errs, field.Invalid(lePath.Child("retryPeriod"), le.RetryPeriod.Duration.String(), "must be greater than zero"))
-		}
-		if le.LeaseDuration.Duration > 0 && le.RenewDeadline.Duration > 0 && le.LeaseDuration.Duration <= le.RenewDeadline.Duration {
-			errs = append(errs, field.Invalid(lePath.Child("leaseDuration"), le.LeaseDuration.Duration.String(), "must be greater than renewDeadline"))
-		}
-		if le.RenewDeadline.Duration > 0 && le.RetryPeriod.Duration > 0 && le.RenewDeadline.Duration <= le.RetryPeriod.Duration {
-			errs = append(errs, field.Invalid(lePath.Child("renewDeadline"), le.RenewDeadline.Duration.String(), "must be greater than retryPeriod"))
-		}
-		if le.ResourceLock != LeasesResourceLock {
-			errs = append(errs, field.NotSupported(lePath.Child("resourceLock"), le.ResourceLock, []string{LeasesResourceLock}))
-		}
-		if le.ResourceName == "" {
-			errs = append(errs, field.Required(lePath.Child("resourceName"), "the name of the Lease"))
-		} else {
-			for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(le.ResourceName, false) {
-				errs = append(errs, field.Invalid(lePath.Child("resourceName"), le.ResourceName, msg))
-			}
-		}
-		if le.ResourceNamespace == "" {
-			errs = append(errs, field.Required(lePath.Child("resourceNamespace"), "the namespace of the Lease"))
-		} else {
-			for _, msg := range apimachineryvalidation.ValidateNamespaceName(le.ResourceNamespace, false) {
-				errs = append(errs, field.Invalid(lePath.Child("resourceNamespace"), le.ResourceNamespace, msg))
-			}
-		}
-	}
+	errs = append(errs, validateClientConnection(c.ClientConnection, fldPath.Child("clientConnection"))...)
+	errs = append(errs, validateLeaderElection(c.LeaderElection, fldPath.Child("leaderElection"))...)
 
 	serverPath := fldPath.Child("server")
 	errs = append(errs, validateBindAddress(serverPath.Child("healthProbeBindAddress"), c.Server.HealthProbeBindAddress)...)
@@ -76,6 +31,64 @@ func (c *CommonConfiguration) Validate(fldPath *field.Path) field.ErrorList {
 	case LogFormatText, LogFormatJSON:
 	default:
 		errs = append(errs, field.NotSupported(logPath.Child("format"), c.Logging.Format, []LogFormat{LogFormatText, LogFormatJSON}))
+	}
+	return errs
+}
+
+// validateClientConnection validates the clientConnection block with
+// component-base's validation (burst), then what graft adds: a burst that
+// lets a positive qps send anything, and the content types graft's clients
+// speak.
+func validateClientConnection(cc componentbaseconfigv1alpha1.ClientConnectionConfiguration, fldPath *field.Path) field.ErrorList {
+	var internal componentbaseconfig.ClientConnectionConfiguration
+	if err := componentbaseconfigv1alpha1.Convert_v1alpha1_ClientConnectionConfiguration_To_config_ClientConnectionConfiguration(&cc, &internal, nil); err != nil {
+		return field.ErrorList{field.InternalError(fldPath, err)}
+	}
+	errs := componentbasevalidation.ValidateClientConnectionConfiguration(&internal, fldPath)
+	if cc.QPS > 0 && cc.Burst == 0 {
+		errs = append(errs, field.Invalid(fldPath.Child("burst"), cc.Burst, "must be at least 1 when qps is positive"))
+	}
+	switch cc.ContentType {
+	case "application/json", "application/vnd.kubernetes.protobuf":
+	default:
+		errs = append(errs, field.NotSupported(fldPath.Child("contentType"), cc.ContentType,
+			[]string{"application/json", "application/vnd.kubernetes.protobuf"}))
+	}
+	return errs
+}
+
+// validateLeaderElection validates the leaderElection block with
+// component-base's validation (positive durations, leaseDuration above
+// renewDeadline, a lock, name and namespace), then what graft adds:
+// renewDeadline above retryPeriod, the Lease as the only lock, and a name and
+// namespace the API server accepts. graft elects a leader unless leaderElect
+// is false; component-base's conversion would read an unset leaderElect as
+// false.
+func validateLeaderElection(le componentbaseconfigv1alpha1.LeaderElectionConfiguration, fldPath *field.Path) field.ErrorList {
+	if !IsLeaderElectionEnabled(le) {
+		return nil
+	}
+	var internal componentbaseconfig.LeaderElectionConfiguration
+	if err := componentbaseconfigv1alpha1.Convert_v1alpha1_LeaderElectionConfiguration_To_config_LeaderElectionConfiguration(&le, &internal, nil); err != nil {
+		return field.ErrorList{field.InternalError(fldPath, err)}
+	}
+	internal.LeaderElect = true
+	errs := componentbasevalidation.ValidateLeaderElectionConfiguration(&internal, fldPath)
+	if le.RenewDeadline.Duration > 0 && le.RetryPeriod.Duration > 0 && le.RenewDeadline.Duration <= le.RetryPeriod.Duration {
+		errs = append(errs, field.Invalid(fldPath.Child("renewDeadline"), le.RenewDeadline.Duration.String(), "must be greater than retryPeriod"))
+	}
+	if le.ResourceLock != "" && le.ResourceLock != LeasesResourceLock {
+		errs = append(errs, field.NotSupported(fldPath.Child("resourceLock"), le.ResourceLock, []string{LeasesResourceLock}))
+	}
+	if le.ResourceName != "" {
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(le.ResourceName, false) {
+			errs = append(errs, field.Invalid(fldPath.Child("resourceName"), le.ResourceName, msg))
+		}
+	}
+	if le.ResourceNamespace != "" {
+		for _, msg := range apimachineryvalidation.ValidateNamespaceName(le.ResourceNamespace, false) {
+			errs = append(errs, field.Invalid(fldPath.Child("resourceNamespace"), le.ResourceNamespace, msg))
+		}
 	}
 	return errs
 }

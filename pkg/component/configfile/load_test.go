@@ -118,7 +118,9 @@ logging:
 				"schedulerName: Invalid value: \"Not_A_Name\"",
 				"scoreWeights.minimalDistance: Invalid value: 101",
 				"clientConnection.burst",
-				"leaderElection.leaseDuration: Invalid value: \"5s\": must be greater than renewDeadline",
+				// component-base's wording, which reports renewDeadline's
+				// value on the leaseDuration path.
+				"leaderElection.leaseDuration: Invalid value: \"10s\": must be greater than `RenewDeadline`",
 				"leaderElection.resourceLock: Unsupported value: \"endpoints\"",
 				"server.healthProbeBindAddress: Invalid value: \"nonsense\"",
 				"logging.format: Unsupported value: \"xml\"",
