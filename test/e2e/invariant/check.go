@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/algorithm"
 )
 
@@ -190,12 +191,8 @@ func (l Landscape) prepare() (*algorithm.Snapshot, func(*corev1alpha1.Shoot) (al
 	return snap, func(shoot *corev1alpha1.Shoot) (algorithm.Inputs, bool) {
 		cfg := l.Config
 		if l.Schedulers != nil {
-			name := corev1alpha1.DefaultSchedulerName
-			if shoot.Spec.SchedulerName != nil && *shoot.Spec.SchedulerName != "" {
-				name = *shoot.Spec.SchedulerName
-			}
 			var ok bool
-			if cfg, ok = l.Schedulers[name]; !ok {
+			if cfg, ok = l.Schedulers[helper.ShootSchedulerName(shoot)]; !ok {
 				return algorithm.Inputs{}, false
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/algorithm"
 )
 
@@ -665,10 +666,7 @@ func (m *Monitor) enqueue(shoot *corev1alpha1.Shoot, rv uint64, from, now time.T
 // scheduler may have used; it passes when one of them allows it.
 func (m *Monitor) judge(b binding) {
 	key := algorithm.ShootKey(b.shoot)
-	name := corev1alpha1.DefaultSchedulerName
-	if b.shoot.Spec.SchedulerName != nil && *b.shoot.Spec.SchedulerName != "" {
-		name = *b.shoot.Spec.SchedulerName
-	}
+	name := helper.ShootSchedulerName(b.shoot)
 	cfg, ok := m.schedulers[name]
 	if !ok {
 		m.skip(Skip{Rule: RuleSeedFilters, Shoot: key, Seed: b.seed, Reason: fmt.Sprintf("scheduler %q is not known to the checker", name)})
