@@ -5,7 +5,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/graft-dev/graft/pkg/graftctl/cordon"
 	"github.com/graft-dev/graft/pkg/graftctl/describe"
 	"github.com/graft-dev/graft/pkg/graftctl/drain"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
@@ -33,8 +32,8 @@ simulates scheduling decisions, in the habits of kubectl.`,
 
 	// Subcommands are added here, one line each.
 	cmd.AddCommand(taint.NewCommand(f, streams))
-	cmd.AddCommand(cordon.NewCordonCommand(f, streams))
-	cmd.AddCommand(cordon.NewUncordonCommand(f, streams))
+	cmd.AddCommand(drain.NewCordonCommand(f, streams))
+	cmd.AddCommand(drain.NewUncordonCommand(f, streams))
 	cmd.AddCommand(drain.NewCommand(f, streams))
 	cmd.AddCommand(get.NewCommand(f, streams))
 	cmd.AddCommand(describe.NewCommand(f, streams))

@@ -1,6 +1,9 @@
-// Package drain owns `graftctl drain`: cordoning a seed, marking it for
-// eviction with seed.gardener.cloud/unschedulable:NoExecute (which
-// graft-descheduler acts on), following its shoots until they run elsewhere,
-// checking that the descheduler is alive, and, with --dry-run, telling where
-// the shared scheduling algorithm would place each shoot now.
+// Package drain owns taking a seed out of service, as kubectl's drain package
+// owns cordon, uncordon and drain for nodes: `graftctl cordon` and `uncordon`
+// (the seed.gardener.cloud/unschedulable:NoSchedule taint, and lifting it
+// together with a drain's NoExecute variant) and `graftctl drain`: cordoning a
+// seed, marking it for eviction with seed.gardener.cloud/unschedulable:NoExecute
+// (which graft-descheduler acts on), following its shoots until they run
+// elsewhere, checking that the descheduler is alive, and, with --dry-run,
+// telling where the shared scheduling algorithm would place each shoot now.
 package drain

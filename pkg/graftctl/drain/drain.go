@@ -15,7 +15,6 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
-	"github.com/graft-dev/graft/pkg/graftctl/cordon"
 	"github.com/graft-dev/graft/pkg/graftctl/dryrun"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 	"github.com/graft-dev/graft/pkg/graftctl/landscape"
@@ -217,9 +216,9 @@ func (o *Options) Run(ctx context.Context) error {
 
 	var hadCordon, hadDrain bool
 	seed, _, err := seedtaints.Update(ctx, o.Graft, o.SeedName, o.DryRun, func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
-		hadCordon = seedtaints.Has(seed.Spec.Taints, cordon.CordonTaint.Key, cordon.CordonTaint.Effect)
-		hadDrain = seedtaints.Has(seed.Spec.Taints, cordon.DrainTaint.Key, cordon.DrainTaint.Effect)
-		return cordon.DrainedAt(seed.Spec.Taints, o.Clock.Now())
+		hadCordon = seedtaints.Has(seed.Spec.Taints, CordonTaint.Key, CordonTaint.Effect)
+		hadDrain = seedtaints.Has(seed.Spec.Taints, DrainTaint.Key, DrainTaint.Effect)
+		return DrainedAt(seed.Spec.Taints, o.Clock.Now())
 	})
 	if err != nil {
 		return err
@@ -231,9 +230,9 @@ func (o *Options) Run(ctx context.Context) error {
 		o.printf("seed/%s cordoned%s\n", o.SeedName, suffix)
 	}
 	if hadDrain {
-		o.printf("seed/%s already marked for eviction (%s)%s\n", o.SeedName, helper.FormatTaint(cordon.DrainTaint), suffix)
+		o.printf("seed/%s already marked for eviction (%s)%s\n", o.SeedName, helper.FormatTaint(DrainTaint), suffix)
 	} else {
-		o.printf("seed/%s marked for eviction (%s)%s\n", o.SeedName, helper.FormatTaint(cordon.DrainTaint), suffix)
+		o.printf("seed/%s marked for eviction (%s)%s\n", o.SeedName, helper.FormatTaint(DrainTaint), suffix)
 	}
 	if o.DryRun != dryrun.None {
 		return o.reportPlacements(ctx, seed)

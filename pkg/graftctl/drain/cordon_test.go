@@ -1,4 +1,4 @@
-package cordon
+package drain
 
 import (
 	"bytes"
@@ -17,11 +17,11 @@ import (
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 )
 
-func seed(name string, labels map[string]string, taints ...corev1alpha1.SeedTaint) *corev1alpha1.Seed {
+func cordonSeed(name string, labels map[string]string, taints ...corev1alpha1.SeedTaint) *corev1alpha1.Seed {
 	return &corev1alpha1.Seed{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Spec: corev1alpha1.SeedSpec{Taints: taints}}
 }
 
-func run(t *testing.T, newCmd func(factory.Factory, genericiooptions.IOStreams) *cobra.Command, client *fake.Clientset, args ...string) (string, error) {
+func runCordon(t *testing.T, newCmd func(factory.Factory, genericiooptions.IOStreams) *cobra.Command, client *fake.Clientset, args ...string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
 	cmd := newCmd(&factory.Static{Graft: client}, genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &out})
@@ -40,11 +40,11 @@ func taintsOf(t *testing.T, client *fake.Clientset, name string) string {
 	return helper.FormatTaints(s.Spec.Taints, ",")
 }
 
-var other = corev1alpha1.SeedTaint{Key: "x", Effect: corev1alpha1.TaintEffectPreferNoSchedule}
+var otherTaint = corev1alpha1.SeedTaint{Key: "x", Effect: corev1alpha1.TaintEffectPreferNoSchedule}
 
 func TestCordon(t *testing.T) {
-	client := fake.NewSimpleClientset(seed("a", nil, other), seed("b", nil, CordonTaint))
-	out, err := run(t, NewCordonCommand, client, "a", "b")
+	client := fake.NewSimpleClientset(cordonSeed("a", nil, otherTaint), cordonSeed("b", nil, CordonTaint))
+	out, err := runCordon(t, NewCordonCommand, client, "a", "b")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,8 +66,8 @@ func TestCordon(t *testing.T) {
 }
 
 func TestCordonSelectorAndDryRun(t *testing.T) {
-	client := fake.NewSimpleClientset(seed("a", map[string]string{"zone": "eu"}), seed("b", map[string]string{"zone": "us"}))
-	out, err := run(t, NewCordonCommand, client, "-l", "zone=eu", "--dry-run=client")
+	client := fake.NewSimpleClientset(cordonSeed("a", map[string]string{"zone": "eu"}), cordonSeed("b", map[string]string{"zone": "us"}))
+	out, err := runCordon(t, NewCordonCommand, client, "-l", "zone=eu", "--dry-run=client")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,8 +80,8 @@ func TestCordonSelectorAndDryRun(t *testing.T) {
 }
 
 func TestUncordonRemovesBothVariants(t *testing.T) {
-	client := fake.NewSimpleClientset(seed("a", nil, CordonTaint, other, DrainTaint), seed("b", nil, other))
-	out, err := run(t, NewUncordonCommand, client, "a", "b")
+	client := fake.NewSimpleClientset(cordonSeed("a", nil, CordonTaint, otherTaint, DrainTaint), cordonSeed("b", nil, otherTaint))
+	out, err := runCordon(t, NewUncordonCommand, client, "a", "b")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,20 +94,20 @@ func TestUncordonRemovesBothVariants(t *testing.T) {
 }
 
 func TestCordonErrors(t *testing.T) {
-	client := fake.NewSimpleClientset(seed("a", nil))
-	if _, err := run(t, NewCordonCommand, client); err == nil || err.Error() != "at least one seed name must be specified since neither --all nor --selector is set" {
+	client := fake.NewSimpleClientset(cordonSeed("a", nil))
+	if _, err := runCordon(t, NewCordonCommand, client); err == nil || err.Error() != "at least one seed name must be specified since neither --all nor --selector is set" {
 		t.Errorf("no name: %v", err)
 	}
-	if _, err := run(t, NewCordonCommand, client, "missing"); err == nil || err.Error() != `seeds.core.graft.dev "missing" not found` {
+	if _, err := runCordon(t, NewCordonCommand, client, "missing"); err == nil || err.Error() != `seeds.core.graft.dev "missing" not found` {
 		t.Errorf("missing seed: %v", err)
 	}
-	if _, err := run(t, NewCordonCommand, client, "a", "-o", "xml"); err == nil {
+	if _, err := runCordon(t, NewCordonCommand, client, "a", "-o", "xml"); err == nil {
 		t.Errorf("unknown output format accepted")
 	}
 }
 
 func TestDrained(t *testing.T) {
-	got, changed, _ := DrainedAt([]corev1alpha1.SeedTaint{other}, time.Now())
+	got, changed, _ := DrainedAt([]corev1alpha1.SeedTaint{otherTaint}, time.Now())
 	if !changed || helper.FormatTaints(got, ",") != "x:PreferNoSchedule,seed.gardener.cloud/unschedulable:NoSchedule,seed.gardener.cloud/unschedulable:NoExecute" {
 		t.Errorf("Drained = %s, %v", helper.FormatTaints(got, ","), changed)
 	}
@@ -120,7 +120,7 @@ func TestDrained(t *testing.T) {
 // time; draining a drained seed keeps the drain taint's time.
 func TestDrainedAtRecordsTimeAdded(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	got, _, _ := DrainedAt([]corev1alpha1.SeedTaint{other}, t0.Add(400*time.Millisecond))
+	got, _, _ := DrainedAt([]corev1alpha1.SeedTaint{otherTaint}, t0.Add(400*time.Millisecond))
 	for _, taint := range got {
 		switch {
 		case taint.Effect == corev1alpha1.TaintEffectNoExecute:

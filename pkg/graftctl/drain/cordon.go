@@ -1,4 +1,4 @@
-package cordon
+package drain
 
 import (
 	"context"
@@ -24,8 +24,8 @@ var CordonTaint = corev1alpha1.SeedTaint{Key: corev1alpha1.SeedTaintUnschedulabl
 // DrainTaint makes graft-descheduler evict the shoots that do not tolerate it.
 var DrainTaint = corev1alpha1.SeedTaint{Key: corev1alpha1.SeedTaintUnschedulable, Effect: corev1alpha1.TaintEffectNoExecute}
 
-// Options are the inputs of `graftctl cordon` and `graftctl uncordon`.
-type Options struct {
+// CordonOptions are the inputs of `graftctl cordon` and `graftctl uncordon`.
+type CordonOptions struct {
 	// Cordon is true for cordon, false for uncordon.
 	Cordon    bool
 	Selection seedcmd.Selection
@@ -38,7 +38,7 @@ type Options struct {
 
 // NewCordonCommand returns `graftctl cordon`.
 func NewCordonCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	return newCommand(f, streams, true, &cobra.Command{
+	return newCordonCommand(f, streams, true, &cobra.Command{
 		Use:                   "cordon NAME",
 		DisableFlagsInUseLine: true,
 		Short:                 "Mark seed as unschedulable",
@@ -56,7 +56,7 @@ the taint; shoots already on the seed stay. Use 'graftctl drain' to move them.`,
 
 // NewUncordonCommand returns `graftctl uncordon`.
 func NewUncordonCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	return newCommand(f, streams, false, &cobra.Command{
+	return newCordonCommand(f, streams, false, &cobra.Command{
 		Use:                   "uncordon NAME",
 		DisableFlagsInUseLine: true,
 		Short:                 "Mark seed as schedulable",
@@ -67,8 +67,8 @@ both its NoSchedule (cordon) and its NoExecute (drain) variants.`,
 	})
 }
 
-func newCommand(f factory.Factory, streams genericiooptions.IOStreams, cordon bool, cmd *cobra.Command) *cobra.Command {
-	o := &Options{Cordon: cordon, Printer: seedcmd.NewPrinter(), IOStreams: streams}
+func newCordonCommand(f factory.Factory, streams genericiooptions.IOStreams, cordon bool, cmd *cobra.Command) *cobra.Command {
+	o := &CordonOptions{Cordon: cordon, Printer: seedcmd.NewPrinter(), IOStreams: streams}
 	cmd.ValidArgsFunction = seedcmd.CompleteSeedNames(f)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := o.Complete(f, cmd, args); err != nil {
@@ -86,7 +86,7 @@ func newCommand(f factory.Factory, streams genericiooptions.IOStreams, cordon bo
 }
 
 // Complete reads the seed names and flags and obtains the client.
-func (o *Options) Complete(f factory.Factory, cmd *cobra.Command, args []string) error {
+func (o *CordonOptions) Complete(f factory.Factory, cmd *cobra.Command, args []string) error {
 	var err error
 	if o.DryRun, err = dryrun.FromCommand(cmd); err != nil {
 		return err
@@ -97,7 +97,7 @@ func (o *Options) Complete(f factory.Factory, cmd *cobra.Command, args []string)
 }
 
 // Validate checks the seed selection and output format.
-func (o *Options) Validate() error {
+func (o *CordonOptions) Validate() error {
 	if err := o.Selection.Validate(); err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func (o *Options) Validate() error {
 }
 
 // Run cordons or uncordons every selected seed.
-func (o *Options) Run(ctx context.Context) error {
+func (o *CordonOptions) Run(ctx context.Context) error {
 	names, err := o.Selection.Resolve(ctx, o.Client)
 	if err != nil {
 		return err
