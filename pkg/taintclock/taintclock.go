@@ -6,19 +6,19 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
 // Clocked reports whether a taint of this effect carries timeAdded.
 func Clocked(t v1alpha1.SeedTaint) bool {
-	return algorithm.EffectOf(t) == v1alpha1.TaintEffectNoExecute
+	return helper.TaintEffectOf(t) == v1alpha1.TaintEffectNoExecute
 }
 
 // Same reports whether two taints are the same taint: equal key, value and
 // effect (an empty effect being NoSchedule). timeAdded is not compared: it
 // says when the taint was added, not which taint it is.
 func Same(a, b v1alpha1.SeedTaint) bool {
-	if a.Key != b.Key || algorithm.EffectOf(a) != algorithm.EffectOf(b) || (a.Value == nil) != (b.Value == nil) {
+	if a.Key != b.Key || helper.TaintEffectOf(a) != helper.TaintEffectOf(b) || (a.Value == nil) != (b.Value == nil) {
 		return false
 	}
 	return a.Value == nil || *a.Value == *b.Value
