@@ -27,7 +27,7 @@ import (
 	listers "github.com/graft-dev/client-go/listers/core/v1alpha1"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/capacity/healthtaints"
 	"github.com/graft-dev/graft/pkg/capacity/metrics"
 	"github.com/graft-dev/graft/pkg/capacity/seedcapacity"
@@ -452,13 +452,13 @@ func (c *Controller) reportTaints(ctx context.Context, seed *v1alpha1.Seed, d he
 	had := map[v1alpha1.TaintEffect]bool{}
 	for _, t := range seed.Spec.Taints {
 		if t.Key == v1alpha1.SeedTaintNotReady {
-			had[algorithm.EffectOf(t)] = true
+			had[helper.TaintEffectOf(t)] = true
 		}
 	}
 	has := map[v1alpha1.TaintEffect]bool{}
 	for _, t := range d.Taints {
 		if t.Key == v1alpha1.SeedTaintNotReady {
-			has[algorithm.EffectOf(t)] = true
+			has[helper.TaintEffectOf(t)] = true
 		}
 	}
 	logger := klog.FromContext(ctx)
