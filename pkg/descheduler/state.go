@@ -127,7 +127,7 @@ func (st *state) setSeedLocked(old, seed *v1alpha1.Seed, now time.Time, own bool
 	seen := st.taintSeen[seed.Name]
 	next := map[string]time.Time{}
 	for _, t := range seed.Spec.Taints {
-		if algorithm.EffectOf(t) != v1alpha1.TaintEffectNoExecute {
+		if helper.TaintEffectOf(t) != v1alpha1.TaintEffectNoExecute {
 			continue
 		}
 		id := taintID(t)

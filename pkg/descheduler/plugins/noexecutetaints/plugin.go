@@ -70,7 +70,7 @@ func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
 func (p *Plugin) relevant(seed *v1alpha1.Seed) *v1alpha1.Seed {
 	var taints []v1alpha1.SeedTaint
 	for _, t := range seed.Spec.Taints {
-		if algorithm.EffectOf(t) != v1alpha1.TaintEffectNoExecute {
+		if helper.TaintEffectOf(t) != v1alpha1.TaintEffectNoExecute {
 			continue
 		}
 		if len(p.args.TaintKeys) > 0 && !slices.Contains(p.args.TaintKeys, t.Key) {
