@@ -119,7 +119,7 @@ func placeElsewhere(l *landscape.Landscape, shoot *corev1alpha1.Shoot, seedName 
 // drainTaintOf returns the seed's drain taint as stored, for messages.
 func drainTaintOf(seed *corev1alpha1.Seed) corev1alpha1.SeedTaint {
 	for _, t := range seed.Spec.Taints {
-		if t.Key == corev1alpha1.SeedTaintUnschedulable && algorithm.EffectOf(t) == corev1alpha1.TaintEffectNoExecute {
+		if t.Key == corev1alpha1.SeedTaintUnschedulable && helper.TaintEffectOf(t) == corev1alpha1.TaintEffectNoExecute {
 			return t
 		}
 	}
