@@ -11,10 +11,8 @@ import (
 	"github.com/graft-dev/client-go/clientset/versioned"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
-	"github.com/graft-dev/graft/pkg/graftctl/dryrun"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
-	"github.com/graft-dev/graft/pkg/graftctl/seedtaints"
 	"github.com/graft-dev/graft/pkg/taintclock"
 )
 
@@ -29,7 +27,7 @@ type CordonOptions struct {
 	// Cordon is true for cordon, false for uncordon.
 	Cordon    bool
 	Selection seedcmd.Selection
-	DryRun    dryrun.Strategy
+	DryRun    seedcmd.DryRunStrategy
 	Printer   *seedcmd.Printer
 
 	Client versioned.Interface
@@ -80,7 +78,7 @@ func newCordonCommand(f factory.Factory, streams genericiooptions.IOStreams, cor
 		return o.Run(cmd.Context())
 	}
 	o.Selection.AddSelectorFlag(cmd)
-	dryrun.AddFlag(cmd)
+	seedcmd.AddDryRunFlag(cmd)
 	o.Printer.Flags.AddFlags(cmd)
 	return cmd
 }
@@ -88,7 +86,7 @@ func newCordonCommand(f factory.Factory, streams genericiooptions.IOStreams, cor
 // Complete reads the seed names and flags and obtains the client.
 func (o *CordonOptions) Complete(f factory.Factory, cmd *cobra.Command, args []string) error {
 	var err error
-	if o.DryRun, err = dryrun.FromCommand(cmd); err != nil {
+	if o.DryRun, err = seedcmd.DryRunFromCommand(cmd); err != nil {
 		return err
 	}
 	o.Selection.Names = args
@@ -126,8 +124,8 @@ func (o *CordonOptions) Run(ctx context.Context) error {
 
 // Set cordons (cordon true) or uncordons a seed and returns it with the word
 // to print: cordoned, already cordoned, uncordoned or already uncordoned.
-func Set(ctx context.Context, client versioned.Interface, name string, cordon bool, strategy dryrun.Strategy) (*corev1alpha1.Seed, string, error) {
-	seed, changed, err := seedtaints.Update(ctx, client, name, strategy, func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
+func Set(ctx context.Context, client versioned.Interface, name string, cordon bool, strategy seedcmd.DryRunStrategy) (*corev1alpha1.Seed, string, error) {
+	seed, changed, err := seedcmd.UpdateTaints(ctx, client, name, strategy, func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
 		if cordon {
 			return Cordoned(seed.Spec.Taints)
 		}
@@ -176,7 +174,7 @@ func Uncordoned(taints []corev1alpha1.SeedTaint) ([]corev1alpha1.SeedTaint, bool
 }
 
 func withTaint(taints []corev1alpha1.SeedTaint, taint corev1alpha1.SeedTaint) ([]corev1alpha1.SeedTaint, bool, error) {
-	if seedtaints.Has(taints, taint.Key, taint.Effect) {
+	if seedcmd.HasTaint(taints, taint.Key, taint.Effect) {
 		return taints, false, nil
 	}
 	out := append(make([]corev1alpha1.SeedTaint, 0, len(taints)+1), taints...)

@@ -15,11 +15,9 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
-	"github.com/graft-dev/graft/pkg/graftctl/dryrun"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 	"github.com/graft-dev/graft/pkg/graftctl/landscape"
 	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
-	"github.com/graft-dev/graft/pkg/graftctl/seedtaints"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
 
@@ -67,7 +65,7 @@ type Options struct {
 	SeedName       string
 	Wait           bool
 	Timeout        time.Duration
-	DryRun         dryrun.Strategy
+	DryRun         seedcmd.DryRunStrategy
 	LeaseName      string
 	LeaseNamespace string
 	// LeaseCheckInterval is how often the descheduler's Lease is re-read while waiting.
@@ -130,14 +128,14 @@ func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	flags.DurationVar(&o.LeaseCheckInterval, "descheduler-lease-check-interval", o.LeaseCheckInterval, "How often to check graft-descheduler's Lease while waiting.")
 	o.Scheduling.AddFlags(flags)
 	landscape.AddRegionConfigNamespaceFlag(flags, &o.RegionConfigNamespace)
-	dryrun.AddFlag(cmd)
+	seedcmd.AddDryRunFlag(cmd)
 	return cmd
 }
 
 // Complete reads the seed name and flags and obtains the clients.
 func (o *Options) Complete(f factory.Factory, cmd *cobra.Command, args []string) error {
 	var err error
-	if o.DryRun, err = dryrun.FromCommand(cmd); err != nil {
+	if o.DryRun, err = seedcmd.DryRunFromCommand(cmd); err != nil {
 		return err
 	}
 	if len(args) != 1 {
@@ -207,7 +205,7 @@ func (o *Options) Run(ctx context.Context) error {
 	// The shoots on the seed before it is tainted: the descheduler may move
 	// some of them before the watch below starts, and they still count.
 	var before []*corev1alpha1.Shoot
-	if o.DryRun == dryrun.None && o.Wait {
+	if o.DryRun == seedcmd.DryRunNone && o.Wait {
 		var err error
 		if before, err = o.shootsOnSeed(ctx); err != nil {
 			return err
@@ -215,9 +213,9 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 
 	var hadCordon, hadDrain bool
-	seed, _, err := seedtaints.Update(ctx, o.Graft, o.SeedName, o.DryRun, func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
-		hadCordon = seedtaints.Has(seed.Spec.Taints, CordonTaint.Key, CordonTaint.Effect)
-		hadDrain = seedtaints.Has(seed.Spec.Taints, DrainTaint.Key, DrainTaint.Effect)
+	seed, _, err := seedcmd.UpdateTaints(ctx, o.Graft, o.SeedName, o.DryRun, func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
+		hadCordon = seedcmd.HasTaint(seed.Spec.Taints, CordonTaint.Key, CordonTaint.Effect)
+		hadDrain = seedcmd.HasTaint(seed.Spec.Taints, DrainTaint.Key, DrainTaint.Effect)
 		return DrainedAt(seed.Spec.Taints, o.Clock.Now())
 	})
 	if err != nil {
@@ -234,7 +232,7 @@ func (o *Options) Run(ctx context.Context) error {
 	} else {
 		o.printf("seed/%s marked for eviction (%s)%s\n", o.SeedName, helper.FormatTaint(DrainTaint), suffix)
 	}
-	if o.DryRun != dryrun.None {
+	if o.DryRun != seedcmd.DryRunNone {
 		return o.reportPlacements(ctx, seed)
 	}
 	if !o.Wait {

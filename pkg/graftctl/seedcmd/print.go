@@ -8,8 +8,6 @@ import (
 
 	"github.com/graft-dev/client-go/clientset/versioned/scheme"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
-
-	"github.com/graft-dev/graft/pkg/graftctl/dryrun"
 )
 
 // Printer prints the outcome of a command for each seed it touched.
@@ -25,7 +23,7 @@ func NewPrinter() *Printer {
 
 // Print writes one result. operation is the past-tense verb ("tainted",
 // "already cordoned"); strategy adds kubectl's dry-run suffix.
-func (p *Printer) Print(out io.Writer, seed *corev1alpha1.Seed, operation string, strategy dryrun.Strategy) error {
+func (p *Printer) Print(out io.Writer, seed *corev1alpha1.Seed, operation string, strategy DryRunStrategy) error {
 	if p.Flags.OutputFormat == nil || *p.Flags.OutputFormat == "" {
 		_, err := fmt.Fprintf(out, "seed/%s %s%s\n", seed.Name, operation, strategy.Suffix())
 		return err

@@ -12,10 +12,8 @@ import (
 	"github.com/graft-dev/client-go/clientset/versioned"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
-	"github.com/graft-dev/graft/pkg/graftctl/dryrun"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
-	"github.com/graft-dev/graft/pkg/graftctl/seedtaints"
 )
 
 const long = `Update the taints on one or more seeds.
@@ -47,8 +45,8 @@ const example = `  # Taint seed 'aws-eu1' with key 'dedicated', value 'team-a' a
 type Options struct {
 	Selection seedcmd.Selection
 	Overwrite bool
-	Changes   seedtaints.Changes
-	DryRun    dryrun.Strategy
+	Changes   seedcmd.TaintChanges
+	DryRun    seedcmd.DryRunStrategy
 	Printer   *seedcmd.Printer
 
 	Client versioned.Interface
@@ -86,7 +84,7 @@ func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	o.Selection.AddSelectorFlag(cmd)
 	o.Selection.AddAllFlag(cmd)
 	cmd.Flags().BoolVar(&o.Overwrite, "overwrite", false, "If true, allow taints to be overwritten, otherwise reject taint updates that overwrite existing taints.")
-	dryrun.AddFlag(cmd)
+	seedcmd.AddDryRunFlag(cmd)
 	o.Printer.Flags.AddFlags(cmd)
 	return cmd
 }
@@ -95,7 +93,7 @@ func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Co
 // changes, and obtains the client.
 func (o *Options) Complete(f factory.Factory, cmd *cobra.Command, args []string) error {
 	var err error
-	if o.DryRun, err = dryrun.FromCommand(cmd); err != nil {
+	if o.DryRun, err = seedcmd.DryRunFromCommand(cmd); err != nil {
 		return err
 	}
 	if len(args) == 0 {
@@ -107,7 +105,7 @@ func (o *Options) Complete(f factory.Factory, cmd *cobra.Command, args []string)
 	var names, taintArgs []string
 	for _, arg := range args[1:] {
 		switch {
-		case seedtaints.IsTaintArg(arg):
+		case seedcmd.IsTaintArg(arg):
 			taintArgs = append(taintArgs, arg)
 		case len(taintArgs) > 0:
 			return fmt.Errorf("all resources must be specified before taint changes: %s", arg)
@@ -118,7 +116,7 @@ func (o *Options) Complete(f factory.Factory, cmd *cobra.Command, args []string)
 	if len(taintArgs) == 0 {
 		return fmt.Errorf("at least one taint update is required")
 	}
-	if o.Changes, err = seedtaints.Parse(taintArgs); err != nil {
+	if o.Changes, err = seedcmd.ParseTaints(taintArgs); err != nil {
 		return err
 	}
 	o.Selection.Names = names
@@ -155,9 +153,9 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	var errs []error
 	for _, name := range names {
-		var operation seedtaints.Operation
-		seed, _, err := seedtaints.Update(ctx, o.Client, name, o.DryRun, func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
-			op, taints, err := seedtaints.Apply(seed.Name, seed.Spec.Taints, o.Changes, o.Overwrite, o.Clock.Now())
+		var operation seedcmd.TaintOperation
+		seed, _, err := seedcmd.UpdateTaints(ctx, o.Client, name, o.DryRun, func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
+			op, taints, err := seedcmd.ApplyTaints(seed.Name, seed.Spec.Taints, o.Changes, o.Overwrite, o.Clock.Now())
 			operation = op
 			return taints, err == nil, err
 		})

@@ -1,4 +1,4 @@
-package seedtaints
+package seedcmd
 
 import (
 	"fmt"
@@ -10,9 +10,9 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
-// Changes are the taints a command adds or overwrites and the taints it removes.
+// TaintChanges are the taints a command adds or overwrites and the taints it removes.
 // A removal without an effect removes every taint with that key.
-type Changes struct {
+type TaintChanges struct {
 	Add    []corev1alpha1.SeedTaint
 	Remove []corev1alpha1.SeedTaint
 }
@@ -23,44 +23,44 @@ func IsTaintArg(arg string) bool {
 	return strings.Contains(arg, "=") || strings.Contains(arg, ":") || strings.HasSuffix(arg, "-")
 }
 
-// Parse turns taint arguments into Changes. It rejects malformed specs, unknown
+// ParseTaints turns taint arguments into TaintChanges. It rejects malformed specs, unknown
 // effects, additions without an effect, duplicate additions, and a taint that is
 // both added and removed.
-func Parse(args []string) (Changes, error) {
-	var c Changes
+func ParseTaints(args []string) (TaintChanges, error) {
+	var c TaintChanges
 	seen := map[string]bool{}
 	for _, arg := range args {
 		if strings.HasSuffix(arg, "-") {
 			t, err := parseOne(strings.TrimSuffix(arg, "-"))
 			if err != nil {
-				return Changes{}, err
+				return TaintChanges{}, err
 			}
 			c.Remove = append(c.Remove, corev1alpha1.SeedTaint{Key: t.Key, Effect: t.Effect})
 			continue
 		}
 		t, err := parseOne(arg)
 		if err != nil {
-			return Changes{}, err
+			return TaintChanges{}, err
 		}
 		if t.Effect == "" {
-			return Changes{}, fmt.Errorf("invalid taint spec: %v", arg)
+			return TaintChanges{}, fmt.Errorf("invalid taint spec: %v", arg)
 		}
 		id := t.Key + ":" + string(t.Effect)
 		if seen[id] {
-			return Changes{}, fmt.Errorf("duplicated taints with the same key and effect: %v", helper.FormatTaint(t))
+			return TaintChanges{}, fmt.Errorf("duplicated taints with the same key and effect: %v", helper.FormatTaint(t))
 		}
 		seen[id] = true
 		c.Add = append(c.Add, t)
 	}
 	if err := c.checkConflicts(); err != nil {
-		return Changes{}, err
+		return TaintChanges{}, err
 	}
 	return c, nil
 }
 
 // checkConflicts refuses to add and remove the same taint in one command: the
 // result would depend on the order of the arguments.
-func (c Changes) checkConflicts() error {
+func (c TaintChanges) checkConflicts() error {
 	var conflicts []string
 	for _, add := range c.Add {
 		for _, rm := range c.Remove {
@@ -87,7 +87,7 @@ func parseOne(spec string) (corev1alpha1.SeedTaint, error) {
 		t.Key = parts[0]
 	case 2:
 		effect := corev1alpha1.TaintEffect(parts[1])
-		if err := ValidateEffect(effect); err != nil {
+		if err := ValidateTaintEffect(effect); err != nil {
 			return t, err
 		}
 		t.Effect = effect
@@ -112,8 +112,8 @@ func parseOne(spec string) (corev1alpha1.SeedTaint, error) {
 	return t, nil
 }
 
-// ValidateEffect accepts the three effects a seed taint may have.
-func ValidateEffect(effect corev1alpha1.TaintEffect) error {
+// ValidateTaintEffect accepts the three effects a seed taint may have.
+func ValidateTaintEffect(effect corev1alpha1.TaintEffect) error {
 	switch effect {
 	case corev1alpha1.TaintEffectNoSchedule, corev1alpha1.TaintEffectPreferNoSchedule, corev1alpha1.TaintEffectNoExecute:
 		return nil

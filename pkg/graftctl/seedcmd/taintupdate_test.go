@@ -1,4 +1,4 @@
-package seedtaints
+package seedcmd
 
 import (
 	"context"
@@ -15,8 +15,6 @@ import (
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
-
-	"github.com/graft-dev/graft/pkg/graftctl/dryrun"
 )
 
 func seed(name, rv string, taints ...corev1alpha1.SeedTaint) *corev1alpha1.Seed {
@@ -24,7 +22,7 @@ func seed(name, rv string, taints ...corev1alpha1.SeedTaint) *corev1alpha1.Seed 
 }
 
 var addA = func(s *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
-	_, taints, err := Apply(s.Name, s.Spec.Taints, Changes{Add: []corev1alpha1.SeedTaint{{Key: "a", Effect: corev1alpha1.TaintEffectNoSchedule}}}, false, time.Now())
+	_, taints, err := ApplyTaints(s.Name, s.Spec.Taints, TaintChanges{Add: []corev1alpha1.SeedTaint{{Key: "a", Effect: corev1alpha1.TaintEffectNoSchedule}}}, false, time.Now())
 	return taints, err == nil, err
 }
 
@@ -38,9 +36,9 @@ func patches(client *fake.Clientset) []clienttesting.PatchAction {
 	return out
 }
 
-func TestUpdateSendsMergePatchWithResourceVersion(t *testing.T) {
+func TestUpdateTaintsSendsMergePatchWithResourceVersion(t *testing.T) {
 	client := fake.NewSimpleClientset(seed("s1", "7"))
-	got, changed, err := Update(context.Background(), client, "s1", dryrun.None, addA)
+	got, changed, err := UpdateTaints(context.Background(), client, "s1", DryRunNone, addA)
 	if err != nil || !changed {
 		t.Fatalf("Update: changed=%v err=%v", changed, err)
 	}
@@ -63,7 +61,7 @@ func TestUpdateSendsMergePatchWithResourceVersion(t *testing.T) {
 	}
 }
 
-func TestUpdateRetriesOnConflict(t *testing.T) {
+func TestUpdateTaintsRetriesOnConflict(t *testing.T) {
 	client := fake.NewSimpleClientset(seed("s1", "7"))
 	conflicts := 1
 	client.PrependReactor("patch", "seeds", func(clienttesting.Action) (bool, runtime.Object, error) {
@@ -73,7 +71,7 @@ func TestUpdateRetriesOnConflict(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	if _, _, err := Update(context.Background(), client, "s1", dryrun.None, addA); err != nil {
+	if _, _, err := UpdateTaints(context.Background(), client, "s1", DryRunNone, addA); err != nil {
 		t.Fatalf("Update: %v", err)
 	}
 	gets := 0
@@ -91,9 +89,9 @@ func TestUpdateRetriesOnConflict(t *testing.T) {
 	}
 }
 
-func TestUpdateClientDryRunSendsNothing(t *testing.T) {
+func TestUpdateTaintsClientDryRunSendsNothing(t *testing.T) {
 	client := fake.NewSimpleClientset(seed("s1", "7"))
-	got, changed, err := Update(context.Background(), client, "s1", dryrun.Client, addA)
+	got, changed, err := UpdateTaints(context.Background(), client, "s1", DryRunClient, addA)
 	if err != nil || !changed || helper.FormatTaints(got.Spec.Taints, ",") != "a:NoSchedule" {
 		t.Fatalf("Update: %v %v %v", got, changed, err)
 	}
@@ -102,9 +100,9 @@ func TestUpdateClientDryRunSendsNothing(t *testing.T) {
 	}
 }
 
-func TestUpdateServerDryRunSetsDryRunAll(t *testing.T) {
+func TestUpdateTaintsServerDryRunSetsDryRunAll(t *testing.T) {
 	client := fake.NewSimpleClientset(seed("s1", "7"))
-	if _, _, err := Update(context.Background(), client, "s1", dryrun.Server, addA); err != nil {
+	if _, _, err := UpdateTaints(context.Background(), client, "s1", DryRunServer, addA); err != nil {
 		t.Fatal(err)
 	}
 	ps := patches(client)
@@ -117,7 +115,7 @@ func TestUpdateServerDryRunSetsDryRunAll(t *testing.T) {
 	}
 }
 
-func TestUpdateRemovingLastTaintSendsNull(t *testing.T) {
+func TestUpdateTaintsRemovingLastTaintSendsNull(t *testing.T) {
 	data, err := taintsPatch("3", nil)
 	if err != nil {
 		t.Fatal(err)

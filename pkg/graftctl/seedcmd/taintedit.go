@@ -1,4 +1,4 @@
-package seedtaints
+package seedcmd
 
 import (
 	"fmt"
@@ -12,16 +12,16 @@ import (
 	"github.com/graft-dev/graft/pkg/taintclock"
 )
 
-// Operation is what a taint command did to a seed, as printed after its name.
-type Operation string
+// TaintOperation is what a taint command did to a seed, as printed after its name.
+type TaintOperation string
 
 const (
 	// Tainted means taints were only added.
-	Tainted Operation = "tainted"
+	Tainted TaintOperation = "tainted"
 	// Untainted means taints were only removed, or nothing changed.
-	Untainted Operation = "untainted"
+	Untainted TaintOperation = "untainted"
 	// Modified means taints were overwritten, or added and removed together.
-	Modified Operation = "modified"
+	Modified TaintOperation = "modified"
 )
 
 // sameTaint reports whether two taints occupy the same slot: a seed holds at
@@ -30,7 +30,7 @@ func sameTaint(a, b corev1alpha1.SeedTaint) bool {
 	return a.Key == b.Key && helper.TaintEffectOf(a) == helper.TaintEffectOf(b)
 }
 
-// Apply computes a seed's new taints from its current ones at now. Without
+// ApplyTaints computes a seed's new taints from its current ones at now. Without
 // overwrite it refuses to replace a taint with the same key and effect. An
 // added NoExecute taint gets timeAdded now (other effects carry none, as
 // Kubernetes writes it for NoExecute taints only); overwriting a taint with
@@ -38,7 +38,7 @@ func sameTaint(a, b corev1alpha1.SeedTaint) bool {
 // timeAdded, so that the tolerations of its shoots do not start over, while a
 // new value is a new taint with a new time. It returns what happened and the
 // new list; the input is not modified.
-func Apply(seedName string, current []corev1alpha1.SeedTaint, c Changes, overwrite bool, now time.Time) (Operation, []corev1alpha1.SeedTaint, error) {
+func ApplyTaints(seedName string, current []corev1alpha1.SeedTaint, c TaintChanges, overwrite bool, now time.Time) (TaintOperation, []corev1alpha1.SeedTaint, error) {
 	if !overwrite {
 		var existing []string
 		for _, add := range c.Add {
@@ -114,8 +114,8 @@ func added(current []corev1alpha1.SeedTaint, add corev1alpha1.SeedTaint, now tim
 	return taintclock.Added(add, now)
 }
 
-// Has reports whether taints hold one with the given key and effect.
-func Has(taints []corev1alpha1.SeedTaint, key string, effect corev1alpha1.TaintEffect) bool {
+// HasTaint reports whether taints hold one with the given key and effect.
+func HasTaint(taints []corev1alpha1.SeedTaint, key string, effect corev1alpha1.TaintEffect) bool {
 	for _, t := range taints {
 		if t.Key == key && helper.TaintEffectOf(t) == effect {
 			return true

@@ -1,4 +1,4 @@
-package seedtaints
+package seedcmd
 
 import (
 	"testing"
@@ -10,7 +10,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
-func TestParse(t *testing.T) {
+func TestParseTaints(t *testing.T) {
 	tests := []struct {
 		name       string
 		args       []string
@@ -36,15 +36,15 @@ func TestParse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Parse(tt.args)
+			got, err := ParseTaints(tt.args)
 			if tt.wantErr != "" {
 				if err == nil || err.Error() != tt.wantErr {
-					t.Fatalf("Parse(%q) error = %v, want %q", tt.args, err, tt.wantErr)
+					t.Fatalf("ParseTaints(%q) error = %v, want %q", tt.args, err, tt.wantErr)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("Parse(%q): %v", tt.args, err)
+				t.Fatalf("ParseTaints(%q): %v", tt.args, err)
 			}
 			if s := taintStrings(got.Add); !equal(s, tt.wantAdd) {
 				t.Errorf("Add = %q, want %q", s, tt.wantAdd)
@@ -70,7 +70,7 @@ func TestIsTaintArg(t *testing.T) {
 	}
 }
 
-func TestApply(t *testing.T) {
+func TestApplyTaints(t *testing.T) {
 	a1 := corev1alpha1.SeedTaint{Key: "a", Value: ptr.To("1"), Effect: corev1alpha1.TaintEffectNoSchedule}
 	a2 := corev1alpha1.SeedTaint{Key: "a", Value: ptr.To("2"), Effect: corev1alpha1.TaintEffectNoSchedule}
 	aExec := corev1alpha1.SeedTaint{Key: "a", Effect: corev1alpha1.TaintEffectNoExecute}
@@ -78,27 +78,27 @@ func TestApply(t *testing.T) {
 	tests := []struct {
 		name      string
 		current   []corev1alpha1.SeedTaint
-		changes   Changes
+		changes   TaintChanges
 		overwrite bool
-		wantOp    Operation
+		wantOp    TaintOperation
 		want      []string
 		wantErr   string
 	}{
-		{name: "add to empty", changes: Changes{Add: []corev1alpha1.SeedTaint{a1}}, wantOp: Tainted, want: []string{"a=1:NoSchedule"}},
-		{name: "add keeps others", current: []corev1alpha1.SeedTaint{aExec}, changes: Changes{Add: []corev1alpha1.SeedTaint{a1}}, wantOp: Tainted, want: []string{"a=1:NoSchedule", "a:NoExecute"}},
-		{name: "existing without overwrite", current: []corev1alpha1.SeedTaint{a1}, changes: Changes{Add: []corev1alpha1.SeedTaint{a2}}, wantErr: "seed s1 already has a taint(s) with same effect(s) and --overwrite is false"},
-		{name: "empty effect counts as NoSchedule", current: []corev1alpha1.SeedTaint{bNoEffect}, changes: Changes{Add: []corev1alpha1.SeedTaint{{Key: "b", Effect: corev1alpha1.TaintEffectNoSchedule}}}, wantErr: "seed s1 already has b taint(s) with same effect(s) and --overwrite is false"},
-		{name: "overwrite", current: []corev1alpha1.SeedTaint{a1}, changes: Changes{Add: []corev1alpha1.SeedTaint{a2}}, overwrite: true, wantOp: Modified, want: []string{"a=2:NoSchedule"}},
-		{name: "remove by key and effect", current: []corev1alpha1.SeedTaint{a1, aExec}, changes: Changes{Remove: []corev1alpha1.SeedTaint{{Key: "a", Effect: corev1alpha1.TaintEffectNoExecute}}}, wantOp: Untainted, want: []string{"a=1:NoSchedule"}},
-		{name: "remove by key", current: []corev1alpha1.SeedTaint{a1, aExec, bNoEffect}, changes: Changes{Remove: []corev1alpha1.SeedTaint{{Key: "a"}}}, wantOp: Untainted, want: []string{"b:NoSchedule"}}, // no effect reads as the NoSchedule it means
-		{name: "remove NoSchedule matches empty effect", current: []corev1alpha1.SeedTaint{bNoEffect}, changes: Changes{Remove: []corev1alpha1.SeedTaint{{Key: "b", Effect: corev1alpha1.TaintEffectNoSchedule}}}, wantOp: Untainted, want: []string{}},
-		{name: "missing taint", current: []corev1alpha1.SeedTaint{a1}, changes: Changes{Remove: []corev1alpha1.SeedTaint{{Key: "c", Effect: corev1alpha1.TaintEffectNoExecute}}}, wantErr: `taint "c:NoExecute" not found`},
-		{name: "add and remove", current: []corev1alpha1.SeedTaint{bNoEffect}, changes: Changes{Add: []corev1alpha1.SeedTaint{a1}, Remove: []corev1alpha1.SeedTaint{{Key: "b"}}}, wantOp: Modified, want: []string{"a=1:NoSchedule"}},
+		{name: "add to empty", changes: TaintChanges{Add: []corev1alpha1.SeedTaint{a1}}, wantOp: Tainted, want: []string{"a=1:NoSchedule"}},
+		{name: "add keeps others", current: []corev1alpha1.SeedTaint{aExec}, changes: TaintChanges{Add: []corev1alpha1.SeedTaint{a1}}, wantOp: Tainted, want: []string{"a=1:NoSchedule", "a:NoExecute"}},
+		{name: "existing without overwrite", current: []corev1alpha1.SeedTaint{a1}, changes: TaintChanges{Add: []corev1alpha1.SeedTaint{a2}}, wantErr: "seed s1 already has a taint(s) with same effect(s) and --overwrite is false"},
+		{name: "empty effect counts as NoSchedule", current: []corev1alpha1.SeedTaint{bNoEffect}, changes: TaintChanges{Add: []corev1alpha1.SeedTaint{{Key: "b", Effect: corev1alpha1.TaintEffectNoSchedule}}}, wantErr: "seed s1 already has b taint(s) with same effect(s) and --overwrite is false"},
+		{name: "overwrite", current: []corev1alpha1.SeedTaint{a1}, changes: TaintChanges{Add: []corev1alpha1.SeedTaint{a2}}, overwrite: true, wantOp: Modified, want: []string{"a=2:NoSchedule"}},
+		{name: "remove by key and effect", current: []corev1alpha1.SeedTaint{a1, aExec}, changes: TaintChanges{Remove: []corev1alpha1.SeedTaint{{Key: "a", Effect: corev1alpha1.TaintEffectNoExecute}}}, wantOp: Untainted, want: []string{"a=1:NoSchedule"}},
+		{name: "remove by key", current: []corev1alpha1.SeedTaint{a1, aExec, bNoEffect}, changes: TaintChanges{Remove: []corev1alpha1.SeedTaint{{Key: "a"}}}, wantOp: Untainted, want: []string{"b:NoSchedule"}}, // no effect reads as the NoSchedule it means
+		{name: "remove NoSchedule matches empty effect", current: []corev1alpha1.SeedTaint{bNoEffect}, changes: TaintChanges{Remove: []corev1alpha1.SeedTaint{{Key: "b", Effect: corev1alpha1.TaintEffectNoSchedule}}}, wantOp: Untainted, want: []string{}},
+		{name: "missing taint", current: []corev1alpha1.SeedTaint{a1}, changes: TaintChanges{Remove: []corev1alpha1.SeedTaint{{Key: "c", Effect: corev1alpha1.TaintEffectNoExecute}}}, wantErr: `taint "c:NoExecute" not found`},
+		{name: "add and remove", current: []corev1alpha1.SeedTaint{bNoEffect}, changes: TaintChanges{Add: []corev1alpha1.SeedTaint{a1}, Remove: []corev1alpha1.SeedTaint{{Key: "b"}}}, wantOp: Modified, want: []string{"a=1:NoSchedule"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := taintStrings(tt.current)
-			op, got, err := Apply("s1", tt.current, tt.changes, tt.overwrite, time.Now())
+			op, got, err := ApplyTaints("s1", tt.current, tt.changes, tt.overwrite, time.Now())
 			if tt.wantErr != "" {
 				if err == nil || err.Error() != tt.wantErr {
 					t.Fatalf("error = %v, want %q", err, tt.wantErr)

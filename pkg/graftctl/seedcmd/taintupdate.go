@@ -1,4 +1,4 @@
-package seedtaints
+package seedcmd
 
 import (
 	"context"
@@ -11,25 +11,23 @@ import (
 
 	"github.com/graft-dev/client-go/clientset/versioned"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
-
-	"github.com/graft-dev/graft/pkg/graftctl/dryrun"
 )
 
 // FieldManager is the field manager graftctl's seed writes are recorded under.
 const FieldManager = "graftctl"
 
-// Edit computes a seed's new taints from the live seed. It returns the new
+// TaintEdit computes a seed's new taints from the live seed. It returns the new
 // list and whether it differs from the current one. It must be a pure function
-// of its input: Update calls it again after a conflict.
-type Edit func(seed *corev1alpha1.Seed) (taints []corev1alpha1.SeedTaint, changed bool, err error)
+// of its input: UpdateTaints calls it again after a conflict.
+type TaintEdit func(seed *corev1alpha1.Seed) (taints []corev1alpha1.SeedTaint, changed bool, err error)
 
-// Update reads the seed, applies edit and writes spec.taints back with a JSON
+// UpdateTaints reads the seed, applies edit and writes spec.taints back with a JSON
 // merge patch that carries the resourceVersion it read, so that a concurrent
 // writer causes a conflict instead of a lost update; on conflict it reads again
 // and retries. With the client strategy nothing is sent and the edited copy is
 // returned; with the server strategy the API server validates the patch and
 // persists nothing. An edit that changes nothing sends nothing.
-func Update(ctx context.Context, client versioned.Interface, name string, strategy dryrun.Strategy, edit Edit) (*corev1alpha1.Seed, bool, error) {
+func UpdateTaints(ctx context.Context, client versioned.Interface, name string, strategy DryRunStrategy, edit TaintEdit) (*corev1alpha1.Seed, bool, error) {
 	var result *corev1alpha1.Seed
 	var changed bool
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -42,7 +40,7 @@ func Update(ctx context.Context, client versioned.Interface, name string, strate
 			return err
 		}
 		changed = diff
-		if !diff || strategy == dryrun.Client {
+		if !diff || strategy == DryRunClient {
 			result = seed.DeepCopy()
 			result.Spec.Taints = taints
 			return nil

@@ -1,4 +1,4 @@
-package seedtaints
+package seedcmd
 
 import (
 	"testing"
@@ -14,7 +14,7 @@ import (
 // nothing; overwriting a taint with the same key, value and effect keeps its
 // time (its shoots' tolerations go on counting), and a new value starts a new
 // time.
-func TestApplyTimeAdded(t *testing.T) {
+func TestApplyTaintsTimeAdded(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	now := t0.Add(time.Hour + 300*time.Millisecond)
 	nowStored := t0.Add(time.Hour)
@@ -42,7 +42,7 @@ func TestApplyTimeAdded(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, got, err := Apply("s1", tt.current, Changes{Add: []corev1alpha1.SeedTaint{tt.add}}, tt.overwrite, now)
+			_, got, err := ApplyTaints("s1", tt.current, TaintChanges{Add: []corev1alpha1.SeedTaint{tt.add}}, tt.overwrite, now)
 			if err != nil {
 				t.Fatal(err)
 			}
