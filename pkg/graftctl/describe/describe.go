@@ -24,6 +24,7 @@ import (
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 	"github.com/graft-dev/graft/pkg/graftctl/landscape"
+	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
 
@@ -97,9 +98,7 @@ func (o *Options) Complete(f factory.Factory, args []string) error {
 	if len(args) == 0 {
 		return fmt.Errorf("you must specify the type of resource to describe: shoot")
 	}
-	switch strings.ToLower(args[0]) {
-	case "shoot", "shoots", "shoot.core.graft.dev", "shoots.core.graft.dev":
-	default:
+	if seedcmd.ResourceOf(args[0]) != seedcmd.Shoots {
 		return fmt.Errorf("invalid resource type %s, only shoots can be described", args[0])
 	}
 	o.Names = args[1:]

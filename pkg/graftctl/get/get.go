@@ -3,7 +3,6 @@ package get
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,14 +32,6 @@ const example = `  # List all seeds with their readiness, usage and taints
   # Show one shoot as YAML
   graftctl get shoot my-cluster -n garden-dev -o yaml`
 
-// kind is what `get` lists.
-type kind int
-
-const (
-	seeds kind = iota
-	shoots
-)
-
 // Options are the inputs of `graftctl get`.
 type Options struct {
 	PrintFlags    *genericclioptions.PrintFlags
@@ -49,7 +40,7 @@ type Options struct {
 	NoHeaders     bool
 	ShowLabels    bool
 
-	kind      kind
+	kind      seedcmd.Resource
 	names     []string
 	namespace string
 	client    versioned.Interface
@@ -75,7 +66,7 @@ and STATUS (the state of the last operation, or Pending while unscheduled).`,
 			if len(args) == 0 {
 				return []string{"seeds", "shoots"}, cobra.ShellCompDirectiveNoFileComp
 			}
-			if r, err := parseKind(args[0]); err == nil && r == seeds {
+			if r, err := parseKind(args[0]); err == nil && r == seedcmd.Seeds {
 				return completeSeeds(cmd, args[1:], toComplete)
 			}
 			return nil, cobra.ShellCompDirectiveNoFileComp
@@ -99,14 +90,11 @@ and STATUS (the state of the last operation, or Pending while unscheduled).`,
 	return cmd
 }
 
-func parseKind(arg string) (kind, error) {
-	switch strings.ToLower(arg) {
-	case "seed", "seeds", "seed.core.graft.dev", "seeds.core.graft.dev":
-		return seeds, nil
-	case "shoot", "shoots", "shoot.core.graft.dev", "shoots.core.graft.dev":
-		return shoots, nil
+func parseKind(arg string) (seedcmd.Resource, error) {
+	if r := seedcmd.ResourceOf(arg); r != seedcmd.UnknownResource {
+		return r, nil
 	}
-	return 0, fmt.Errorf("the server doesn't have a resource type %q: graftctl gets seeds or shoots", arg)
+	return seedcmd.UnknownResource, fmt.Errorf("the server doesn't have a resource type %q: graftctl gets seeds or shoots", arg)
 }
 
 // Complete reads the resource type, names and namespace.
@@ -154,7 +142,7 @@ func (o *Options) Run(ctx context.Context) error {
 	var table *metav1.Table
 	var err error
 	switch o.kind {
-	case seeds:
+	case seedcmd.Seeds:
 		var items []corev1alpha1.Seed
 		if items, err = o.getSeeds(ctx); err != nil {
 			return err
@@ -164,7 +152,7 @@ func (o *Options) Run(ctx context.Context) error {
 		} else {
 			list = seedList(items)
 		}
-	case shoots:
+	case seedcmd.Shoots:
 		var items []corev1alpha1.Shoot
 		if items, err = o.getShoots(ctx); err != nil {
 			return err
@@ -183,7 +171,7 @@ func (o *Options) Run(ctx context.Context) error {
 
 func (o *Options) printTable(table *metav1.Table) error {
 	if len(table.Rows) == 0 && !o.NoHeaders {
-		if o.kind == shoots && !o.AllNamespaces {
+		if o.kind == seedcmd.Shoots && !o.AllNamespaces {
 			_, err := fmt.Fprintf(o.ErrOut, "No resources found in %s namespace.\n", o.namespace)
 			return err
 		}
@@ -193,7 +181,7 @@ func (o *Options) printTable(table *metav1.Table) error {
 	printer := printers.NewTablePrinter(printers.PrintOptions{
 		NoHeaders:     o.NoHeaders,
 		Wide:          o.wide(),
-		WithNamespace: o.kind == shoots && o.AllNamespaces,
+		WithNamespace: o.kind == seedcmd.Shoots && o.AllNamespaces,
 		ShowLabels:    o.ShowLabels,
 	})
 	return printer.PrintObj(table, o.Out)

@@ -3,7 +3,6 @@ package taint
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -129,8 +128,7 @@ func (o *Options) Complete(f factory.Factory, cmd *cobra.Command, args []string)
 // checkResource accepts the spellings of the seed resource, as kubectl accepts
 // node, nodes and no for `kubectl taint`.
 func checkResource(resource string) error {
-	switch strings.ToLower(resource) {
-	case "seed", "seeds", "seed.core.graft.dev", "seeds.core.graft.dev":
+	if seedcmd.ResourceOf(resource) == seedcmd.Seeds {
 		return nil
 	}
 	return fmt.Errorf("invalid resource type %s, only seed types are supported", resource)
