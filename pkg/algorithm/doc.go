@@ -110,7 +110,7 @@
 //
 // # Taints and the descheduler
 //
-// ToleratesTaint, TaintTolerated, UntoleratedTaints and EffectOf are the
+// ToleratesTaint, TaintTolerated and UntoleratedTaints are the
 // matching rules, exported for graftctl. Which seeds are usable at all and how
 // taints are written are API rules: see the core v1alpha1 helper package. ShootTolerations is what every
 // decision matches against: a toleration of seed.gardener.cloud/protected

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
 // Schedule chooses the seed for a shoot, or returns why none fits: a
@@ -402,7 +403,7 @@ func (r *run) checkCandidate(v *verdict) Filter {
 		return FilterNetworks
 	}
 	for _, t := range v.info.taints {
-		if EffectOf(t) == v1alpha1.TaintEffectPreferNoSchedule {
+		if helper.TaintEffectOf(t) == v1alpha1.TaintEffectPreferNoSchedule {
 			continue
 		}
 		if !TaintTolerated(t, r.tolerations) {
@@ -513,7 +514,7 @@ func (r *run) repelsSoftly(info *seedInfo) bool {
 		return false
 	}
 	for _, t := range info.taints {
-		if EffectOf(t) == v1alpha1.TaintEffectPreferNoSchedule && !TaintTolerated(t, r.tolerations) {
+		if helper.TaintEffectOf(t) == v1alpha1.TaintEffectPreferNoSchedule && !TaintTolerated(t, r.tolerations) {
 			return true
 		}
 	}

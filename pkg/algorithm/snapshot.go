@@ -219,7 +219,7 @@ func newSeedInfo(seed *v1alpha1.Seed) *seedInfo {
 	}
 	info.regionBase, info.orientation = SplitRegion(info.region)
 	for _, t := range seed.Spec.Taints {
-		if EffectOf(t) == v1alpha1.TaintEffectPreferNoSchedule {
+		if helper.TaintEffectOf(t) == v1alpha1.TaintEffectPreferNoSchedule {
 			info.hasPreferNoSchedule = true
 		}
 	}

@@ -52,17 +52,10 @@ func untoleratedMessage(shoot *v1alpha1.Shoot, untolerated []v1alpha1.SeedTaint)
 	return msg
 }
 
-// EffectOf returns the effect a taint has: its own, or NoSchedule when it has
-// none. The rule is helper.TaintEffectOf; it is here too because the
-// matching functions below are the algorithm's taint API.
-func EffectOf(taint v1alpha1.SeedTaint) v1alpha1.TaintEffect {
-	return helper.TaintEffectOf(taint)
-}
-
 // ToleratesTaint reports whether one toleration matches one taint: equal keys;
 // equal values when the taint has a value (a toleration without value then
 // matches only an empty value, as in Gardener); and the toleration's effect
-// empty or equal to the taint's effect (see EffectOf).
+// empty or equal to the taint's effect (see helper.TaintEffectOf).
 func ToleratesTaint(toleration v1alpha1.Toleration, taint v1alpha1.SeedTaint) bool {
 	if toleration.Key != taint.Key {
 		return false
@@ -76,7 +69,7 @@ func ToleratesTaint(toleration v1alpha1.Toleration, taint v1alpha1.SeedTaint) bo
 			return false
 		}
 	}
-	return toleration.Effect == "" || toleration.Effect == EffectOf(taint)
+	return toleration.Effect == "" || toleration.Effect == helper.TaintEffectOf(taint)
 }
 
 // TaintTolerated reports whether any of the tolerations matches the taint.
@@ -94,7 +87,7 @@ func TaintTolerated(taint v1alpha1.SeedTaint, tolerations []v1alpha1.Toleration)
 func UntoleratedTaints(taints []v1alpha1.SeedTaint, tolerations []v1alpha1.Toleration, effects ...v1alpha1.TaintEffect) []v1alpha1.SeedTaint {
 	var out []v1alpha1.SeedTaint
 	for _, taint := range taints {
-		if len(effects) > 0 && !containsEffect(effects, EffectOf(taint)) {
+		if len(effects) > 0 && !containsEffect(effects, helper.TaintEffectOf(taint)) {
 			continue
 		}
 		if !TaintTolerated(taint, tolerations) {
@@ -109,7 +102,7 @@ func UntoleratedTaints(taints []v1alpha1.SeedTaint, tolerations []v1alpha1.Toler
 func LimitedNoExecuteTaints(taints []v1alpha1.SeedTaint, tolerations []v1alpha1.Toleration) []v1alpha1.SeedTaint {
 	var out []v1alpha1.SeedTaint
 	for _, taint := range taints {
-		if EffectOf(taint) != v1alpha1.TaintEffectNoExecute {
+		if helper.TaintEffectOf(taint) != v1alpha1.TaintEffectNoExecute {
 			continue
 		}
 		matched, forever := false, false
@@ -170,7 +163,7 @@ func CheckNoExecute(shoot *v1alpha1.Shoot, seed *v1alpha1.Seed, firstSeen func(v
 	tolerations := ShootTolerations(shoot)
 	for i := range seed.Spec.Taints {
 		taint := seed.Spec.Taints[i]
-		if EffectOf(taint) != v1alpha1.TaintEffectNoExecute {
+		if helper.TaintEffectOf(taint) != v1alpha1.TaintEffectNoExecute {
 			continue
 		}
 		matched, forever := false, false
