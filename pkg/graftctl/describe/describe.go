@@ -23,7 +23,7 @@ import (
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
-	"github.com/graft-dev/graft/pkg/graftctl/landscape"
+	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
@@ -89,7 +89,7 @@ listed with the step that rejected it.`,
 	cmd.Flags().BoolVar(&o.ShowEvents, "show-events", o.ShowEvents, "If true, display events related to the described shoot.")
 	cmd.Flags().IntVar(&o.EventsLimit, "events-limit", o.EventsLimit, "How many of the most recent Events to show.")
 	o.Scheduling.AddFlags(cmd.Flags())
-	landscape.AddRegionConfigNamespaceFlag(cmd.Flags(), &o.RegionConfigNamespace)
+	livelandscape.AddRegionConfigNamespaceFlag(cmd.Flags(), &o.RegionConfigNamespace)
 	return cmd
 }
 
@@ -122,7 +122,7 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("--events-limit must not be negative")
 	}
 	if o.RegionConfigNamespace != "" {
-		if err := landscape.ValidateRegionConfigNamespace(o.RegionConfigNamespace); err != nil {
+		if err := livelandscape.ValidateRegionConfigNamespace(o.RegionConfigNamespace); err != nil {
 			return err
 		}
 	}
@@ -132,7 +132,7 @@ func (o *Options) Validate() error {
 // Run describes each named shoot, separated by blank lines.
 func (o *Options) Run(ctx context.Context) error {
 	var (
-		l      *landscape.Landscape
+		l      *livelandscape.Landscape
 		choice schedulingconfig.Choice
 	)
 	for i, name := range o.Names {
@@ -163,7 +163,7 @@ func (o *Options) Run(ctx context.Context) error {
 				if choice = o.Scheduling.Choose(ctx, o.Kube.CoordinationV1()); choice.Warning != "" {
 					fmt.Fprintf(o.ErrOut, "Warning: %s\n", choice.Warning)
 				}
-				if l, err = landscape.Load(ctx, o.Graft, o.Kube, choice.Config, o.RegionConfigNamespace); err != nil {
+				if l, err = livelandscape.Load(ctx, o.Graft, o.Kube, choice.Config, o.RegionConfigNamespace); err != nil {
 					return err
 				}
 			}
@@ -268,7 +268,7 @@ func (o *Options) describeEvents(ctx context.Context, w io.Writer, shoot *corev1
 	return nil
 }
 
-func (o *Options) describeScheduling(l *landscape.Landscape, choice schedulingconfig.Choice, shoot *corev1alpha1.Shoot) error {
+func (o *Options) describeScheduling(l *livelandscape.Landscape, choice schedulingconfig.Choice, shoot *corev1alpha1.Shoot) error {
 	fmt.Fprintf(o.Out, "Scheduling (the algorithm run now against %d seed(s)):\n", l.Snapshot.NumSeeds())
 	fmt.Fprintf(o.Out, "  %s\n", choice)
 	if l.RegionConfigWarning != "" {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
-	"github.com/graft-dev/graft/pkg/graftctl/landscape"
+	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
@@ -127,7 +127,7 @@ func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	flags.StringVar(&o.LeaseNamespace, "descheduler-lease-namespace", o.LeaseNamespace, "Namespace of graft-descheduler's leader-election Lease.")
 	flags.DurationVar(&o.LeaseCheckInterval, "descheduler-lease-check-interval", o.LeaseCheckInterval, "How often to check graft-descheduler's Lease while waiting.")
 	o.Scheduling.AddFlags(flags)
-	landscape.AddRegionConfigNamespaceFlag(flags, &o.RegionConfigNamespace)
+	livelandscape.AddRegionConfigNamespaceFlag(flags, &o.RegionConfigNamespace)
 	seedcmd.AddDryRunFlag(cmd)
 	return cmd
 }
@@ -157,7 +157,7 @@ func (o *Options) Validate() error {
 	if o.LeaseCheckInterval <= 0 {
 		return fmt.Errorf("--descheduler-lease-check-interval must be positive")
 	}
-	if err := landscape.ValidateRegionConfigNamespace(o.regionConfigNamespace()); err != nil {
+	if err := livelandscape.ValidateRegionConfigNamespace(o.regionConfigNamespace()); err != nil {
 		return err
 	}
 	if o.Scheduling == nil {

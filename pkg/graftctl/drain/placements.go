@@ -12,7 +12,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
-	"github.com/graft-dev/graft/pkg/graftctl/landscape"
+	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/taintclock"
 )
 
@@ -66,7 +66,7 @@ func sortShoots(shoots []*corev1alpha1.Shoot) {
 // placed one after the other, in name order, each counting on its new seed
 // for the next decisions, as they would when the descheduler evicts them.
 func (o *Options) reportPlacements(ctx context.Context, drained *corev1alpha1.Seed) error {
-	l, err := landscape.Load(ctx, o.Graft, o.Kube, o.schedulingConfig(ctx), o.regionConfigNamespace())
+	l, err := livelandscape.Load(ctx, o.Graft, o.Kube, o.schedulingConfig(ctx), o.regionConfigNamespace())
 	if err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func (o *Options) reportPlacements(ctx context.Context, drained *corev1alpha1.Se
 }
 
 // placeElsewhere asks the algorithm where the shoot would go if it left seedName.
-func placeElsewhere(l *landscape.Landscape, shoot *corev1alpha1.Shoot, seedName string) (string, error) {
+func placeElsewhere(l *livelandscape.Landscape, shoot *corev1alpha1.Shoot, seedName string) (string, error) {
 	in, err := l.Inputs(shoot)
 	if err != nil {
 		return "", err

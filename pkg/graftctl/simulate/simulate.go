@@ -15,8 +15,8 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
-	graftctllandscape "github.com/graft-dev/graft/pkg/graftctl/landscape"
-	"github.com/graft-dev/graft/pkg/landscape"
+	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
+	"github.com/graft-dev/graft/pkg/landscapefile"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
 
@@ -39,7 +39,7 @@ type Options struct {
 
 	genericiooptions.IOStreams
 
-	landscape *landscape.Landscape
+	landscape *landscapefile.Landscape
 	config    algorithm.Config
 	configErr error
 }
@@ -93,7 +93,7 @@ decision counts in the usage of the seeds for the next one.`,
 		"Weights of score plugins (MinimalDistance, LeastAllocated, PreferNoSchedule), e.g. LeastAllocated=2; none reproduces the reference scheduler")
 	flags.BoolVar(&o.Explain, "explain", o.Explain, "Explain every decision seed by seed")
 	flags.StringVarP(&o.Output, "output", "o", o.Output, "Output format: table or json (one JSON object per line)")
-	graftctllandscape.AddRegionConfigNamespaceFlag(flags, &o.RegionConfigNamespace)
+	livelandscape.AddRegionConfigNamespaceFlag(flags, &o.RegionConfigNamespace)
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
 	_ = cmd.RegisterFlagCompletionFunc("strategy", cobra.FixedCompletions(
 		[]string{string(algorithm.StrategySameRegion), string(algorithm.StrategyMinimalDistance)}, cobra.ShellCompDirectiveNoFileComp))
@@ -108,7 +108,7 @@ func (o *Options) Complete() error {
 	if len(o.Filenames) == 0 {
 		return nil // Validate says so
 	}
-	o.landscape = landscape.New()
+	o.landscape = landscapefile.New()
 	for _, name := range o.Filenames {
 		if err := o.readFile(name); err != nil {
 			return err
@@ -146,7 +146,7 @@ func (o *Options) Validate() error {
 	if o.configErr != nil {
 		errs = append(errs, o.configErr)
 	}
-	if err := graftctllandscape.ValidateRegionConfigNamespace(o.RegionConfigNamespace); err != nil {
+	if err := livelandscape.ValidateRegionConfigNamespace(o.RegionConfigNamespace); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -244,7 +244,7 @@ func (o *Options) regionConfigMaps() []*corev1.ConfigMap {
 	}
 	if len(ignored) > 0 {
 		fmt.Fprintf(o.ErrOut, "Warning: ignored %d region ConfigMap(s) outside namespace %q (--%s), as graft-scheduler ignores them: %s\n",
-			len(ignored), o.RegionConfigNamespace, graftctllandscape.RegionConfigNamespaceFlag, strings.Join(ignored, ", "))
+			len(ignored), o.RegionConfigNamespace, livelandscape.RegionConfigNamespaceFlag, strings.Join(ignored, ", "))
 	}
 	return in
 }

@@ -1,4 +1,4 @@
-// Package landscape owns reading a landscape from multi-document YAML: Seeds,
+// Package landscapefile owns reading a landscape from multi-document YAML: Seeds,
 // Shoots and CloudProfiles in graft's core.graft.dev/v1alpha1 or in Gardener's
 // core.gardener.cloud/v1beta1 (converted on read by changing the apiVersion,
 // since graft's types keep Gardener's field names), and v1 ConfigMaps. Unknown
@@ -7,4 +7,4 @@
 // document. Documents of other kinds (Gardener Projects, Secrets, ...) are
 // skipped and reported in Landscape.Skipped. `kind: List` documents, as
 // `kubectl get -o yaml` writes them, are read item by item.
-package landscape
+package landscapefile

@@ -1,4 +1,4 @@
-package landscape
+package livelandscape
 
 import (
 	"context"
