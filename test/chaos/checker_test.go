@@ -10,14 +10,14 @@ import (
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/test/e2e/invariant"
-	"github.com/graft-dev/graft/test/e2e/landscape"
+	"github.com/graft-dev/graft/test/e2e/landscapegen"
 )
 
 // garden returns a checker that has seen two seeds of one region and their
 // cloud profile, and a pending shoot for that region.
-func garden(t *testing.T) (*checker, *landscape.Landscape, *corev1alpha1.Shoot) {
+func garden(t *testing.T) (*checker, *landscapegen.Landscape, *corev1alpha1.Shoot) {
 	t.Helper()
-	l := landscape.Generate(landscape.Spec{Scenario: "chaos", Providers: []string{"aws"}, RegionsPerProvider: 1, SeedsPerRegion: 2, SeedCapacity: 5})
+	l := landscapegen.Generate(landscapegen.Spec{Scenario: "chaos", Providers: []string{"aws"}, RegionsPerProvider: 1, SeedsPerRegion: 2, SeedCapacity: 5})
 	c := newChecker(nil, nil, 90*time.Second, t.Logf)
 	for i, s := range l.Seeds {
 		s.ResourceVersion = "1" + string(rune('0'+i))
@@ -25,7 +25,7 @@ func garden(t *testing.T) (*checker, *landscape.Landscape, *corev1alpha1.Shoot) 
 	}
 	l.CloudProfiles[0].ResourceVersion = "5"
 	c.observe(invariant.KindCloudProfile, l.CloudProfiles[0], false)
-	shoot := landscape.Shoot(l.Spec, "s-0000", "aws", landscape.Region("aws", 0), corev1alpha1.ShootPurposeEvaluation, false)
+	shoot := landscapegen.Shoot(l.Spec, "s-0000", "aws", landscapegen.Region("aws", 0), corev1alpha1.ShootPurposeEvaluation, false)
 	shoot.ResourceVersion = "20"
 	return c, l, shoot
 }

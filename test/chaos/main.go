@@ -23,7 +23,7 @@ import (
 	graftclient "github.com/graft-dev/client-go/clientset/versioned"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/test/e2e/invariant"
-	"github.com/graft-dev/graft/test/e2e/landscape"
+	"github.com/graft-dev/graft/test/e2e/landscapegen"
 	"github.com/graft-dev/graft/test/framework"
 )
 
@@ -68,7 +68,7 @@ type run struct {
 	kube     kubernetes.Interface
 	check    *checker
 	replicas []*replica
-	land     *landscape.Landscape
+	land     *landscapegen.Landscape
 	seeds    []string
 
 	mu        sync.Mutex
@@ -150,7 +150,7 @@ func (r *run) main(ctx context.Context) (retErr error) {
 
 	// Six seeds in two regions of one provider, little room each, so that
 	// capacity and taints matter.
-	r.land = landscape.Generate(landscape.Spec{Scenario: scenario, Providers: []string{"aws"}, RegionsPerProvider: 2, SeedsPerRegion: 3, SeedCapacity: 10})
+	r.land = landscapegen.Generate(landscapegen.Spec{Scenario: scenario, Providers: []string{"aws"}, RegionsPerProvider: 2, SeedsPerRegion: 3, SeedCapacity: 10})
 	r.land.Shoots = nil
 	if err := framework.Apply(ctx, r.cp.RESTConfig, r.land.Objects()); err != nil {
 		return err
@@ -287,7 +287,7 @@ func (r *run) reqCtx(ctx context.Context) (context.Context, context.CancelFunc) 
 func (r *run) createShoot(ctx context.Context) {
 	// Every random draw comes first, so that a seed draws the same numbers
 	// whatever the garden's state.
-	region := landscape.Region("aws", r.rng.IntN(2))
+	region := landscapegen.Region("aws", r.rng.IntN(2))
 	purposes := []corev1alpha1.ShootPurpose{corev1alpha1.ShootPurposeEvaluation, corev1alpha1.ShootPurposeDevelopment, corev1alpha1.ShootPurposeProduction}
 	purpose, zoneHA, tolerate, secs := purposes[r.rng.IntN(len(purposes))], r.rng.IntN(6) == 0, r.rng.IntN(3), int64(5+r.rng.IntN(26))
 	r.mu.Lock()
@@ -298,7 +298,7 @@ func (r *run) createShoot(ctx context.Context) {
 	name := fmt.Sprintf("s-%04d", r.next)
 	r.next++
 	r.mu.Unlock()
-	shoot := landscape.Shoot(r.land.Spec, name, "aws", region, purpose, zoneHA)
+	shoot := landscapegen.Shoot(r.land.Spec, name, "aws", region, purpose, zoneHA)
 	desc := "untolerating"
 	switch tolerate {
 	case 0: // tolerates the maintenance taint for ever

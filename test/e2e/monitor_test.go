@@ -21,7 +21,7 @@ import (
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/test/e2e/invariant"
-	"github.com/graft-dev/graft/test/e2e/landscape"
+	"github.com/graft-dev/graft/test/e2e/landscapegen"
 )
 
 // The invariant monitor runs from the first scenario to the end of the
@@ -34,7 +34,7 @@ import (
 // spec.schedulerName, so nothing but the suite writes it. A write to it
 // comes back through the shoot watch after every shoot change made before
 // it, which tells when the monitor has seen everything up to a moment.
-var flushSpec = landscape.Spec{Scenario: "e2e-invariants"}
+var flushSpec = landscapegen.Spec{Scenario: "e2e-invariants"}
 
 const flushName = "flush"
 
@@ -102,7 +102,7 @@ func startMonitor(ctx context.Context) error {
 	if err := ensureNamespace(ctx, env.KubeClient(), "garden-"+flushSpec.Scenario); err != nil {
 		return err
 	}
-	marker := landscape.Shoot(flushSpec, flushName, "none", "none", corev1alpha1.ShootPurposeEvaluation, false)
+	marker := landscapegen.Shoot(flushSpec, flushName, "none", "none", corev1alpha1.ShootPurposeEvaluation, false)
 	marker.Spec.SchedulerName = ptr.To("e2e-invariants-no-scheduler")
 	if _, err := graft.CoreV1alpha1().Shoots(marker.Namespace).Create(ctx, marker, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating the flush marker: %w", err)

@@ -22,7 +22,7 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/test/charts"
-	"github.com/graft-dev/graft/test/e2e/landscape"
+	"github.com/graft-dev/graft/test/e2e/landscapegen"
 )
 
 var _ = Describe("Scenario 7: bad input", func() {
@@ -57,9 +57,9 @@ var _ = Describe("Scenario 7: bad input while running", Ordered, func() {
 	// A second scheduler, answering to its own name with the MinimalDistance
 	// strategy (which reads region ConfigMaps), installed as its own release.
 	const schedulerName = "distance-scheduler"
-	l := landscape.Generate(landscape.Spec{Scenario: "s7", Providers: []string{"aws"}, RegionsPerProvider: 2, SeedsPerRegion: 2, SeedCapacity: 20})
+	l := landscapegen.Generate(landscapegen.Spec{Scenario: "s7", Providers: []string{"aws"}, RegionsPerProvider: 2, SeedsPerRegion: 2, SeedCapacity: 20})
 	ns := l.Namespace.Name
-	region1, region2 := landscape.Region("aws", 0), landscape.Region("aws", 1)
+	region1, region2 := landscapegen.Region("aws", 0), landscapegen.Region("aws", 1)
 	var distance *component
 
 	BeforeAll(func(ctx SpecContext) {
@@ -83,7 +83,7 @@ var _ = Describe("Scenario 7: bad input while running", Ordered, func() {
 	})
 
 	shoot := func(name, region string) *corev1alpha1.Shoot {
-		s := landscape.Shoot(l.Spec, name, "aws", region, corev1alpha1.ShootPurposeProduction, false)
+		s := landscapegen.Shoot(l.Spec, name, "aws", region, corev1alpha1.ShootPurposeProduction, false)
 		s.Spec.SchedulerName = ptr.To(schedulerName)
 		return s
 	}

@@ -20,11 +20,11 @@ import (
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/test/e2e/invariant"
-	"github.com/graft-dev/graft/test/e2e/landscape"
+	"github.com/graft-dev/graft/test/e2e/landscapegen"
 )
 
 var _ = Describe("Scenario 4: capacity", Ordered, func() {
-	l := landscape.Generate(landscape.Spec{
+	l := landscapegen.Generate(landscapegen.Spec{
 		Scenario: "s4", Providers: []string{"aws"}, RegionsPerProvider: 1, SeedsPerRegion: 3, SeedCapacity: 10,
 	})
 	ns := l.Namespace.Name
@@ -38,7 +38,7 @@ var _ = Describe("Scenario 4: capacity", Ordered, func() {
 		if i < 2 {
 			purpose, list = corev1alpha1.ShootPurposeEvaluation, &evaluation
 		}
-		shoot := landscape.Shoot(l.Spec, fmt.Sprintf("s4-%s-%d", purpose, i), "aws", landscape.Region("aws", 0), purpose, false)
+		shoot := landscapegen.Shoot(l.Spec, fmt.Sprintf("s4-%s-%d", purpose, i), "aws", landscapegen.Region("aws", 0), purpose, false)
 		shoot.Spec.SeedName = ptr.To(full)
 		*list = append(*list, shoot)
 	}

@@ -16,11 +16,11 @@ import (
 	graftclient "github.com/graft-dev/client-go/clientset/versioned"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/test/e2e/landscape"
+	"github.com/graft-dev/graft/test/e2e/landscapegen"
 )
 
 // boundCount counts the landscape's shoots that have a seed.
-func boundCount(ctx context.Context, l *landscape.Landscape) (int, error) {
+func boundCount(ctx context.Context, l *landscapegen.Landscape) (int, error) {
 	list, err := graft.CoreV1alpha1().Shoots(l.Namespace.Name).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
 	if err != nil {
 		return 0, err
@@ -56,7 +56,7 @@ func leadingScheduler() string {
 // allBound waits until every shoot of the landscape has a seed, then checks
 // the invariants and that each shoot's spec changed as often as wanted says
 // (its generation: 2 for a shoot bound once).
-func allBound(ctx context.Context, l *landscape.Landscape, timeout time.Duration, wantGeneration func(name string) int64) {
+func allBound(ctx context.Context, l *landscapegen.Landscape, timeout time.Duration, wantGeneration func(name string) int64) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
 		n, err := boundCount(ctx, l)
@@ -76,13 +76,13 @@ func boundOnce(string) int64 { return 2 }
 
 var _ = Describe("Scenario 5: leader failover under load", Ordered, func() {
 	// 20 seeds of 120 shoots (2,400 slots) for 2,000 shoots.
-	l := landscape.Generate(landscape.Spec{
+	l := landscapegen.Generate(landscapegen.Spec{
 		Scenario: "s5", Providers: []string{"aws"}, RegionsPerProvider: 2, SeedsPerRegion: 10, SeedCapacity: 120, Shoots: 2000,
 	})
 
 	It("lets the standby finish a 2,000-shoot burst when the leader is killed in the middle", func(ctx SpecContext) {
 		leader := leadingScheduler()
-		Expect(createLandscape(ctx, &landscape.Landscape{Spec: l.Spec, Namespace: l.Namespace, CloudProfiles: l.CloudProfiles, Seeds: l.Seeds})).To(Succeed())
+		Expect(createLandscape(ctx, &landscapegen.Landscape{Spec: l.Spec, Namespace: l.Namespace, CloudProfiles: l.CloudProfiles, Seeds: l.Seeds})).To(Succeed())
 
 		created := make(chan error, 1)
 		go func() { created <- createShoots(ctx, l.Shoots) }()
@@ -111,7 +111,7 @@ var _ = Describe("Scenario 5: leader failover under load", Ordered, func() {
 })
 
 var _ = Describe("Scenario 6: API server restart", Ordered, func() {
-	l := landscape.Generate(landscape.Spec{
+	l := landscapegen.Generate(landscapegen.Spec{
 		Scenario: "s6", Providers: []string{"aws"}, RegionsPerProvider: 1, SeedsPerRegion: 6, SeedCapacity: 100, Shoots: 400,
 	})
 	ns := l.Namespace.Name
@@ -164,7 +164,7 @@ var _ = Describe("Scenario 6: API server restart", Ordered, func() {
 	}
 
 	It("recovers in the middle of scheduling without restarting any component", func(ctx SpecContext) {
-		Expect(createLandscape(ctx, &landscape.Landscape{Spec: l.Spec, Namespace: l.Namespace, CloudProfiles: l.CloudProfiles, Seeds: l.Seeds})).To(Succeed())
+		Expect(createLandscape(ctx, &landscapegen.Landscape{Spec: l.Spec, Namespace: l.Namespace, CloudProfiles: l.CloudProfiles, Seeds: l.Seeds})).To(Succeed())
 		Expect(createShoots(ctx, l.Shoots)).To(Succeed())
 		Eventually(func(g Gomega) {
 			n, err := boundCount(ctx, l)

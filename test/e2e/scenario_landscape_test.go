@@ -14,7 +14,7 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/test/e2e/invariant"
-	"github.com/graft-dev/graft/test/e2e/landscape"
+	"github.com/graft-dev/graft/test/e2e/landscapegen"
 )
 
 var _ = Describe("Scenario 1: a landscape of 30 seeds across 3 providers and 300 shoots", Ordered, func() {
@@ -22,7 +22,7 @@ var _ = Describe("Scenario 1: a landscape of 30 seeds across 3 providers and 300
 	// for 98 shoots each, so at least 8 per provider must wait for capacity;
 	// every seventh shoot needs 3 zones, which every third seed lacks; and 6
 	// shoots ask for a region without seeds.
-	l := landscape.Generate(landscape.Spec{
+	l := landscapegen.Generate(landscapegen.Spec{
 		Scenario: "s1", Providers: []string{"aws", "gcp", "azure"}, RegionsPerProvider: 2, SeedsPerRegion: 5,
 		SeedCapacity: 9, Shoots: 294, SeedlessRegionShoots: 6,
 	})

@@ -17,15 +17,15 @@ import (
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/test/e2e/invariant"
-	"github.com/graft-dev/graft/test/e2e/landscape"
+	"github.com/graft-dev/graft/test/e2e/landscapegen"
 )
 
 // boundShoots returns n shoots of the landscape created on seed, named
 // prefix-i, with the given tolerations.
-func boundShoots(l *landscape.Landscape, prefix, seed string, n int, tolerations ...corev1alpha1.Toleration) []*corev1alpha1.Shoot {
+func boundShoots(l *landscapegen.Landscape, prefix, seed string, n int, tolerations ...corev1alpha1.Toleration) []*corev1alpha1.Shoot {
 	var out []*corev1alpha1.Shoot
 	for i := 0; i < n; i++ {
-		shoot := landscape.Shoot(l.Spec, fmt.Sprintf("%s-%d", prefix, i), l.Seeds[0].Spec.Provider.Type, l.Seeds[0].Spec.Provider.Region, corev1alpha1.ShootPurposeProduction, false)
+		shoot := landscapegen.Shoot(l.Spec, fmt.Sprintf("%s-%d", prefix, i), l.Seeds[0].Spec.Provider.Type, l.Seeds[0].Spec.Provider.Region, corev1alpha1.ShootPurposeProduction, false)
 		shoot.Spec.SeedName = ptr.To(seed)
 		shoot.Spec.Tolerations = tolerations
 		out = append(out, shoot)
@@ -43,7 +43,7 @@ func seedOf(ctx context.Context, namespace, name string) (string, error) {
 }
 
 // settledClean checks a scenario's invariants after it settled.
-func settledClean(ctx context.Context, l *landscape.Landscape) {
+func settledClean(ctx context.Context, l *landscapegen.Landscape) {
 	GinkgoHelper()
 	s, err := state(ctx, l.Selector(), l.Namespace.Name)
 	Expect(err).NotTo(HaveOccurred())
@@ -64,7 +64,7 @@ func settledClean(ctx context.Context, l *landscape.Landscape) {
 }
 
 var _ = Describe("Scenario 2: graftctl taint seed X key=v:NoExecute", Ordered, func() {
-	l := landscape.Generate(landscape.Spec{Scenario: "s2", Providers: []string{"aws"}, RegionsPerProvider: 1, SeedsPerRegion: 3, SeedCapacity: 20})
+	l := landscapegen.Generate(landscapegen.Spec{Scenario: "s2", Providers: []string{"aws"}, RegionsPerProvider: 1, SeedsPerRegion: 3, SeedCapacity: 20})
 	ns, x := l.Namespace.Name, l.Seeds[0].Name
 	const tolerationSeconds = 20
 	untolerating := boundShoots(l, "s2-plain", x, 6)
@@ -155,7 +155,7 @@ var _ = Describe("Scenario 2: graftctl taint seed X key=v:NoExecute", Ordered, f
 })
 
 var _ = Describe("Scenario 3: graftctl drain X --timeout 2m, then graftctl uncordon X", Ordered, func() {
-	l := landscape.Generate(landscape.Spec{Scenario: "s3", Providers: []string{"aws"}, RegionsPerProvider: 1, SeedsPerRegion: 3, SeedCapacity: 20})
+	l := landscapegen.Generate(landscapegen.Spec{Scenario: "s3", Providers: []string{"aws"}, RegionsPerProvider: 1, SeedsPerRegion: 3, SeedCapacity: 20})
 	ns, x := l.Namespace.Name, l.Seeds[0].Name
 	onX := boundShoots(l, "s3-shoot", x, 10)
 
@@ -185,7 +185,7 @@ var _ = Describe("Scenario 3: graftctl drain X --timeout 2m, then graftctl uncor
 		label := fmt.Sprintf(`{"metadata":{"labels":{"e2e.graft.dev/seed":%q}}}`, x)
 		_, err = graft.CoreV1alpha1().Seeds().Patch(ctx, x, types.MergePatchType, []byte(label), metav1.PatchOptions{})
 		Expect(err).NotTo(HaveOccurred())
-		only := landscape.Shoot(l.Spec, "s3-only-x", "aws", landscape.Region("aws", 0), corev1alpha1.ShootPurposeProduction, false)
+		only := landscapegen.Shoot(l.Spec, "s3-only-x", "aws", landscapegen.Region("aws", 0), corev1alpha1.ShootPurposeProduction, false)
 		only.Spec.SeedSelector = &corev1alpha1.SeedSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"e2e.graft.dev/seed": x}}}
 		Expect(createShoots(ctx, []*corev1alpha1.Shoot{only})).To(Succeed())
 		// Waiting because of the cordon: one seed, X, rejects it for its

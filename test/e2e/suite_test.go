@@ -23,7 +23,7 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/test/e2e/invariant"
-	"github.com/graft-dev/graft/test/e2e/landscape"
+	"github.com/graft-dev/graft/test/e2e/landscapegen"
 	"github.com/graft-dev/graft/test/framework"
 )
 
@@ -157,7 +157,7 @@ func stopComponents() {
 }
 
 // landscapes are the scenarios' landscapes, for the final check.
-var landscapes []*landscape.Landscape
+var landscapes []*landscapegen.Landscape
 
 // schedulerConfigs are how the schedulers the suite runs decide, by
 // schedulerName, for the invariant checks.
@@ -284,8 +284,8 @@ func violationStrings(vs []invariant.Violation) []string {
 // namespace, cloud profiles and seeds (their ready status written with a
 // merge patch of the status subresource, which cannot conflict with the
 // annotator's writes), then the shoots, several at a time.
-func createLandscape(ctx context.Context, l *landscape.Landscape) error {
-	if !slices.ContainsFunc(landscapes, func(o *landscape.Landscape) bool { return o.Spec.Scenario == l.Spec.Scenario }) {
+func createLandscape(ctx context.Context, l *landscapegen.Landscape) error {
+	if !slices.ContainsFunc(landscapes, func(o *landscapegen.Landscape) bool { return o.Spec.Scenario == l.Spec.Scenario }) {
 		landscapes = append(landscapes, l)
 	}
 	if err := ensureNamespace(ctx, env.KubeClient(), l.Namespace.Name); err != nil {

@@ -16,16 +16,16 @@ import (
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
-	"github.com/graft-dev/graft/test/e2e/landscape"
+	"github.com/graft-dev/graft/test/e2e/landscapegen"
 )
 
-func small() *landscape.Landscape {
-	return landscape.Generate(landscape.Spec{
+func small() *landscapegen.Landscape {
+	return landscapegen.Generate(landscapegen.Spec{
 		Scenario: "t", Providers: []string{"aws", "gcp"}, RegionsPerProvider: 1, SeedsPerRegion: 2, SeedCapacity: 2, Shoots: 4,
 	})
 }
 
-func state(l *landscape.Landscape) Landscape {
+func state(l *landscapegen.Landscape) Landscape {
 	return Landscape{Seeds: l.Seeds, Shoots: l.Shoots, CloudProfiles: l.CloudProfiles}
 }
 
@@ -159,14 +159,14 @@ type fixture struct {
 	m     *Monitor
 	now   time.Time
 	rv    uint64
-	l     *landscape.Landscape
+	l     *landscapegen.Landscape
 	seeds map[string]*corev1alpha1.Seed
 	cms   map[string]*corev1.ConfigMap
 	log   []string
 }
 
 func newFixture(t *testing.T) *fixture {
-	l := landscape.Generate(landscape.Spec{
+	l := landscapegen.Generate(landscapegen.Spec{
 		Scenario: "t", Providers: []string{"aws", "gcp"}, RegionsPerProvider: 1, SeedsPerRegion: 2, SeedCapacity: 2, Shoots: 6,
 	})
 	f := &fixture{t: t, now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), l: l,

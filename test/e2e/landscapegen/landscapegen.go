@@ -1,4 +1,4 @@
-package landscape
+package landscapegen
 
 import (
 	"fmt"
