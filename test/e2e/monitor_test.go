@@ -6,17 +6,13 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
@@ -37,53 +33,6 @@ import (
 var flushSpec = landscapegen.Spec{Scenario: "e2e-invariants"}
 
 const flushName = "flush"
-
-// sources are the watches that feed the monitor.
-type source struct {
-	kind  invariant.Kind
-	list  func(context.Context) (runtime.Object, error)
-	watch func(context.Context, string) (watch.Interface, error)
-}
-
-func sources() []source {
-	kube := env.KubeClient()
-	regionConfigs := metav1.ListOptions{LabelSelector: corev1alpha1.LabelSchedulingPurpose + "=" + corev1alpha1.LabelSchedulingPurposeRegionConfig}
-	watchOpts := func(o metav1.ListOptions, rv string) metav1.ListOptions {
-		o.ResourceVersion, o.AllowWatchBookmarks = rv, true
-		return o
-	}
-	return []source{
-		{invariant.KindShoot,
-			func(ctx context.Context) (runtime.Object, error) {
-				return graft.CoreV1alpha1().Shoots("").List(ctx, metav1.ListOptions{})
-			},
-			func(ctx context.Context, rv string) (watch.Interface, error) {
-				return graft.CoreV1alpha1().Shoots("").Watch(ctx, watchOpts(metav1.ListOptions{}, rv))
-			}},
-		{invariant.KindSeed,
-			func(ctx context.Context) (runtime.Object, error) {
-				return graft.CoreV1alpha1().Seeds().List(ctx, metav1.ListOptions{})
-			},
-			func(ctx context.Context, rv string) (watch.Interface, error) {
-				return graft.CoreV1alpha1().Seeds().Watch(ctx, watchOpts(metav1.ListOptions{}, rv))
-			}},
-		{invariant.KindCloudProfile,
-			func(ctx context.Context) (runtime.Object, error) {
-				return graft.CoreV1alpha1().CloudProfiles().List(ctx, metav1.ListOptions{})
-			},
-			func(ctx context.Context, rv string) (watch.Interface, error) {
-				return graft.CoreV1alpha1().CloudProfiles().Watch(ctx, watchOpts(metav1.ListOptions{}, rv))
-			}},
-		// Region ConfigMaps are read from the garden namespace only.
-		{invariant.KindConfigMap,
-			func(ctx context.Context) (runtime.Object, error) {
-				return kube.CoreV1().ConfigMaps(corev1alpha1.GardenNamespace).List(ctx, regionConfigs)
-			},
-			func(ctx context.Context, rv string) (watch.Interface, error) {
-				return kube.CoreV1().ConfigMaps(corev1alpha1.GardenNamespace).Watch(ctx, watchOpts(regionConfigs, rv))
-			}},
-	}
-}
 
 // startMonitor creates the flush marker, lists and watches every source and
 // keeps the monitor judging until the suite ends.
@@ -108,111 +57,32 @@ func startMonitor(ctx context.Context) error {
 		return fmt.Errorf("creating the flush marker: %w", err)
 	}
 
+	feed = &invariant.Feed{
+		Monitor: monitor,
+		Sources: invariant.Sources(graft, env.KubeClient()),
+		Logf: func(format string, args ...any) {
+			GinkgoWriter.Printf("invariants: %s\n", fmt.Sprintf(format, args...))
+		},
+	}
 	watchCtx, stop := context.WithCancel(context.Background())
 	DeferCleanup(stop)
-	for _, src := range sources() {
-		rv, err := relist(ctx, src)
-		if err != nil {
-			return fmt.Errorf("listing %ss: %w", src.kind, err)
-		}
-		go follow(watchCtx, src, rv)
+	if err := feed.Start(ctx, watchCtx); err != nil {
+		return err
 	}
 	monitorStarted = true
 	go func() {
 		// Brings the checker's views of the inputs up to pending bindings and
 		// judges them.
 		for watchCtx.Err() == nil {
-			catchUp(watchCtx)
+			feed.CatchUp(watchCtx)
 			time.Sleep(250 * time.Millisecond)
 		}
 	}()
 	return nil
 }
 
-func relist(ctx context.Context, src source) (string, error) {
-	list, err := src.list(ctx)
-	if err != nil {
-		return "", err
-	}
-	items, err := meta.ExtractList(list)
-	if err != nil {
-		return "", err
-	}
-	acc, err := meta.ListAccessor(list)
-	if err != nil {
-		return "", err
-	}
-	monitor.Relist(src.kind, items, acc.GetResourceVersion())
-	return acc.GetResourceVersion(), nil
-}
-
-// follow feeds every change of a source into the monitor, from rv on. A
-// watch that ends is resumed from the last resourceVersion; one the API
-// server can no longer resume (after its restart) is a gap, closed by a new
-// list.
-func follow(ctx context.Context, src source, rv string) {
-	for ctx.Err() == nil {
-		expired := false
-		w, err := src.watch(ctx, rv)
-		if err != nil {
-			expired = apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
-		} else {
-			for ev := range w.ResultChan() {
-				if ev.Type == watch.Error {
-					err := apierrors.FromObject(ev.Object)
-					expired = apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
-					continue
-				}
-				acc, err := meta.Accessor(ev.Object)
-				if err != nil {
-					continue
-				}
-				rv = acc.GetResourceVersion()
-				switch ev.Type {
-				case watch.Added, watch.Modified:
-					monitor.Observe(ev.Object)
-				case watch.Deleted:
-					monitor.Delete(ev.Object)
-				case watch.Bookmark:
-					monitor.Progress(src.kind, rv)
-				}
-			}
-			w.Stop()
-		}
-		if !expired {
-			// Not a synchronisation: the pause before a new watch request.
-			time.Sleep(200 * time.Millisecond)
-			continue
-		}
-		monitor.Gap(src.kind)
-		for ctx.Err() == nil {
-			if rv, err = relist(ctx, src); err == nil {
-				break
-			}
-			time.Sleep(time.Second)
-		}
-	}
-}
-
-// lastCatchUpError is when catchUp last reported a failed list.
-var lastCatchUpError atomic.Int64
-
-// catchUp lists the inputs whose watch has not yet reached a pending
-// binding, then judges what it can.
-func catchUp(ctx context.Context) {
-	for _, kind := range monitor.Lagging() {
-		for _, src := range sources() {
-			if src.kind == kind {
-				if _, err := relist(ctx, src); err != nil && ctx.Err() == nil && time.Since(time.Unix(0, lastCatchUpError.Load())) > 10*time.Second {
-					// While the API server is down this fails every time; say so now and then.
-					lastCatchUpError.Store(time.Now().UnixNano())
-					GinkgoWriter.Printf("invariants: listing %ss to catch up: %v\n", kind, err)
-				}
-			}
-		}
-	}
-	monitor.Judge()
-}
+// feed lists and watches what the monitor follows.
+var feed *invariant.Feed
 
 // flush returns once the monitor has judged every change made before it was
 // called: it writes the marker, waits for that write to come through the
@@ -231,7 +101,7 @@ func flush(ctx context.Context) {
 	Eventually(func() bool { return monitor.Reached(invariant.KindShoot, rv) }).WithContext(ctx).WithTimeout(2*time.Minute).WithPolling(100*time.Millisecond).
 		Should(BeTrue(), "the monitor's shoot watch did not deliver resourceVersion %s", rv)
 	Eventually(func() int {
-		catchUp(ctx)
+		feed.CatchUp(ctx)
 		return monitor.PendingUpTo(rv)
 	}).WithContext(ctx).WithTimeout(2*time.Minute).WithPolling(100*time.Millisecond).Should(BeZero(), "bindings left unjudged")
 }
