@@ -148,21 +148,27 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients clientconn.Client
 	cms := d.kubeInformers.Core().V1().ConfigMaps().Informer()
 	d.cloudProfiles = core.CloudProfiles().Lister()
 	d.configMaps = d.kubeInformers.Core().V1().ConfigMaps().Lister()
-	d.synced = []cache.InformerSynced{seeds.HasSynced, shoots.HasSynced, profiles.HasSynced, cms.HasSynced}
-	if _, err := seeds.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	// The state passes read is built by the seed and shoot handlers: synced
+	// means they have been given every object of the first list, not only
+	// that the informers' stores hold them, or a first pass (the only one
+	// with interval 0) could judge a seed without all its shoots.
+	seedsReg, err := seeds.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { d.onSeed(nil, obj) },
 		UpdateFunc: d.onSeed,
 		DeleteFunc: d.onSeedDelete,
-	}); err != nil {
+	})
+	if err != nil {
 		return nil, fmt.Errorf("watching seeds: %w", err)
 	}
-	if _, err := shoots.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	shootsReg, err := shoots.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { d.onShoot(nil, obj) },
 		UpdateFunc: d.onShoot,
 		DeleteFunc: d.onShootDelete,
-	}); err != nil {
+	})
+	if err != nil {
 		return nil, fmt.Errorf("watching shoots: %w", err)
 	}
+	d.synced = []cache.InformerSynced{seedsReg.HasSynced, shootsReg.HasSynced, profiles.HasSynced, cms.HasSynced}
 	// A new cloud profile or region ConfigMap can make a held-back shoot fit.
 	wake := cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { d.wakeWaiting() },

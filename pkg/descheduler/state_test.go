@@ -1,13 +1,22 @@
 package descheduler
 
 import (
+	"context"
+	"fmt"
+	goruntime "runtime"
 	"time"
 
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/component-base/metrics"
 	"k8s.io/utils/ptr"
 
+	"github.com/graft-dev/client-go/clientset/versioned/fake"
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/component/clientconn"
 )
 
 func version(s *v1alpha1.Shoot, rv string) *v1alpha1.Shoot {
@@ -92,5 +101,52 @@ func TestOwnWritesCompareResourceVersionsAsAPIMachinery(t *testing.T) {
 	}
 	if _, waiting := st.written["garden-dev/x"]; !waiting {
 		t.Error("an event with an unordered resourceVersion ended the wait for the own write")
+	}
+}
+
+// TestSyncedMeansEveryShootIsInTheState: the descheduler counts as synced
+// only once its handlers have put every listed shoot into the state a pass
+// reads; the informers' stores holding them is not enough (a one-shot pass
+// runs right after). The test looks at the state the moment the sync checks
+// first pass, as a tight loop, not WaitForCacheSync's 100ms poll, sees it.
+func TestSyncedMeansEveryShootIsInTheState(t *testing.T) {
+	const n = 5000
+	objs := []runtime.Object{newSeed("a", -1), cloudProfile()}
+	for i := range n {
+		objs = append(objs, newShoot(fmt.Sprintf("s-%04d", i), "a"))
+	}
+	cfg := &configv1alpha1.DeschedulerConfiguration{}
+	cfg.Default()
+	d, err := New(cfg, clientconn.Clients{Graft: fake.NewSimpleClientset(objs...), Kubernetes: kubefake.NewSimpleClientset()}, Options{Registry: metrics.NewKubeRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() {
+		cancel()
+		d.graftInformers.Shutdown()
+		d.kubeInformers.Shutdown()
+	}()
+	d.graftInformers.Start(ctx.Done())
+	d.kubeInformers.Start(ctx.Done())
+	deadline := time.Now().Add(time.Minute)
+	for {
+		synced := true
+		for _, f := range d.synced {
+			synced = synced && f()
+		}
+		if synced {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("never synced")
+		}
+		goruntime.Gosched()
+	}
+	d.state.mu.Lock()
+	got := len(d.state.shoots)
+	d.state.mu.Unlock()
+	if got != n {
+		t.Errorf("state holds %d shoots once synced, want %d", got, n)
 	}
 }

@@ -117,10 +117,8 @@ func New(opts Options) (*Controller, error) {
 		clk = clock.RealClock{}
 	}
 	c := &Controller{
-		client:       opts.Client,
-		seedLister:   opts.Seeds.Lister(),
-		seedsSynced:  opts.Seeds.Informer().HasSynced,
-		shootsSynced: opts.Shoots.Informer().HasSynced,
+		client:     opts.Client,
+		seedLister: opts.Seeds.Lister(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: QueueName, Clock: clk},
@@ -138,7 +136,11 @@ func New(opts Options) (*Controller, error) {
 		c.evictionDelay = &d.Duration
 	}
 
-	if _, err := opts.Seeds.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	// Synced means the handlers have been given every object of the first
+	// list, not only that the informers' stores hold them: usage is counted by
+	// the shoot handler, and a seed synced before it would be written with
+	// too few shoots.
+	seedsReg, err := opts.Seeds.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) { c.enqueueSeed(obj) },
 		UpdateFunc: func(oldObj, newObj any) {
 			old, okOld := oldObj.(*v1alpha1.Seed)
@@ -149,16 +151,19 @@ func New(opts Options) (*Controller, error) {
 			c.enqueueSeed(newObj)
 		},
 		DeleteFunc: func(obj any) { c.enqueueSeed(obj) },
-	}); err != nil {
+	})
+	if err != nil {
 		return nil, fmt.Errorf("capacity controller: watching seeds: %w", err)
 	}
-	if _, err := opts.Shoots.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	shootsReg, err := opts.Shoots.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.shootChanged,
 		UpdateFunc: func(_, newObj any) { c.shootChanged(newObj) },
 		DeleteFunc: c.shootDeleted,
-	}); err != nil {
+	})
+	if err != nil {
 		return nil, fmt.Errorf("capacity controller: watching shoots: %w", err)
 	}
+	c.seedsSynced, c.shootsSynced = seedsReg.HasSynced, shootsReg.HasSynced
 	return c, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"time"
@@ -433,5 +434,44 @@ func BenchmarkShootEvent(b *testing.B) {
 		s := shoots[i%len(shoots)]
 		f.c.shootChanged(s)
 		f.c.shootDeleted(s)
+	}
+}
+
+// TestSyncedMeansEveryShootIsCounted: the controller counts as synced only
+// once its shoot handler has counted every listed shoot; the informers'
+// stores holding them is not enough, or the first sync of a seed would write
+// too low a usage. The test looks the moment HasSynced first holds, in a
+// tight loop rather than WaitForCacheSync's 100ms poll.
+func TestSyncedMeansEveryShootIsCounted(t *testing.T) {
+	const n = 5000
+	objs := []runtime.Object{newSeed("a", nil, nil)}
+	for i := range n {
+		objs = append(objs, newShoot(fmt.Sprintf("s-%04d", i), ptr.To("a"), nil))
+	}
+	cfg := &configv1alpha1.CapacityAnnotatorConfiguration{}
+	cfg.Default()
+	client := fake.NewSimpleClientset(objs...)
+	factory := graftinformers.NewSharedInformerFactory(client, 0)
+	c, err := New(Options{Client: client, Seeds: factory.Core().V1alpha1().Seeds(), Shoots: factory.Core().V1alpha1().Shoots(),
+		Recorder: record.NewFakeRecorder(100), Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() {
+		cancel()
+		factory.Shutdown()
+		c.queue.ShutDown()
+	}()
+	factory.Start(ctx.Done())
+	deadline := time.Now().Add(time.Minute)
+	for !c.HasSynced() {
+		if time.Now().After(deadline) {
+			t.Fatal("never synced")
+		}
+		goruntime.Gosched()
+	}
+	if got := c.Usage("a"); got != n {
+		t.Errorf("usage of seed a once synced: %d, want %d", got, n)
 	}
 }
