@@ -5,11 +5,13 @@ import (
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/testutil"
+	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
@@ -30,7 +32,11 @@ func TestRefusedEvictionIsDroppedAndRetried(t *testing.T) {
 		{"server error", apierrors.NewInternalError(errors.New("etcd is down")), ResultError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := start(t, nil, newSeed("a", -1, drainTaint), newSeed("b", -1), newShoot("plain", "a"))
+			// The taint carries its timeAdded, so the pass writes no stamp
+			// whose watch event could queue the seed on its own.
+			stamped := drainTaint
+			stamped.TimeAdded = ptr.To(metav1.NewTime(t0))
+			h := start(t, nil, newSeed("a", -1, stamped), newSeed("b", -1), newShoot("plain", "a"))
 			h.client.PrependReactor("update", "shoots", func(a clienttesting.Action) (bool, runtime.Object, error) {
 				if a.GetSubresource() == "" {
 					return true, nil, tc.err
