@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/graft-dev/client-go/clientset/versioned"
@@ -25,12 +24,8 @@ var DrainTaint = corev1alpha1.SeedTaint{Key: corev1alpha1.SeedTaintUnschedulable
 // CordonOptions are the inputs of `graftctl cordon` and `graftctl uncordon`.
 type CordonOptions struct {
 	// Cordon is true for cordon, false for uncordon.
-	Cordon    bool
-	Selection seedcmd.Selection
-	DryRun    seedcmd.DryRunStrategy
-	Printer   *seedcmd.Printer
-
-	Client versioned.Interface
+	Cordon bool
+	seedcmd.Writer
 	genericiooptions.IOStreams
 }
 
@@ -66,7 +61,7 @@ both its NoSchedule (cordon) and its NoExecute (drain) variants.`,
 }
 
 func newCordonCommand(f factory.Factory, streams genericiooptions.IOStreams, cordon bool, cmd *cobra.Command) *cobra.Command {
-	o := &CordonOptions{Cordon: cordon, Printer: seedcmd.NewPrinter(), IOStreams: streams}
+	o := &CordonOptions{Cordon: cordon, Writer: seedcmd.NewWriter(), IOStreams: streams}
 	cmd.ValidArgsFunction = seedcmd.CompleteSeedNames(f)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := o.Complete(f, cmd, args); err != nil {
@@ -77,49 +72,23 @@ func newCordonCommand(f factory.Factory, streams genericiooptions.IOStreams, cor
 		}
 		return o.Run(cmd.Context())
 	}
-	o.Selection.AddSelectorFlag(cmd)
-	seedcmd.AddDryRunFlag(cmd)
-	o.Printer.Flags.AddFlags(cmd)
+	o.Writer.AddFlags(cmd)
 	return cmd
 }
 
 // Complete reads the seed names and flags and obtains the client.
 func (o *CordonOptions) Complete(f factory.Factory, cmd *cobra.Command, args []string) error {
-	var err error
-	if o.DryRun, err = seedcmd.DryRunFromCommand(cmd); err != nil {
+	if err := o.CompleteDryRun(cmd); err != nil {
 		return err
 	}
-	o.Selection.Names = args
-	o.Client, err = f.GraftClient()
-	return err
-}
-
-// Validate checks the seed selection and output format.
-func (o *CordonOptions) Validate() error {
-	if err := o.Selection.Validate(); err != nil {
-		return err
-	}
-	return o.Printer.Validate()
+	return o.CompleteSeeds(f, args)
 }
 
 // Run cordons or uncordons every selected seed.
 func (o *CordonOptions) Run(ctx context.Context) error {
-	names, err := o.Selection.Resolve(ctx, o.Client)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, name := range names {
-		seed, operation, err := Set(ctx, o.Client, name, o.Cordon, o.DryRun)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if err := o.Printer.Print(o.Out, seed, operation, o.DryRun); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return utilerrors.NewAggregate(errs)
+	return o.WriteEach(ctx, o.Out, func(name string) (*corev1alpha1.Seed, string, error) {
+		return Set(ctx, o.Client, name, o.Cordon, o.DryRun)
+	})
 }
 
 // Set cordons (cordon true) or uncordons a seed and returns it with the word

@@ -6,6 +6,7 @@
 // KEY[=VALUE]:EFFECT, KEY:EFFECT- and KEY-, computing the new list with
 // kubectl's rules and messages, and writing it back with optimistic
 // concurrency); and printing one result per seed ("seed/NAME cordoned") or the
-// seed itself under -o. It also holds the one list of the spellings of the
+// seed itself under -o; Writer puts these together for taint, cordon and
+// uncordon. It also holds the one list of the spellings of the
 // seed and shoot resource types that get, describe and taint accept.
 package seedcmd

@@ -8,7 +8,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/utils/clock"
 
-	"github.com/graft-dev/client-go/clientset/versioned"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
@@ -42,13 +41,10 @@ const example = `  # Taint seed 'aws-eu1' with key 'dedicated', value 'team-a' a
 
 // Options are the inputs of `graftctl taint`.
 type Options struct {
-	Selection seedcmd.Selection
+	seedcmd.Writer
 	Overwrite bool
 	Changes   seedcmd.TaintChanges
-	DryRun    seedcmd.DryRunStrategy
-	Printer   *seedcmd.Printer
 
-	Client versioned.Interface
 	// Clock gives the time recorded on added NoExecute taints.
 	Clock clock.PassiveClock
 	genericiooptions.IOStreams
@@ -56,7 +52,7 @@ type Options struct {
 
 // NewCommand returns `graftctl taint`.
 func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &Options{Printer: seedcmd.NewPrinter(), Clock: clock.RealClock{}, IOStreams: streams}
+	o := &Options{Writer: seedcmd.NewWriter(), Clock: clock.RealClock{}, IOStreams: streams}
 	complete := seedcmd.CompleteSeedNames(f)
 	cmd := &cobra.Command{
 		Use:                   "taint seed NAME... KEY_1=VAL_1:TAINT_EFFECT_1 ... KEY_N=VAL_N:TAINT_EFFECT_N",
@@ -80,19 +76,16 @@ func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Co
 			return o.Run(cmd.Context())
 		},
 	}
-	o.Selection.AddSelectorFlag(cmd)
+	o.Writer.AddFlags(cmd)
 	o.Selection.AddAllFlag(cmd)
 	cmd.Flags().BoolVar(&o.Overwrite, "overwrite", false, "If true, allow taints to be overwritten, otherwise reject taint updates that overwrite existing taints.")
-	seedcmd.AddDryRunFlag(cmd)
-	o.Printer.Flags.AddFlags(cmd)
 	return cmd
 }
 
 // Complete splits the arguments into the resource type, seed names and taint
 // changes, and obtains the client.
 func (o *Options) Complete(f factory.Factory, cmd *cobra.Command, args []string) error {
-	var err error
-	if o.DryRun, err = seedcmd.DryRunFromCommand(cmd); err != nil {
+	if err := o.CompleteDryRun(cmd); err != nil {
 		return err
 	}
 	if len(args) == 0 {
@@ -115,14 +108,11 @@ func (o *Options) Complete(f factory.Factory, cmd *cobra.Command, args []string)
 	if len(taintArgs) == 0 {
 		return fmt.Errorf("at least one taint update is required")
 	}
+	var err error
 	if o.Changes, err = seedcmd.ParseTaints(taintArgs); err != nil {
 		return err
 	}
-	o.Selection.Names = names
-	if o.Client, err = f.GraftClient(); err != nil {
-		return err
-	}
-	return nil
+	return o.CompleteSeeds(f, names)
 }
 
 // checkResource accepts the spellings of the seed resource, as kubectl accepts
@@ -134,36 +124,16 @@ func checkResource(resource string) error {
 	return fmt.Errorf("invalid resource type %s, only seed types are supported", resource)
 }
 
-// Validate checks the options before anything is read or written.
-func (o *Options) Validate() error {
-	if err := o.Selection.Validate(); err != nil {
-		return err
-	}
-	return o.Printer.Validate()
-}
-
 // Run applies the taint changes to every selected seed, continuing past a
 // failing seed as kubectl does and returning the failures together.
 func (o *Options) Run(ctx context.Context) error {
-	names, err := o.Selection.Resolve(ctx, o.Client)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, name := range names {
+	return o.WriteEach(ctx, o.Out, func(name string) (*corev1alpha1.Seed, string, error) {
 		var operation seedcmd.TaintOperation
 		seed, _, err := seedcmd.UpdateTaints(ctx, o.Client, name, o.DryRun, func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
 			op, taints, err := seedcmd.ApplyTaints(seed.Name, seed.Spec.Taints, o.Changes, o.Overwrite, o.Clock.Now())
 			operation = op
 			return taints, err == nil, err
 		})
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if err := o.Printer.Print(o.Out, seed, string(operation), o.DryRun); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return joinErrors(errs)
+		return seed, string(operation), err
+	})
 }
