@@ -10,7 +10,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -34,18 +33,11 @@ const (
 	ruleCrash     invariant.Rule = "Crash"
 )
 
-// source is one watched kind.
-type source struct {
-	kind  invariant.Kind
-	list  func(context.Context) (runtime.Object, error)
-	watch func(context.Context, string) (watch.Interface, error)
-}
-
 // checker follows shoots, seeds, cloud profiles and region ConfigMaps by
 // watches, feeds the invariant Monitor and judges the run's own rules.
 type checker struct {
 	monitor *invariant.Monitor
-	sources []source
+	feed    *invariant.Feed
 	logf    func(format string, args ...any)
 	// bound is how long a shoot may stay pending although a seed fits it, or
 	// on a seed it must leave although another fits it.
@@ -87,40 +79,14 @@ func newChecker(graft graftclient.Interface, kube kubernetes.Interface, bound ti
 	}
 	// As the chart configures graft-scheduler (its binary's defaults).
 	c.monitor.SetScheduler(corev1alpha1.DefaultSchedulerName, algorithm.Config{Strategy: algorithm.StrategySameRegion})
-	regionConfigs := metav1.ListOptions{LabelSelector: corev1alpha1.LabelSchedulingPurpose + "=" + corev1alpha1.LabelSchedulingPurposeRegionConfig}
-	wo := func(o metav1.ListOptions, rv string) metav1.ListOptions {
-		o.ResourceVersion, o.AllowWatchBookmarks = rv, true
-		return o
-	}
-	c.sources = []source{
-		{invariant.KindShoot,
-			func(ctx context.Context) (runtime.Object, error) {
-				return graft.CoreV1alpha1().Shoots("").List(ctx, metav1.ListOptions{})
-			},
-			func(ctx context.Context, rv string) (watch.Interface, error) {
-				return graft.CoreV1alpha1().Shoots("").Watch(ctx, wo(metav1.ListOptions{}, rv))
-			}},
-		{invariant.KindSeed,
-			func(ctx context.Context) (runtime.Object, error) {
-				return graft.CoreV1alpha1().Seeds().List(ctx, metav1.ListOptions{})
-			},
-			func(ctx context.Context, rv string) (watch.Interface, error) {
-				return graft.CoreV1alpha1().Seeds().Watch(ctx, wo(metav1.ListOptions{}, rv))
-			}},
-		{invariant.KindCloudProfile,
-			func(ctx context.Context) (runtime.Object, error) {
-				return graft.CoreV1alpha1().CloudProfiles().List(ctx, metav1.ListOptions{})
-			},
-			func(ctx context.Context, rv string) (watch.Interface, error) {
-				return graft.CoreV1alpha1().CloudProfiles().Watch(ctx, wo(metav1.ListOptions{}, rv))
-			}},
-		{invariant.KindConfigMap,
-			func(ctx context.Context) (runtime.Object, error) {
-				return kube.CoreV1().ConfigMaps(corev1alpha1.GardenNamespace).List(ctx, regionConfigs)
-			},
-			func(ctx context.Context, rv string) (watch.Interface, error) {
-				return kube.CoreV1().ConfigMaps(corev1alpha1.GardenNamespace).Watch(ctx, wo(regionConfigs, rv))
-			}},
+	c.feed = &invariant.Feed{
+		Monitor: c.monitor,
+		Sources: invariant.Sources(graft, kube),
+		OnList:  c.listed,
+		OnEvent: c.event,
+		Logf: func(format string, args ...any) {
+			logf("checker: "+format, args...)
+		},
 	}
 	return c
 }
@@ -171,12 +137,8 @@ func (c *checker) Deleted(key string) {
 // start lists and watches every source until ctx ends, and judges the
 // state rules every two seconds.
 func (c *checker) start(ctx context.Context) error {
-	for _, src := range c.sources {
-		rv, err := c.relist(ctx, src, false)
-		if err != nil {
-			return fmt.Errorf("listing %ss: %w", src.kind, err)
-		}
-		go c.follow(ctx, src, rv)
+	if err := c.feed.Start(ctx, ctx); err != nil {
+		return err
 	}
 	go func() {
 		t := time.NewTicker(250 * time.Millisecond)
@@ -188,7 +150,7 @@ func (c *checker) start(ctx context.Context) error {
 				return
 			case <-t.C:
 			}
-			c.catchUp(ctx)
+			c.feed.CatchUp(ctx)
 			if n++; n%8 == 0 {
 				c.judgeState(time.Now())
 			}
@@ -204,37 +166,25 @@ func key(o metav1.Object) string {
 	return o.GetNamespace() + "/" + o.GetName()
 }
 
-func (c *checker) relist(ctx context.Context, src source, gap bool) (string, error) {
-	list, err := src.list(ctx)
-	if err != nil {
-		return "", err
-	}
-	items, err := meta.ExtractList(list)
-	if err != nil {
-		return "", err
-	}
-	acc, err := meta.ListAccessor(list)
-	if err != nil {
-		return "", err
-	}
-	c.monitor.Relist(src.kind, items, acc.GetResourceVersion())
+// listed updates the cache from a list the Monitor has recorded: what the
+// list lacks and the cache holds at an older resourceVersion was deleted in
+// between.
+func (c *checker) listed(kind invariant.Kind, items []runtime.Object, listRV string, afterGap bool) {
 	fresh := map[string]runtime.Object{}
 	for _, o := range items {
 		a, _ := meta.Accessor(o)
 		fresh[key(a)] = o
 	}
 	for _, o := range items {
-		c.observe(src.kind, o, gap)
+		c.observe(kind, o, afterGap)
 	}
-	// What the list lacks and the cache holds at an older resourceVersion
-	// was deleted in between.
-	listRV, _ := strconv.ParseUint(acc.GetResourceVersion(), 10, 64)
+	listRVn, _ := strconv.ParseUint(listRV, 10, 64)
 	var gone []runtime.Object
 	c.mu.Lock()
-	for k, o := range c.objects[src.kind] {
+	for k, o := range c.objects[kind] {
 		a, _ := meta.Accessor(o)
-		if orv, _ := strconv.ParseUint(a.GetResourceVersion(), 10, 64); fresh[k] == nil && orv <= listRV {
-			delete(c.objects[src.kind], k)
+		if orv, _ := strconv.ParseUint(a.GetResourceVersion(), 10, 64); fresh[k] == nil && orv <= listRVn {
+			delete(c.objects[kind], k)
 			gone = append(gone, o)
 		}
 	}
@@ -244,73 +194,25 @@ func (c *checker) relist(ctx context.Context, src source, gap bool) (string, err
 			c.shootDeleted(s)
 		}
 	}
-	return acc.GetResourceVersion(), nil
 }
 
-// follow feeds every change of a source, from rv on; a watch the API server
-// can no longer resume is a gap, closed by a new list.
-func (c *checker) follow(ctx context.Context, src source, rv string) {
-	for ctx.Err() == nil {
-		expired := false
-		w, err := src.watch(ctx, rv)
+// event updates the cache from a watch event the Monitor has recorded.
+func (c *checker) event(kind invariant.Kind, ev watch.Event) {
+	switch ev.Type {
+	case watch.Added, watch.Modified:
+		c.observe(kind, ev.Object, false)
+	case watch.Deleted:
+		acc, err := meta.Accessor(ev.Object)
 		if err != nil {
-			expired = apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
-		} else {
-			for ev := range w.ResultChan() {
-				if ev.Type == watch.Error {
-					err := apierrors.FromObject(ev.Object)
-					expired = apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
-					continue
-				}
-				acc, err := meta.Accessor(ev.Object)
-				if err != nil {
-					continue
-				}
-				rv = acc.GetResourceVersion()
-				switch ev.Type {
-				case watch.Added, watch.Modified:
-					c.monitor.Observe(ev.Object)
-					c.observe(src.kind, ev.Object, false)
-				case watch.Deleted:
-					c.monitor.Delete(ev.Object)
-					c.mu.Lock()
-					delete(c.objects[src.kind], key(acc))
-					c.mu.Unlock()
-					if s, ok := ev.Object.(*corev1alpha1.Shoot); ok {
-						c.shootDeleted(s)
-					}
-				case watch.Bookmark:
-					c.monitor.Progress(src.kind, rv)
-				}
-			}
-			w.Stop()
+			return
 		}
-		if !expired {
-			// The pause before a new watch request, not a synchronisation.
-			time.Sleep(200 * time.Millisecond)
-			continue
-		}
-		c.monitor.Gap(src.kind)
-		for ctx.Err() == nil {
-			if rv, err = c.relist(ctx, src, true); err == nil {
-				break
-			}
-			time.Sleep(time.Second)
+		c.mu.Lock()
+		delete(c.objects[kind], key(acc))
+		c.mu.Unlock()
+		if s, ok := ev.Object.(*corev1alpha1.Shoot); ok {
+			c.shootDeleted(s)
 		}
 	}
-}
-
-// catchUp lists the inputs whose watch is behind a pending binding and
-// judges what the Monitor can.
-func (c *checker) catchUp(ctx context.Context) {
-	for _, kind := range c.monitor.Lagging() {
-		for _, src := range c.sources {
-			if src.kind == kind {
-				_, _ = c.relist(ctx, src, false)
-			}
-		}
-	}
-	c.monitor.Judge()
 }
 
 func seedName(s *corev1alpha1.Shoot) string {
@@ -551,7 +453,7 @@ func (c *checker) flush(ctx context.Context, timeout time.Duration) error {
 	for rv == "" {
 		// A list brings the Monitor's shoot view up to its resourceVersion.
 		var err error
-		if rv, err = c.relist(ctx, c.sources[0], false); err == nil {
+		if rv, err = c.feed.Relist(ctx, invariant.KindShoot); err == nil {
 			break
 		}
 		select {
@@ -561,7 +463,7 @@ func (c *checker) flush(ctx context.Context, timeout time.Duration) error {
 		}
 	}
 	for !c.monitor.Reached(invariant.KindShoot, rv) || c.monitor.PendingUpTo(rv) > 0 {
-		c.catchUp(ctx)
+		c.feed.CatchUp(ctx)
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("the checker did not judge every binding up to resourceVersion %s within %s (%d pending)", rv, timeout, c.monitor.PendingUpTo(rv))
