@@ -6,7 +6,9 @@
 // or bound to a seed that does not exist, that its filters reject, or that
 // was full, in every state of the inputs the scheduler could have known. A
 // violation stays recorded even when a component repairs it later, and a
-// judgement that cannot be made is logged with the reason.
+// judgement that cannot be made is logged with the reason. Feed lists and
+// watches a garden's Sources for a Monitor, telling it of every watch gap and
+// closing the gap with a new list; the e2e suite and the chaos run both use it.
 //
 // Check and CheckPending judge one listed state after a scenario settled: no
 // shoot on a seed that fails its filters (except shoots kept there on
