@@ -76,15 +76,7 @@ listed with the step that rejected it.`,
 			}
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(f, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: factory.RunE(f, o),
 	}
 	cmd.Flags().BoolVar(&o.ShowEvents, "show-events", o.ShowEvents, "If true, display events related to the described shoot.")
 	cmd.Flags().IntVar(&o.EventsLimit, "events-limit", o.EventsLimit, "How many of the most recent Events to show.")
@@ -94,7 +86,7 @@ listed with the step that rejected it.`,
 }
 
 // Complete reads the resource type, names and namespace and obtains the clients.
-func (o *Options) Complete(f factory.Factory, args []string) error {
+func (o *Options) Complete(f factory.Factory, _ *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return fmt.Errorf("you must specify the type of resource to describe: shoot")
 	}

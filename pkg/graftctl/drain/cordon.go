@@ -63,15 +63,7 @@ both its NoSchedule (cordon) and its NoExecute (drain) variants.`,
 func newCordonCommand(f factory.Factory, streams genericiooptions.IOStreams, cordon bool, cmd *cobra.Command) *cobra.Command {
 	o := &CordonOptions{Cordon: cordon, Writer: seedcmd.NewWriter(), IOStreams: streams}
 	cmd.ValidArgsFunction = seedcmd.CompleteSeedNames(f)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := o.Complete(f, cmd, args); err != nil {
-			return err
-		}
-		if err := o.Validate(); err != nil {
-			return err
-		}
-		return o.Run(cmd.Context())
-	}
+	cmd.RunE = factory.RunE(f, o)
 	o.Writer.AddFlags(cmd)
 	return cmd
 }

@@ -110,15 +110,7 @@ func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Co
 			}
 			return seedcmd.CompleteSeedNames(f)(cmd, args, toComplete)
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(f, cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: factory.RunE(f, o),
 	}
 	flags := cmd.Flags()
 	flags.BoolVar(&o.Wait, "wait", o.Wait, "Follow the seed's shoots until every shoot that has to leave runs on another seed.")

@@ -1,4 +1,6 @@
 // Package factory owns how graftctl commands obtain their clients and default
 // namespace: from the global kubeconfig flags in the binary, or from fixed
-// clientsets in tests and in programs that embed the commands.
+// clientsets in tests and in programs that embed the commands; and how a
+// command runs its options with them, in kubectl's Complete, Validate and Run
+// order.
 package factory

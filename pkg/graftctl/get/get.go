@@ -71,15 +71,7 @@ and STATUS (the state of the last operation, or Pending while unscheduled).`,
 			}
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(f, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: factory.RunE(f, o),
 	}
 	o.PrintFlags.AddFlags(cmd)
 	cmd.Flags().Lookup("output").Usage = "Output format. One of: (json, yaml, name, wide, go-template, go-template-file, template, templatefile, jsonpath, jsonpath-as-json, jsonpath-file)."
@@ -98,7 +90,7 @@ func parseKind(arg string) (seedcmd.Resource, error) {
 }
 
 // Complete reads the resource type, names and namespace.
-func (o *Options) Complete(f factory.Factory, args []string) error {
+func (o *Options) Complete(f factory.Factory, _ *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return fmt.Errorf("you must specify the type of resource to get: seeds or shoots")
 	}

@@ -66,15 +66,7 @@ func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Co
 			}
 			return complete(cmd, args[1:], toComplete)
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(f, cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: factory.RunE(f, o),
 	}
 	o.Writer.AddFlags(cmd)
 	o.Selection.AddAllFlag(cmd)
