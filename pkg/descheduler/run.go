@@ -10,7 +10,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/fence"
+	"github.com/graft-dev/graft/pkg/component/leadership"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
 )
 
@@ -71,7 +71,7 @@ func (d *Descheduler) Ready() bool {
 
 // trackInformers makes writes after a gap in lease renewals wait until the
 // descheduler's views are current.
-func trackInformers(f *fence.Fence, d *Descheduler, regionConfigNamespace string) {
+func trackInformers(f *leadership.Fence, d *Descheduler, regionConfigNamespace string) {
 	core := d.graftInformers.Core().V1alpha1()
 	gv := v1alpha1.SchemeGroupVersion
 	f.Track(core.Seeds().Informer(), gv.WithResource("seeds"), "", "")

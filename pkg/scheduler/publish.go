@@ -6,7 +6,7 @@ import (
 	"k8s.io/klog/v2"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/leaderelection"
+	"github.com/graft-dev/graft/pkg/component/leadership"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
 
@@ -15,7 +15,7 @@ import (
 // configuration only onto a Lease it holds.
 func replicaIdentity(identity string) string {
 	if identity == "" {
-		return leaderelection.NewIdentity()
+		return leadership.NewIdentity()
 	}
 	return identity
 }

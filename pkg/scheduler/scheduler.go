@@ -183,7 +183,7 @@ func (s *Scheduler) MetricsAddr() net.Addr { return s.runner.Server.MetricsAddr(
 func (s *Scheduler) IsLeader() bool { return s.runner.Elector.IsLeader() }
 
 // Run starts the informers and, while this instance holds the lease,
-// schedules. It returns nil when ctx ends and leaderelection.ErrLeaseLost when
+// schedules. It returns nil when ctx ends and leadership.ErrLeaseLost when
 // the lease is lost (scheduling has stopped by then). A Scheduler runs once.
 func (s *Scheduler) Run(ctx context.Context) error {
 	defer s.queue.ShutDown()

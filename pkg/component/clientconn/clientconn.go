@@ -11,7 +11,7 @@ import (
 	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
 
 	versioned "github.com/graft-dev/client-go/clientset/versioned"
-	"github.com/graft-dev/graft/pkg/component/fence"
+	"github.com/graft-dev/graft/pkg/component/leadership"
 )
 
 // RESTConfig returns the REST config that clientConnection describes.
@@ -58,7 +58,7 @@ type Clients struct {
 	Lease kubernetes.Interface
 	// Fence guards the writes of Graft and Kubernetes; it stays open until
 	// leader election arms it (see runner).
-	Fence *fence.Fence
+	Fence *leadership.Fence
 }
 
 // NewClients builds the clients from one REST config. userAgent is the whole
@@ -76,7 +76,7 @@ func NewClients(cfg *rest.Config, userAgent string) (Clients, error) {
 	if err != nil {
 		return Clients{}, fmt.Errorf("building the metadata client: %w", err)
 	}
-	f := fence.New(userAgent, meta)
+	f := leadership.NewFence(userAgent, meta)
 	fenced := rest.CopyConfig(base)
 	fenced.Wrap(func(rt http.RoundTripper) http.RoundTripper { return f.Wrap(rt) })
 

@@ -13,7 +13,7 @@ import (
 	"github.com/graft-dev/graft/pkg/component/clientconn"
 	"github.com/graft-dev/graft/pkg/component/eventrecorder"
 	"github.com/graft-dev/graft/pkg/component/healthserver"
-	"github.com/graft-dev/graft/pkg/component/leaderelection"
+	"github.com/graft-dev/graft/pkg/component/leadership"
 )
 
 // Options are a component's choices for its Runner besides its configuration.
@@ -41,7 +41,7 @@ type Runner struct {
 	// Server serves /healthz, /readyz and /metrics; components add their own ready checks to it before Run.
 	Server *healthserver.Server
 	// Elector holds the lease; valid after New.
-	Elector *leaderelection.Elector
+	Elector *leadership.Elector
 	// Recorder records the component's Events through the fenced Kubernetes
 	// client (nil when the clients have none, as in some unit tests). Run
 	// writes out the Events it still holds after the work has returned and
@@ -67,7 +67,7 @@ func New(name string, common configv1alpha1.CommonConfiguration, clients clientc
 		Kubernetes:   lease,
 		Identity:     opts.Identity,
 		Server:       &healthserver.Server{Config: common.Server},
-		Elector:      &leaderelection.Elector{Config: common.LeaderElection, Client: lease, Identity: opts.Identity, Fence: clients.Fence},
+		Elector:      &leadership.Elector{Config: common.LeaderElection, Client: lease, Identity: opts.Identity, Fence: clients.Fence},
 		flushTimeout: opts.EventFlushTimeout,
 	}
 	if r.flushTimeout == 0 {
@@ -86,7 +86,7 @@ func New(name string, common configv1alpha1.CommonConfiguration, clients clientc
 // Run serves the endpoints, calls warmUp (which should start informers and
 // return once they are started, not necessarily synced), then runs lead while
 // this replica holds the lease. It returns when ctx ends (nil), when lead
-// returns (its error), or when the lease is lost (leaderelection.ErrLeaseLost).
+// returns (its error), or when the lease is lost (leadership.ErrLeaseLost).
 func (r *Runner) Run(ctx context.Context, warmUp func(ctx context.Context) error, lead func(ctx context.Context) error) error {
 	defer r.flushEvents()
 	logger := klog.FromContext(ctx).WithValues("component", r.Name)

@@ -16,7 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/leaderelection"
+	"github.com/graft-dev/graft/pkg/component/leadership"
 )
 
 func httpGet(t *testing.T, url string) (int, string) {
@@ -114,7 +114,7 @@ func TestLeaseLossStopsScheduling(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the scheduler still runs a minute after losing its lease")
 	}
-	if !errors.Is(s.err, leaderelection.ErrLeaseLost) {
+	if !errors.Is(s.err, leadership.ErrLeaseLost) {
 		t.Errorf("Run returned %v, want ErrLeaseLost", s.err)
 	}
 	t.Logf("stopped %v after the lease was taken", time.Since(lostAt))

@@ -17,7 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/leaderelection"
+	"github.com/graft-dev/graft/pkg/component/leadership"
 )
 
 // cuttable is a transport that fails every request once cut, as a network
@@ -121,7 +121,7 @@ func TestStandbyTakesOverFromPartitionedLeader(t *testing.T) {
 	// is before the lease runs out; a minute is only the test's patience.
 	select {
 	case <-leader.done:
-		if !errors.Is(leader.err, leaderelection.ErrLeaseLost) {
+		if !errors.Is(leader.err, leadership.ErrLeaseLost) {
 			t.Errorf("the partitioned leader returned %v, want ErrLeaseLost", leader.err)
 		}
 	case <-time.After(time.Minute):

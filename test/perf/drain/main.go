@@ -19,7 +19,7 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component/clientconn"
-	"github.com/graft-dev/graft/pkg/component/fence"
+	"github.com/graft-dev/graft/pkg/component/leadership"
 	"github.com/graft-dev/graft/pkg/descheduler"
 	"github.com/graft-dev/graft/pkg/scheduler"
 	"github.com/graft-dev/graft/test/framework"
@@ -261,7 +261,7 @@ type deschedulerRun struct {
 	done   chan error
 	// d and fence are set before the descheduler runs (nil if it could not be built).
 	d     *descheduler.Descheduler
-	fence *fence.Fence
+	fence *leadership.Fence
 
 	stopOnce sync.Once
 	stopErr  error

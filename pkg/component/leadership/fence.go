@@ -1,4 +1,4 @@
-package fence
+package leadership
 
 import (
 	"context"
@@ -70,9 +70,9 @@ type Fence struct {
 	tracked []tracked
 }
 
-// New returns an open fence for component. lister is used to learn what the
+// NewFence returns an open fence for component. lister is used to learn what the
 // tracked informers must have seen after a gap (reads are never fenced).
-func New(component string, lister metadata.Interface) *Fence {
+func NewFence(component string, lister metadata.Interface) *Fence {
 	registerOnce.Do(func() { legacyregistry.MustRegister(refusals) })
 	return &Fence{component: component, clock: clock.RealClock{}, list: metadataLister(lister)}
 }

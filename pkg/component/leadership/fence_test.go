@@ -1,4 +1,4 @@
-package fence
+package leadership
 
 import (
 	"context"
@@ -62,7 +62,7 @@ func list(rv string, items ...*metav1.PartialObjectMetadata) *metav1.PartialObje
 func newArmed(t *testing.T, fresh func() *metav1.PartialObjectMetadataList) (*Fence, *clocktesting.FakeClock) {
 	t.Helper()
 	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
-	f := New("test-"+strings.ToLower(t.Name()), nil)
+	f := NewFence("test-"+strings.ToLower(t.Name()), nil)
 	f.clock = clk
 	f.list = func(context.Context, tracked) (*metav1.PartialObjectMetadataList, error) { return fresh(), nil }
 	ctx, cancel := context.WithCancel(context.Background())
@@ -84,7 +84,7 @@ func waitOpen(t *testing.T, f *Fence) {
 }
 
 func TestUnarmedAndNilFencesLetWritesThrough(t *testing.T) {
-	if err := New("test-unarmed", nil).Check(); err != nil {
+	if err := NewFence("test-unarmed", nil).Check(); err != nil {
 		t.Errorf("unarmed fence: %v", err)
 	}
 	var f *Fence

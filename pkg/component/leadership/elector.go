@@ -1,4 +1,4 @@
-package leaderelection
+package leadership
 
 import (
 	"context"
@@ -14,10 +14,7 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
-	"k8s.io/klog/v2"
-
-	"github.com/graft-dev/graft/pkg/component/fence"
-)
+	"k8s.io/klog/v2")
 
 // ErrLeaseLost is returned by Run when the lease was lost while working.
 var ErrLeaseLost = errors.New("leader election lost")
@@ -32,7 +29,7 @@ type Elector struct {
 	Identity string
 	// Fence, when set, is armed while Run elects: each successful renewal
 	// opens it for RenewDeadline, and losing or releasing the lease closes it.
-	Fence *fence.Fence
+	Fence *Fence
 
 	leading atomic.Bool
 	elector atomic.Pointer[leaderelection.LeaderElector]
@@ -195,7 +192,7 @@ func (e *Elector) Check(maxTolerable time.Duration) func() error {
 // which is later.
 type renewals struct {
 	resourcelock.Interface
-	fence    *fence.Fence
+	fence    *Fence
 	identity string
 	now      func() time.Time
 }

@@ -1,4 +1,4 @@
-package leaderelection
+package leadership
 
 import (
 	"context"
@@ -9,10 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
-	"k8s.io/utils/ptr"
-
-	"github.com/graft-dev/graft/pkg/component/fence"
-)
+	"k8s.io/utils/ptr")
 
 func config(leaderElect bool) componentbaseconfigv1alpha1.LeaderElectionConfiguration {
 	return componentbaseconfigv1alpha1.LeaderElectionConfiguration{
@@ -85,7 +82,7 @@ func TestRunReturnsWhenWorkEnds(t *testing.T) {
 // TestRenewalsOpenTheFence: the fence opens once the lease is acquired, stays
 // open while it is renewed, and closes once the lease is released.
 func TestRenewalsOpenTheFence(t *testing.T) {
-	f := fence.New("leaderelection-test", nil)
+	f := NewFence("leaderelection-test", nil)
 	e := &Elector{Config: config(true), Client: fake.NewClientset(), Identity: "me", Fence: f}
 	ctx, cancel := context.WithCancel(context.Background())
 	opened := make(chan error, 1)
@@ -112,7 +109,7 @@ func TestRenewalsOpenTheFence(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Check(); !fence.IsFenced(err) {
+	if err := f.Check(); !IsFenced(err) {
 		t.Errorf("after releasing the lease: %v, want fenced", err)
 	}
 }
@@ -123,7 +120,7 @@ func TestRenewalsOpenTheFence(t *testing.T) {
 // refused half-way; then the lease is released.
 func TestStopReleasesOnlyAfterWorkReturns(t *testing.T) {
 	client := fake.NewClientset()
-	f := fence.New("leaderelection-stop-test", nil)
+	f := NewFence("leaderelection-stop-test", nil)
 	e := &Elector{Config: config(true), Client: client, Identity: "me", Fence: f}
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan struct{})
