@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
-	"github.com/graft-dev/graft/pkg/capacity/annotator"
+	"github.com/graft-dev/graft/pkg/capacity"
 	"github.com/graft-dev/graft/pkg/component/clientconn"
 	"github.com/graft-dev/graft/pkg/component/command"
 )
@@ -25,7 +25,7 @@ capacity.graft.dev/shoots and reserved.graft.dev/shoots; usage is the number of
 shoots counted on the seed. With healthTaints enabled it also taints seeds that
 are not ready with seed.gardener.cloud/not-ready.`,
 		Run: func(ctx context.Context, cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients clientconn.Clients) error {
-			a, err := annotator.New(cfg, clients, annotator.Options{})
+			a, err := capacity.New(cfg, clients, capacity.Options{})
 			if err != nil {
 				return err
 			}

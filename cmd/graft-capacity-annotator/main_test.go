@@ -8,7 +8,7 @@ import (
 	"time"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
-	"github.com/graft-dev/graft/pkg/capacity/seedcapacity"
+	"github.com/graft-dev/graft/pkg/capacity"
 	"github.com/graft-dev/graft/pkg/component/configfile"
 )
 
@@ -62,7 +62,7 @@ func TestExampleConfigLoads(t *testing.T) {
 		cfg.HealthTaints.UnhealthyEvictionDelay.Duration != 10*time.Minute || cfg.LeaderElection.ResourceName != "graft-capacity-annotator" {
 		t.Errorf("example not read as written: %+v", cfg)
 	}
-	if _, err := seedcapacity.NewRules(cfg, "graft-capacity-annotator"); err != nil {
+	if _, err := capacity.NewRules(cfg, "graft-capacity-annotator"); err != nil {
 		t.Errorf("rules of the example: %v", err)
 	}
 }

@@ -21,7 +21,7 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/capacity/controller"
+	"github.com/graft-dev/graft/pkg/capacity"
 	"github.com/graft-dev/graft/test/framework"
 )
 
@@ -63,7 +63,7 @@ func TestCapacityFromDefaultsOverridesAndAnnotations(t *testing.T) {
 	}
 	owned := false
 	for _, mf := range got.ManagedFields {
-		if mf.Manager == controller.FieldManager && mf.Subresource == "status" && strings.Contains(string(mf.FieldsV1.Raw), `"f:allocatable"`) {
+		if mf.Manager == capacity.FieldManager && mf.Subresource == "status" && strings.Contains(string(mf.FieldsV1.Raw), `"f:allocatable"`) {
 			owned = true
 			if strings.Contains(string(mf.FieldsV1.Raw), "f:conditions") || strings.Contains(string(mf.FieldsV1.Raw), "f:lastOperation") {
 				t.Errorf("the annotator owns fields it must not write: %s", mf.FieldsV1.Raw)
@@ -71,7 +71,7 @@ func TestCapacityFromDefaultsOverridesAndAnnotations(t *testing.T) {
 		}
 	}
 	if !owned {
-		t.Errorf("status.allocatable not owned by field manager %s: %+v", controller.FieldManager, got.ManagedFields)
+		t.Errorf("status.allocatable not owned by field manager %s: %+v", capacity.FieldManager, got.ManagedFields)
 	}
 	waitForStatus(t, small.Name, "20", "15", "0")
 	// reserved 35 > capacity 30: allocatable is zero, not negative.
@@ -95,7 +95,7 @@ func TestCapacityFromDefaultsOverridesAndAnnotations(t *testing.T) {
 		return c == 20 && a == 15, fmt.Errorf("capacity %v allocatable %v", c, a)
 	})
 	waitFor(t, "an AllocatableChanged event", func(ctx context.Context) (bool, error) {
-		ev, err := eventsFor(t, ctx, plain.Name, controller.ReasonAllocatableChanged)
+		ev, err := eventsFor(t, ctx, plain.Name, capacity.ReasonAllocatableChanged)
 		return len(ev) > 0, err
 	})
 }
@@ -166,7 +166,7 @@ func TestUsageFollowsBindsUnbindsAndMigrations(t *testing.T) {
 	waitForStatus(t, s1.Name, "", "", "4") // shoot-1's status still says s2
 	waitForStatus(t, s2.Name, "", "", "1")
 	waitFor(t, "an OverCapacity event", func(ctx context.Context) (bool, error) {
-		ev, err := eventsFor(t, ctx, s1.Name, controller.ReasonOverCapacity)
+		ev, err := eventsFor(t, ctx, s1.Name, capacity.ReasonOverCapacity)
 		return len(ev) > 0, err
 	})
 
@@ -382,7 +382,7 @@ func TestNotReadyTaints(t *testing.T) {
 		}
 	}
 	waitFor(t, "a NotReadyEviction event", func(ctx context.Context) (bool, error) {
-		ev, err := eventsFor(t, ctx, seed.Name, controller.ReasonNotReadyEviction)
+		ev, err := eventsFor(t, ctx, seed.Name, capacity.ReasonNotReadyEviction)
 		return len(ev) > 0, err
 	})
 
@@ -406,7 +406,7 @@ func TestInvalidAnnotationKeepsTheSeedAsItWas(t *testing.T) {
 	annotate(t, bad.Name, v1alpha1.AnnotationCapacityShoots, ptr.To("fifty"))
 	annotate(t, good.Name, v1alpha1.AnnotationCapacityShoots, ptr.To("60"))
 	waitFor(t, "an InvalidCapacityAnnotation event", func(ctx context.Context) (bool, error) {
-		ev, err := eventsFor(t, ctx, bad.Name, controller.ReasonInvalidAnnotation)
+		ev, err := eventsFor(t, ctx, bad.Name, capacity.ReasonInvalidAnnotation)
 		if err != nil || len(ev) == 0 {
 			return false, err
 		}

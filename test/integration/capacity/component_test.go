@@ -16,7 +16,7 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/capacity/annotator"
+	"github.com/graft-dev/graft/pkg/capacity"
 	"github.com/graft-dev/graft/pkg/component/clientconn"
 	"github.com/graft-dev/graft/test/framework"
 )
@@ -38,11 +38,11 @@ func TestRunsAsAComponent(t *testing.T) {
 		t.Fatal(errs)
 	}
 
-	clients, err := clientconn.NewClients(clientconn.Apply(env.Config(), cfg.ClientConnection), annotator.Name)
+	clients, err := clientconn.NewClients(clientconn.Apply(env.Config(), cfg.ClientConnection), capacity.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := annotator.New(cfg, clients, annotator.Options{Identity: "test-replica"})
+	a, err := capacity.New(cfg, clients, capacity.Options{Identity: "test-replica"})
 	if err != nil {
 		t.Fatal(err)
 	}

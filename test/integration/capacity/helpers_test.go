@@ -21,7 +21,7 @@ import (
 	graftclient "github.com/graft-dev/client-go/clientset/versioned"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/capacity/annotator"
+	"github.com/graft-dev/graft/pkg/capacity"
 	"github.com/graft-dev/graft/pkg/component/clientconn"
 	"github.com/graft-dev/graft/test/framework"
 )
@@ -34,7 +34,7 @@ const testSyncPeriod = time.Second
 
 // instance is one annotator running in the test process.
 type instance struct {
-	annotator *annotator.Annotator
+	annotator *capacity.Annotator
 	registry  metrics.KubeRegistry
 }
 
@@ -56,11 +56,11 @@ func startAnnotator(t *testing.T, mutate func(*configv1alpha1.CapacityAnnotatorC
 		t.Fatalf("invalid annotator configuration: %v", errs)
 	}
 	inst := &instance{registry: metrics.NewKubeRegistry()}
-	clients, err := clientconn.NewClients(clientconn.Apply(env.Config(), cfg.ClientConnection), annotator.Name)
+	clients, err := clientconn.NewClients(clientconn.Apply(env.Config(), cfg.ClientConnection), capacity.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inst.annotator, err = annotator.New(cfg, clients, annotator.Options{Registry: inst.registry})
+	inst.annotator, err = capacity.New(cfg, clients, capacity.Options{Registry: inst.registry})
 	if err != nil {
 		t.Fatal(err)
 	}

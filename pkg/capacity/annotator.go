@@ -1,4 +1,4 @@
-package annotator
+package capacity
 
 import (
 	"context"
@@ -12,14 +12,12 @@ import (
 	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/capacity/controller"
-	"github.com/graft-dev/graft/pkg/capacity/metrics"
 	"github.com/graft-dev/graft/pkg/component/clientconn"
 	"github.com/graft-dev/graft/pkg/component/runner"
 )
 
 // Name is the component's name: its user agent, Event source and field manager.
-const Name = controller.FieldManager
+const Name = FieldManager
 
 // eventWriters is how many Events are written at once; the annotator emits
 // few Events, so a small pool is enough.
@@ -43,7 +41,7 @@ type Options struct {
 type Annotator struct {
 	runner     *runner.Runner
 	factory    graftinformers.SharedInformerFactory
-	controller *controller.Controller
+	controller *controller
 	workers    int
 }
 
@@ -53,7 +51,7 @@ func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients clientconn.
 	if clients.Graft == nil || clients.Kubernetes == nil {
 		return nil, errors.New("the Graft and Kubernetes clients are required")
 	}
-	m, err := metrics.For(opts.Registry)
+	m, err := metricsFor(opts.Registry)
 	if err != nil {
 		return nil, fmt.Errorf("registering metrics: %w", err)
 	}
@@ -63,7 +61,7 @@ func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients clientconn.
 	factory := graftinformers.NewSharedInformerFactoryWithOptions(clients.Graft, 0,
 		graftinformers.WithTransform(dropShootManagedFields))
 	seeds, shoots := factory.Core().V1alpha1().Seeds(), factory.Core().V1alpha1().Shoots()
-	ctrl, err := controller.New(controller.Options{
+	ctrl, err := newController(controllerOptions{
 		Client:   clients.Graft,
 		Seeds:    seeds,
 		Shoots:   shoots,

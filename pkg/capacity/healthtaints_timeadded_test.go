@@ -1,4 +1,4 @@
-package healthtaints
+package capacity
 
 import (
 	"testing"
@@ -13,10 +13,10 @@ import (
 // tolerations of the seed's shoots count from then in every descheduler
 // process; the NoSchedule taint records no time; a NoExecute taint already on
 // the seed keeps its time.
-func TestDecideRecordsTimeAdded(t *testing.T) {
+func TestDecideTaintsRecordsTimeAdded(t *testing.T) {
 	minute := time.Minute
 	now := t0.Add(700 * time.Millisecond)
-	d := Decide(seed(v1alpha1.ConditionFalse, true), t0.Add(-time.Hour), now, &minute)
+	d := decideTaints(healthSeed(v1alpha1.ConditionFalse, true), t0.Add(-time.Hour), now, &minute)
 	if len(d.Taints) != 2 {
 		t.Fatalf("taints = %v", formatted(d.Taints))
 	}
@@ -36,7 +36,7 @@ func TestDecideRecordsTimeAdded(t *testing.T) {
 	earlier := metav1.NewTime(t0.Add(-10 * time.Minute))
 	stamped := noExecute
 	stamped.TimeAdded = &earlier
-	d = Decide(seed(v1alpha1.ConditionFalse, true, noSchedule, stamped), t0.Add(-time.Hour), now, &minute)
+	d = decideTaints(healthSeed(v1alpha1.ConditionFalse, true, noSchedule, stamped), t0.Add(-time.Hour), now, &minute)
 	if d.Changed || d.Taints[1].TimeAdded == nil || !d.Taints[1].TimeAdded.Time.Equal(earlier.Time) {
 		t.Errorf("existing NoExecute taint: changed %v, timeAdded %v, want unchanged %v", d.Changed, d.Taints[1].TimeAdded, earlier)
 	}

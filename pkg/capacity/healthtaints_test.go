@@ -1,4 +1,4 @@
-package healthtaints
+package capacity
 
 import (
 	"slices"
@@ -12,9 +12,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
-var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-
-func seed(status v1alpha1.ConditionStatus, lastOp bool, taints ...v1alpha1.SeedTaint) *v1alpha1.Seed {
+func healthSeed(status v1alpha1.ConditionStatus, lastOp bool, taints ...v1alpha1.SeedTaint) *v1alpha1.Seed {
 	s := &v1alpha1.Seed{ObjectMeta: metav1.ObjectMeta{Name: "s"}}
 	if status != "" {
 		s.Status.Conditions = []v1alpha1.Condition{{Type: v1alpha1.SeedGardenletReady, Status: status, LastTransitionTime: metav1.NewTime(t0.Add(-time.Hour))}}
@@ -47,7 +45,7 @@ func formatted(taints []v1alpha1.SeedTaint) []string {
 	return out
 }
 
-func TestDecide(t *testing.T) {
+func TestDecideTaints(t *testing.T) {
 	minute := time.Minute
 	for _, tc := range []struct {
 		name    string
@@ -59,36 +57,36 @@ func TestDecide(t *testing.T) {
 		changed bool
 		recheck time.Duration
 	}{
-		{name: "ready untainted", seed: seed(v1alpha1.ConditionTrue, true, other), ready: true, want: []v1alpha1.SeedTaint{other}},
-		{name: "condition false gets NoSchedule", seed: seed(v1alpha1.ConditionFalse, true, other), since: t0,
+		{name: "ready untainted", seed: healthSeed(v1alpha1.ConditionTrue, true, other), ready: true, want: []v1alpha1.SeedTaint{other}},
+		{name: "condition false gets NoSchedule", seed: healthSeed(v1alpha1.ConditionFalse, true, other), since: t0,
 			want: []v1alpha1.SeedTaint{other, noSchedule}, changed: true},
-		{name: "condition missing gets NoSchedule", seed: seed("", true), since: t0,
+		{name: "condition missing gets NoSchedule", seed: healthSeed("", true), since: t0,
 			want: []v1alpha1.SeedTaint{noSchedule}, changed: true},
-		{name: "lastOperation missing gets NoSchedule", seed: seed(v1alpha1.ConditionTrue, false), since: t0,
+		{name: "lastOperation missing gets NoSchedule", seed: healthSeed(v1alpha1.ConditionTrue, false), since: t0,
 			want: []v1alpha1.SeedTaint{noSchedule}, changed: true},
 		// Failing backup buckets keep new shoots away (the scheduler's rule)
 		// but are no reason to evict the control planes already there.
-		{name: "failing backup buckets do not taint", seed: withFailingBackup(seed(v1alpha1.ConditionTrue, true, other)), delay: &minute,
+		{name: "failing backup buckets do not taint", seed: withFailingBackup(healthSeed(v1alpha1.ConditionTrue, true, other)), delay: &minute,
 			ready: true, want: []v1alpha1.SeedTaint{other}},
-		{name: "already tainted", seed: seed(v1alpha1.ConditionUnknown, true, noSchedule), since: t0,
+		{name: "already tainted", seed: healthSeed(v1alpha1.ConditionUnknown, true, noSchedule), since: t0,
 			want: []v1alpha1.SeedTaint{noSchedule}},
-		{name: "taint without effect counts as NoSchedule", seed: seed(v1alpha1.ConditionFalse, true, v1alpha1.SeedTaint{Key: v1alpha1.SeedTaintNotReady}), since: t0,
+		{name: "taint without effect counts as NoSchedule", seed: healthSeed(v1alpha1.ConditionFalse, true, v1alpha1.SeedTaint{Key: v1alpha1.SeedTaintNotReady}), since: t0,
 			want: []v1alpha1.SeedTaint{{Key: v1alpha1.SeedTaintNotReady}}},
-		{name: "NoExecute not yet due", seed: seed(v1alpha1.ConditionFalse, true), since: t0.Add(-20 * time.Second), delay: &minute,
+		{name: "NoExecute not yet due", seed: healthSeed(v1alpha1.ConditionFalse, true), since: t0.Add(-20 * time.Second), delay: &minute,
 			want: []v1alpha1.SeedTaint{noSchedule}, changed: true, recheck: 40 * time.Second},
-		{name: "NoExecute due", seed: seed(v1alpha1.ConditionFalse, true, noSchedule), since: t0.Add(-time.Minute), delay: &minute,
+		{name: "NoExecute due", seed: healthSeed(v1alpha1.ConditionFalse, true, noSchedule), since: t0.Add(-time.Minute), delay: &minute,
 			want: []v1alpha1.SeedTaint{noSchedule, noExecute}, changed: true},
-		{name: "no delay means no NoExecute", seed: seed(v1alpha1.ConditionFalse, true), since: t0.Add(-24 * time.Hour),
+		{name: "no delay means no NoExecute", seed: healthSeed(v1alpha1.ConditionFalse, true), since: t0.Add(-24 * time.Hour),
 			want: []v1alpha1.SeedTaint{noSchedule}, changed: true},
-		{name: "NoExecute removed while the seed is not ready is not re-added early", seed: seed(v1alpha1.ConditionFalse, true, noSchedule, noExecute), since: t0, delay: &minute,
+		{name: "NoExecute removed while the seed is not ready is not re-added early", seed: healthSeed(v1alpha1.ConditionFalse, true, noSchedule, noExecute), since: t0, delay: &minute,
 			want: []v1alpha1.SeedTaint{noSchedule}, changed: true, recheck: time.Minute},
-		{name: "ready again removes both and keeps the rest", seed: seed(v1alpha1.ConditionTrue, true, noSchedule, other, noExecute, preferNot), ready: true, delay: &minute,
+		{name: "ready again removes both and keeps the rest", seed: healthSeed(v1alpha1.ConditionTrue, true, noSchedule, other, noExecute, preferNot), ready: true, delay: &minute,
 			want: []v1alpha1.SeedTaint{other, preferNot}, changed: true},
-		{name: "duplicates collapse", seed: seed(v1alpha1.ConditionFalse, true, noSchedule, noSchedule), since: t0,
+		{name: "duplicates collapse", seed: healthSeed(v1alpha1.ConditionFalse, true, noSchedule, noSchedule), since: t0,
 			want: []v1alpha1.SeedTaint{noSchedule}, changed: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := Decide(tc.seed, tc.since, t0, tc.delay)
+			d := decideTaints(tc.seed, tc.since, t0, tc.delay)
 			if d.Ready != tc.ready || (d.Reason == "") != tc.ready {
 				t.Errorf("ready %v (%q), want %v", d.Ready, d.Reason, tc.ready)
 			}
@@ -104,18 +102,18 @@ func TestDecide(t *testing.T) {
 
 func TestUnhealthySince(t *testing.T) {
 	observed := t0
-	if got := UnhealthySince(seed(v1alpha1.ConditionFalse, true), observed); !got.Equal(t0.Add(-time.Hour)) {
+	if got := unhealthySince(healthSeed(v1alpha1.ConditionFalse, true), observed); !got.Equal(t0.Add(-time.Hour)) {
 		t.Errorf("condition false an hour ago: got %v", got)
 	}
-	if got := UnhealthySince(seed(v1alpha1.ConditionTrue, false), observed); !got.Equal(observed) {
+	if got := unhealthySince(healthSeed(v1alpha1.ConditionTrue, false), observed); !got.Equal(observed) {
 		t.Errorf("missing lastOperation must use the observation time: got %v", got)
 	}
-	if got := UnhealthySince(seed("", true), observed); !got.Equal(observed) {
+	if got := unhealthySince(healthSeed("", true), observed); !got.Equal(observed) {
 		t.Errorf("missing condition must use the observation time: got %v", got)
 	}
-	future := seed(v1alpha1.ConditionFalse, true)
+	future := healthSeed(v1alpha1.ConditionFalse, true)
 	future.Status.Conditions[0].LastTransitionTime = metav1.NewTime(t0.Add(time.Hour))
-	if got := UnhealthySince(future, observed); !got.Equal(observed) {
+	if got := unhealthySince(future, observed); !got.Equal(observed) {
 		t.Errorf("a transition after the observation must not delay eviction: got %v", got)
 	}
 }

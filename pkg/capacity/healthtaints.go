@@ -1,4 +1,4 @@
-package healthtaints
+package capacity
 
 import (
 	"slices"
@@ -9,21 +9,21 @@ import (
 	"github.com/graft-dev/graft/pkg/taintclock"
 )
 
-// NotReadyReason says why seed is not ready, or "" when it is ready. The
+// notReadyReason says why seed is not ready, or "" when it is ready. The
 // health taints follow the seed agent's readiness
 // (helper.SeedGardenletReadiness), not the scheduler's wider rule: failing
 // backup buckets keep new shoots away but do not evict running control planes.
-func NotReadyReason(seed *v1alpha1.Seed) string {
+func notReadyReason(seed *v1alpha1.Seed) string {
 	_, reason := helper.SeedGardenletReadiness(seed)
 	return reason
 }
 
-// UnhealthySince is when seed became not ready: the last transition of its
+// unhealthySince is when seed became not ready: the last transition of its
 // GardenletReady condition when that condition is what makes it not ready and
 // is older than firstObserved (the time the caller first saw the seed not
 // ready), otherwise firstObserved. The condition survives restarts of the
 // annotator; firstObserved covers seeds that never reported the condition.
-func UnhealthySince(seed *v1alpha1.Seed, firstObserved time.Time) time.Time {
+func unhealthySince(seed *v1alpha1.Seed, firstObserved time.Time) time.Time {
 	c := helper.GetCondition(seed.Status.Conditions, v1alpha1.SeedGardenletReady)
 	if c == nil || c.Status == v1alpha1.ConditionTrue || c.LastTransitionTime.IsZero() {
 		return firstObserved
@@ -34,8 +34,8 @@ func UnhealthySince(seed *v1alpha1.Seed, firstObserved time.Time) time.Time {
 	return firstObserved
 }
 
-// Decision is what the seed's taints should be.
-type Decision struct {
+// taintDecision is what the seed's taints should be.
+type taintDecision struct {
 	// Ready tells whether the seed is ready; Reason says why not.
 	Ready  bool
 	Reason string
@@ -48,19 +48,19 @@ type Decision struct {
 	RecheckAfter time.Duration
 }
 
-// Decide returns the taints seed should have at now. unhealthySince is when it
-// became not ready (see UnhealthySince) and evictionDelay how long it may stay
+// decideTaints returns the taints seed should have at now. since is when it
+// became not ready (see unhealthySince) and evictionDelay how long it may stay
 // not ready before it also gets the NoExecute taint (nil: never). The NoExecute
 // taint it adds records now as its timeAdded; taints already on the seed are
 // kept as they are, with their timeAdded.
-func Decide(seed *v1alpha1.Seed, unhealthySince, now time.Time, evictionDelay *time.Duration) Decision {
-	d := Decision{Reason: NotReadyReason(seed)}
+func decideTaints(seed *v1alpha1.Seed, since, now time.Time, evictionDelay *time.Duration) taintDecision {
+	d := taintDecision{Reason: notReadyReason(seed)}
 	d.Ready = d.Reason == ""
 
 	wantNoSchedule := !d.Ready
 	wantNoExecute := false
 	if !d.Ready && evictionDelay != nil {
-		if left := unhealthySince.Add(*evictionDelay).Sub(now); left > 0 {
+		if left := since.Add(*evictionDelay).Sub(now); left > 0 {
 			d.RecheckAfter = left
 		} else {
 			wantNoExecute = true

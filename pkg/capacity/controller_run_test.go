@@ -1,4 +1,4 @@
-package controller
+package capacity
 
 import (
 	"context"
@@ -18,7 +18,6 @@ import (
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
-	"github.com/graft-dev/graft/pkg/capacity/metrics"
 )
 
 // TestRunKeepsUsageCurrentAndRetriesFailedWrites runs the controller with
@@ -41,12 +40,12 @@ func TestRunKeepsUsageCurrentAndRetriesFailedWrites(t *testing.T) {
 		return false, nil, nil
 	})
 	reg := k8smetrics.NewKubeRegistry()
-	m, err := metrics.New(reg.Register)
+	m, err := newMetrics(reg.Register)
 	if err != nil {
 		t.Fatal(err)
 	}
 	factory := graftinformers.NewSharedInformerFactory(client, 0)
-	c, err := New(Options{
+	c, err := newController(controllerOptions{
 		Client:   client,
 		Seeds:    factory.Core().V1alpha1().Seeds(),
 		Shoots:   factory.Core().V1alpha1().Shoots(),
@@ -88,7 +87,7 @@ func TestRunKeepsUsageCurrentAndRetriesFailedWrites(t *testing.T) {
 	if !c.HasSynced() {
 		t.Error("HasSynced is false while the controller writes")
 	}
-	if got := reconciles(t, reg, metrics.ResultError); got < 1 {
+	if got := reconciles(t, reg, resultError); got < 1 {
 		t.Errorf("reconciles{result=error} = %v after a refused write, want at least 1", got)
 	}
 
@@ -104,7 +103,7 @@ func TestRunKeepsUsageCurrentAndRetriesFailedWrites(t *testing.T) {
 	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, usage("1")); err != nil {
 		t.Fatalf("waiting for usage 1 after a shoot was deleted: %v", err)
 	}
-	if got := reconciles(t, reg, metrics.ResultSuccess); got < 1 {
+	if got := reconciles(t, reg, resultSuccess); got < 1 {
 		t.Errorf("reconciles{result=success} = %v, want at least 1", got)
 	}
 }

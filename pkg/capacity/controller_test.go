@@ -1,4 +1,4 @@
-package controller
+package capacity
 
 import (
 	"context"
@@ -34,7 +34,7 @@ type fixture struct {
 	factory  graftinformers.SharedInformerFactory
 	recorder *record.FakeRecorder
 	clock    *testingclock.FakeClock
-	c        *Controller
+	c        *controller
 }
 
 func newFixture(t testing.TB, mutate func(*configv1alpha1.CapacityAnnotatorConfiguration), objects ...runtime.Object) *fixture {
@@ -54,7 +54,7 @@ func newFixture(t testing.TB, mutate func(*configv1alpha1.CapacityAnnotatorConfi
 		clock:    testingclock.NewFakeClock(t0),
 	}
 	f.factory = graftinformers.NewSharedInformerFactory(f.client, 0)
-	c, err := New(Options{
+	c, err := newController(controllerOptions{
 		Client:   f.client,
 		Seeds:    f.factory.Core().V1alpha1().Seeds(),
 		Shoots:   f.factory.Core().V1alpha1().Shoots(),
@@ -452,7 +452,7 @@ func TestSyncedMeansEveryShootIsCounted(t *testing.T) {
 	cfg.Default()
 	client := fake.NewSimpleClientset(objs...)
 	factory := graftinformers.NewSharedInformerFactory(client, 0)
-	c, err := New(Options{Client: client, Seeds: factory.Core().V1alpha1().Seeds(), Shoots: factory.Core().V1alpha1().Shoots(),
+	c, err := newController(controllerOptions{Client: client, Seeds: factory.Core().V1alpha1().Seeds(), Shoots: factory.Core().V1alpha1().Shoots(),
 		Recorder: record.NewFakeRecorder(100), Config: cfg})
 	if err != nil {
 		t.Fatal(err)

@@ -1,23 +1,15 @@
-package usage
+package capacity
 
 import (
 	"slices"
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
-func shoot(name string, spec, status *string) *v1alpha1.Shoot {
-	s := &v1alpha1.Shoot{ObjectMeta: metav1.ObjectMeta{Namespace: "garden-dev", Name: name}}
-	s.Spec.SeedName = spec
-	s.Status.SeedName = status
-	return s
-}
-
-func counts(c *Counter, seeds ...string) []int {
+func counts(c *usageCounter, seeds ...string) []int {
 	var out []int
 	for _, s := range seeds {
 		out = append(out, c.Count(s))
@@ -25,38 +17,38 @@ func counts(c *Counter, seeds ...string) []int {
 	return out
 }
 
-func TestCounterFollowsBindsMigrationsAndDeletes(t *testing.T) {
-	c := NewCounter()
-	if changed := c.Set(shoot("a", nil, nil)); changed != nil {
+func TestUsageCounterFollowsBindsMigrationsAndDeletes(t *testing.T) {
+	c := newUsageCounter()
+	if changed := c.Set(newShoot("a", nil, nil)); changed != nil {
 		t.Errorf("an unbound shoot changed %v", changed)
 	}
-	if changed := c.Set(shoot("a", ptr.To("s1"), nil)); !slices.Equal(changed, []string{"s1"}) {
+	if changed := c.Set(newShoot("a", ptr.To("s1"), nil)); !slices.Equal(changed, []string{"s1"}) {
 		t.Errorf("bind changed %v, want [s1]", changed)
 	}
 	// The agent reports the shoot on s1: nothing changes.
-	if changed := c.Set(shoot("a", ptr.To("s1"), ptr.To("s1"))); changed != nil {
+	if changed := c.Set(newShoot("a", ptr.To("s1"), ptr.To("s1"))); changed != nil {
 		t.Errorf("status catching up changed %v", changed)
 	}
-	c.Set(shoot("b", ptr.To("s1"), ptr.To("s1")))
+	c.Set(newShoot("b", ptr.To("s1"), ptr.To("s1")))
 	if got := counts(c, "s1", "s2"); !slices.Equal(got, []int{2, 0}) {
 		t.Fatalf("counts = %v, want [2 0]", got)
 	}
 	// Migration of a from s1 to s2 in flight: a counts on both.
-	if changed := c.Set(shoot("a", ptr.To("s2"), ptr.To("s1"))); !slices.Equal(changed, []string{"s2"}) {
+	if changed := c.Set(newShoot("a", ptr.To("s2"), ptr.To("s1"))); !slices.Equal(changed, []string{"s2"}) {
 		t.Errorf("migration start changed %v, want [s2]", changed)
 	}
 	if got := counts(c, "s1", "s2"); !slices.Equal(got, []int{2, 1}) {
 		t.Fatalf("counts during migration = %v, want [2 1]", got)
 	}
 	// Migration done.
-	if changed := c.Set(shoot("a", ptr.To("s2"), ptr.To("s2"))); !slices.Equal(changed, []string{"s1"}) {
+	if changed := c.Set(newShoot("a", ptr.To("s2"), ptr.To("s2"))); !slices.Equal(changed, []string{"s1"}) {
 		t.Errorf("migration end changed %v, want [s1]", changed)
 	}
 	if got := counts(c, "s1", "s2"); !slices.Equal(got, []int{1, 1}) {
 		t.Fatalf("counts after migration = %v, want [1 1]", got)
 	}
 	// Replaying an event does not count twice.
-	c.Set(shoot("a", ptr.To("s2"), ptr.To("s2")))
+	c.Set(newShoot("a", ptr.To("s2"), ptr.To("s2")))
 	if got := counts(c, "s1", "s2"); !slices.Equal(got, []int{1, 1}) {
 		t.Fatalf("counts after replay = %v, want [1 1]", got)
 	}
@@ -67,7 +59,7 @@ func TestCounterFollowsBindsMigrationsAndDeletes(t *testing.T) {
 		t.Errorf("second delete changed %v", changed)
 	}
 	// Unbinding (spec and status cleared) removes the count.
-	if changed := c.Set(shoot("b", nil, nil)); !slices.Equal(changed, []string{"s1"}) {
+	if changed := c.Set(newShoot("b", nil, nil)); !slices.Equal(changed, []string{"s1"}) {
 		t.Errorf("unbind changed %v, want [s1]", changed)
 	}
 	if got := counts(c, "s1", "s2"); !slices.Equal(got, []int{0, 0}) || c.Shoots() != 0 {
@@ -75,11 +67,11 @@ func TestCounterFollowsBindsMigrationsAndDeletes(t *testing.T) {
 	}
 }
 
-func BenchmarkCounterSet(b *testing.B) {
-	c := NewCounter()
+func BenchmarkUsageCounterSet(b *testing.B) {
+	c := newUsageCounter()
 	shoots := make([]*v1alpha1.Shoot, 1000)
 	for i := range shoots {
-		shoots[i] = shoot(string(rune('a'+i%26))+string(rune('a'+i/26)), ptr.To("s1"), nil)
+		shoots[i] = newShoot(string(rune('a'+i%26))+string(rune('a'+i/26)), ptr.To("s1"), nil)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

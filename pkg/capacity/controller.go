@@ -1,4 +1,4 @@
-package controller
+package capacity
 
 import (
 	"context"
@@ -28,18 +28,14 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
-	"github.com/graft-dev/graft/pkg/capacity/healthtaints"
-	"github.com/graft-dev/graft/pkg/capacity/metrics"
-	"github.com/graft-dev/graft/pkg/capacity/seedcapacity"
-	"github.com/graft-dev/graft/pkg/capacity/usage"
 )
 
 // FieldManager is the field manager of every write the annotator makes.
 const FieldManager = "graft-capacity-annotator"
 
-// QueueName names the work queue of seeds in client-go's workqueue metrics
+// queueName names the work queue of seeds in client-go's workqueue metrics
 // (workqueue_depth{name="graft_capacity_annotator"} and the others).
-const QueueName = "graft_capacity_annotator"
+const queueName = "graft_capacity_annotator"
 
 // Event reasons.
 const (
@@ -51,8 +47,8 @@ const (
 	ReasonReady              = "Ready"
 )
 
-// Options are the controller's dependencies.
-type Options struct {
+// controllerOptions are the controller's dependencies.
+type controllerOptions struct {
 	// Client writes seeds.
 	Client versioned.Interface
 	// Seeds and Shoots are the shared informers to watch.
@@ -61,26 +57,26 @@ type Options struct {
 	// Recorder records Events on seeds.
 	Recorder record.EventRecorder
 	// Metrics are published per seed; nil publishes none.
-	Metrics *metrics.Metrics
+	Metrics *annotatorMetrics
 	// Config is the defaulted, validated configuration.
 	Config *configv1alpha1.CapacityAnnotatorConfiguration
 	// Clock is the time source; nil is the real clock.
 	Clock clock.WithTicker
 }
 
-// Controller keeps seeds' capacity, allocatable, usage and not-ready taints.
-type Controller struct {
+// controller keeps seeds' capacity, allocatable, usage and not-ready taints.
+type controller struct {
 	client       versioned.Interface
 	seedLister   listers.SeedLister
 	seedsSynced  cache.InformerSynced
 	shootsSynced cache.InformerSynced
 	queue        workqueue.TypedRateLimitingInterface[string]
 	recorder     record.EventRecorder
-	metrics      *metrics.Metrics
+	metrics      *annotatorMetrics
 	clock        clock.WithTicker
 
-	rules         *seedcapacity.Rules
-	counter       *usage.Counter
+	rules         *Rules
+	counter       *usageCounter
 	syncPeriod    time.Duration
 	taints        bool
 	evictionDelay *time.Duration
@@ -103,12 +99,12 @@ type seedState struct {
 	invalid string
 }
 
-// New builds the controller and registers its event handlers on the informers.
-func New(opts Options) (*Controller, error) {
+// newController builds the controller and registers its event handlers on the informers.
+func newController(opts controllerOptions) (*controller, error) {
 	if opts.Client == nil || opts.Seeds == nil || opts.Shoots == nil || opts.Recorder == nil || opts.Config == nil {
 		return nil, errors.New("capacity controller: client, informers, recorder and config are required")
 	}
-	rules, err := seedcapacity.NewRules(opts.Config, FieldManager)
+	rules, err := NewRules(opts.Config, FieldManager)
 	if err != nil {
 		return nil, fmt.Errorf("capacity controller: %w", err)
 	}
@@ -116,18 +112,18 @@ func New(opts Options) (*Controller, error) {
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	c := &Controller{
+	c := &controller{
 		client:     opts.Client,
 		seedLister: opts.Seeds.Lister(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: QueueName, Clock: clk},
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: queueName, Clock: clk},
 		),
 		recorder:   opts.Recorder,
 		metrics:    opts.Metrics,
 		clock:      clk,
 		rules:      rules,
-		counter:    usage.NewCounter(),
+		counter:    newUsageCounter(),
 		syncPeriod: opts.Config.SyncPeriod.Duration,
 		taints:     opts.Config.HealthTaints.Enabled,
 		seeds:      map[string]*seedState{},
@@ -168,12 +164,12 @@ func New(opts Options) (*Controller, error) {
 }
 
 // Usage returns the number of shoots counted on seed now.
-func (c *Controller) Usage(seed string) int { return c.counter.Count(seed) }
+func (c *controller) Usage(seed string) int { return c.counter.Count(seed) }
 
 // HasSynced tells whether both informers have synced.
-func (c *Controller) HasSynced() bool { return c.seedsSynced() && c.shootsSynced() }
+func (c *controller) HasSynced() bool { return c.seedsSynced() && c.shootsSynced() }
 
-func (c *Controller) enqueueSeed(obj any) {
+func (c *controller) enqueueSeed(obj any) {
 	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
 	if err != nil {
 		utilruntime.HandleError(err)
@@ -182,7 +178,7 @@ func (c *Controller) enqueueSeed(obj any) {
 	c.queue.Add(key)
 }
 
-func (c *Controller) shootChanged(obj any) {
+func (c *controller) shootChanged(obj any) {
 	shoot, ok := obj.(*v1alpha1.Shoot)
 	if !ok {
 		return
@@ -190,7 +186,7 @@ func (c *Controller) shootChanged(obj any) {
 	c.enqueueCoalesced(c.counter.Set(shoot))
 }
 
-func (c *Controller) shootDeleted(obj any) {
+func (c *controller) shootDeleted(obj any) {
 	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
 	if err != nil {
 		utilruntime.HandleError(err)
@@ -201,7 +197,7 @@ func (c *Controller) shootDeleted(obj any) {
 
 // enqueueCoalesced enqueues seeds whose usage changed, each not before its
 // next status write is allowed: all changes until then are written at once.
-func (c *Controller) enqueueCoalesced(seeds []string) {
+func (c *controller) enqueueCoalesced(seeds []string) {
 	now := c.clock.Now()
 	for _, s := range seeds {
 		c.queue.AddAfter(s, c.untilWritable(s, now))
@@ -209,7 +205,7 @@ func (c *Controller) enqueueCoalesced(seeds []string) {
 }
 
 // untilWritable is how long the status of seed must wait before its next write.
-func (c *Controller) untilWritable(seed string, now time.Time) time.Duration {
+func (c *controller) untilWritable(seed string, now time.Time) time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st, ok := c.seeds[seed]
@@ -219,7 +215,7 @@ func (c *Controller) untilWritable(seed string, now time.Time) time.Duration {
 	return st.lastWrite.Add(c.syncPeriod).Sub(now)
 }
 
-func (c *Controller) state(seed string) *seedState {
+func (c *controller) state(seed string) *seedState {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	st, ok := c.seeds[seed]
@@ -232,7 +228,7 @@ func (c *Controller) state(seed string) *seedState {
 
 // Run waits for the informers to sync, then runs workers until ctx ends.
 // The informers must have been started by the caller.
-func (c *Controller) Run(ctx context.Context, workers int) error {
+func (c *controller) Run(ctx context.Context, workers int) error {
 	defer utilruntime.HandleCrash()
 	defer c.queue.ShutDown()
 	logger := klog.FromContext(ctx)
@@ -254,30 +250,30 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	return nil
 }
 
-func (c *Controller) runWorker(ctx context.Context) {
+func (c *controller) runWorker(ctx context.Context) {
 	for c.processNextWorkItem(ctx) {
 	}
 }
 
-func (c *Controller) processNextWorkItem(ctx context.Context) bool {
+func (c *controller) processNextWorkItem(ctx context.Context) bool {
 	key, shutdown := c.queue.Get()
 	if shutdown {
 		return false
 	}
 	defer c.queue.Done(key)
 	if err := c.syncHandler(ctx, key); err != nil {
-		c.metrics.Reconciled(metrics.ResultError)
+		c.metrics.Reconciled(resultError)
 		utilruntime.HandleErrorWithContext(ctx, err, "Syncing seed failed, requeuing", "seed", key)
 		c.queue.AddRateLimited(key)
 		return true
 	}
-	c.metrics.Reconciled(metrics.ResultSuccess)
+	c.metrics.Reconciled(resultSuccess)
 	c.queue.Forget(key)
 	return true
 }
 
 // syncHandler brings one seed's taints and status up to date.
-func (c *Controller) syncHandler(ctx context.Context, name string) error {
+func (c *controller) syncHandler(ctx context.Context, name string) error {
 	logger := klog.FromContext(ctx).WithValues("seed", name)
 	ctx = klog.NewContext(ctx, logger)
 	seed, err := c.seedLister.Get(name)
@@ -305,10 +301,10 @@ func (c *Controller) syncHandler(ctx context.Context, name string) error {
 
 // syncStatus writes capacity, allocatable and usage when they changed, at most
 // once per syncPeriod.
-func (c *Controller) syncStatus(ctx context.Context, seed *v1alpha1.Seed) error {
+func (c *controller) syncStatus(ctx context.Context, seed *v1alpha1.Seed) error {
 	now := c.clock.Now()
 	st := c.state(seed.Name)
-	decision := c.rules.For(seed)
+	decision := c.rules.decide(seed)
 	c.reportInvalid(seed, st, decision.Invalid)
 
 	count := c.counter.Count(seed.Name)
@@ -366,7 +362,7 @@ func (c *Controller) syncStatus(ctx context.Context, seed *v1alpha1.Seed) error 
 	return nil
 }
 
-func (c *Controller) reportInvalid(seed *v1alpha1.Seed, st *seedState, invalid []error) {
+func (c *controller) reportInvalid(seed *v1alpha1.Seed, st *seedState, invalid []error) {
 	msg := errors.Join(invalid...)
 	text := ""
 	if msg != nil {
@@ -382,7 +378,7 @@ func (c *Controller) reportInvalid(seed *v1alpha1.Seed, st *seedState, invalid [
 	}
 }
 
-func (c *Controller) reportOverCapacity(seed *v1alpha1.Seed, st *seedState, count int, allocatable corev1.ResourceList) {
+func (c *controller) reportOverCapacity(seed *v1alpha1.Seed, st *seedState, count int, allocatable corev1.ResourceList) {
 	alloc, ok := allocatable[v1alpha1.ResourceShoots]
 	over := ok && int64(count) > alloc.Value()
 	c.mu.Lock()
@@ -396,21 +392,21 @@ func (c *Controller) reportOverCapacity(seed *v1alpha1.Seed, st *seedState, coun
 }
 
 // syncTaints adds or removes the not-ready taints.
-func (c *Controller) syncTaints(ctx context.Context, seed *v1alpha1.Seed) error {
+func (c *controller) syncTaints(ctx context.Context, seed *v1alpha1.Seed) error {
 	now := c.clock.Now()
 	st := c.state(seed.Name)
-	var decision healthtaints.Decision
+	var decision taintDecision
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		c.mu.Lock()
-		if healthtaints.NotReadyReason(seed) == "" {
+		if notReadyReason(seed) == "" {
 			st.firstUnhealthy = time.Time{}
 		} else if st.firstUnhealthy.IsZero() {
 			st.firstUnhealthy = now
 		}
-		since := healthtaints.UnhealthySince(seed, st.firstUnhealthy)
+		since := unhealthySince(seed, st.firstUnhealthy)
 		c.mu.Unlock()
 
-		decision = healthtaints.Decide(seed, since, now, c.evictionDelay)
+		decision = decideTaints(seed, since, now, c.evictionDelay)
 		if !decision.Changed {
 			return nil
 		}
@@ -453,7 +449,7 @@ func (c *Controller) syncTaints(ctx context.Context, seed *v1alpha1.Seed) error 
 	return nil
 }
 
-func (c *Controller) reportTaints(ctx context.Context, seed *v1alpha1.Seed, d healthtaints.Decision) {
+func (c *controller) reportTaints(ctx context.Context, seed *v1alpha1.Seed, d taintDecision) {
 	had := map[v1alpha1.TaintEffect]bool{}
 	for _, t := range seed.Spec.Taints {
 		if t.Key == v1alpha1.SeedTaintNotReady {
@@ -517,8 +513,8 @@ func capacityString(l corev1.ResourceList, name corev1.ResourceName) string {
 	return "unset"
 }
 
-func sourceString(d seedcapacity.Result) string {
-	if d.Source == seedcapacity.SourceOverride {
+func sourceString(d capacityDecision) string {
+	if d.Source == sourceOverride {
 		return fmt.Sprintf("override %d", d.Override)
 	}
 	return string(d.Source)

@@ -1,4 +1,4 @@
-package annotator
+package capacity
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package metrics
+package capacity
 
 import (
 	"strings"
@@ -12,14 +12,14 @@ import (
 
 func TestSeedSeries(t *testing.T) {
 	reg := metrics.NewKubeRegistry()
-	m, err := New(reg.Register)
+	m, err := newMetrics(reg.Register)
 	if err != nil {
 		t.Fatal(err)
 	}
 	shoots := func(n string) corev1.ResourceList { return corev1.ResourceList{"shoots": resource.MustParse(n)} }
 	m.SetSeed("a", shoots("200"), shoots("190"), shoots("7"))
 	m.SetSeed("b", shoots("10"), shoots("10"), shoots("0"))
-	m.Reconciled(ResultSuccess)
+	m.Reconciled(resultSuccess)
 	m.DeleteSeed("b")
 	want := `
 # HELP graft_seed_usage [ALPHA] Usage of a seed per resource; for shoots, the shoots counted on the seed.
@@ -35,7 +35,7 @@ graft_capacity_annotator_reconciles_total{result="success"} 1
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "graft_seed_usage", "graft_seed_allocatable", "graft_capacity_annotator_reconciles_total"); err != nil {
 		t.Error(err)
 	}
-	if _, err := New(reg.Register); err == nil {
+	if _, err := newMetrics(reg.Register); err == nil {
 		t.Error("registering twice must fail")
 	}
 }

@@ -1,4 +1,4 @@
-package metrics
+package capacity
 
 import (
 	"sync"
@@ -11,14 +11,14 @@ import (
 
 // Reconcile results.
 const (
-	ResultSuccess = "success"
-	ResultError   = "error"
+	resultSuccess = "success"
+	resultError   = "error"
 )
 
-// Metrics are the annotator's metrics (component-base, so that /metrics
+// annotatorMetrics are the annotator's metrics (component-base, so that /metrics
 // serves them with the process's other metrics). Create them once per
-// registry with New. A nil *Metrics publishes nothing.
-type Metrics struct {
+// registry with newMetrics. A nil *annotatorMetrics publishes nothing.
+type annotatorMetrics struct {
 	capacity    *metrics.GaugeVec
 	allocatable *metrics.GaugeVec
 	usage       *metrics.GaugeVec
@@ -32,12 +32,12 @@ type Metrics struct {
 	published map[string]map[*metrics.GaugeVec]map[corev1.ResourceName]struct{}
 }
 
-// New creates the metrics and registers them with register
+// newMetrics creates the metrics and registers them with register
 // (legacyregistry.Register, or the Register of a test's KubeRegistry);
 // component-base metrics record nothing until they are registered.
-func New(register func(metrics.Registerable) error) (*Metrics, error) {
+func newMetrics(register func(metrics.Registerable) error) (*annotatorMetrics, error) {
 	labels := []string{"seed", "resource"}
-	m := &Metrics{
+	m := &annotatorMetrics{
 		capacity: metrics.NewGaugeVec(&metrics.GaugeOpts{
 			Name:           "graft_seed_capacity",
 			Help:           "Capacity of a seed per resource, as written to status.capacity.",
@@ -73,14 +73,14 @@ func New(register func(metrics.Registerable) error) (*Metrics, error) {
 	return m, nil
 }
 
-// For returns metrics registered with a test's registry, or with nil the
+// metricsFor returns metrics registered with a test's registry, or with nil the
 // process's metrics, registered once in the legacy registry that /metrics
 // serves.
-var For = runner.MetricsFor(New)
+var metricsFor = runner.MetricsFor(newMetrics)
 
 // SetSeed publishes a seed's capacity, allocatable and usage. Resources
 // missing from a list are left as they were.
-func (m *Metrics) SetSeed(seed string, capacity, allocatable, usage corev1.ResourceList) {
+func (m *annotatorMetrics) SetSeed(seed string, capacity, allocatable, usage corev1.ResourceList) {
 	if m == nil {
 		return
 	}
@@ -97,7 +97,7 @@ func (m *Metrics) SetSeed(seed string, capacity, allocatable, usage corev1.Resou
 	}
 }
 
-func (m *Metrics) remember(seed string, vec *metrics.GaugeVec, name corev1.ResourceName) {
+func (m *annotatorMetrics) remember(seed string, vec *metrics.GaugeVec, name corev1.ResourceName) {
 	byVec, ok := m.published[seed]
 	if !ok {
 		byVec = map[*metrics.GaugeVec]map[corev1.ResourceName]struct{}{}
@@ -110,7 +110,7 @@ func (m *Metrics) remember(seed string, vec *metrics.GaugeVec, name corev1.Resou
 }
 
 // DeleteSeed drops every series of a seed that went away.
-func (m *Metrics) DeleteSeed(seed string) {
+func (m *annotatorMetrics) DeleteSeed(seed string) {
 	if m == nil {
 		return
 	}
@@ -125,14 +125,14 @@ func (m *Metrics) DeleteSeed(seed string) {
 }
 
 // Reconciled counts one reconcile with its result.
-func (m *Metrics) Reconciled(result string) {
+func (m *annotatorMetrics) Reconciled(result string) {
 	if m != nil {
 		m.reconciles.WithLabelValues(result).Inc()
 	}
 }
 
 // Wrote counts one write to a seed of the given kind ("status" or "taints").
-func (m *Metrics) Wrote(kind string) {
+func (m *annotatorMetrics) Wrote(kind string) {
 	if m != nil {
 		m.writes.WithLabelValues(kind).Inc()
 	}

@@ -1,4 +1,4 @@
-package usage
+package capacity
 
 import (
 	"sync"
@@ -7,21 +7,21 @@ import (
 	"github.com/graft-dev/graft/pkg/algorithm"
 )
 
-// Counter counts shoots per seed with the algorithm's ShootCounter, the count
+// usageCounter counts shoots per seed with the algorithm's ShootCounter, the count
 // the scheduler's snapshot keeps too. It is safe for concurrent use.
-type Counter struct {
+type usageCounter struct {
 	mu     sync.Mutex
 	shoots *algorithm.ShootCounter
 }
 
-// NewCounter returns an empty counter.
-func NewCounter() *Counter {
-	return &Counter{shoots: algorithm.NewShootCounter()}
+// newUsageCounter returns an empty counter.
+func newUsageCounter() *usageCounter {
+	return &usageCounter{shoots: algorithm.NewShootCounter()}
 }
 
 // Set records shoot as it is now (an add or an update) and returns the seeds
 // whose count changed.
-func (c *Counter) Set(shoot *v1alpha1.Shoot) []string {
+func (c *usageCounter) Set(shoot *v1alpha1.Shoot) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.shoots.Set(shoot)
@@ -30,21 +30,21 @@ func (c *Counter) Set(shoot *v1alpha1.Shoot) []string {
 // Delete forgets the shoot with the given namespace/name key and returns the
 // seeds whose count changed. Deleting by key works for the tombstones of
 // deletes the informer missed, which may not carry the last state.
-func (c *Counter) Delete(key string) []string {
+func (c *usageCounter) Delete(key string) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.shoots.Delete(key)
 }
 
 // Count returns the number of shoots counted on seed.
-func (c *Counter) Count(seed string) int {
+func (c *usageCounter) Count(seed string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.shoots.Count(seed)
 }
 
 // Shoots returns the number of shoots counted on any seed.
-func (c *Counter) Shoots() int {
+func (c *usageCounter) Shoots() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.shoots.Shoots()

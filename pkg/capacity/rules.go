@@ -1,4 +1,4 @@
-package seedcapacity
+package capacity
 
 import (
 	"encoding/json"
@@ -48,27 +48,27 @@ func NewRules(cfg *configv1alpha1.CapacityAnnotatorConfiguration, fieldManager s
 	return r, nil
 }
 
-// Source tells where a seed's capacity came from.
-type Source string
+// capacitySource tells where a seed's capacity came from.
+type capacitySource string
 
 const (
-	// SourceDefault is the configuration's capacity and reserved.
-	SourceDefault Source = "default"
-	// SourceOverride is an override of the configuration; Result.Override says which.
-	SourceOverride Source = "override"
-	// SourceAnnotation is an annotation on the seed.
-	SourceAnnotation Source = "annotation"
+	// sourceDefault is the configuration's capacity and reserved.
+	sourceDefault capacitySource = "default"
+	// sourceOverride is an override of the configuration; capacityDecision.Override says which.
+	sourceOverride capacitySource = "override"
+	// sourceAnnotation is an annotation on the seed.
+	sourceAnnotation capacitySource = "annotation"
 )
 
-// Result is the decision for one seed. Capacity and Allocatable hold only the
+// capacityDecision is the decision for one seed. Capacity and Allocatable hold only the
 // resources the annotator should write; a resource missing from them is left
 // as the seed has it (published by the seed's agent, or kept at its last good
 // value because an annotation is invalid).
-type Result struct {
+type capacityDecision struct {
 	Capacity    corev1.ResourceList
 	Allocatable corev1.ResourceList
-	// Source of the shoots capacity, and Override its index for SourceOverride.
-	Source   Source
+	// Source of the shoots capacity, and Override its index for sourceOverride.
+	Source   capacitySource
 	Override int
 	// Respected lists the resources left alone because another field manager
 	// publishes them.
@@ -78,9 +78,9 @@ type Result struct {
 	Invalid []error
 }
 
-// For decides capacity and allocatable for seed.
-func (r *Rules) For(seed *v1alpha1.Seed) Result {
-	res := Result{Source: SourceDefault, Override: -1}
+// decide decides capacity and allocatable for seed.
+func (r *Rules) decide(seed *v1alpha1.Seed) capacityDecision {
+	res := capacityDecision{Source: sourceDefault, Override: -1}
 	capacity := maps.Clone(r.capacity)
 	reserved := maps.Clone(r.reserved)
 	if capacity == nil {
@@ -96,7 +96,7 @@ func (r *Rules) For(seed *v1alpha1.Seed) Result {
 		}
 		maps.Copy(capacity, o.capacity)
 		maps.Copy(reserved, o.reserved)
-		res.Source, res.Override = SourceOverride, i
+		res.Source, res.Override = sourceOverride, i
 		break
 	}
 
@@ -112,14 +112,14 @@ func (r *Rules) For(seed *v1alpha1.Seed) Result {
 		if !ok {
 			continue
 		}
-		q, err := ParseShoots(value)
+		q, err := parseShoots(value)
 		if err != nil {
 			res.Invalid = append(res.Invalid, fmt.Errorf("annotation %s=%q: %w", a.key, value, err))
 			invalid[v1alpha1.ResourceShoots] = true
 			continue
 		}
 		a.into[v1alpha1.ResourceShoots] = q
-		res.Source, res.Override = SourceAnnotation, -1
+		res.Source, res.Override = sourceAnnotation, -1
 	}
 
 	res.Capacity = corev1.ResourceList{}
@@ -133,13 +133,13 @@ func (r *Rules) For(seed *v1alpha1.Seed) Result {
 			continue
 		}
 		res.Capacity[name] = c
-		res.Allocatable[name] = Allocatable(c, reserved[name])
+		res.Allocatable[name] = allocatableOf(c, reserved[name])
 	}
 	return res
 }
 
-// Allocatable is capacity minus reserved, never negative.
-func Allocatable(capacity, reserved resource.Quantity) resource.Quantity {
+// allocatableOf is capacity minus reserved, never negative.
+func allocatableOf(capacity, reserved resource.Quantity) resource.Quantity {
 	a := capacity.DeepCopy()
 	a.Sub(reserved)
 	if a.Sign() < 0 {
@@ -148,9 +148,9 @@ func Allocatable(capacity, reserved resource.Quantity) resource.Quantity {
 	return a
 }
 
-// ParseShoots parses a number of shoots from an annotation value: a
+// parseShoots parses a number of shoots from an annotation value: a
 // non-negative whole number.
-func ParseShoots(value string) (resource.Quantity, error) {
+func parseShoots(value string) (resource.Quantity, error) {
 	q, err := resource.ParseQuantity(value)
 	if err != nil {
 		return resource.Quantity{}, fmt.Errorf("not a quantity: %w", err)
