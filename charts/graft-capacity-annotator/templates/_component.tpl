@@ -29,7 +29,7 @@ What graft-capacity-annotator does with the API, and nothing more:
 {{/* It reads no region ConfigMaps: no Role for them. */}}
 {{- define "graft-capacity-annotator.regionConfigRules" -}}{{- end }}
 
-{{/* Metrics NOTES.txt points to (see pkg/capacity/metrics). */}}
+{{/* Metrics NOTES.txt points to (see pkg/capacity/metrics.go). */}}
 {{- define "graft-capacity-annotator.metricsToWatch" -}}
 graft_seed_usage{resource="shoots"}                         shoots counted per seed, next to
 graft_seed_allocatable{resource="shoots"}                   what each seed may host
