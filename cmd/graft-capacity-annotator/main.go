@@ -7,14 +7,13 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/pkg/capacity"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
-	"github.com/graft-dev/graft/pkg/component/command"
+	"github.com/graft-dev/graft/pkg/component"
 )
 
-func main() { command.Main(newCommand()) }
+func main() { component.Main(newCommand()) }
 
 func newCommand() *cobra.Command {
-	return command.New(command.Spec[*configv1alpha1.CapacityAnnotatorConfiguration]{
+	return component.NewCommand(component.CommandSpec[*configv1alpha1.CapacityAnnotatorConfiguration]{
 		Name:  "graft-capacity-annotator",
 		Kind:  "CapacityAnnotatorConfiguration",
 		Short: "Keep seeds' capacity, allocatable, usage and not-ready taints current",
@@ -24,7 +23,7 @@ configuration, its label-selected overrides and the seed annotations
 capacity.graft.dev/shoots and reserved.graft.dev/shoots; usage is the number of
 shoots counted on the seed. With healthTaints enabled it also taints seeds that
 are not ready with seed.gardener.cloud/not-ready.`,
-		Run: func(ctx context.Context, cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients clientconn.Clients) error {
+		Run: func(ctx context.Context, cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients component.Clients) error {
 			a, err := capacity.New(cfg, clients, capacity.Options{})
 			if err != nil {
 				return err

@@ -9,7 +9,7 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/pkg/capacity"
-	"github.com/graft-dev/graft/pkg/component/configfile"
+	"github.com/graft-dev/graft/pkg/component"
 )
 
 // exampleConfig is the configuration reference example; keep it in sync with
@@ -54,7 +54,7 @@ func TestExampleConfigLoads(t *testing.T) {
 	if err := os.WriteFile(path, []byte(exampleConfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := configfile.Load[*configv1alpha1.CapacityAnnotatorConfiguration](path)
+	cfg, err := component.LoadConfig[*configv1alpha1.CapacityAnnotatorConfiguration](path)
 	if err != nil {
 		t.Fatalf("loading the example: %v", err)
 	}
@@ -68,12 +68,12 @@ func TestExampleConfigLoads(t *testing.T) {
 }
 
 func TestConfigErrorsNameTheField(t *testing.T) {
-	_, err := configfile.Decode[*configv1alpha1.CapacityAnnotatorConfiguration]([]byte(
+	_, err := component.DecodeConfig[*configv1alpha1.CapacityAnnotatorConfiguration]([]byte(
 		"apiVersion: config.graft.dev/v1alpha1\nkind: CapacityAnnotatorConfiguration\nsyncPeriod: -1s\ncapacity:\n  shoots: \"-5\"\n"))
 	if err == nil || !strings.Contains(err.Error(), "syncPeriod") || !strings.Contains(err.Error(), "capacity[shoots]") {
 		t.Errorf("error %v, want one naming syncPeriod and capacity[shoots]", err)
 	}
-	_, err = configfile.Decode[*configv1alpha1.CapacityAnnotatorConfiguration]([]byte(
+	_, err = component.DecodeConfig[*configv1alpha1.CapacityAnnotatorConfiguration]([]byte(
 		"apiVersion: config.graft.dev/v1alpha1\nkind: CapacityAnnotatorConfiguration\noverides: []\n"))
 	if err == nil || !strings.Contains(err.Error(), `unknown field "overides"`) {
 		t.Errorf("error %v, want the unknown field named", err)

@@ -6,15 +6,14 @@ import (
 	"github.com/spf13/cobra"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
-	"github.com/graft-dev/graft/pkg/component/command"
+	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/descheduler"
 )
 
-func main() { command.Main(newCommand()) }
+func main() { component.Main(newCommand()) }
 
 func newCommand() *cobra.Command {
-	return command.New(command.Spec[*configv1alpha1.DeschedulerConfiguration]{
+	return component.NewCommand(component.CommandSpec[*configv1alpha1.DeschedulerConfiguration]{
 		Name:  "graft-descheduler",
 		Kind:  "DeschedulerConfiguration",
 		Short: "Evict shoots from seeds that must not host them any more",
@@ -38,7 +37,7 @@ With interval 0 the descheduler makes one pass and exits (for a CronJob).`,
 			_, err := descheduler.DefaultRegistry().Build(cfg.Plugins)
 			return err
 		},
-		Run: func(ctx context.Context, cfg *configv1alpha1.DeschedulerConfiguration, clients clientconn.Clients) error {
+		Run: func(ctx context.Context, cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients) error {
 			d, err := descheduler.New(cfg, clients, descheduler.Options{})
 			if err != nil {
 				return err

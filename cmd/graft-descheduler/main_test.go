@@ -8,7 +8,7 @@ import (
 	"time"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/configfile"
+	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/descheduler"
 )
 
@@ -45,7 +45,7 @@ func TestExampleConfigLoads(t *testing.T) {
 	if err := os.WriteFile(path, []byte(exampleConfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := configfile.Load[*configv1alpha1.DeschedulerConfiguration](path)
+	cfg, err := component.LoadConfig[*configv1alpha1.DeschedulerConfiguration](path)
 	if err != nil {
 		t.Fatalf("loading the example: %v", err)
 	}
@@ -60,14 +60,14 @@ func TestExampleConfigLoads(t *testing.T) {
 }
 
 func TestConfigErrorsNameTheField(t *testing.T) {
-	_, err := configfile.Decode[*configv1alpha1.DeschedulerConfiguration]([]byte(
+	_, err := component.DecodeConfig[*configv1alpha1.DeschedulerConfiguration]([]byte(
 		"apiVersion: config.graft.dev/v1alpha1\nkind: DeschedulerConfiguration\ninterval: -1s\nmaxPendingEvicted: -3\nplugins:\n- name: Nope\n"))
 	for _, f := range []string{"interval", "maxPendingEvicted", "plugins[1].name"} {
 		if err == nil || !strings.Contains(err.Error(), f) {
 			t.Errorf("error %v, want one naming %s", err, f)
 		}
 	}
-	cfg, err := configfile.Decode[*configv1alpha1.DeschedulerConfiguration]([]byte(
+	cfg, err := component.DecodeConfig[*configv1alpha1.DeschedulerConfiguration]([]byte(
 		"apiVersion: config.graft.dev/v1alpha1\nkind: DeschedulerConfiguration\nplugins:\n- name: OverCapacity\n  args: {purposeOrdr: []}\n"))
 	if err != nil {
 		t.Fatal(err)

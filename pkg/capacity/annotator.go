@@ -12,8 +12,7 @@ import (
 	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
-	"github.com/graft-dev/graft/pkg/component/runner"
+	"github.com/graft-dev/graft/pkg/component"
 )
 
 // Name is the component's name: its user agent, Event source and field manager.
@@ -39,7 +38,7 @@ type Options struct {
 // informers under the shared component runner. Create it with New, start it
 // with Run.
 type Annotator struct {
-	runner     *runner.Runner
+	runner     *component.Runner
 	factory    graftinformers.SharedInformerFactory
 	controller *controller
 	workers    int
@@ -47,7 +46,7 @@ type Annotator struct {
 
 // New returns an annotator for a defaulted and validated configuration: its
 // runner, Event recorder, metrics, informers and controller.
-func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients clientconn.Clients, opts Options) (*Annotator, error) {
+func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients component.Clients, opts Options) (*Annotator, error) {
 	if clients.Graft == nil || clients.Kubernetes == nil {
 		return nil, errors.New("the Graft and Kubernetes clients are required")
 	}
@@ -55,7 +54,7 @@ func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients clientconn.
 	if err != nil {
 		return nil, fmt.Errorf("registering metrics: %w", err)
 	}
-	r := runner.New(Name, cfg.CommonConfiguration, clients, runner.Options{
+	r := component.NewRunner(Name, cfg.CommonConfiguration, clients, component.RunnerOptions{
 		Identity: opts.Identity, EventWriters: eventWriters, EventFlushTimeout: 5 * time.Second,
 	})
 	factory := graftinformers.NewSharedInformerFactoryWithOptions(clients.Graft, 0,

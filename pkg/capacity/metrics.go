@@ -6,7 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/component-base/metrics"
 
-	"github.com/graft-dev/graft/pkg/component/runner"
+	"github.com/graft-dev/graft/pkg/component"
 )
 
 // Reconcile results.
@@ -76,7 +76,7 @@ func newMetrics(register func(metrics.Registerable) error) (*annotatorMetrics, e
 // metricsFor returns metrics registered with a test's registry, or with nil the
 // process's metrics, registered once in the legacy registry that /metrics
 // serves.
-var metricsFor = runner.MetricsFor(newMetrics)
+var metricsFor = component.MetricsFor(newMetrics)
 
 // SetSeed publishes a seed's capacity, allocatable and usage. Resources
 // missing from a list are left as they were.

@@ -1,13 +1,36 @@
-// Package component is the runtime that graft's three daemons (graft-scheduler,
-// graft-capacity-annotator, graft-descheduler) share. Each concern lives in its
-// own subpackage:
+// Package component is what every graft daemon (graft-scheduler,
+// graft-capacity-annotator, graft-descheduler) is made of, so that the three
+// have one shape:
 //
-//   - configfile: reads a config.graft.dev/v1alpha1 file strictly, defaults and validates it;
-//   - clientconn: builds REST configs and clients from clientConnection;
-//   - logging: applies the logging section and the standard klog flags;
-//   - leadership: runs work only while holding a Lease, stopping at once when it is lost, and fences every write with that lease;
-//   - healthserver: serves /healthz, /readyz (pluggable checks) and /metrics;
-//   - eventrecorder: an Event recorder whose events are written concurrently and flushed on shutdown;
-//   - runner: wires all of the above around a component's work function.
-//   - command: the --config command line and main every daemon shares.
+//   - NewCommand and Main: the command line (one required --config flag, the
+//     standard klog flags, component-base's --version) and a main that stops
+//     on SIGINT or SIGTERM and flushes the log;
+//   - LoadConfig and DecodeConfig: a config.graft.dev/v1alpha1 file decoded
+//     strictly (an unknown or duplicate field is an error naming it), its
+//     apiVersion and kind checked, defaulted, and validated with every invalid
+//     field reported (InvalidConfigError);
+//   - the logging section (verbosity, text or JSON format) applied through
+//     component-base/logs; the standard klog flags win over the file;
+//   - RESTConfig, ApplyClientConnection and NewClients: the clients built from
+//     clientConnection (a kubeconfig, or the in-cluster service account when
+//     none is named). Its content types apply to the clients of built-in
+//     kinds; the graft client always speaks JSON, the only encoding the API
+//     server offers for custom resources. Every write but the Lease's passes
+//     through the lease's write fence;
+//   - Server: /healthz, /readyz (named checks the component registers) and
+//     /metrics (component-base's legacy registry, which also holds client-go's
+//     workqueue and REST client metrics); MetricsFor gives a component its
+//     metrics there, or in a registry of its own in tests;
+//   - EventRecorder: client-go's Event broadcaster whose API writes are done by
+//     a pool of workers, so that Events do not throttle the component, and
+//     which flushes what is queued on shutdown;
+//   - Runner: all of the above around a component's work. It serves the
+//     endpoints, runs the warm-up (informers) on every replica and the main
+//     work only on the leader, stopping it when the lease is lost. Every
+//     daemon is built as New(cfg, clients, Options), which builds its Runner
+//     with NewRunner, and run with Run(ctx).
+//
+// Holding the Lease and fencing writes with it is package leadership; the
+// version every binary reports is package buildversion, kept apart so that
+// graftctl can report it without growing the daemons' --version flag.
 package component

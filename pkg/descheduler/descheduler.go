@@ -26,8 +26,7 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
-	"github.com/graft-dev/graft/pkg/component/runner"
+	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
 	"github.com/graft-dev/graft/pkg/descheduler/plugins/noexecutetaints"
 	"github.com/graft-dev/graft/pkg/descheduler/plugins/overcapacity"
@@ -57,7 +56,7 @@ func DefaultRegistry() framework.Registry {
 type Descheduler struct {
 	cfg      *configv1alpha1.DeschedulerConfiguration
 	graft    versioned.Interface
-	runner   *runner.Runner
+	runner   *component.Runner
 	recorder record.EventRecorder
 	metrics  *Metrics
 	clock    clock.WithTicker
@@ -88,7 +87,7 @@ type Descheduler struct {
 
 // New returns a descheduler for a defaulted and validated configuration:
 // its runner, Event recorder, metrics and informers. Run starts it.
-func New(cfg *configv1alpha1.DeschedulerConfiguration, clients clientconn.Clients, opts Options) (*Descheduler, error) {
+func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients, opts Options) (*Descheduler, error) {
 	if cfg == nil || clients.Graft == nil || clients.Kubernetes == nil {
 		return nil, errors.New("descheduler: a configuration and the Graft and Kubernetes clients are required")
 	}
@@ -183,7 +182,7 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients clientconn.Client
 
 	// Each eviction emits two Events; enough writers keep them off the
 	// eviction's path.
-	d.runner = runner.New(Name, cfg.CommonConfiguration, clients, runner.Options{
+	d.runner = component.NewRunner(Name, cfg.CommonConfiguration, clients, component.RunnerOptions{
 		Identity: opts.Identity, EventWriters: max(2, int(cfg.ConcurrentEvictions)), EventFlushTimeout: 5 * time.Second,
 	})
 	d.recorder = d.runner.Recorder

@@ -20,7 +20,7 @@ import (
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/component"
 )
 
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -95,7 +95,7 @@ func start(t *testing.T, mutate func(*configv1alpha1.DeschedulerConfiguration), 
 		recorder: record.NewFakeRecorder(1000),
 		clock:    clocktesting.NewFakeClock(t0),
 	}
-	d, err := New(cfg, clientconn.Clients{Graft: h.client, Kubernetes: kubefake.NewSimpleClientset()}, Options{Registry: metrics.NewKubeRegistry(), Clock: h.clock})
+	d, err := New(cfg, component.Clients{Graft: h.client, Kubernetes: kubefake.NewSimpleClientset()}, Options{Registry: metrics.NewKubeRegistry(), Clock: h.clock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +385,7 @@ func TestInvalidPluginArgs(t *testing.T) {
 		{Name: "OverCapacity", Args: runtime.RawExtension{Raw: []byte(`{"purposeOrder":["nope"]}`)}},
 	}}
 	cfg.Default()
-	_, err := New(cfg, clientconn.Clients{Graft: fake.NewSimpleClientset(), Kubernetes: kubefake.NewSimpleClientset()}, Options{Registry: metrics.NewKubeRegistry()})
+	_, err := New(cfg, component.Clients{Graft: fake.NewSimpleClientset(), Kubernetes: kubefake.NewSimpleClientset()}, Options{Registry: metrics.NewKubeRegistry()})
 	if err == nil || !strings.Contains(err.Error(), "plugins[1].args.purposeOrder[0]") {
 		t.Errorf("err = %v", err)
 	}

@@ -3,7 +3,7 @@ package descheduler
 import (
 	"k8s.io/component-base/metrics"
 
-	"github.com/graft-dev/graft/pkg/component/runner"
+	"github.com/graft-dev/graft/pkg/component"
 )
 
 // Results of an eviction attempt, the result label of graft_descheduler_evictions_total.
@@ -64,4 +64,4 @@ func NewMetrics(register func(metrics.Registerable) error) (*Metrics, error) {
 // metricsFor returns metrics registered with a test's registry, or with nil the
 // process's metrics, registered once in the legacy registry that /metrics
 // serves.
-var metricsFor = runner.MetricsFor(NewMetrics)
+var metricsFor = component.MetricsFor(NewMetrics)

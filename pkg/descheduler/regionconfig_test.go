@@ -14,7 +14,7 @@ import (
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/component"
 )
 
 // TestRegionConfigMapsOnlyFromTheirNamespace: requireFit asks the algorithm
@@ -39,7 +39,7 @@ func TestRegionConfigMapsOnlyFromTheirNamespace(t *testing.T) {
 		kube := kubefake.NewSimpleClientset(regionCM("garden-dev", "a-steer"), regionCM("garden", "regions"), regionCM("garden-ops", "regions"))
 		cfg := &configv1alpha1.DeschedulerConfiguration{RegionConfigNamespace: tc.namespace}
 		cfg.Default()
-		d, err := New(cfg, clientconn.Clients{Graft: fake.NewSimpleClientset(cloudProfile()), Kubernetes: kube}, Options{Registry: metrics.NewKubeRegistry()})
+		d, err := New(cfg, component.Clients{Graft: fake.NewSimpleClientset(cloudProfile()), Kubernetes: kube}, Options{Registry: metrics.NewKubeRegistry()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestRegionConfigMapsOnlyFromTheirNamespace(t *testing.T) {
 	cfg := &configv1alpha1.DeschedulerConfiguration{}
 	cfg.Default()
 	cfg.RegionConfigNamespace = ""
-	if _, err := New(cfg, clientconn.Clients{Graft: fake.NewSimpleClientset(), Kubernetes: kubefake.NewSimpleClientset()}, Options{Registry: metrics.NewKubeRegistry()}); err == nil {
+	if _, err := New(cfg, component.Clients{Graft: fake.NewSimpleClientset(), Kubernetes: kubefake.NewSimpleClientset()}, Options{Registry: metrics.NewKubeRegistry()}); err == nil {
 		t.Fatal("New accepted an empty regionConfigNamespace, which would watch every namespace")
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/component"
 )
 
 func version(s *v1alpha1.Shoot, rv string) *v1alpha1.Shoot {
@@ -117,7 +117,7 @@ func TestSyncedMeansEveryShootIsInTheState(t *testing.T) {
 	}
 	cfg := &configv1alpha1.DeschedulerConfiguration{}
 	cfg.Default()
-	d, err := New(cfg, clientconn.Clients{Graft: fake.NewSimpleClientset(objs...), Kubernetes: kubefake.NewSimpleClientset()}, Options{Registry: metrics.NewKubeRegistry()})
+	d, err := New(cfg, component.Clients{Graft: fake.NewSimpleClientset(objs...), Kubernetes: kubefake.NewSimpleClientset()}, Options{Registry: metrics.NewKubeRegistry()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@ package scheduler
 import (
 	"k8s.io/component-base/metrics"
 
-	"github.com/graft-dev/graft/pkg/component/runner"
+	"github.com/graft-dev/graft/pkg/component"
 )
 
 // Results of a scheduling attempt, the values of the result label.
@@ -74,4 +74,4 @@ func newMetrics(register func(metrics.Registerable) error) (*schedulerMetrics, e
 // metricsFor returns metrics registered with a test's registry, or with nil the
 // process's metrics, registered once in the legacy registry that /metrics
 // serves.
-var metricsFor = runner.MetricsFor(newMetrics)
+var metricsFor = component.MetricsFor(newMetrics)

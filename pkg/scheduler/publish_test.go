@@ -12,7 +12,7 @@ import (
 
 	graftfake "github.com/graft-dev/client-go/clientset/versioned/fake"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
 
@@ -32,7 +32,7 @@ func schedulerWithLease(t *testing.T, holder string, mutate func(*configv1alpha1
 		mutate(cfg)
 	}
 	cfg.Default()
-	s, err := New(cfg, clientconn.Clients{Graft: graftfake.NewSimpleClientset(), Kubernetes: kube}, Options{Identity: "replica-1"})
+	s, err := New(cfg, component.Clients{Graft: graftfake.NewSimpleClientset(), Kubernetes: kube}, Options{Identity: "replica-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestNewGivesTheReplicaAnIdentity(t *testing.T) {
 	cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
 	cfg.Server.MetricsBindAddress = configv1alpha1.DisabledBindAddress
 	cfg.Default()
-	s, err := New(cfg, clientconn.Clients{Graft: graftfake.NewSimpleClientset(), Kubernetes: kubefake.NewSimpleClientset()}, Options{})
+	s, err := New(cfg, component.Clients{Graft: graftfake.NewSimpleClientset(), Kubernetes: kubefake.NewSimpleClientset()}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

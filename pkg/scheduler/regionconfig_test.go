@@ -14,7 +14,7 @@ import (
 	graftfake "github.com/graft-dev/client-go/clientset/versioned/fake"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/component"
 )
 
 // regionConfigMapIn is a region ConfigMap for the aws profile that puts
@@ -61,7 +61,7 @@ func TestRegionConfigMapsOnlyFromTheirNamespace(t *testing.T) {
 			cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
 			cfg.Server.MetricsBindAddress = configv1alpha1.DisabledBindAddress
 			cfg.Default()
-			s, err := New(cfg, clientconn.Clients{Graft: graft, Kubernetes: kube}, Options{})
+			s, err := New(cfg, component.Clients{Graft: graft, Kubernetes: kube}, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +92,7 @@ func TestNewRefusesAllNamespaces(t *testing.T) {
 	cfg := &configv1alpha1.SchedulerConfiguration{}
 	cfg.Default()
 	cfg.RegionConfigNamespace = ""
-	if _, err := New(cfg, clientconn.Clients{Graft: graftfake.NewSimpleClientset(), Kubernetes: kubefake.NewSimpleClientset()}, Options{}); err == nil {
+	if _, err := New(cfg, component.Clients{Graft: graftfake.NewSimpleClientset(), Kubernetes: kubefake.NewSimpleClientset()}, Options{}); err == nil {
 		t.Fatal("New accepted an empty regionConfigNamespace, which would watch every namespace")
 	}
 }

@@ -26,8 +26,7 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
-	"github.com/graft-dev/graft/pkg/component/runner"
+	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
 
@@ -72,8 +71,8 @@ type Options struct {
 type Scheduler struct {
 	config    *configv1alpha1.SchedulerConfiguration
 	algConfig algorithm.Config
-	clients   clientconn.Clients
-	runner    *runner.Runner
+	clients   component.Clients
+	runner    *component.Runner
 	metrics   *schedulerMetrics
 	// recorder is the runner's (tests replace it).
 	recorder record.EventRecorder
@@ -95,7 +94,7 @@ type Scheduler struct {
 }
 
 // New returns a scheduler for a defaulted and validated configuration.
-func New(cfg *configv1alpha1.SchedulerConfiguration, clients clientconn.Clients, opts Options) (*Scheduler, error) {
+func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, opts Options) (*Scheduler, error) {
 	opts.Identity = replicaIdentity(opts.Identity) // publish.go needs it
 	algConfig := schedulingconfig.FromComponentConfig(cfg.Strategy, cfg.ScoreWeights)
 	if err := algConfig.Validate(); err != nil {
@@ -114,7 +113,7 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients clientconn.Clients,
 		algConfig: algConfig,
 		metrics:   m,
 		clients:   clients,
-		runner: runner.New(Name, cfg.CommonConfiguration, clients, runner.Options{
+		runner: component.NewRunner(Name, cfg.CommonConfiguration, clients, component.RunnerOptions{
 			Identity: opts.Identity, EventWriters: int(cfg.ConcurrentSyncs), EventFlushTimeout: 10 * time.Second,
 		}),
 		now:           time.Now,

@@ -15,7 +15,7 @@ import (
 	graftfake "github.com/graft-dev/client-go/clientset/versioned/fake"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/component"
 )
 
 // newTestScheduler returns a scheduler on fake clients with its informers
@@ -28,7 +28,7 @@ func newTestScheduler(t *testing.T, objects ...runtime.Object) (*Scheduler, *gra
 	cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
 	cfg.Server.MetricsBindAddress = configv1alpha1.DisabledBindAddress
 	cfg.Default()
-	s, err := New(cfg, clientconn.Clients{Graft: graft, Kubernetes: kubefake.NewSimpleClientset()}, Options{})
+	s, err := New(cfg, component.Clients{Graft: graft, Kubernetes: kubefake.NewSimpleClientset()}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

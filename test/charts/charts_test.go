@@ -26,15 +26,15 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/configfile"
+	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/test/framework"
 )
 
 func TestMain(m *testing.M) { framework.Main(m) }
 
-// component describes one component chart: how to load its rendered config
+// componentChart describes one component chart: how to load its rendered config
 // with the binary's own loader, and what its non-default values must produce.
-type component struct {
+type componentChart struct {
 	chart string
 	// load decodes, defaults and validates config.yaml like the binary does.
 	load func(data []byte) (configv1alpha1.Configuration, *configv1alpha1.CommonConfiguration, error)
@@ -42,11 +42,11 @@ type component struct {
 	checkCustom func(t *testing.T, cfg configv1alpha1.Configuration)
 }
 
-var components = []component{
+var components = []componentChart{
 	{
 		chart: "graft-scheduler",
 		load: func(data []byte) (configv1alpha1.Configuration, *configv1alpha1.CommonConfiguration, error) {
-			cfg, err := configfile.Decode[*configv1alpha1.SchedulerConfiguration](data)
+			cfg, err := component.DecodeConfig[*configv1alpha1.SchedulerConfiguration](data)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -66,7 +66,7 @@ var components = []component{
 	{
 		chart: "graft-capacity-annotator",
 		load: func(data []byte) (configv1alpha1.Configuration, *configv1alpha1.CommonConfiguration, error) {
-			cfg, err := configfile.Decode[*configv1alpha1.CapacityAnnotatorConfiguration](data)
+			cfg, err := component.DecodeConfig[*configv1alpha1.CapacityAnnotatorConfiguration](data)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -94,7 +94,7 @@ var components = []component{
 	{
 		chart: "graft-descheduler",
 		load: func(data []byte) (configv1alpha1.Configuration, *configv1alpha1.CommonConfiguration, error) {
-			cfg, err := configfile.Decode[*configv1alpha1.DeschedulerConfiguration](data)
+			cfg, err := component.DecodeConfig[*configv1alpha1.DeschedulerConfiguration](data)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -16,8 +16,7 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
-	"github.com/graft-dev/graft/pkg/component/configfile"
+	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/scheduler"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 	"github.com/graft-dev/graft/test/framework"
@@ -69,7 +68,7 @@ func TestSchedulerChartLetsItPublishOnItsLease(t *testing.T) {
 	if err := framework.WriteServiceAccountKubeconfig(ctx, env.Config(), ns, sa, kubeconfig); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := configfile.Decode[*configv1alpha1.SchedulerConfiguration]([]byte(config))
+	cfg, err := component.DecodeConfig[*configv1alpha1.SchedulerConfiguration]([]byte(config))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +79,7 @@ func TestSchedulerChartLetsItPublishOnItsLease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clients, err := clientconn.NewClients(clientconn.Apply(restConfig, cfg.ClientConnection), scheduler.Name)
+	clients, err := component.NewClients(component.ApplyClientConnection(restConfig, cfg.ClientConnection), scheduler.Name)
 	if err != nil {
 		t.Fatal(err)
 	}

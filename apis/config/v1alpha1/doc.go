@@ -4,7 +4,7 @@
 //
 // Every kind embeds CommonConfiguration (client connection, leader election,
 // health/metrics server, logging) and implements Configuration, so that one
-// loader (pkg/component/configfile) reads, defaults and validates any of them.
+// loader (pkg/component.LoadConfig) reads, defaults and validates any of them.
 // Adding a kind takes one types_<kind>.go, one defaults/validation file for it,
 // and one line in register.go.
 //

@@ -15,7 +15,7 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/component"
 	schedulerpkg "github.com/graft-dev/graft/pkg/scheduler"
 	"github.com/graft-dev/graft/test/framework"
 )
@@ -67,7 +67,7 @@ func TestSchedulerUsesProtectedSeedsForGardenShootsOnly(t *testing.T) {
 	if errs := cfg.Validate(); len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
-	clients, err := clientconn.NewClients(clientconn.Apply(componentConfig(t, framework.ComponentNamespace, scheduler), cfg.ClientConnection), "admission-test-scheduler")
+	clients, err := component.NewClients(component.ApplyClientConnection(componentConfig(t, framework.ComponentNamespace, scheduler), cfg.ClientConnection), "admission-test-scheduler")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/capacity"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/test/framework"
 )
 
@@ -38,7 +38,7 @@ func TestRunsAsAComponent(t *testing.T) {
 		t.Fatal(errs)
 	}
 
-	clients, err := clientconn.NewClients(clientconn.Apply(env.Config(), cfg.ClientConnection), capacity.Name)
+	clients, err := component.NewClients(component.ApplyClientConnection(env.Config(), cfg.ClientConnection), capacity.Name)
 	if err != nil {
 		t.Fatal(err)
 	}

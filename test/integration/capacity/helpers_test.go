@@ -22,7 +22,7 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/capacity"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/test/framework"
 )
 
@@ -56,7 +56,7 @@ func startAnnotator(t *testing.T, mutate func(*configv1alpha1.CapacityAnnotatorC
 		t.Fatalf("invalid annotator configuration: %v", errs)
 	}
 	inst := &instance{registry: metrics.NewKubeRegistry()}
-	clients, err := clientconn.NewClients(clientconn.Apply(env.Config(), cfg.ClientConnection), capacity.Name)
+	clients, err := component.NewClients(component.ApplyClientConnection(env.Config(), cfg.ClientConnection), capacity.Name)
 	if err != nil {
 		t.Fatal(err)
 	}

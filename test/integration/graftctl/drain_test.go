@@ -16,7 +16,7 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/scheduler"
 
 	"github.com/graft-dev/graft/test/framework"
@@ -38,7 +38,7 @@ func startScheduler(t *testing.T, lease string) {
 	if errs := cfg.Validate(); len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
-	clients, err := clientconn.NewClients(clientconn.Apply(envConfig(t), cfg.ClientConnection), scheduler.Name)
+	clients, err := component.NewClients(component.ApplyClientConnection(envConfig(t), cfg.ClientConnection), scheduler.Name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 	graftclient "github.com/graft-dev/client-go/clientset/versioned"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/scheduler"
 	"github.com/graft-dev/graft/test/framework"
 )
@@ -69,11 +69,11 @@ func startSchedulerWithConfig(t *testing.T, userAgent string, restMutate func(*r
 	if errs := cfg.Validate(); len(errs) > 0 {
 		t.Fatalf("invalid scheduler configuration: %v", errs.ToAggregate())
 	}
-	restConfig := clientconn.Apply(env.Config(), cfg.ClientConnection)
+	restConfig := component.ApplyClientConnection(env.Config(), cfg.ClientConnection)
 	if restMutate != nil {
 		restMutate(restConfig)
 	}
-	clients, err := clientconn.NewClients(restConfig, userAgent)
+	clients, err := component.NewClients(restConfig, userAgent)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/scheduler"
 	"github.com/graft-dev/graft/test/framework"
 )
@@ -134,7 +134,7 @@ func startSchedulerWithOptions(t *testing.T, userAgent string, opts scheduler.Op
 	if errs := cfg.Validate(); len(errs) > 0 {
 		t.Fatalf("invalid scheduler configuration: %v", errs.ToAggregate())
 	}
-	clients, err := clientconn.NewClients(clientconn.Apply(env.Config(), cfg.ClientConnection), userAgent)
+	clients, err := component.NewClients(component.ApplyClientConnection(env.Config(), cfg.ClientConnection), userAgent)
 	if err != nil {
 		t.Fatal(err)
 	}

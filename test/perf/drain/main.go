@@ -18,7 +18,7 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/component/leadership"
 	"github.com/graft-dev/graft/pkg/descheduler"
 	"github.com/graft-dev/graft/pkg/scheduler"
@@ -270,7 +270,7 @@ type deschedulerRun struct {
 func startDescheduler(ctx context.Context, cfg *rest.Config, dcfg *configv1alpha1.DeschedulerConfiguration, identity string) *deschedulerRun {
 	ctx, cancel := context.WithCancel(ctx)
 	r := &deschedulerRun{cancel: cancel, done: make(chan error, 1)}
-	clients, err := clientconn.NewClients(clientconn.Apply(cfg, dcfg.ClientConnection), descheduler.Name)
+	clients, err := component.NewClients(component.ApplyClientConnection(cfg, dcfg.ClientConnection), descheduler.Name)
 	if err == nil {
 		r.d, err = descheduler.New(dcfg, clients, descheduler.Options{Identity: identity, Registry: metrics.NewKubeRegistry()})
 	}
@@ -325,7 +325,7 @@ func measureBaseline(ctx context.Context, cfg *rest.Config, l *fixture.Landscape
 		return writes.Stats{}, 0, err
 	}
 	counter := writes.NewCounter()
-	clients, err := clientconn.NewClients(counter.Wrap(cfg), "bench-baseline")
+	clients, err := component.NewClients(counter.Wrap(cfg), "bench-baseline")
 	if err != nil {
 		return writes.Stats{}, 0, err
 	}

@@ -20,7 +20,7 @@ import (
 	graftclient "github.com/graft-dev/client-go/clientset/versioned"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
+	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/scheduler"
 	"github.com/graft-dev/graft/test/framework"
 	"github.com/graft-dev/graft/test/perf/writes"
@@ -193,7 +193,7 @@ func (b *bench) runBaseline(ctx context.Context, ns string, n int, counts writes
 		return writes.Stats{}, 0, err
 	}
 	counter := writes.NewCounter()
-	clients, err := clientconn.NewClients(counter.Wrap(b.restConfig), "bench-baseline")
+	clients, err := component.NewClients(counter.Wrap(b.restConfig), "bench-baseline")
 	if err != nil {
 		return writes.Stats{}, 0, err
 	}
@@ -314,7 +314,7 @@ func (b *bench) schedule(ctx context.Context, ns string, shoots []created, cpuPr
 	}
 	// Every request of the scheduler, its Events included, goes through the counter.
 	counter := writes.NewCounter()
-	clients, err := clientconn.NewClients(clientconn.Apply(counter.Wrap(b.restConfig), cfg.ClientConnection), scheduler.Name)
+	clients, err := component.NewClients(component.ApplyClientConnection(counter.Wrap(b.restConfig), cfg.ClientConnection), scheduler.Name)
 	if err != nil {
 		return writes.Stats{}, 0, nil, err
 	}

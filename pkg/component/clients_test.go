@@ -1,4 +1,4 @@
-package clientconn
+package component
 
 import (
 	"context"
@@ -91,7 +91,7 @@ func TestContentTypes(t *testing.T) {
 			mu.Lock()
 			clear(requests)
 			mu.Unlock()
-			cfg := Apply(&rest.Config{Host: server.URL}, componentbaseconfigv1alpha1.ClientConnectionConfiguration{ContentType: tc.configured, QPS: -1})
+			cfg := ApplyClientConnection(&rest.Config{Host: server.URL}, componentbaseconfigv1alpha1.ClientConnectionConfiguration{ContentType: tc.configured, QPS: -1})
 			clients, err := NewClients(cfg, "graft-test")
 			if err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package command
+package component
 
 import (
 	"bytes"
@@ -8,14 +8,13 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component/buildversion"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
 )
 
-func newTestSpec(ran *bool) Spec[*configv1alpha1.SchedulerConfiguration] {
-	return Spec[*configv1alpha1.SchedulerConfiguration]{
+func newTestSpec(ran *bool) CommandSpec[*configv1alpha1.SchedulerConfiguration] {
+	return CommandSpec[*configv1alpha1.SchedulerConfiguration]{
 		Name: "graft-test",
 		Kind: "SchedulerConfiguration",
-		Run: func(context.Context, *configv1alpha1.SchedulerConfiguration, clientconn.Clients) error {
+		Run: func(context.Context, *configv1alpha1.SchedulerConfiguration, Clients) error {
 			*ran = true
 			return nil
 		},
@@ -27,7 +26,7 @@ func newTestSpec(ran *bool) Spec[*configv1alpha1.SchedulerConfiguration] {
 func runVersion(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	var ran bool
-	cmd := New(newTestSpec(&ran))
+	cmd := NewCommand(newTestSpec(&ran))
 	t.Cleanup(func() {
 		if err := cmd.Flags().Set("version", "false"); err != nil {
 			t.Fatal(err)

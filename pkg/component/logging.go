@@ -1,4 +1,4 @@
-package logging
+package component
 
 import (
 	"fmt"
@@ -12,22 +12,22 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 )
 
-// Options holds the logging flags of one command line.
-type Options struct {
+// loggingOptions holds the logging flags of one command line.
+type loggingOptions struct {
 	config *logsapi.LoggingConfiguration
 	flags  *pflag.FlagSet
 }
 
-// AddFlags adds the standard logging flags to fs.
-func AddFlags(fs *pflag.FlagSet) *Options {
-	o := &Options{config: logsapi.NewLoggingConfiguration(), flags: fs}
+// addLoggingFlags adds the standard logging flags to fs.
+func addLoggingFlags(fs *pflag.FlagSet) *loggingOptions {
+	o := &loggingOptions{config: logsapi.NewLoggingConfiguration(), flags: fs}
 	logsapi.AddFlags(o.config, fs)
 	return o
 }
 
 // Apply configures the process's logger from the file's logging section; a
 // flag given on the command line keeps its value. Call it once per process.
-func (o *Options) Apply(l configv1alpha1.LoggingConfiguration) error {
+func (o *loggingOptions) Apply(l configv1alpha1.LoggingConfiguration) error {
 	if f := o.flags.Lookup("v"); f == nil || !f.Changed {
 		o.config.Verbosity = logsapi.VerbosityLevel(l.Verbosity)
 	}

@@ -1,4 +1,4 @@
-package healthserver
+package component
 
 import (
 	"context"

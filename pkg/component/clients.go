@@ -1,4 +1,4 @@
-package clientconn
+package component
 
 import (
 	"fmt"
@@ -24,14 +24,14 @@ func RESTConfig(cc componentbaseconfigv1alpha1.ClientConnectionConfiguration) (*
 		}
 		return nil, fmt.Errorf("loading kubeconfig %s: %w", cc.Kubeconfig, err)
 	}
-	return Apply(cfg, cc), nil
+	return ApplyClientConnection(cfg, cc), nil
 }
 
-// Apply returns a copy of cfg carrying clientConnection's QPS, burst and content
+// ApplyClientConnection returns a copy of cfg carrying clientConnection's QPS, burst and content
 // types, for callers (such as tests) that already hold a REST config. The
 // content types are those of the Kubernetes clients: NewClients makes the
 // graft client speak JSON whatever they say.
-func Apply(cfg *rest.Config, cc componentbaseconfigv1alpha1.ClientConnectionConfiguration) *rest.Config {
+func ApplyClientConnection(cfg *rest.Config, cc componentbaseconfigv1alpha1.ClientConnectionConfiguration) *rest.Config {
 	out := rest.CopyConfig(cfg)
 	out.QPS = cc.QPS
 	out.Burst = int(cc.Burst)
@@ -57,7 +57,7 @@ type Clients struct {
 	// renewals are what open the fence.
 	Lease kubernetes.Interface
 	// Fence guards the writes of Graft and Kubernetes; it stays open until
-	// leader election arms it (see runner).
+	// leader election arms it (see Runner).
 	Fence *leadership.Fence
 }
 

@@ -1,4 +1,4 @@
-package runner
+package component
 
 import (
 	"context"
@@ -10,14 +10,11 @@ import (
 
 	graftscheme "github.com/graft-dev/client-go/clientset/versioned/scheme"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
-	"github.com/graft-dev/graft/pkg/component/eventrecorder"
-	"github.com/graft-dev/graft/pkg/component/healthserver"
 	"github.com/graft-dev/graft/pkg/component/leadership"
 )
 
-// Options are a component's choices for its Runner besides its configuration.
-type Options struct {
+// RunnerOptions are a component's choices for its Runner besides its configuration.
+type RunnerOptions struct {
 	// Identity tells replicas apart; empty means hostname plus a random suffix.
 	Identity string
 	// EventWriters is how many Events the recorder writes at once; at least 1.
@@ -39,7 +36,7 @@ type Runner struct {
 	Identity string
 
 	// Server serves /healthz, /readyz and /metrics; components add their own ready checks to it before Run.
-	Server *healthserver.Server
+	Server *Server
 	// Elector holds the lease; valid after New.
 	Elector *leadership.Elector
 	// Recorder records the component's Events through the fenced Kubernetes
@@ -47,15 +44,15 @@ type Runner struct {
 	// writes out the Events it still holds after the work has returned and
 	// before the lease is released, while writes still pass the fence (a
 	// closed fence would refuse them), and again when Run returns.
-	Recorder *eventrecorder.Recorder
+	Recorder *EventRecorder
 
 	flushTimeout time.Duration
 }
 
-// New returns a Runner for the given configuration, with the component's
+// NewRunner returns a Runner for the given configuration, with the component's
 // Event recorder. The lease is held through clients.Lease; clients.Fence
 // (when set) guards the component's other writes with that lease.
-func New(name string, common configv1alpha1.CommonConfiguration, clients clientconn.Clients, opts Options) *Runner {
+func NewRunner(name string, common configv1alpha1.CommonConfiguration, clients Clients, opts RunnerOptions) *Runner {
 	lease := clients.Lease
 	if lease == nil {
 		// Clients assembled by hand (unit tests) have no separate Lease client.
@@ -66,7 +63,7 @@ func New(name string, common configv1alpha1.CommonConfiguration, clients clientc
 		Common:       common,
 		Kubernetes:   lease,
 		Identity:     opts.Identity,
-		Server:       &healthserver.Server{Config: common.Server},
+		Server:       &Server{Config: common.Server},
 		Elector:      &leadership.Elector{Config: common.LeaderElection, Client: lease, Identity: opts.Identity, Fence: clients.Fence},
 		flushTimeout: opts.EventFlushTimeout,
 	}
@@ -74,7 +71,7 @@ func New(name string, common configv1alpha1.CommonConfiguration, clients clientc
 		r.flushTimeout = 10 * time.Second
 	}
 	if clients.Kubernetes != nil {
-		r.Recorder = eventrecorder.New(clients.Kubernetes, graftscheme.Scheme, name, max(1, opts.EventWriters))
+		r.Recorder = NewEventRecorder(clients.Kubernetes, graftscheme.Scheme, name, max(1, opts.EventWriters))
 	}
 	r.Server.AddHealthCheck("ping", func() error { return nil })
 	// A leader whose lease renewal is late by more than this is not ready.

@@ -1,4 +1,4 @@
-package runner
+package component
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
 )
 
 func common() configv1alpha1.CommonConfiguration {
@@ -23,7 +22,7 @@ func common() configv1alpha1.CommonConfiguration {
 }
 
 func TestRunCallsWarmUpThenLead(t *testing.T) {
-	r := New("test", common(), clientconn.Clients{}, Options{})
+	r := NewRunner("test", common(), Clients{}, RunnerOptions{})
 	var order []string
 	leadErr := errors.New("lead failed")
 	err := r.Run(context.Background(),
@@ -44,7 +43,7 @@ func TestRunCallsWarmUpThenLead(t *testing.T) {
 }
 
 func TestRunReportsWarmUpAndServerErrors(t *testing.T) {
-	r := New("test", common(), clientconn.Clients{}, Options{})
+	r := NewRunner("test", common(), Clients{}, RunnerOptions{})
 	err := r.Run(context.Background(), func(context.Context) error { return errors.New("no informers") }, func(context.Context) error {
 		t.Error("lead ran after a failed warm-up")
 		return nil
@@ -60,7 +59,7 @@ func TestRunReportsWarmUpAndServerErrors(t *testing.T) {
 	defer ln.Close()
 	c := common()
 	c.Server.HealthProbeBindAddress = ln.Addr().String()
-	err = New("test", c, clientconn.Clients{}, Options{}).Run(context.Background(), nil, func(context.Context) error { return nil })
+	err = NewRunner("test", c, Clients{}, RunnerOptions{}).Run(context.Background(), nil, func(context.Context) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), ln.Addr().String()) {
 		t.Errorf("Run with a taken port = %v, want an error naming the address", err)
 	}

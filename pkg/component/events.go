@@ -1,4 +1,4 @@
-package eventrecorder
+package component
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// Recorder records Events for one component.
-type Recorder struct {
+// EventRecorder records Events for one component.
+type EventRecorder struct {
 	record.EventRecorderLogger
 	broadcaster record.EventBroadcaster
 	sink        *asyncSink
@@ -32,16 +32,16 @@ type Recorder struct {
 // that everything recorded before has reached the sink; they are never written.
 const flushSource = "graft-eventrecorder-flush"
 
-// New starts a broadcaster writing Events through client with the given
+// NewEventRecorder starts a broadcaster writing Events through client with the given
 // number of concurrent writers; source names the component in each Event.
-func New(client kubernetes.Interface, scheme *runtime.Scheme, source string, writers int) *Recorder {
+func NewEventRecorder(client kubernetes.Interface, scheme *runtime.Scheme, source string, writers int) *EventRecorder {
 	if writers < 1 {
 		writers = 1
 	}
 	sink := newAsyncSink(client, writers)
 	b := record.NewBroadcaster()
 	b.StartRecordingToSink(sink)
-	return &Recorder{
+	return &EventRecorder{
 		EventRecorderLogger: b.NewRecorder(scheme, corev1.EventSource{Component: source}),
 		broadcaster:         b,
 		sink:                sink,
@@ -54,7 +54,7 @@ func New(client kubernetes.Interface, scheme *runtime.Scheme, source string, wri
 // still in its queues, so a marker event is sent through them first: the
 // broadcaster delivers in order, so once the marker reaches the sink, every
 // earlier event has too.
-func (r *Recorder) ShutdownWithin(timeout time.Duration) {
+func (r *EventRecorder) ShutdownWithin(timeout time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	r.Shutdown(ctx)
@@ -62,7 +62,7 @@ func (r *Recorder) ShutdownWithin(timeout time.Duration) {
 
 // Shutdown is ShutdownWithin with a context of the caller's. Only the first
 // call does anything.
-func (r *Recorder) Shutdown(ctx context.Context) {
+func (r *EventRecorder) Shutdown(ctx context.Context) {
 	r.shutdown.Do(func() {
 		token := string(uuid.NewUUID())
 		reached := r.sink.expectMarker(token)

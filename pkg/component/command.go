@@ -1,4 +1,4 @@
-package command
+package component
 
 import (
 	"context"
@@ -12,13 +12,10 @@ import (
 	"k8s.io/klog/v2"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component/clientconn"
-	"github.com/graft-dev/graft/pkg/component/configfile"
-	"github.com/graft-dev/graft/pkg/component/logging"
 )
 
-// Spec describes one daemon's command.
-type Spec[T configv1alpha1.Configuration] struct {
+// CommandSpec describes one daemon's command.
+type CommandSpec[T configv1alpha1.Configuration] struct {
 	// Name is the binary's name.
 	Name string
 	// Short and Long are the help texts.
@@ -30,14 +27,14 @@ type Spec[T configv1alpha1.Configuration] struct {
 	Check func(cfg T) error
 	// Run runs the component until ctx ends or it fails. clients are built
 	// from the clientConnection section, with Name as the user agent.
-	Run func(ctx context.Context, cfg T, clients clientconn.Clients) error
+	Run func(ctx context.Context, cfg T, clients Clients) error
 }
 
-// New returns the command for spec: --version prints the version and stops;
+// NewCommand returns the command for spec: --version prints the version and stops;
 // otherwise load, default and validate the file named
 // by --config, apply its logging section, build the clients from its
 // clientConnection, then run.
-func New[T configv1alpha1.Configuration](spec Spec[T]) *cobra.Command {
+func NewCommand[T configv1alpha1.Configuration](spec CommandSpec[T]) *cobra.Command {
 	var configPath string
 	cmd := &cobra.Command{
 		Use:           spec.Name + " --config FILE",
@@ -48,7 +45,7 @@ func New[T configv1alpha1.Configuration](spec Spec[T]) *cobra.Command {
 		SilenceErrors: true,
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", fmt.Sprintf("path of the %s file (config.graft.dev/v1alpha1)", spec.Kind))
-	logOpts := logging.AddFlags(cmd.Flags())
+	logOpts := addLoggingFlags(cmd.Flags())
 	AddVersionFlag(cmd.Flags())
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		if PrintVersionIfRequested(cmd.OutOrStdout(), spec.Name, cmd.Flags()) {
@@ -57,7 +54,7 @@ func New[T configv1alpha1.Configuration](spec Spec[T]) *cobra.Command {
 		if configPath == "" {
 			return errors.New("--config is required")
 		}
-		cfg, err := configfile.Load[T](configPath)
+		cfg, err := LoadConfig[T](configPath)
 		if err != nil {
 			return err
 		}
@@ -69,11 +66,11 @@ func New[T configv1alpha1.Configuration](spec Spec[T]) *cobra.Command {
 		if err := logOpts.Apply(cfg.Common().Logging); err != nil {
 			return err
 		}
-		restConfig, err := clientconn.RESTConfig(cfg.Common().ClientConnection)
+		restConfig, err := RESTConfig(cfg.Common().ClientConnection)
 		if err != nil {
 			return err
 		}
-		clients, err := clientconn.NewClients(restConfig, spec.Name)
+		clients, err := NewClients(restConfig, spec.Name)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package logging
+package component
 
 import (
 	"testing"
@@ -12,7 +12,7 @@ import (
 // One test only: logging can be applied once per process.
 func TestFlagsWinOverTheFile(t *testing.T) {
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-	o := AddFlags(fs)
+	o := addLoggingFlags(fs)
 	if err := fs.Parse([]string{"-v=4"}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package configfile
+package component
 
 import (
 	"os"
@@ -11,7 +11,7 @@ import (
 )
 
 func TestDecodeDefaults(t *testing.T) {
-	cfg, err := Decode[*configv1alpha1.SchedulerConfiguration]([]byte(`
+	cfg, err := DecodeConfig[*configv1alpha1.SchedulerConfiguration]([]byte(`
 apiVersion: config.graft.dev/v1alpha1
 kind: SchedulerConfiguration
 `))
@@ -32,7 +32,7 @@ kind: SchedulerConfiguration
 }
 
 func TestDecodeKeepsSetValues(t *testing.T) {
-	cfg, err := Decode[*configv1alpha1.SchedulerConfiguration]([]byte(`
+	cfg, err := DecodeConfig[*configv1alpha1.SchedulerConfiguration]([]byte(`
 apiVersion: config.graft.dev/v1alpha1
 kind: SchedulerConfiguration
 clientConnection:
@@ -129,7 +129,7 @@ logging:
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Decode[*configv1alpha1.SchedulerConfiguration]([]byte(tc.data))
+			_, err := DecodeConfig[*configv1alpha1.SchedulerConfiguration]([]byte(tc.data))
 			if err == nil {
 				t.Fatal("Decode succeeded, want an error")
 			}
@@ -147,11 +147,11 @@ func TestLoadNamesFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte("apiVersion: config.graft.dev/v1alpha1\nkind: SchedulerConfiguration\nstrategy: x\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Load[*configv1alpha1.SchedulerConfiguration](path)
+	_, err := LoadConfig[*configv1alpha1.SchedulerConfiguration](path)
 	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "strategy") {
 		t.Errorf("Load error %v should name the file and the field", err)
 	}
-	if _, err := Load[*configv1alpha1.SchedulerConfiguration](filepath.Join(t.TempDir(), "missing.yaml")); err == nil {
+	if _, err := LoadConfig[*configv1alpha1.SchedulerConfiguration](filepath.Join(t.TempDir(), "missing.yaml")); err == nil {
 		t.Error("Load of a missing file succeeded")
 	}
 }

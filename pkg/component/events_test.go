@@ -1,4 +1,4 @@
-package eventrecorder
+package component
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 func TestShutdownFlushesEvents(t *testing.T) {
 	client := fake.NewClientset()
-	r := New(client, scheme.Scheme, "test-component", 4)
+	r := NewEventRecorder(client, scheme.Scheme, "test-component", 4)
 	const n = 50
 	for i := range n {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cm-" + string(rune('a'+i%26)) + string(rune('a'+i/26)), UID: "uid"}}

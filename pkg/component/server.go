@@ -1,4 +1,4 @@
-package healthserver
+package component
 
 import (
 	"context"
@@ -21,8 +21,8 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 )
 
-// Check returns nil when healthy, or an error saying what is wrong.
-type Check func() error
+// HealthCheck returns nil when healthy, or an error saying what is wrong.
+type HealthCheck func() error
 
 // Server serves the probe and metrics endpoints of one component.
 type Server struct {
@@ -30,28 +30,28 @@ type Server struct {
 	Config configv1alpha1.ServerConfiguration
 
 	mu         sync.RWMutex
-	healthz    map[string]Check
-	readyz     map[string]Check
+	healthz    map[string]HealthCheck
+	readyz     map[string]HealthCheck
 	healthAddr net.Addr
 	metricAddr net.Addr
 }
 
 // AddHealthCheck adds a named liveness check to /healthz.
-func (s *Server) AddHealthCheck(name string, c Check) {
+func (s *Server) AddHealthCheck(name string, c HealthCheck) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.healthz == nil {
-		s.healthz = map[string]Check{}
+		s.healthz = map[string]HealthCheck{}
 	}
 	s.healthz[name] = c
 }
 
 // AddReadyCheck adds a named readiness check to /readyz.
-func (s *Server) AddReadyCheck(name string, c Check) {
+func (s *Server) AddReadyCheck(name string, c HealthCheck) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.readyz == nil {
-		s.readyz = map[string]Check{}
+		s.readyz = map[string]HealthCheck{}
 	}
 	s.readyz[name] = c
 }
@@ -87,8 +87,8 @@ func (s *Server) MetricsAddr() net.Addr {
 // returns once listening, so that a taken port is reported at startup.
 func (s *Server) Start(ctx context.Context) error {
 	health := http.NewServeMux()
-	health.HandleFunc("/healthz", s.handler(func() map[string]Check { return s.healthz }))
-	health.HandleFunc("/readyz", s.handler(func() map[string]Check { return s.readyz }))
+	health.HandleFunc("/healthz", s.handler(func() map[string]HealthCheck { return s.healthz }))
+	health.HandleFunc("/readyz", s.handler(func() map[string]HealthCheck { return s.readyz }))
 	metrics := http.NewServeMux()
 	metrics.Handle("/metrics", legacyregistry.Handler())
 
@@ -146,10 +146,10 @@ func serve(ctx context.Context, what, addr string, handler http.Handler) (net.Ad
 
 // handler runs every check (sorted by name) and answers 200 "ok" or 500 with
 // the failing checks; ?verbose lists each check, as kube components do.
-func (s *Server) handler(checks func() map[string]Check) http.HandlerFunc {
+func (s *Server) handler(checks func() map[string]HealthCheck) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		s.mu.RLock()
-		named := make(map[string]Check, len(checks()))
+		named := make(map[string]HealthCheck, len(checks()))
 		names := make([]string, 0, len(named))
 		for n, c := range checks() {
 			named[n] = c
