@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 
 	"github.com/graft-dev/graft/test/charts"
@@ -124,34 +123,8 @@ func prepareReplica(ctx context.Context, admin *rest.Config, binDir, dir, chart 
 		"config.server.metricsBindAddress=127.0.0.1:" + strconv.Itoa(mp),
 	}, leaseTimings...)
 	set = append(set, chartValues[chart].set...)
-	objs, err := charts.Template(ctx, chart, charts.TemplateOptions{Release: chart, Namespace: componentNamespace, Set: set, SetJSON: chartValues[chart].setJSON})
+	config, err := charts.RunAsChart(ctx, admin, chart, charts.TemplateOptions{Release: chart, Namespace: componentNamespace, Set: set, SetJSON: chartValues[chart].setJSON}, kubeconfig)
 	if err != nil {
-		return nil, err
-	}
-	var rbac []*unstructured.Unstructured
-	var config, sa string
-	for _, o := range objs {
-		switch o.GetKind() {
-		case "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding":
-			rbac = append(rbac, o)
-			if o.GetKind() == "ServiceAccount" {
-				sa = o.GetName()
-			}
-		case "ConfigMap":
-			config, _, _ = unstructured.NestedString(o.Object, "data", "config.yaml")
-		}
-	}
-	if sa == "" || config == "" {
-		return nil, fmt.Errorf("chart %s rendered no ServiceAccount or no config", chart)
-	}
-	applier, err := charts.NewApplier(admin)
-	if err != nil {
-		return nil, err
-	}
-	if err := applier.Apply(ctx, rbac, false); err != nil {
-		return nil, err
-	}
-	if err := framework.WriteServiceAccountKubeconfig(ctx, admin, componentNamespace, sa, kubeconfig); err != nil {
 		return nil, err
 	}
 	r.config = filepath.Join(rdir, "config.yaml")

@@ -10,7 +10,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -33,39 +32,13 @@ func TestSchedulerChartLetsItPublishOnItsLease(t *testing.T) {
 	if _, err := env.KubeClient().CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	objs, err := Template(ctx, "graft-scheduler", TemplateOptions{Release: "chart-sched-lease", Namespace: ns, Set: []string{
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	config, err := RunAsChart(ctx, env.Config(), "graft-scheduler", TemplateOptions{Release: "chart-sched-lease", Namespace: ns, Set: []string{
 		"config.leaderElection.resourceName=" + lease,
 		"config.strategy=MinimalDistance",
 		"config.scoreWeights.leastAllocated=3",
-	}})
+	}}, kubeconfig)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var rbac []*unstructured.Unstructured
-	var config, sa string
-	for _, o := range objs {
-		switch o.GetKind() {
-		case "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding":
-			rbac = append(rbac, o)
-			if o.GetKind() == "ServiceAccount" {
-				sa = o.GetName()
-			}
-		case "ConfigMap":
-			config, _, _ = unstructured.NestedString(o.Object, "data", "config.yaml")
-		}
-	}
-	if sa == "" || config == "" {
-		t.Fatalf("the chart rendered no ServiceAccount or no config")
-	}
-	applier, err := NewApplier(env.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := applier.Apply(ctx, rbac, false); err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := framework.WriteServiceAccountKubeconfig(ctx, env.Config(), ns, sa, kubeconfig); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := component.DecodeConfig[*configv1alpha1.SchedulerConfiguration]([]byte(config))

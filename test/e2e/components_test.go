@@ -16,15 +16,10 @@ import (
 	"syscall"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/graft/test/charts"
 	"github.com/graft-dev/graft/test/framework"
@@ -33,11 +28,6 @@ import (
 // componentNamespace is where the charts' ServiceAccounts live, as in a real
 // installation.
 const componentNamespace = "graft-system"
-
-// rbacKinds are the objects of a chart the suite applies for real: the
-// identity and its permissions. The Deployment is not applied; the suite runs
-// the binary itself.
-var rbacKinds = map[string]bool{"ServiceAccount": true, "ClusterRole": true, "ClusterRoleBinding": true, "Role": true, "RoleBinding": true}
 
 // binaries builds the components once per suite.
 type binaries struct {
@@ -127,35 +117,8 @@ func startComponent(ctx context.Context, env *framework.Env, bins *binaries, cha
 	if release == "" {
 		release = chart
 	}
-	objs, err := charts.Template(ctx, chart, charts.TemplateOptions{Release: release, Namespace: componentNamespace, Set: set, SetJSON: opts.SetJSON})
+	config, err := charts.RunAsChart(ctx, env.Config(), chart, charts.TemplateOptions{Release: release, Namespace: componentNamespace, Set: set, SetJSON: opts.SetJSON}, kubeconfig)
 	if err != nil {
-		return nil, err
-	}
-	var rbac []*unstructured.Unstructured
-	var config string
-	var serviceAccount string
-	for _, o := range objs {
-		switch {
-		case rbacKinds[o.GetKind()]:
-			rbac = append(rbac, o)
-			if o.GetKind() == "ServiceAccount" {
-				serviceAccount = o.GetName()
-			}
-		case o.GetKind() == "ConfigMap":
-			config, _, _ = unstructured.NestedString(o.Object, "data", "config.yaml")
-		}
-	}
-	if serviceAccount == "" || config == "" {
-		return nil, fmt.Errorf("chart %s rendered no ServiceAccount or no config", chart)
-	}
-	applier, err := charts.NewApplier(env.Config())
-	if err != nil {
-		return nil, err
-	}
-	if err := applier.Apply(ctx, rbac, false); err != nil {
-		return nil, err
-	}
-	if err := writeServiceAccountKubeconfig(ctx, env, serviceAccount, kubeconfig); err != nil {
 		return nil, err
 	}
 	configPath := filepath.Join(dir, "config.yaml")
@@ -306,30 +269,6 @@ func (c *component) Quiet(from int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.quiet = append(c.quiet, [2]int64{from, to})
-}
-
-// writeServiceAccountKubeconfig writes a kubeconfig that authenticates as the
-// ServiceAccount with a token from the TokenRequest API.
-func writeServiceAccountKubeconfig(ctx context.Context, env *framework.Env, serviceAccount, path string) error {
-	kube := env.KubeClient()
-	tr, err := kube.CoreV1().ServiceAccounts(componentNamespace).CreateToken(ctx, serviceAccount,
-		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3 * 3600)}}, metav1.CreateOptions{})
-	if err != nil {
-		return fmt.Errorf("requesting a token for ServiceAccount %s/%s: %w", componentNamespace, serviceAccount, err)
-	}
-	admin := env.Config()
-	ca := admin.CAData
-	if len(ca) == 0 && admin.CAFile != "" {
-		if ca, err = os.ReadFile(admin.CAFile); err != nil {
-			return err
-		}
-	}
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["garden"] = &clientcmdapi.Cluster{Server: admin.Host, CertificateAuthorityData: ca, InsecureSkipTLSVerify: admin.Insecure, TLSServerName: admin.ServerName}
-	cfg.AuthInfos[serviceAccount] = &clientcmdapi.AuthInfo{Token: tr.Status.Token}
-	cfg.Contexts["garden"] = &clientcmdapi.Context{Cluster: "garden", AuthInfo: serviceAccount}
-	cfg.CurrentContext = "garden"
-	return clientcmd.WriteToFile(*cfg, path)
 }
 
 func ensureNamespace(ctx context.Context, kube kubernetes.Interface, name string) error {

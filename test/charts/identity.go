@@ -1,0 +1,54 @@
+package charts
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+
+	"github.com/graft-dev/graft/test/framework"
+)
+
+// identityKinds are the objects of a component chart that a test applies for
+// real: the identity and its permissions. The Deployment is not applied;
+// tests run the binary themselves.
+var identityKinds = map[string]bool{"ServiceAccount": true, "ClusterRole": true, "ClusterRoleBinding": true, "Role": true, "RoleBinding": true}
+
+// RunAsChart renders a component chart, applies its ServiceAccount and RBAC
+// with admin, writes a kubeconfig for that ServiceAccount to kubeconfig and
+// returns the rendered config.yaml. A process started with both runs with
+// exactly the identity, permissions and configuration the chart gives it.
+func RunAsChart(ctx context.Context, admin *rest.Config, chart string, opts TemplateOptions, kubeconfig string) (config string, err error) {
+	objs, err := Template(ctx, chart, opts)
+	if err != nil {
+		return "", err
+	}
+	var rbac []*unstructured.Unstructured
+	var serviceAccount string
+	for _, o := range objs {
+		switch {
+		case identityKinds[o.GetKind()]:
+			rbac = append(rbac, o)
+			if o.GetKind() == "ServiceAccount" {
+				serviceAccount = o.GetName()
+			}
+		case o.GetKind() == "ConfigMap":
+			config, _, _ = unstructured.NestedString(o.Object, "data", "config.yaml")
+		}
+	}
+	if serviceAccount == "" || config == "" {
+		return "", fmt.Errorf("chart %s rendered no ServiceAccount or no config", chart)
+	}
+	applier, err := NewApplier(admin)
+	if err != nil {
+		return "", err
+	}
+	if err := applier.Apply(ctx, rbac, false); err != nil {
+		return "", err
+	}
+	if err := framework.WriteServiceAccountKubeconfig(ctx, admin, opts.Namespace, serviceAccount, kubeconfig); err != nil {
+		return "", err
+	}
+	return config, nil
+}
