@@ -171,6 +171,7 @@ func TestOperatorGroupsAreParameters(t *testing.T) {
 	if _, err := kube.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	waitAuthorized(t, ns, "bob", group)
 	bob := impersonating(t, "bob", group)
 	_, err := create(ctx, bob, shoot(ns, "before", withSeed("seed-a")), true)
 	expectRefused(t, "bob of "+group+" before the group is listed", err, framework.SeedAssignmentPolicy, "bob is none of them")

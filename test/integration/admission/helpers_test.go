@@ -11,6 +11,7 @@ import (
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -32,6 +33,17 @@ var shootRules = []rbacv1.PolicyRule{{
 	Resources: []string{"shoots", "shoots/status"},
 	Verbs:     []string{"get", "list", "watch", "create", "update", "patch", "delete"},
 }}
+
+// waitAuthorized waits until RBAC lets the user (with the groups) create
+// shoots in the namespace ("" for every namespace), so that what refuses a
+// later write is admission, not a binding the authorizer has not seen yet.
+func waitAuthorized(t *testing.T, namespace, user string, groups ...string) {
+	t.Helper()
+	attrs := authorizationv1.ResourceAttributes{Namespace: namespace, Verb: "create", Group: v1alpha1.GroupName, Resource: "shoots"}
+	if err := framework.WaitAuthorized(t.Context(), framework.Shared(t).KubeClient(), user, groups, attrs); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // newNamespace creates a namespace for one test.
 func newNamespace(t *testing.T, name string) string {
@@ -61,7 +73,9 @@ func tenantClient(t *testing.T, namespace string) graftclient.Interface {
 	if _, err := kube.RbacV1().RoleBindings(namespace).Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	return graftclient.NewForConfigOrDie(serviceAccountConfig(t, namespace, "tenant"))
+	cfg := serviceAccountConfig(t, namespace, "tenant")
+	waitAuthorized(t, namespace, userOf(namespace, "tenant"), framework.ServiceAccountGroups(namespace)...)
+	return graftclient.NewForConfigOrDie(cfg)
 }
 
 // componentClient returns a client authenticated as a ServiceAccount with
@@ -92,7 +106,9 @@ func componentConfig(t *testing.T, namespace, name string) *rest.Config {
 	if _, err := kube.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	return serviceAccountConfig(t, namespace, name)
+	cfg := serviceAccountConfig(t, namespace, name)
+	waitAuthorized(t, "", userOf(namespace, name), framework.ServiceAccountGroups(namespace)...)
+	return cfg
 }
 
 // serviceAccountConfig creates the ServiceAccount unless it exists and

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -50,6 +51,11 @@ func viewerKubeconfig(t *testing.T, namespace string) string {
 		_ = kube.RbacV1().ClusterRoleBindings().Delete(ctx, binding.Name, metav1.DeleteOptions{})
 		_ = kube.RbacV1().ClusterRoles().Delete(ctx, role.Name, metav1.DeleteOptions{})
 	})
+	viewer := "system:serviceaccount:" + namespace + ":seed-viewer"
+	if err := framework.WaitAuthorized(ctx, kube, viewer, framework.ServiceAccountGroups(namespace),
+		authorizationv1.ResourceAttributes{Verb: "list", Group: "core.graft.dev", Resource: "seeds"}); err != nil {
+		t.Fatal(err)
+	}
 	token, err := kube.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, "seed-viewer", &authenticationv1.TokenRequest{
 		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)},
 	}, metav1.CreateOptions{})

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -84,6 +85,16 @@ func TestDescribeReadsTheLeaseWithTheREADMEsRole(t *testing.T) {
 		_ = rbac.RoleBindings(corev1alpha1.GardenNamespace).Delete(ctx, leaseBinding.Name, metav1.DeleteOptions{})
 		_ = rbac.Roles(corev1alpha1.GardenNamespace).Delete(ctx, leaseReader.Name, metav1.DeleteOptions{})
 	})
+	// Every rule of the reader's role in effect, so that the only refusal
+	// describe can meet below is the one on the Lease.
+	for _, rule := range reader.Rules {
+		for _, resource := range rule.Resources {
+			attrs := authorizationv1.ResourceAttributes{Namespace: l.Name, Verb: rule.Verbs[len(rule.Verbs)-1], Group: rule.APIGroups[0], Resource: resource}
+			if err := framework.WaitAuthorized(ctx, kube, "system:serviceaccount:"+l.Name+":"+sa, framework.ServiceAccountGroups(l.Name), attrs); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := framework.WriteServiceAccountKubeconfig(ctx, envConfig(t), l.Name, sa, kubeconfig); err != nil {
 		t.Fatal(err)
