@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -375,24 +376,88 @@ func (s *Scheduler) confirmSeed(ctx context.Context, name string) error {
 // errSeedChanged makes the worker decide again with the seed just read.
 var errSeedChanged = errors.New("the seed changed since the cache saw it")
 
-// bind writes spec.seedName with the read resourceVersion as precondition, so
-// a shoot changed meanwhile (or bound by someone else) fails with a conflict.
-// Once bound, the shoot no longer waits: a Pending lastOperation is cleared
-// (clearPending), which costs a second write only when there is one.
+// bind writes spec.seedName, preconditioned on what the decision read: a
+// shoot whose spec, labels, annotations, deletion, seed in status or networks
+// in status changed meanwhile (or that was bound by someone else, which
+// changes its spec) is not bound, and the write fails with a conflict. A
+// change to other status fields does not matter to the decision and does not
+// refuse it: the descheduler's lastOperation write lands right after the
+// eviction the scheduler is answering, and a resourceVersion precondition
+// refused most re-placements for it. Once bound, the shoot no longer waits: a
+// Pending lastOperation is cleared (clearPending), which costs a second write
+// only when there is one.
 func (s *Scheduler) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string) error {
-	patch, err := json.Marshal(map[string]any{
-		"metadata": map[string]any{"resourceVersion": shoot.ResourceVersion},
-		"spec":     map[string]any{"seedName": seed},
-	})
-	if err != nil {
-		return err
+	client := s.clients.Graft.CoreV1alpha1().Shoots(shoot.Namespace)
+	var bound *corev1alpha1.Shoot
+	var err error
+	if patch, ok := testedBinding(shoot, seed); ok {
+		bound, err = client.Patch(ctx, shoot.Name, types.JSONPatchType, patch, metav1.PatchOptions{})
+		if apierrors.IsInvalid(err) {
+			// A test failed: the shoot changed since it was read, or the
+			// API server renders a field read differently (an empty map it
+			// keeps as {}). The resourceVersion tells the two apart: a
+			// changed shoot fails again with a conflict, an unchanged one
+			// is bound, so a rendering never keeps a shoot from its seed.
+			bound, err = client.Patch(ctx, shoot.Name, types.MergePatchType, versionedBinding(shoot, seed), metav1.PatchOptions{})
+		}
+	} else {
+		bound, err = client.Patch(ctx, shoot.Name, types.MergePatchType, versionedBinding(shoot, seed), metav1.PatchOptions{})
 	}
-	bound, err := s.clients.Graft.CoreV1alpha1().Shoots(shoot.Namespace).Patch(ctx, shoot.Name, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil {
 		return err
 	}
 	s.clearPending(ctx, bound, seed)
 	return nil
+}
+
+// testedBinding returns the binding of shoot to seed as a JSON patch that
+// first tests each field the decision read against the value read (a
+// missing field tests equal to null). A shoot without status, which is every
+// new shoot, has no /status to test below, and gets none (false): its
+// binding is preconditioned on the whole resourceVersion, as nothing else
+// writes to a new shoot before it is bound.
+func testedBinding(shoot *corev1alpha1.Shoot, seed string) ([]byte, bool) {
+	if apiequality.Semantic.DeepEqual(shoot.Status, corev1alpha1.ShootStatus{}) {
+		return nil, false
+	}
+	type op struct {
+		Op    string `json:"op"`
+		Path  string `json:"path"`
+		Value any    `json:"value"`
+	}
+	patch, err := json.Marshal([]op{
+		{"test", "/metadata/uid", orNull(shoot.UID)},
+		{"test", "/metadata/generation", orNull(shoot.Generation)},
+		{"test", "/metadata/deletionTimestamp", shoot.DeletionTimestamp},
+		{"test", "/metadata/labels", shoot.Labels},
+		{"test", "/metadata/annotations", shoot.Annotations},
+		{"test", "/status/seedName", shoot.Status.SeedName},
+		{"test", "/status/networking", shoot.Status.Networking},
+		{"add", "/spec/seedName", seed},
+	})
+	utilruntime.Must(err)
+	return patch, true
+}
+
+// orNull is v, or nil for its zero value: the field is omitted then, and a
+// missing field tests equal to null only.
+func orNull[T comparable](v T) any {
+	var zero T
+	if v == zero {
+		return nil
+	}
+	return v
+}
+
+// versionedBinding returns the binding of shoot to seed as a merge patch
+// preconditioned on the resourceVersion read.
+func versionedBinding(shoot *corev1alpha1.Shoot, seed string) []byte {
+	patch, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"resourceVersion": shoot.ResourceVersion},
+		"spec":     map[string]any{"seedName": seed},
+	})
+	utilruntime.Must(err)
+	return patch
 }
 
 // reportFailure emits the Warning Event and records lastOperation (Create,
