@@ -459,28 +459,35 @@ func (r *run) staysOnlyAWhile(info *seedInfo) bool {
 // (returnsToEvictingSeed), so that requireFit never lets a shoot bounce
 // between two seeds it tolerates only for a while.
 func (r *run) setAsideLimitedStay() {
-	if !r.evicted() {
-		return
+	if r.evicted() {
+		r.setAside((*run).staysOnlyAWhile, FilterLimitedToleration)
 	}
-	stay, limited := 0, 0
+}
+
+// setAside rejects with filter the candidates that avoid holds for, when at
+// least one candidate it does not hold for is left: the rules that call it
+// are preferences, which never leave a shoot without a seed on their own.
+// avoid is a method expression, so that passing it allocates nothing.
+func (r *run) setAside(avoid func(*run, *seedInfo) bool, filter Filter) {
+	kept, avoided := 0, 0
 	for i := range r.verdicts {
 		v := &r.verdicts[i]
 		if v.filter != "" {
 			continue
 		}
-		if r.staysOnlyAWhile(v.info) {
-			limited++
+		if avoid(r, v.info) {
+			avoided++
 		} else {
-			stay++
+			kept++
 		}
 	}
-	if stay == 0 || limited == 0 {
+	if kept == 0 || avoided == 0 {
 		return
 	}
 	for i := range r.verdicts {
 		v := &r.verdicts[i]
-		if v.filter == "" && r.staysOnlyAWhile(v.info) {
-			v.filter = FilterLimitedToleration
+		if v.filter == "" && avoid(r, v.info) {
+			v.filter = filter
 		}
 	}
 }
@@ -524,27 +531,7 @@ func (r *run) repelsSoftly(info *seedInfo) bool {
 // setAsidePreferNoSchedule drops candidates with untolerated PreferNoSchedule
 // taints when any candidate without them is left.
 func (r *run) setAsidePreferNoSchedule() {
-	clean, tainted := 0, 0
-	for i := range r.verdicts {
-		v := &r.verdicts[i]
-		if v.filter != "" {
-			continue
-		}
-		if r.repelsSoftly(v.info) {
-			tainted++
-		} else {
-			clean++
-		}
-	}
-	if clean == 0 || tainted == 0 {
-		return
-	}
-	for i := range r.verdicts {
-		v := &r.verdicts[i]
-		if v.filter == "" && r.repelsSoftly(v.info) {
-			v.filter = FilterPreferNoSchedule
-		}
-	}
+	r.setAside((*run).repelsSoftly, FilterPreferNoSchedule)
 }
 
 // computeDistances sets the distance of every candidate: from the region
