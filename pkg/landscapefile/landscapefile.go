@@ -178,13 +178,7 @@ func (l *Landscape) add(doc Document, data []byte) error {
 		return l.addCore(doc, h.Kind, data)
 	case "":
 		if gv.Version == "v1" && h.Kind == "ConfigMap" {
-			cm := &corev1.ConfigMap{}
-			if err := decode(doc, data, cm); err != nil {
-				return err
-			}
-			l.ConfigMaps = append(l.ConfigMaps, cm)
-			l.docs[cm] = doc
-			return nil
+			return decodeInto(l, &l.ConfigMaps, doc, data)
 		}
 	}
 	l.Skipped = append(l.Skipped, doc)
@@ -194,30 +188,25 @@ func (l *Landscape) add(doc Document, data []byte) error {
 // addCore decodes a Seed, Shoot or CloudProfile of either API group into
 // graft's type: the field names are Gardener's, so only apiVersion changes.
 func (l *Landscape) addCore(doc Document, kind string, data []byte) error {
-	var obj any
 	switch kind {
 	case "Seed":
-		s := &v1alpha1.Seed{}
-		if err := decode(doc, data, s); err != nil {
-			return err
-		}
-		l.Seeds = append(l.Seeds, s)
-		obj = s
+		return decodeInto(l, &l.Seeds, doc, data)
 	case "Shoot":
-		s := &v1alpha1.Shoot{}
-		if err := decode(doc, data, s); err != nil {
-			return err
-		}
-		l.Shoots = append(l.Shoots, s)
-		obj = s
+		return decodeInto(l, &l.Shoots, doc, data)
 	case "CloudProfile":
-		c := &v1alpha1.CloudProfile{}
-		if err := decode(doc, data, c); err != nil {
-			return err
-		}
-		l.CloudProfiles = append(l.CloudProfiles, c)
-		obj = c
+		return decodeInto(l, &l.CloudProfiles, doc, data)
 	}
+	return fmt.Errorf("%s: unknown kind %q", doc, kind)
+}
+
+// decodeInto decodes one object of a kind the landscape keeps, appends it to
+// that kind's list and remembers its document for the messages about it.
+func decodeInto[T any](l *Landscape, list *[]*T, doc Document, data []byte) error {
+	obj := new(T)
+	if err := decode(doc, data, obj); err != nil {
+		return err
+	}
+	*list = append(*list, obj)
 	l.docs[obj] = doc
 	return nil
 }
