@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"k8s.io/client-go/tools/cache"
 	"net"
 	"net/http"
 	"sort"
@@ -12,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-base/metrics/legacyregistry"
 	// Register client-go's workqueue and REST client metrics with the legacy registry.
 	_ "k8s.io/component-base/metrics/prometheus/clientgo"
@@ -37,23 +37,18 @@ type Server struct {
 }
 
 // AddHealthCheck adds a named liveness check to /healthz.
-func (s *Server) AddHealthCheck(name string, c HealthCheck) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.healthz == nil {
-		s.healthz = map[string]HealthCheck{}
-	}
-	s.healthz[name] = c
-}
+func (s *Server) AddHealthCheck(name string, c HealthCheck) { s.addCheck(&s.healthz, name, c) }
 
 // AddReadyCheck adds a named readiness check to /readyz.
-func (s *Server) AddReadyCheck(name string, c HealthCheck) {
+func (s *Server) AddReadyCheck(name string, c HealthCheck) { s.addCheck(&s.readyz, name, c) }
+
+func (s *Server) addCheck(checks *map[string]HealthCheck, name string, c HealthCheck) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.readyz == nil {
-		s.readyz = map[string]HealthCheck{}
+	if *checks == nil {
+		*checks = map[string]HealthCheck{}
 	}
-	s.readyz[name] = c
+	(*checks)[name] = c
 }
 
 // AddInformersSyncedCheck registers the readiness check "informers-synced":
@@ -93,40 +88,26 @@ func (s *Server) Start(ctx context.Context) error {
 	metrics.Handle("/metrics", legacyregistry.Handler())
 
 	healthAddr, metricsAddr := s.Config.HealthProbeBindAddress, s.Config.MetricsBindAddress
-	if healthAddr == metricsAddr && healthAddr != configv1alpha1.DisabledBindAddress {
+	if healthAddr == metricsAddr {
+		// One listener serves all three endpoints; MetricsAddr reports it too.
 		health.Handle("/metrics", legacyregistry.Handler())
-		metricsAddr = configv1alpha1.DisabledBindAddress
-		defer func() {
-			s.mu.Lock()
-			s.metricAddr = s.healthAddr
-			s.mu.Unlock()
-		}()
+		return s.serve(ctx, "health probes", healthAddr, health, &s.healthAddr, &s.metricAddr)
 	}
-	if healthAddr != configv1alpha1.DisabledBindAddress {
-		addr, err := serve(ctx, "health probes", healthAddr, health)
-		if err != nil {
-			return err
-		}
-		s.mu.Lock()
-		s.healthAddr = addr
-		s.mu.Unlock()
+	if err := s.serve(ctx, "health probes", healthAddr, health, &s.healthAddr); err != nil {
+		return err
 	}
-	if metricsAddr != configv1alpha1.DisabledBindAddress {
-		addr, err := serve(ctx, "metrics", metricsAddr, metrics)
-		if err != nil {
-			return err
-		}
-		s.mu.Lock()
-		s.metricAddr = addr
-		s.mu.Unlock()
-	}
-	return nil
+	return s.serve(ctx, "metrics", metricsAddr, metrics, &s.metricAddr)
 }
 
-func serve(ctx context.Context, what, addr string, handler http.Handler) (net.Addr, error) {
+// serve listens on addr, unless it is disabled, and serves handler there until
+// ctx ends. It records the address it listens on in every one of bound.
+func (s *Server) serve(ctx context.Context, what, addr string, handler http.Handler, bound ...*net.Addr) error {
+	if addr == configv1alpha1.DisabledBindAddress {
+		return nil
+	}
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("listening for %s on %s: %w", what, addr, err)
+		return fmt.Errorf("listening for %s on %s: %w", what, addr, err)
 	}
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
@@ -141,7 +122,12 @@ func serve(ctx context.Context, what, addr string, handler http.Handler) (net.Ad
 		}
 	}()
 	klog.InfoS("Serving", "endpoint", what, "address", ln.Addr().String())
-	return ln.Addr(), nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, b := range bound {
+		*b = ln.Addr()
+	}
+	return nil
 }
 
 // handler runs every check (sorted by name) and answers 200 "ok" or 500 with
