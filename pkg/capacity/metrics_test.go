@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -8,11 +9,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/testutil"
+
+	"github.com/graft-dev/graft/pkg/component/componenttest"
 )
 
 func TestSeedSeries(t *testing.T) {
 	reg := metrics.NewKubeRegistry()
-	m, err := newMetrics(reg.Register)
+	m, err := metricsFor(reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +38,36 @@ graft_capacity_annotator_reconciles_total{result="success"} 1
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "graft_seed_usage", "graft_seed_allocatable", "graft_capacity_annotator_reconciles_total"); err != nil {
 		t.Error(err)
 	}
-	if _, err := newMetrics(reg.Register); err == nil {
+	if _, err := metricsFor(reg); err == nil {
 		t.Error("registering twice must fail")
+	}
+}
+
+// TestMetricsAsDeclared pins the annotator's metrics as /metrics shows them:
+// names, types, labels and help are what dashboards, alerts and the README
+// rely on.
+func TestMetricsAsDeclared(t *testing.T) {
+	reg := metrics.NewKubeRegistry()
+	m, err := metricsFor(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shoots := corev1.ResourceList{"shoots": resource.MustParse("1")}
+	m.SetSeed("a", shoots, shoots, shoots)
+	m.Reconciled(resultSuccess)
+	m.Wrote("status")
+	want := map[string]string{
+		"graft_seed_capacity":                       `GAUGE [resource seed] [] "[ALPHA] Capacity of a seed per resource, as written to status.capacity."`,
+		"graft_seed_allocatable":                    `GAUGE [resource seed] [] "[ALPHA] Allocatable of a seed per resource (capacity minus reserved), as written to status.allocatable."`,
+		"graft_seed_usage":                          `GAUGE [resource seed] [] "[ALPHA] Usage of a seed per resource; for shoots, the shoots counted on the seed."`,
+		"graft_capacity_annotator_reconciles_total": `COUNTER [result] [] "[ALPHA] Seed reconciles of graft-capacity-annotator by result."`,
+		"graft_capacity_annotator_writes_total":     `COUNTER [kind] [] "[ALPHA] Writes of graft-capacity-annotator to seeds by kind (status, taints)."`,
+	}
+	got, err := componenttest.MetricDeclarations(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("metrics\n  %v\nwant\n  %v", got, want)
 	}
 }

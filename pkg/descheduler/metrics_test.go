@@ -1,0 +1,38 @@
+package descheduler
+
+import (
+	"fmt"
+	"maps"
+	"testing"
+
+	"k8s.io/component-base/metrics"
+
+	"github.com/graft-dev/graft/pkg/component/componenttest"
+)
+
+// TestMetricsAsDeclared pins the descheduler's metrics as /metrics shows
+// them: names, types, labels, buckets and help are what dashboards, alerts
+// and the README rely on.
+func TestMetricsAsDeclared(t *testing.T) {
+	reg := metrics.NewKubeRegistry()
+	m, err := metricsFor(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Evictions.WithLabelValues("NoExecuteTaints", ResultEvicted).Inc()
+	m.PassDuration.Observe(1)
+	m.PendingEvicted.Set(1)
+	want := map[string]string{
+		"graft_descheduler_evictions_total": `COUNTER [plugin result] [] "[ALPHA] Eviction attempts of graft-descheduler by plugin and result (evicted, dry_run, skipped_no_fit, conflict, error)."`,
+		"graft_descheduler_pass_duration_seconds": fmt.Sprintf(`HISTOGRAM [] %v "[ALPHA] Duration of one descheduler pass over seeds, writes included."`,
+			metrics.ExponentialBuckets(0.001, 4, 10)),
+		"graft_descheduler_pending_evicted": `GAUGE [] [] "[ALPHA] Evicted shoots (annotated graft.dev/descheduled-from) that have no spec.seedName yet."`,
+	}
+	got, err := componenttest.MetricDeclarations(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("metrics\n  %v\nwant\n  %v", got, want)
+	}
+}
