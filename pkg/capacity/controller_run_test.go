@@ -40,7 +40,7 @@ func TestRunKeepsUsageCurrentAndRetriesFailedWrites(t *testing.T) {
 		return false, nil, nil
 	})
 	reg := k8smetrics.NewKubeRegistry()
-	m, err := newMetrics(reg.Register)
+	m, err := metricsFor(reg)
 	if err != nil {
 		t.Fatal(err)
 	}

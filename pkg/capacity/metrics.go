@@ -17,13 +17,11 @@ const (
 
 // annotatorMetrics are the annotator's metrics (component-base, so that /metrics
 // serves them with the process's other metrics). Create them once per
-// registry with newMetrics. A nil *annotatorMetrics publishes nothing.
+// registry with metricsFor. A nil *annotatorMetrics publishes nothing.
 type annotatorMetrics struct {
-	capacity    *metrics.GaugeVec
-	allocatable *metrics.GaugeVec
-	usage       *metrics.GaugeVec
-	reconciles  *metrics.CounterVec
-	writes      *metrics.CounterVec
+	// capacity, allocatable and usage have a series per seed and resource.
+	capacity, allocatable, usage *metrics.GaugeVec
+	reconciles, writes           *metrics.CounterVec
 
 	mu sync.Mutex
 	// published holds, per seed, the resources of its series in each gauge,
@@ -32,45 +30,22 @@ type annotatorMetrics struct {
 	published map[string]map[*metrics.GaugeVec]map[corev1.ResourceName]struct{}
 }
 
-// newMetrics creates the metrics and registers them with register
-// (legacyregistry.Register, or the Register of a test's KubeRegistry);
-// component-base metrics record nothing until they are registered.
-func newMetrics(register func(metrics.Registerable) error) (*annotatorMetrics, error) {
-	labels := []string{"seed", "resource"}
+// newMetrics creates the metrics and lists them for metricsFor to register.
+func newMetrics() (*annotatorMetrics, []metrics.Registerable) {
 	m := &annotatorMetrics{
-		capacity: metrics.NewGaugeVec(&metrics.GaugeOpts{
-			Name:           "graft_seed_capacity",
-			Help:           "Capacity of a seed per resource, as written to status.capacity.",
-			StabilityLevel: metrics.ALPHA,
-		}, labels),
-		allocatable: metrics.NewGaugeVec(&metrics.GaugeOpts{
-			Name:           "graft_seed_allocatable",
-			Help:           "Allocatable of a seed per resource (capacity minus reserved), as written to status.allocatable.",
-			StabilityLevel: metrics.ALPHA,
-		}, labels),
-		usage: metrics.NewGaugeVec(&metrics.GaugeOpts{
-			Name:           "graft_seed_usage",
-			Help:           "Usage of a seed per resource; for shoots, the shoots counted on the seed.",
-			StabilityLevel: metrics.ALPHA,
-		}, labels),
-		reconciles: metrics.NewCounterVec(&metrics.CounterOpts{
-			Name:           "graft_capacity_annotator_reconciles_total",
-			Help:           "Seed reconciles of graft-capacity-annotator by result.",
-			StabilityLevel: metrics.ALPHA,
-		}, []string{"result"}),
-		writes: metrics.NewCounterVec(&metrics.CounterOpts{
-			Name:           "graft_capacity_annotator_writes_total",
-			Help:           "Writes of graft-capacity-annotator to seeds by kind (status, taints).",
-			StabilityLevel: metrics.ALPHA,
-		}, []string{"kind"}),
+		capacity: component.NewGaugeVec("graft_seed_capacity",
+			"Capacity of a seed per resource, as written to status.capacity.", "seed", "resource"),
+		allocatable: component.NewGaugeVec("graft_seed_allocatable",
+			"Allocatable of a seed per resource (capacity minus reserved), as written to status.allocatable.", "seed", "resource"),
+		usage: component.NewGaugeVec("graft_seed_usage",
+			"Usage of a seed per resource; for shoots, the shoots counted on the seed.", "seed", "resource"),
+		reconciles: component.NewCounterVec("graft_capacity_annotator_reconciles_total",
+			"Seed reconciles of graft-capacity-annotator by result.", "result"),
+		writes: component.NewCounterVec("graft_capacity_annotator_writes_total",
+			"Writes of graft-capacity-annotator to seeds by kind (status, taints).", "kind"),
 		published: map[string]map[*metrics.GaugeVec]map[corev1.ResourceName]struct{}{},
 	}
-	for _, c := range []metrics.Registerable{m.capacity, m.allocatable, m.usage, m.reconciles, m.writes} {
-		if err := register(c); err != nil {
-			return nil, err
-		}
-	}
-	return m, nil
+	return m, []metrics.Registerable{m.capacity, m.allocatable, m.usage, m.reconciles, m.writes}
 }
 
 // metricsFor returns metrics registered with a test's registry, or with nil the

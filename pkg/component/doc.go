@@ -20,7 +20,9 @@
 //   - Server: /healthz, /readyz (named checks the component registers) and
 //     /metrics (component-base's legacy registry, which also holds client-go's
 //     workqueue and REST client metrics); MetricsFor gives a component its
-//     metrics there, or in a registry of its own in tests;
+//     metrics there, or in a registry of its own in tests, and NewCounterVec,
+//     NewGauge, NewGaugeVec, NewHistogram and NewHistogramVec declare them,
+//     all ALPHA;
 //   - EventRecorder: client-go's Event broadcaster whose API writes are done by
 //     a pool of workers, so that Events do not throttle the component, and
 //     which flushes what is queued on shutdown;

@@ -8,10 +8,10 @@ import (
 
 func TestMetricsFor(t *testing.T) {
 	built := 0
-	metricsFor := MetricsFor(func(register func(metrics.Registerable) error) (*metrics.Counter, error) {
+	metricsFor := MetricsFor(func() (*metrics.Counter, []metrics.Registerable) {
 		built++
 		c := metrics.NewCounter(&metrics.CounterOpts{Name: "graft_runner_test_total", Help: "A counter of the test.", StabilityLevel: metrics.ALPHA})
-		return c, register(c)
+		return c, []metrics.Registerable{c}
 	})
 	process, err := metricsFor(nil)
 	if err != nil {
@@ -30,8 +30,8 @@ func TestMetricsFor(t *testing.T) {
 	if err != nil || len(families) != 1 || families[0].GetName() != "graft_runner_test_total" {
 		t.Errorf("the registry holds %v (%v), want the test's counter", families, err)
 	}
-	if _, err := metricsFor(reg); err == nil {
-		t.Error("registering the same metrics twice in one registry succeeded")
+	if again, err := metricsFor(reg); err == nil || again != nil {
+		t.Errorf("registering the same metrics twice in one registry returned %v, %v; want an error and no metrics", again, err)
 	}
 	if built != 3 {
 		t.Errorf("built %d times, want 3", built)

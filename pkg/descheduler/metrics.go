@@ -31,37 +31,20 @@ type Metrics struct {
 	PendingEvicted *metrics.Gauge
 }
 
-// NewMetrics creates the metrics and registers them with register
-// (legacyregistry.Register, or the Register of a test's KubeRegistry);
-// component-base metrics record nothing until they are registered.
-func NewMetrics(register func(metrics.Registerable) error) (*Metrics, error) {
+// newMetrics creates the metrics and lists them for metricsFor to register.
+func newMetrics() (*Metrics, []metrics.Registerable) {
 	m := &Metrics{
-		Evictions: metrics.NewCounterVec(&metrics.CounterOpts{
-			Name:           "graft_descheduler_evictions_total",
-			Help:           "Eviction attempts of graft-descheduler by plugin and result (evicted, dry_run, skipped_no_fit, conflict, error).",
-			StabilityLevel: metrics.ALPHA,
-		}, []string{"plugin", "result"}),
-		PassDuration: metrics.NewHistogram(&metrics.HistogramOpts{
-			Name:           "graft_descheduler_pass_duration_seconds",
-			Help:           "Duration of one descheduler pass over seeds, writes included.",
-			Buckets:        metrics.ExponentialBuckets(0.001, 4, 10),
-			StabilityLevel: metrics.ALPHA,
-		}),
-		PendingEvicted: metrics.NewGauge(&metrics.GaugeOpts{
-			Name:           "graft_descheduler_pending_evicted",
-			Help:           "Evicted shoots (annotated graft.dev/descheduled-from) that have no spec.seedName yet.",
-			StabilityLevel: metrics.ALPHA,
-		}),
+		Evictions: component.NewCounterVec("graft_descheduler_evictions_total",
+			"Eviction attempts of graft-descheduler by plugin and result (evicted, dry_run, skipped_no_fit, conflict, error).", "plugin", "result"),
+		PassDuration: component.NewHistogram("graft_descheduler_pass_duration_seconds",
+			"Duration of one descheduler pass over seeds, writes included.", metrics.ExponentialBuckets(0.001, 4, 10)),
+		PendingEvicted: component.NewGauge("graft_descheduler_pending_evicted",
+			"Evicted shoots (annotated graft.dev/descheduled-from) that have no spec.seedName yet."),
 	}
-	for _, c := range []metrics.Registerable{m.Evictions, m.PassDuration, m.PendingEvicted} {
-		if err := register(c); err != nil {
-			return nil, err
-		}
-	}
-	return m, nil
+	return m, []metrics.Registerable{m.Evictions, m.PassDuration, m.PendingEvicted}
 }
 
 // metricsFor returns metrics registered with a test's registry, or with nil the
 // process's metrics, registered once in the legacy registry that /metrics
 // serves.
-var metricsFor = component.MetricsFor(NewMetrics)
+var metricsFor = component.MetricsFor(newMetrics)

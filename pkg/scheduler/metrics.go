@@ -27,48 +27,20 @@ type schedulerMetrics struct {
 	pendingShoots      *metrics.GaugeVec
 }
 
-// newMetrics creates the metrics and registers them with register
-// (legacyregistry.Register, or the Register of a test's KubeRegistry);
-// component-base metrics record nothing until they are registered.
-func newMetrics(register func(metrics.Registerable) error) (*schedulerMetrics, error) {
+// newMetrics creates the metrics and lists them for metricsFor to register.
+func newMetrics() (*schedulerMetrics, []metrics.Registerable) {
 	m := &schedulerMetrics{
-		scheduleAttempts: metrics.NewCounterVec(&metrics.CounterOpts{
-			Namespace:      "graft",
-			Subsystem:      "scheduler",
-			Name:           "schedule_attempts_total",
-			Help:           "Scheduling attempts by result: scheduled, unschedulable (no seed fits) or error (the binding failed).",
-			StabilityLevel: metrics.ALPHA,
-		}, []string{"result"}),
-		schedulingDuration: metrics.NewHistogram(&metrics.HistogramOpts{
-			Namespace:      "graft",
-			Subsystem:      "scheduler",
-			Name:           "scheduling_duration_seconds",
-			Help:           "Time from a shoot's creation to its successful binding.",
-			Buckets:        metrics.ExponentialBuckets(0.01, 2, 18),
-			StabilityLevel: metrics.ALPHA,
-		}),
-		attemptDuration: metrics.NewHistogramVec(&metrics.HistogramOpts{
-			Namespace:      "graft",
-			Subsystem:      "scheduler",
-			Name:           "attempt_duration_seconds",
-			Help:           "Time of one scheduling attempt, from taking the shoot off the queue to the end of its binding or failure report, by result.",
-			Buckets:        metrics.ExponentialBuckets(0.0005, 2, 16),
-			StabilityLevel: metrics.ALPHA,
-		}, []string{"result"}),
-		pendingShoots: metrics.NewGaugeVec(&metrics.GaugeOpts{
-			Namespace:      "graft",
-			Subsystem:      "scheduler",
-			Name:           "pending_shoots",
-			Help:           "Pending shoots by queue: active (waiting for a worker) or unschedulable (waiting for a change or a retry).",
-			StabilityLevel: metrics.ALPHA,
-		}, []string{"queue"}),
+		scheduleAttempts: component.NewCounterVec("graft_scheduler_schedule_attempts_total",
+			"Scheduling attempts by result: scheduled, unschedulable (no seed fits) or error (the binding failed).", "result"),
+		schedulingDuration: component.NewHistogram("graft_scheduler_scheduling_duration_seconds",
+			"Time from a shoot's creation to its successful binding.", metrics.ExponentialBuckets(0.01, 2, 18)),
+		attemptDuration: component.NewHistogramVec("graft_scheduler_attempt_duration_seconds",
+			"Time of one scheduling attempt, from taking the shoot off the queue to the end of its binding or failure report, by result.",
+			metrics.ExponentialBuckets(0.0005, 2, 16), "result"),
+		pendingShoots: component.NewGaugeVec("graft_scheduler_pending_shoots",
+			"Pending shoots by queue: active (waiting for a worker) or unschedulable (waiting for a change or a retry).", "queue"),
 	}
-	for _, c := range []metrics.Registerable{m.scheduleAttempts, m.schedulingDuration, m.attemptDuration, m.pendingShoots} {
-		if err := register(c); err != nil {
-			return nil, err
-		}
-	}
-	return m, nil
+	return m, []metrics.Registerable{m.scheduleAttempts, m.schedulingDuration, m.attemptDuration, m.pendingShoots}
 }
 
 // metricsFor returns metrics registered with a test's registry, or with nil the
