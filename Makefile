@@ -15,7 +15,7 @@ VERSION_PKG := k8s.io/component-base/version
 LDFLAGS := -X $(VERSION_PKG).gitVersion=$(VERSION) -X $(VERSION_PKG).gitCommit=$(GIT_COMMIT) \
 	-X $(VERSION_PKG).gitTreeState=$(GIT_TREE_STATE) -X $(VERSION_PKG).buildDate=$(BUILD_DATE)
 
-.PHONY: all build test test-unit test-integration test-e2e bench-scheduler bench-drain chaos deps codegen verify-codegen demo demo-down clean
+.PHONY: all build images test test-unit test-integration test-e2e bench-scheduler bench-drain chaos deps codegen verify-codegen demo demo-down clean
 
 all: build
 
@@ -23,6 +23,16 @@ all: build
 build:
 	@mkdir -p $(BIN)
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
+
+## images: the graft image and the pod sandbox (pause) image as OCI archives in
+## _output/images, for `ctr -n k8s.io images import` on a node without a registry
+## (see hack/image/doc.go)
+IMAGES := _output/images
+images:
+	@mkdir -p $(IMAGES)
+	$(GO) run ./hack/image graft --out $(IMAGES)/graft.tar --version=$(VERSION) --git-commit=$(GIT_COMMIT) \
+		--git-tree-state=$(GIT_TREE_STATE) --build-date=$(BUILD_DATE)
+	$(GO) run ./hack/image pause --out $(IMAGES)/pause.tar --version=$(VERSION) --build-date=$(BUILD_DATE)
 
 ## deps: install what the tests need and this machine lacks (etcd, kube-apiserver, helm)
 deps:
