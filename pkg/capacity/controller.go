@@ -14,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/retry"
@@ -28,6 +27,8 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
+
+	"github.com/graft-dev/graft/pkg/component"
 )
 
 // FieldManager is the field manager of every write the annotator makes.
@@ -239,41 +240,25 @@ func (c *controller) Run(ctx context.Context, workers int) error {
 		}
 		return errors.New("capacity controller: informers did not sync")
 	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() { wait.UntilWithContext(ctx, c.runWorker, time.Second) })
-	}
-	<-ctx.Done()
+	component.RunWorkers(ctx, c.queue, workers, c.syncHandler)
 	logger.Info("Stopping capacity annotator")
-	c.queue.ShutDown()
-	wg.Wait()
 	return nil
 }
 
-func (c *controller) runWorker(ctx context.Context) {
-	for c.processNextWorkItem(ctx) {
-	}
-}
-
-func (c *controller) processNextWorkItem(ctx context.Context) bool {
-	key, shutdown := c.queue.Get()
-	if shutdown {
-		return false
-	}
-	defer c.queue.Done(key)
-	if err := c.syncHandler(ctx, key); err != nil {
+// syncHandler reconciles one seed for the workers and counts and logs the
+// result; the workers queue a failed seed again with backoff.
+func (c *controller) syncHandler(ctx context.Context, name string) error {
+	if err := c.syncSeed(ctx, name); err != nil {
 		c.metrics.Reconciled(resultError)
-		utilruntime.HandleErrorWithContext(ctx, err, "Syncing seed failed, requeuing", "seed", key)
-		c.queue.AddRateLimited(key)
-		return true
+		utilruntime.HandleErrorWithContext(ctx, err, "Syncing seed failed, requeuing", "seed", name)
+		return err
 	}
 	c.metrics.Reconciled(resultSuccess)
-	c.queue.Forget(key)
-	return true
+	return nil
 }
 
-// syncHandler brings one seed's taints and status up to date.
-func (c *controller) syncHandler(ctx context.Context, name string) error {
+// syncSeed brings one seed's taints and status up to date.
+func (c *controller) syncSeed(ctx context.Context, name string) error {
 	logger := klog.FromContext(ctx).WithValues("seed", name)
 	ctx = klog.NewContext(ctx, logger)
 	seed, err := c.seedLister.Get(name)

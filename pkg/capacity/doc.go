@@ -9,8 +9,9 @@
 // election, fenced writes).
 //
 // The controller has the shape of Kubernetes' sample-controller: shared
-// informers for Seeds and Shoots, a work queue of seed names,
-// processNextWorkItem and syncHandler. Shoot events update per-seed usage
+// informers for Seeds and Shoots, a work queue of seed names, the shared
+// worker loop (component.RunWorkers, sample-controller's runWorker and
+// processNextWorkItem) and syncHandler. Shoot events update per-seed usage
 // counts at once (usageCounter, a lock around algorithm.ShootCounter, the
 // counter the scheduler's snapshot uses, so that both count by one rule,
 // algorithm.SeedNamesCountedFor: O(1) per event, and replaying an event never

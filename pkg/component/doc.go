@@ -26,6 +26,9 @@
 //   - EventRecorder: client-go's Event broadcaster whose API writes are done by
 //     a pool of workers, so that Events do not throttle the component, and
 //     which flushes what is queued on shutdown;
+//   - RunWorkers: sample-controller's worker loop (runWorker,
+//     processNextWorkItem) over a component's rate-limited work queue, for
+//     the component's syncHandler;
 //   - Runner: all of the above around a component's work. It serves the
 //     endpoints, runs the warm-up (informers) on every replica and the main
 //     work only on the leader, stopping it when the lease is lost. Every

@@ -261,7 +261,8 @@ func (d *Descheduler) deschedule(ctx context.Context) error {
 
 // runWorker processes queued seeds until the queue shuts down. There is one
 // worker: a pass decides about several seeds at once, within budgets shared
-// by all of them.
+// by all of them, so the queue is taken in batches rather than a key at a
+// time by component.RunWorkers.
 func (d *Descheduler) runWorker(ctx context.Context) {
 	for d.processNextWorkItem(ctx) {
 	}

@@ -208,12 +208,7 @@ func (s *Scheduler) schedule(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { s.housekeep(ctx) })
 	wg.Go(func() { s.publishConfiguration(ctx) })
-	for range s.config.ConcurrentSyncs {
-		wg.Go(func() { s.runWorker(ctx) })
-	}
-	<-ctx.Done()
-	// Workers blocked in Get return at once; those writing see ctx canceled.
-	s.queue.ShutDown()
+	component.RunWorkers(ctx, s.queue, int(s.config.ConcurrentSyncs), s.syncHandler)
 	wg.Wait()
 	logger.Info("Stopped scheduling")
 	return nil
@@ -251,31 +246,6 @@ func (s *Scheduler) currentShoot(key string) *corev1alpha1.Shoot {
 		return nil
 	}
 	return shoot
-}
-
-// runWorker processes shoots until the queue shuts down.
-func (s *Scheduler) runWorker(ctx context.Context) {
-	for s.processNextWorkItem(ctx) {
-	}
-}
-
-// processNextWorkItem schedules the next queued shoot; false once the queue
-// shut down or scheduling stopped.
-func (s *Scheduler) processNextWorkItem(ctx context.Context) bool {
-	key, shutdown := s.queue.Get()
-	if shutdown {
-		return false
-	}
-	defer s.queue.Done(key)
-	if ctx.Err() != nil {
-		return false
-	}
-	if err := s.syncHandler(ctx, key); err != nil {
-		s.queue.AddRateLimited(key)
-		return true
-	}
-	s.queue.Forget(key)
-	return true
 }
 
 // errUnschedulable makes the worker retry with backoff; the reason has been reported already.
