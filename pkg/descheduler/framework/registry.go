@@ -15,6 +15,26 @@ import (
 // invalid field under fldPath.
 type Factory func(args []byte, fldPath *field.Path) (Plugin, field.ErrorList)
 
+// NewFactory returns the Factory of a plugin whose arguments are an A: it
+// decodes them strictly (DecodeArgs), defaults them with defaults, nil when
+// A has no defaults, validates them with validate, and builds the plugin
+// with newPlugin. Every plugin takes its arguments this way, in this order.
+func NewFactory[A any, P Plugin](defaults func(*A), validate func(*A, *field.Path) field.ErrorList, newPlugin func(A) P) Factory {
+	return func(raw []byte, fldPath *field.Path) (Plugin, field.ErrorList) {
+		args := new(A)
+		if errs := DecodeArgs(raw, args, fldPath); len(errs) > 0 {
+			return nil, errs
+		}
+		if defaults != nil {
+			defaults(args)
+		}
+		if errs := validate(args, fldPath); len(errs) > 0 {
+			return nil, errs
+		}
+		return newPlugin(*args), nil
+	}
+}
+
 // Registry maps plugin names to their factories.
 type Registry map[string]Factory
 
