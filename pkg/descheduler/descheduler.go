@@ -151,19 +151,11 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	// means they have been given every object of the first list, not only
 	// that the informers' stores hold them, or a first pass (the only one
 	// with interval 0) could judge a seed without all its shoots.
-	seedsReg, err := seeds.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { d.onSeed(nil, obj) },
-		UpdateFunc: d.onSeed,
-		DeleteFunc: d.onSeedDelete,
-	})
+	seedsReg, err := seeds.AddEventHandler(upsertHandler(d.onSeed, d.onSeedDelete))
 	if err != nil {
 		return nil, fmt.Errorf("watching seeds: %w", err)
 	}
-	shootsReg, err := shoots.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { d.onShoot(nil, obj) },
-		UpdateFunc: d.onShoot,
-		DeleteFunc: d.onShootDelete,
-	})
+	shootsReg, err := shoots.AddEventHandler(upsertHandler(d.onShoot, d.onShootDelete))
 	if err != nil {
 		return nil, fmt.Errorf("watching shoots: %w", err)
 	}
@@ -189,6 +181,16 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	d.runner.Server.AddInformersSyncedCheck(d.Ready)
 	trackInformers(clients.Fence, d, cfg.RegionConfigNamespace)
 	return d, nil
+}
+
+// upsertHandler hands adds and updates to upsert, an add as an update from
+// nothing (old is nil), and deletes to onDelete.
+func upsertHandler(upsert func(old, obj any), onDelete func(obj any)) cache.ResourceEventHandlerFuncs {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { upsert(nil, obj) },
+		UpdateFunc: upsert,
+		DeleteFunc: onDelete,
+	}
 }
 
 func newLimiter(c *configv1alpha1.DeschedulerConfiguration) *rate.Limiter {
