@@ -38,10 +38,7 @@ func (s *Scheduler) onShootUpdate(_, cur any) {
 }
 
 func (s *Scheduler) onShootDelete(obj any) {
-	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	shoot, ok := obj.(*corev1alpha1.Shoot)
+	shoot, ok := deleted[*corev1alpha1.Shoot](obj)
 	if !ok {
 		return
 	}
@@ -62,22 +59,16 @@ func (s *Scheduler) onSeedAdd(obj any) {
 }
 
 func (s *Scheduler) onSeedUpdate(old, cur any) {
-	oldSeed, ok1 := old.(*corev1alpha1.Seed)
-	seed, ok2 := cur.(*corev1alpha1.Seed)
-	if !ok1 || !ok2 {
-		return
-	}
-	s.cache.addSeed(seed)
-	if seedMayNowFit(oldSeed, seed) {
-		s.requeueUnschedulable()
+	if oldSeed, seed, ok := updated[*corev1alpha1.Seed](old, cur); ok {
+		s.cache.addSeed(seed)
+		if seedMayNowFit(oldSeed, seed) {
+			s.requeueUnschedulable()
+		}
 	}
 }
 
 func (s *Scheduler) onSeedDelete(obj any) {
-	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	if seed, ok := obj.(*corev1alpha1.Seed); ok {
+	if seed, ok := deleted[*corev1alpha1.Seed](obj); ok {
 		s.cache.removeSeed(seed.Name)
 	}
 }
@@ -85,12 +76,7 @@ func (s *Scheduler) onSeedDelete(obj any) {
 func (s *Scheduler) onProfileAdd(any) { s.requeueUnschedulable() }
 
 func (s *Scheduler) onProfileUpdate(old, cur any) {
-	oldProfile, ok1 := old.(*corev1alpha1.CloudProfile)
-	profile, ok2 := cur.(*corev1alpha1.CloudProfile)
-	if !ok1 || !ok2 {
-		return
-	}
-	if !reflect.DeepEqual(oldProfile.Spec, profile.Spec) {
+	if oldProfile, profile, ok := updated[*corev1alpha1.CloudProfile](old, cur); ok && !reflect.DeepEqual(oldProfile.Spec, profile.Spec) {
 		s.requeueUnschedulable()
 	}
 }
@@ -103,23 +89,35 @@ func (s *Scheduler) onConfigMapAdd(obj any) {
 }
 
 func (s *Scheduler) onConfigMapUpdate(old, cur any) {
-	oldCM, ok1 := old.(*corev1.ConfigMap)
-	cm, ok2 := cur.(*corev1.ConfigMap)
-	if !ok1 || !ok2 {
-		return
-	}
-	s.cache.setRegionConfigMap(cm.Namespace+"/"+cm.Name, cm)
-	if !reflect.DeepEqual(oldCM.Data, cm.Data) || !reflect.DeepEqual(oldCM.Annotations, cm.Annotations) {
-		s.requeueUnschedulable()
+	if oldCM, cm, ok := updated[*corev1.ConfigMap](old, cur); ok {
+		s.cache.setRegionConfigMap(cm.Namespace+"/"+cm.Name, cm)
+		if !reflect.DeepEqual(oldCM.Data, cm.Data) || !reflect.DeepEqual(oldCM.Annotations, cm.Annotations) {
+			s.requeueUnschedulable()
+		}
 	}
 }
 
 func (s *Scheduler) onConfigMapDelete(obj any) {
-	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	if cm, ok := obj.(*corev1.ConfigMap); ok {
+	if cm, ok := deleted[*corev1.ConfigMap](obj); ok {
 		s.cache.setRegionConfigMap(cm.Namespace+"/"+cm.Name, nil)
 		s.requeueUnschedulable()
 	}
+}
+
+// updated returns both sides of an update as a T; false when either is
+// something else, which the handlers ignore.
+func updated[T any](old, cur any) (T, T, bool) {
+	o, ok1 := old.(T)
+	c, ok2 := cur.(T)
+	return o, c, ok1 && ok2
+}
+
+// deleted returns a deleted object as a T, also from the tombstone of a
+// delete the informer missed; false when it is something else.
+func deleted[T any](obj any) (T, bool) {
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tombstone.Obj
+	}
+	t, ok := obj.(T)
+	return t, ok
 }
