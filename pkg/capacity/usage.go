@@ -42,10 +42,3 @@ func (c *usageCounter) Count(seed string) int {
 	defer c.mu.Unlock()
 	return c.shoots.Count(seed)
 }
-
-// Shoots returns the number of shoots counted on any seed.
-func (c *usageCounter) Shoots() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.shoots.Shoots()
-}

@@ -62,8 +62,8 @@ func TestUsageCounterFollowsBindsMigrationsAndDeletes(t *testing.T) {
 	if changed := c.Set(newShoot("b", nil, nil)); !slices.Equal(changed, []string{"s1"}) {
 		t.Errorf("unbind changed %v, want [s1]", changed)
 	}
-	if got := counts(c, "s1", "s2"); !slices.Equal(got, []int{0, 0}) || c.Shoots() != 0 {
-		t.Fatalf("counts after unbind = %v (shoots %d), want zeros", got, c.Shoots())
+	if got := counts(c, "s1", "s2"); !slices.Equal(got, []int{0, 0}) || c.shoots.Shoots() != 0 {
+		t.Fatalf("counts after unbind = %v (shoots %d), want zeros", got, c.shoots.Shoots())
 	}
 }
 
