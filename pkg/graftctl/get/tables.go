@@ -19,18 +19,21 @@ import (
 // now is the clock for the AGE column; tests replace it.
 var now = time.Now
 
-var seedColumns = []metav1.TableColumnDefinition{
-	{Name: "Name", Type: "string", Format: "name"},
-	{Name: "Ready", Type: "string"},
-	{Name: "Provider", Type: "string"},
-	{Name: "Region", Type: "string"},
-	{Name: "Usage/Allocatable", Type: "string"},
-	{Name: "Taints", Type: "string"},
-	{Name: "Age", Type: "string"},
-	{Name: "Zones", Type: "string", Priority: 1},
-	{Name: "Visible", Type: "string", Priority: 1},
-	{Name: "Capacity", Type: "string", Priority: 1},
-	{Name: "Last-Operation", Type: "string", Priority: 1},
+var seedColumns = columns(
+	[]string{"Ready", "Provider", "Region", "Usage/Allocatable", "Taints", "Age"},
+	[]string{"Zones", "Visible", "Capacity", "Last-Operation"})
+
+// columns are the column definitions of a table of strings: NAME, the
+// object's name, then the given columns, then those only -o wide shows.
+func columns(names, wide []string) []metav1.TableColumnDefinition {
+	defs := []metav1.TableColumnDefinition{{Name: "Name", Type: "string", Format: "name"}}
+	for _, n := range names {
+		defs = append(defs, metav1.TableColumnDefinition{Name: n, Type: "string"})
+	}
+	for _, n := range wide {
+		defs = append(defs, metav1.TableColumnDefinition{Name: n, Type: "string", Priority: 1})
+	}
+	return defs
 }
 
 // SeedTable renders seeds as a table. counts fills USAGE for seeds whose
@@ -77,19 +80,9 @@ func seedReady(seed *corev1alpha1.Seed) string {
 	return string(status)
 }
 
-var shootColumns = []metav1.TableColumnDefinition{
-	{Name: "Name", Type: "string", Format: "name"},
-	{Name: "Seed", Type: "string"},
-	{Name: "Provider", Type: "string"},
-	{Name: "Region", Type: "string"},
-	{Name: "Purpose", Type: "string"},
-	{Name: "Status", Type: "string"},
-	{Name: "Age", Type: "string"},
-	{Name: "Status-Seed", Type: "string", Priority: 1},
-	{Name: "Cloud-Profile", Type: "string", Priority: 1},
-	{Name: "Tolerations", Type: "string", Priority: 1},
-	{Name: "Scheduler", Type: "string", Priority: 1},
-}
+var shootColumns = columns(
+	[]string{"Seed", "Provider", "Region", "Purpose", "Status", "Age"},
+	[]string{"Status-Seed", "Cloud-Profile", "Tolerations", "Scheduler"})
 
 // ShootTable renders shoots as a table.
 func ShootTable(items []corev1alpha1.Shoot) *metav1.Table {
