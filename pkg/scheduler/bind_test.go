@@ -2,95 +2,164 @@ package scheduler
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
-// TestTestedBindingTestsWhatTheDecisionReads applies the binding patch, with
-// the JSON patch library the API server applies it with, to versions of an
-// evicted shoot changed after the read: changes to what the decision reads
-// refuse it, others do not.
-func TestTestedBindingTestsWhatTheDecisionReads(t *testing.T) {
-	read := pendingShoot("s", "eu-west-1")
-	read.UID = "uid-1"
-	read.Generation = 3
-	read.Labels = map[string]string{"team": "web"}
-	read.Annotations = map[string]string{corev1alpha1.AnnotationDescheduledFrom: "old"}
-	read.Status.SeedName = ptr.To("old")
-	read.Status.Networking = &corev1alpha1.NetworkingStatus{Pods: []string{"10.1.0.0/16"}}
-	patch, ok := testedBinding(read, "new")
-	if !ok {
-		t.Fatal("no tested binding for an evicted shoot")
+var errConflict = errors.New("conflict: resourceVersion changed")
+
+// applyBinding sends the binding attempts to current as the API server would
+// apply them: a JSON patch with the JSON patch library the API server uses
+// (a failed test moves on to the next attempt), a merge patch on the
+// resourceVersion it names.
+func applyBinding(t *testing.T, attempts []binding, current *corev1alpha1.Shoot) (*corev1alpha1.Shoot, error) {
+	t.Helper()
+	doc := serverJSON(t, current)
+	for _, b := range attempts {
+		var out []byte
+		switch b.patchType {
+		case types.JSONPatchType:
+			p, err := jsonpatch.DecodePatch(b.patch)
+			if err != nil {
+				t.Fatalf("binding patch %s: %v", b.patch, err)
+			}
+			if out, err = p.Apply(doc); err != nil {
+				continue
+			}
+		case types.MergePatchType:
+			var versioned struct {
+				Metadata struct {
+					ResourceVersion string `json:"resourceVersion"`
+				} `json:"metadata"`
+			}
+			if err := json.Unmarshal(b.patch, &versioned); err != nil {
+				t.Fatal(err)
+			}
+			if versioned.Metadata.ResourceVersion != current.ResourceVersion {
+				return nil, errConflict
+			}
+			var err error
+			if out, err = jsonpatch.MergePatch(doc, b.patch); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			t.Fatalf("patch type %s", b.patchType)
+		}
+		var bound corev1alpha1.Shoot
+		if err := json.Unmarshal(out, &bound); err != nil {
+			t.Fatal(err)
+		}
+		return &bound, nil
 	}
-	p, err := jsonpatch.DecodePatch(patch)
+	t.Fatalf("every attempt failed a test and none was preconditioned on the resourceVersion: %d attempts", len(attempts))
+	return nil, nil
+}
+
+// serverJSON is the shoot as the API server keeps it: a custom resource
+// with a status subresource has no status until one is written to it.
+func serverJSON(t *testing.T, shoot *corev1alpha1.Shoot) []byte {
+	t.Helper()
+	var doc map[string]any
+	raw, err := json.Marshal(shoot)
+	if err == nil {
+		err = json.Unmarshal(raw, &doc)
+	}
 	if err != nil {
-		t.Fatalf("binding patch %s: %v", patch, err)
+		t.Fatal(err)
+	}
+	if apiequality.Semantic.DeepEqual(shoot.Status, corev1alpha1.ShootStatus{}) {
+		delete(doc, "status")
+	}
+	if raw, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// TestBindingTestsWhatTheDecisionReads binds versions of a shoot changed
+// after the read: changes to what the decision reads refuse the binding,
+// others do not, with or without a status at the read.
+func TestBindingTestsWhatTheDecisionReads(t *testing.T) {
+	evicted := pendingShoot("s", "eu-west-1")
+	evicted.UID = "uid-1"
+	evicted.Generation = 3
+	evicted.Labels = map[string]string{"team": "web"}
+	evicted.Annotations = map[string]string{corev1alpha1.AnnotationDescheduledFrom: "old"}
+	withStatus := evicted.DeepCopy()
+	withStatus.Status.SeedName = ptr.To("old")
+	withStatus.Status.Networking = &corev1alpha1.NetworkingStatus{Pods: []string{"10.1.0.0/16"}}
+	newShoot := pendingShoot("s", "eu-west-1")
+	newShoot.UID = "uid-1"
+	newShoot.Generation = 1
+
+	lastOperation := func(s *corev1alpha1.Shoot) {
+		s.Status.LastOperation = &corev1alpha1.LastOperation{Type: corev1alpha1.LastOperationTypeMigrate, State: corev1alpha1.LastOperationStatePending}
 	}
 	cases := []struct {
-		name   string
-		change func(*corev1alpha1.Shoot)
-		refuse bool
+		name    string
+		read    *corev1alpha1.Shoot
+		change  func(*corev1alpha1.Shoot)
+		refused bool
+		sent    int // attempts sent until the binding was applied or refused
 	}{
-		{"unchanged", func(*corev1alpha1.Shoot) {}, false},
-		{"resourceVersion", func(s *corev1alpha1.Shoot) { s.ResourceVersion = "99" }, false},
-		{"lastOperation", func(s *corev1alpha1.Shoot) {
-			s.Status.LastOperation = &corev1alpha1.LastOperation{Type: corev1alpha1.LastOperationTypeMigrate, State: corev1alpha1.LastOperationStatePending}
-		}, false},
-		{"uid (recreated)", func(s *corev1alpha1.Shoot) { s.UID = "uid-2" }, true},
-		{"generation (spec)", func(s *corev1alpha1.Shoot) { s.Generation = 4 }, true},
-		{"deletion", func(s *corev1alpha1.Shoot) { s.DeletionTimestamp = ptr.To(metav1.Now()) }, true},
-		{"labels", func(s *corev1alpha1.Shoot) { s.Labels["team"] = "db" }, true},
-		{"labels removed", func(s *corev1alpha1.Shoot) { s.Labels = nil }, true},
-		{"annotations", func(s *corev1alpha1.Shoot) { delete(s.Annotations, corev1alpha1.AnnotationDescheduledFrom) }, true},
-		{"status seed", func(s *corev1alpha1.Shoot) { s.Status.SeedName = ptr.To("other") }, true},
-		{"status networks", func(s *corev1alpha1.Shoot) { s.Status.Networking.Pods = []string{"10.2.0.0/16"} }, true},
-		{"status networks removed", func(s *corev1alpha1.Shoot) { s.Status.Networking = nil }, true},
+		{"status: unchanged", withStatus, func(*corev1alpha1.Shoot) {}, false, 1},
+		{"status: another lastOperation", withStatus, lastOperation, false, 1},
+		{"status: recreated", withStatus, func(s *corev1alpha1.Shoot) { s.UID = "uid-2" }, true, 2},
+		{"status: spec changed", withStatus, func(s *corev1alpha1.Shoot) { s.Generation = 4 }, true, 2},
+		{"status: being deleted", withStatus, func(s *corev1alpha1.Shoot) { s.DeletionTimestamp = ptr.To(metav1.Now()) }, true, 2},
+		{"status: labels", withStatus, func(s *corev1alpha1.Shoot) { s.Labels["team"] = "db" }, true, 2},
+		{"status: labels removed", withStatus, func(s *corev1alpha1.Shoot) { s.Labels = nil }, true, 2},
+		{"status: annotations", withStatus, func(s *corev1alpha1.Shoot) { delete(s.Annotations, corev1alpha1.AnnotationDescheduledFrom) }, true, 2},
+		{"status: seed in status", withStatus, func(s *corev1alpha1.Shoot) { s.Status.SeedName = ptr.To("other") }, true, 2},
+		{"status: networks", withStatus, func(s *corev1alpha1.Shoot) { s.Status.Networking.Pods = []string{"10.2.0.0/16"} }, true, 2},
+		{"status: networks removed", withStatus, func(s *corev1alpha1.Shoot) { s.Status.Networking = nil }, true, 2},
+		{"evicted: unchanged", evicted, func(*corev1alpha1.Shoot) {}, false, 1},
+		{"evicted: the eviction's lastOperation", evicted, lastOperation, false, 2},
+		{"evicted: seed in status", evicted, func(s *corev1alpha1.Shoot) { s.Status.SeedName = ptr.To("other") }, true, 3},
+		{"evicted: lastOperation and labels", evicted, func(s *corev1alpha1.Shoot) { lastOperation(s); s.Labels = nil }, true, 3},
+		{"new: unchanged", newShoot, func(*corev1alpha1.Shoot) {}, false, 1},
+		{"new: a lastOperation", newShoot, lastOperation, true, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			current := read.DeepCopy()
+			current := c.read.DeepCopy()
 			c.change(current)
-			doc, err := json.Marshal(current)
-			if err != nil {
-				t.Fatal(err)
+			if !apiequality.Semantic.DeepEqual(current, c.read) {
+				current.ResourceVersion = "2"
 			}
-			out, err := p.Apply(doc)
-			if c.refuse {
+			attempts := bindingAttempts(c.read, "new")
+			bound, err := applyBinding(t, attempts, current)
+			if c.refused {
 				if err == nil {
-					t.Errorf("the binding applied to a shoot whose %s changed", c.name)
+					t.Errorf("bound a shoot that changed: %s", c.name)
 				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("the binding was refused: %v", err)
-			}
-			var bound corev1alpha1.Shoot
-			if err := json.Unmarshal(out, &bound); err != nil {
-				t.Fatal(err)
-			}
-			if ptr.Deref(bound.Spec.SeedName, "") != "new" {
+			} else if err != nil {
+				t.Fatalf("refused: %v", err)
+			} else if ptr.Deref(bound.Spec.SeedName, "") != "new" {
 				t.Errorf("spec.seedName %v after the binding, want new", bound.Spec.SeedName)
 			}
+			sent := len(attempts)
+			for i, b := range attempts {
+				if b.patchType != types.JSONPatchType {
+					break
+				}
+				p, _ := jsonpatch.DecodePatch(b.patch)
+				if _, err := p.Apply(serverJSON(t, current)); err == nil {
+					sent = i + 1
+					break
+				}
+			}
+			if sent != c.sent {
+				t.Errorf("%d attempts sent, want %d", sent, c.sent)
+			}
 		})
-	}
-}
-
-// TestNewShootIsBoundOnItsResourceVersion: a shoot without status has no
-// /status to test below; its binding falls back to the resourceVersion.
-func TestNewShootIsBoundOnItsResourceVersion(t *testing.T) {
-	if _, ok := testedBinding(pendingShoot("s", "eu-west-1"), "a"); ok {
-		t.Error("a tested binding for a shoot without status")
-	}
-	var patch map[string]map[string]any
-	if err := json.Unmarshal(versionedBinding(pendingShoot("s", "eu-west-1"), "a"), &patch); err != nil {
-		t.Fatal(err)
-	}
-	if patch["metadata"]["resourceVersion"] == "" || patch["spec"]["seedName"] != "a" {
-		t.Errorf("versioned binding %v", patch)
 	}
 }

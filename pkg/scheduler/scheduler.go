@@ -360,18 +360,13 @@ func (s *Scheduler) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed st
 	client := s.clients.Graft.CoreV1alpha1().Shoots(shoot.Namespace)
 	var bound *corev1alpha1.Shoot
 	var err error
-	if patch, ok := testedBinding(shoot, seed); ok {
-		bound, err = client.Patch(ctx, shoot.Name, types.JSONPatchType, patch, metav1.PatchOptions{})
-		if apierrors.IsInvalid(err) {
-			// A test failed: the shoot changed since it was read, or the
-			// API server renders a field read differently (an empty map it
-			// keeps as {}). The resourceVersion tells the two apart: a
-			// changed shoot fails again with a conflict, an unchanged one
-			// is bound, so a rendering never keeps a shoot from its seed.
-			bound, err = client.Patch(ctx, shoot.Name, types.MergePatchType, versionedBinding(shoot, seed), metav1.PatchOptions{})
+	for _, b := range bindingAttempts(shoot, seed) {
+		bound, err = client.Patch(ctx, shoot.Name, b.patchType, b.patch, metav1.PatchOptions{})
+		// Only a failed test (422) leads to the next attempt; a conflict,
+		// success or any other error ends the binding.
+		if !apierrors.IsInvalid(err) || b.patchType != types.JSONPatchType {
+			break
 		}
-	} else {
-		bound, err = client.Patch(ctx, shoot.Name, types.MergePatchType, versionedBinding(shoot, seed), metav1.PatchOptions{})
 	}
 	if err != nil {
 		return err
@@ -380,33 +375,75 @@ func (s *Scheduler) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed st
 	return nil
 }
 
+// binding is one patch that binds a shoot.
+type binding struct {
+	patchType types.PatchType
+	patch     []byte
+}
+
+// bindingAttempts returns the patches bind sends in turn, each only when a
+// test of the one before failed. The last is always the binding
+// preconditioned on the whole resourceVersion: a shoot that changed since it
+// was read fails it with a conflict, and an unchanged one is bound, so a field
+// the API server renders differently from the read (an empty map it keeps as
+// {}) never keeps a shoot from its seed.
+//
+//   - A shoot read with status gets a tested binding first.
+//   - A new shoot, read without status, is bound on its resourceVersion
+//     alone: nothing else writes to it before it is bound.
+//   - An evicted shoot (graft-descheduler annotated it) read without status
+//     is about to get the eviction's lastOperation; JSON patch cannot test
+//     below a /status that may or may not exist, so the first tested
+//     binding tests that there is still none and the second tests the
+//     fields the decision read in the status written meanwhile. A status is
+//     never removed, so once the first fails for it, the second finds it.
+func bindingAttempts(shoot *corev1alpha1.Shoot, seed string) []binding {
+	versioned := binding{types.MergePatchType, versionedBinding(shoot, seed)}
+	if !apiequality.Semantic.DeepEqual(shoot.Status, corev1alpha1.ShootStatus{}) {
+		return []binding{testedBinding(shoot, seed, statusTests(shoot)), versioned}
+	}
+	if _, evicted := shoot.Annotations[corev1alpha1.AnnotationDescheduledFrom]; evicted {
+		return []binding{
+			testedBinding(shoot, seed, []jsonPatchOp{{"test", "/status", nil}}),
+			testedBinding(shoot, seed, statusTests(shoot)),
+			versioned,
+		}
+	}
+	return []binding{versioned}
+}
+
+// jsonPatchOp is one operation of a JSON patch (RFC 6902).
+type jsonPatchOp struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	Value any    `json:"value"`
+}
+
+// statusTests test the status fields the decision read (the shoot's seed
+// and networks, which the cache and the network filter read) against the
+// values read; a missing field tests equal to null. They need a /status to
+// test in.
+func statusTests(shoot *corev1alpha1.Shoot) []jsonPatchOp {
+	return []jsonPatchOp{
+		{"test", "/status/seedName", shoot.Status.SeedName},
+		{"test", "/status/networking", shoot.Status.Networking},
+	}
+}
+
 // testedBinding returns the binding of shoot to seed as a JSON patch that
-// first tests each field the decision read against the value read (a
-// missing field tests equal to null). A shoot without status, which is every
-// new shoot, has no /status to test below, and gets none (false): its
-// binding is preconditioned on the whole resourceVersion, as nothing else
-// writes to a new shoot before it is bound.
-func testedBinding(shoot *corev1alpha1.Shoot, seed string) ([]byte, bool) {
-	if apiequality.Semantic.DeepEqual(shoot.Status, corev1alpha1.ShootStatus{}) {
-		return nil, false
-	}
-	type op struct {
-		Op    string `json:"op"`
-		Path  string `json:"path"`
-		Value any    `json:"value"`
-	}
-	patch, err := json.Marshal([]op{
+// first tests each metadata field the decision read (the spec through the
+// generation) against the value read, then the status tests.
+func testedBinding(shoot *corev1alpha1.Shoot, seed string, status []jsonPatchOp) binding {
+	ops := append([]jsonPatchOp{
 		{"test", "/metadata/uid", orNull(shoot.UID)},
 		{"test", "/metadata/generation", orNull(shoot.Generation)},
 		{"test", "/metadata/deletionTimestamp", shoot.DeletionTimestamp},
 		{"test", "/metadata/labels", shoot.Labels},
 		{"test", "/metadata/annotations", shoot.Annotations},
-		{"test", "/status/seedName", shoot.Status.SeedName},
-		{"test", "/status/networking", shoot.Status.Networking},
-		{"add", "/spec/seedName", seed},
-	})
+	}, status...)
+	patch, err := json.Marshal(append(ops, jsonPatchOp{"add", "/spec/seedName", seed}))
 	utilruntime.Must(err)
-	return patch, true
+	return binding{types.JSONPatchType, patch}
 }
 
 // orNull is v, or nil for its zero value: the field is omitted then, and a

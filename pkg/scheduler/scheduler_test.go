@@ -126,6 +126,7 @@ func TestSyncConfirmsTheSeedAnEvictedShootLeft(t *testing.T) {
 	shoot := pendingShoot("s", "eu-west-1")
 	shoot.ResourceVersion = ""
 	shoot.Annotations = map[string]string{corev1alpha1.AnnotationDescheduledFrom: "a"}
+	shoot.Status.LastOperation = &corev1alpha1.LastOperation{Type: corev1alpha1.LastOperationTypeMigrate, State: corev1alpha1.LastOperationStatePending}
 	s, graft, _ := newTestScheduler(t, drained, readySeed("b", "eu-west-1", -1), awsProfile(), shoot)
 
 	// The cache's view of seed a predates the taint.
