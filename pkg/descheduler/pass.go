@@ -75,13 +75,10 @@ func (d *Descheduler) pass(ctx context.Context, seedNames []string, once bool) {
 		real: v.snapshot, fit: v.snapshot.Clone(),
 		evicted: sets.New[string](), leaving: map[string]int{},
 	}
-	// Shoots waiting for a seed will take one; reserve it. Evicted shoots
-	// first: the scheduler has had them longer.
-	for _, s := range append(v.pending, v.waiting...) {
-		if target, err := algorithm.Schedule(s, r.fit, d.inputs(s)); err == nil {
-			r.fit.AddShoot(withSeed(s, target))
-		}
-	}
+	// Shoots waiting for a seed will take one; reserve it.
+	algorithm.ReserveForWaiting(r.fit, append(v.pending, v.waiting...), func(s *v1alpha1.Shoot) (algorithm.Inputs, error) {
+		return d.inputs(s), nil
+	})
 	if !d.cfg.DryRun {
 		r.jobs = make(chan eviction)
 		for range d.cfg.ConcurrentEvictions {

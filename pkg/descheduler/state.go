@@ -83,12 +83,6 @@ func newState() *state {
 
 func taintID(t v1alpha1.SeedTaint) string { return helper.FormatTaint(t) }
 
-// isPending reports whether the shoot is an evicted shoot waiting for a seed.
-func isPending(s *v1alpha1.Shoot) bool {
-	_, ok := s.Annotations[v1alpha1.AnnotationDescheduledFrom]
-	return ok && s.Spec.SeedName == nil
-}
-
 // setSeed records a seed seen by the informer and the first sighting of its
 // NoExecute taints. It returns whether what the plugins look at (taints with
 // their timeAdded, allocatable) changed.
@@ -247,12 +241,12 @@ func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, infl
 		addTo(st.leaving, *s.Status.SeedName, key)
 	}
 	wasPending := st.pending.Has(key)
-	if isPending(s) {
+	if algorithm.Evicted(s) {
 		st.pending.Insert(key)
 	} else {
 		st.pending.Delete(key)
 	}
-	if s.Spec.SeedName == nil && s.DeletionTimestamp == nil && !isPending(s) {
+	if algorithm.WaitsForSeed(s) && !algorithm.Evicted(s) {
 		st.waiting.Insert(key)
 	} else {
 		st.waiting.Delete(key)

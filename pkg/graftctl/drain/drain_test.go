@@ -96,6 +96,25 @@ shoot/ns/s2 cannot move: `
 	}
 }
 
+// TestDryRunCountsShootsWaitingForASeed: a shoot already waiting for a seed
+// takes the last free slot of seed b before any shoot the drain would evict,
+// as graft-descheduler reserves it.
+func TestDryRunCountsShootsWaitingForASeed(t *testing.T) {
+	graft := fake.NewSimpleClientset(append(landscapeObjects(), gt.Shoot("ns", "new", ""))...)
+	out, _, err := run(context.Background(), graft, kubefake.NewSimpleClientset(), "a", "--dry-run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"shoot/ns/s1 cannot move: ",
+		"3 shoot(s) on seed/a: 0 would move, 2 cannot move, 1 stay (dry run)\n",
+	} {
+		if !strings.Contains(out, line) {
+			t.Errorf("output lacks %q:\n%s", line, out)
+		}
+	}
+}
+
 func TestWaitFollowsShootsUntilTheyMoved(t *testing.T) {
 	graft := fake.NewSimpleClientset(landscapeObjects()...)
 	kube := kubefake.NewSimpleClientset(lease(time.Now(), 3600))

@@ -74,6 +74,9 @@ func (o *Options) reportPlacements(ctx context.Context, drained *corev1alpha1.Se
 		fmt.Fprintf(o.ErrOut, "Warning: %s\n", l.RegionConfigWarning)
 	}
 	l = l.WithSeed(drained)
+	// Shoots already waiting for a seed take theirs before any shoot the
+	// drain evicts, as graft-descheduler counts them.
+	algorithm.ReserveForWaiting(l.Snapshot, l.Shoots, l.Inputs)
 	shoots := l.ShootsOn(o.SeedName)
 	sortShoots(shoots)
 	now := o.Clock.Now()

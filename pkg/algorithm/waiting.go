@@ -1,0 +1,59 @@
+package algorithm
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+)
+
+// WaitsForSeed reports whether the scheduler will give the shoot a seed: it
+// has none and is not being deleted.
+func WaitsForSeed(shoot *v1alpha1.Shoot) bool {
+	return (shoot.Spec.SeedName == nil || *shoot.Spec.SeedName == "") && shoot.DeletionTimestamp == nil
+}
+
+// Evicted reports whether graft-descheduler evicted the shoot and it waits
+// for a new seed.
+func Evicted(shoot *v1alpha1.Shoot) bool {
+	_, ok := shoot.Annotations[v1alpha1.AnnotationDescheduledFrom]
+	return ok && WaitsForSeed(shoot)
+}
+
+// ReserveForWaiting counts each shoot waiting for a seed on the seed Schedule
+// chooses for it now, one after the other, so that a decision made on the
+// snapshot afterwards does not count on a free slot one of them will take.
+// Evicted shoots are placed first (the scheduler has had them longest), then
+// the others, each group in namespace/name order; shoots that fit nowhere,
+// or whose inputs cannot be had, take nothing. Shoots that do not wait for a
+// seed are skipped.
+func ReserveForWaiting(snapshot *Snapshot, shoots []*v1alpha1.Shoot, inputs func(*v1alpha1.Shoot) (Inputs, error)) {
+	waiting := make([]*v1alpha1.Shoot, 0, len(shoots))
+	for _, s := range shoots {
+		if WaitsForSeed(s) {
+			waiting = append(waiting, s)
+		}
+	}
+	slices.SortFunc(waiting, func(a, b *v1alpha1.Shoot) int {
+		if ea, eb := Evicted(a), Evicted(b); ea != eb {
+			if ea {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(ShootKey(a), ShootKey(b))
+	})
+	for _, s := range waiting {
+		in, err := inputs(s)
+		if err != nil {
+			continue
+		}
+		target, err := Schedule(s, snapshot, in)
+		if err != nil {
+			continue
+		}
+		placed := *s
+		placed.Spec.SeedName = &target
+		snapshot.AddShoot(&placed)
+	}
+}
