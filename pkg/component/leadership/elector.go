@@ -14,7 +14,8 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
-	"k8s.io/klog/v2")
+	"k8s.io/klog/v2"
+)
 
 // ErrLeaseLost is returned by Run when the lease was lost while working.
 var ErrLeaseLost = errors.New("leader election lost")

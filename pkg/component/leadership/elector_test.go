@@ -9,7 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
-	"k8s.io/utils/ptr")
+	"k8s.io/utils/ptr"
+)
 
 func config(leaderElect bool) componentbaseconfigv1alpha1.LeaderElectionConfiguration {
 	return componentbaseconfigv1alpha1.LeaderElectionConfiguration{
