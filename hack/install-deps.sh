@@ -4,7 +4,11 @@
 #   apiserver    kube-apiserver, built once per machine (hack/build-kube-apiserver.sh)
 #   helm         Helm from the Go module proxy, into the cache directory
 #                (helm-path: the same, then print the binary's path)
-# With no argument, all of them.
+#   node         what hack/local-garden.sh up --node runs: containerd, runc and
+#                CNI plugins from Debian, kubelet, kube-proxy,
+#                kube-controller-manager and kube-scheduler built once per
+#                machine (hack/build-node.sh)
+# With no argument, etcd, apiserver and helm.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE_DIR="${GRAFT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/graft}"
@@ -26,6 +30,10 @@ install_apiserver() {
   bash "${ROOT}/hack/build-kube-apiserver.sh" >/dev/null
 }
 
+install_node() {
+  bash "${ROOT}/hack/build-node.sh" >/dev/null
+}
+
 install_helm() {
   local bin="${CACHE_DIR}/helm-${HELM_VERSION}"
   if [[ ! -x "${bin}" ]]; then
@@ -45,6 +53,7 @@ for w in "${what[@]}"; do
     apiserver) install_apiserver ;;
     helm) install_helm >/dev/null ;;
     helm-path) install_helm ;;  # installs when missing, prints the binary's path
+    node) install_node ;;
     *) echo "unknown dependency ${w}" >&2; exit 2 ;;
   esac
 done
