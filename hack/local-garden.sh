@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts, stops and describes the local garden (etcd and kube-apiserver on
-# loopback with graft's CRDs and admission policies):
-# hack/local-garden.sh up|down|env|status.
+# loopback with graft's CRDs and admission policies, and with --node a
+# one-node cluster beside them, see hack/node):
+# hack/local-garden.sh up [--node]|down|env|status.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"

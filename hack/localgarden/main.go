@@ -1,37 +1,48 @@
 // Command localgarden starts, stops and describes the local garden: etcd and
 // kube-apiserver on loopback with graft's CRDs and admission policies
-// installed (test/framework.InstallCRDs). hack/local-garden.sh
-// is its front door; the tests start the same control plane through
-// test/framework.
+// installed (test/framework.InstallCRDs), and with up --node a one-node
+// cluster beside them (hack/node). hack/local-garden.sh is its front door; the
+// tests start the same control plane through test/framework.
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"time"
 
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/graft-dev/graft/hack/node"
 	"github.com/graft-dev/graft/test/framework"
 )
 
-const usage = `usage: local-garden.sh up|down|env|status
+const usage = `usage: local-garden.sh up [--node]|down|env|status
 
   up      start etcd and kube-apiserver on free loopback ports, install the CRDs
           and the admission policies of charts/graft-crds
-  down    stop them (kube-apiserver first, then etcd)
+          --node: also run a one-node cluster on this machine (as root):
+          containerd, kube-controller-manager, kube-scheduler, kubelet and
+          kube-proxy (hack/build-node.sh installs and builds them once)
+  down    stop them (the node first and everything it left on the host,
+          then kube-apiserver, then etcd)
   env     print the shell line that points KUBECONFIG at the local garden
   status  say whether the local garden is running
 
 The state lives in $GRAFT_GARDEN_DIR (default: _output/local-garden in the repository).`
 
 func main() {
-	if len(os.Args) != 2 {
+	withNode := len(os.Args) == 3 && os.Args[1] == "up" && os.Args[2] == "--node"
+	if len(os.Args) != 2 && !withNode {
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}
-	if err := run(os.Args[1]); err != nil {
+	if err := run(os.Args[1], withNode); err != nil {
 		fmt.Fprintf(os.Stderr, "local-garden: %v\n", err)
 		os.Exit(1)
 	}
@@ -48,23 +59,41 @@ func stateDir() (string, error) {
 	return filepath.Join(root, "_output", "local-garden"), nil
 }
 
-func run(command string) error {
+func run(command string, withNode bool) error {
 	dir, err := stateDir()
 	if err != nil {
 		return err
 	}
 	kubeconfig := filepath.Join(dir, "kubeconfig")
+	nodeDir := filepath.Join(dir, "node")
 	switch command {
 	case "up":
 		if framework.Running(dir) {
+			if withNode && !node.Running(nodeDir) {
+				// The node's client CA is a kube-apiserver flag.
+				return errors.New("the local garden runs without a node: run hack/local-garden.sh down, then up --node")
+			}
 			fmt.Printf("local garden already running; KUBECONFIG=%s\n", kubeconfig)
 			return nil
 		}
-		// Leftovers of a garden that died: clean them before starting anew.
-		_ = framework.StopDir(dir)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 		defer cancel()
-		cp, err := framework.StartControlPlane(ctx, framework.ControlPlaneOptions{Dir: dir, Detach: true, Log: os.Stdout})
+		// Leftovers of a garden that died: clean them before starting anew.
+		if err := node.Down(ctx, nodeDir, nil, os.Stdout); err != nil {
+			return fmt.Errorf("cleaning up the node a previous garden left: %w", err)
+		}
+		_ = framework.StopDir(dir)
+		opts := framework.ControlPlaneOptions{Dir: dir, Detach: true, Log: os.Stdout}
+		var nodeConfig node.Config
+		if withNode {
+			if nodeConfig, err = prepareNode(ctx, nodeDir); err != nil {
+				return err
+			}
+			if opts.ExtraAPIServerArgs, err = node.Prepare(nodeDir); err != nil {
+				return err
+			}
+		}
+		cp, err := framework.StartControlPlane(ctx, opts)
 		if err != nil {
 			return err
 		}
@@ -72,11 +101,36 @@ func run(command string) error {
 			_ = framework.StopDir(dir)
 			return err
 		}
+		if withNode {
+			nodeConfig.Admin = cp.RESTConfig
+			nodeConfig.ServerCA = cp.RESTConfig.CAData
+			nodeConfig.ServiceAccountKey = filepath.Join(dir, "certs", "sa.key")
+			if err := node.Up(ctx, nodeConfig); err != nil {
+				fmt.Fprintf(os.Stderr, "local-garden: %v\n", err)
+				_ = node.Down(ctx, nodeDir, cp.RESTConfig, os.Stdout)
+				_ = framework.StopDir(dir)
+				return errors.New("the node did not come up; its logs are in " + nodeDir)
+			}
+			fmt.Printf("local garden up with node %s; CRDs and admission policies installed; KUBECONFIG=%s\n", node.Name, kubeconfig)
+			return nil
+		}
 		fmt.Printf("local garden up; CRDs and admission policies installed; KUBECONFIG=%s\n", kubeconfig)
 		return nil
 	case "down":
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		// The node first, while kube-apiserver can still tell kubelet to stop
+		// its pods.
+		var admin *rest.Config
+		if framework.Running(dir) {
+			admin, _ = clientcmd.BuildConfigFromFlags("", kubeconfig)
+		}
+		nodeErr := node.Down(ctx, nodeDir, admin, os.Stdout)
 		if err := framework.StopDir(dir); err != nil {
-			return err
+			return errors.Join(nodeErr, err)
+		}
+		if nodeErr != nil {
+			return nodeErr
 		}
 		fmt.Println("local garden stopped")
 		return nil
@@ -89,6 +143,9 @@ func run(command string) error {
 	case "status":
 		if framework.Running(dir) {
 			fmt.Printf("running; KUBECONFIG=%s\n", kubeconfig)
+			if node.Running(nodeDir) {
+				fmt.Printf("node %s running; logs in %s\n", node.Name, nodeDir)
+			}
 		} else {
 			fmt.Println("not running")
 		}
@@ -96,4 +153,38 @@ func run(command string) error {
 	default:
 		return fmt.Errorf("unknown command %q\n%s", command, usage)
 	}
+}
+
+// prepareNode installs and builds what the node runs (hack/build-node.sh) and
+// the sandbox image archive: $GRAFT_PAUSE_ARCHIVE when set, otherwise built
+// by hack/image.
+func prepareNode(ctx context.Context, nodeDir string) (node.Config, error) {
+	if os.Geteuid() != 0 {
+		return node.Config{}, errors.New("--node runs containers, which needs root")
+	}
+	root, err := framework.RepoRoot()
+	if err != nil {
+		return node.Config{}, err
+	}
+	cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "hack", "build-node.sh"))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return node.Config{}, fmt.Errorf("hack/build-node.sh: %w", err)
+	}
+	bins, err := node.ParseBinaries(bytes.NewReader(out))
+	if err != nil {
+		return node.Config{}, err
+	}
+	archive := os.Getenv("GRAFT_PAUSE_ARCHIVE")
+	if archive == "" {
+		archive = filepath.Join(nodeDir, "images", "pause.tar")
+		build := exec.CommandContext(ctx, "go", "run", "./hack/image", "pause", "--out", archive)
+		build.Dir = root
+		build.Stdout, build.Stderr = os.Stdout, os.Stderr
+		if err := build.Run(); err != nil {
+			return node.Config{}, fmt.Errorf("building the pause image with hack/image (or set GRAFT_PAUSE_ARCHIVE to an OCI archive of it): %w", err)
+		}
+	}
+	return node.Config{Dir: nodeDir, Binaries: bins, SandboxArchive: archive, Log: os.Stdout}, nil
 }

@@ -36,6 +36,9 @@ type ControlPlaneOptions struct {
 	Detach bool
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
+	// ExtraAPIServerArgs are appended to kube-apiserver's flags, e.g. the
+	// client CA and kubelet client certificate of a local node.
+	ExtraAPIServerArgs []string
 }
 
 // ControlPlane is a running etcd and kube-apiserver on loopback.
@@ -168,28 +171,29 @@ func StartControlPlane(ctx context.Context, opts ControlPlaneOptions) (_ *Contro
 
 	cp.APIServerURL = fmt.Sprintf("https://127.0.0.1:%d", apiPort)
 	fmt.Fprintf(logw, "starting kube-apiserver on %s\n", cp.APIServerURL)
-	cp.apiserver, err = startProcess(cp.Dir, "kube-apiserver", opts.Detach, apiBin,
-		"--etcd-servers="+etcdURL,
+	apiArgs := []string{
+		"--etcd-servers=" + etcdURL,
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
 		// No Service endpoints for the API server: they may not point at loopback,
 		// and nothing in a test garden needs them.
 		"--endpoint-reconciler-type=none",
 		fmt.Sprintf("--secure-port=%d", apiPort),
-		"--cert-dir="+certDir,
-		"--token-auth-file="+tokenFile,
+		"--cert-dir=" + certDir,
+		"--token-auth-file=" + tokenFile,
 		"--authorization-mode=RBAC",
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-		"--service-account-key-file="+saKey,
-		"--service-account-signing-key-file="+saKey,
+		"--service-account-key-file=" + saKey,
+		"--service-account-signing-key-file=" + saKey,
 		"--api-audiences=https://kubernetes.default.svc.cluster.local",
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--allow-privileged=false",
-		"--audit-policy-file="+auditPolicy,
-		"--audit-log-path="+cp.AuditLog,
+		"--audit-policy-file=" + auditPolicy,
+		"--audit-log-path=" + cp.AuditLog,
 		"--audit-log-format=json",
 		"--v=0",
-	)
+	}
+	cp.apiserver, err = startProcess(cp.Dir, "kube-apiserver", opts.Detach, apiBin, append(apiArgs, opts.ExtraAPIServerArgs...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,129 @@
+package node
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// start runs bin detached from the calling process (it outlives
+// hack/local-garden.sh up; Down stops it), logging to <dir>/<name>.log and
+// recording its pid in <dir>/<name>.pid.
+func start(dir, name, bin string, args ...string) (*os.Process, error) {
+	logFile, err := os.OpenFile(filepath.Join(dir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close() // the child holds its own descriptor
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// Its own process group: a Ctrl-C in the shell that ran `up` must not
+	// reach the node.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".pid"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
+		_ = cmd.Process.Kill()
+		return nil, err
+	}
+	// Reap the child when it exits so that exited() sees it gone rather than
+	// a zombie.
+	go func() { _ = cmd.Wait() }()
+	return cmd.Process, nil
+}
+
+// alive reports whether the process recorded as name in dir runs. A pid is
+// only trusted when the process's command line names dir: after a reboot or a
+// long time the number may belong to someone else.
+func alive(dir, name string) (int, bool) {
+	data, err := os.ReadFile(filepath.Join(dir, name+".pid"))
+	if err != nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	return pid, ownedBy(pid, dir)
+}
+
+// ownedBy reports whether process pid runs and mentions dir on its command
+// line (every process the node starts does, through its flags or config).
+func ownedBy(pid int, dir string) bool {
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return false
+	}
+	if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		// A zombie has exited; only its parent's wait is missing.
+		if f := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+1:])); len(f) > 0 && f[0] == "Z" {
+			return false
+		}
+	}
+	return bytes.Contains(cmdline, []byte(dir))
+}
+
+// stop sends SIGTERM to the process recorded as name, waits up to grace for
+// it to exit, then kills it, and removes the pid file.
+func stop(dir, name string, grace time.Duration) error {
+	defer os.Remove(filepath.Join(dir, name+".pid"))
+	pid, ok := alive(dir, name)
+	if !ok {
+		return nil
+	}
+	return terminate(pid, dir, grace)
+}
+
+func terminate(pid int, dir string, grace time.Duration) error {
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		if errors.Is(err, syscall.ESRCH) {
+			return nil
+		}
+		return fmt.Errorf("stopping process %d: %w", pid, err)
+	}
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		if !ownedBy(pid, dir) {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	for range 50 {
+		if !ownedBy(pid, dir) {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("process %d did not exit after SIGKILL", pid)
+}
+
+// processesMentioning lists the pids whose command line contains s, for the
+// containerd shims of this node, which containerd starts detached and which
+// outlive it.
+func processesMentioning(s string) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	self := os.Getpid()
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		if ownedBy(pid, s) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
