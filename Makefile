@@ -15,7 +15,7 @@ VERSION_PKG := k8s.io/component-base/version
 LDFLAGS := -X $(VERSION_PKG).gitVersion=$(VERSION) -X $(VERSION_PKG).gitCommit=$(GIT_COMMIT) \
 	-X $(VERSION_PKG).gitTreeState=$(GIT_TREE_STATE) -X $(VERSION_PKG).buildDate=$(BUILD_DATE)
 
-.PHONY: all build images test test-unit test-integration test-e2e bench-scheduler bench-drain chaos deps codegen verify-codegen demo demo-down clean
+.PHONY: all build images test test-unit test-integration test-e2e bench-scheduler bench-drain chaos deps codegen verify-codegen demo demo-down local-node clean
 
 all: build
 
@@ -96,6 +96,12 @@ demo: build
 ## demo-down: stop everything make demo started
 demo-down:
 	bash hack/demo.sh down
+
+## local-node: the local garden plus a one-node cluster (containerd, kubelet,
+## kube-proxy, kube-controller-manager, kube-scheduler) on this machine, as root;
+## hack/local-garden.sh down stops it and cleans up after it
+local-node:
+	bash hack/local-garden.sh up --node
 
 clean:
 	rm -rf _output
