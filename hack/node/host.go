@@ -87,6 +87,20 @@ func writeSysctl(name, value string) error {
 	return nil
 }
 
+// machineFree fails when another local node (or what it left) holds the
+// machine-wide parts this node needs.
+func machineFree() error {
+	if _, err := os.Stat(filepath.Join("/sys/class/net", bridgeName)); err == nil {
+		return fmt.Errorf("bridge %s exists: another local node runs on this machine (hack/local-garden.sh down with its GRAFT_GARDEN_DIR stops it; a stale bridge goes with ip link del %s)", bridgeName, bridgeName)
+	}
+	for _, root := range cgroupRoots() {
+		if _, err := os.Stat(filepath.Join(root, "kubepods")); err == nil {
+			return fmt.Errorf("cgroup %s exists: another kubelet runs on this machine, or one left its cgroups", filepath.Join(root, "kubepods"))
+		}
+	}
+	return nil
+}
+
 // ensureBridge creates the node's bridge with the node's address. The bridge
 // CNI plugin would create it with the first pod, but kubelet needs its node
 // address before that.

@@ -80,6 +80,10 @@ func ParseBinaries(r io.Reader) (Binaries, error) {
 // the CA that signs the node's client certificates, and its own client
 // certificate for kubelet's API.
 func Prepare(dir string) ([]string, error) {
+	// Fail before the garden starts when the node could not (Up checks again).
+	if err := machineFree(); err != nil {
+		return nil, err
+	}
 	l := layout{dir: dir}
 	if err := writePKI(l.pki(), Name); err != nil {
 		return nil, err
@@ -124,6 +128,12 @@ func Up(ctx context.Context, c Config) error {
 	// A unix socket path must fit in 108 bytes; containerd's is the longest.
 	if n := len(l.containerdSocket()) + len(".ttrpc"); n >= 108 {
 		return fmt.Errorf("the node's directory %s is too long for containerd's socket (%d bytes, at most 107): set GRAFT_GARDEN_DIR to a shorter path", c.Dir, n)
+	}
+	// The bridge, the node address and kubelet's cgroups are the machine's,
+	// not the directory's: one local node per machine. The caller ran Down
+	// for this directory, so whatever is left belongs to another.
+	if err := machineFree(); err != nil {
+		return err
 	}
 	if err := saveHostState(l); err != nil {
 		return err
