@@ -202,7 +202,10 @@ func proxyConfig(l layout, nodeName string, healthzPort, metricsPort int) ([]byt
 		"metricsBindAddress": fmt.Sprintf("127.0.0.1:%d", metricsPort),
 		"mode":               "iptables",
 		"clusterCIDR":        podSubnet,
-		"iptables":           map[string]any{"localhostNodePorts": false},
+		// NodePorts on the node's address only, not on every address of the
+		// machine.
+		"nodePortAddresses": []string{"primary"},
+		"iptables":          map[string]any{"localhostNodePorts": false},
 		// Not -999, for the reason kubeletConfig gives.
 		"oomScoreAdj": 0,
 		"conntrack": map[string]any{
