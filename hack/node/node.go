@@ -85,6 +85,9 @@ func Prepare(dir string) ([]string, error) {
 		return nil, err
 	}
 	l := layout{dir: dir}
+	if err := l.checkSocketPath(); err != nil {
+		return nil, err
+	}
 	if err := writePKI(l.pki(), Name); err != nil {
 		return nil, err
 	}
@@ -125,9 +128,8 @@ func Up(ctx context.Context, c Config) error {
 	if logw == nil {
 		logw = io.Discard
 	}
-	// A unix socket path must fit in 108 bytes; containerd's is the longest.
-	if n := len(l.containerdSocket()) + len(".ttrpc"); n >= 108 {
-		return fmt.Errorf("the node's directory %s is too long for containerd's socket (%d bytes, at most 107): set GRAFT_GARDEN_DIR to a shorter path", c.Dir, n)
+	if err := l.checkSocketPath(); err != nil {
+		return err
 	}
 	// The bridge, the node address and kubelet's cgroups are the machine's,
 	// not the directory's: one local node per machine. The caller ran Down
@@ -393,6 +395,15 @@ func drainPods(ctx context.Context, admin *rest.Config, logw io.Writer) error {
 		}
 		return len(pods.Items) == 0, nil
 	})
+}
+
+// checkSocketPath fails when containerd's socket paths would not fit in the
+// 108 bytes a unix socket address holds.
+func (l layout) checkSocketPath() error {
+	if n := len(l.containerdSocket()) + len(".ttrpc"); n >= 108 {
+		return fmt.Errorf("the node's directory %s is too long for containerd's socket (%d bytes, at most 107): set GRAFT_GARDEN_DIR to a shorter path", l.dir, n)
+	}
+	return nil
 }
 
 // ctr runs containerd's client against this node's containerd.
