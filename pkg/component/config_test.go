@@ -1,11 +1,14 @@
 package component
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	logsapi "k8s.io/component-base/logs/api/v1"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 )
@@ -26,7 +29,7 @@ kind: SchedulerConfiguration
 		le.RetryPeriod.Duration != 2*time.Second || le.ResourceLock != "leases" || le.ResourceName != "graft-scheduler" || le.ResourceNamespace != "garden" {
 		t.Errorf("leader election defaults: %+v", le)
 	}
-	if cfg.Logging.Format != configv1alpha1.LogFormatText || cfg.Server.HealthProbeBindAddress == "" || cfg.ClientConnection.QPS == 0 {
+	if cfg.Logging.Format != logsapi.DefaultLogFormat || cfg.Server.HealthProbeBindAddress == "" || cfg.ClientConnection.QPS == 0 {
 		t.Errorf("common defaults: %+v", cfg.CommonConfiguration)
 	}
 }
@@ -110,7 +113,6 @@ server:
   healthProbeBindAddress: nonsense
 logging:
   format: xml
-  verbosity: -1
 `,
 			want: []string{
 				"strategy: Unsupported value: \"Nearest\"",
@@ -123,9 +125,14 @@ logging:
 				"leaderElection.leaseDuration: Invalid value: \"10s\": must be greater than `RenewDeadline`",
 				"leaderElection.resourceLock: Unsupported value: \"endpoints\"",
 				"server.healthProbeBindAddress: Invalid value: \"nonsense\"",
-				"logging.format: Unsupported value: \"xml\"",
-				"logging.verbosity: Invalid value: -1",
+				"logging.format: Invalid value: \"xml\"",
 			},
+		},
+		{
+			// The verbosity is unsigned: a negative one does not decode.
+			name: "negative verbosity",
+			data: "apiVersion: config.graft.dev/v1alpha1\nkind: SchedulerConfiguration\nlogging:\n  verbosity: -1\n",
+			want: []string{"cannot unmarshal number -1", "logging.verbosity"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -153,5 +160,71 @@ func TestLoadNamesFile(t *testing.T) {
 	}
 	if _, err := LoadConfig[*configv1alpha1.SchedulerConfiguration](filepath.Join(t.TempDir(), "missing.yaml")); err == nil {
 		t.Error("Load of a missing file succeeded")
+	}
+}
+
+// A file written for graft's own logging block, before it became
+// component-base's, loads unchanged from disk.
+func TestLoadTodaysLoggingBlock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	data := "apiVersion: config.graft.dev/v1alpha1\nkind: CapacityAnnotatorConfiguration\nlogging: {verbosity: 2, format: json}\n"
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadConfig[*configv1alpha1.CapacityAnnotatorConfiguration](path)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if cfg.Logging.Verbosity != 2 || cfg.Logging.Format != logsapi.JSONLogFormat || cfg.Logging.FlushFrequency.Duration.Duration != logsapi.LogFlushFreqDefault {
+		t.Errorf("logging: got verbosity %d format %q flushFrequency %v, want 2, json and the default", cfg.Logging.Verbosity, cfg.Logging.Format, cfg.Logging.FlushFrequency.Duration)
+	}
+}
+
+func TestDecodeRefusesUnknownLogFormat(t *testing.T) {
+	_, err := DecodeConfig[*configv1alpha1.DeschedulerConfiguration]([]byte(
+		"apiVersion: config.graft.dev/v1alpha1\nkind: DeschedulerConfiguration\nlogging:\n  format: xml\n"))
+	var invalid *InvalidConfigError
+	if !errors.As(err, &invalid) {
+		t.Fatalf("Decode: got %v, want an InvalidConfigError", err)
+	}
+	if len(invalid.Errors) != 1 || invalid.Errors[0].Field != "logging.format" || !strings.Contains(err.Error(), `logging.format: `) ||
+		!strings.Contains(err.Error(), `"xml"`) {
+		t.Errorf("error %q should name logging.format and the value, once", err)
+	}
+}
+
+// The logging block is component-base's: vmodule and flushFrequency are
+// read, and component-base's rules apply to them.
+func TestDecodeComponentBaseLogging(t *testing.T) {
+	cfg, err := DecodeConfig[*configv1alpha1.SchedulerConfiguration]([]byte(`
+apiVersion: config.graft.dev/v1alpha1
+kind: SchedulerConfiguration
+logging:
+  verbosity: 3
+  flushFrequency: 2s
+  vmodule:
+  - filePattern: scheduler*
+    verbosity: 5
+`))
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	l := cfg.Logging
+	if l.Verbosity != 3 || l.Format != logsapi.DefaultLogFormat || l.FlushFrequency.Duration.Duration != 2*time.Second ||
+		len(l.VModule) != 1 || l.VModule[0] != (logsapi.VModuleItem{FilePattern: "scheduler*", Verbosity: 5}) {
+		t.Errorf("logging: %+v", l)
+	}
+
+	_, err = DecodeConfig[*configv1alpha1.SchedulerConfiguration]([]byte(`
+apiVersion: config.graft.dev/v1alpha1
+kind: SchedulerConfiguration
+logging:
+  format: json
+  vmodule:
+  - filePattern: scheduler*
+    verbosity: 5
+`))
+	if err == nil || !strings.Contains(err.Error(), "logging.vmodule: Forbidden: Only supported for text log format") {
+		t.Errorf("vmodule with json: got %v, want logging.vmodule refused", err)
 	}
 }

@@ -4,12 +4,11 @@ import (
 	"fmt"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-base/featuregate"
 	logsapi "k8s.io/component-base/logs/api/v1"
 	// The JSON format must be registered before it can be selected.
 	_ "k8s.io/component-base/logs/json/register"
-
-	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 )
 
 // loggingOptions holds the logging flags of one command line.
@@ -25,20 +24,51 @@ func addLoggingFlags(fs *pflag.FlagSet) *loggingOptions {
 	return o
 }
 
+// loggingFlagFields copies, for each flag logsapi.AddFlags defines, the field
+// that flag sets from the flags' configuration to the file's.
+var loggingFlagFields = map[string]func(file, flags *logsapi.LoggingConfiguration){
+	"logging-format":             func(file, flags *logsapi.LoggingConfiguration) { file.Format = flags.Format },
+	logsapi.LogFlushFreqFlagName: func(file, flags *logsapi.LoggingConfiguration) { file.FlushFrequency = flags.FlushFrequency },
+	"v":                          func(file, flags *logsapi.LoggingConfiguration) { file.Verbosity = flags.Verbosity },
+	"vmodule": func(file, flags *logsapi.LoggingConfiguration) {
+		file.VModule = append(logsapi.VModuleConfiguration(nil), flags.VModule...)
+	},
+	"log-text-split-stream": func(file, flags *logsapi.LoggingConfiguration) {
+		file.Options.Text.SplitStream = flags.Options.Text.SplitStream
+	},
+	"log-text-info-buffer-size": func(file, flags *logsapi.LoggingConfiguration) {
+		file.Options.Text.InfoBufferSize = flags.Options.Text.InfoBufferSize
+	},
+	"log-json-split-stream": func(file, flags *logsapi.LoggingConfiguration) {
+		file.Options.JSON.SplitStream = flags.Options.JSON.SplitStream
+	},
+	"log-json-info-buffer-size": func(file, flags *logsapi.LoggingConfiguration) {
+		file.Options.JSON.InfoBufferSize = flags.Options.JSON.InfoBufferSize
+	},
+}
+
+// effectiveLogging is the file's logging configuration with every logging
+// flag given on the command line (fs) taking its value from flags, the
+// configuration those flags were parsed into.
+func effectiveLogging(file logsapi.LoggingConfiguration, fs *pflag.FlagSet, flags *logsapi.LoggingConfiguration) *logsapi.LoggingConfiguration {
+	c := file.DeepCopy()
+	fs.Visit(func(f *pflag.Flag) {
+		if set, ok := loggingFlagFields[f.Name]; ok {
+			set(c, flags)
+		}
+	})
+	return c
+}
+
 // Apply configures the process's logger from the file's logging section; a
 // flag given on the command line keeps its value. Call it once per process.
-func (o *loggingOptions) Apply(l configv1alpha1.LoggingConfiguration) error {
-	if f := o.flags.Lookup("v"); f == nil || !f.Changed {
-		o.config.Verbosity = logsapi.VerbosityLevel(l.Verbosity)
-	}
-	if f := o.flags.Lookup("logging-format"); f == nil || !f.Changed {
-		o.config.Format = string(l.Format)
-	}
+func (o *loggingOptions) Apply(file logsapi.LoggingConfiguration) error {
+	c := effectiveLogging(file, o.flags, o.config)
 	gate := featuregate.NewFeatureGate()
 	if err := logsapi.AddFeatureGates(gate); err != nil {
 		return fmt.Errorf("registering logging feature gates: %w", err)
 	}
-	if err := logsapi.ValidateAndApply(o.config, gate); err != nil {
+	if err := logsapi.ValidateAndApplyAsField(c, gate, field.NewPath("logging")); err != nil {
 		return fmt.Errorf("applying logging configuration: %w", err)
 	}
 	return nil

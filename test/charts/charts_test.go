@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
+	logsapi "k8s.io/component-base/logs/api/v1"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component"
@@ -405,7 +406,7 @@ func checkCustomCommon(t *testing.T, c *configv1alpha1.CommonConfiguration) {
 		le.ResourceName != "custom-lease" || le.ResourceNamespace != "graft-system" {
 		t.Errorf("leaderElection not rendered from values: %+v", le)
 	}
-	if c.Logging.Verbosity != 3 || c.Logging.Format != configv1alpha1.LogFormatJSON {
+	if c.Logging.Verbosity != 3 || c.Logging.Format != logsapi.JSONLogFormat {
 		t.Errorf("logging not rendered from values: %+v", c.Logging)
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
+	logsapi "k8s.io/component-base/logs/api/v1"
 	"k8s.io/utils/ptr"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
@@ -70,9 +71,8 @@ func (c *CommonConfiguration) Default(d CommonDefaults) {
 		c.Server.MetricsBindAddress = d.MetricsBindAddress
 	}
 
-	if c.Logging.Format == "" {
-		c.Logging.Format = LogFormatText
-	}
+	// text format, 5s flush frequency, unbuffered output streams.
+	logsapi.SetRecommendedLoggingConfiguration(&c.Logging)
 }
 
 // IsLeaderElectionEnabled tells whether the component must hold the lease to work.

@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
+	logsapi "k8s.io/component-base/logs/api/v1"
 )
 
 // CommonConfiguration is what every graft daemon configures the same way. Kinds
@@ -22,9 +23,12 @@ type CommonConfiguration struct {
 	// Server configures the health probe and metrics endpoints.
 	// +optional
 	Server ServerConfiguration `json:"server"`
-	// Logging configures the log verbosity and format.
+	// Logging is component-base's logging configuration: verbosity, format
+	// (text, the default, or json), vmodule and flushFrequency. -v,
+	// --logging-format and the other logging flags given on the command line
+	// override the file's values.
 	// +optional
-	Logging LoggingConfiguration `json:"logging"`
+	Logging logsapi.LoggingConfiguration `json:"logging"`
 }
 
 // ServerConfiguration names where the daemon serves /healthz, /readyz and /metrics.
@@ -37,27 +41,6 @@ type ServerConfiguration struct {
 	// MetricsBindAddress is where /metrics is served.
 	// +optional
 	MetricsBindAddress string `json:"metricsBindAddress,omitempty"`
-}
-
-// LogFormat is how log lines are written.
-type LogFormat string
-
-const (
-	// LogFormatText writes klog's text lines.
-	LogFormatText LogFormat = "text"
-	// LogFormatJSON writes one JSON object per line.
-	LogFormatJSON LogFormat = "json"
-)
-
-// LoggingConfiguration configures logging. Standard klog flags given on the
-// command line override it.
-type LoggingConfiguration struct {
-	// Verbosity is the klog verbosity level (0 and up).
-	// +optional
-	Verbosity int32 `json:"verbosity,omitempty"`
-	// Format is text (default) or json.
-	// +optional
-	Format LogFormat `json:"format,omitempty"`
 }
 
 // DisabledBindAddress disables a server endpoint.

@@ -1,6 +1,7 @@
 package v1alpha1
 
 import (
+	"fmt"
 	"net"
 	"strconv"
 
@@ -9,6 +10,11 @@ import (
 	componentbaseconfig "k8s.io/component-base/config"
 	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
 	componentbasevalidation "k8s.io/component-base/config/validation"
+	"k8s.io/component-base/featuregate"
+	logsapi "k8s.io/component-base/logs/api/v1"
+	// component-base accepts a format only once it is registered; json is
+	// one of the formats graft's configuration offers.
+	_ "k8s.io/component-base/logs/json/register"
 )
 
 // Validate returns every invalid common field; fldPath is where the common
@@ -23,16 +29,21 @@ func (c *CommonConfiguration) Validate(fldPath *field.Path) field.ErrorList {
 	errs = append(errs, validateBindAddress(serverPath.Child("healthProbeBindAddress"), c.Server.HealthProbeBindAddress)...)
 	errs = append(errs, validateBindAddress(serverPath.Child("metricsBindAddress"), c.Server.MetricsBindAddress)...)
 
-	logPath := fldPath.Child("logging")
-	if c.Logging.Verbosity < 0 {
-		errs = append(errs, field.Invalid(logPath.Child("verbosity"), c.Logging.Verbosity, "must not be negative"))
-	}
-	switch c.Logging.Format {
-	case LogFormatText, LogFormatJSON:
-	default:
-		errs = append(errs, field.NotSupported(logPath.Child("format"), c.Logging.Format, []LogFormat{LogFormatText, LogFormatJSON}))
-	}
+	errs = append(errs, validateLogging(&c.Logging, fldPath.Child("logging"))...)
 	return errs
+}
+
+// validateLogging validates the logging block with component-base's
+// validation against a feature gate that knows the logging gates at their
+// defaults, the gate the daemons apply the block with: the json format is a
+// beta option, enabled by default, and the alpha format options (split
+// streams, buffer sizes) are refused.
+func validateLogging(l *logsapi.LoggingConfiguration, fldPath *field.Path) field.ErrorList {
+	gate := featuregate.NewFeatureGate()
+	if err := logsapi.AddFeatureGates(gate); err != nil {
+		return field.ErrorList{field.InternalError(fldPath, fmt.Errorf("registering logging feature gates: %w", err))}
+	}
+	return logsapi.Validate(l, gate, fldPath)
 }
 
 // validateClientConnection validates the clientConnection block with

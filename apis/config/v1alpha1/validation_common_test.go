@@ -6,6 +6,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	logsapi "k8s.io/component-base/logs/api/v1"
 	"k8s.io/utils/ptr"
 )
 
@@ -52,6 +53,20 @@ func TestCommonValidation(t *testing.T) {
 			[]string{`leaderElection.resourceName: Invalid value: "Not_A_Name"`}},
 		{"bad lease namespace", func(c *CommonConfiguration) { c.LeaderElection.ResourceNamespace = "a.b" },
 			[]string{`leaderElection.resourceNamespace: Invalid value: "a.b"`}},
+		{"unknown log format", func(c *CommonConfiguration) { c.Logging.Format = "xml" },
+			[]string{`logging.format: Invalid value: "xml": Unsupported log format`}},
+		{"zero flush frequency", func(c *CommonConfiguration) { c.Logging.FlushFrequency.Duration.Duration = 0 },
+			[]string{"logging.flushFrequency: Invalid value"}},
+		{"vmodule with json", func(c *CommonConfiguration) {
+			c.Logging.Format = logsapi.JSONLogFormat
+			c.Logging.VModule = logsapi.VModuleConfiguration{{FilePattern: "scheduler*", Verbosity: 4}}
+		}, []string{"logging.vmodule: Forbidden: Only supported for text log format"}},
+		{"bad vmodule pattern", func(c *CommonConfiguration) {
+			c.Logging.VModule = logsapi.VModuleConfiguration{{FilePattern: "a=b", Verbosity: 4}}
+		}, []string{`logging.vmodule[0]: Invalid value: "a=b"`}},
+		// The alpha format options need a feature gate graft does not enable.
+		{"split stream", func(c *CommonConfiguration) { c.Logging.Options.Text.SplitStream = true },
+			[]string{"logging.options.text.splitStream: Forbidden: Feature LoggingAlphaOptions is disabled"}},
 		{"unset leaderElect elects a leader", func(c *CommonConfiguration) {
 			c.LeaderElection.LeaderElect = nil
 			c.LeaderElection.ResourceName = ""
@@ -78,6 +93,19 @@ func TestCommonValidationAcceptsDefaults(t *testing.T) {
 	c := defaultedCommon()
 	if errs := c.Validate(nil); len(errs) > 0 {
 		t.Errorf("defaulted common configuration is invalid: %v", errs)
+	}
+}
+
+// The logging block's defaults are component-base's recommended ones, with
+// text as the format, and the json format validates.
+func TestCommonLoggingDefaults(t *testing.T) {
+	c := defaultedCommon()
+	if c.Logging.Format != logsapi.DefaultLogFormat || c.Logging.FlushFrequency.Duration.Duration != logsapi.LogFlushFreqDefault || c.Logging.Verbosity != 0 {
+		t.Errorf("logging defaults: %+v", c.Logging)
+	}
+	c.Logging.Format = logsapi.JSONLogFormat
+	if errs := c.Validate(nil); len(errs) > 0 {
+		t.Errorf("json format refused: %v", errs)
 	}
 }
 
