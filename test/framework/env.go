@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -24,6 +25,9 @@ type Env struct {
 	Kubeconfig string
 	// ControlPlane is the local control plane, nil for an existing cluster.
 	ControlPlane *ControlPlane
+	// Gardener is the gardener-apiserver registered with the local control
+	// plane when Options.Gardener asked for it, nil otherwise.
+	Gardener *Gardener
 }
 
 // Options tune Start.
@@ -31,6 +35,11 @@ type Options struct {
 	// UseKubeconfig makes Start use the cluster named by $KUBECONFIG when that is
 	// set (end-to-end tests), instead of starting a local control plane.
 	UseKubeconfig bool
+	// Gardener also runs Gardener's API server (gardener-apiserver), registered
+	// with the local control plane's aggregation layer, so that
+	// core.gardener.cloud is served beside graft's own API. An existing cluster
+	// (UseKubeconfig) is expected to serve it already.
+	Gardener bool
 }
 
 // Start brings up a garden with graft's CRDs installed: a local control plane,
@@ -54,23 +63,43 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 	if logw != nil {
 		cpOpts.Log = logw
 	}
+	var gardener *Gardener
+	if opts.Gardener {
+		// Before the control plane: a missing binary fails fast, and
+		// kube-apiserver needs the aggregation layer's certificates.
+		g, err := PrepareGardener(GardenerOptions{Log: cpOpts.Log})
+		if err != nil {
+			return nil, err
+		}
+		gardener = g
+		cpOpts.ExtraAPIServerArgs = append(cpOpts.ExtraAPIServerArgs, g.APIServerArgs()...)
+	}
 	cp, err := StartControlPlane(ctx, cpOpts)
 	if err != nil {
+		_ = gardener.Stop()
 		return nil, err
+	}
+	env := &Env{RESTConfig: cp.RESTConfig, Kubeconfig: cp.Kubeconfig, ControlPlane: cp, Gardener: gardener}
+	if gardener != nil {
+		if err := gardener.Start(ctx, cp); err != nil {
+			_ = env.Stop()
+			return nil, err
+		}
 	}
 	if err := InstallCRDs(ctx, cp.RESTConfig); err != nil {
-		_ = cp.Stop()
+		_ = env.Stop()
 		return nil, err
 	}
-	return &Env{RESTConfig: cp.RESTConfig, Kubeconfig: cp.Kubeconfig, ControlPlane: cp}, nil
+	return env, nil
 }
 
-// Stop stops a local control plane; an existing cluster is left alone.
+// Stop stops a local control plane, gardener-apiserver first; an existing
+// cluster is left alone.
 func (e *Env) Stop() error {
 	if e == nil {
 		return nil
 	}
-	return e.ControlPlane.Stop()
+	return errors.Join(e.Gardener.Stop(), e.ControlPlane.Stop())
 }
 
 // Config returns a copy of the admin configuration, safe to modify.
