@@ -8,6 +8,10 @@
 #                CNI plugins from Debian, kubelet, kube-proxy,
 #                kube-controller-manager and kube-scheduler built once per
 #                machine (hack/build-node.sh)
+#   gardener-apiserver
+#                Gardener's API server, built once per machine
+#                (hack/build-gardener-apiserver.sh; 5 to 20 minutes cold), for
+#                test/integration/gardener and hack/local-garden.sh up --gardener
 # With no argument, etcd, apiserver and helm.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -54,6 +58,7 @@ for w in "${what[@]}"; do
     helm) install_helm >/dev/null ;;
     helm-path) install_helm ;;  # installs when missing, prints the binary's path
     node) install_node ;;
+    gardener-apiserver) bash "${ROOT}/hack/build-gardener-apiserver.sh" >/dev/null ;;
     *) echo "unknown dependency ${w}" >&2; exit 2 ;;
   esac
 done

@@ -1,0 +1,10 @@
+// Package gardener holds the integration tests that run against Gardener's
+// real API server: test/framework starts gardener-apiserver (built once per
+// machine by `hack/install-deps.sh gardener-apiserver`) beside etcd and
+// kube-apiserver and registers core.gardener.cloud and Gardener's other groups
+// through APIServices. The tests build a landscape that Gardener's own
+// validation and admission accept and pin the binding rules graft's scheduler
+// relies on. They use unstructured objects, so that graft's go.mod does not
+// take on Gardener's module. Run them with
+// `go test -tags integration ./test/integration/gardener/`.
+package gardener
