@@ -1,8 +1,10 @@
 // Command localgarden starts, stops and describes the local garden: etcd and
 // kube-apiserver on loopback with graft's CRDs and admission policies
-// installed (test/framework.InstallCRDs), and with up --node a one-node
-// cluster beside them (hack/node). hack/local-garden.sh is its front door; the
-// tests start the same control plane through test/framework.
+// installed (test/framework.InstallCRDs), with up --node a one-node cluster
+// beside them (hack/node), and with up --gardener Gardener's API server
+// registered with kube-apiserver (test/framework.Gardener).
+// hack/local-garden.sh is its front door; the tests start the same control
+// plane through test/framework.
 package main
 
 import (
@@ -22,27 +24,42 @@ import (
 	"github.com/graft-dev/graft/test/framework"
 )
 
-const usage = `usage: local-garden.sh up [--node]|down|env|status
+const usage = `usage: local-garden.sh up [--node] [--gardener]|down|env|status
 
   up      start etcd and kube-apiserver on free loopback ports, install the CRDs
           and the admission policies of charts/graft-crds
           --node: also run a one-node cluster on this machine (as root):
           containerd, kube-controller-manager, kube-scheduler, kubelet and
           kube-proxy (hack/build-node.sh installs and builds them once)
+          --gardener: also run Gardener's API server, registered with
+          kube-apiserver's aggregation layer, so that core.gardener.cloud is
+          served beside graft's API (hack/build-gardener-apiserver.sh builds
+          it once)
   down    stop them (the node first and everything it left on the host,
-          then kube-apiserver, then etcd)
+          then gardener-apiserver, then kube-apiserver, then etcd)
   env     print the shell line that points KUBECONFIG at the local garden
   status  say whether the local garden is running
 
 The state lives in $GRAFT_GARDEN_DIR (default: _output/local-garden in the repository).`
 
 func main() {
-	withNode := len(os.Args) == 3 && os.Args[1] == "up" && os.Args[2] == "--node"
-	if len(os.Args) != 2 && !withNode {
+	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}
-	if err := run(os.Args[1], withNode); err != nil {
+	var withNode, withGardener bool
+	for _, arg := range os.Args[2:] {
+		switch {
+		case os.Args[1] == "up" && arg == "--node":
+			withNode = true
+		case os.Args[1] == "up" && arg == "--gardener":
+			withGardener = true
+		default:
+			fmt.Fprintln(os.Stderr, usage)
+			os.Exit(2)
+		}
+	}
+	if err := run(os.Args[1], withNode, withGardener); err != nil {
 		fmt.Fprintf(os.Stderr, "local-garden: %v\n", err)
 		os.Exit(1)
 	}
@@ -59,7 +76,7 @@ func stateDir() (string, error) {
 	return filepath.Join(root, "_output", "local-garden"), nil
 }
 
-func run(command string, withNode bool) error {
+func run(command string, withNode, withGardener bool) error {
 	dir, err := stateDir()
 	if err != nil {
 		return err
@@ -73,6 +90,10 @@ func run(command string, withNode bool) error {
 				// The node's client CA is a kube-apiserver flag.
 				return errors.New("the local garden runs without a node: run hack/local-garden.sh down, then up --node")
 			}
+			if withGardener && !framework.GardenerRunning(gardenerDir(dir)) {
+				// The aggregation layer's flags are kube-apiserver's.
+				return errors.New("the local garden runs without gardener-apiserver: run hack/local-garden.sh down, then up --gardener")
+			}
 			fmt.Printf("local garden already running; KUBECONFIG=%s\n", kubeconfig)
 			return nil
 		}
@@ -82,6 +103,7 @@ func run(command string, withNode bool) error {
 		if err := node.Down(ctx, nodeDir, nil, os.Stdout); err != nil {
 			return fmt.Errorf("cleaning up the node a previous garden left: %w", err)
 		}
+		_ = stopGardener(dir)
 		_ = framework.StopDir(dir)
 		opts := framework.ControlPlaneOptions{Dir: dir, Detach: true, Log: os.Stdout}
 		var nodeConfig node.Config
@@ -93,6 +115,12 @@ func run(command string, withNode bool) error {
 				return err
 			}
 		}
+		var gardener *framework.Gardener
+		if withGardener {
+			if gardener, err = prepareGardener(dir, &opts); err != nil {
+				return err
+			}
+		}
 		cp, err := framework.StartControlPlane(ctx, opts)
 		if err != nil {
 			return err
@@ -101,6 +129,13 @@ func run(command string, withNode bool) error {
 			_ = framework.StopDir(dir)
 			return err
 		}
+		if withGardener {
+			if err := gardener.Start(ctx, cp); err != nil {
+				_ = stopGardener(dir)
+				_ = framework.StopDir(dir)
+				return err
+			}
+		}
 		if withNode {
 			nodeConfig.Admin = cp.RESTConfig
 			nodeConfig.ServerCA = cp.RESTConfig.CAData
@@ -108,6 +143,7 @@ func run(command string, withNode bool) error {
 			if err := node.Up(ctx, nodeConfig); err != nil {
 				fmt.Fprintf(os.Stderr, "local-garden: %v\n", err)
 				_ = node.Down(ctx, nodeDir, cp.RESTConfig, os.Stdout)
+				_ = stopGardener(dir)
 				_ = framework.StopDir(dir)
 				return errors.New("the node did not come up; its logs are in " + nodeDir)
 			}
@@ -126,7 +162,7 @@ func run(command string, withNode bool) error {
 			admin, _ = clientcmd.BuildConfigFromFlags("", kubeconfig)
 		}
 		nodeErr := node.Down(ctx, nodeDir, admin, os.Stdout)
-		if err := framework.StopDir(dir); err != nil {
+		if err := errors.Join(stopGardener(dir), framework.StopDir(dir)); err != nil {
 			return errors.Join(nodeErr, err)
 		}
 		if nodeErr != nil {
@@ -145,6 +181,9 @@ func run(command string, withNode bool) error {
 			fmt.Printf("running; KUBECONFIG=%s\n", kubeconfig)
 			if node.Running(nodeDir) {
 				fmt.Printf("node %s running; logs in %s\n", node.Name, nodeDir)
+			}
+			if framework.GardenerRunning(gardenerDir(dir)) {
+				fmt.Printf("gardener-apiserver %s running; log in %s\n", framework.GardenerVersion, gardenerDir(dir))
 			}
 		} else {
 			fmt.Println("not running")
