@@ -216,6 +216,9 @@ func (g *Gardener) Start(ctx context.Context, cp *ControlPlane) (retErr error) {
 			_ = g.Stop()
 		}
 	}()
+	if err := g.waitAggregationLayer(ctx, kube); err != nil {
+		return err
+	}
 	if err := ensureGardenerRBAC(ctx, kube); err != nil {
 		return err
 	}
@@ -303,6 +306,38 @@ func StopGardenerDir(dir string) error {
 func GardenerRunning(dir string) bool {
 	pid, err := readPid(dir, pidFileGardener)
 	return err == nil && syscall.Kill(pid, 0) == nil
+}
+
+// waitAggregationLayer waits until kube-apiserver publishes this Gardener's
+// front-proxy CA in kube-system/extension-apiserver-authentication, where
+// gardener-apiserver reads whom to trust for the request headers. A control
+// plane started without APIServerArgs never does, and every request proxied to
+// gardener-apiserver would be refused; say so at once instead.
+func (g *Gardener) waitAggregationLayer(ctx context.Context, kube kubernetes.Interface) error {
+	frontProxyCA, err := os.ReadFile(filepath.Join(g.certDir(), "front-proxy-ca.crt"))
+	if err != nil {
+		return err
+	}
+	var found string
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		cm, err := kube.CoreV1().ConfigMaps(metav1.NamespaceSystem).Get(ctx, "extension-apiserver-authentication", metav1.GetOptions{})
+		if err != nil {
+			if ctx.Err() == nil { // not a read cut short by the deadline
+				found = err.Error()
+			}
+			return false, nil
+		}
+		published := cm.Data["requestheader-client-ca-file"]
+		if strings.Contains(published, strings.TrimSpace(string(frontProxyCA))) {
+			return true, nil
+		}
+		found = fmt.Sprintf("requestheader-client-ca-file holds %d bytes, not this Gardener's front-proxy CA", len(published))
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("kube-apiserver does not trust gardener-apiserver's front proxy (%s): start the control plane with Gardener.APIServerArgs in ControlPlaneOptions.ExtraAPIServerArgs", found)
+	}
+	return nil
 }
 
 // etcdClientURL is the address etcd serves clients on, read from the flags
@@ -445,10 +480,18 @@ func (g *Gardener) register(ctx context.Context, admin *rest.Config, kube kubern
 		return err
 	}
 	var waiting string
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 3*time.Minute, true, func(ctx context.Context) (done bool, _ error) {
 		if err := g.proc.exited(); err != nil {
 			return false, err
 		}
+		// Keep the reason of the last complete check: a check cut short by
+		// the deadline would only report the deadline.
+		last := waiting
+		defer func() {
+			if !done && ctx.Err() != nil {
+				waiting = last
+			}
+		}()
 		for _, gv := range GardenerAPIGroupVersions {
 			name := apiServiceName(gv)
 			obj, err := apiServices.Get(ctx, name, metav1.GetOptions{})
