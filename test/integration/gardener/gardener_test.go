@@ -131,10 +131,11 @@ func TestBindingClearsCreatePending(t *testing.T) {
 	}
 }
 
-// TestSeedNameCannotBeCleared: once bound, a shoot's spec.seedName can be
+// TestBoundShootStaysOnItsSeed: once bound, a shoot's spec.seedName can be
 // neither cleared (through shoots/binding or a plain update) nor changed by a
-// plain update; it stays on its seed.
-func TestSeedNameCannotBeCleared(t *testing.T) {
+// plain update, and moving it through shoots/binding is a control-plane
+// migration, refused while the seeds have no backup; it stays on its seed.
+func TestBoundShootStaysOnItsSeed(t *testing.T) {
 	l := newLandscape(t, "sticky", "seed-a", "seed-b")
 	bound := bind(t, l, l.createShoot(t, "one"), l.seeds[0])
 	client := dynamicClient(t).Resource(shoots).Namespace(l.namespace)
@@ -153,6 +154,9 @@ func TestSeedNameCannotBeCleared(t *testing.T) {
 	}
 	_, err = client.Update(t.Context(), moved, metav1.UpdateOptions{})
 	expectRefused(t, "changing spec.seedName with a plain update", err, "please use the shoots/binding subresource")
+
+	_, err = client.Update(t.Context(), moved, metav1.UpdateOptions{}, "binding")
+	expectRefused(t, "moving the shoot through shoots/binding", err, "cannot change seed name because backup is not configured for old seed \""+l.seeds[0]+"\"")
 
 	now, err := client.Get(t.Context(), bound.GetName(), metav1.GetOptions{})
 	if err != nil {
