@@ -1,9 +1,15 @@
 package writes
 
 import (
+	"maps"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strings"
+	"sync/atomic"
 	"testing"
+
+	"k8s.io/client-go/rest"
 )
 
 func TestKindOf(t *testing.T) {
@@ -80,5 +86,40 @@ func TestCountsMinus(t *testing.T) {
 	got := a.Minus(b)
 	if d := got.Diff(Counts{{"patch", "shoots"}: 6}); d != "" {
 		t.Errorf("Minus: %s", d)
+	}
+}
+
+// TestCounterCountsRefusalsByAnswer sends writes through a counted REST
+// config to a server that accepts some and refuses others, and reads the
+// refusals back by status code.
+func TestCounterCountsRefusalsByAnswer(t *testing.T) {
+	answers := []int{http.StatusOK, http.StatusUnprocessableEntity, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusCreated}
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(answers[int(n.Add(1))-1])
+	}))
+	defer srv.Close()
+	c := NewCounter()
+	client := &http.Client{Transport: c.Wrap(&rest.Config{Host: srv.URL}).WrapTransport(http.DefaultTransport)}
+	for range answers {
+		req, err := http.NewRequest(http.MethodPatch, srv.URL+"/apis/core.graft.dev/v1alpha1/namespaces/ns/shoots/s", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	s := c.Stats()
+	if s.OK.Total() != 2 || s.Failed.Total() != 3 {
+		t.Errorf("accepted %d, refused %d; want 2 and 3", s.OK.Total(), s.Failed.Total())
+	}
+	if want := map[int]int{409: 1, 422: 2}; !maps.Equal(s.Answers, want) {
+		t.Errorf("refusals by answer %v, want %v", s.Answers, want)
+	}
+	if want := "(3 refused: patch shoots 3; answered 409 x1, 422 x2)"; !strings.Contains(s.String(), want) {
+		t.Errorf("%q lacks %q", s.String(), want)
 	}
 }
