@@ -20,7 +20,7 @@
 # kubelet 1.35 shares no compiled packages with the 1.37 builds. Measured on
 # two loaded cores: kubelet + kube-proxy 1.35.8 cold 696 s; the other choice
 # 519 s (kubelet + kube-proxy 1.37.1 after the control plane 186 s,
-# containerd 2.4.2 cold 333 s). README.md, "A local node", has the rest.
+# containerd 2.4.2 cold 333 s); both ran here. hack/node/doc.go has the rest.
 #
 # The binaries are cached per machine (hack/build-kube.sh), keyed by version.
 set -euo pipefail
