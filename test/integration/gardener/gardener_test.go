@@ -3,6 +3,7 @@
 package gardener
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/graft-dev/graft/test/framework"
 )
@@ -79,7 +81,10 @@ func TestLandscapePassesGardenerValidation(t *testing.T) {
 	if err := unstructured.SetNestedField(bad.Object, "mars-north-1", "spec", "region"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := dynamicClient(t).Resource(shoots).Namespace(l.namespace).Create(t.Context(), bad, metav1.CreateOptions{})
+	err := admitted(t, func(ctx context.Context) error {
+		_, err := dynamicClient(t).Resource(shoots).Namespace(l.namespace).Create(ctx, bad, metav1.CreateOptions{})
+		return err
+	})
 	if err == nil {
 		t.Fatal("a shoot in a region the CloudProfile does not offer was accepted")
 	}
@@ -142,20 +147,20 @@ func TestBoundShootStaysOnItsSeed(t *testing.T) {
 
 	cleared := bound.DeepCopy()
 	unstructured.RemoveNestedField(cleared.Object, "spec", "seedName")
-	_, err := client.Update(t.Context(), cleared, metav1.UpdateOptions{}, "binding")
+	err := update(t, client, cleared, "binding")
 	expectRefused(t, "clearing spec.seedName through shoots/binding", err, "spec.seedName is already set to '"+l.seeds[0]+"' and cannot be changed to 'nil'")
 
-	_, err = client.Update(t.Context(), cleared, metav1.UpdateOptions{})
+	err = update(t, client, cleared)
 	expectRefused(t, "clearing spec.seedName with a plain update", err, "spec.seedName is already set to '"+l.seeds[0]+"' and cannot be changed to 'nil'")
 
 	moved := bound.DeepCopy()
 	if err := unstructured.SetNestedField(moved.Object, l.seeds[1], "spec", "seedName"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = client.Update(t.Context(), moved, metav1.UpdateOptions{})
+	err = update(t, client, moved)
 	expectRefused(t, "changing spec.seedName with a plain update", err, "please use the shoots/binding subresource")
 
-	_, err = client.Update(t.Context(), moved, metav1.UpdateOptions{}, "binding")
+	err = update(t, client, moved, "binding")
 	expectRefused(t, "moving the shoot through shoots/binding", err, "cannot change seed name because backup is not configured for old seed \""+l.seeds[0]+"\"")
 
 	now, err := client.Get(t.Context(), bound.GetName(), metav1.GetOptions{})
@@ -178,11 +183,24 @@ func bind(t *testing.T, l *landscape, shoot *unstructured.Unstructured, seed str
 	if err := unstructured.SetNestedField(shoot.Object, seed, "spec", "seedName"); err != nil {
 		t.Fatal(err)
 	}
-	bound, err := dynamicClient(t).Resource(shoots).Namespace(l.namespace).Update(t.Context(), shoot, metav1.UpdateOptions{}, "binding")
+	var bound *unstructured.Unstructured
+	err := admitted(t, func(ctx context.Context) (err error) {
+		bound, err = dynamicClient(t).Resource(shoots).Namespace(l.namespace).Update(ctx, shoot, metav1.UpdateOptions{}, "binding")
+		return err
+	})
 	if err != nil {
 		t.Fatalf("binding shoot %s/%s to %s: %v", l.namespace, shoot.GetName(), seed, err)
 	}
 	return bound
+}
+
+// update writes obj (through subresources, if any), as admitted.
+func update(t *testing.T, client dynamic.ResourceInterface, obj *unstructured.Unstructured, subresources ...string) error {
+	t.Helper()
+	return admitted(t, func(ctx context.Context) error {
+		_, err := client.Update(ctx, obj, metav1.UpdateOptions{}, subresources...)
+		return err
+	})
 }
 
 // expectRefused fails the test unless err is Gardener's admission refusing

@@ -5,10 +5,12 @@ package gardener
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -250,11 +252,56 @@ func object(t *testing.T, manifest string) *unstructured.Unstructured {
 func create(t *testing.T, gvr schema.GroupVersionResource, namespace, manifest string) *unstructured.Unstructured {
 	t.Helper()
 	obj := object(t, manifest)
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	created, err := dynamicClient(t).Resource(gvr).Namespace(namespace).Create(ctx, obj, metav1.CreateOptions{})
+	client := dynamicClient(t).Resource(gvr).Namespace(namespace)
+	var created *unstructured.Unstructured
+	err := admitted(t, func(ctx context.Context) (err error) {
+		created, err = client.Create(ctx, obj, metav1.CreateOptions{})
+		return err
+	})
 	if err != nil {
 		t.Fatalf("creating %s %s: %v", obj.GetKind(), obj.GetName(), err)
 	}
 	return created
+}
+
+// admitted runs write until gardener-apiserver's admission has seen the
+// objects it refers to, and returns its last error. The admission plugins look
+// references (the CloudProfile, the Project, the CredentialsBinding, the
+// Seed) up in informer caches, which on a loaded machine can trail a create
+// made a moment before; a miss is answered with "not found" and changes
+// nothing, so the write is repeated, for up to 30 s. Any other answer,
+// acceptance or refusal, is returned at once.
+func admitted(t *testing.T, write func(ctx context.Context) error) error {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		err := write(ctx)
+		cancel()
+		if !cacheMiss(err) || time.Now().After(deadline) {
+			return err
+		}
+		t.Logf("gardener-apiserver has not seen a referenced object yet, writing again: %v", err)
+		select {
+		case <-t.Context().Done():
+			return err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// cacheMiss reports whether err is an admission plugin missing an object in
+// its informer cache. Plugins say so in different ways: a NotFound, an
+// internal error ("could not find referenced cloud profile: ... not found") or
+// a refusal (a CredentialsBinding "... not found"). None of the refusals the
+// tests expect says "not found".
+func cacheMiss(err error) bool {
+	switch {
+	case err == nil:
+		return false
+	case apierrors.IsNotFound(err):
+		return true
+	default:
+		return (apierrors.IsInternalError(err) || apierrors.IsForbidden(err)) && strings.Contains(err.Error(), " not found")
+	}
 }
