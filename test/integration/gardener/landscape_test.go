@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,13 +57,21 @@ type landscape struct {
 	seeds        []string
 }
 
-// newLandscape creates a landscape for project (a Gardener project name:
-// at most 10 characters) with the named seeds, each object through Gardener's
-// validation and admission.
-func newLandscape(t *testing.T, project string, seedNames ...string) *landscape {
+// landscapes numbers the landscapes of a test binary, so that a test run
+// again in the same garden (go test -count) gets names of its own.
+var landscapes atomic.Int32
+
+// newLandscape creates a landscape with the named seeds for a project named
+// prefix and a number (Gardener allows project names of at most 10
+// characters), each object through Gardener's validation and admission.
+func newLandscape(t *testing.T, prefix string, seedNames ...string) *landscape {
 	t.Helper()
 	ctx := t.Context()
 	env := framework.Shared(t)
+	project := fmt.Sprintf("%s%d", prefix, landscapes.Add(1))
+	if len(project) > 10 {
+		t.Fatalf("project name %s is longer than Gardener's 10 characters", project)
+	}
 	l := &landscape{
 		project:      project,
 		namespace:    "garden-" + project,
