@@ -20,11 +20,13 @@ var errAssumed = errors.New("shoot already bound, waiting for the informer to sh
 // informer has not shown yet.
 type assumption struct {
 	seed string
-	// readRV is the resourceVersion the decision read, which the binding
-	// uses as its precondition. A successful binding is therefore the very
-	// next version of the shoot: every version newer than readRV shows the
-	// binding or a change made after it.
-	readRV string
+	// boundRV is the resourceVersion of the binding, once it succeeded:
+	// every version from it on shows the binding or a change made after
+	// it. Versions between the one the decision read and the binding exist
+	// (a binding is preconditioned on the fields the decision read, not on
+	// the whole version, so a status write may land in between) and show
+	// the shoot unbound; they are older than the binding.
+	boundRV string
 	// bindDone is set once the API write succeeded; only then can the
 	// assumption expire (a write in flight is never given up on by time).
 	bindDone bool
@@ -79,8 +81,8 @@ func (c *schedulingCache) removeSeed(name string) {
 
 // upsertShoot records the informer's view of a shoot. While this scheduler's
 // binding of the shoot is assumed, only a view that shows the assumed
-// spec.seedName, or a version newer than the one the decision read, replaces
-// the reservation; any other view is older than the binding and ignored. (An
+// spec.seedName, or a version no older than the binding, replaces the
+// reservation; any other view is older than the binding and ignored. (An
 // evicted shoot keeps status.seedName, so "bound somewhere" says nothing about
 // the age of a view.) It returns whether the shoot stopped counting on some
 // seed (capacity freed).
@@ -109,21 +111,22 @@ func (c *schedulingCache) upsertShoot(shoot *corev1alpha1.Shoot) (freed bool) {
 }
 
 // supersededBy tells whether view makes the assumption unnecessary: it shows
-// the assumed seed in spec.seedName, or it is newer than the version the
-// decision read (the binding itself or a later change).
+// the assumed seed in spec.seedName, or it is the binding or a later version.
+// While the binding is in flight, its version is unknown, and only the
+// assumed seed supersedes: a failed binding rolls back by itself.
 func (a *assumption) supersededBy(view *corev1alpha1.Shoot) bool {
 	if view.Spec.SeedName != nil && *view.Spec.SeedName == a.seed {
 		return true
 	}
-	return newerThan(view.ResourceVersion, a.readRV)
+	return a.boundRV != "" && notOlder(view.ResourceVersion, a.boundRV)
 }
 
-// newerThan tells whether resourceVersion rv is newer than base, by
+// notOlder tells whether resourceVersion rv is base or newer, by
 // apimachinery's comparison of resourceVersions of one resource. A version
 // that cannot be compared (not from etcd) is never taken as newer.
-func newerThan(rv, base string) bool {
+func notOlder(rv, base string) bool {
 	cmp, err := resourceversion.CompareResourceVersion(rv, base)
-	return err == nil && cmp > 0
+	return err == nil && cmp >= 0
 }
 
 // removeShoot forgets a deleted shoot; it returns whether it counted on a seed.
@@ -197,16 +200,18 @@ func (c *schedulingCache) decide(shoot *corev1alpha1.Shoot, cloudProfile *corev1
 	reserved := *shoot
 	reserved.Spec.SeedName = &seed
 	c.snapshot.AddShoot(&reserved)
-	c.assumed[key] = &assumption{seed: seed, readRV: shoot.ResourceVersion}
+	c.assumed[key] = &assumption{seed: seed}
 	return seed, nil
 }
 
-// bindSucceeded marks the assumption as written; it may expire from now on.
-func (c *schedulingCache) bindSucceeded(key string, now time.Time) {
+// bindSucceeded marks the assumption as written by the binding of
+// resourceVersion boundRV; it may expire from now on.
+func (c *schedulingCache) bindSucceeded(key, boundRV string, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if a, ok := c.assumed[key]; ok {
 		a.bindDone = true
+		a.boundRV = boundRV
 		a.doneAt = now
 	}
 }
@@ -228,8 +233,8 @@ func (c *schedulingCache) bindFailed(key string, current *corev1alpha1.Shoot) {
 }
 
 // expire drops assumptions written more than ttl ago once the informer's
-// view (current, nil when the shoot is gone) has moved past the version the
-// decision read, falling back to that view. A lagging informer that still
+// view (current, nil when the shoot is gone) has reached the binding,
+// falling back to that view. A lagging informer that still
 // shows the old version keeps the reservation however long it lags: dropping
 // it would count the shoot as unbound (or on the seed it was evicted from)
 // and free the chosen seed's slot for a second shoot. Only when the versions
@@ -243,7 +248,7 @@ func (c *schedulingCache) expire(now time.Time, ttl time.Duration, current func(
 			continue
 		}
 		shoot := current(key)
-		if shoot != nil && !a.supersededBy(shoot) && orderable(shoot.ResourceVersion, a.readRV) {
+		if shoot != nil && !a.supersededBy(shoot) && orderable(shoot.ResourceVersion, a.boundRV) {
 			continue
 		}
 		delete(c.assumed, key)

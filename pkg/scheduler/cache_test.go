@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -107,7 +108,7 @@ func TestAssumedBindingLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Unix(1000, 0)
-	c.bindSucceeded(key, t0)
+	c.bindSucceeded(key, "4", t0)
 	view := shoot
 	current := func(string) *corev1alpha1.Shoot { return view }
 	if expired := c.expire(t0.Add(assumeTTL-time.Second), assumeTTL, current); len(expired) != 0 {
@@ -166,7 +167,7 @@ func TestStaleEvictedViewKeepsReservation(t *testing.T) {
 			t.Fatalf("after the stale view rv %s: usage of a %d, assumed %d; want 1 and 1", stale.ResourceVersion, u, n)
 		}
 	}
-	c.bindSucceeded(algorithm.ShootKey(read), time.Unix(1000, 0))
+	c.bindSucceeded(algorithm.ShootKey(read), "12", time.Unix(1000, 0))
 	if seed, err := c.decide(pendingShoot("second", "eu-west-1"), awsProfile(), algorithm.Config{}); !algorithm.IsNoCapacity(err) {
 		t.Fatalf("second shoot: seed %q, error %v; want a capacity error (a is full)", seed, err)
 	}
@@ -192,7 +193,7 @@ func TestExpiredAssumptionWaitsForLaggingInformer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t0 := time.Unix(1000, 0)
-	c.bindSucceeded(key, t0)
+	c.bindSucceeded(key, "12", t0)
 	lagging := func(string) *corev1alpha1.Shoot { return read }
 	for _, at := range []time.Duration{assumeTTL, 3 * assumeTTL, 10 * assumeTTL} {
 		if expired := c.expire(t0.Add(at), assumeTTL, lagging); len(expired) != 0 {
@@ -212,5 +213,51 @@ func TestExpiredAssumptionWaitsForLaggingInformer(t *testing.T) {
 	}
 	if u, n := c.usage("a"), c.numAssumed(); u != 0 || n != 0 {
 		t.Errorf("after a newer view: usage %d, assumed %d; want 0 and 0", u, n)
+	}
+}
+
+// TestStatusWriteBetweenReadAndBindingKeepsReservation replays a drain: the
+// scheduler decides on the evicted shoot (rv 10), the descheduler's
+// lastOperation lands (rv 11), and the binding, which tests only the fields
+// the decision read, succeeds on top of it (rv 12). The informer then brings
+// rv 11: newer than the read, older than the binding, and unbound. It must
+// neither free the seed's slot nor let the shoot be decided again.
+func TestStatusWriteBetweenReadAndBindingKeepsReservation(t *testing.T) {
+	c := newSchedulingCache()
+	c.addSeed(readySeed("a", "eu-west-1", 1))
+	read := evictedView(pendingShoot("moved", "eu-west-1"), "old", "10")
+	read.Status.SeedName = nil
+	key := algorithm.ShootKey(read)
+	c.upsertShoot(read)
+	if seed, err := c.decide(read, awsProfile(), algorithm.Config{}); err != nil || seed != "a" {
+		t.Fatalf("decide = %q, %v; want seed a", seed, err)
+	}
+	t0 := time.Unix(1000, 0)
+	c.bindSucceeded(key, "12", t0)
+
+	statusWritten := read.DeepCopy()
+	statusWritten.ResourceVersion = "11"
+	statusWritten.Status.LastOperation = &corev1alpha1.LastOperation{Type: corev1alpha1.LastOperationTypeMigrate, State: corev1alpha1.LastOperationStatePending}
+	if c.upsertShoot(statusWritten) {
+		t.Error("the status write older than the binding reported freed capacity")
+	}
+	if u, n := c.usage("a"), c.numAssumed(); u != 1 || n != 1 {
+		t.Fatalf("after the status write: usage of a %d, assumed %d; want 1 and 1", u, n)
+	}
+	if seed, err := c.decide(statusWritten, awsProfile(), algorithm.Config{}); !errors.Is(err, errAssumed) {
+		t.Errorf("deciding the bound shoot again from the status write: seed %q, error %v; want errAssumed", seed, err)
+	}
+	if seed, err := c.decide(pendingShoot("second", "eu-west-1"), awsProfile(), algorithm.Config{}); !algorithm.IsNoCapacity(err) {
+		t.Errorf("second shoot: seed %q, error %v; want a capacity error (a is full)", seed, err)
+	}
+	lagging := func(string) *corev1alpha1.Shoot { return statusWritten }
+	if expired := c.expire(t0.Add(3*assumeTTL), assumeTTL, lagging); len(expired) != 0 {
+		t.Errorf("expired %v while the informer shows a version older than the binding", expired)
+	}
+	bound := boundTo(statusWritten, "a")
+	bound.ResourceVersion = "12"
+	c.upsertShoot(bound)
+	if u, n := c.usage("a"), c.numAssumed(); u != 1 || n != 0 {
+		t.Errorf("after the binding shows: usage %d, assumed %d; want 1 and 0", u, n)
 	}
 }

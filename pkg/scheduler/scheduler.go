@@ -282,7 +282,8 @@ func (s *Scheduler) syncHandler(ctx context.Context, key string) error {
 			return err
 		}
 	}
-	if err := s.bind(ctx, shoot, seed); err != nil {
+	boundRV, err := s.bind(ctx, shoot, seed)
+	if err != nil {
 		s.cache.bindFailed(key, s.currentShoot(key))
 		s.metrics.scheduleAttempts.WithLabelValues(resultError).Inc()
 		s.metrics.attemptDuration.WithLabelValues(resultError).Observe(s.now().Sub(start).Seconds())
@@ -299,7 +300,7 @@ func (s *Scheduler) syncHandler(ctx context.Context, key string) error {
 		}
 		return err
 	}
-	s.cache.bindSucceeded(key, s.now())
+	s.cache.bindSucceeded(key, boundRV, s.now())
 	s.setUnschedulable(key, false)
 	now := s.now()
 	s.metrics.scheduleAttempts.WithLabelValues(resultScheduled).Inc()
@@ -355,11 +356,12 @@ var errSeedChanged = errors.New("the seed changed since the cache saw it")
 // eviction the scheduler is answering, and a resourceVersion precondition
 // refused most re-placements for it. Once bound, the shoot no longer waits: a
 // Pending lastOperation is cleared (clearPending), which costs a second write
-// only when there is one.
-func (s *Scheduler) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string) error {
+// only when there is one. It returns the binding's resourceVersion: versions
+// between the read and the binding show the shoot unbound, and the cache
+// must not take them for news after the binding.
+func (s *Scheduler) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string) (boundRV string, err error) {
 	client := s.clients.Graft.CoreV1alpha1().Shoots(shoot.Namespace)
 	var bound *corev1alpha1.Shoot
-	var err error
 	for _, b := range bindingAttempts(shoot, seed) {
 		bound, err = client.Patch(ctx, shoot.Name, b.patchType, b.patch, metav1.PatchOptions{})
 		// Only a failed test (422) leads to the next attempt; a conflict,
@@ -369,10 +371,10 @@ func (s *Scheduler) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed st
 		}
 	}
 	if err != nil {
-		return err
+		return "", err
 	}
 	s.clearPending(ctx, bound, seed)
-	return nil
+	return bound.ResourceVersion, nil
 }
 
 // binding is one patch that binds a shoot.
