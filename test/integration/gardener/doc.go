@@ -5,6 +5,8 @@
 // through APIServices. The tests build a landscape that Gardener's own
 // validation and admission accept and pin the binding rules graft's scheduler
 // relies on. They use unstructured objects, so that graft's go.mod does not
-// take on Gardener's module. Run them with
-// `go test -tags integration ./test/integration/gardener/`.
+// take on Gardener's module. They carry the build tag gardener, not
+// integration: `make test-gardener` builds gardener-apiserver when the machine
+// lacks it and runs them; `make test` only vets them until graft runs on
+// Gardener.
 package gardener
