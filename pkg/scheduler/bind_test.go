@@ -121,10 +121,10 @@ func TestBindingTestsWhatTheDecisionReads(t *testing.T) {
 		{"status: seed in status", withStatus, func(s *corev1alpha1.Shoot) { s.Status.SeedName = ptr.To("other") }, true, 2},
 		{"status: networks", withStatus, func(s *corev1alpha1.Shoot) { s.Status.Networking.Pods = []string{"10.2.0.0/16"} }, true, 2},
 		{"status: networks removed", withStatus, func(s *corev1alpha1.Shoot) { s.Status.Networking = nil }, true, 2},
-		{"evicted: unchanged", evicted, func(*corev1alpha1.Shoot) {}, false, 1},
-		{"evicted: the eviction's lastOperation", evicted, lastOperation, false, 2},
-		{"evicted: seed in status", evicted, func(s *corev1alpha1.Shoot) { s.Status.SeedName = ptr.To("other") }, true, 3},
-		{"evicted: lastOperation and labels", evicted, func(s *corev1alpha1.Shoot) { lastOperation(s); s.Labels = nil }, true, 3},
+		{"evicted: unchanged", evicted, func(*corev1alpha1.Shoot) {}, false, 2},
+		{"evicted: the eviction's lastOperation", evicted, lastOperation, false, 1},
+		{"evicted: seed in status", evicted, func(s *corev1alpha1.Shoot) { s.Status.SeedName = ptr.To("other") }, true, 4},
+		{"evicted: lastOperation and labels", evicted, func(s *corev1alpha1.Shoot) { lastOperation(s); s.Labels = nil }, true, 4},
 		{"new: unchanged", newShoot, func(*corev1alpha1.Shoot) {}, false, 1},
 		{"new: a lastOperation", newShoot, lastOperation, true, 1},
 	}
@@ -161,5 +161,40 @@ func TestBindingTestsWhatTheDecisionReads(t *testing.T) {
 				t.Errorf("%d attempts sent, want %d", sent, c.sent)
 			}
 		})
+	}
+}
+
+// TestEvictedShootBoundWhenItsStatusLandsBetweenAttempts: the eviction's
+// lastOperation lands after the first attempt found no status and before
+// the second, which tests that there is none: the third binds the shoot,
+// with no conflict.
+func TestEvictedShootBoundWhenItsStatusLandsBetweenAttempts(t *testing.T) {
+	read := pendingShoot("s", "eu-west-1")
+	read.UID, read.Generation = "uid-1", 2
+	read.Annotations = map[string]string{corev1alpha1.AnnotationDescheduledFrom: "old"}
+	landed := read.DeepCopy()
+	landed.Status.LastOperation = &corev1alpha1.LastOperation{Type: corev1alpha1.LastOperationTypeMigrate, State: corev1alpha1.LastOperationStatePending}
+	landed.ResourceVersion = "2"
+
+	attempts := bindingAttempts(read, "new")
+	apply := func(b binding, current *corev1alpha1.Shoot) error {
+		if b.patchType != types.JSONPatchType {
+			t.Fatalf("reached the resourceVersion binding (%s)", b.patchType)
+		}
+		p, err := jsonpatch.DecodePatch(b.patch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.Apply(serverJSON(t, current))
+		return err
+	}
+	if err := apply(attempts[0], read); err == nil {
+		t.Fatal("the first attempt applied to a shoot without status")
+	}
+	if err := apply(attempts[1], landed); err == nil {
+		t.Fatal("the second attempt (no status yet) applied to a shoot with status")
+	}
+	if err := apply(attempts[2], landed); err != nil {
+		t.Fatalf("the third attempt was refused: %v", err)
 	}
 }

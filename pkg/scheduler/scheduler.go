@@ -394,20 +394,24 @@ type binding struct {
 //   - A new shoot, read without status, is bound on its resourceVersion
 //     alone: nothing else writes to it before it is bound.
 //   - An evicted shoot (graft-descheduler annotated it) read without status
-//     is about to get the eviction's lastOperation; JSON patch cannot test
-//     below a /status that may or may not exist, so the first tested
-//     binding tests that there is still none and the second tests the
-//     fields the decision read in the status written meanwhile. A status is
-//     never removed, so once the first fails for it, the second finds it.
+//     is about to get the eviction's lastOperation, and by the time the
+//     binding arrives it mostly has it. JSON patch cannot test below a
+//     /status that may not exist, so the first binding tests the fields
+//     the decision read in that status, the second (for a status not
+//     written yet) tests that there is none, and should the status land
+//     between the two, the third tests it again: a status is never
+//     removed, so an unchanged shoot is bound by one of them.
 func bindingAttempts(shoot *corev1alpha1.Shoot, seed string) []binding {
 	versioned := binding{types.MergePatchType, versionedBinding(shoot, seed)}
 	if !apiequality.Semantic.DeepEqual(shoot.Status, corev1alpha1.ShootStatus{}) {
 		return []binding{testedBinding(shoot, seed, statusTests(shoot)), versioned}
 	}
 	if _, evicted := shoot.Annotations[corev1alpha1.AnnotationDescheduledFrom]; evicted {
+		withStatus := testedBinding(shoot, seed, statusTests(shoot))
 		return []binding{
+			withStatus,
 			testedBinding(shoot, seed, []jsonPatchOp{{"test", "/status", nil}}),
-			testedBinding(shoot, seed, statusTests(shoot)),
+			withStatus,
 			versioned,
 		}
 	}
