@@ -147,7 +147,12 @@ func run(command string, withNode, withGardener bool) error {
 				_ = framework.StopDir(dir)
 				return errors.New("the node did not come up; its logs are in " + nodeDir)
 			}
-			fmt.Printf("local garden up with node %s; CRDs and admission policies installed; KUBECONFIG=%s\n", node.Name, kubeconfig)
+			if err := installGraft(ctx, nodeDir, kubeconfig); err != nil {
+				// The garden and the node stay up: the charts' Events and the
+				// pods' logs say what went wrong.
+				return fmt.Errorf("the node is up, but graft is not running on it: %w", err)
+			}
+			fmt.Printf("local garden up with node %s running graft's pods (namespace %s); KUBECONFIG=%s\n", node.Name, framework.ComponentNamespace, kubeconfig)
 			return nil
 		}
 		fmt.Printf("local garden up; CRDs and admission policies installed; KUBECONFIG=%s\n", kubeconfig)

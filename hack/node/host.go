@@ -129,11 +129,11 @@ func ensureBridge() error {
 // the OCI reference name when it is a full reference.
 func archiveImageName(path string) (string, error) {
 	if path == "" {
-		return "", errors.New("no sandbox image archive given")
+		return "", errors.New("no image archive given")
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return "", fmt.Errorf("opening the sandbox image archive: %w", err)
+		return "", fmt.Errorf("opening the image archive: %w", err)
 	}
 	defer f.Close()
 	br := bufio.NewReader(f)

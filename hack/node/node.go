@@ -91,14 +91,14 @@ func Prepare(dir string) ([]string, error) {
 	if err := writePKI(l.pki(), Name); err != nil {
 		return nil, err
 	}
-	return []string{
+	return append([]string{
 		"--client-ca-file=" + l.cert("ca"),
 		"--kubelet-client-certificate=" + l.cert("apiserver-kubelet-client"),
 		"--kubelet-client-key=" + l.key("apiserver-kubelet-client"),
 		// The node registers the bridge address; kube-apiserver reaches kubelet
 		// there.
 		"--kubelet-preferred-address-types=InternalIP",
-	}, nil
+	}, apiServerArgs...), nil
 }
 
 // Config is what Up needs to know about the garden and this machine.
@@ -164,7 +164,7 @@ func Up(ctx context.Context, c Config) error {
 
 	sandboxImage, err := archiveImageName(c.SandboxArchive)
 	if err != nil {
-		return err
+		return fmt.Errorf("the sandbox image: %w", err)
 	}
 	for _, d := range []string{l.containerdDir(), l.cniConfDir(), l.cniIPAMDir(), l.kubeletRoot(), l.podLogs()} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -190,16 +190,8 @@ func Up(ctx context.Context, c Config) error {
 	}); err != nil {
 		return fmt.Errorf("containerd did not answer: %w (log: %s)", err, l.path("containerd.log"))
 	}
-	fmt.Fprintf(logw, "node: importing the sandbox image %s from %s\n", sandboxImage, c.SandboxArchive)
-	if err := l.ctr(c.Binaries.Ctr, logw, "-n", "k8s.io", "images", "import", c.SandboxArchive); err != nil {
-		return fmt.Errorf("importing %s: %w", c.SandboxArchive, err)
-	}
-	var names strings.Builder
-	if err := l.ctr(c.Binaries.Ctr, &names, "-n", "k8s.io", "images", "ls", "-q"); err != nil {
+	if _, err := importImage(l, c.Binaries.Ctr, c.SandboxArchive, logw); err != nil {
 		return err
-	}
-	if !containsLine(names.String(), sandboxImage) {
-		return fmt.Errorf("%s holds no image named %s after the import (containerd has: %s)", c.SandboxArchive, sandboxImage, strings.Join(strings.Fields(names.String()), ", "))
 	}
 
 	for _, name := range []string{"kubelet", "kube-controller-manager", "kube-scheduler", "kube-proxy"} {
@@ -208,6 +200,9 @@ func Up(ctx context.Context, c Config) error {
 		}
 	}
 	if err := bindNodes(ctx, kube); err != nil {
+		return err
+	}
+	if err := publishAPIServer(ctx, kube, c.Admin.Host); err != nil {
 		return err
 	}
 
@@ -415,6 +410,48 @@ func (l layout) ctr(bin string, out io.Writer, args ...string) error {
 		return fmt.Errorf("ctr %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return nil
+}
+
+// ImportImage imports an OCI image archive into the running node's
+// containerd, where kubelet finds it (pull policy Never or IfNotPresent), and
+// returns the image's name.
+func ImportImage(dir, archive string, log io.Writer) (string, error) {
+	if !Running(dir) {
+		return "", fmt.Errorf("no node runs in %s", dir)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "binaries.json"))
+	if err != nil {
+		return "", err
+	}
+	var bins Binaries
+	if err := json.Unmarshal(data, &bins); err != nil {
+		return "", fmt.Errorf("%s: %w", filepath.Join(dir, "binaries.json"), err)
+	}
+	return importImage(layout{dir: dir}, bins.Ctr, archive, log)
+}
+
+// importImage imports archive into containerd's k8s.io namespace, the one
+// kubelet uses, and checks that the image it names is there.
+func importImage(l layout, ctr, archive string, log io.Writer) (string, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	name, err := archiveImageName(archive)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(log, "node: importing the image %s from %s\n", name, archive)
+	if err := l.ctr(ctr, log, "-n", "k8s.io", "images", "import", archive); err != nil {
+		return "", fmt.Errorf("importing %s: %w", archive, err)
+	}
+	var names strings.Builder
+	if err := l.ctr(ctr, &names, "-n", "k8s.io", "images", "ls", "-q"); err != nil {
+		return "", err
+	}
+	if !containsLine(names.String(), name) {
+		return "", fmt.Errorf("%s holds no image named %s after the import (containerd has: %s)", archive, name, strings.Join(strings.Fields(names.String()), ", "))
+	}
+	return name, nil
 }
 
 // poll calls check until it succeeds, timeout passes, or the process recorded

@@ -300,6 +300,14 @@ spec:
       port: {{ .Values.metrics.service.port | default (include "graft-component.metricsPort" .) }}
       targetPort: {{ include "graft-component.metricsPortName" . }}
       protocol: TCP
+    {{- if eq (include "graft-component.metricsPortName" .) "metrics" }}
+    # /healthz and /readyz, for a look from inside the cluster (kubelet
+    # probes the pods directly); on the metrics port already when shared.
+    - name: health
+      port: {{ include "graft-component.healthPort" . }}
+      targetPort: health
+      protocol: TCP
+    {{- end }}
 {{- end }}
 {{- end }}
 
