@@ -1,18 +1,11 @@
 package node
 
 import (
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"os"
 	"path/filepath"
-	"time"
+
+	"github.com/graft-dev/graft/test/framework"
 )
 
 // identity is a client certificate the cluster's CA signs: the user name is
@@ -41,77 +34,37 @@ func identities(nodeName string) []identity {
 
 // writePKI creates the cluster CA (which kube-apiserver trusts for client
 // certificates and kube-controller-manager signs CSRs with) and one client
-// certificate per identity, as PEM files in dir.
+// certificate per identity, as PEM files in dir: NAME.crt readable by all,
+// NAME.key by its owner only.
 func writePKI(dir, nodeName string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return fmt.Errorf("generating the CA key: %w", err)
-	}
-	now := time.Now()
-	caTmpl := &x509.Certificate{
-		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: "graft-local-node-ca"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, caKey.Public(), caKey)
-	if err != nil {
-		return fmt.Errorf("signing the CA certificate: %w", err)
-	}
-	ca, err := x509.ParseCertificate(caDER)
+	ca, err := framework.NewCertAuthority("graft-local-node-ca")
 	if err != nil {
 		return err
 	}
-	if err := writeCertAndKey(dir, "ca", caDER, caKey); err != nil {
+	if err := writeCertAndKey(dir, "ca", ca.CertPEM(), ca.KeyPEM()); err != nil {
 		return err
 	}
 	for _, id := range identities(nodeName) {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		certPEM, keyPEM, err := ca.Issue(framework.CertRequest{CommonName: id.user, Organizations: id.groups})
 		if err != nil {
-			return fmt.Errorf("generating the key of %s: %w", id.user, err)
+			return err
 		}
-		tmpl := &x509.Certificate{
-			SerialNumber: serial(),
-			Subject:      pkix.Name{CommonName: id.user, Organization: id.groups},
-			NotBefore:    now.Add(-time.Hour),
-			NotAfter:     now.Add(365 * 24 * time.Hour),
-			KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-			ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-		}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, key.Public(), caKey)
-		if err != nil {
-			return fmt.Errorf("signing the certificate of %s: %w", id.user, err)
-		}
-		if err := writeCertAndKey(dir, id.file, der, key); err != nil {
+		if err := writeCertAndKey(dir, id.file, certPEM, keyPEM); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func writeCertAndKey(dir, name string, certDER []byte, key crypto.Signer) error {
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return err
+func writeCertAndKey(dir, name string, certPEM, keyPEM []byte) error {
+	if err := os.WriteFile(filepath.Join(dir, name+".crt"), certPEM, 0o644); err != nil {
+		return fmt.Errorf("writing the certificate of %s: %w", name, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, name+".crt"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: certDER}), 0o644); err != nil {
-		return err
+	if err := os.WriteFile(filepath.Join(dir, name+".key"), keyPEM, 0o600); err != nil {
+		return fmt.Errorf("writing the key of %s: %w", name, err)
 	}
-	return os.WriteFile(filepath.Join(dir, name+".key"), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600)
-}
-
-func serial() *big.Int {
-	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 126))
-	if err != nil {
-		// crypto/rand does not fail on Linux; a fixed serial would still make
-		// a valid, if less unique, certificate.
-		return big.NewInt(time.Now().UnixNano())
-	}
-	return n
+	return nil
 }

@@ -137,34 +137,34 @@ func PrepareGardener(opts GardenerOptions) (_ *Gardener, retErr error) {
 	g.port = ports[0]
 	g.URL = "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(g.port))
 
-	frontProxyCA, err := newCertAuthority("graft-front-proxy-ca")
+	frontProxyCA, err := NewCertAuthority("graft-front-proxy-ca")
 	if err != nil {
 		return nil, err
 	}
-	clientCert, clientKey, err := frontProxyCA.issue(certRequest{commonName: frontProxyClientName})
+	clientCert, clientKey, err := frontProxyCA.Issue(CertRequest{CommonName: frontProxyClientName})
 	if err != nil {
 		return nil, err
 	}
-	servingCA, err := newCertAuthority("graft-gardener-apiserver-ca")
+	servingCA, err := NewCertAuthority("graft-gardener-apiserver-ca")
 	if err != nil {
 		return nil, err
 	}
 	// kube-apiserver dials the Service's ExternalName (localhost) but checks
 	// the certificate against the Service's DNS name.
-	servingCert, servingKey, err := servingCA.issue(certRequest{
-		commonName: gardenerName,
-		dnsNames:   []string{"localhost", gardenerName + ".kube-system.svc", gardenerName + ".kube-system.svc.cluster.local"},
-		ips:        []net.IP{net.IPv4(127, 0, 0, 1)},
+	servingCert, servingKey, err := servingCA.Issue(CertRequest{
+		CommonName: gardenerName,
+		DNSNames:   []string{"localhost", gardenerName + ".kube-system.svc", gardenerName + ".kube-system.svc.cluster.local"},
+		IPs:        []net.IP{net.IPv4(127, 0, 0, 1)},
 	})
 	if err != nil {
 		return nil, err
 	}
-	g.CABundle = servingCA.pem
+	g.CABundle = servingCA.CertPEM()
 	if err := writeFiles(g.certDir(), map[string][]byte{
-		"front-proxy-ca.crt":     frontProxyCA.pem,
+		"front-proxy-ca.crt":     frontProxyCA.CertPEM(),
 		"front-proxy-client.crt": clientCert,
 		"front-proxy-client.key": clientKey,
-		"ca.crt":                 servingCA.pem,
+		"ca.crt":                 servingCA.CertPEM(),
 		"tls.crt":                servingCert,
 		"tls.key":                servingKey,
 	}); err != nil {

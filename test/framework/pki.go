@@ -23,17 +23,21 @@ import (
 // running for a long while; nothing rotates these certificates.
 const certValidity = 365 * 24 * time.Hour
 
-// certAuthority is a CA generated for one garden, kept in memory to sign
-// the certificates that garden's components present.
-type certAuthority struct {
+// CertAuthority is a CA generated for one garden or node, kept in memory to
+// sign the certificates that its components present.
+type CertAuthority struct {
 	cert *x509.Certificate
 	key  crypto.Signer
-	// pem is the CA certificate, for CA bundles and --*-ca-file flags.
-	pem []byte
+	// certPEM is the CA certificate, for CA bundles and --*-ca-file flags.
+	certPEM []byte
+	// keyPEM is the CA's private key, for components that sign certificates
+	// themselves (kube-controller-manager's --cluster-signing-key-file).
+	keyPEM []byte
 }
 
-// newCertAuthority generates a self-signed CA named commonName.
-func newCertAuthority(commonName string) (*certAuthority, error) {
+// NewCertAuthority generates a self-signed CA named commonName, with an
+// ECDSA P-256 key, valid for ten years.
+func NewCertAuthority(commonName string) (*CertAuthority, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("generating the key of CA %s: %w", commonName, err)
@@ -42,42 +46,58 @@ func newCertAuthority(commonName string) (*certAuthority, error) {
 	if err != nil {
 		return nil, fmt.Errorf("self-signing CA %s: %w", commonName, err)
 	}
-	return &certAuthority{
-		cert: cert,
-		key:  key,
-		pem:  pem.EncodeToMemory(&pem.Block{Type: certutil.CertificateBlockType, Bytes: cert.Raw}),
+	keyPEM, err := keyutil.MarshalPrivateKeyToPEM(key)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the key of CA %s: %w", commonName, err)
+	}
+	return &CertAuthority{
+		cert:    cert,
+		key:     key,
+		certPEM: pem.EncodeToMemory(&pem.Block{Type: certutil.CertificateBlockType, Bytes: cert.Raw}),
+		keyPEM:  keyPEM,
 	}, nil
 }
 
-// certRequest describes a leaf certificate signed by a certAuthority.
-type certRequest struct {
-	commonName string
-	// dnsNames and ips make a serving certificate; without them the
+// CertPEM returns the CA certificate as PEM.
+func (ca *CertAuthority) CertPEM() []byte { return ca.certPEM }
+
+// KeyPEM returns the CA's private key as PEM.
+func (ca *CertAuthority) KeyPEM() []byte { return ca.keyPEM }
+
+// CertRequest describes a leaf certificate signed by a CertAuthority.
+type CertRequest struct {
+	// CommonName is the subject's CN, the user name of a client certificate.
+	CommonName string
+	// Organizations is the subject's O, the groups of a client certificate
+	// (for example system:nodes or system:masters).
+	Organizations []string
+	// DNSNames and IPs make a serving certificate; without them the
 	// certificate is for client authentication only.
-	dnsNames []string
-	ips      []net.IP
+	DNSNames []string
+	IPs      []net.IP
 }
 
-// issue signs a new key pair for req and returns the certificate and key as PEM.
-func (ca *certAuthority) issue(req certRequest) (certPEM, keyPEM []byte, err error) {
+// Issue signs a new ECDSA P-256 key pair for req, valid for certValidity,
+// and returns the certificate and key as PEM.
+func (ca *CertAuthority) Issue(req CertRequest) (certPEM, keyPEM []byte, err error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return nil, nil, fmt.Errorf("generating the key of %s: %w", req.commonName, err)
+		return nil, nil, fmt.Errorf("generating the key of %s: %w", req.CommonName, err)
 	}
 	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
 	if err != nil {
 		return nil, nil, err
 	}
 	usage := x509.ExtKeyUsageClientAuth
-	if len(req.dnsNames) > 0 || len(req.ips) > 0 {
+	if len(req.DNSNames) > 0 || len(req.IPs) > 0 {
 		usage = x509.ExtKeyUsageServerAuth
 	}
 	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: req.commonName},
-		DNSNames:     req.dnsNames,
-		IPAddresses:  req.ips,
+		Subject:      pkix.Name{CommonName: req.CommonName, Organization: req.Organizations},
+		DNSNames:     req.DNSNames,
+		IPAddresses:  req.IPs,
 		// A minute of slack for clocks of processes that read it at once.
 		NotBefore:   now.Add(-time.Minute),
 		NotAfter:    now.Add(certValidity),
@@ -86,7 +106,7 @@ func (ca *certAuthority) issue(req certRequest) (certPEM, keyPEM []byte, err err
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, key.Public(), ca.key)
 	if err != nil {
-		return nil, nil, fmt.Errorf("signing the certificate of %s: %w", req.commonName, err)
+		return nil, nil, fmt.Errorf("signing the certificate of %s: %w", req.CommonName, err)
 	}
 	keyPEM, err = keyutil.MarshalPrivateKeyToPEM(key)
 	if err != nil {
