@@ -15,7 +15,7 @@ VERSION_PKG := k8s.io/component-base/version
 LDFLAGS := -X $(VERSION_PKG).gitVersion=$(VERSION) -X $(VERSION_PKG).gitCommit=$(GIT_COMMIT) \
 	-X $(VERSION_PKG).gitTreeState=$(GIT_TREE_STATE) -X $(VERSION_PKG).buildDate=$(BUILD_DATE)
 
-.PHONY: all build images test test-unit test-integration test-e2e bench-scheduler bench-drain chaos deps codegen verify-codegen demo demo-down local-node clean
+.PHONY: all build images test test-unit test-integration test-e2e test-e2e-pods node-deps bench-scheduler bench-drain chaos deps codegen verify-codegen demo demo-down local-node clean
 
 all: build
 
@@ -38,17 +38,24 @@ images:
 deps:
 	@bash hack/install-deps.sh
 
+## node-deps: what a local node runs (containerd, runc and CNI plugins from Debian;
+## kubelet, kube-proxy, kube-controller-manager and kube-scheduler built once per machine)
+node-deps:
+	@bash hack/install-deps.sh node
+
 ## test: the whole suite: vet, unit tests, integration and chart tests against a real
-## kube-apiserver, then the end-to-end suite with the real binaries, then a short
-## chaos run (one minute of faults, a fixed seed)
-test: deps
+## kube-apiserver, then the end-to-end suite with the real binaries, then the pod
+## scenarios against graft's charts on a local node (as root), then a short chaos
+## run (one minute of faults, a fixed seed)
+test: deps node-deps
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./test/...
 	$(GO) vet -tags e2e ./test/e2e/...
 	$(GO) vet -tags gardener ./test/integration/gardener/
 	$(GO) test ./...
 	$(GO) test -tags integration -timeout 30m ./test/integration/... ./test/charts/...
-	$(GO) test -tags e2e -timeout 40m ./test/e2e/...
+	$(GO) test -tags e2e -timeout 40m ./test/e2e/ -args -ginkgo.label-filter='!pods'
+	E2E_LABELS=pods bash hack/e2e-pods.sh
 	$(GO) run ./test/chaos -seed 13 -duration 60s
 
 ## test-unit: unit tests only
@@ -66,9 +73,16 @@ test-gardener: deps
 	@bash hack/install-deps.sh gardener-apiserver
 	$(GO) test -tags gardener -timeout 20m ./test/integration/gardener/
 
-## test-e2e: the end-to-end suite; against $$KUBECONFIG when set, else a local garden
+## test-e2e: the end-to-end suite with the components as local processes; against
+## $$KUBECONFIG when set, else a local garden
 test-e2e: deps
-	$(GO) test -tags e2e -timeout 40m ./test/e2e/ -args -ginkgo.v
+	$(GO) test -tags e2e -timeout 40m ./test/e2e/ -args -ginkgo.v -ginkgo.label-filter='!pods'
+
+## test-e2e-pods: the end-to-end suite against graft installed with its charts and
+## running as pods on a local node (as root): every scenario that does not stop or
+## start component processes, and the pod scenarios
+test-e2e-pods: deps node-deps
+	bash hack/e2e-pods.sh
 
 ## bench-scheduler: schedule M pending shoots onto N seeds against a plain loop making
 ## the same writes with as many writers in flight; BENCH_ARGS="-seeds 1000 -shoots 20000"

@@ -53,7 +53,7 @@ var _ = Describe("Scenario 7: bad input", func() {
 	}
 })
 
-var _ = Describe("Scenario 7: bad input while running", Ordered, func() {
+var _ = Describe("Scenario 7: bad input while running", processLabel, Ordered, func() {
 	// A second scheduler, answering to its own name with the MinimalDistance
 	// strategy (which reads region ConfigMaps), installed as its own release.
 	const schedulerName = "distance-scheduler"

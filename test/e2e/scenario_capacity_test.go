@@ -167,7 +167,14 @@ func deschedulerPasses(ctx context.Context) float64 {
 }
 
 func deschedulerPassesG(g Gomega, ctx context.Context) float64 {
-	v, err := metricValue(ctx, running["graft-descheduler-0"], "graft_descheduler_pass_duration_seconds_count")
+	const passes = "graft_descheduler_pass_duration_seconds_count"
+	var v float64
+	var err error
+	if podsMode {
+		v, err = leaderMetric(ctx, "graft-descheduler", passes)
+	} else {
+		v, err = metricValue(ctx, running["graft-descheduler-0"], passes)
+	}
 	g.Expect(err).NotTo(HaveOccurred())
 	return v
 }
@@ -187,10 +194,16 @@ func metricValue(ctx context.Context, c *component, name string) (float64, error
 	if err != nil {
 		return 0, err
 	}
+	return sampleValue(body, c.Name, name)
+}
+
+// sampleValue finds the sample called name (with its labels, as served) in what server
+// served on /metrics.
+func sampleValue(body []byte, server, name string) (float64, error) {
 	for _, line := range strings.Split(string(body), "\n") {
 		if value, ok := strings.CutPrefix(line, name+" "); ok {
 			return strconv.ParseFloat(strings.TrimSpace(value), 64)
 		}
 	}
-	return 0, fmt.Errorf("%s serves no sample %s", c.Name, name)
+	return 0, fmt.Errorf("%s serves no sample %s", server, name)
 }

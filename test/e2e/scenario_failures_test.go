@@ -74,7 +74,7 @@ func allBound(ctx context.Context, l *landscapegen.Landscape, timeout time.Durat
 
 func boundOnce(string) int64 { return 2 }
 
-var _ = Describe("Scenario 5: leader failover under load", Ordered, func() {
+var _ = Describe("Scenario 5: leader failover under load", processLabel, Ordered, func() {
 	// 20 seeds of 120 shoots (2,400 slots) for 2,000 shoots.
 	l := landscapegen.Generate(landscapegen.Spec{
 		Scenario: "s5", Providers: []string{"aws"}, RegionsPerProvider: 2, SeedsPerRegion: 10, SeedCapacity: 120, Shoots: 2000,
@@ -110,7 +110,7 @@ var _ = Describe("Scenario 5: leader failover under load", Ordered, func() {
 	}, SpecTimeout(10*time.Minute))
 })
 
-var _ = Describe("Scenario 6: API server restart", Ordered, func() {
+var _ = Describe("Scenario 6: API server restart", processLabel, Ordered, func() {
 	l := landscapegen.Generate(landscapegen.Spec{
 		Scenario: "s6", Providers: []string{"aws"}, RegionsPerProvider: 1, SeedsPerRegion: 6, SeedCapacity: 100, Shoots: 400,
 	})

@@ -66,6 +66,11 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	By("following every shoot, seed, cloud profile and region ConfigMap for the invariants")
 	Expect(startMonitor(ctx)).To(Succeed())
 
+	if podsMode {
+		By("installing graft's charts, the components running as pods")
+		Expect(installPods(ctx, nil)).To(Succeed())
+		return
+	}
 	By("starting the components as their charts' ServiceAccounts")
 	for _, sc := range suiteComponents {
 		c, err := startComponent(ctx, env, bins, sc.chart, sc.instance, componentOptions{Set: sc.set, SetJSON: sc.setJSON})
@@ -128,6 +133,9 @@ var _ = AfterSuite(func(ctx SpecContext) {
 	defer func() {
 		if CurrentSpecReport().Failed() || monitor != nil && len(monitor.Violations()) > 0 {
 			suiteFailed = true
+			if podsMode {
+				fmt.Fprint(GinkgoWriter, podLogs(ctx))
+			}
 			for _, c := range running {
 				fmt.Fprintf(GinkgoWriter, "\n===== %s (running %v) =====\n%s\n", c.Name, c.Running(), c.Logs())
 			}
@@ -178,11 +186,14 @@ var retired []*component
 var suiteFailed bool
 
 // After a failed spec, show what the components said.
-var _ = ReportAfterEach(func(report SpecReport) {
+var _ = ReportAfterEach(func(ctx SpecContext, report SpecReport) {
 	if !report.Failed() {
 		return
 	}
 	suiteFailed = true
+	if podsMode {
+		fmt.Fprint(GinkgoWriter, podLogs(ctx))
+	}
 	for _, c := range running {
 		fmt.Fprintf(GinkgoWriter, "\n===== %s (running %v) =====\n%s\n", c.Name, c.Running(), c.Logs())
 	}
@@ -191,7 +202,10 @@ var _ = ReportAfterEach(func(report SpecReport) {
 // AfterEach spec, every suite-wide component must still run (none may crash
 // or exit on what a scenario did) and none may have been refused anything by
 // RBAC, even where a spec does not look at the result (an Event, say).
-var _ = AfterEach(func() {
+var _ = AfterEach(func(ctx SpecContext) {
+	if podsMode {
+		checkPods(ctx)
+	}
 	for _, c := range running {
 		Expect(c.Running()).To(BeTrue(), "%s exited: %v\n%s", c.Name, c.exitErr(), c.Logs())
 		Expect(c.LogContains(" is forbidden: ")).To(BeFalse(), "%s was refused by RBAC:\n%s", c.Name, c.Logs())

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs graft's end-to-end suite against graft running as pods: a local garden
+# with a one-node cluster (hack/local-garden.sh up --node, which builds the
+# graft image, imports it into the node's containerd and installs the four
+# charts with Helm), the suite with GRAFT_E2E_COMPONENTS=pods against it, then
+# down. Needs root (the node runs containers).
+#   E2E_LABELS     Ginkgo label filter (default '!processes': every scenario
+#                  that does not stop, kill or start component processes;
+#                  'pods' runs only the pod scenarios)
+#   KEEP_GARDEN=1  leave the garden running afterwards
+#   GRAFT_GARDEN_DIR  where its state lives (default _output/e2e-pods-garden)
+#   extra arguments go to `go test` after -args (e.g. -ginkgo.focus='Scenario 8')
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "${ROOT}"
+export GRAFT_GARDEN_DIR="${GRAFT_GARDEN_DIR:-${ROOT}/_output/e2e-pods-garden}"
+LABELS="${E2E_LABELS:-!processes}"
+
+down() {
+  if [[ "${KEEP_GARDEN:-}" == 1 ]]; then
+    echo "e2e-pods: garden kept; $(bash hack/local-garden.sh env)" >&2
+    return
+  fi
+  bash hack/local-garden.sh down
+}
+trap down EXIT
+bash hack/local-garden.sh up --node
+
+export KUBECONFIG="${GRAFT_GARDEN_DIR}/kubeconfig" GRAFT_E2E_COMPONENTS=pods
+go test -tags e2e -timeout 40m ./test/e2e/ -count=1 -args -ginkgo.v -ginkgo.label-filter="${LABELS}" "$@"
