@@ -575,13 +575,30 @@ func checkService(t *testing.T, r map[string][]*unstructured.Unstructured, v var
 			t.Errorf("Service selector %v does not select the pods (labels %v)", svc.Spec.Selector, dep.Spec.Template.Labels)
 		}
 	}
-	if len(svc.Spec.Ports) != 1 {
-		t.Fatalf("Service has %d ports, want 1", len(svc.Spec.Ports))
+	// /metrics, and /healthz and /readyz on a port of their own unless they
+	// share the metrics port.
+	ports := map[string]corev1.ServicePort{}
+	for _, p := range svc.Spec.Ports {
+		ports[p.Name] = p
 	}
-	sp := svc.Spec.Ports[0]
-	if got, want := containerPort(dep.Spec.Template.Spec.Containers[0], sp.TargetPort.StrVal), portOf(t, common.Server.MetricsBindAddress); got != want {
-		t.Errorf("Service targets container port %q = %d, the config serves /metrics on %d", sp.TargetPort.StrVal, got, want)
+	metricsPort, healthPort := portOf(t, common.Server.MetricsBindAddress), portOf(t, common.Server.HealthProbeBindAddress)
+	want := map[string]int32{"metrics": metricsPort}
+	if healthPort != metricsPort {
+		want["health"] = healthPort
 	}
+	if len(ports) != len(want) || len(svc.Spec.Ports) != len(want) {
+		t.Fatalf("Service ports %v, want one per endpoint %v", svc.Spec.Ports, want)
+	}
+	for name, port := range want {
+		sp, ok := ports[name]
+		if !ok {
+			t.Fatalf("Service has no port %s: %v", name, svc.Spec.Ports)
+		}
+		if got := containerPort(dep.Spec.Template.Spec.Containers[0], sp.TargetPort.StrVal); got != port {
+			t.Errorf("Service port %s targets container port %q = %d, the config serves it on %d", name, sp.TargetPort.StrVal, got, port)
+		}
+	}
+	sp := ports["metrics"]
 	if count(r, "ServiceMonitor") != map[bool]int{true: 1, false: 0}[v.wantServiceMonitor] {
 		t.Fatalf("rendered %d ServiceMonitors, want one only when enabled (%v)", count(r, "ServiceMonitor"), v.wantServiceMonitor)
 	}
