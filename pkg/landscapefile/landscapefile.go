@@ -214,8 +214,21 @@ func decodeInto[T any](l *Landscape, list *[]*T, doc Document, data []byte) erro
 // decode reads an object case-sensitively, dropping unknown fields as the API
 // server's pruning does, and sets graft's apiVersion for Gardener objects.
 func decode(doc Document, data []byte, into any) error {
+	if err := Convert(data, into); err != nil {
+		return fmt.Errorf("%s: %s", doc, err)
+	}
+	return nil
+}
+
+// Convert reads one Seed, Shoot or CloudProfile, as JSON in graft's
+// core.graft.dev/v1alpha1 or in Gardener's core.gardener.cloud/v1beta1, into
+// graft's type into (a *v1alpha1.Seed, *v1alpha1.Shoot or
+// *v1alpha1.CloudProfile): the one conversion from Gardener's objects, shared
+// by the landscape files and graftctl's reads of a Gardener garden. Unknown
+// fields are dropped; a Gardener object gets graft's apiVersion.
+func Convert(data []byte, into any) error {
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, into); err != nil {
-		return fmt.Errorf("%s: %s", doc, strings.TrimPrefix(err.Error(), "json: "))
+		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
 	}
 	if o, ok := into.(interface{ GetObjectKind() schema.ObjectKind }); ok {
 		gvk := o.GetObjectKind().GroupVersionKind()

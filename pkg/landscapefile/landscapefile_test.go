@@ -3,6 +3,8 @@ package landscapefile
 import (
 	"strings"
 	"testing"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
 const gardenerExport = `# an export of a Gardener landscape
@@ -127,5 +129,21 @@ func TestFieldNamesAreCaseSensitive(t *testing.T) {
 	}
 	if l.Shoots[0].Spec.Region != "right" {
 		t.Fatalf("region %q", l.Shoots[0].Spec.Region)
+	}
+}
+
+func TestConvertReadsALiveGardenerObjectAsGrafts(t *testing.T) {
+	var shoot v1alpha1.Shoot
+	err := Convert([]byte(`{"apiVersion":"core.gardener.cloud/v1beta1","kind":"Shoot",
+		"metadata":{"name":"a","namespace":"garden-dev","resourceVersion":"12"},
+		"spec":{"cloudProfile":{"kind":"CloudProfile","name":"aws"},"region":"eu-west-1","seedName":"s1","networking":{"type":"calico"}}}`), &shoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shoot.APIVersion != "core.graft.dev/v1alpha1" || shoot.ResourceVersion != "12" || shoot.Spec.SeedName == nil || *shoot.Spec.SeedName != "s1" {
+		t.Errorf("converted shoot %+v", shoot)
+	}
+	if err := Convert([]byte(`{"apiVersion":"core.gardener.cloud/v1beta1","kind":"Shoot","spec":{"region":3}}`), &shoot); err == nil || strings.HasPrefix(err.Error(), "json: ") {
+		t.Errorf("wrongly typed field: error %v", err)
 	}
 }
