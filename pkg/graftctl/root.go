@@ -1,6 +1,8 @@
 package graftctl
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -8,6 +10,7 @@ import (
 	"github.com/graft-dev/graft/pkg/graftctl/describe"
 	"github.com/graft-dev/graft/pkg/graftctl/drain"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
+	"github.com/graft-dev/graft/pkg/graftctl/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/get"
 	"github.com/graft-dev/graft/pkg/graftctl/simulate"
 	"github.com/graft-dev/graft/pkg/graftctl/taint"
@@ -28,7 +31,17 @@ simulates scheduling decisions, in the habits of kubectl.`,
 	configFlags := genericclioptions.NewConfigFlags(true).WithDeprecatedPasswordFlag().WithDiscoveryBurst(300).WithDiscoveryQPS(50.0)
 	configFlags.AddFlags(flags)
 
-	f := factory.New(configFlags)
+	var api string
+	flags.StringVar(&api, garden.Flag, "", fmt.Sprintf("API of seeds and shoots: %s (graft's own) or %s (a Gardener garden). Empty finds out from the cluster, graft's first when it serves both.", garden.Graft, garden.Gardener))
+	_ = cmd.RegisterFlagCompletionFunc(garden.Flag, cobra.FixedCompletions([]string{string(garden.Graft), string(garden.Gardener)}, cobra.ShellCompDirectiveNoFileComp))
+	// A wrong value is refused before any command runs, also by the commands
+	// that do not read seeds.
+	cmd.PersistentPreRunE = func(*cobra.Command, []string) error {
+		_, err := garden.ParseAPI(api)
+		return err
+	}
+
+	f := factory.New(configFlags, &api)
 
 	// Subcommands are added here, one line each.
 	cmd.AddCommand(taint.NewCommand(f, streams))

@@ -17,12 +17,12 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/graft-dev/client-go/clientset/versioned"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
+	"github.com/graft-dev/graft/pkg/graftctl/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
@@ -51,7 +51,7 @@ type Options struct {
 	RegionConfigNamespace string
 
 	Namespace string
-	Graft     versioned.Interface
+	Garden    garden.Client
 	Kube      kubernetes.Interface
 	// Now is the clock for ages; tests fix it.
 	Now func() time.Time
@@ -98,7 +98,7 @@ func (o *Options) Complete(f factory.Factory, _ *cobra.Command, args []string) e
 	if o.Namespace, _, err = f.Namespace(); err != nil {
 		return err
 	}
-	if o.Graft, err = f.GraftClient(); err != nil {
+	if o.Garden, err = f.Garden(); err != nil {
 		return err
 	}
 	o.Kube, err = f.KubeClient()
@@ -128,7 +128,7 @@ func (o *Options) Run(ctx context.Context) error {
 		choice schedulingconfig.Choice
 	)
 	for i, name := range o.Names {
-		shoot, err := o.Graft.CoreV1alpha1().Shoots(o.Namespace).Get(ctx, name, metav1.GetOptions{})
+		shoot, err := o.Garden.GetShoot(ctx, o.Namespace, name)
 		if err != nil {
 			return err
 		}
@@ -155,7 +155,7 @@ func (o *Options) Run(ctx context.Context) error {
 				if choice = o.Scheduling.Choose(ctx, o.Kube.CoordinationV1()); choice.Warning != "" {
 					fmt.Fprintf(o.ErrOut, "Warning: %s\n", choice.Warning)
 				}
-				if l, err = livelandscape.Load(ctx, o.Graft, o.Kube, choice.Config, o.RegionConfigNamespace); err != nil {
+				if l, err = livelandscape.Load(ctx, o.Garden, o.Kube, choice.Config, o.RegionConfigNamespace); err != nil {
 					return err
 				}
 			}

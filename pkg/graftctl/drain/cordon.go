@@ -7,10 +7,10 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/graft-dev/client-go/clientset/versioned"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
+	"github.com/graft-dev/graft/pkg/graftctl/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
 	"github.com/graft-dev/graft/pkg/taintclock"
 )
@@ -85,7 +85,7 @@ func (o *CordonOptions) Run(ctx context.Context) error {
 
 // Set cordons (cordon true) or uncordons a seed and returns it with the word
 // to print: cordoned, already cordoned, uncordoned or already uncordoned.
-func Set(ctx context.Context, client versioned.Interface, name string, cordon bool, strategy seedcmd.DryRunStrategy) (*corev1alpha1.Seed, string, error) {
+func Set(ctx context.Context, client garden.Client, name string, cordon bool, strategy seedcmd.DryRunStrategy) (*corev1alpha1.Seed, string, error) {
 	seed, changed, err := seedcmd.UpdateTaints(ctx, client, name, strategy, func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
 		if cordon {
 			return Cordoned(seed.Spec.Taints)

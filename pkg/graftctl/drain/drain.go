@@ -16,6 +16,7 @@ import (
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
+	"github.com/graft-dev/graft/pkg/graftctl/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
@@ -134,6 +135,13 @@ func (o *Options) Complete(f factory.Factory, cmd *cobra.Command, args []string)
 		return fmt.Errorf("exactly one seed name must be specified, got %d", len(args))
 	}
 	o.SeedName = args[0]
+	client, err := f.Garden()
+	if err != nil {
+		return err
+	}
+	if client.API() != garden.Graft {
+		return fmt.Errorf("graftctl drain works on graft's API (%s) only, not on %s: it evicts with a NoExecute taint, and Gardener's seed taints have no effects, so none evicts a shoot; 'graftctl cordon' keeps new shoots off a Gardener seed", garden.Graft, client.API())
+	}
 	if o.Graft, err = f.GraftClient(); err != nil {
 		return err
 	}
@@ -205,7 +213,7 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 
 	var hadCordon, hadDrain bool
-	seed, _, err := seedcmd.UpdateTaints(ctx, o.Graft, o.SeedName, o.DryRun, func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
+	seed, _, err := seedcmd.UpdateTaints(ctx, garden.NewGraft(o.Graft), o.SeedName, o.DryRun, func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
 		hadCordon = seedcmd.HasTaint(seed.Spec.Taints, CordonTaint.Key, CordonTaint.Effect)
 		hadDrain = seedcmd.HasTaint(seed.Spec.Taints, DrainTaint.Key, DrainTaint.Effect)
 		return DrainedAt(seed.Spec.Taints, o.Clock.Now())

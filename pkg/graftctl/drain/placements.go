@@ -12,6 +12,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/graftctl/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/taintclock"
 )
@@ -66,7 +67,7 @@ func sortShoots(shoots []*corev1alpha1.Shoot) {
 // placed one after the other, in name order, each counting on its new seed
 // for the next decisions, as they would when the descheduler evicts them.
 func (o *Options) reportPlacements(ctx context.Context, drained *corev1alpha1.Seed) error {
-	l, err := livelandscape.Load(ctx, o.Graft, o.Kube, o.schedulingConfig(ctx), o.regionConfigNamespace())
+	l, err := livelandscape.Load(ctx, garden.NewGraft(o.Graft), o.Kube, o.schedulingConfig(ctx), o.regionConfigNamespace())
 	if err != nil {
 		return err
 	}

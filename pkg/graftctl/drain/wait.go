@@ -16,6 +16,7 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/graftctl/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 )
 
@@ -293,7 +294,7 @@ func (o *Options) reasons(ctx context.Context, p *progress, keys []string) []str
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	out := make([]string, len(keys))
-	l, err := livelandscape.Load(ctx, o.Graft, o.Kube, o.schedulingConfig(ctx), o.regionConfigNamespace())
+	l, err := livelandscape.Load(ctx, garden.NewGraft(o.Graft), o.Kube, o.schedulingConfig(ctx), o.regionConfigNamespace())
 	now := o.Clock.Now()
 	for i, key := range keys {
 		e := p.entries[key]

@@ -5,9 +5,13 @@ import (
 	"sync"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/graft-dev/client-go/clientset/versioned"
+
+	"github.com/graft-dev/graft/pkg/graftctl/garden"
 )
 
 // Factory hands graftctl commands the clients they need. Commands call it in
@@ -16,6 +20,9 @@ import (
 type Factory interface {
 	// GraftClient returns a client for core.graft.dev objects.
 	GraftClient() (versioned.Interface, error)
+	// Garden returns the client for seeds, shoots and cloud profiles of the
+	// API the cluster serves (--api, or discovery): graft's or Gardener's.
+	Garden() (garden.Client, error)
 	// KubeClient returns a client for Kubernetes' own objects (events, leases).
 	KubeClient() (kubernetes.Interface, error)
 	// Namespace returns the namespace from --namespace or the kubeconfig context,
@@ -24,18 +31,24 @@ type Factory interface {
 }
 
 // New returns a Factory that builds clients from the given kubeconfig flags.
-// The clients are built once and shared by every caller.
-func New(getter genericclioptions.RESTClientGetter) Factory {
-	return &fromFlags{getter: getter}
+// api points at the value of the global --api flag; empty asks discovery. The
+// clients are built once and shared by every caller.
+func New(getter genericclioptions.RESTClientGetter, api *string) Factory {
+	return &fromFlags{getter: getter, apiFlag: api}
 }
 
 type fromFlags struct {
-	getter genericclioptions.RESTClientGetter
+	getter  genericclioptions.RESTClientGetter
+	apiFlag *string
 
 	once  sync.Once
 	graft versioned.Interface
 	kube  kubernetes.Interface
 	err   error
+
+	gardenOnce sync.Once
+	garden     garden.Client
+	gardenErr  error
 }
 
 func (f *fromFlags) build() {
@@ -65,6 +78,53 @@ func (f *fromFlags) KubeClient() (kubernetes.Interface, error) {
 	return f.kube, f.err
 }
 
+func (f *fromFlags) Garden() (garden.Client, error) {
+	f.gardenOnce.Do(func() { f.garden, f.gardenErr = f.buildGarden() })
+	return f.garden, f.gardenErr
+}
+
+func (f *fromFlags) buildGarden() (garden.Client, error) {
+	var flag string
+	if f.apiFlag != nil {
+		flag = *f.apiFlag
+	}
+	api, err := garden.ParseAPI(flag)
+	if err != nil {
+		return nil, err
+	}
+	if api == "" {
+		cfg, err := f.getter.ToRESTConfig()
+		if err != nil {
+			return nil, err
+		}
+		// Uncached: a disk cache written before graft's CRDs or Gardener's
+		// APIService were installed would give the wrong answer.
+		disco, err := discovery.NewDiscoveryClientForConfig(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("building the discovery client: %w", err)
+		}
+		if api, err = garden.Discover(disco); err != nil {
+			return nil, err
+		}
+	}
+	if api == garden.Graft {
+		graft, err := f.GraftClient()
+		if err != nil {
+			return nil, err
+		}
+		return garden.NewGraft(graft), nil
+	}
+	cfg, err := f.getter.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building the dynamic client: %w", err)
+	}
+	return garden.NewGardener(dyn), nil
+}
+
 func (f *fromFlags) Namespace() (string, bool, error) {
 	return f.getter.ToRawKubeConfigLoader().Namespace()
 }
@@ -74,6 +134,14 @@ func (f *fromFlags) Namespace() (string, bool, error) {
 type Static struct {
 	Graft versioned.Interface
 	Kube  kubernetes.Interface
+	// API is the API Garden talks to; empty means graft's, through Graft.
+	API garden.API
+	// Dynamic is the client Garden reads Gardener's objects with when API is
+	// garden.Gardener.
+	Dynamic dynamic.Interface
+	// Discovery, when set and API is empty, decides the API as the binary
+	// does.
+	Discovery discovery.DiscoveryInterface
 	// DefaultNamespace is returned by Namespace; empty means "default".
 	DefaultNamespace string
 	// ExplicitNamespace reports the namespace as given by the user.
@@ -86,6 +154,29 @@ func (s *Static) GraftClient() (versioned.Interface, error) {
 		return nil, fmt.Errorf("no graft client configured")
 	}
 	return s.Graft, nil
+}
+
+// Garden returns a client for s.API (by s.Discovery when empty and set,
+// graft's otherwise): over s.Graft for graft's, over s.Dynamic for Gardener's.
+func (s *Static) Garden() (garden.Client, error) {
+	api := s.API
+	if api == "" && s.Discovery != nil {
+		var err error
+		if api, err = garden.Discover(s.Discovery); err != nil {
+			return nil, err
+		}
+	}
+	if api == garden.Gardener {
+		if s.Dynamic == nil {
+			return nil, fmt.Errorf("no dynamic client configured")
+		}
+		return garden.NewGardener(s.Dynamic), nil
+	}
+	graft, err := s.GraftClient()
+	if err != nil {
+		return nil, err
+	}
+	return garden.NewGraft(graft), nil
 }
 
 // KubeClient returns s.Kube.

@@ -15,7 +15,7 @@ func (o *Options) getSeeds(ctx context.Context) ([]corev1alpha1.Seed, error) {
 	if len(o.names) > 0 {
 		items := make([]corev1alpha1.Seed, 0, len(o.names))
 		for _, name := range o.names {
-			seed, err := o.client.CoreV1alpha1().Seeds().Get(ctx, name, metav1.GetOptions{})
+			seed, err := o.client.GetSeed(ctx, name)
 			if err != nil {
 				return nil, err
 			}
@@ -23,12 +23,12 @@ func (o *Options) getSeeds(ctx context.Context) ([]corev1alpha1.Seed, error) {
 		}
 		return items, nil
 	}
-	list, err := o.client.CoreV1alpha1().Seeds().List(ctx, metav1.ListOptions{LabelSelector: o.Selector})
+	items, err := o.client.ListSeeds(ctx, metav1.ListOptions{LabelSelector: o.Selector})
 	if err != nil {
 		return nil, err
 	}
-	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
-	return list.Items, nil
+	sort.Slice(items, func(i, j int) bool { return items[i].Name < items[j].Name })
+	return items, nil
 }
 
 func (o *Options) getShoots(ctx context.Context) ([]corev1alpha1.Shoot, error) {
@@ -39,7 +39,7 @@ func (o *Options) getShoots(ctx context.Context) ([]corev1alpha1.Shoot, error) {
 	if len(o.names) > 0 {
 		items := make([]corev1alpha1.Shoot, 0, len(o.names))
 		for _, name := range o.names {
-			shoot, err := o.client.CoreV1alpha1().Shoots(o.namespace).Get(ctx, name, metav1.GetOptions{})
+			shoot, err := o.client.GetShoot(ctx, o.namespace, name)
 			if err != nil {
 				return nil, err
 			}
@@ -47,18 +47,18 @@ func (o *Options) getShoots(ctx context.Context) ([]corev1alpha1.Shoot, error) {
 		}
 		return items, nil
 	}
-	list, err := o.client.CoreV1alpha1().Shoots(namespace).List(ctx, metav1.ListOptions{LabelSelector: o.Selector})
+	items, err := o.client.ListShoots(ctx, namespace, metav1.ListOptions{LabelSelector: o.Selector})
 	if err != nil {
 		return nil, err
 	}
-	sort.Slice(list.Items, func(i, j int) bool {
-		a, b := list.Items[i], list.Items[j]
+	sort.Slice(items, func(i, j int) bool {
+		a, b := items[i], items[j]
 		if a.Namespace != b.Namespace {
 			return a.Namespace < b.Namespace
 		}
 		return a.Name < b.Name
 	})
-	return list.Items, nil
+	return items, nil
 }
 
 // shootCounts counts the shoots on each seed for seeds whose status carries no
@@ -75,13 +75,13 @@ func (o *Options) shootCounts(ctx context.Context, items []corev1alpha1.Seed) ma
 	if !needed {
 		return nil
 	}
-	list, err := o.client.CoreV1alpha1().Shoots(metav1.NamespaceAll).List(ctx, metav1.ListOptions{ResourceVersion: "0"})
+	shoots, err := o.client.ListShoots(ctx, metav1.NamespaceAll, metav1.ListOptions{ResourceVersion: "0"})
 	if err != nil {
 		return nil
 	}
 	counter := algorithm.NewShootCounter()
-	for i := range list.Items {
-		counter.Set(&list.Items[i])
+	for i := range shoots {
+		counter.Set(&shoots[i])
 	}
 	counts := make(map[string]int, len(items))
 	for i := range items {

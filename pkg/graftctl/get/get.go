@@ -11,11 +11,11 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 
-	"github.com/graft-dev/client-go/clientset/versioned"
 	"github.com/graft-dev/client-go/clientset/versioned/scheme"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
+	"github.com/graft-dev/graft/pkg/graftctl/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
 )
 
@@ -43,7 +43,7 @@ type Options struct {
 	kind      seedcmd.Resource
 	names     []string
 	namespace string
-	client    versioned.Interface
+	client    garden.Client
 	genericiooptions.IOStreams
 }
 
@@ -102,7 +102,7 @@ func (o *Options) Complete(f factory.Factory, _ *cobra.Command, args []string) e
 	if o.namespace, _, err = f.Namespace(); err != nil {
 		return err
 	}
-	o.client, err = f.GraftClient()
+	o.client, err = f.Garden()
 	return err
 }
 

@@ -12,15 +12,17 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/graft-dev/client-go/clientset/versioned"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/graftctl/garden"
 )
 
 // Landscape is a snapshot of the garden taken at one moment.
 type Landscape struct {
-	Snapshot      *algorithm.Snapshot
+	Snapshot *algorithm.Snapshot
+	// Seeds and Shoots are in the order the API server listed them.
+	Seeds         []*corev1alpha1.Seed
 	Shoots        []*corev1alpha1.Shoot
 	CloudProfiles map[string]*corev1alpha1.CloudProfile
 	RegionConfigs []*corev1.ConfigMap
@@ -54,33 +56,34 @@ func ValidateRegionConfigNamespace(ns string) error {
 // only (garden when empty). Region ConfigMaps are optional: without permission
 // to list ConfigMaps in that namespace the landscape is still usable, with a
 // warning.
-func Load(ctx context.Context, graft versioned.Interface, kube kubernetes.Interface, config algorithm.Config, regionConfigNamespace string) (*Landscape, error) {
+func Load(ctx context.Context, client garden.Client, kube kubernetes.Interface, config algorithm.Config, regionConfigNamespace string) (*Landscape, error) {
 	if regionConfigNamespace == "" {
 		regionConfigNamespace = corev1alpha1.GardenNamespace
 	}
 	l := &Landscape{Snapshot: algorithm.NewSnapshot(), CloudProfiles: map[string]*corev1alpha1.CloudProfile{}, Config: config}
 
-	seeds, err := graft.CoreV1alpha1().Seeds().List(ctx, metav1.ListOptions{})
+	seeds, err := client.ListSeeds(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
-	for i := range seeds.Items {
-		l.Snapshot.AddSeed(&seeds.Items[i])
+	for i := range seeds {
+		l.Snapshot.AddSeed(&seeds[i])
+		l.Seeds = append(l.Seeds, &seeds[i])
 	}
-	shoots, err := graft.CoreV1alpha1().Shoots(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	shoots, err := client.ListShoots(ctx, metav1.NamespaceAll, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
-	for i := range shoots.Items {
-		l.Snapshot.AddShoot(&shoots.Items[i])
-		l.Shoots = append(l.Shoots, &shoots.Items[i])
+	for i := range shoots {
+		l.Snapshot.AddShoot(&shoots[i])
+		l.Shoots = append(l.Shoots, &shoots[i])
 	}
-	profiles, err := graft.CoreV1alpha1().CloudProfiles().List(ctx, metav1.ListOptions{})
+	profiles, err := client.ListCloudProfiles(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
-	for i := range profiles.Items {
-		l.CloudProfiles[profiles.Items[i].Name] = &profiles.Items[i]
+	for i := range profiles {
+		l.CloudProfiles[profiles[i].Name] = &profiles[i]
 	}
 	if kube != nil {
 		cms, err := kube.CoreV1().ConfigMaps(regionConfigNamespace).List(ctx, metav1.ListOptions{

@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 
-	"github.com/graft-dev/client-go/clientset/versioned"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+
+	"github.com/graft-dev/graft/pkg/graftctl/garden"
 )
 
 // FieldManager is the field manager graftctl's seed writes are recorded under.
@@ -26,12 +25,14 @@ type TaintEdit func(seed *corev1alpha1.Seed) (taints []corev1alpha1.SeedTaint, c
 // writer causes a conflict instead of a lost update; on conflict it reads again
 // and retries. With the client strategy nothing is sent and the edited copy is
 // returned; with the server strategy the API server validates the patch and
-// persists nothing. An edit that changes nothing sends nothing.
-func UpdateTaints(ctx context.Context, client versioned.Interface, name string, strategy DryRunStrategy, edit TaintEdit) (*corev1alpha1.Seed, bool, error) {
+// persists nothing. An edit that changes nothing sends nothing. On Gardener
+// the taints are written as Gardener's, key and value, and an edit that
+// leaves a taint with another effect than NoSchedule is refused.
+func UpdateTaints(ctx context.Context, client garden.Client, name string, strategy DryRunStrategy, edit TaintEdit) (*corev1alpha1.Seed, bool, error) {
 	var result *corev1alpha1.Seed
 	var changed bool
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		seed, err := client.CoreV1alpha1().Seeds().Get(ctx, name, metav1.GetOptions{})
+		seed, err := client.GetSeed(ctx, name)
 		if err != nil {
 			return err
 		}
@@ -45,20 +46,24 @@ func UpdateTaints(ctx context.Context, client versioned.Interface, name string, 
 			result.Spec.Taints = taints
 			return nil
 		}
-		patch, err := taintsPatch(seed.ResourceVersion, taints)
+		patch, err := taintsPatch(client.API(), seed.ResourceVersion, taints)
 		if err != nil {
 			return err
 		}
-		result, err = client.CoreV1alpha1().Seeds().Patch(ctx, name, types.MergePatchType, patch, strategy.PatchOptions(FieldManager))
+		result, err = client.PatchSeed(ctx, name, patch, strategy.PatchOptions(FieldManager))
 		return err
 	})
 	return result, changed, err
 }
 
 // taintsPatch is a merge patch replacing spec.taints as a whole (merge patches
-// replace lists) and pinning the resourceVersion it was computed from.
-func taintsPatch(resourceVersion string, taints []corev1alpha1.SeedTaint) ([]byte, error) {
-	var list any = taints
+// replace lists) in the API's shape and pinning the resourceVersion it was
+// computed from.
+func taintsPatch(api garden.API, resourceVersion string, taints []corev1alpha1.SeedTaint) ([]byte, error) {
+	list, err := api.SeedTaints(taints)
+	if err != nil {
+		return nil, err
+	}
 	if len(taints) == 0 {
 		// null deletes the field; an empty list would be stored as [].
 		list = nil

@@ -15,6 +15,8 @@ import (
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
+
+	"github.com/graft-dev/graft/pkg/graftctl/garden"
 )
 
 func seed(name, rv string, taints ...corev1alpha1.SeedTaint) *corev1alpha1.Seed {
@@ -38,7 +40,7 @@ func patches(client *fake.Clientset) []clienttesting.PatchAction {
 
 func TestUpdateTaintsSendsMergePatchWithResourceVersion(t *testing.T) {
 	client := fake.NewSimpleClientset(seed("s1", "7"))
-	got, changed, err := UpdateTaints(context.Background(), client, "s1", DryRunNone, addA)
+	got, changed, err := UpdateTaints(context.Background(), garden.NewGraft(client), "s1", DryRunNone, addA)
 	if err != nil || !changed {
 		t.Fatalf("Update: changed=%v err=%v", changed, err)
 	}
@@ -71,7 +73,7 @@ func TestUpdateTaintsRetriesOnConflict(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	if _, _, err := UpdateTaints(context.Background(), client, "s1", DryRunNone, addA); err != nil {
+	if _, _, err := UpdateTaints(context.Background(), garden.NewGraft(client), "s1", DryRunNone, addA); err != nil {
 		t.Fatalf("Update: %v", err)
 	}
 	gets := 0
@@ -91,7 +93,7 @@ func TestUpdateTaintsRetriesOnConflict(t *testing.T) {
 
 func TestUpdateTaintsClientDryRunSendsNothing(t *testing.T) {
 	client := fake.NewSimpleClientset(seed("s1", "7"))
-	got, changed, err := UpdateTaints(context.Background(), client, "s1", DryRunClient, addA)
+	got, changed, err := UpdateTaints(context.Background(), garden.NewGraft(client), "s1", DryRunClient, addA)
 	if err != nil || !changed || helper.FormatTaints(got.Spec.Taints, ",") != "a:NoSchedule" {
 		t.Fatalf("Update: %v %v %v", got, changed, err)
 	}
@@ -102,7 +104,7 @@ func TestUpdateTaintsClientDryRunSendsNothing(t *testing.T) {
 
 func TestUpdateTaintsServerDryRunSetsDryRunAll(t *testing.T) {
 	client := fake.NewSimpleClientset(seed("s1", "7"))
-	if _, _, err := UpdateTaints(context.Background(), client, "s1", DryRunServer, addA); err != nil {
+	if _, _, err := UpdateTaints(context.Background(), garden.NewGraft(client), "s1", DryRunServer, addA); err != nil {
 		t.Fatal(err)
 	}
 	ps := patches(client)
@@ -116,7 +118,7 @@ func TestUpdateTaintsServerDryRunSetsDryRunAll(t *testing.T) {
 }
 
 func TestUpdateTaintsRemovingLastTaintSendsNull(t *testing.T) {
-	data, err := taintsPatch("3", nil)
+	data, err := taintsPatch(garden.Graft, "3", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,9 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/graft-dev/client-go/clientset/versioned"
-
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
+	"github.com/graft-dev/graft/pkg/graftctl/garden"
 )
 
 // Selection is how a command was told which seeds to act on.
@@ -54,16 +53,16 @@ func (s *Selection) Validate() error {
 // Resolve returns the names of the selected seeds. Named seeds are returned as
 // given, so that a missing one fails with the API server's NotFound when the
 // command reads it; a selector that matches nothing returns no names.
-func (s *Selection) Resolve(ctx context.Context, client versioned.Interface) ([]string, error) {
+func (s *Selection) Resolve(ctx context.Context, client garden.Client) ([]string, error) {
 	if !s.All && s.Selector == "" {
 		return s.Names, nil
 	}
-	list, err := client.CoreV1alpha1().Seeds().List(ctx, metav1.ListOptions{LabelSelector: s.Selector})
+	seeds, err := client.ListSeeds(ctx, metav1.ListOptions{LabelSelector: s.Selector})
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(list.Items))
-	for _, seed := range list.Items {
+	names := make([]string, 0, len(seeds))
+	for _, seed := range seeds {
 		names = append(names, seed.Name)
 	}
 	sort.Strings(names)
@@ -74,11 +73,11 @@ func (s *Selection) Resolve(ctx context.Context, client versioned.Interface) ([]
 // seeds in the cluster, leaving out those already on the command line.
 func CompleteSeedNames(f factory.Factory) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		client, err := f.GraftClient()
+		client, err := f.Garden()
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveError
 		}
-		list, err := client.CoreV1alpha1().Seeds().List(cmd.Context(), metav1.ListOptions{})
+		seeds, err := client.ListSeeds(cmd.Context(), metav1.ListOptions{})
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveError
 		}
@@ -87,7 +86,7 @@ func CompleteSeedNames(f factory.Factory) func(*cobra.Command, []string, string)
 			used[a] = true
 		}
 		var names []string
-		for _, seed := range list.Items {
+		for _, seed := range seeds {
 			if !used[seed.Name] && len(seed.Name) >= len(toComplete) && seed.Name[:len(toComplete)] == toComplete {
 				names = append(names, seed.Name)
 			}

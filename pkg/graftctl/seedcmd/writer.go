@@ -7,10 +7,10 @@ import (
 	"github.com/spf13/cobra"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
-	"github.com/graft-dev/client-go/clientset/versioned"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
+	"github.com/graft-dev/graft/pkg/graftctl/garden"
 )
 
 // Writer is what the commands that change each selected seed (taint, cordon,
@@ -19,7 +19,7 @@ type Writer struct {
 	Selection Selection
 	DryRun    DryRunStrategy
 	Printer   *Printer
-	Client    versioned.Interface
+	Client    garden.Client
 }
 
 // NewWriter returns a Writer with the default result printer.
@@ -45,7 +45,7 @@ func (w *Writer) CompleteDryRun(cmd *cobra.Command) error {
 func (w *Writer) CompleteSeeds(f factory.Factory, names []string) error {
 	w.Selection.Names = names
 	var err error
-	w.Client, err = f.GraftClient()
+	w.Client, err = f.Garden()
 	return err
 }
 

@@ -104,7 +104,16 @@ func (o *Options) Complete(f factory.Factory, cmd *cobra.Command, args []string)
 	if o.Changes, err = seedcmd.ParseTaints(taintArgs); err != nil {
 		return err
 	}
-	return o.CompleteSeeds(f, names)
+	if err := o.CompleteSeeds(f, names); err != nil {
+		return err
+	}
+	// Refused before any seed is read, so that no seed gets part of the change.
+	for _, t := range append(append([]corev1alpha1.SeedTaint{}, o.Changes.Add...), o.Changes.Remove...) {
+		if err := o.Client.API().CheckTaintEffect(t.Effect); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkResource accepts the spellings of the seed resource, as kubectl accepts

@@ -1,0 +1,76 @@
+package garden
+
+import (
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+
+	"github.com/graft-dev/graft/pkg/landscapefile"
+)
+
+// API is the API group graftctl talks to for seeds, shoots and cloud profiles.
+type API string
+
+const (
+	// Graft is graft's own API, core.graft.dev/v1alpha1.
+	Graft API = corev1alpha1.GroupName
+	// Gardener is Gardener's API, core.gardener.cloud/v1beta1.
+	Gardener API = landscapefile.GardenerGroup
+)
+
+// Flag names the global flag that chooses the API instead of discovery.
+const Flag = "api"
+
+// GardenerVersion is the version of core.gardener.cloud graftctl reads.
+const GardenerVersion = "v1beta1"
+
+// ParseAPI reads a value of --api; empty means "find out from discovery".
+func ParseAPI(value string) (API, error) {
+	switch API(value) {
+	case "", Graft, Gardener:
+		return API(value), nil
+	}
+	return "", fmt.Errorf("invalid --%s %q: must be %s (graft's own API) or %s (a Gardener garden)", Flag, value, Graft, Gardener)
+}
+
+// GroupVersion is the group and version graftctl reads of the API.
+func (a API) GroupVersion() schema.GroupVersion {
+	if a == Gardener {
+		return schema.GroupVersion{Group: string(Gardener), Version: GardenerVersion}
+	}
+	return corev1alpha1.SchemeGroupVersion
+}
+
+// Discover asks the API server which of the two APIs it serves, graft's first
+// when it serves both: a garden that runs graft next to Gardener keeps graft's
+// objects in graft's group.
+func Discover(client discovery.DiscoveryInterface) (API, error) {
+	var missing []string
+	for _, api := range []API{Graft, Gardener} {
+		gv := api.GroupVersion().String()
+		resources, err := client.ServerResourcesForGroupVersion(gv)
+		switch {
+		case err == nil && servesSeeds(resources.APIResources):
+			return api, nil
+		case err == nil || apierrors.IsNotFound(err):
+			missing = append(missing, gv)
+		default:
+			return "", fmt.Errorf("finding out whether the cluster serves %s: %w", gv, err)
+		}
+	}
+	return "", fmt.Errorf("the cluster serves neither %s nor %s seeds: install graft's CRDs, or point graftctl at a Gardener garden", missing[0], missing[1])
+}
+
+func servesSeeds(resources []metav1.APIResource) bool {
+	for _, r := range resources {
+		if r.Name == "seeds" {
+			return true
+		}
+	}
+	return false
+}

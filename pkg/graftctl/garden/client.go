@@ -1,0 +1,168 @@
+package garden
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/graft-dev/client-go/clientset/versioned"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+
+	"github.com/graft-dev/graft/pkg/landscapefile"
+)
+
+// Client reads seeds, shoots and cloud profiles of one API as graft's types,
+// and patches seeds.
+type Client interface {
+	// API is the API the client talks to.
+	API() API
+	GetSeed(ctx context.Context, name string) (*corev1alpha1.Seed, error)
+	ListSeeds(ctx context.Context, opts metav1.ListOptions) ([]corev1alpha1.Seed, error)
+	// PatchSeed sends a JSON merge patch, written in the API's own shape.
+	PatchSeed(ctx context.Context, name string, patch []byte, opts metav1.PatchOptions) (*corev1alpha1.Seed, error)
+	GetShoot(ctx context.Context, namespace, name string) (*corev1alpha1.Shoot, error)
+	ListShoots(ctx context.Context, namespace string, opts metav1.ListOptions) ([]corev1alpha1.Shoot, error)
+	ListCloudProfiles(ctx context.Context, opts metav1.ListOptions) ([]corev1alpha1.CloudProfile, error)
+}
+
+// NewGraft returns a Client over graft's typed clientset.
+func NewGraft(client versioned.Interface) Client { return graftClient{client} }
+
+type graftClient struct{ c versioned.Interface }
+
+func (graftClient) API() API { return Graft }
+
+func (g graftClient) GetSeed(ctx context.Context, name string) (*corev1alpha1.Seed, error) {
+	return g.c.CoreV1alpha1().Seeds().Get(ctx, name, metav1.GetOptions{})
+}
+
+func (g graftClient) ListSeeds(ctx context.Context, opts metav1.ListOptions) ([]corev1alpha1.Seed, error) {
+	list, err := g.c.CoreV1alpha1().Seeds().List(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}
+
+func (g graftClient) PatchSeed(ctx context.Context, name string, patch []byte, opts metav1.PatchOptions) (*corev1alpha1.Seed, error) {
+	return g.c.CoreV1alpha1().Seeds().Patch(ctx, name, types.MergePatchType, patch, opts)
+}
+
+func (g graftClient) GetShoot(ctx context.Context, namespace, name string) (*corev1alpha1.Shoot, error) {
+	return g.c.CoreV1alpha1().Shoots(namespace).Get(ctx, name, metav1.GetOptions{})
+}
+
+func (g graftClient) ListShoots(ctx context.Context, namespace string, opts metav1.ListOptions) ([]corev1alpha1.Shoot, error) {
+	list, err := g.c.CoreV1alpha1().Shoots(namespace).List(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}
+
+func (g graftClient) ListCloudProfiles(ctx context.Context, opts metav1.ListOptions) ([]corev1alpha1.CloudProfile, error) {
+	list, err := g.c.CoreV1alpha1().CloudProfiles().List(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}
+
+// NewGardener returns a Client that reads Gardener's core.gardener.cloud/v1beta1
+// through the dynamic client and converts each object into graft's type.
+func NewGardener(client dynamic.Interface) Client { return gardenerClient{client} }
+
+type gardenerClient struct{ c dynamic.Interface }
+
+func (gardenerClient) API() API { return Gardener }
+
+func (g gardenerClient) resource(name string) dynamic.NamespaceableResourceInterface {
+	return g.c.Resource(Gardener.GroupVersion().WithResource(name))
+}
+
+func (g gardenerClient) GetSeed(ctx context.Context, name string) (*corev1alpha1.Seed, error) {
+	obj, err := g.resource("seeds").Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return convert[corev1alpha1.Seed](obj)
+}
+
+func (g gardenerClient) ListSeeds(ctx context.Context, opts metav1.ListOptions) ([]corev1alpha1.Seed, error) {
+	list, err := g.resource("seeds").List(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return convertList[corev1alpha1.Seed](list)
+}
+
+func (g gardenerClient) PatchSeed(ctx context.Context, name string, patch []byte, opts metav1.PatchOptions) (*corev1alpha1.Seed, error) {
+	obj, err := g.resource("seeds").Patch(ctx, name, types.MergePatchType, patch, opts)
+	if err != nil {
+		return nil, err
+	}
+	return convert[corev1alpha1.Seed](obj)
+}
+
+func (g gardenerClient) GetShoot(ctx context.Context, namespace, name string) (*corev1alpha1.Shoot, error) {
+	obj, err := g.resource("shoots").Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return convert[corev1alpha1.Shoot](obj)
+}
+
+func (g gardenerClient) ListShoots(ctx context.Context, namespace string, opts metav1.ListOptions) ([]corev1alpha1.Shoot, error) {
+	list, err := g.resource("shoots").Namespace(namespace).List(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return convertList[corev1alpha1.Shoot](list)
+}
+
+func (g gardenerClient) ListCloudProfiles(ctx context.Context, opts metav1.ListOptions) ([]corev1alpha1.CloudProfile, error) {
+	list, err := g.resource("cloudprofiles").List(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return convertList[corev1alpha1.CloudProfile](list)
+}
+
+// convert turns one of Gardener's objects into graft's type T.
+func convert[T any](obj *unstructured.Unstructured) (*T, error) {
+	data, err := json.Marshal(obj.Object)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s %s: %w", obj.GetKind(), objectName(obj), err)
+	}
+	out := new(T)
+	if err := landscapefile.Convert(data, out); err != nil {
+		return nil, fmt.Errorf("reading %s %s of %s as graft's: %w", obj.GetKind(), objectName(obj), obj.GetAPIVersion(), err)
+	}
+	return out, nil
+}
+
+// convertList converts a list's items, which the dynamic client returns with
+// their apiVersion and kind.
+func convertList[T any](list *unstructured.UnstructuredList) ([]T, error) {
+	out := make([]T, 0, len(list.Items))
+	for i := range list.Items {
+		item, err := convert[T](&list.Items[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *item)
+	}
+	return out, nil
+}
+
+func objectName(obj *unstructured.Unstructured) string {
+	if obj.GetNamespace() != "" {
+		return obj.GetNamespace() + "/" + obj.GetName()
+	}
+	return obj.GetName()
+}

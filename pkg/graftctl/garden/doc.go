@@ -1,0 +1,7 @@
+// Package garden owns which API graftctl reads and writes seeds and shoots
+// through: graft's own core.graft.dev/v1alpha1, or Gardener's
+// core.gardener.cloud/v1beta1 on a real Gardener garden. Either way the
+// commands see graft's types, so that their printing and explaining code is
+// one; Gardener's objects are read through the dynamic client and converted by
+// landscapefile.Convert, the conversion the landscape files go through.
+package garden

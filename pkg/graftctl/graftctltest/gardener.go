@@ -1,0 +1,46 @@
+package graftctltest
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+)
+
+// GardenerResource is a resource of Gardener's core.gardener.cloud/v1beta1.
+func GardenerResource(resource string) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: resource}
+}
+
+// FakeGardener returns a fake dynamic client serving Gardener's seeds, shoots
+// and cloud profiles, holding objs.
+func FakeGardener(objs ...runtime.Object) *dynamicfake.FakeDynamicClient {
+	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		GardenerResource("seeds"):         "SeedList",
+		GardenerResource("shoots"):        "ShootList",
+		GardenerResource("cloudprofiles"): "CloudProfileList",
+	}, objs...)
+}
+
+// GardenerSeed returns a Gardener Seed in eu-west-1 with the given taint keys,
+// as gardener-apiserver serves it: taints with a key and no effect.
+func GardenerSeed(name, resourceVersion string, taintKeys ...string) *unstructured.Unstructured {
+	taints := make([]any, 0, len(taintKeys))
+	for _, k := range taintKeys {
+		taints = append(taints, map[string]any{"key": k})
+	}
+	spec := map[string]any{
+		"provider": map[string]any{"type": "aws", "region": "eu-west-1"},
+		"networks": map[string]any{"pods": "10.96.0.0/11", "services": "10.64.0.0/13"},
+		"settings": map[string]any{"scheduling": map[string]any{"visible": true}},
+	}
+	if len(taints) > 0 {
+		spec["taints"] = taints
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "core.gardener.cloud/v1beta1",
+		"kind":       "Seed",
+		"metadata":   map[string]any{"name": name, "resourceVersion": resourceVersion},
+		"spec":       spec,
+	}}
+}
