@@ -50,7 +50,7 @@ simulates scheduling decisions, in the habits of kubectl.`,
 	cmd.AddCommand(drain.NewCommand(f, streams))
 	cmd.AddCommand(get.NewCommand(f, streams))
 	cmd.AddCommand(describe.NewCommand(f, streams))
-	cmd.AddCommand(simulate.NewCmdSimulate(streams))
+	cmd.AddCommand(simulate.NewCmdSimulate(f, streams))
 	cmd.AddCommand(version.NewCommand(f, streams))
 	return cmd
 }

@@ -1,20 +1,24 @@
 package simulate
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/graftctl/factory"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/landscapefile"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
@@ -24,6 +28,9 @@ import (
 type Options struct {
 	// Filenames are the landscape files; "-" reads standard input.
 	Filenames []string
+	// FromCluster reads the landscape from the garden graftctl is pointed at
+	// (through graft's API or Gardener's) instead of files.
+	FromCluster bool
 	// Strategy is SameRegion or MinimalDistance.
 	Strategy string
 	// ScoreWeights turn on the scoring step, plugin name to weight.
@@ -39,6 +46,7 @@ type Options struct {
 
 	genericiooptions.IOStreams
 
+	factory   factory.Factory
 	landscape *landscapefile.Landscape
 	config    algorithm.Config
 	configErr error
@@ -49,13 +57,15 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 	return &Options{Strategy: string(algorithm.StrategySameRegion), Output: "table", RegionConfigNamespace: v1alpha1.GardenNamespace, IOStreams: streams}
 }
 
-// NewCmdSimulate returns `graftctl simulate`.
-func NewCmdSimulate(streams genericiooptions.IOStreams) *cobra.Command {
+// NewCmdSimulate returns `graftctl simulate`; f gives the clients of
+// --from-cluster.
+func NewCmdSimulate(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewOptions(streams)
+	o.factory = f
 	cmd := &cobra.Command{
-		Use:                   "simulate -f FILENAME [--strategy SameRegion|MinimalDistance] [--explain] [-o table|json]",
+		Use:                   "simulate (-f FILENAME | --from-cluster) [--strategy SameRegion|MinimalDistance] [--explain] [-o table|json]",
 		DisableFlagsInUseLine: true,
-		Short:                 "Show where the scheduler would place the shoots of a landscape file",
+		Short:                 "Show where the scheduler would place the shoots of a landscape file or of the live garden",
 		Long: `Schedule the shoots of a landscape file with graft's scheduling algorithm, without a cluster.
 
 The files hold Seeds, Shoots, CloudProfiles and region ConfigMaps as multi-document
@@ -63,7 +73,12 @@ YAML, in graft's apiVersion core.graft.dev/v1alpha1 or in Gardener's
 core.gardener.cloud/v1beta1, so an export of an existing Gardener landscape can be
 used as it is. Documents of other kinds (Projects, Secrets, ...) are skipped with a
 warning. Every shoot without spec.seedName is scheduled, in document order; each
-decision counts in the usage of the seeds for the next one.`,
+decision counts in the usage of the seeds for the next one.
+
+With --from-cluster the landscape is read once from the garden graftctl is
+pointed at, through graft's API or Gardener's (see --api): its seeds, shoots,
+cloud profiles and the region ConfigMaps of --region-config-namespace. Shoots
+without a seed are scheduled in namespace and name order; nothing is written.`,
 		Example: `  # Where would the pending shoots of an exported Gardener landscape go?
   graftctl simulate -f garden-export.yaml
 
@@ -73,11 +88,14 @@ decision counts in the usage of the seeds for the next one.`,
   # Why was each seed rejected?
   kubectl get seeds,shoots,cloudprofiles -A -o yaml | graftctl simulate -f - --explain
 
+  # Where would the live garden's pending shoots go?
+  graftctl simulate --from-cluster
+
   # Weigh free capacity twice as much as distance (GEP-13 scoring)
   graftctl simulate -f landscape.yaml --strategy MinimalDistance --score-weight LeastAllocated=2,MinimalDistance=1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(); err != nil {
+			if err := o.Complete(cmd.Context()); err != nil {
 				return err
 			}
 			if err := o.Validate(); err != nil {
@@ -88,6 +106,7 @@ decision counts in the usage of the seeds for the next one.`,
 	}
 	flags := cmd.Flags()
 	flags.StringSliceVarP(&o.Filenames, "filename", "f", o.Filenames, "Landscape file(s) to read; - reads standard input")
+	flags.BoolVar(&o.FromCluster, "from-cluster", o.FromCluster, "Read the landscape from the garden instead of files")
 	flags.StringVar(&o.Strategy, "strategy", o.Strategy, "Candidate determination strategy: SameRegion or MinimalDistance")
 	flags.StringToIntVar(&o.ScoreWeights, "score-weight", o.ScoreWeights,
 		"Weights of score plugins (MinimalDistance, LeastAllocated, PreferNoSchedule), e.g. LeastAllocated=2; none reproduces the reference scheduler")
@@ -101,10 +120,17 @@ decision counts in the usage of the seeds for the next one.`,
 	return cmd
 }
 
-// Complete reads the landscape files and builds the algorithm configuration.
-func (o *Options) Complete() error {
+// Complete reads the landscape, from the files or the garden, and builds the
+// algorithm configuration.
+func (o *Options) Complete(ctx context.Context) error {
 	// Validate reports an invalid configuration.
 	o.config, o.configErr = schedulingconfig.FromFlags(o.Strategy, o.ScoreWeights)
+	if o.FromCluster {
+		if len(o.Filenames) > 0 {
+			return nil // Validate says so
+		}
+		return o.readCluster(ctx)
+	}
 	if len(o.Filenames) == 0 {
 		return nil // Validate says so
 	}
@@ -132,11 +158,61 @@ func (o *Options) readFile(name string) error {
 	return o.landscape.Read(f, name)
 }
 
+// readCluster reads the landscape from the garden, with livelandscape's one
+// read of it. Shoots are kept in namespace and name order, the API server's
+// list order, so that the decisions do not depend on the client.
+func (o *Options) readCluster(ctx context.Context) error {
+	if o.factory == nil {
+		return errors.New("--from-cluster needs a cluster configuration")
+	}
+	client, err := o.factory.Garden()
+	if err != nil {
+		return err
+	}
+	kube, err := o.factory.KubeClient()
+	if err != nil {
+		return err
+	}
+	live, err := livelandscape.Load(ctx, client, kube, o.config, o.RegionConfigNamespace)
+	if err != nil {
+		return fmt.Errorf("reading the landscape from the cluster (%s): %w", client.API(), err)
+	}
+	if live.RegionConfigWarning != "" {
+		fmt.Fprintf(o.ErrOut, "Warning: %s\n", live.RegionConfigWarning)
+	}
+	l := landscapefile.New()
+	l.Seeds = live.Seeds
+	l.Shoots = live.Shoots
+	sort.SliceStable(l.Shoots, func(i, j int) bool { return algorithm.ShootKey(l.Shoots[i]) < algorithm.ShootKey(l.Shoots[j]) })
+	for _, p := range live.CloudProfiles {
+		l.CloudProfiles = append(l.CloudProfiles, p)
+	}
+	sort.Slice(l.CloudProfiles, func(i, j int) bool { return l.CloudProfiles[i].Name < l.CloudProfiles[j].Name })
+	l.ConfigMaps = live.RegionConfigs
+	o.landscape = l
+	return nil
+}
+
+// origin names an object of the landscape in messages: its document for
+// files, its kind and name for objects read from the cluster.
+func (o *Options) origin(kind string, obj metav1.Object) string {
+	if doc, ok := o.landscape.DocumentOf(obj); ok {
+		return doc.String()
+	}
+	if obj.GetNamespace() != "" {
+		return fmt.Sprintf("%s %s/%s", kind, obj.GetNamespace(), obj.GetName())
+	}
+	return fmt.Sprintf("%s %s", kind, obj.GetName())
+}
+
 // Validate checks the flags.
 func (o *Options) Validate() error {
 	var errs []error
-	if len(o.Filenames) == 0 {
-		errs = append(errs, errors.New("must specify at least one landscape file with -f"))
+	switch {
+	case o.FromCluster && len(o.Filenames) > 0:
+		errs = append(errs, errors.New("-f and --from-cluster cannot be combined: the landscape comes from files or from the cluster"))
+	case !o.FromCluster && len(o.Filenames) == 0:
+		errs = append(errs, errors.New("must specify at least one landscape file with -f, or --from-cluster"))
 	}
 	switch o.Output {
 	case "", "table", "json":
@@ -196,9 +272,12 @@ func (o *Options) Run() error {
 		if cm := algorithm.SelectRegionConfigMap(profile.Name, regionConfigMaps); cm != nil {
 			rc, ok := regionConfigs[cm]
 			if !ok {
-				doc, _ := l.DocumentOf(cm)
+				name := cm.Namespace + "/" + cm.Name
+				if doc, ok := l.DocumentOf(cm); ok {
+					name += fmt.Sprintf(" (%s document %d)", doc.Source, doc.Index)
+				}
 				// Malformed entries fail only the shoots whose region needs them.
-				rc, _ = algorithm.ParseRegionConfigNamed(cm, fmt.Sprintf("%s/%s (%s document %d)", cm.Namespace, cm.Name, doc.Source, doc.Index))
+				rc, _ = algorithm.ParseRegionConfigNamed(cm, name)
 				regionConfigs[cm] = rc
 			}
 			in.RegionConfig = rc
@@ -280,7 +359,7 @@ func (o *Options) pendingShoots(profiles map[string]*v1alpha1.CloudProfile) ([]*
 		if s.Spec.SeedName != nil && *s.Spec.SeedName != "" {
 			continue
 		}
-		doc, _ := o.landscape.DocumentOf(s)
+		doc := o.origin("Shoot", s)
 		name := algorithm.CloudProfileNameOf(s)
 		switch {
 		case name == "":

@@ -18,7 +18,7 @@ func run(t *testing.T, stdin string, args ...string) (string, string, error) {
 	t.Helper()
 	streams, in, out, errOut := genericiooptions.NewTestIOStreams()
 	in.WriteString(stdin)
-	cmd := NewCmdSimulate(streams)
+	cmd := NewCmdSimulate(nil, streams)
 	if args == nil {
 		args = []string{} // nil would make cobra read the test binary's own arguments
 	}
@@ -119,7 +119,7 @@ func TestErrors(t *testing.T) {
 
 func TestHelp(t *testing.T) {
 	var out bytes.Buffer
-	cmd := NewCmdSimulate(genericiooptions.IOStreams{Out: &out, ErrOut: &out})
+	cmd := NewCmdSimulate(nil, genericiooptions.IOStreams{Out: &out, ErrOut: &out})
 	cmd.SetOut(&out)
 	cmd.SetArgs([]string{"--help"})
 	if err := cmd.Execute(); err != nil {
