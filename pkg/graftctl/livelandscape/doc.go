@@ -1,7 +1,9 @@
 // Package livelandscape owns graftctl's one-off view of the live garden for the
-// shared scheduling algorithm: it reads seeds, shoots, cloud profiles and
-// region ConfigMaps (of --region-config-namespace only, as the scheduler reads
-// those of its regionConfigNamespace) once, fills an algorithm.Snapshot, and hands out the
-// algorithm.Inputs for a shoot, so that `drain --dry-run`, `drain`'s leftover
-// reasons and `describe shoot` ask exactly the scheduler's question.
+// shared scheduling algorithm: it reads seeds, shoots, cloud profiles (through
+// graft's API or Gardener's, as garden.Client gives them) and region
+// ConfigMaps (of --region-config-namespace only, as the scheduler reads those
+// of its regionConfigNamespace) once, fills an algorithm.Snapshot, and hands
+// out the algorithm.Inputs for a shoot, so that `drain --dry-run`, `drain`'s
+// leftover reasons, `describe shoot` and `simulate --from-cluster` ask exactly
+// the scheduler's question.
 package livelandscape
