@@ -117,6 +117,22 @@ type TemplateOptions struct {
 	IncludeCRDs bool
 }
 
+// valueArgs are helm's flags for the values: --values, --set and --set-json,
+// in that order.
+func (opts TemplateOptions) valueArgs() []string {
+	var args []string
+	for _, f := range opts.ValuesFiles {
+		args = append(args, "--values", f)
+	}
+	for _, s := range opts.Set {
+		args = append(args, "--set", s)
+	}
+	for _, s := range opts.SetJSON {
+		args = append(args, "--set-json", s)
+	}
+	return args
+}
+
 // Template renders a chart with `helm template` and returns its objects.
 func Template(ctx context.Context, chart string, opts TemplateOptions) ([]*unstructured.Unstructured, error) {
 	out, err := TemplateRaw(ctx, chart, opts)
@@ -138,16 +154,7 @@ func TemplateRaw(ctx context.Context, chart string, opts TemplateOptions) ([]byt
 	if opts.Namespace == "" {
 		opts.Namespace = "default"
 	}
-	args := []string{"template", opts.Release, dir, "--namespace", opts.Namespace}
-	for _, f := range opts.ValuesFiles {
-		args = append(args, "--values", f)
-	}
-	for _, s := range opts.Set {
-		args = append(args, "--set", s)
-	}
-	for _, s := range opts.SetJSON {
-		args = append(args, "--set-json", s)
-	}
+	args := append([]string{"template", opts.Release, dir, "--namespace", opts.Namespace}, opts.valueArgs()...)
 	if opts.IncludeCRDs {
 		args = append(args, "--include-crds")
 	}
@@ -168,13 +175,7 @@ func Notes(ctx context.Context, chart, kubeconfig string, opts TemplateOptions) 
 	if opts.Namespace == "" {
 		opts.Namespace = "default"
 	}
-	args := []string{"install", opts.Release, dir, "--namespace", opts.Namespace, "--kubeconfig", kubeconfig, "--dry-run"}
-	for _, f := range opts.ValuesFiles {
-		args = append(args, "--values", f)
-	}
-	for _, s := range opts.Set {
-		args = append(args, "--set", s)
-	}
+	args := append([]string{"install", opts.Release, dir, "--namespace", opts.Namespace, "--kubeconfig", kubeconfig, "--dry-run"}, opts.valueArgs()...)
 	out, err := run(ctx, args...)
 	if err != nil {
 		return "", err

@@ -38,15 +38,7 @@ func Install(ctx context.Context, chart string, opts InstallOptions) (string, er
 	}
 	args := []string{"upgrade", "--install", opts.Release, dir, "--namespace", opts.Namespace,
 		"--create-namespace", "--take-ownership", "--kubeconfig", opts.Kubeconfig}
-	for _, f := range opts.ValuesFiles {
-		args = append(args, "--values", f)
-	}
-	for _, s := range opts.Set {
-		args = append(args, "--set", s)
-	}
-	for _, s := range opts.SetJSON {
-		args = append(args, "--set-json", s)
-	}
+	args = append(args, opts.valueArgs()...)
 	if opts.Wait > 0 {
 		args = append(args, "--wait", "--timeout", opts.Wait.String())
 	}
