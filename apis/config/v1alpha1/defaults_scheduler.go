@@ -21,6 +21,9 @@ func (c *SchedulerConfiguration) Default() {
 		HealthProbeBindAddress: ":10251",
 		MetricsBindAddress:     ":19251",
 	})
+	if c.API == "" {
+		c.API = APIGraft
+	}
 	if c.SchedulerName == "" {
 		c.SchedulerName = corev1alpha1.DefaultSchedulerName
 	}

@@ -12,6 +12,15 @@ type SchedulerConfiguration struct {
 	// CommonConfiguration holds clientConnection, leaderElection, server and logging.
 	CommonConfiguration `json:",inline"`
 
+	// API is the API group the scheduler reads Seeds, Shoots and CloudProfiles
+	// from and binds shoots in: core.graft.dev (default), graft's own API, or
+	// core.gardener.cloud, a Gardener garden's (version v1beta1). On Gardener,
+	// seed taints all act as NoSchedule (Gardener's taints have no effect),
+	// shoots are bound through the shoots/binding subresource, and features
+	// that need graft's API (taint effects, tolerationSeconds) are not
+	// available.
+	// +optional
+	API SchedulerAPI `json:"api,omitempty"`
 	// SchedulerName is the name this scheduler answers to: it schedules shoots
 	// whose spec.schedulerName is empty or equal to it. Default default-scheduler.
 	// +optional
@@ -33,6 +42,16 @@ type SchedulerConfiguration struct {
 	// +optional
 	ConcurrentSyncs int32 `json:"concurrentSyncs,omitempty"`
 }
+
+// SchedulerAPI names the API group graft-scheduler works on.
+type SchedulerAPI string
+
+const (
+	// APIGraft is graft's own API, core.graft.dev/v1alpha1.
+	APIGraft SchedulerAPI = "core.graft.dev"
+	// APIGardener is a Gardener garden's API, core.gardener.cloud/v1beta1.
+	APIGardener SchedulerAPI = "core.gardener.cloud"
+)
 
 // SchedulingStrategy selects how the scheduler picks a seed region.
 type SchedulingStrategy string

@@ -12,6 +12,11 @@ const maxScoreWeight = 100
 func (c *SchedulerConfiguration) Validate() field.ErrorList {
 	errs := c.CommonConfiguration.Validate(nil)
 
+	switch c.API {
+	case APIGraft, APIGardener:
+	default:
+		errs = append(errs, field.NotSupported(field.NewPath("api"), c.API, []SchedulerAPI{APIGraft, APIGardener}))
+	}
 	if c.SchedulerName == "" {
 		errs = append(errs, field.Required(field.NewPath("schedulerName"), "the scheduler's name"))
 	} else {
