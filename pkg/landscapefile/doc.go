@@ -1,7 +1,9 @@
 // Package landscapefile owns reading a landscape from multi-document YAML: Seeds,
 // Shoots and CloudProfiles in graft's core.graft.dev/v1alpha1 or in Gardener's
 // core.gardener.cloud/v1beta1 (converted on read by changing the apiVersion,
-// since graft's types keep Gardener's field names), and v1 ConfigMaps. Unknown
+// since graft's types keep Gardener's field names, and given Gardener's
+// semantics: every seed taint is NoSchedule), and v1 ConfigMaps. FromGardener
+// is the same conversion for objects read from a garden's API server. Unknown
 // fields are dropped, as the API server's pruning would; wrongly typed fields,
 // malformed YAML and unknown kinds of graft's own group are errors naming the
 // document. Documents of other kinds (Gardener Projects, Secrets, ...) are

@@ -212,7 +212,8 @@ func decodeInto[T any](l *Landscape, list *[]*T, doc Document, data []byte) erro
 }
 
 // decode reads an object case-sensitively, dropping unknown fields as the API
-// server's pruning does, and sets graft's apiVersion for Gardener objects.
+// server's pruning does, and sets graft's apiVersion and Gardener's semantics
+// for Gardener objects.
 func decode(doc Document, data []byte, into any) error {
 	if err := Convert(data, into); err != nil {
 		return fmt.Errorf("%s: %s", doc, err)
@@ -234,6 +235,7 @@ func Convert(data []byte, into any) error {
 		gvk := o.GetObjectKind().GroupVersionKind()
 		if gvk.Group == GardenerGroup {
 			o.GetObjectKind().SetGroupVersionKind(v1alpha1.SchemeGroupVersion.WithKind(gvk.Kind))
+			gardenerSemantics(into)
 		}
 	}
 	return nil
