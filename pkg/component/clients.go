@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
@@ -53,6 +54,10 @@ type Clients struct {
 	Graft versioned.Interface
 	// Kubernetes is the client for built-in kinds: Events, ConfigMaps.
 	Kubernetes kubernetes.Interface
+	// Dynamic reaches groups graft has no typed client for: Gardener's
+	// core.gardener.cloud, when graft-scheduler runs on a Gardener garden.
+	// It is fenced like Graft.
+	Dynamic dynamic.Interface
 	// Lease is the client that holds the lease; it is not fenced, since the
 	// renewals are what open the fence.
 	Lease kubernetes.Interface
@@ -88,11 +93,15 @@ func NewClients(cfg *rest.Config, userAgent string) (Clients, error) {
 	if err != nil {
 		return Clients{}, fmt.Errorf("building the Kubernetes client: %w", err)
 	}
+	dyn, err := dynamic.NewForConfig(jsonOnly(fenced))
+	if err != nil {
+		return Clients{}, fmt.Errorf("building the dynamic client: %w", err)
+	}
 	lease, err := kubernetes.NewForConfig(builtIn(base))
 	if err != nil {
 		return Clients{}, fmt.Errorf("building the Lease client: %w", err)
 	}
-	return Clients{Graft: graft, Kubernetes: kube, Lease: lease, Fence: f}, nil
+	return Clients{Graft: graft, Kubernetes: kube, Dynamic: dyn, Lease: lease, Fence: f}, nil
 }
 
 // Content types of API requests.
