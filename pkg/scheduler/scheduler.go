@@ -22,7 +22,6 @@ import (
 	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 
-	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
 	graftlisters "github.com/graft-dev/client-go/listers/core/v1alpha1"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
@@ -79,11 +78,13 @@ type Scheduler struct {
 	recorder record.EventRecorder
 	now      func() time.Time
 
-	graftInformers graftinformers.SharedInformerFactory
-	kubeInformers  kubeinformers.SharedInformerFactory
-	shootLister    graftlisters.ShootLister
-	profileLister  graftlisters.CloudProfileLister
-	synced         []cache.InformerSynced
+	// api is where seeds, shoots and cloud profiles are read and shoots
+	// bound: graft's core.graft.dev or Gardener's core.gardener.cloud.
+	api           coreAPI
+	kubeInformers kubeinformers.SharedInformerFactory
+	shootLister   graftlisters.ShootLister
+	profileLister graftlisters.CloudProfileLister
+	synced        []cache.InformerSynced
 
 	cache *schedulingCache
 	queue workqueue.TypedRateLimitingInterface[string]
@@ -128,8 +129,16 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 		s.recorder = s.runner.Recorder
 	}
 
-	s.graftInformers = graftinformers.NewSharedInformerFactory(clients.Graft, 0)
-	core := s.graftInformers.Core().V1alpha1()
+	switch cfg.API {
+	case configv1alpha1.APIGardener:
+		if s.api, err = newGardenerAPI(clients.Dynamic); err != nil {
+			return nil, err
+		}
+	case configv1alpha1.APIGraft, "":
+		s.api = newGraftAPI(clients.Graft)
+	default:
+		return nil, fmt.Errorf("invalid scheduling configuration: api %q is neither %s nor %s", cfg.API, configv1alpha1.APIGraft, configv1alpha1.APIGardener)
+	}
 	// Region ConfigMaps count only in their one namespace: anyone who may
 	// create a ConfigMap in a project namespace must not steer decisions.
 	s.kubeInformers = kubeinformers.NewSharedInformerFactoryWithOptions(clients.Kubernetes, 0,
@@ -137,9 +146,10 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 		kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.LabelSelector = corev1alpha1.LabelSchedulingPurpose + "=" + corev1alpha1.LabelSchedulingPurposeRegionConfig
 		}))
-	shoots, seeds, profiles := core.Shoots(), core.Seeds(), core.CloudProfiles()
+	shoots, seeds, profiles := s.api.informers()
 	configMaps := s.kubeInformers.Core().V1().ConfigMaps()
-	s.shootLister, s.profileLister = shoots.Lister(), profiles.Lister()
+	s.shootLister = graftlisters.NewShootLister(shoots.informer.GetIndexer())
+	s.profileLister = graftlisters.NewCloudProfileLister(profiles.informer.GetIndexer())
 
 	var shootHandler cache.ResourceEventHandler = cache.ResourceEventHandlerFuncs{AddFunc: s.onShootAdd, UpdateFunc: s.onShootUpdate, DeleteFunc: s.onShootDelete}
 	if opts.WrapShootHandler != nil {
@@ -149,9 +159,9 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 		informer cache.SharedIndexInformer
 		handler  cache.ResourceEventHandler
 	}{
-		{shoots.Informer(), shootHandler},
-		{seeds.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: s.onSeedAdd, UpdateFunc: s.onSeedUpdate, DeleteFunc: s.onSeedDelete}},
-		{profiles.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: s.onProfileAdd, UpdateFunc: s.onProfileUpdate}},
+		{shoots.informer, shootHandler},
+		{seeds.informer, cache.ResourceEventHandlerFuncs{AddFunc: s.onSeedAdd, UpdateFunc: s.onSeedUpdate, DeleteFunc: s.onSeedDelete}},
+		{profiles.informer, cache.ResourceEventHandlerFuncs{AddFunc: s.onProfileAdd, UpdateFunc: s.onProfileUpdate}},
 		{configMaps.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: s.onConfigMapAdd, UpdateFunc: s.onConfigMapUpdate, DeleteFunc: s.onConfigMapDelete}},
 	}
 	for _, h := range handlers {
@@ -163,10 +173,9 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 	}
 	s.runner.Server.AddInformersSyncedCheck(s.synced...)
 	// After a gap in lease renewals, writes wait until these views are current.
-	gv := corev1alpha1.SchemeGroupVersion
-	clients.Fence.Track(shoots.Informer(), gv.WithResource("shoots"), "", "")
-	clients.Fence.Track(seeds.Informer(), gv.WithResource("seeds"), "", "")
-	clients.Fence.Track(profiles.Informer(), gv.WithResource("cloudprofiles"), "", "")
+	for _, t := range []trackedInformer{shoots, seeds, profiles} {
+		clients.Fence.Track(t.informer, t.gvr, "", "")
+	}
 	clients.Fence.Track(configMaps.Informer(), corev1.SchemeGroupVersion.WithResource("configmaps"), cfg.RegionConfigNamespace,
 		corev1alpha1.LabelSchedulingPurpose+"="+corev1alpha1.LabelSchedulingPurposeRegionConfig)
 	return s, nil
@@ -191,7 +200,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 }
 
 func (s *Scheduler) startInformers(ctx context.Context) error {
-	s.graftInformers.Start(ctx.Done())
+	s.api.start(ctx.Done())
 	s.kubeInformers.Start(ctx.Done())
 	return nil
 }
@@ -333,7 +342,7 @@ func (s *Scheduler) decide(shoot *corev1alpha1.Shoot) (string, error) {
 // would start a ping-pong with the descheduler. A seed that changed since the
 // cache saw it is put into the cache and the shoot decided again.
 func (s *Scheduler) confirmSeed(ctx context.Context, name string) error {
-	live, err := s.clients.Graft.CoreV1alpha1().Seeds().Get(ctx, name, metav1.GetOptions{})
+	live, err := s.api.getSeed(ctx, name)
 	if err != nil {
 		return fmt.Errorf("reading seed %s: %w", name, err)
 	}
@@ -359,17 +368,12 @@ var errSeedChanged = errors.New("the seed changed since the cache saw it")
 // only when there is one. It returns the binding's resourceVersion: versions
 // between the read and the binding show the shoot unbound, and the cache
 // must not take them for news after the binding.
+//
+// On Gardener the binding goes through shoots/binding, preconditioned on the
+// whole resourceVersion (see gardenerAPI.bind), and Gardener's binding clears
+// a Create/Pending lastOperation itself.
 func (s *Scheduler) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string) (boundRV string, err error) {
-	client := s.clients.Graft.CoreV1alpha1().Shoots(shoot.Namespace)
-	var bound *corev1alpha1.Shoot
-	for _, b := range bindingAttempts(shoot, seed) {
-		bound, err = client.Patch(ctx, shoot.Name, b.patchType, b.patch, metav1.PatchOptions{})
-		// Only a failed test (422) leads to the next attempt; a conflict,
-		// success or any other error ends the binding.
-		if !apierrors.IsInvalid(err) || b.patchType != types.JSONPatchType {
-			break
-		}
-	}
+	bound, err := s.api.bind(ctx, shoot, seed)
 	if err != nil {
 		return "", err
 	}
@@ -503,7 +507,7 @@ func (s *Scheduler) reportFailure(ctx context.Context, shoot *corev1alpha1.Shoot
 		}},
 	})
 	utilruntime.Must(err)
-	_, err = s.clients.Graft.CoreV1alpha1().Shoots(shoot.Namespace).Patch(ctx, shoot.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+	_, err = s.api.patchShootStatus(ctx, shoot.Namespace, shoot.Name, patch)
 	switch {
 	case err == nil, apierrors.IsNotFound(err):
 	case apierrors.IsConflict(err):

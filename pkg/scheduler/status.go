@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
@@ -35,7 +33,6 @@ func waitingForSeed(op *corev1alpha1.LastOperation) bool {
 // its own Migrate/Pending.
 func (s *Scheduler) clearPending(ctx context.Context, bound *corev1alpha1.Shoot, seed string) {
 	logger := klog.FromContext(ctx).WithValues("shoot", klog.KObj(bound), "seed", seed)
-	client := s.clients.Graft.CoreV1alpha1().Shoots(bound.Namespace)
 	current := bound
 	err := retry.OnError(retry.DefaultRetry, func(err error) bool {
 		return ctx.Err() == nil && (apierrors.IsConflict(err) || apierrors.IsServerTimeout(err) ||
@@ -51,9 +48,9 @@ func (s *Scheduler) clearPending(ctx context.Context, bound *corev1alpha1.Shoot,
 		if err != nil {
 			return err
 		}
-		_, err = client.Patch(ctx, current.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+		_, err = s.api.patchShootStatus(ctx, current.Namespace, current.Name, patch)
 		if apierrors.IsConflict(err) {
-			fresh, getErr := client.Get(ctx, current.Name, metav1.GetOptions{})
+			fresh, getErr := s.api.getShoot(ctx, current.Namespace, current.Name)
 			if getErr != nil {
 				return getErr
 			}

@@ -1,0 +1,224 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+
+	versioned "github.com/graft-dev/client-go/clientset/versioned"
+	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/landscapefile"
+)
+
+// coreAPI is the API group the scheduler reads seeds, shoots and cloud
+// profiles from and binds shoots in: graft's core.graft.dev or a Gardener
+// garden's core.gardener.cloud. Either way the scheduler sees graft's types;
+// only the reads of single objects and the writes differ.
+type coreAPI interface {
+	// informers returns the informers of shoots, seeds and cloud profiles,
+	// their stores holding graft's types, and the resources the fence
+	// tracks them as.
+	informers() (shoots, seeds, profiles trackedInformer)
+	// start starts the informers.
+	start(stop <-chan struct{})
+	getSeed(ctx context.Context, name string) (*corev1alpha1.Seed, error)
+	getShoot(ctx context.Context, namespace, name string) (*corev1alpha1.Shoot, error)
+	// bind sets the shoot's spec.seedName, preconditioned on what the
+	// decision read, and returns the bound shoot.
+	bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string) (*corev1alpha1.Shoot, error)
+	// patchShootStatus merge-patches the shoot's status subresource.
+	patchShootStatus(ctx context.Context, namespace, name string, patch []byte) (*corev1alpha1.Shoot, error)
+}
+
+// trackedInformer is an informer and the resource it lists.
+type trackedInformer struct {
+	informer cache.SharedIndexInformer
+	gvr      schema.GroupVersionResource
+}
+
+// graftAPI is graft's own core.graft.dev/v1alpha1.
+type graftAPI struct {
+	client  versioned.Interface
+	factory graftinformers.SharedInformerFactory
+}
+
+func newGraftAPI(client versioned.Interface) *graftAPI {
+	return &graftAPI{client: client, factory: graftinformers.NewSharedInformerFactory(client, 0)}
+}
+
+func (g *graftAPI) informers() (shoots, seeds, profiles trackedInformer) {
+	core := g.factory.Core().V1alpha1()
+	gv := corev1alpha1.SchemeGroupVersion
+	return trackedInformer{core.Shoots().Informer(), gv.WithResource("shoots")},
+		trackedInformer{core.Seeds().Informer(), gv.WithResource("seeds")},
+		trackedInformer{core.CloudProfiles().Informer(), gv.WithResource("cloudprofiles")}
+}
+
+func (g *graftAPI) start(stop <-chan struct{}) { g.factory.Start(stop) }
+
+func (g *graftAPI) getSeed(ctx context.Context, name string) (*corev1alpha1.Seed, error) {
+	return g.client.CoreV1alpha1().Seeds().Get(ctx, name, metav1.GetOptions{})
+}
+
+func (g *graftAPI) getShoot(ctx context.Context, namespace, name string) (*corev1alpha1.Shoot, error) {
+	return g.client.CoreV1alpha1().Shoots(namespace).Get(ctx, name, metav1.GetOptions{})
+}
+
+// bind sends the patches of bindingAttempts in turn.
+func (g *graftAPI) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string) (bound *corev1alpha1.Shoot, err error) {
+	client := g.client.CoreV1alpha1().Shoots(shoot.Namespace)
+	for _, b := range bindingAttempts(shoot, seed) {
+		bound, err = client.Patch(ctx, shoot.Name, b.patchType, b.patch, metav1.PatchOptions{})
+		// Only a failed test (422) leads to the next attempt; a conflict,
+		// success or any other error ends the binding.
+		if !apierrors.IsInvalid(err) || b.patchType != types.JSONPatchType {
+			break
+		}
+	}
+	return bound, err
+}
+
+func (g *graftAPI) patchShootStatus(ctx context.Context, namespace, name string, patch []byte) (*corev1alpha1.Shoot, error) {
+	return g.client.CoreV1alpha1().Shoots(namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+}
+
+// gardenerAPI is a Gardener garden's core.gardener.cloud/v1beta1, read
+// through the dynamic client and converted into graft's types by
+// landscapefile.FromGardener as objects enter the informers' stores, so that
+// graft's listers, cache and algorithm work on them unchanged.
+type gardenerAPI struct {
+	client  dynamic.Interface
+	factory dynamicinformer.DynamicSharedInformerFactory
+}
+
+// Gardener's resources graft-scheduler works on.
+var (
+	gardenerSeeds         = schema.GroupVersionResource{Group: landscapefile.GardenerGroup, Version: landscapefile.GardenerVersion, Resource: "seeds"}
+	gardenerShoots        = schema.GroupVersionResource{Group: landscapefile.GardenerGroup, Version: landscapefile.GardenerVersion, Resource: "shoots"}
+	gardenerCloudProfiles = schema.GroupVersionResource{Group: landscapefile.GardenerGroup, Version: landscapefile.GardenerVersion, Resource: "cloudprofiles"}
+)
+
+func newGardenerAPI(client dynamic.Interface) (*gardenerAPI, error) {
+	if client == nil {
+		return nil, fmt.Errorf("no dynamic client for %s", landscapefile.GardenerGroup)
+	}
+	g := &gardenerAPI{client: client, factory: dynamicinformer.NewDynamicSharedInformerFactory(client, 0)}
+	for _, gvr := range []schema.GroupVersionResource{gardenerShoots, gardenerSeeds, gardenerCloudProfiles} {
+		if err := g.factory.ForResource(gvr).Informer().SetTransform(fromGardener); err != nil {
+			return nil, fmt.Errorf("converting %s in the informer: %w", gvr.Resource, err)
+		}
+	}
+	return g, nil
+}
+
+// fromGardener is the informers' transform: it stores graft's type of each
+// Gardener object. It keeps Gardener's apiVersion and kind on the converted
+// object, so that the Events about it name the object the user sees. It is
+// idempotent, as a transform must be.
+func fromGardener(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj, nil
+	}
+	return convertGardener(u)
+}
+
+// convertGardener converts a Gardener object into graft's type, keeping
+// Gardener's apiVersion and kind.
+func convertGardener(u *unstructured.Unstructured) (any, error) {
+	gvk := u.GroupVersionKind()
+	converted, err := landscapefile.FromGardener(u)
+	if err != nil {
+		return nil, fmt.Errorf("converting %s %s into graft's type: %w", gvk.Kind, cache.MetaObjectToName(u), err)
+	}
+	converted.GetObjectKind().SetGroupVersionKind(gvk)
+	return converted, nil
+}
+
+// convertShoot converts a Shoot the API server returned.
+func convertShoot(u *unstructured.Unstructured) (*corev1alpha1.Shoot, error) {
+	obj, err := convertGardener(u)
+	if err != nil {
+		return nil, err
+	}
+	shoot, ok := obj.(*corev1alpha1.Shoot)
+	if !ok {
+		return nil, fmt.Errorf("the API server returned a %s for a Shoot", u.GetKind())
+	}
+	return shoot, nil
+}
+
+func (g *gardenerAPI) informers() (shoots, seeds, profiles trackedInformer) {
+	return trackedInformer{g.factory.ForResource(gardenerShoots).Informer(), gardenerShoots},
+		trackedInformer{g.factory.ForResource(gardenerSeeds).Informer(), gardenerSeeds},
+		trackedInformer{g.factory.ForResource(gardenerCloudProfiles).Informer(), gardenerCloudProfiles}
+}
+
+func (g *gardenerAPI) start(stop <-chan struct{}) { g.factory.Start(stop) }
+
+func (g *gardenerAPI) getSeed(ctx context.Context, name string) (*corev1alpha1.Seed, error) {
+	u, err := g.client.Resource(gardenerSeeds).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	obj, err := convertGardener(u)
+	if err != nil {
+		return nil, err
+	}
+	seed, ok := obj.(*corev1alpha1.Seed)
+	if !ok {
+		return nil, fmt.Errorf("the API server returned a %s for a Seed", u.GetKind())
+	}
+	return seed, nil
+}
+
+func (g *gardenerAPI) getShoot(ctx context.Context, namespace, name string) (*corev1alpha1.Shoot, error) {
+	u, err := g.client.Resource(gardenerShoots).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return convertShoot(u)
+}
+
+// bind binds through the shoots/binding subresource, as Gardener's scheduler
+// does: an update of the whole Shoot with spec.seedName set. graft's type
+// does not hold every field of Gardener's, so the Shoot is read afresh and
+// must still be the version the decision read; the update is preconditioned
+// on that resourceVersion. A shoot that changed in between is not bound: the
+// write fails with a conflict and the informer brings the new version.
+func (g *gardenerAPI) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string) (*corev1alpha1.Shoot, error) {
+	client := g.client.Resource(gardenerShoots).Namespace(shoot.Namespace)
+	live, err := client.Get(ctx, shoot.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if live.GetResourceVersion() != shoot.ResourceVersion {
+		return nil, apierrors.NewConflict(gardenerShoots.GroupResource(), shoot.Name,
+			fmt.Errorf("the shoot changed since it was decided on (resourceVersion %s, decided on %s)", live.GetResourceVersion(), shoot.ResourceVersion))
+	}
+	if err := unstructured.SetNestedField(live.Object, seed, "spec", "seedName"); err != nil {
+		return nil, err
+	}
+	bound, err := client.Update(ctx, live, metav1.UpdateOptions{}, "binding")
+	if err != nil {
+		return nil, err
+	}
+	return convertShoot(bound)
+}
+
+func (g *gardenerAPI) patchShootStatus(ctx context.Context, namespace, name string, patch []byte) (*corev1alpha1.Shoot, error) {
+	u, err := g.client.Resource(gardenerShoots).Namespace(namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+	if err != nil {
+		return nil, err
+	}
+	return convertShoot(u)
+}

@@ -1,0 +1,97 @@
+package scheduler
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
+
+	graftfake "github.com/graft-dev/client-go/clientset/versioned/fake"
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/component"
+)
+
+func gardenerSeed(name string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "core.gardener.cloud/v1beta1",
+		"kind":       "Seed",
+		"metadata":   map[string]any{"name": name, "resourceVersion": "7"},
+		"spec": map[string]any{
+			"provider": map[string]any{"type": "aws", "region": "eu-west-1"},
+			"taints":   []any{map[string]any{"key": "seed.gardener.cloud/protected"}},
+		},
+		"status": map[string]any{"allocatable": map[string]any{"shoots": "3"}},
+	}}
+}
+
+// On Gardener, the informers hold graft's types converted from Gardener's
+// objects, still naming Gardener's apiVersion (for the Events about them),
+// and graft's listers read them.
+func TestGardenerInformersHoldGraftTypes(t *testing.T) {
+	scheme := runtime.NewScheme()
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{
+		gardenerSeeds:         "SeedList",
+		gardenerShoots:        "ShootList",
+		gardenerCloudProfiles: "CloudProfileList",
+	}, gardenerSeed("a"))
+	cfg := &configv1alpha1.SchedulerConfiguration{API: configv1alpha1.APIGardener}
+	cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
+	cfg.Server.MetricsBindAddress = configv1alpha1.DisabledBindAddress
+	cfg.Default()
+	s, err := New(cfg, component.Clients{Dynamic: dyn, Kubernetes: kubefake.NewSimpleClientset()}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.startInformers(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !cache.WaitForCacheSync(t.Context().Done(), s.synced...) {
+		t.Fatal("informers did not sync")
+	}
+	_, seeds, _ := s.api.informers()
+	obj, ok, err := seeds.informer.GetStore().GetByKey("a")
+	if err != nil || !ok {
+		t.Fatalf("seed a not in the store: %v", err)
+	}
+	seed, ok := obj.(*corev1alpha1.Seed)
+	if !ok {
+		t.Fatalf("the store holds a %T, want *v1alpha1.Seed", obj)
+	}
+	if seed.APIVersion != "core.gardener.cloud/v1beta1" || seed.Kind != "Seed" {
+		t.Errorf("converted seed names %s %s, want Gardener's apiVersion and kind", seed.APIVersion, seed.Kind)
+	}
+	if len(seed.Spec.Taints) != 1 || seed.Spec.Taints[0].Effect != corev1alpha1.TaintEffectNoSchedule {
+		t.Errorf("taints %+v, want the one taint as NoSchedule", seed.Spec.Taints)
+	}
+	if got := s.cache.seedResourceVersion("a"); got != "7" {
+		t.Errorf("the scheduling cache holds seed a at resourceVersion %q, want 7", got)
+	}
+
+	// The transform runs again on what it stored; it must leave it alone.
+	again, err := fromGardener(seed)
+	if err != nil || again != any(seed) {
+		t.Errorf("the transform changed an object already converted: %v", err)
+	}
+}
+
+func TestNewRefusesUnknownAPI(t *testing.T) {
+	cfg := &configv1alpha1.SchedulerConfiguration{}
+	cfg.Default()
+	cfg.API = "core.example.com"
+	_, err := New(cfg, component.Clients{Graft: graftfake.NewSimpleClientset(), Kubernetes: kubefake.NewSimpleClientset()}, Options{})
+	if err == nil || !strings.Contains(err.Error(), "core.example.com") {
+		t.Errorf("New with api core.example.com: %v, want an error naming it", err)
+	}
+
+	cfg.API = configv1alpha1.APIGardener
+	_, err = New(cfg, component.Clients{Graft: graftfake.NewSimpleClientset(), Kubernetes: kubefake.NewSimpleClientset()}, Options{})
+	if err == nil || !strings.Contains(err.Error(), "dynamic client") {
+		t.Errorf("New on Gardener without a dynamic client: %v, want an error saying so", err)
+	}
+}
