@@ -3,8 +3,8 @@
 // machine by `hack/install-deps.sh gardener-apiserver`) beside etcd and
 // kube-apiserver and registers core.gardener.cloud and Gardener's other groups
 // through APIServices. The tests build a landscape that Gardener's own
-// validation and admission accept and pin the binding rules graft's scheduler
-// relies on. They use unstructured objects, so that graft's go.mod does not
+// validation and admission accept, pin the binding rules graft's scheduler
+// relies on, and run graft-scheduler on core.gardener.cloud against it. They use unstructured objects, so that graft's go.mod does not
 // take on Gardener's module. They carry the build tag gardener, not
 // integration: `make test-gardener` builds gardener-apiserver when the machine
 // lacks it and runs them; `make test` only vets them until graft runs on

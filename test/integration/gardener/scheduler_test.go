@@ -1,0 +1,249 @@
+//go:build gardener
+
+package gardener
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/component-base/metrics"
+	"k8s.io/utils/ptr"
+
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/pkg/component"
+	"github.com/graft-dev/graft/pkg/scheduler"
+	"github.com/graft-dev/graft/test/framework"
+)
+
+// graftSchedulerName is the schedulerName the shoots for graft-scheduler
+// carry; Gardener defaults every other shoot's to default-scheduler, which
+// is Gardener's own scheduler's.
+const graftSchedulerName = "graft-scheduler"
+
+// TestGraftSchedulerOnGardener runs graft-scheduler with api
+// core.gardener.cloud against gardener-apiserver. Of two ready seeds, one is
+// tainted (a Gardener taint, which keeps every shoot that does not tolerate
+// it away) and the other holds one shoot. The shoot naming graft-scheduler is
+// bound to the free seed through shoots/binding; a shoot naming Gardener's
+// scheduler is left alone; a second shoot naming graft-scheduler fits
+// nowhere and gets Gardener's lastOperation Create/Pending and a Warning
+// Event.
+func TestGraftSchedulerOnGardener(t *testing.T) {
+	l := newLandscape(t, "graft", "seed-a", "seed-b")
+	free, tainted := l.seeds[0], l.seeds[1]
+	readySeed(t, free, 1, nil)
+	readySeed(t, tainted, 10, []any{map[string]any{"key": "example.com/maintenance"}})
+
+	userAgent := "graft-scheduler-on-gardener"
+	startGraftScheduler(t, userAgent)
+
+	other := l.createShoot(t, "other")
+	if name, _, _ := unstructured.NestedString(other.Object, "spec", "schedulerName"); name != "default-scheduler" {
+		t.Fatalf("a shoot without schedulerName has %q, want Gardener's default default-scheduler", name)
+	}
+	one := l.createGraftShoot(t, "one")
+	bound := waitForShoot(t, l, one.GetName(), "spec.seedName set", func(s *unstructured.Unstructured) bool {
+		_, found, _ := unstructured.NestedString(s.Object, "spec", "seedName")
+		return found
+	})
+	if got, _, _ := unstructured.NestedString(bound.Object, "spec", "seedName"); got != free {
+		t.Errorf("shoot one bound to %q, want %s (the other seed is tainted)", got, free)
+	}
+	if !wroteThrough(bound, userAgent, "binding") {
+		t.Errorf("spec.seedName of shoot one was not written by %s through shoots/binding: %v", userAgent, bound.GetManagedFields())
+	}
+	waitForEvent(t, l.namespace, one.GetName(), scheduler.ReasonScheduled, corev1.EventTypeNormal)
+
+	two := l.createGraftShoot(t, "two")
+	pending := waitForShoot(t, l, two.GetName(), "lastOperation Create/Pending", func(s *unstructured.Unstructured) bool {
+		typ, _, _ := unstructured.NestedString(s.Object, "status", "lastOperation", "type")
+		state, _, _ := unstructured.NestedString(s.Object, "status", "lastOperation", "state")
+		return typ == "Create" && state == "Pending"
+	})
+	if seed, found, _ := unstructured.NestedString(pending.Object, "spec", "seedName"); found {
+		t.Errorf("shoot two was bound to %s although no seed has room", seed)
+	}
+	description, _, _ := unstructured.NestedString(pending.Object, "status", "lastOperation", "description")
+	t.Logf("shoot two: %s", description)
+	if !wroteThrough(pending, userAgent, "status") {
+		t.Errorf("the lastOperation of shoot two was not written by %s through shoots/status: %v", userAgent, pending.GetManagedFields())
+	}
+	event := waitForEvent(t, l.namespace, two.GetName(), scheduler.ReasonSchedulingFailed, corev1.EventTypeWarning)
+	if got := event.InvolvedObject.APIVersion; got != "core.gardener.cloud/v1beta1" {
+		t.Errorf("the Event is about a shoot of %q, want core.gardener.cloud/v1beta1", got)
+	}
+
+	// The shoot informer delivered "other" before "one" and "two", created
+	// later, and the handler decides responsibility as it is delivered: by
+	// now the scheduler has passed over it.
+	now, err := dynamicClient(t).Resource(shoots).Namespace(l.namespace).Get(t.Context(), other.GetName(), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seed, found, _ := unstructured.NestedString(now.Object, "spec", "seedName"); found {
+		t.Errorf("the shoot for Gardener's scheduler was bound to %s", seed)
+	}
+	if op, found, _ := unstructured.NestedMap(now.Object, "status", "lastOperation"); found {
+		t.Errorf("the shoot for Gardener's scheduler got lastOperation %v", op)
+	}
+	if now.GetResourceVersion() != other.GetResourceVersion() {
+		t.Errorf("the shoot for Gardener's scheduler changed (resourceVersion %s, created at %s)", now.GetResourceVersion(), other.GetResourceVersion())
+	}
+}
+
+// startGraftScheduler runs graft-scheduler on core.gardener.cloud in the
+// test process until the test ends.
+func startGraftScheduler(t *testing.T, userAgent string) {
+	t.Helper()
+	cfg := &configv1alpha1.SchedulerConfiguration{API: configv1alpha1.APIGardener, SchedulerName: graftSchedulerName}
+	cfg.LeaderElection.LeaderElect = ptr.To(false)
+	cfg.Server.HealthProbeBindAddress = "127.0.0.1:0"
+	cfg.Server.MetricsBindAddress = "127.0.0.1:0"
+	cfg.Default()
+	if errs := cfg.Validate(); len(errs) > 0 {
+		t.Fatalf("invalid scheduler configuration: %v", errs.ToAggregate())
+	}
+	clients, err := component.NewClients(component.ApplyClientConnection(framework.Shared(t).Config(), cfg.ClientConnection), userAgent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := scheduler.New(cfg, clients, scheduler.Options{Identity: userAgent, Registry: metrics.NewKubeRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("graft-scheduler: %v", err)
+		}
+	})
+}
+
+// readySeed makes a seed look reconciled by a ready gardenlet with room for
+// allocatable shoots, as gardenlet reports it in the seed's status, and sets
+// its taints.
+func readySeed(t *testing.T, name string, allocatable int, taints []any) {
+	t.Helper()
+	client := dynamicClient(t).Resource(seeds)
+	if taints != nil {
+		err := admitted(t, func(ctx context.Context) error {
+			seed, err := client.Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if err := unstructured.SetNestedSlice(seed.Object, taints, "spec", "taints"); err != nil {
+				return err
+			}
+			_, err = client.Update(ctx, seed, metav1.UpdateOptions{})
+			return err
+		})
+		if err != nil {
+			t.Fatalf("tainting seed %s: %v", name, err)
+		}
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	err := admitted(t, func(ctx context.Context) error {
+		seed, err := client.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		seed.Object["status"] = map[string]any{
+			"lastOperation": map[string]any{
+				"type": "Reconcile", "state": "Succeeded", "progress": int64(100),
+				"description": "reconciled", "lastUpdateTime": now,
+			},
+			"conditions": []any{map[string]any{
+				"type": "GardenletReady", "status": "True", "reason": "GardenletReady", "message": "gardenlet is ready",
+				"lastTransitionTime": now, "lastUpdateTime": now,
+			}},
+			"allocatable": map[string]any{"shoots": fmt.Sprint(allocatable)},
+		}
+		_, err = client.UpdateStatus(ctx, seed, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("making seed %s ready: %v", name, err)
+	}
+}
+
+// createGraftShoot creates a shoot for graft-scheduler.
+func (l *landscape) createGraftShoot(t *testing.T, name string) *unstructured.Unstructured {
+	t.Helper()
+	obj := object(t, l.shootYAML(name))
+	if err := unstructured.SetNestedField(obj.Object, graftSchedulerName, "spec", "schedulerName"); err != nil {
+		t.Fatal(err)
+	}
+	var created *unstructured.Unstructured
+	err := admitted(t, func(ctx context.Context) (err error) {
+		created, err = dynamicClient(t).Resource(shoots).Namespace(l.namespace).Create(ctx, obj, metav1.CreateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("creating shoot %s: %v", name, err)
+	}
+	return created
+}
+
+// waitForShoot waits up to a minute for the shoot to satisfy cond.
+func waitForShoot(t *testing.T, l *landscape, name, what string, cond func(*unstructured.Unstructured) bool) *unstructured.Unstructured {
+	t.Helper()
+	client := dynamicClient(t).Resource(shoots).Namespace(l.namespace)
+	var last *unstructured.Unstructured
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		s, err := client.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		last = s
+		return cond(s), nil
+	})
+	if err != nil {
+		t.Fatalf("shoot %s/%s: waiting for %s: %v; last seen: spec %v status %v", l.namespace, name, what, err, last.Object["spec"], last.Object["status"])
+	}
+	return last
+}
+
+// waitForEvent waits up to a minute for an Event of reason and type about the shoot.
+func waitForEvent(t *testing.T, namespace, shoot, reason, eventType string) corev1.Event {
+	t.Helper()
+	var found corev1.Event
+	selector := fields.Set{"involvedObject.name": shoot, "reason": reason}.AsSelector().String()
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		list, err := framework.Shared(t).KubeClient().CoreV1().Events(namespace).List(ctx, metav1.ListOptions{FieldSelector: selector})
+		if err != nil {
+			return false, err
+		}
+		for _, e := range list.Items {
+			if e.Type == eventType && e.Source.Component == scheduler.Name {
+				found = e
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("no %s Event %s about shoot %s/%s: %v", eventType, reason, namespace, shoot, err)
+	}
+	return found
+}
+
+// wroteThrough reports whether manager wrote obj through the subresource,
+// as managedFields record it.
+func wroteThrough(obj *unstructured.Unstructured, manager, subresource string) bool {
+	for _, f := range obj.GetManagedFields() {
+		if f.Manager == manager && f.Subresource == subresource {
+			return true
+		}
+	}
+	return false
+}
