@@ -10,6 +10,10 @@ What graft-scheduler does with the API, and nothing more:
   (label-filtered, which RBAC cannot express), through a Role there: a
   ConfigMap anywhere else must not steer decisions;
 - records Events (Scheduled, SchedulingFailed);
+- with config.api core.gardener.cloud, all of the above on Gardener's
+  Shoots, Seeds and CloudProfiles instead of graft's, and nothing on
+  core.graft.dev: a binding reads the Shoot (get) and updates it through
+  shoots/binding, preconditioned on the resourceVersion decided on;
 - when it starts leading, annotates its own Lease with the scheduling
   configuration it applies (scheduler.graft.dev/scheduling-configuration) for
   graftctl: an update of the Lease read with it as holder, preconditioned on
@@ -17,6 +21,24 @@ What graft-scheduler does with the API, and nothing more:
   one Lease name already allow (no patch, no other Lease).
 */}}
 {{- define "graft-scheduler.rules" -}}
+{{- $api := .Values.config.api | default "core.graft.dev" }}
+{{- if eq $api "core.gardener.cloud" -}}
+- apiGroups: ["core.gardener.cloud"]
+  resources: ["shoots"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: ["core.gardener.cloud"]
+  resources: ["shoots/binding"]
+  verbs: ["update"]
+- apiGroups: ["core.gardener.cloud"]
+  resources: ["shoots/status"]
+  verbs: ["patch"]
+- apiGroups: ["core.gardener.cloud"]
+  resources: ["seeds"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: ["core.gardener.cloud"]
+  resources: ["cloudprofiles"]
+  verbs: ["list", "watch"]
+{{- else if eq $api "core.graft.dev" -}}
 - apiGroups: ["core.graft.dev"]
   resources: ["shoots"]
   verbs: ["list", "watch", "patch"]
@@ -29,6 +51,9 @@ What graft-scheduler does with the API, and nothing more:
 - apiGroups: ["core.graft.dev"]
   resources: ["cloudprofiles"]
   verbs: ["list", "watch"]
+{{- else }}
+{{- fail (printf "config.api %q: graft-scheduler works on core.graft.dev or core.gardener.cloud" $api) }}
+{{- end }}
 # core/v1 Events through client-go's broadcaster: new ones are created,
 # repeated ones are patched (count, lastTimestamp).
 - apiGroups: [""]
