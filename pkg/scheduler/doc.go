@@ -10,5 +10,10 @@
 // resourceVersion as precondition. A successful bind counts at once (assumed)
 // and is confirmed when the informer shows it; a failed bind is rolled back.
 //
+// The informers read graft's core.graft.dev, or with api core.gardener.cloud a
+// Gardener garden's Seeds, Shoots and CloudProfiles, converted into graft's
+// types as they enter the informers (coreAPI in api.go); there shoots are bound
+// through shoots/binding.
+//
 // New and Run let tests (and other components' tests) run the scheduler in-process.
 package scheduler
