@@ -4,11 +4,13 @@ import (
 	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
 	graftfake "github.com/graft-dev/client-go/clientset/versioned/fake"
@@ -93,5 +95,83 @@ func TestNewRefusesUnknownAPI(t *testing.T) {
 	_, err = New(cfg, component.Clients{Graft: graftfake.NewSimpleClientset(), Kubernetes: kubefake.NewSimpleClientset()}, Options{})
 	if err == nil || !strings.Contains(err.Error(), "dynamic client") {
 		t.Errorf("New on Gardener without a dynamic client: %v, want an error saying so", err)
+	}
+}
+
+func gardenerShoot(resourceVersion string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "core.gardener.cloud/v1beta1",
+		"kind":       "Shoot",
+		"metadata":   map[string]any{"name": "s", "namespace": "garden-dev", "resourceVersion": resourceVersion},
+		"spec": map[string]any{
+			"region":        "eu-west-1",
+			"schedulerName": "graft-scheduler",
+			// A field graft's type does not have: the binding must keep it.
+			"addons": map[string]any{"nginxIngress": map[string]any{"enabled": true}},
+		},
+	}}
+}
+
+// On Gardener a shoot is bound with an update of the whole Shoot, read
+// afresh, through shoots/binding, carrying the resourceVersion decided on; a
+// shoot that changed since the decision is not written at all.
+func TestGardenerBindUsesBindingSubresource(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		liveRV     string
+		wantUpdate bool
+	}{
+		{"unchanged", "5", true},
+		{"changed since the decision", "6", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+				gardenerShoots: "ShootList",
+			}, gardenerShoot(tc.liveRV))
+			api, err := newGardenerAPI(dyn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			decided, err := convertShoot(gardenerShoot("5"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			bound, err := api.bind(t.Context(), decided, "seed-a")
+
+			var updates []k8stesting.UpdateAction
+			for _, a := range dyn.Actions() {
+				if u, ok := a.(k8stesting.UpdateAction); ok {
+					updates = append(updates, u)
+				}
+			}
+			if !tc.wantUpdate {
+				if !apierrors.IsConflict(err) {
+					t.Errorf("bind of a shoot changed since the decision: %v, want a conflict", err)
+				}
+				if len(updates) != 0 {
+					t.Errorf("bind of a shoot changed since the decision wrote %v", updates)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(updates) != 1 || updates[0].GetSubresource() != "binding" {
+				t.Fatalf("bind sent updates %v, want one of shoots/binding", updates)
+			}
+			sent := updates[0].GetObject().(*unstructured.Unstructured)
+			if sent.GetResourceVersion() != "5" {
+				t.Errorf("binding carries resourceVersion %q, want the one decided on, 5", sent.GetResourceVersion())
+			}
+			if seed, _, _ := unstructured.NestedString(sent.Object, "spec", "seedName"); seed != "seed-a" {
+				t.Errorf("binding sets spec.seedName %q, want seed-a", seed)
+			}
+			if enabled, _, _ := unstructured.NestedBool(sent.Object, "spec", "addons", "nginxIngress", "enabled"); !enabled {
+				t.Errorf("binding dropped a field of Gardener's Shoot that graft's type lacks: %v", sent.Object["spec"])
+			}
+			if bound == nil || bound.Spec.SeedName == nil || *bound.Spec.SeedName != "seed-a" {
+				t.Errorf("bind returned %+v, want the bound shoot", bound)
+			}
+		})
 	}
 }
