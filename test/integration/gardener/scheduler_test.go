@@ -5,20 +5,23 @@ package gardener
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/component-base/metrics"
-	"k8s.io/utils/ptr"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/scheduler"
+	"github.com/graft-dev/graft/test/charts"
 	"github.com/graft-dev/graft/test/framework"
 )
 
@@ -28,7 +31,8 @@ import (
 const graftSchedulerName = "graft-scheduler"
 
 // TestGraftSchedulerOnGardener runs graft-scheduler with api
-// core.gardener.cloud against gardener-apiserver. Of two ready seeds, one is
+// core.gardener.cloud against gardener-apiserver, as the graft-scheduler
+// chart configures it and with the chart's permissions. Of two ready seeds, one is
 // tainted (a Gardener taint, which keeps every shoot that does not tolerate
 // it away) and the other holds one shoot. The shoot naming graft-scheduler is
 // bound to the free seed through shoots/binding; a shoot naming Gardener's
@@ -98,19 +102,42 @@ func TestGraftSchedulerOnGardener(t *testing.T) {
 	}
 }
 
-// startGraftScheduler runs graft-scheduler on core.gardener.cloud in the
-// test process until the test ends.
+// startGraftScheduler runs graft-scheduler in the test process until the
+// test ends, as the graft-scheduler chart deploys it with config.api
+// core.gardener.cloud: with the chart's rendered configuration (leader
+// election included) and as the chart's ServiceAccount, so that its RBAC is
+// shown to be enough on Gardener. userAgent names its writes in managedFields.
 func startGraftScheduler(t *testing.T, userAgent string) {
 	t.Helper()
-	cfg := &configv1alpha1.SchedulerConfiguration{API: configv1alpha1.APIGardener, SchedulerName: graftSchedulerName}
-	cfg.LeaderElection.LeaderElect = ptr.To(false)
-	cfg.Server.HealthProbeBindAddress = "127.0.0.1:0"
-	cfg.Server.MetricsBindAddress = "127.0.0.1:0"
-	cfg.Default()
-	if errs := cfg.Validate(); len(errs) > 0 {
-		t.Fatalf("invalid scheduler configuration: %v", errs.ToAggregate())
+	ctx := t.Context()
+	env := framework.Shared(t)
+	const ns = "graft-on-gardener"
+	if _, err := env.KubeClient().CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
 	}
-	clients, err := component.NewClients(component.ApplyClientConnection(framework.Shared(t).Config(), cfg.ClientConnection), userAgent)
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	rendered, err := charts.RunAsChart(ctx, env.Config(), "graft-scheduler", charts.TemplateOptions{Release: "graft", Namespace: ns, Set: []string{
+		"config.api=core.gardener.cloud",
+		"config.schedulerName=" + graftSchedulerName,
+	}}, kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := component.DecodeConfig[*configv1alpha1.SchedulerConfiguration]([]byte(rendered))
+	if err != nil {
+		t.Fatalf("the chart's configuration does not load: %v\n%s", err, rendered)
+	}
+	if cfg.API != configv1alpha1.APIGardener || !configv1alpha1.IsLeaderElectionEnabled(cfg.LeaderElection) {
+		t.Fatalf("the chart rendered api %q, leader election %v; want core.gardener.cloud with leader election", cfg.API, cfg.LeaderElection.LeaderElect)
+	}
+	// The test process serves no endpoints; everything else is the chart's.
+	cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
+	cfg.Server.MetricsBindAddress = configv1alpha1.DisabledBindAddress
+	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients, err := component.NewClients(component.ApplyClientConnection(restConfig, cfg.ClientConnection), userAgent)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,9 +145,9 @@ func startGraftScheduler(t *testing.T, userAgent string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	runCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
+	go func() { done <- s.Run(runCtx) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
