@@ -25,10 +25,13 @@ import (
 	"github.com/graft-dev/graft/test/framework"
 )
 
-// graftSchedulerName is the schedulerName the shoots for graft-scheduler
-// carry; Gardener defaults every other shoot's to default-scheduler, which
-// is Gardener's own scheduler's.
-const graftSchedulerName = "graft-scheduler"
+// schedulerName is the schedulerName the shoots for the landscape's
+// graft-scheduler carry; Gardener defaults every other shoot's to
+// default-scheduler, which is Gardener's own scheduler's. Each landscape has
+// its own, so that a scheduler of a later run in the same garden (go test
+// -count) leaves the shoots of an earlier one alone: those would take the
+// seeds the later run expects to be free.
+func (l *landscape) schedulerName() string { return "graft-scheduler-" + l.project }
 
 // TestGraftSchedulerOnGardener runs graft-scheduler with api
 // core.gardener.cloud against gardener-apiserver, as the graft-scheduler
@@ -46,7 +49,7 @@ func TestGraftSchedulerOnGardener(t *testing.T) {
 	readySeed(t, tainted, 10, []any{map[string]any{"key": "example.com/maintenance"}})
 
 	userAgent := "graft-scheduler-on-gardener"
-	startGraftScheduler(t, userAgent)
+	startGraftScheduler(t, userAgent, l.schedulerName())
 
 	other := l.createShoot(t, "other")
 	if name, _, _ := unstructured.NestedString(other.Object, "spec", "schedulerName"); name != "default-scheduler" {
@@ -107,7 +110,7 @@ func TestGraftSchedulerOnGardener(t *testing.T) {
 // core.gardener.cloud: with the chart's rendered configuration (leader
 // election included) and as the chart's ServiceAccount, so that its RBAC is
 // shown to be enough on Gardener. userAgent names its writes in managedFields.
-func startGraftScheduler(t *testing.T, userAgent string) {
+func startGraftScheduler(t *testing.T, userAgent, schedulerName string) {
 	t.Helper()
 	ctx := t.Context()
 	env := framework.Shared(t)
@@ -118,7 +121,7 @@ func startGraftScheduler(t *testing.T, userAgent string) {
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
 	rendered, err := charts.RunAsChart(ctx, env.Config(), "graft-scheduler", charts.TemplateOptions{Release: "graft", Namespace: ns, Set: []string{
 		"config.api=core.gardener.cloud",
-		"config.schedulerName=" + graftSchedulerName,
+		"config.schedulerName=" + schedulerName,
 	}}, kubeconfig)
 	if err != nil {
 		t.Fatal(err)
@@ -207,7 +210,7 @@ func readySeed(t *testing.T, name string, allocatable int, taints []any) {
 func (l *landscape) createGraftShoot(t *testing.T, name string) *unstructured.Unstructured {
 	t.Helper()
 	obj := object(t, l.shootYAML(name))
-	if err := unstructured.SetNestedField(obj.Object, graftSchedulerName, "spec", "schedulerName"); err != nil {
+	if err := unstructured.SetNestedField(obj.Object, l.schedulerName(), "spec", "schedulerName"); err != nil {
 		t.Fatal(err)
 	}
 	var created *unstructured.Unstructured
