@@ -80,9 +80,9 @@ func markReady(t *testing.T, name string) {
 // select them: other tests leave ready seeds of the same region in the garden.
 const landscapeLabel = "graft.dev/landscape"
 
-// createSelectiveShoot marks the landscape's seeds with landscapeLabel and
-// creates a shoot without seed that selects them only.
-func (l *landscape) createSelectiveShoot(t *testing.T, name string) {
+// labelSeeds marks the landscape's seeds with landscapeLabel, for its
+// shoots' seedSelector.
+func (l *landscape) labelSeeds(t *testing.T) {
 	t.Helper()
 	for _, seed := range l.seeds {
 		patch := []byte(`{"metadata":{"labels":{"` + landscapeLabel + `":"` + l.project + `"}}}`)
@@ -90,6 +90,13 @@ func (l *landscape) createSelectiveShoot(t *testing.T, name string) {
 			t.Fatalf("labelling seed %s: %v", seed, err)
 		}
 	}
+}
+
+// createSelectiveShoot marks the landscape's seeds with landscapeLabel and
+// creates a shoot without seed that selects them only.
+func (l *landscape) createSelectiveShoot(t *testing.T, name string) {
+	t.Helper()
+	l.labelSeeds(t)
 	create(t, shoots, l.namespace, l.shootYAML(name)+`
   seedSelector:
     matchLabels:

@@ -213,6 +213,12 @@ func (l *landscape) createGraftShoot(t *testing.T, name string) *unstructured.Un
 	if err := unstructured.SetNestedField(obj.Object, l.schedulerName(), "spec", "schedulerName"); err != nil {
 		t.Fatal(err)
 	}
+	// Other tests leave ready seeds of the same region in the garden; the
+	// shoot may go to this landscape's only.
+	l.labelSeeds(t)
+	if err := unstructured.SetNestedStringMap(obj.Object, map[string]string{landscapeLabel: l.project}, "spec", "seedSelector", "matchLabels"); err != nil {
+		t.Fatal(err)
+	}
 	var created *unstructured.Unstructured
 	err := admitted(t, func(ctx context.Context) (err error) {
 		created, err = dynamicClient(t).Resource(shoots).Namespace(l.namespace).Create(ctx, obj, metav1.CreateOptions{})
