@@ -67,8 +67,9 @@ test-integration: deps
 	$(GO) test -tags integration -timeout 30m ./test/integration/... ./test/charts/...
 
 ## test-gardener: the integration tests against Gardener's real API server
-## (gardener-apiserver, built once per machine: 5 to 20 minutes cold); kept out
-## of `make test` until graft runs on Gardener
+## (gardener-apiserver, built once per machine: 5 to 20 minutes cold):
+## graft-scheduler and graftctl on core.gardener.cloud; kept out of `make test`
+## for now, which would add that build to a fresh CI machine's time
 test-gardener: deps
 	@bash hack/install-deps.sh gardener-apiserver
 	$(GO) test -tags gardener -timeout 20m ./test/integration/gardener/
