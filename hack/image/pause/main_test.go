@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // A child started with this variable set exits at once: the tests need
@@ -49,15 +50,41 @@ func procState(pid int) string {
 	return fields[0]
 }
 
-func waitForState(t *testing.T, pid int, want string) {
+// waitReapable waits until the child pid has exited and can be collected,
+// without collecting it (waitid with WNOWAIT). The zombie state of
+// /proc/<pid>/stat is not enough: it is the main thread's, and a
+// multi-threaded child (this test binary) shows it while its other threads
+// are still exiting, when wait4 cannot collect it yet.
+func waitReapable(t *testing.T, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
-	for procState(pid) != want {
+	for !reapable(t, pid) {
 		if time.Now().After(deadline) {
-			t.Fatalf("pid %d: state %q, want %q after a minute", pid, procState(pid), want)
+			t.Fatalf("pid %d (state %q) not collectable after a minute", pid, procState(pid))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// siginfo is the part of Linux's siginfo_t that waitid fills for a child:
+// si_pid follows si_signo, si_errno, si_code and padding.
+type siginfo struct {
+	Signo, Errno, Code, _ int32
+	Pid                   int32
+	_                     [108]byte
+}
+
+func reapable(t *testing.T, pid int) bool {
+	t.Helper()
+	const pPID = 1 // idtype_t P_PID
+	var info siginfo
+	_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid), uintptr(unsafe.Pointer(&info)),
+		syscall.WEXITED|syscall.WNOHANG|syscall.WNOWAIT, 0, 0)
+	if errno != 0 {
+		t.Fatalf("waitid for pid %d: %v", pid, errno)
+	}
+	// With WNOHANG, si_pid stays 0 while the child cannot be collected.
+	return info.Pid == int32(pid)
 }
 
 func TestReapChildrenCollectsEveryExitedChild(t *testing.T) {
@@ -70,7 +97,7 @@ func TestReapChildrenCollectsEveryExitedChild(t *testing.T) {
 		pids = append(pids, startExitingChild(t))
 	}
 	for _, pid := range pids {
-		waitForState(t, pid, "Z")
+		waitReapable(t, pid)
 	}
 	if n := reapChildren(); n != 3 {
 		t.Fatalf("reapChildren collected %d children, want 3", n)
