@@ -220,15 +220,9 @@ func prepareNode(ctx context.Context, nodeDir string) (node.Config, error) {
 	if err != nil {
 		return node.Config{}, err
 	}
-	archive := os.Getenv("GRAFT_PAUSE_ARCHIVE")
-	if archive == "" {
-		archive = filepath.Join(nodeDir, "images", "pause.tar")
-		build := exec.CommandContext(ctx, "go", "run", "./hack/image", "pause", "--out", archive)
-		build.Dir = root
-		build.Stdout, build.Stderr = os.Stdout, os.Stderr
-		if err := build.Run(); err != nil {
-			return node.Config{}, fmt.Errorf("building the pause image with hack/image (or set GRAFT_PAUSE_ARCHIVE to an OCI archive of it): %w", err)
-		}
+	archive, err := imageArchive(ctx, "pause", "GRAFT_PAUSE_ARCHIVE", nodeDir)
+	if err != nil {
+		return node.Config{}, err
 	}
 	return node.Config{Dir: nodeDir, Binaries: bins, SandboxArchive: archive, Log: os.Stdout}, nil
 }

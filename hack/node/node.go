@@ -220,14 +220,7 @@ func Up(ctx context.Context, c Config) error {
 		return err
 	}
 	fmt.Fprintf(logw, "node: starting kube-controller-manager on 127.0.0.1:%d\n", kcmPort)
-	kcmConfig := l.kubeconfig("kube-controller-manager")
-	if _, err := start(c.Dir, "kube-controller-manager", c.Binaries.KubeControllerManager,
-		"--kubeconfig="+kcmConfig,
-		"--authentication-kubeconfig="+kcmConfig,
-		"--authorization-kubeconfig="+kcmConfig,
-		"--bind-address=127.0.0.1",
-		fmt.Sprintf("--secure-port=%d", kcmPort),
-		"--cert-dir="+l.path("kube-controller-manager"),
+	if _, err := start(c.Dir, "kube-controller-manager", c.Binaries.KubeControllerManager, append(l.controlPlaneArgs("kube-controller-manager", kcmPort),
 		"--controllers=*",
 		// Each controller acts as its own service account, with the roles
 		// Kubernetes' default policy gives it.
@@ -241,20 +234,12 @@ func Up(ctx context.Context, c Config) error {
 		"--leader-elect=false",
 		// Not the default under /usr/libexec, which it creates otherwise.
 		"--flex-volume-plugin-dir="+l.path("kube-controller-manager", "volume-plugins"),
-	); err != nil {
+	)...); err != nil {
 		return err
 	}
 	fmt.Fprintf(logw, "node: starting kube-scheduler on 127.0.0.1:%d\n", schedPort)
-	schedConfig := l.kubeconfig("kube-scheduler")
 	if _, err := start(c.Dir, "kube-scheduler", c.Binaries.KubeScheduler,
-		"--kubeconfig="+schedConfig,
-		"--authentication-kubeconfig="+schedConfig,
-		"--authorization-kubeconfig="+schedConfig,
-		"--bind-address=127.0.0.1",
-		fmt.Sprintf("--secure-port=%d", schedPort),
-		"--cert-dir="+l.path("kube-scheduler"),
-		"--leader-elect=false",
-	); err != nil {
+		append(l.controlPlaneArgs("kube-scheduler", schedPort), "--leader-elect=false")...); err != nil {
 		return err
 	}
 	for name, port := range map[string]int{"kube-controller-manager": kcmPort, "kube-scheduler": schedPort} {
@@ -410,6 +395,22 @@ func (l layout) ctr(bin string, out io.Writer, args ...string) error {
 		return fmt.Errorf("ctr %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return nil
+}
+
+// controlPlaneArgs are the flags kube-controller-manager and kube-scheduler
+// share: their kubeconfig for the garden, for authenticating and authorizing
+// requests to them too, and a secure port on loopback with a self-signed
+// certificate in a directory of their own.
+func (l layout) controlPlaneArgs(name string, port int) []string {
+	kubeconfig := l.kubeconfig(name)
+	return []string{
+		"--kubeconfig=" + kubeconfig,
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+		"--bind-address=127.0.0.1",
+		fmt.Sprintf("--secure-port=%d", port),
+		"--cert-dir=" + l.path(name),
+	}
 }
 
 // ImportImage imports an OCI image archive into the running node's

@@ -60,15 +60,7 @@ func TestSchedulerChartLetsItPublishOnItsLease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCtx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(runCtx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("scheduler: %v", err)
-		}
-	})
+	framework.RunUntilCleanup(t, "scheduler", s.Run)
 
 	want := `{"version":"v1","schedulerName":"default-scheduler","strategy":"MinimalDistance","scoreWeights":{"LeastAllocated":3}}`
 	var got string

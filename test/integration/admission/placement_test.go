@@ -75,15 +75,7 @@ func TestSchedulerUsesProtectedSeedsForGardenShootsOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCtx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(runCtx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("scheduler: %v", err)
-		}
-	})
+	framework.RunUntilCleanup(t, "scheduler", s.Run)
 
 	placed := func(namespace, name string) *v1alpha1.Shoot {
 		sh := newShoot(namespace, name)

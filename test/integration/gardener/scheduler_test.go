@@ -148,15 +148,7 @@ func startGraftScheduler(t *testing.T, userAgent, schedulerName string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCtx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(runCtx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("graft-scheduler: %v", err)
-		}
-	})
+	framework.RunUntilCleanup(t, "graft-scheduler", s.Run)
 }
 
 // readySeed makes a seed look reconciled by a ready gardenlet with room for
