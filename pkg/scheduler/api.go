@@ -144,17 +144,23 @@ func convertGardener(u *unstructured.Unstructured) (any, error) {
 	return converted, nil
 }
 
-// convertShoot converts a Shoot the API server returned.
-func convertShoot(u *unstructured.Unstructured) (*corev1alpha1.Shoot, error) {
+// convertAs converts an object the API server returned for a T (a Seed or a
+// Shoot) into graft's T.
+func convertAs[T any](u *unstructured.Unstructured) (*T, error) {
 	obj, err := convertGardener(u)
 	if err != nil {
 		return nil, err
 	}
-	shoot, ok := obj.(*corev1alpha1.Shoot)
+	t, ok := obj.(*T)
 	if !ok {
-		return nil, fmt.Errorf("the API server returned a %s for a Shoot", u.GetKind())
+		return nil, fmt.Errorf("the API server returned a %s, not the %T asked for", u.GetKind(), t)
 	}
-	return shoot, nil
+	return t, nil
+}
+
+// convertShoot converts a Shoot the API server returned.
+func convertShoot(u *unstructured.Unstructured) (*corev1alpha1.Shoot, error) {
+	return convertAs[corev1alpha1.Shoot](u)
 }
 
 func (g *gardenerAPI) informers() (shoots, seeds, profiles trackedInformer) {
@@ -170,15 +176,7 @@ func (g *gardenerAPI) getSeed(ctx context.Context, name string) (*corev1alpha1.S
 	if err != nil {
 		return nil, err
 	}
-	obj, err := convertGardener(u)
-	if err != nil {
-		return nil, err
-	}
-	seed, ok := obj.(*corev1alpha1.Seed)
-	if !ok {
-		return nil, fmt.Errorf("the API server returned a %s for a Seed", u.GetKind())
-	}
-	return seed, nil
+	return convertAs[corev1alpha1.Seed](u)
 }
 
 func (g *gardenerAPI) getShoot(ctx context.Context, namespace, name string) (*corev1alpha1.Shoot, error) {
