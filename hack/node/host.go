@@ -209,6 +209,14 @@ func Down(ctx context.Context, dir string, admin *rest.Config, logw io.Writer) e
 		errs = append(errs, runLogged(l.path("kube-proxy.log"), bins.KubeProxy, "--cleanup", "--config="+l.proxyConfig()))
 	}
 	errs = append(errs, stop(dir, "kubelet", 20*time.Second))
+	// A component its pid file does not name (a second start, a lost file)
+	// would keep its port and its writes to the garden after Down.
+	for _, bin := range []string{bins.KubeScheduler, bins.KubeControllerManager, bins.KubeProxy, bins.Kubelet} {
+		for _, pid := range processesRunning(bin, dir) {
+			fmt.Fprintf(logw, "node: stopping %s (pid %d), which no pid file names\n", filepath.Base(bin), pid)
+			errs = append(errs, terminate(pid, dir, 10*time.Second))
+		}
+	}
 
 	// Whatever kubelet did not stop: every process in its pods' cgroups, then
 	// containerd, then the shims it started, which outlive it.

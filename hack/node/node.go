@@ -465,8 +465,8 @@ func poll(ctx context.Context, timeout time.Duration, dir, name string, check fu
 		if last = check(); last == nil {
 			return nil
 		}
-		if _, ok := alive(dir, name); !ok {
-			return fmt.Errorf("%s exited (last check: %v)", name, last)
+		if pid, ok := alive(dir, name); !ok {
+			return fmt.Errorf("%s exited (last check: %v; %s)", name, last, describe(pid, dir))
 		}
 		select {
 		case <-ctx.Done():

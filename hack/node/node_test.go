@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"compress/gzip"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -147,5 +149,37 @@ func TestParseBinaries(t *testing.T) {
 	}
 	if _, err := ParseBinaries(strings.NewReader(strings.Replace(lines, "runc ", "runcx ", 1))); err == nil || !strings.Contains(err.Error(), "no runc") {
 		t.Errorf("output without runc: err = %v", err)
+	}
+}
+
+func TestProcessesRunningFindsTheNodesComponentsByExecutable(t *testing.T) {
+	dir := t.TempDir()
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two commands, so that the shell stays (it execs a lone last command).
+	cmd := exec.Command(sh, "-c", "sleep 60; exit 0", dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+
+	if got := processesRunning(sh, dir); !slices.Contains(got, cmd.Process.Pid) {
+		t.Errorf("processesRunning(%s, %s) = %v, want it to hold %d", sh, dir, got, cmd.Process.Pid)
+	}
+	if got := processesRunning(sh, t.TempDir()); slices.Contains(got, cmd.Process.Pid) {
+		t.Errorf("a process not naming the directory was listed: %v", got)
+	}
+	if sleep, err := exec.LookPath("sleep"); err == nil {
+		if got := processesRunning(sleep, dir); slices.Contains(got, cmd.Process.Pid) {
+			t.Errorf("a process running another executable was listed: %v", got)
+		}
+	}
+	if d := describe(cmd.Process.Pid, dir); !strings.Contains(d, "mentions "+dir+": true") {
+		t.Errorf("describe = %q", d)
+	}
+	if d := describe(0, dir); d != "no readable pid file" {
+		t.Errorf("describe(0) = %q", d)
 	}
 }

@@ -106,6 +106,50 @@ func terminate(pid int, dir string, grace time.Duration) error {
 	return fmt.Errorf("process %d did not exit after SIGKILL", pid)
 }
 
+// describe says what /proc shows of pid, for an error that claims a
+// component exited: whether the number is gone, a zombie, or a process whose
+// command line does not name the node's directory.
+func describe(pid int, dir string) string {
+	if pid <= 0 {
+		return "no readable pid file"
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return fmt.Sprintf("pid %d: %v", pid, err)
+	}
+	state := "?"
+	if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		if f := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+1:])); len(f) > 0 {
+			state = f[0]
+		}
+	}
+	args := strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " ")
+	if len(args) > 200 {
+		args = args[:200] + "..."
+	}
+	return fmt.Sprintf("pid %d: state %s, mentions %s: %t, command line %q", pid, state, dir, bytes.Contains(cmdline, []byte(dir)), args)
+}
+
+// processesRunning lists the pids that run the executable bin with dir on
+// their command line: a component of this node whose pid file is gone or
+// names another process, which Down must still stop.
+func processesRunning(bin, dir string) []int {
+	if bin == "" {
+		return nil
+	}
+	want, err := filepath.EvalSymlinks(bin)
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, pid := range processesMentioning(dir) {
+		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && exe == want {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
 // processesMentioning lists the pids whose command line contains s, for the
 // containerd shims of this node, which containerd starts detached and which
 // outlive it.
