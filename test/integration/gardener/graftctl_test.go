@@ -18,6 +18,7 @@ import (
 
 	"github.com/graft-dev/graft/pkg/graftctl"
 	"github.com/graft-dev/graft/test/framework"
+	"github.com/graft-dev/graft/test/gardenerlandscape"
 )
 
 // graftctlResult is what one graftctl invocation printed and whether it failed.
@@ -63,14 +64,7 @@ func markReady(t *testing.T, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := time.Now().UTC().Format(time.RFC3339)
-	seed.Object["status"] = map[string]any{
-		"lastOperation": map[string]any{"type": "Reconcile", "state": "Succeeded", "progress": int64(100), "description": "seed is ready", "lastUpdateTime": now},
-		"conditions": []any{map[string]any{
-			"type": "GardenletReady", "status": "True", "reason": "Ready", "message": "ready",
-			"lastTransitionTime": now, "lastUpdateTime": now,
-		}},
-	}
+	seed.Object["status"] = gardenerlandscape.ReadyStatus(-1, time.Now())
 	if _, err := client.UpdateStatus(t.Context(), seed, metav1.UpdateOptions{}); err != nil {
 		t.Fatalf("marking seed %s ready: %v", name, err)
 	}

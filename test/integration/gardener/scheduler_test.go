@@ -4,7 +4,6 @@ package gardener
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -23,6 +22,7 @@ import (
 	"github.com/graft-dev/graft/pkg/scheduler"
 	"github.com/graft-dev/graft/test/charts"
 	"github.com/graft-dev/graft/test/framework"
+	"github.com/graft-dev/graft/test/gardenerlandscape"
 )
 
 // schedulerName is the schedulerName the shoots for the landscape's
@@ -173,23 +173,12 @@ func readySeed(t *testing.T, name string, allocatable int, taints []any) {
 			t.Fatalf("tainting seed %s: %v", name, err)
 		}
 	}
-	now := time.Now().UTC().Format(time.RFC3339)
 	err := admitted(t, func(ctx context.Context) error {
 		seed, err := client.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
-		seed.Object["status"] = map[string]any{
-			"lastOperation": map[string]any{
-				"type": "Reconcile", "state": "Succeeded", "progress": int64(100),
-				"description": "reconciled", "lastUpdateTime": now,
-			},
-			"conditions": []any{map[string]any{
-				"type": "GardenletReady", "status": "True", "reason": "GardenletReady", "message": "gardenlet is ready",
-				"lastTransitionTime": now, "lastUpdateTime": now,
-			}},
-			"allocatable": map[string]any{"shoots": fmt.Sprint(allocatable)},
-		}
+		seed.Object["status"] = gardenerlandscape.ReadyStatus(allocatable, time.Now())
 		_, err = client.UpdateStatus(ctx, seed, metav1.UpdateOptions{})
 		return err
 	})
