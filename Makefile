@@ -15,7 +15,7 @@ VERSION_PKG := k8s.io/component-base/version
 LDFLAGS := -X $(VERSION_PKG).gitVersion=$(VERSION) -X $(VERSION_PKG).gitCommit=$(GIT_COMMIT) \
 	-X $(VERSION_PKG).gitTreeState=$(GIT_TREE_STATE) -X $(VERSION_PKG).buildDate=$(BUILD_DATE)
 
-.PHONY: all build images test test-unit test-integration test-e2e test-e2e-pods node-deps bench-scheduler bench-drain chaos deps codegen verify-codegen demo demo-down local-node clean
+.PHONY: all build images test test-unit test-integration test-e2e test-e2e-pods node-deps bench-scheduler bench-drain chaos deps codegen verify-codegen demo demo-gardener demo-down local-node clean
 
 all: build
 
@@ -116,7 +116,12 @@ verify-codegen:
 demo: build
 	bash hack/demo.sh up
 
-## demo-down: stop everything make demo started
+## demo-gardener: bring up the local garden with Gardener's API server, create a
+## Gardener landscape, run graft-scheduler on core.gardener.cloud and show it
+demo-gardener: build
+	bash hack/demo.sh up --gardener
+
+## demo-down: stop everything make demo or make demo-gardener started
 demo-down:
 	bash hack/demo.sh down
 

@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# The demo: hack/demo.sh up|down (make demo / make demo-down).
+# The demo: hack/demo.sh up [--gardener]|down (make demo, make demo-gardener,
+# make demo-down).
 #   up    bring up the local garden, start graft's three components, apply the
 #         sample landscape, show where the shoots went, drain a seed and
 #         uncordon it again; everything keeps running afterwards
-#   down  stop everything up started
+#   up --gardener
+#         bring up the local garden with Gardener's API server, create a
+#         Gardener landscape through it, run graft-scheduler on
+#         core.gardener.cloud and show what it did and what graftctl shows and
+#         changes on Gardener's objects; everything keeps running afterwards
+#   down  stop everything either up started
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
@@ -12,14 +18,17 @@ DEMO_DIR="${ROOT}/_output/demo"
 export GRAFT_GARDEN_DIR="${GRAFT_GARDEN_DIR:-${ROOT}/_output/local-garden}"
 export KUBECONFIG="${GRAFT_GARDEN_DIR}/kubeconfig"
 COMPONENTS=(graft-scheduler graft-capacity-annotator graft-descheduler)
+GARDENER_NS=garden-dev
 DRAIN_SEED=aws-eu1
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
+# start_component NAME [CONFIG]: CONFIG names hack/demo/config/CONFIG.yaml
+# (default: NAME's).
 start_component() {
   local name="$1"
   local config="${DEMO_DIR}/${name}.yaml"
-  sed "s#KUBECONFIG_PATH#${KUBECONFIG}#" "hack/demo/config/${name}.yaml" >"${config}"
+  sed "s#KUBECONFIG_PATH#${KUBECONFIG}#" "hack/demo/config/${2:-${name}}.yaml" >"${config}"
   setsid "${BIN}/${name}" --config "${config}" >"${DEMO_DIR}/${name}.log" 2>&1 < /dev/null &
   echo $! >"${DEMO_DIR}/${name}.pid"
   echo "started ${name} (log: ${DEMO_DIR}/${name}.log)"
@@ -98,13 +107,88 @@ Stop it all with:
 MSG
 }
 
+# show CMD...: print the command as typed, then run it.
+show() {
+  printf '\n\033[1m$ %s\033[0m\n' "$*"
+  "$@"
+}
+
+# graftctl on Gardener: the local garden serves graft's CRDs too, which
+# graftctl would pick by itself.
+gctl() { show graftctl --api=core.gardener.cloud "$@"; }
+graftctl() { "${BIN}/graftctl" "$@"; }
+
+up_gardener() {
+  mkdir -p "${DEMO_DIR}"
+  say "Starting the local garden with Gardener's API server (gardener-apiserver)"
+  bash hack/local-garden.sh up --gardener
+
+  say "Creating a Gardener landscape through gardener-apiserver (Gardener's validation and admission)"
+  go build -o "${BIN}/demo" ./hack/demo
+  "${BIN}/demo" gardener-landscape
+
+  say "Starting graft-scheduler on Gardener's API (hack/demo/config/graft-scheduler-gardener.yaml)"
+  stop_components
+  grep -E '^(api|schedulerName|strategy):' hack/demo/config/graft-scheduler-gardener.yaml
+  start_component graft-scheduler graft-scheduler-gardener
+  wait_ready graft-scheduler http://127.0.0.1:10251/readyz
+
+  say "Waiting for graft-scheduler: four shoots bound, mumbai waiting (no seed in ap-south-1)"
+  for shoot in web shop api batch; do "${BIN}/demo" wait-shoot "${shoot}" bound; done
+  "${BIN}/demo" wait-shoot mumbai pending
+  "${BIN}/demo" wait-event mumbai SchedulingFailed
+
+  say "Shoots as Gardener shows them (gardener-apiserver's columns, as kubectl get shoots -A -o wide prints them, without health)"
+  echo "legacy names Gardener's own scheduler (default-scheduler), which does not run here: graft leaves it alone."
+  "${BIN}/demo" table shoots
+  say "The same garden through graftctl"
+  gctl get seeds
+  gctl get shoots -A
+
+  say "Why mumbai waits"
+  gctl describe shoot -n "${GARDENER_NS}" mumbai
+
+  say "Cordon and taint Gardener seeds"
+  gctl cordon eu-west-a
+  gctl taint seed us-east maintenance=planned:NoSchedule
+  gctl get seeds
+  echo
+  echo "Gardener's taints have no effect: a NoExecute taint is refused (graftctl exits non-zero):"
+  if gctl taint seed us-east evict=now:NoExecute; then
+    echo "graftctl accepted a NoExecute taint on a Gardener seed" >&2
+    return 1
+  fi
+
+  say "Where would the shoots without a seed go now? (graftctl simulate --from-cluster, writes nothing)"
+  gctl simulate --from-cluster --explain
+
+  say "A new shoot in eu-west-1 goes to eu-west-b: eu-west-a is cordoned"
+  "${BIN}/demo" gardener-shoot docs eu-west-1
+  "${BIN}/demo" wait-shoot docs bound eu-west-b
+  gctl get shoots -n "${GARDENER_NS}" docs
+
+  cat <<MSG
+
+Everything keeps running: the local garden with gardener-apiserver, and
+graft-scheduler on core.gardener.cloud (log in ${DEMO_DIR}).
+Try next:
+  export KUBECONFIG=${KUBECONFIG}
+  ${BIN}/graftctl --api=core.gardener.cloud uncordon eu-west-a
+  ${BIN}/graftctl --api=core.gardener.cloud describe shoot -n ${GARDENER_NS} legacy
+  ${BIN}/graftctl --api=core.gardener.cloud get seeds -o yaml
+Stop it all with:
+  make demo-down
+MSG
+}
+
 down() {
   stop_components
   bash hack/local-garden.sh down
 }
 
-case "${1:-}" in
-  up) up ;;
-  down) down ;;
-  *) echo "usage: hack/demo.sh up|down" >&2; exit 2 ;;
+case "${1:-} ${2:-}" in
+  "up ") up ;;
+  "up --gardener") up_gardener ;;
+  "down ") down ;;
+  *) echo "usage: hack/demo.sh up [--gardener]|down" >&2; exit 2 ;;
 esac

@@ -1,40 +1,74 @@
-// Command demo is the Go side of hack/demo.sh: it applies the sample landscape
-// to the local garden (without kubectl).
 package main
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/graft-dev/graft/test/framework"
 )
 
+const usage = `usage (KUBECONFIG names the garden):
+  demo apply FILE                    create or update the objects of a graft landscape file
+  demo gardener-landscape            create the Gardener landscape of make demo-gardener
+  demo gardener-shoot NAME REGION    create a shoot for graft-scheduler in that landscape
+  demo wait-shoot NAME bound [SEED]  wait until the landscape's shoot is bound (to SEED, if given)
+  demo wait-shoot NAME pending       wait until it waits for a seed (lastOperation Create/Pending)
+  demo wait-event NAME REASON        wait for an Event of that reason about the landscape's shoot
+  demo table shoots|seeds            print Gardener's objects as gardener-apiserver's table shows them`
+
 func main() {
-	if len(os.Args) != 3 || os.Args[1] != "apply" {
-		fmt.Fprintln(os.Stderr, "usage: demo apply FILE   (KUBECONFIG names the garden)")
-		os.Exit(2)
-	}
-	if err := apply(os.Args[2]); err != nil {
+	if err := run(os.Args[1:]); err != nil {
 		fmt.Fprintf(os.Stderr, "demo: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func apply(path string) error {
+func run(args []string) error {
+	want := map[string]int{"apply": 1, "gardener-landscape": 0, "gardener-shoot": 2, "wait-shoot": 2, "wait-event": 2, "table": 1}
+	if len(args) == 0 {
+		args = []string{""}
+	}
+	n, ok := want[args[0]]
+	if args[0] == "wait-shoot" && len(args) == 4 {
+		n++ // the optional seed
+	}
+	if !ok || n != len(args)-1 {
+		fmt.Fprintln(os.Stderr, usage)
+		os.Exit(2)
+	}
 	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBECONFIG"))
 	if err != nil {
 		return fmt.Errorf("loading KUBECONFIG: %w", err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	switch args[0] {
+	case "apply":
+		return apply(ctx, cfg, args[1])
+	case "gardener-landscape":
+		return gardenerLandscape(ctx, cfg)
+	case "gardener-shoot":
+		return gardenerShootFor(ctx, cfg, args[1], args[2])
+	case "wait-shoot":
+		return waitShoot(ctx, cfg, args[1], args[2], strings.Join(args[3:], ""))
+	case "wait-event":
+		return waitEvent(ctx, cfg, args[1], args[2])
+	default: // table
+		return printTable(ctx, cfg, args[1])
+	}
+}
+
+func apply(ctx context.Context, cfg *rest.Config, path string) error {
 	objs, err := framework.DecodeFile(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	if err := framework.Apply(ctx, cfg, objs); err != nil {
 		return err
 	}

@@ -1,0 +1,342 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/cli-runtime/pkg/printers"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+
+	"github.com/graft-dev/graft/test/gardenerlandscape"
+)
+
+// The Gardener landscape of make demo-gardener: one project, a CloudProfile
+// with four regions, four ready seeds in three of them, and shoots.
+const (
+	gardenerProject      = "dev"
+	gardenerNamespace    = "garden-dev"
+	gardenerCloudProfile = "local"
+	gardenerCredentials  = "dev-credentials"
+	gardenerDNSSecret    = "seed-dns"
+	// graftSchedulerName is the schedulerName of hack/demo/config/graft-scheduler-gardener.yaml.
+	graftSchedulerName = "graft-scheduler"
+)
+
+var gardenerRegions = []string{"eu-west-1", "eu-central-1", "us-east-1", "ap-south-1"}
+
+// gardenerSeeds: no seed in ap-south-1.
+var gardenerSeeds = []struct {
+	name, region string
+	allocatable  int
+}{
+	{"eu-west-a", "eu-west-1", 3},
+	{"eu-west-b", "eu-west-1", 3},
+	{"eu-central", "eu-central-1", 2},
+	{"us-east", "us-east-1", 2},
+}
+
+// gardenerShoots: every shoot but legacy names graft-scheduler; legacy is left
+// to Gardener's own scheduler (default-scheduler), which does not run here.
+// mumbai's region has no seed.
+var gardenerShoots = []struct {
+	name, region, schedulerName string
+}{
+	{"web", "eu-west-1", graftSchedulerName},
+	{"shop", "eu-west-1", graftSchedulerName},
+	{"api", "eu-central-1", graftSchedulerName},
+	{"batch", "us-east-1", graftSchedulerName},
+	{"mumbai", "ap-south-1", graftSchedulerName},
+	{"legacy", "eu-west-1", ""},
+}
+
+// gardenerLandscape creates the landscape through gardener-apiserver (each
+// object through Gardener's validation and admission) and gives the seeds the
+// status a ready gardenlet would report. Objects that exist already are kept.
+func gardenerLandscape(ctx context.Context, cfg *rest.Config) error {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	// Gardener's project controller would create the project's namespace;
+	// none runs here.
+	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: gardenerNamespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating namespace %s: %w", gardenerNamespace, err)
+	}
+	manifests := []struct {
+		gvr       schema.GroupVersionResource
+		namespace string
+		manifest  string
+	}{
+		{gardenerlandscape.CloudProfiles, "", gardenerlandscape.CloudProfile(gardenerCloudProfile, gardenerRegions...)},
+		{gardenerlandscape.Projects, "", gardenerlandscape.Project(gardenerProject, gardenerNamespace)},
+		{gardenerlandscape.Secrets, gardenerNamespace, gardenerlandscape.Secret(gardenerCredentials, gardenerNamespace)},
+		{gardenerlandscape.CredentialsBindings, gardenerNamespace, gardenerlandscape.CredentialsBinding(gardenerCredentials, gardenerNamespace)},
+		{gardenerlandscape.Secrets, gardenerlandscape.DNSSecretNamespace, gardenerlandscape.Secret(gardenerDNSSecret, gardenerlandscape.DNSSecretNamespace)},
+	}
+	for i, s := range gardenerSeeds {
+		manifests = append(manifests, struct {
+			gvr       schema.GroupVersionResource
+			namespace string
+			manifest  string
+		}{gardenerlandscape.Seeds, "", gardenerlandscape.Seed(gardenerlandscape.SeedSpec{Name: s.name, Region: s.region, DNSSecret: gardenerDNSSecret, Index: i})})
+	}
+	for _, m := range manifests {
+		obj, err := gardenerlandscape.Object(m.manifest)
+		if err != nil {
+			return err
+		}
+		if err := createObject(ctx, dyn, m.gvr, m.namespace, obj); err != nil {
+			return err
+		}
+	}
+	for _, s := range gardenerSeeds {
+		if err := readySeed(ctx, dyn, s.name, s.allocatable); err != nil {
+			return err
+		}
+		fmt.Printf("seed/%s ready in %s with room for %d shoots (the status gardenlet would report)\n", s.name, s.region, s.allocatable)
+	}
+	for _, s := range gardenerShoots {
+		if err := gardenerShoot(ctx, dyn, s.name, s.region, s.schedulerName); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// gardenerShoot creates a shoot of the demo's project without a seed.
+func gardenerShoot(ctx context.Context, dyn dynamic.Interface, name, region, schedulerName string) error {
+	obj, err := gardenerlandscape.Object(gardenerlandscape.Shoot(gardenerlandscape.ShootSpec{
+		Name: name, Namespace: gardenerNamespace, CloudProfile: gardenerCloudProfile, Region: region,
+		CredentialsBinding: gardenerCredentials, SchedulerName: schedulerName,
+	}))
+	if err != nil {
+		return err
+	}
+	return createObject(ctx, dyn, gardenerlandscape.Shoots, gardenerNamespace, obj)
+}
+
+// createObject creates obj unless it exists, and says which it was.
+func createObject(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace string, obj *unstructured.Unstructured) error {
+	what := strings.ToLower(obj.GetKind()) + "/" + obj.GetName()
+	if namespace != "" {
+		what = strings.ToLower(obj.GetKind()) + "/" + namespace + "/" + obj.GetName()
+	}
+	err := gardenerlandscape.Admitted(ctx, func(ctx context.Context) error {
+		_, err := dyn.Resource(gvr).Namespace(namespace).Create(ctx, obj, metav1.CreateOptions{})
+		return err
+	}, nil)
+	switch {
+	case apierrors.IsAlreadyExists(err):
+		fmt.Printf("%s exists\n", what)
+		return nil
+	case err != nil:
+		return fmt.Errorf("creating %s: %w", what, err)
+	}
+	fmt.Printf("%s created\n", what)
+	return nil
+}
+
+func readySeed(ctx context.Context, dyn dynamic.Interface, name string, allocatable int) error {
+	client := dyn.Resource(gardenerlandscape.Seeds)
+	return gardenerlandscape.Admitted(ctx, func(ctx context.Context) error {
+		seed, err := client.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		seed.Object["status"] = gardenerlandscape.ReadyStatus(allocatable, time.Now())
+		_, err = client.UpdateStatus(ctx, seed, metav1.UpdateOptions{})
+		return err
+	}, nil)
+}
+
+// shootConditions are what waitShoot can wait for.
+var shootConditions = map[string]func(*unstructured.Unstructured) (bool, string){
+	// bound: spec.seedName is set.
+	"bound": func(s *unstructured.Unstructured) (bool, string) {
+		seed, found, _ := unstructured.NestedString(s.Object, "spec", "seedName")
+		return found, "bound to seed/" + seed
+	},
+	// pending: status.lastOperation is Create/Pending, graft-scheduler's
+	// (and Gardener's) word for a shoot that waits for a seed.
+	"pending": func(s *unstructured.Unstructured) (bool, string) {
+		typ, _, _ := unstructured.NestedString(s.Object, "status", "lastOperation", "type")
+		state, _, _ := unstructured.NestedString(s.Object, "status", "lastOperation", "state")
+		description, _, _ := unstructured.NestedString(s.Object, "status", "lastOperation", "description")
+		return typ == "Create" && state == "Pending", "lastOperation Create/Pending: " + description
+	},
+}
+
+// waitShoot waits until the shoot meets the condition and prints what it
+// saw; with a seed, a shoot bound to another seed is an error.
+func waitShoot(ctx context.Context, cfg *rest.Config, name, condition, seed string) error {
+	cond, ok := shootConditions[condition]
+	if !ok {
+		return fmt.Errorf("unknown condition %q (bound or pending)", condition)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	client := dyn.Resource(gardenerlandscape.Shoots).Namespace(gardenerNamespace)
+	if seed != "" && condition != "bound" {
+		return fmt.Errorf("a seed goes with bound only")
+	}
+	var said string
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		s, err := client.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		var done bool
+		done, said = cond(s)
+		return done, nil
+	})
+	if err != nil {
+		return fmt.Errorf("shoot %s/%s is not %s after two minutes", gardenerNamespace, name, condition)
+	}
+	fmt.Printf("shoot/%s/%s %s\n", gardenerNamespace, name, said)
+	if seed != "" && said != "bound to seed/"+seed {
+		return fmt.Errorf("shoot %s/%s should be bound to seed/%s", gardenerNamespace, name, seed)
+	}
+	return nil
+}
+
+// waitEvent waits for an Event with the reason about the shoot and prints it.
+func waitEvent(ctx context.Context, cfg *rest.Config, name, reason string) error {
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	selector := fields.Set{"involvedObject.name": name, "reason": reason}.AsSelector().String()
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		list, err := kube.CoreV1().Events(gardenerNamespace).List(ctx, metav1.ListOptions{FieldSelector: selector})
+		if err != nil || len(list.Items) == 0 {
+			return false, nil
+		}
+		e := list.Items[0]
+		fmt.Printf("Event %s %s from %s about %s %s/%s: %s\n", e.Type, e.Reason, e.Source.Component,
+			e.InvolvedObject.APIVersion+" "+e.InvolvedObject.Kind, e.Namespace, e.InvolvedObject.Name, e.Message)
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("no Event %s about shoot %s/%s after two minutes", reason, gardenerNamespace, name)
+	}
+	return nil
+}
+
+// serverTables are the resources printTable knows.
+// columns, if set, are the columns shown, from the wide table.
+var serverTables = map[string]struct {
+	gvr        schema.GroupVersionResource
+	namespaced bool
+	columns    []string
+}{
+	// Gardener's wide columns without the health conditions gardenlet
+	// reports (none here): its default table has no SEED.
+	"shoots": {gardenerlandscape.Shoots, true, []string{"NAME", "CLOUDPROFILE", "PROVIDER", "REGION", "SEED", "K8S VERSION", "LAST OPERATION", "STATUS", "AGE"}},
+	"seeds":  {gardenerlandscape.Seeds, false, nil},
+}
+
+// printTable prints the resource as the API server's table shows it, as
+// kubectl get does: for Gardener's resources, gardener-apiserver's columns.
+func printTable(ctx context.Context, cfg *rest.Config, resource string) error {
+	r, ok := serverTables[resource]
+	if !ok {
+		return fmt.Errorf("unknown resource %q", resource)
+	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.GroupVersion = &schema.GroupVersion{Group: r.gvr.Group, Version: r.gvr.Version}
+	cfg.APIPath = "/apis"
+	cfg.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	client, err := rest.RESTClientFor(cfg)
+	if err != nil {
+		return err
+	}
+	body, err := client.Get().Resource(r.gvr.Resource).
+		SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(ctx)
+	if err != nil {
+		return err
+	}
+	table := &metav1.Table{}
+	if err := json.Unmarshal(body, table); err != nil {
+		return fmt.Errorf("decoding the table of %s: %w", resource, err)
+	}
+	if r.columns != nil {
+		keepColumns(table, r.columns)
+	}
+	// The printer reads each row's namespace from its object's metadata.
+	for i := range table.Rows {
+		if raw := table.Rows[i].Object.Raw; raw != nil {
+			u := &unstructured.Unstructured{}
+			if err := u.UnmarshalJSON(raw); err != nil {
+				return err
+			}
+			table.Rows[i].Object.Object = u
+		}
+	}
+	sort.SliceStable(table.Rows, func(i, j int) bool { return rowKey(table.Rows[i]) < rowKey(table.Rows[j]) })
+	return printers.NewTablePrinter(printers.PrintOptions{WithNamespace: r.namespaced}).PrintObj(table, os.Stdout)
+}
+
+// keepColumns drops the table's columns not named, and shows the others
+// without -o wide.
+func keepColumns(table *metav1.Table, names []string) {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[strings.ToUpper(n)] = true
+	}
+	var keep []int
+	var defs []metav1.TableColumnDefinition
+	for i, c := range table.ColumnDefinitions {
+		if want[strings.ToUpper(c.Name)] {
+			c.Priority = 0
+			keep = append(keep, i)
+			defs = append(defs, c)
+		}
+	}
+	table.ColumnDefinitions = defs
+	for r := range table.Rows {
+		cells := make([]any, 0, len(keep))
+		for _, i := range keep {
+			if i < len(table.Rows[r].Cells) {
+				cells = append(cells, table.Rows[r].Cells[i])
+			}
+		}
+		table.Rows[r].Cells = cells
+	}
+}
+
+func rowKey(row metav1.TableRow) string {
+	if u, ok := row.Object.Object.(*unstructured.Unstructured); ok {
+		return u.GetNamespace() + "/" + u.GetName()
+	}
+	return ""
+}
+
+// gardenerShootFor creates a shoot for graft-scheduler in the landscape.
+func gardenerShootFor(ctx context.Context, cfg *rest.Config, name, region string) error {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	return gardenerShoot(ctx, dyn, name, region, graftSchedulerName)
+}
