@@ -1,5 +1,5 @@
 # graft: see README.md. `make demo` and `make test` are the two commands a
-# newcomer needs.
+# newcomer needs (`make demo-gardener` shows graft on Gardener's own API).
 
 SHELL := /usr/bin/env bash
 GO ?= go
@@ -15,7 +15,7 @@ VERSION_PKG := k8s.io/component-base/version
 LDFLAGS := -X $(VERSION_PKG).gitVersion=$(VERSION) -X $(VERSION_PKG).gitCommit=$(GIT_COMMIT) \
 	-X $(VERSION_PKG).gitTreeState=$(GIT_TREE_STATE) -X $(VERSION_PKG).buildDate=$(BUILD_DATE)
 
-.PHONY: all build images test test-unit test-integration test-e2e test-e2e-pods node-deps bench-scheduler bench-drain chaos deps codegen verify-codegen demo demo-gardener demo-down local-node clean
+.PHONY: all build images test test-unit test-integration test-gardener gardener-deps test-e2e test-e2e-pods node-deps bench-scheduler bench-drain chaos deps codegen verify-codegen demo demo-gardener demo-down local-node clean
 
 all: build
 
@@ -38,22 +38,30 @@ images:
 deps:
 	@bash hack/install-deps.sh
 
+## gardener-deps: Gardener's API server (gardener-apiserver), built once per
+## machine from the Go module proxy (5 to 20 minutes cold), for the Gardener
+## integration tests and make demo-gardener
+gardener-deps:
+	@bash hack/install-deps.sh gardener-apiserver
+
 ## node-deps: what a local node runs (containerd, runc and CNI plugins from Debian;
 ## kubelet, kube-proxy, kube-controller-manager and kube-scheduler built once per machine)
 node-deps:
 	@bash hack/install-deps.sh node
 
 ## test: the whole suite: vet, unit tests, integration and chart tests against a real
-## kube-apiserver, then the end-to-end suite with the real binaries, then the pod
-## scenarios against graft's charts on a local node (as root), then a short chaos
-## run (one minute of faults, a fixed seed)
-test: deps node-deps
+## kube-apiserver, the integration tests against Gardener's real API server, then
+## the end-to-end suite with the real binaries, then the pod scenarios against
+## graft's charts on a local node (as root), then a short chaos run (one minute of
+## faults, a fixed seed)
+test: deps node-deps gardener-deps
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./test/...
 	$(GO) vet -tags e2e ./test/e2e/...
 	$(GO) vet -tags gardener ./test/integration/gardener/
 	$(GO) test ./...
 	$(GO) test -tags integration -timeout 30m ./test/integration/... ./test/charts/...
+	$(GO) test -tags gardener -timeout 20m ./test/integration/gardener/
 	$(GO) test -tags e2e -timeout 40m ./test/e2e/ -args -ginkgo.label-filter='!pods'
 	E2E_LABELS=pods bash hack/e2e-pods.sh
 	$(GO) run ./test/chaos -seed 13 -duration 60s
@@ -66,12 +74,9 @@ test-unit:
 test-integration: deps
 	$(GO) test -tags integration -timeout 30m ./test/integration/... ./test/charts/...
 
-## test-gardener: the integration tests against Gardener's real API server
-## (gardener-apiserver, built once per machine: 5 to 20 minutes cold):
-## graft-scheduler and graftctl on core.gardener.cloud; kept out of `make test`
-## for now, which would add that build to a fresh CI machine's time
-test-gardener: deps
-	@bash hack/install-deps.sh gardener-apiserver
+## test-gardener: only the integration tests against Gardener's real API server
+## (part of make test): graft-scheduler and graftctl on core.gardener.cloud
+test-gardener: deps gardener-deps
 	$(GO) test -tags gardener -timeout 20m ./test/integration/gardener/
 
 ## test-e2e: the end-to-end suite with the components as local processes; against

@@ -4,9 +4,11 @@
 // kube-apiserver and registers core.gardener.cloud and Gardener's other groups
 // through APIServices. The tests build a landscape that Gardener's own
 // validation and admission accept, pin the binding rules graft's scheduler
-// relies on, and run graft-scheduler on core.gardener.cloud against it. They use unstructured objects, so that graft's go.mod does not
-// take on Gardener's module. They carry the build tag gardener, not
-// integration: `make test-gardener` builds gardener-apiserver when the machine
-// lacks it and runs them; `make test` only vets them until graft runs on
-// Gardener.
+// relies on, and run graft-scheduler and graftctl on core.gardener.cloud
+// against it. The landscape's objects come from test/gardenerlandscape, which
+// make demo-gardener uses too. They use unstructured objects, so that graft's
+// go.mod does not take on Gardener's module. They carry the build tag
+// gardener, not integration, because they need gardener-apiserver: `make
+// test` and the focused `make test-gardener` build it first when the machine
+// lacks it (make gardener-deps), then run them.
 package gardener
