@@ -150,7 +150,7 @@ up_gardener() {
 
   say "Cordon and taint Gardener seeds"
   gctl cordon eu-west-a
-  gctl taint seed us-east maintenance=planned:NoSchedule
+  gctl taint seed us-east maintenance=planned:NoSchedule --overwrite
   gctl get seeds
   echo
   echo "Gardener's taints have no effect: a NoExecute taint is refused (graftctl exits non-zero):"
