@@ -39,7 +39,7 @@ deps:
 	@bash hack/install-deps.sh
 
 ## gardener-deps: Gardener's API server (gardener-apiserver), built once per
-## machine from the Go module proxy (5 to 20 minutes cold), for the Gardener
+## machine from the Go module proxy (5 to 35 minutes cold), for the Gardener
 ## integration tests and make demo-gardener
 gardener-deps:
 	@bash hack/install-deps.sh gardener-apiserver

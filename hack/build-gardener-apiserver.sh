@@ -50,7 +50,7 @@ rm -rf "${scratch}"
 mkdir -p "${scratch}"
 cd "${scratch}"
 
-echo "building gardener-apiserver ${GARDENER_VERSION} into ${BIN} (once per machine; about 5 to 20 minutes)" >&2
+echo "building gardener-apiserver ${GARDENER_VERSION} into ${BIN} (once per machine; about 5 to 35 minutes)" >&2
 start=${SECONDS}
 go mod init graft.local/gardener-apiserver-build >/dev/null 2>&1
 gmod="$(go mod download -json "github.com/gardener/gardener@${GARDENER_VERSION}" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",*$/\1/p')"

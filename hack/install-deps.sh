@@ -10,7 +10,7 @@
 #                machine (hack/build-node.sh)
 #   gardener-apiserver
 #                Gardener's API server, built once per machine
-#                (hack/build-gardener-apiserver.sh; 5 to 20 minutes cold), for
+#                (hack/build-gardener-apiserver.sh; 5 to 35 minutes cold), for
 #                test/integration/gardener and hack/local-garden.sh up --gardener
 # With no argument, etcd, apiserver and helm.
 set -euo pipefail

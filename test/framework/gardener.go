@@ -572,7 +572,7 @@ func groupVersionList() string {
 // GardenerAPIServerBinary returns the path of the gardener-apiserver binary:
 // $GRAFT_GARDENER_APISERVER when set, otherwise the cached build of
 // hack/build-gardener-apiserver.sh. Unlike kube-apiserver it is not built on
-// demand: a cold build takes 5 to 20 minutes, too long to hide inside a test
+// demand: a cold build takes 5 to 35 minutes, too long to hide inside a test
 // run, so a missing binary is an error that says how to build it.
 func GardenerAPIServerBinary() (string, error) {
 	if bin := os.Getenv("GRAFT_GARDENER_APISERVER"); bin != "" {
@@ -591,7 +591,7 @@ func GardenerAPIServerBinary() (string, error) {
 	}
 	bin := filepath.Join(dir, "gardener-apiserver-"+GardenerVersion)
 	if _, err := os.Stat(bin); err != nil {
-		return "", fmt.Errorf("gardener-apiserver %s is not built on this machine (%s: %v): build it once with `hack/install-deps.sh gardener-apiserver` (5 to 20 minutes), or set GRAFT_GARDENER_APISERVER to a binary", GardenerVersion, bin, errors.Unwrap(err))
+		return "", fmt.Errorf("gardener-apiserver %s is not built on this machine (%s: %v): build it once with `hack/install-deps.sh gardener-apiserver` (5 to 35 minutes), or set GRAFT_GARDENER_APISERVER to a binary", GardenerVersion, bin, errors.Unwrap(err))
 	}
 	return bin, nil
 }
