@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	mathrand "math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -331,18 +333,39 @@ func WriteKubeconfig(path string, cfg *rest.Config, name string) error {
 type process struct {
 	cmd  *exec.Cmd
 	done chan struct{}
+	// log is the file its output goes to.
+	log string
 }
 
 func (p *process) pid() int { return p.cmd.Process.Pid }
 
-// exited reports an error once the process has ended.
+// exitLogLines is how much of its log an error about a process that ended
+// quotes.
+const exitLogLines = 15
+
+// exited reports an error once the process has ended, with the last lines of
+// its log: a process that ends while starting says why there, and a test's
+// temporary directory, log included, is gone once the run has failed.
 func (p *process) exited() error {
 	select {
 	case <-p.done:
-		return fmt.Errorf("%s exited: %v", filepath.Base(p.cmd.Path), p.cmd.ProcessState)
+		return fmt.Errorf("%s exited: %v; the last lines of its log:\n%s", filepath.Base(p.cmd.Path), p.cmd.ProcessState, lastLines(p.log, exitLogLines))
 	default:
 		return nil
 	}
+}
+
+// lastLines returns the last n lines of the file, or why it cannot.
+func lastLines(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }
 
 func startProcess(dir, name string, detach bool, bin string, args ...string) (*process, error) {
@@ -364,7 +387,7 @@ func startProcess(dir, name string, detach bool, bin string, args ...string) (*p
 	}
 	// The child holds its own descriptor.
 	logFile.Close()
-	p := &process{cmd: cmd, done: make(chan struct{})}
+	p := &process{cmd: cmd, done: make(chan struct{}), log: logFile.Name()}
 	go func() {
 		_ = cmd.Wait()
 		close(p.done)
@@ -424,23 +447,68 @@ func readPid(dir, name string) (int, error) {
 	return strconv.Atoi(strings.TrimSpace(string(data)))
 }
 
+// freePorts returns n loopback ports that are free now, for processes the
+// framework starts a while later (gardener-apiserver's port is chosen before
+// the control plane starts). They come from below the kernel's ephemeral
+// range (net.ipv4.ip_local_port_range), from which it gives ports to every
+// bind to port 0 and every outgoing connection: a port found there by a
+// listener that is then closed could be handed to any process on the machine
+// before ours binds it, and the process would exit with "address already in
+// use" (seen as a gardener-apiserver that did not start while other tests ran
+// beside it). A process never gets the same port twice.
 func freePorts(n int) ([]int, error) {
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	ephemeralLow := ephemeralPortsStart()
+	if ephemeralLow-minPort < 1000 {
+		return nil, fmt.Errorf("the ephemeral port range starts at %d, leaving too few ports between %d and it", ephemeralLow, minPort)
+	}
 	var ports []int
-	var listeners []net.Listener
-	defer func() {
-		for _, l := range listeners {
-			l.Close()
+	for attempts := 0; len(ports) < n; attempts++ {
+		if attempts == 1000 {
+			return nil, fmt.Errorf("no free loopback port between %d and %d after %d attempts", minPort, ephemeralLow, attempts)
 		}
-	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		port := minPort + mathrand.IntN(ephemeralLow-minPort)
+		if portsGiven[port] {
+			continue
+		}
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 		if err != nil {
-			return nil, fmt.Errorf("finding a free loopback port: %w", err)
+			continue // in use
 		}
-		listeners = append(listeners, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		l.Close()
+		portsGiven[port] = true
+		ports = append(ports, port)
 	}
 	return ports, nil
+}
+
+// minPort is the lowest port freePorts chooses: graft's own fixed ports
+// (the demo's and the charts' 10251, 19251 and the like) lie below it.
+const minPort = 20000
+
+var (
+	portsMu    sync.Mutex
+	portsGiven = map[int]bool{}
+)
+
+// ephemeralPortsStart is the first port of the kernel's ephemeral range, or
+// Linux's default when it cannot be read.
+func ephemeralPortsStart() int {
+	const linuxDefault = 32768
+	data, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return linuxDefault
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) != 2 {
+		return linuxDefault
+	}
+	low, err := strconv.Atoi(fields[0])
+	if err != nil {
+		return linuxDefault
+	}
+	return low
 }
 
 // waitHTTP polls url until it answers 200, the timeout passes, or exited
