@@ -13,6 +13,7 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component"
+	"github.com/graft-dev/graft/pkg/component/cachetrim"
 )
 
 // Name is the component's name: its user agent, Event source and field manager.
@@ -58,7 +59,7 @@ func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients component.C
 		Identity: opts.Identity, EventWriters: eventWriters, EventFlushTimeout: 5 * time.Second,
 	})
 	factory := graftinformers.NewSharedInformerFactoryWithOptions(clients.Graft, 0,
-		graftinformers.WithTransform(dropShootManagedFields))
+		graftinformers.WithTransform(cachetrim.Transform))
 	seeds, shoots := factory.Core().V1alpha1().Seeds(), factory.Core().V1alpha1().Shoots()
 	ctrl, err := newController(controllerOptions{
 		Client:   clients.Graft,
@@ -112,13 +113,3 @@ func (a *Annotator) IsLeader() bool { return a.runner.Elector.IsLeader() }
 
 // HasSynced tells whether the informers have synced (on a standby replica too).
 func (a *Annotator) HasSynced() bool { return a.controller.HasSynced() }
-
-// dropShootManagedFields keeps the shoot cache small: the annotator reads only
-// the seed names of shoots. Seeds keep their managed fields, which tell
-// whether the seed's agent publishes capacity.
-func dropShootManagedFields(obj any) (any, error) {
-	if shoot, ok := obj.(*v1alpha1.Shoot); ok {
-		shoot.ManagedFields = nil
-	}
-	return obj, nil
-}

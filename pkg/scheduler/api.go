@@ -16,6 +16,7 @@ import (
 	versioned "github.com/graft-dev/client-go/clientset/versioned"
 	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/component/cachetrim"
 	"github.com/graft-dev/graft/pkg/landscapefile"
 )
 
@@ -52,7 +53,8 @@ type graftAPI struct {
 }
 
 func newGraftAPI(client versioned.Interface) *graftAPI {
-	return &graftAPI{client: client, factory: graftinformers.NewSharedInformerFactory(client, 0)}
+	return &graftAPI{client: client, factory: graftinformers.NewSharedInformerFactoryWithOptions(client, 0,
+		graftinformers.WithTransform(cachetrim.Transform))}
 }
 
 func (g *graftAPI) informers() (shoots, seeds, profiles trackedInformer) {
@@ -113,15 +115,15 @@ func newGardenerAPI(client dynamic.Interface) (*gardenerAPI, error) {
 	}
 	g := &gardenerAPI{client: client, factory: dynamicinformer.NewDynamicSharedInformerFactory(client, 0)}
 	for _, gvr := range []schema.GroupVersionResource{gardenerShoots, gardenerSeeds, gardenerCloudProfiles} {
-		if err := g.factory.ForResource(gvr).Informer().SetTransform(fromGardener); err != nil {
+		if err := g.factory.ForResource(gvr).Informer().SetTransform(cachetrim.After(fromGardener)); err != nil {
 			return nil, fmt.Errorf("converting %s in the informer: %w", gvr.Resource, err)
 		}
 	}
 	return g, nil
 }
 
-// fromGardener is the informers' transform: it stores graft's type of each
-// Gardener object. It keeps Gardener's apiVersion and kind on the converted
+// fromGardener is the informers' conversion, before cachetrim trims what it
+// returns: it stores graft's type of each Gardener object. It keeps Gardener's apiVersion and kind on the converted
 // object, so that the Events about it name the object the user sees. It is
 // idempotent, as a transform must be.
 func fromGardener(obj any) (any, error) {

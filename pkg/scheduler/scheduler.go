@@ -27,6 +27,7 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/component"
+	"github.com/graft-dev/graft/pkg/component/cachetrim"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
 
@@ -143,6 +144,7 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 	// create a ConfigMap in a project namespace must not steer decisions.
 	s.kubeInformers = kubeinformers.NewSharedInformerFactoryWithOptions(clients.Kubernetes, 0,
 		kubeinformers.WithNamespace(cfg.RegionConfigNamespace),
+		kubeinformers.WithTransform(cachetrim.Transform),
 		kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.LabelSelector = corev1alpha1.LabelSchedulingPurpose + "=" + corev1alpha1.LabelSchedulingPurposeRegionConfig
 		}))

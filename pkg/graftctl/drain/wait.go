@@ -16,6 +16,7 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/component/cachetrim"
 	"github.com/graft-dev/graft/pkg/graftctl/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 )
@@ -137,7 +138,9 @@ func (o *Options) wait(ctx context.Context, seed *corev1alpha1.Seed, before []*c
 	}
 	o.printf("%d shoot(s) to move off seed/%s\n", p.total(), o.SeedName)
 
-	factory := externalversions.NewSharedInformerFactory(o.Graft, 0)
+	// Draining a large seed follows every shoot of the garden: keep only
+	// what graft reads of them.
+	factory := externalversions.NewSharedInformerFactoryWithOptions(o.Graft, 0, externalversions.WithTransform(cachetrim.Transform))
 	shoots := factory.Core().V1alpha1().Shoots()
 	informer := shoots.Informer()
 	dirty := make(chan struct{}, 1)
