@@ -10,6 +10,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	versioned "github.com/graft-dev/client-go/clientset/versioned"
 	"github.com/graft-dev/graft/pkg/component/leadership"
@@ -74,10 +76,24 @@ type Clients struct {
 // and Lease clients only, protobuf when it names none. The graft client always
 // speaks JSON: the API server serves custom resources in JSON (and YAML) only,
 // so a protobuf request for a Seed or Shoot would fail.
+//
+// Each client waits for a rate limiter of its own, of cfg's QPS and burst as
+// client-go would build it, whose waits count in graft_client_throttled_seconds;
+// a wait over a second counts in graft_client_throttled_requests_total and is
+// logged at default verbosity, once until throttling has stopped for ten
+// minutes.
 func NewClients(cfg *rest.Config, userAgent string) (Clients, error) {
+	m, err := clientMetricsFor(nil)
+	if err != nil {
+		return Clients{}, fmt.Errorf("registering the clients' metrics: %w", err)
+	}
+	return newClients(cfg, userAgent, newThrottleReporter(userAgent, m, clock.RealClock{}, klog.Background()))
+}
+
+func newClients(cfg *rest.Config, userAgent string, throttle *throttleReporter) (Clients, error) {
 	base := rest.CopyConfig(cfg)
 	base.UserAgent = userAgent
-	meta, err := metadata.NewForConfig(base)
+	meta, err := metadata.NewForConfig(throttle.limit(base, "metadata"))
 	if err != nil {
 		return Clients{}, fmt.Errorf("building the metadata client: %w", err)
 	}
@@ -85,19 +101,19 @@ func NewClients(cfg *rest.Config, userAgent string) (Clients, error) {
 	fenced := rest.CopyConfig(base)
 	fenced.Wrap(func(rt http.RoundTripper) http.RoundTripper { return f.Wrap(rt) })
 
-	graft, err := versioned.NewForConfig(jsonOnly(fenced))
+	graft, err := versioned.NewForConfig(throttle.limit(jsonOnly(fenced), "graft"))
 	if err != nil {
 		return Clients{}, fmt.Errorf("building the graft client: %w", err)
 	}
-	kube, err := kubernetes.NewForConfig(builtIn(fenced))
+	kube, err := kubernetes.NewForConfig(throttle.limit(builtIn(fenced), "kubernetes"))
 	if err != nil {
 		return Clients{}, fmt.Errorf("building the Kubernetes client: %w", err)
 	}
-	dyn, err := dynamic.NewForConfig(jsonOnly(fenced))
+	dyn, err := dynamic.NewForConfig(throttle.limit(jsonOnly(fenced), "dynamic"))
 	if err != nil {
 		return Clients{}, fmt.Errorf("building the dynamic client: %w", err)
 	}
-	lease, err := kubernetes.NewForConfig(builtIn(base))
+	lease, err := kubernetes.NewForConfig(throttle.limit(builtIn(base), "lease"))
 	if err != nil {
 		return Clients{}, fmt.Errorf("building the Lease client: %w", err)
 	}

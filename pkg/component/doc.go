@@ -16,7 +16,11 @@
 //     none is named). Its content types apply to the clients of built-in
 //     kinds; the graft client always speaks JSON, the only encoding the API
 //     server offers for custom resources. Every write but the Lease's passes
-//     through the lease's write fence;
+//     through the lease's write fence. Each client waits for a rate limiter of
+//     its own built from clientConnection's qps and burst, whose waits are
+//     counted (graft_client_throttled_seconds, and
+//     graft_client_throttled_requests_total for those over a second) and a
+//     wait over a second logged at default verbosity once per episode;
 //   - Server: /healthz, /readyz (named checks the component registers) and
 //     /metrics (component-base's legacy registry, which also holds client-go's
 //     workqueue and REST client metrics); MetricsFor gives a component its
