@@ -139,3 +139,45 @@ func TestLeaseLossStopsScheduling(t *testing.T) {
 		}
 	}
 }
+
+// TestClientThrottlingIsCounted runs a scheduler whose clients may send one
+// request every two seconds: starting its informers makes the graft client
+// wait, and /metrics counts the waits over a second for this component.
+func TestClientThrottlingIsCounted(t *testing.T) {
+	const userAgent = "sched-throttled"
+	s := startScheduler(t, userAgent, func(c *configv1alpha1.SchedulerConfiguration) {
+		c.ClientConnection.QPS = 0.5
+		c.ClientConnection.Burst = 1
+	})
+	want := `graft_client_throttled_requests_total{client="graft",component="` + userAgent + `"}`
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var metrics string
+	for !strings.Contains(metrics, want) {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("/metrics never counted a throttled request of the graft client (%s):\n%s", want, grepLines(metrics, "graft_client_throttled"))
+		case <-time.After(200 * time.Millisecond):
+		}
+		_, metrics = httpGet(t, "http://"+s.MetricsAddr().String()+"/metrics")
+	}
+	for _, want := range []string{
+		`graft_client_throttled_seconds_bucket{client="graft",component="` + userAgent + `",le="1"}`,
+		`graft_client_throttled_seconds_count{client="kubernetes",component="` + userAgent + `"}`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s:\n%s", want, grepLines(metrics, "graft_client_throttled"))
+		}
+	}
+}
+
+// grepLines returns the lines of text that contain s.
+func grepLines(text, s string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, s) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
