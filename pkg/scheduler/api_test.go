@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -171,6 +173,63 @@ func TestGardenerBindUsesBindingSubresource(t *testing.T) {
 			}
 			if bound == nil || bound.Spec.SeedName == nil || *bound.Spec.SeedName != "seed-a" {
 				t.Errorf("bind returned %+v, want the bound shoot", bound)
+			}
+		})
+	}
+}
+
+// Every informer of the scheduler, on either API, stores shoots without the
+// managed fields no code path reads (cachetrim), after Gardener's
+// conversion; region ConfigMaps too.
+func TestInformersStoreTrimmedObjects(t *testing.T) {
+	managed := []any{map[string]any{"manager": "gardenlet", "operation": "Update", "fieldsType": "FieldsV1", "fieldsV1": map[string]any{"f:status": map[string]any{}}}}
+	gardenerShoot := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot",
+		"metadata": map[string]any{"name": "s", "namespace": "garden-dev", "resourceVersion": "8", "managedFields": managed},
+		"spec":     map[string]any{"provider": map[string]any{"type": "aws"}, "region": "eu-west-1"},
+	}}
+	graftShoot := &corev1alpha1.Shoot{ObjectMeta: metav1.ObjectMeta{Name: "s", Namespace: "garden-dev",
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "gardenlet", Operation: metav1.ManagedFieldsOperationUpdate}}}}
+	regions := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "regions", Namespace: "garden",
+		Labels:        map[string]string{corev1alpha1.LabelSchedulingPurpose: corev1alpha1.LabelSchedulingPurposeRegionConfig},
+		ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply}}}}
+
+	for _, api := range []configv1alpha1.SchedulerAPI{configv1alpha1.APIGraft, configv1alpha1.APIGardener} {
+		t.Run(string(api), func(t *testing.T) {
+			cfg := &configv1alpha1.SchedulerConfiguration{API: api}
+			cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
+			cfg.Server.MetricsBindAddress = configv1alpha1.DisabledBindAddress
+			cfg.Default()
+			clients := component.Clients{
+				Graft:      graftfake.NewSimpleClientset(graftShoot.DeepCopy()),
+				Kubernetes: kubefake.NewSimpleClientset(regions.DeepCopy()),
+				Dynamic: dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+					gardenerSeeds: "SeedList", gardenerShoots: "ShootList", gardenerCloudProfiles: "CloudProfileList",
+				}, gardenerShoot.DeepCopy()),
+			}
+			s, err := New(cfg, clients, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.startInformers(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if !cache.WaitForCacheSync(t.Context().Done(), s.synced...) {
+				t.Fatal("informers did not sync")
+			}
+			shoot, err := s.shootLister.Shoots("garden-dev").Get("s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if shoot.ManagedFields != nil {
+				t.Errorf("the shoot store keeps managed fields: %+v", shoot.ManagedFields)
+			}
+			cm, err := s.kubeInformers.Core().V1().ConfigMaps().Lister().ConfigMaps("garden").Get("regions")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cm.ManagedFields != nil {
+				t.Errorf("the region ConfigMap store keeps managed fields: %+v", cm.ManagedFields)
 			}
 		})
 	}
