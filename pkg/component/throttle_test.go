@@ -2,6 +2,7 @@ package component
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,8 @@ import (
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/testutil"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/graft-dev/graft/pkg/component/componenttest"
 )
 
 // scriptedLimiter is a rate limiter whose every Wait takes the next of its
@@ -169,5 +172,28 @@ func TestNewClientsLimitsEachClient(t *testing.T) {
 			t.Errorf("the %s and %s clients share one token bucket", name, other)
 		}
 		seen[o.RateLimiter] = name
+	}
+}
+
+// TestClientMetricsAsDeclared pins the clients' metrics as /metrics shows
+// them, which the README and alerts on throttling rely on.
+func TestClientMetricsAsDeclared(t *testing.T) {
+	reg := metrics.NewKubeRegistry()
+	m, err := clientMetricsFor(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.waits.WithLabelValues("c", "graft").Observe(1)
+	m.throttled.WithLabelValues("c", "graft").Inc()
+	want := map[string]string{
+		"graft_client_throttled_seconds":        `HISTOGRAM [client component] [0.005 0.025 0.1 0.25 0.5 1 2.5 5 10 30 60] "[ALPHA] Time each API request waited for the client-side rate limiter (clientConnection.qps and burst), by component and client."`,
+		"graft_client_throttled_requests_total": `COUNTER [client component] [] "[ALPHA] API requests the client-side rate limiter delayed by more than a second, by component and client."`,
+	}
+	got, err := componenttest.MetricDeclarations(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("metrics\n  %v\nwant\n  %v", got, want)
 	}
 }
