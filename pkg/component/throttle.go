@@ -13,9 +13,9 @@ import (
 )
 
 // throttleThreshold is the wait for the client-side rate limiter from which
-// a request counts as throttled: client-go logs shorter waits only at high
-// verbosity, and a daemon delayed by seconds per request falls behind its
-// garden without saying why.
+// a request counts as throttled, as for client-go, which logs such waits at
+// most every ten seconds but names neither the component nor its limits nor
+// what to change, and shorter ones only from verbosity 3.
 const throttleThreshold = time.Second
 
 // throttleQuietPeriod is how long no request may have been throttled before
