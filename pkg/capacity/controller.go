@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -98,6 +99,13 @@ type seedState struct {
 	overCapacity bool
 	// invalid is the last reported annotation error, reported once per value.
 	invalid string
+	// written is the seed as the API server returned it after the
+	// annotator's last write, until the informer's copy is at least as new:
+	// see freshest.
+	written *v1alpha1.Seed
+	// echoes are the resourceVersions of the annotator's own writes whose
+	// watch events have not arrived yet: see ownEcho.
+	echoes []*echo
 }
 
 // newController builds the controller and registers its event handlers on the informers.
@@ -144,6 +152,9 @@ func newController(opts controllerOptions) (*controller, error) {
 			cur, okNew := newObj.(*v1alpha1.Seed)
 			if okOld && okNew && old.ResourceVersion == cur.ResourceVersion {
 				return // a resync: nothing changed
+			}
+			if okOld && okNew && c.ownEcho(old, cur) {
+				return // the annotator's own write: nothing it did not decide on
 			}
 			c.enqueueSeed(newObj)
 		},
@@ -261,7 +272,7 @@ func (c *controller) syncHandler(ctx context.Context, name string) error {
 func (c *controller) syncSeed(ctx context.Context, name string) error {
 	logger := klog.FromContext(ctx).WithValues("seed", name)
 	ctx = klog.NewContext(ctx, logger)
-	seed, err := c.seedLister.Get(name)
+	cached, err := c.seedLister.Get(name)
 	if apierrors.IsNotFound(err) {
 		c.mu.Lock()
 		delete(c.seeds, name)
@@ -272,9 +283,11 @@ func (c *controller) syncSeed(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
+	seed := c.freshest(cached)
 	var errs []error
 	if c.taints {
-		if err := c.syncTaints(ctx, seed); err != nil {
+		// The status is decided on the seed as the taint write left it.
+		if seed, err = c.syncTaints(ctx, seed); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -317,8 +330,13 @@ func (c *controller) syncStatus(ctx context.Context, seed *v1alpha1.Seed) error 
 	if err != nil {
 		return fmt.Errorf("encoding the status patch of seed %s: %w", seed.Name, err)
 	}
-	if _, err := c.client.CoreV1alpha1().Seeds().Patch(ctx, seed.Name, types.MergePatchType, data,
-		metav1.PatchOptions{FieldManager: FieldManager}, "status"); err != nil {
+	want := seed.DeepCopy()
+	patch.applyTo(&want.Status)
+	e := c.expect(seed, want)
+	written, err := c.client.CoreV1alpha1().Seeds().Patch(ctx, seed.Name, types.MergePatchType, data,
+		metav1.PatchOptions{FieldManager: FieldManager}, "status")
+	c.wrote(e, written, err)
+	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil // deleted meanwhile; the delete event cleans up
 		}
@@ -376,11 +394,13 @@ func (c *controller) reportOverCapacity(seed *v1alpha1.Seed, st *seedState, coun
 	}
 }
 
-// syncTaints adds or removes the not-ready taints.
-func (c *controller) syncTaints(ctx context.Context, seed *v1alpha1.Seed) error {
+// syncTaints adds or removes the not-ready taints. It returns the seed as it
+// is after its write (seed itself when it wrote nothing or failed).
+func (c *controller) syncTaints(ctx context.Context, seed *v1alpha1.Seed) (*v1alpha1.Seed, error) {
 	now := c.clock.Now()
 	st := c.state(seed.Name)
 	var decision taintDecision
+	var written *v1alpha1.Seed
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		c.mu.Lock()
 		if notReadyReason(seed) == "" {
@@ -408,7 +428,11 @@ func (c *controller) syncTaints(ctx context.Context, seed *v1alpha1.Seed) error 
 		if err != nil {
 			return fmt.Errorf("encoding the taint patch of seed %s: %w", seed.Name, err)
 		}
-		_, err = c.client.CoreV1alpha1().Seeds().Patch(ctx, seed.Name, types.MergePatchType, data, metav1.PatchOptions{FieldManager: FieldManager})
+		want := seed.DeepCopy()
+		want.Spec.Taints = decision.Taints
+		e := c.expect(seed, want)
+		written, err = c.client.CoreV1alpha1().Seeds().Patch(ctx, seed.Name, types.MergePatchType, data, metav1.PatchOptions{FieldManager: FieldManager})
+		c.wrote(e, written, err)
 		if apierrors.IsConflict(err) {
 			fresh, getErr := c.client.CoreV1alpha1().Seeds().Get(ctx, seed.Name, metav1.GetOptions{})
 			if getErr != nil {
@@ -419,19 +443,20 @@ func (c *controller) syncTaints(ctx context.Context, seed *v1alpha1.Seed) error 
 		return err
 	})
 	if apierrors.IsNotFound(err) {
-		return nil
+		return seed, nil
 	}
 	if err != nil {
-		return fmt.Errorf("writing the taints of seed %s: %w", seed.Name, err)
+		return seed, fmt.Errorf("writing the taints of seed %s: %w", seed.Name, err)
 	}
 	if decision.RecheckAfter > 0 {
 		c.queue.AddAfter(seed.Name, decision.RecheckAfter)
 	}
-	if decision.Changed {
-		c.metrics.Wrote("taints")
-		c.reportTaints(ctx, seed, decision)
+	if !decision.Changed {
+		return seed, nil
 	}
-	return nil
+	c.metrics.Wrote("taints")
+	c.reportTaints(ctx, seed, decision)
+	return written, nil
 }
 
 func (c *controller) reportTaints(ctx context.Context, seed *v1alpha1.Seed, d taintDecision) {
@@ -479,6 +504,27 @@ func (p statusPatch) add(field string, current, desired corev1.ResourceList) {
 }
 
 func (p statusPatch) empty() bool { return len(p) == 0 }
+
+// applyTo sets what the patch sets in status, as the API server applies it.
+func (p statusPatch) applyTo(status *v1alpha1.SeedStatus) {
+	for field, list := range p {
+		var dst *corev1.ResourceList
+		switch field {
+		case "capacity":
+			dst = &status.Capacity
+		case "allocatable":
+			dst = &status.Allocatable
+		case "usage":
+			dst = &status.Usage
+		default:
+			continue
+		}
+		if *dst == nil {
+			*dst = corev1.ResourceList{}
+		}
+		maps.Copy(*dst, list)
+	}
+}
 
 func merged(current, desired corev1.ResourceList) corev1.ResourceList {
 	out := corev1.ResourceList{}

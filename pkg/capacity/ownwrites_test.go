@@ -1,0 +1,144 @@
+package capacity
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
+
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+)
+
+// versioned makes the fake API server give every seed it patches a new
+// resourceVersion, as a real one does (the fake tracker keeps them as they
+// are).
+func (f *fixture) versioned() {
+	rv := 100
+	gvr := v1alpha1.SchemeGroupVersion.WithResource("seeds")
+	patch := clienttesting.ObjectReaction(f.client.Tracker())
+	f.client.PrependReactor("patch", "seeds", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		handled, obj, err := patch(a)
+		if !handled || err != nil {
+			return handled, obj, err
+		}
+		seed := obj.(*v1alpha1.Seed).DeepCopy()
+		rv++
+		seed.ResourceVersion = strconv.Itoa(rv)
+		if err := f.client.Tracker().Update(gvr, seed, ""); err != nil {
+			return true, nil, err
+		}
+		return true, seed, nil
+	})
+}
+
+// TestSyncBeforeOwnWriteIsCachedWritesNothingAgain syncs a seed again
+// after its status was written but before the informer shows the write: the
+// sync decides on what the write returned, so it neither writes the same
+// status again nor reports AllocatableChanged again, and a later usage
+// change is written alone.
+func TestSyncBeforeOwnWriteIsCachedWritesNothingAgain(t *testing.T) {
+	f := newFixture(t, nil, newSeed("s1", nil, nil), newShoot("a", ptr.To("s1"), nil))
+	f.versioned()
+	f.sync("s1")
+	if p := f.patches(); len(p) != 1 {
+		t.Fatalf("want one status patch, got %+v", p)
+	}
+	if ev := f.events(); len(ev) != 1 {
+		t.Fatalf("want one AllocatableChanged event, got %q", ev)
+	}
+
+	// The cache still holds the seed without status, and the sync period is
+	// over: only the write's own answer tells that nothing is left to do.
+	f.clock.Step(time.Minute)
+	f.sync("s1")
+	if p := f.patches(); len(p) != 0 {
+		t.Errorf("the status written again on a cache without the write: %+v", p)
+	}
+	if ev := f.events(); len(ev) != 0 {
+		t.Errorf("events reported again: %q", ev)
+	}
+
+	f.addShoot(newShoot("b", ptr.To("s1"), nil))
+	f.sync("s1")
+	p := f.patches()
+	if len(p) != 1 || p[0].raw != `{"status":{"usage":{"shoots":"2"}}}` {
+		t.Errorf("want one patch of the usage alone, got %+v", p)
+	}
+
+	// Once the cache has caught up it is what the controller reads again.
+	f.refresh("s1")
+	f.sync("s1")
+	if p := f.patches(); len(p) != 0 {
+		t.Errorf("written once the cache caught up: %+v", p)
+	}
+	f.c.mu.Lock()
+	written := f.c.seeds["s1"].written
+	f.c.mu.Unlock()
+	if written != nil {
+		t.Errorf("the written copy is kept after the cache caught up (version %s)", written.ResourceVersion)
+	}
+}
+
+// TestTaintsAndStatusDecidedOnTheTaintWrite: a not-ready seed is tainted and
+// its status written in one sync; a sync before the informer shows either
+// write writes neither again.
+func TestTaintsAndStatusDecidedOnTheTaintWrite(t *testing.T) {
+	f := newFixture(t, func(c *configv1alpha1.CapacityAnnotatorConfiguration) {
+		c.HealthTaints = configv1alpha1.HealthTaintsConfiguration{Enabled: true, UnhealthyEvictionDelay: &metav1.Duration{Duration: time.Hour}}
+	}, notReady(newSeed("s1", nil, nil)))
+	f.versioned()
+	f.sync("s1")
+	p := f.patches()
+	if len(p) != 2 || p[0].subresource != "" || p[1].subresource != "status" {
+		t.Fatalf("want a taint patch, then a status patch, got %+v", p)
+	}
+	if !strings.Contains(p[0].raw, `"resourceVersion":"1"`) {
+		t.Errorf("taint patch %s not bound to the cached version", p[0].raw)
+	}
+	f.events()
+
+	f.clock.Step(time.Minute)
+	f.sync("s1")
+	if p := f.patches(); len(p) != 0 {
+		t.Errorf("written again on a cache without the writes: %+v", p)
+	}
+	if ev := f.events(); len(ev) != 0 {
+		t.Errorf("events reported again: %q", ev)
+	}
+}
+
+// TestOwnWriteEventQueuesNothing: the watch event of the annotator's own
+// write is recognised, and only it: not an event that starts from another
+// version, nor one that brings another writer's change with the write (a
+// relist folds them into one event).
+func TestOwnWriteEventQueuesNothing(t *testing.T) {
+	seed := newSeed("s1", nil, nil)
+	f := newFixture(t, nil, seed)
+	f.versioned()
+	f.sync("s1")
+	f.patches()
+	written := f.refresh("s1")
+
+	folded := written.DeepCopy()
+	folded.Annotations = map[string]string{v1alpha1.AnnotationCapacityShoots: "5"}
+	if f.c.ownEcho(seed, folded) {
+		t.Error("an event that also brings another writer's change taken for the annotator's write")
+	}
+	later := seed.DeepCopy()
+	later.ResourceVersion = "50"
+	if f.c.ownEcho(later, written) {
+		t.Error("an event that starts from another version taken for the annotator's write")
+	}
+	if !f.c.ownEcho(seed, written) {
+		t.Error("the event of the annotator's write not recognised")
+	}
+	if f.c.ownEcho(seed, written) {
+		t.Error("the event of one write recognised twice")
+	}
+}
