@@ -17,8 +17,9 @@ import (
 
 // versioned makes the fake API server give every seed it patches a new
 // resourceVersion, as a real one does (the fake tracker keeps them as they
-// are).
-func (f *fixture) versioned() {
+// are). It returns the seeds the patches returned, in order.
+func (f *fixture) versioned() *[]*v1alpha1.Seed {
+	var written []*v1alpha1.Seed
 	rv := 100
 	gvr := v1alpha1.SchemeGroupVersion.WithResource("seeds")
 	patch := clienttesting.ObjectReaction(f.client.Tracker())
@@ -33,8 +34,10 @@ func (f *fixture) versioned() {
 		if err := f.client.Tracker().Update(gvr, seed, ""); err != nil {
 			return true, nil, err
 		}
+		written = append(written, seed.DeepCopy())
 		return true, seed, nil
 	})
+	return &written
 }
 
 // TestSyncBeforeOwnWriteIsCachedWritesNothingAgain syncs a seed again
@@ -140,5 +143,31 @@ func TestOwnWriteEventQueuesNothing(t *testing.T) {
 	}
 	if f.c.ownEcho(seed, written) {
 		t.Error("the event of one write recognised twice")
+	}
+}
+
+// TestOwnTaintWriteEventQueuesNothing: the events of a taint write (a
+// NoExecute taint included, whose timeAdded is decided here and comes back
+// through JSON) and of the status write decided on it are both recognised.
+func TestOwnTaintWriteEventQueuesNothing(t *testing.T) {
+	seed := notReady(newSeed("s1", nil, nil))
+	f := newFixture(t, func(c *configv1alpha1.CapacityAnnotatorConfiguration) {
+		c.HealthTaints = configv1alpha1.HealthTaintsConfiguration{Enabled: true, UnhealthyEvictionDelay: &metav1.Duration{}}
+	}, seed)
+	written := f.versioned()
+	f.clock.Step(1500 * time.Millisecond)
+	f.sync("s1")
+	if len(*written) != 2 {
+		t.Fatalf("want a taint write and a status write, got %d writes", len(*written))
+	}
+	tainted, status := (*written)[0], (*written)[1]
+	if got := taintsOf(tainted); strings.Join(got, ",") != "seed.gardener.cloud/not-ready:NoSchedule,seed.gardener.cloud/not-ready:NoExecute" {
+		t.Fatalf("taints %v", got)
+	}
+	if !f.c.ownEcho(seed, tainted) {
+		t.Error("the event of the taint write not recognised")
+	}
+	if !f.c.ownEcho(tainted, status) {
+		t.Error("the event of the status write not recognised")
 	}
 }

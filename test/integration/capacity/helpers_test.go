@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/transport"
 	"k8s.io/component-base/metrics"
 	"k8s.io/utils/ptr"
 
@@ -36,11 +38,21 @@ const testSyncPeriod = time.Second
 type instance struct {
 	annotator *capacity.Annotator
 	registry  metrics.KubeRegistry
+	// stop stops the annotator and waits for it; the test's cleanup calls it
+	// too, a second call does nothing.
+	stop func()
 }
 
 // startAnnotator runs an annotator against the shared garden until the test
 // ends. Only one runs at a time: tests do not run in parallel.
 func startAnnotator(t *testing.T, mutate func(*configv1alpha1.CapacityAnnotatorConfiguration)) *instance {
+	t.Helper()
+	return startAnnotatorWith(t, mutate, nil)
+}
+
+// startAnnotatorWith is startAnnotator whose requests also pass through wrap
+// (nil: none), to observe what the annotator sends.
+func startAnnotatorWith(t *testing.T, mutate func(*configv1alpha1.CapacityAnnotatorConfiguration), wrap transport.WrapperFunc) *instance {
 	t.Helper()
 	env := framework.Shared(t)
 	cfg := &configv1alpha1.CapacityAnnotatorConfiguration{}
@@ -56,7 +68,11 @@ func startAnnotator(t *testing.T, mutate func(*configv1alpha1.CapacityAnnotatorC
 		t.Fatalf("invalid annotator configuration: %v", errs)
 	}
 	inst := &instance{registry: metrics.NewKubeRegistry()}
-	clients, err := component.NewClients(component.ApplyClientConnection(env.Config(), cfg.ClientConnection), capacity.Name)
+	restConfig := component.ApplyClientConnection(env.Config(), cfg.ClientConnection)
+	if wrap != nil {
+		restConfig.Wrap(wrap)
+	}
+	clients, err := component.NewClients(restConfig, capacity.Name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +83,7 @@ func startAnnotator(t *testing.T, mutate func(*configv1alpha1.CapacityAnnotatorC
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- inst.annotator.Run(ctx) }()
-	t.Cleanup(func() {
+	inst.stop = sync.OnceFunc(func() {
 		cancel()
 		select {
 		case err := <-done:
@@ -78,6 +94,7 @@ func startAnnotator(t *testing.T, mutate func(*configv1alpha1.CapacityAnnotatorC
 			t.Error("annotator did not stop within 30s")
 		}
 	})
+	t.Cleanup(inst.stop)
 	waitFor(t, "the annotator to sync", func(context.Context) (bool, error) {
 		return inst.annotator.HasSynced(), nil
 	})
@@ -270,4 +287,22 @@ func (i *instance) gauge(metric, seed string) (float64, error) {
 		}
 	}
 	return 0, errors.New("no series " + metric + "{seed=" + seed + "}")
+}
+
+// counterTotal reads the sum of a counter's series from an annotator's registry.
+func (i *instance) counterTotal(metric string) (float64, error) {
+	families, err := i.registry.Gather()
+	if err != nil {
+		return 0, err
+	}
+	total := 0.0
+	for _, f := range families {
+		if f.GetName() != metric {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			total += m.GetCounter().GetValue()
+		}
+	}
+	return total, nil
 }
