@@ -26,6 +26,15 @@
 // resourceVersion the decision was made on, retried from a fresh read on
 // conflict.
 //
+// Each seed is decided on the newer of its cached copy and the seed the API
+// server returned for the annotator's last write to it (resourceVersions
+// compared with apimachinery's resourceversion package), and the status on
+// the seed the taint write returned: a sync that runs before the informer
+// shows a write neither writes the same status again nor binds a taint patch
+// to an outdated version. The watch event of an own write (starting from the
+// version the write applied to, bringing nothing else) queues no sync, so a
+// landscape without status converges with one write and one sync per seed.
+//
 // Two decisions are pure functions the controller calls:
 //
 //   - Rules decide a seed's capacity and allocatable: the configured defaults,
