@@ -103,8 +103,8 @@ type seedState struct {
 	// annotator's last write, until the informer's copy is at least as new:
 	// see freshest.
 	written *v1alpha1.Seed
-	// echoes are the resourceVersions of the annotator's own writes whose
-	// watch events have not arrived yet: see ownEcho.
+	// echoes are the annotator's own writes whose watch events have not
+	// arrived yet: see ownEcho.
 	echoes []*echo
 }
 

@@ -108,6 +108,9 @@ func (c *controller) ownEcho(old, cur *v1alpha1.Seed) bool {
 		return false
 	}
 	st.echoes = slices.Delete(st.echoes, i, i+1)
+	if st.written != nil && st.written.ResourceVersion == cur.ResourceVersion {
+		st.written = nil // the cache holds it now
+	}
 	return true
 }
 

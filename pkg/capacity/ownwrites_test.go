@@ -141,6 +141,12 @@ func TestOwnWriteEventQueuesNothing(t *testing.T) {
 	if !f.c.ownEcho(seed, written) {
 		t.Error("the event of the annotator's write not recognised")
 	}
+	f.c.mu.Lock()
+	kept := f.c.seeds["s1"].written
+	f.c.mu.Unlock()
+	if kept != nil {
+		t.Error("the written copy is kept once its event has arrived")
+	}
 	if f.c.ownEcho(seed, written) {
 		t.Error("the event of one write recognised twice")
 	}
