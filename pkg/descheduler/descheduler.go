@@ -36,7 +36,8 @@ import (
 
 // Event reasons the descheduler emits.
 const (
-	// EventDescheduled is emitted on the shoot and on the seed for each eviction.
+	// EventDescheduled is emitted on the shoot for each eviction, and on the
+	// seed once per pass for the shoots the pass evicted from it.
 	EventDescheduled = "Descheduled"
 	// EventWouldDeschedule is emitted on the shoot in dry-run mode.
 	EventWouldDeschedule = "WouldDeschedule"

@@ -21,6 +21,7 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component"
+	graftctlget "github.com/graft-dev/graft/pkg/graftctl/get"
 )
 
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -175,8 +176,25 @@ func TestEvictsOnlyUntoleratingShoots(t *testing.T) {
 		!strings.HasPrefix(plain.Annotations[v1alpha1.AnnotationDescheduledReason], "NoExecuteTaints: ") {
 		t.Errorf("annotations = %v", plain.Annotations)
 	}
-	if op := plain.Status.LastOperation; op == nil || op.State != v1alpha1.LastOperationStatePending || !strings.Contains(op.Description, "NoExecute taint") {
-		t.Errorf("lastOperation = %+v", op)
+	// The eviction is one update: no status write. The shoot reads Pending
+	// from its empty spec.seedName and its annotations (checked above).
+	if got := graftctlget.ShootStatus(plain); got != string(v1alpha1.LastOperationStatePending) {
+		t.Errorf("graftctl shows the evicted shoot as %q, want Pending", got)
+	}
+	if op := plain.Status.LastOperation; op != nil {
+		t.Errorf("lastOperation = %+v, want none written", op)
+	}
+	writes := 0
+	for _, a := range h.client.Actions() {
+		if a.GetResource().Resource == "shoots" && a.GetVerb() != "get" && a.GetVerb() != "list" && a.GetVerb() != "watch" {
+			writes++
+			if a.GetSubresource() != "" || a.GetVerb() != "update" {
+				t.Errorf("eviction wrote %s %s/%s, want only an update of the shoot", a.GetVerb(), a.GetResource().Resource, a.GetSubresource())
+			}
+		}
+	}
+	if writes != 1 {
+		t.Errorf("%d writes to shoots, want 1 (the eviction)", writes)
 	}
 	for _, name := range []string{"tolerant", "elsewhere"} {
 		if evicted(h.shoot(t, name)) {

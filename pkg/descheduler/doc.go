@@ -8,9 +8,12 @@
 // An eviction is one Update of the shoot with the resourceVersion that was
 // read (a concurrent change wins: the eviction is dropped and the seed looked
 // at again) clearing spec.seedName and adding graft.dev/descheduled-from and
-// graft.dev/descheduled-reason, then one status Update setting
-// lastOperation to Pending with the reason, and an Event Descheduled on the
-// shoot and on the seed: four writes. graft-scheduler then places the shoot.
+// graft.dev/descheduled-reason, and an Event Descheduled on the shoot: two
+// writes. It writes no status: the annotations say why and from where, and a
+// lastOperation would cost a second write on the status subresource that
+// graft-scheduler's binding races, and a third to clear it. Each seed gets
+// one Descheduled Event per pass naming the shoots the pass evicted from it
+// (announce.go). graft-scheduler then places the shoot.
 //
 // Tolerations with tolerationSeconds count from the taint's timeAdded, which
 // is stored on the seed and so survives restarts, failovers and the one-shot

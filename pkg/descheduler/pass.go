@@ -10,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
@@ -61,6 +60,9 @@ type passRun struct {
 
 	jobs chan eviction
 	wg   sync.WaitGroup
+	// written collects the evictions written, announced on their seeds
+	// once the writers are done.
+	written passEvictions
 }
 
 // pass looks at the named seeds once: runs the plugins, applies the safety
@@ -86,7 +88,9 @@ func (d *Descheduler) pass(ctx context.Context, seedNames []string, once bool) {
 			go func() {
 				defer r.wg.Done()
 				for e := range r.jobs {
-					d.evict(ctx, e)
+					if d.evict(ctx, e) {
+						r.written.add(e)
+					}
 				}
 			}()
 		}
@@ -102,6 +106,7 @@ func (d *Descheduler) pass(ctx context.Context, seedNames []string, once bool) {
 		close(r.jobs)
 		r.wg.Wait()
 	}
+	r.written.announce(d.recorder)
 }
 
 // seed runs every plugin over one seed, each seeing the evictions of the
@@ -283,9 +288,19 @@ func (d *Descheduler) reasonHolds(ctx context.Context, e eviction) bool {
 
 // evict writes one eviction: it reads the seed again and drops the eviction
 // when the plugin's reason no longer holds, waits for the token bucket, then
-// writes the spec update with the read resourceVersion, then lastOperation,
-// then the Events.
-func (d *Descheduler) evict(ctx context.Context, e eviction) {
+// writes the spec update with the read resourceVersion and the shoot's
+// Descheduled Event. It returns whether the shoot was evicted; the pass
+// announces its evictions on each seed in one Event (passEvictions).
+//
+// The update is the whole eviction. Why the shoot moves and from where are
+// in its annotations, written with the cleared spec.seedName in that one
+// update, and in the shoot's Event; lastOperation is not written. The Shoot
+// CRD has a status subresource, so a status write would be a second request
+// that graft-scheduler's binding races (and its clearing of that Pending
+// state a third): two writes per move for a state the annotations and the
+// empty spec.seedName already show, and that graftctl shows as Pending. When
+// no seed takes the shoot, graft-scheduler records that in lastOperation.
+func (d *Descheduler) evict(ctx context.Context, e eviction) bool {
 	log := klog.FromContext(ctx).WithValues("shoot", klog.KObj(e.shoot), "seed", e.seed.Name, "plugin", e.plugin)
 	reason := e.plugin + ": " + e.reason
 	shoot := e.shoot.DeepCopy()
@@ -296,7 +311,7 @@ func (d *Descheduler) evict(ctx context.Context, e eviction) {
 	shoot.Annotations[v1alpha1.AnnotationDescheduledFrom] = e.seed.Name
 	shoot.Annotations[v1alpha1.AnnotationDescheduledReason] = reason
 	if !d.reasonHolds(ctx, e) {
-		return
+		return false
 	}
 	// The token bucket paces the writes themselves. A long wait for a token
 	// makes the read above old: read again.
@@ -304,20 +319,19 @@ func (d *Descheduler) evict(ctx context.Context, e eviction) {
 	if err := d.limiter.Wait(ctx); err != nil {
 		d.returnBudget(e.seed.Name)
 		d.state.addInflight(-1)
-		return
+		return false
 	}
 	if time.Since(waitStart) > rereadAfterWait && !d.reasonHolds(ctx, e) {
-		return
+		return false
 	}
-	// Once sent, an eviction is written to the end (spec, then lastOperation,
-	// then Events) even when the descheduler is told to stop: a shutdown in
-	// between would leave a shoot moved with no reason recorded. The lease is
-	// released only after this returns, and a lost lease closes the fence,
-	// which refuses these writes as it does any other.
+	// Once sent, an eviction is written to the end (the update, then its
+	// Events) even when the descheduler is told to stop: a shutdown in
+	// between would leave a shoot moved with no Event saying why. The lease
+	// is released only after this returns, and a lost lease closes the
+	// fence, which refuses this write as it does any other.
 	wctx, cancelWrites := context.WithTimeout(context.WithoutCancel(ctx), evictionWriteTimeout)
 	defer cancelWrites()
-	client := d.graft.CoreV1alpha1().Shoots(shoot.Namespace)
-	updated, err := client.Update(wctx, shoot, metav1.UpdateOptions{})
+	updated, err := d.graft.CoreV1alpha1().Shoots(shoot.Namespace).Update(wctx, shoot, metav1.UpdateOptions{})
 	switch {
 	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
 		// The shoot changed since it was read: that change wins, and the seed
@@ -326,19 +340,19 @@ func (d *Descheduler) evict(ctx context.Context, e eviction) {
 		d.metrics.Evictions.WithLabelValues(e.plugin, ResultConflict).Inc()
 		d.state.addInflight(-1)
 		d.queue.AddAfter(e.seed.Name, retryAfterError)
-		return
+		return false
 	case err != nil && ctx.Err() != nil:
 		// Shutting down or the lease was lost, and the update was refused
 		// or timed out: the next leader decides again.
 		log.V(1).Info("Eviction stopped", "err", err)
 		d.state.addInflight(-1)
-		return
+		return false
 	case err != nil:
 		log.Error(err, "Evicting shoot failed")
 		d.metrics.Evictions.WithLabelValues(e.plugin, ResultError).Inc()
 		d.state.addInflight(-1)
 		d.queue.AddAfter(e.seed.Name, retryAfterError)
-		return
+		return false
 	}
 	d.state.settleEviction(updated, d.clock.Now())
 	d.metrics.Evictions.WithLabelValues(e.plugin, ResultEvicted).Inc()
@@ -346,37 +360,7 @@ func (d *Descheduler) evict(ctx context.Context, e eviction) {
 	delete(d.skipped, algorithm.ShootKey(shoot))
 	d.mu.Unlock()
 	log.Info("Evicted shoot", "reason", e.reason, "expectedTarget", e.target)
-
-	current := updated
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if current.Spec.SeedName != nil {
-			// Already placed again: the scheduler owns lastOperation now.
-			return nil
-		}
-		s := current.DeepCopy()
-		s.Status.LastOperation = &v1alpha1.LastOperation{
-			Type:           v1alpha1.LastOperationTypeMigrate,
-			State:          v1alpha1.LastOperationStatePending,
-			Description:    fmt.Sprintf("Evicted from seed %s, waiting for a new seed: %s", e.seed.Name, reason),
-			LastUpdateTime: metav1.NewTime(d.clock.Now()),
-		}
-		out, err := client.UpdateStatus(wctx, s, metav1.UpdateOptions{})
-		if apierrors.IsConflict(err) {
-			if fresh, gerr := client.Get(wctx, s.Name, metav1.GetOptions{}); gerr == nil {
-				current = fresh
-			}
-			return err
-		}
-		if err == nil {
-			d.state.setShoot(out, d.clock.Now(), true)
-		}
-		return err
-	})
-	if err != nil && !apierrors.IsNotFound(err) {
-		log.Error(err, "Setting the evicted shoot's lastOperation failed")
-	}
 	d.recorder.Eventf(shootRef(updated), corev1.EventTypeNormal, EventDescheduled,
 		"Evicted from seed %s: %s", e.seed.Name, reason)
-	d.recorder.Eventf(seedRef(e.seed), corev1.EventTypeNormal, EventDescheduled,
-		"Evicted shoot %s/%s: %s", shoot.Namespace, shoot.Name, reason)
+	return true
 }

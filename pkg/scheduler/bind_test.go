@@ -121,10 +121,10 @@ func TestBindingTestsWhatTheDecisionReads(t *testing.T) {
 		{"status: seed in status", withStatus, func(s *corev1alpha1.Shoot) { s.Status.SeedName = ptr.To("other") }, true, 2},
 		{"status: networks", withStatus, func(s *corev1alpha1.Shoot) { s.Status.Networking.Pods = []string{"10.2.0.0/16"} }, true, 2},
 		{"status: networks removed", withStatus, func(s *corev1alpha1.Shoot) { s.Status.Networking = nil }, true, 2},
-		{"evicted: unchanged", evicted, func(*corev1alpha1.Shoot) {}, false, 2},
-		{"evicted: the eviction's lastOperation", evicted, lastOperation, false, 1},
-		{"evicted: seed in status", evicted, func(s *corev1alpha1.Shoot) { s.Status.SeedName = ptr.To("other") }, true, 4},
-		{"evicted: lastOperation and labels", evicted, func(s *corev1alpha1.Shoot) { lastOperation(s); s.Labels = nil }, true, 4},
+		{"evicted: unchanged", evicted, func(*corev1alpha1.Shoot) {}, false, 1},
+		{"evicted: a lastOperation since", evicted, lastOperation, false, 2},
+		{"evicted: seed in status", evicted, func(s *corev1alpha1.Shoot) { s.Status.SeedName = ptr.To("other") }, true, 3},
+		{"evicted: lastOperation and labels", evicted, func(s *corev1alpha1.Shoot) { lastOperation(s); s.Labels = nil }, true, 3},
 		{"new: unchanged", newShoot, func(*corev1alpha1.Shoot) {}, false, 1},
 		{"new: a lastOperation", newShoot, lastOperation, true, 1},
 	}
@@ -164,10 +164,11 @@ func TestBindingTestsWhatTheDecisionReads(t *testing.T) {
 	}
 }
 
-// TestEvictedShootBoundWhenItsStatusLandsBetweenAttempts: the eviction's
-// lastOperation lands after the first attempt found no status and before
-// the second, which tests that there is none: the third binds the shoot,
-// with no conflict.
+// TestEvictedShootBoundWhenItsStatusLandsBetweenAttempts: a status (a
+// gardenlet's, or an older graft-descheduler's lastOperation) lands after the
+// read, which found none, and before the binding: the first attempt, which
+// tests that there is none, is refused, and the second binds the shoot, with
+// no conflict. With no status written since the read the first binds it.
 func TestEvictedShootBoundWhenItsStatusLandsBetweenAttempts(t *testing.T) {
 	read := pendingShoot("s", "eu-west-1")
 	read.UID, read.Generation = "uid-1", 2
@@ -188,13 +189,16 @@ func TestEvictedShootBoundWhenItsStatusLandsBetweenAttempts(t *testing.T) {
 		_, err = p.Apply(serverJSON(t, current))
 		return err
 	}
-	if err := apply(attempts[0], read); err == nil {
-		t.Fatal("the first attempt applied to a shoot without status")
+	if err := apply(attempts[0], read); err != nil {
+		t.Fatalf("the first attempt was refused on the shoot as read: %v", err)
 	}
-	if err := apply(attempts[1], landed); err == nil {
-		t.Fatal("the second attempt (no status yet) applied to a shoot with status")
+	if err := apply(attempts[0], landed); err == nil {
+		t.Fatal("the first attempt (no status) applied to a shoot with status")
 	}
-	if err := apply(attempts[2], landed); err != nil {
-		t.Fatalf("the third attempt was refused: %v", err)
+	if err := apply(attempts[1], landed); err != nil {
+		t.Fatalf("the second attempt was refused: %v", err)
+	}
+	if err := apply(attempts[1], read); err == nil {
+		t.Fatal("the second attempt applied to a shoot without status")
 	}
 }

@@ -363,8 +363,9 @@ var errSeedChanged = errors.New("the seed changed since the cache saw it")
 // in status changed meanwhile (or that was bound by someone else, which
 // changes its spec) is not bound, and the write fails with a conflict. A
 // change to other status fields does not matter to the decision and does not
-// refuse it: the descheduler's lastOperation write lands right after the
-// eviction the scheduler is answering, and a resourceVersion precondition
+// refuse it: status is written by others (a gardenlet, or a graft-descheduler
+// of an older release writing lastOperation right after its eviction) while
+// the scheduler answers an eviction, and a resourceVersion precondition
 // refused most re-placements for it. Once bound, the shoot no longer waits: a
 // Pending lastOperation is cleared (clearPending), which costs a second write
 // only when there is one. It returns the binding's resourceVersion: versions
@@ -400,24 +401,22 @@ type binding struct {
 //   - A new shoot, read without status, is bound on its resourceVersion
 //     alone: nothing else writes to it before it is bound.
 //   - An evicted shoot (graft-descheduler annotated it) read without status
-//     is about to get the eviction's lastOperation, and by the time the
-//     binding arrives it mostly has it. JSON patch cannot test below a
-//     /status that may not exist, so the first binding tests the fields
-//     the decision read in that status, the second (for a status not
-//     written yet) tests that there is none, and should the status land
-//     between the two, the third tests it again: a status is never
-//     removed, so an unchanged shoot is bound by one of them.
+//     mostly still has none when the binding arrives (graft-descheduler's
+//     eviction is one update that writes no status), so the first binding
+//     tests that there is none. JSON patch cannot test below a /status that
+//     may not exist, so should a status have been written since the read,
+//     the second tests the fields the decision read in it: a status is never
+//     removed, so an unchanged shoot is bound by one of them, and in the
+//     common case by the first, with no refused write.
 func bindingAttempts(shoot *corev1alpha1.Shoot, seed string) []binding {
 	versioned := binding{types.MergePatchType, versionedBinding(shoot, seed)}
 	if !apiequality.Semantic.DeepEqual(shoot.Status, corev1alpha1.ShootStatus{}) {
 		return []binding{testedBinding(shoot, seed, statusTests(shoot)), versioned}
 	}
 	if _, evicted := shoot.Annotations[corev1alpha1.AnnotationDescheduledFrom]; evicted {
-		withStatus := testedBinding(shoot, seed, statusTests(shoot))
 		return []binding{
-			withStatus,
 			testedBinding(shoot, seed, []jsonPatchOp{{"test", "/status", nil}}),
-			withStatus,
+			testedBinding(shoot, seed, statusTests(shoot)),
 			versioned,
 		}
 	}

@@ -14,7 +14,8 @@ import (
 
 // waitingForSeed reports whether a lastOperation says that the shoot waits
 // for a seed: Create/Pending, written when no seed fits, or Migrate/Pending,
-// written by graft-descheduler when it evicts a shoot. A binding ends either.
+// written by graft-descheduler of earlier releases when it evicted a shoot. A
+// binding ends either.
 func waitingForSeed(op *corev1alpha1.LastOperation) bool {
 	return op != nil && op.State == corev1alpha1.LastOperationStatePending &&
 		(op.Type == corev1alpha1.LastOperationTypeCreate || op.Type == corev1alpha1.LastOperationTypeMigrate)
@@ -27,10 +28,12 @@ func waitingForSeed(op *corev1alpha1.LastOperation) bool {
 // bound is the binding's response, so a shoot with nothing to clear (most
 // shoots) costs no further request. The status write is preconditioned on the
 // resourceVersion of the binding. On a conflict the shoot is read again and
-// cleared only while it is still bound to seed and still waiting: the
-// descheduler's Migrate/Pending write for an eviction that the binding
-// overtook finds the shoot bound and is dropped, and a newer eviction keeps
-// its own Migrate/Pending.
+// cleared only while it is still bound to seed and still waiting. The Pending
+// states are this scheduler's Create/Pending (no seed fitted earlier) and
+// the Migrate/Pending that graft-descheduler of earlier releases wrote after
+// each eviction (the current one writes no status): its write for an
+// eviction that the binding overtook finds the shoot bound and is dropped,
+// and a newer eviction keeps its own Migrate/Pending.
 func (s *Scheduler) clearPending(ctx context.Context, bound *corev1alpha1.Shoot, seed string) {
 	logger := klog.FromContext(ctx).WithValues("shoot", klog.KObj(bound), "seed", seed)
 	current := bound

@@ -220,3 +220,35 @@ func TestSeedAndShootCells(t *testing.T) {
 		t.Errorf("SCHEDULER %q, want %s", got, corev1alpha1.DefaultSchedulerName)
 	}
 }
+
+// TestShootStatus: STATUS is the last operation's state, except that a shoot
+// waiting for a seed is Pending: one never placed without an operation, and
+// one graft-descheduler evicted (which writes no lastOperation) whatever its
+// operation said before.
+func TestShootStatus(t *testing.T) {
+	succeeded := func(s *corev1alpha1.Shoot) {
+		s.Status.LastOperation = &corev1alpha1.LastOperation{Type: corev1alpha1.LastOperationTypeReconcile, State: corev1alpha1.LastOperationStateSucceeded}
+	}
+	evicted := func(s *corev1alpha1.Shoot) {
+		s.Spec.SeedName = nil
+		s.Annotations = map[string]string{corev1alpha1.AnnotationDescheduledFrom: "old"}
+	}
+	placedAgain := func(s *corev1alpha1.Shoot) {
+		s.Annotations = map[string]string{corev1alpha1.AnnotationDescheduledFrom: "old"}
+	}
+	for _, tc := range []struct {
+		name  string
+		shoot *corev1alpha1.Shoot
+		want  string
+	}{
+		{"bound, no operation", gt.Shoot("dev", "s", "a"), "<none>"},
+		{"bound, succeeded", gt.Shoot("dev", "s", "a", succeeded), "Succeeded"},
+		{"new, no operation", gt.Shoot("dev", "s", ""), "Pending"},
+		{"evicted, succeeded before", gt.Shoot("dev", "s", "a", succeeded, evicted), "Pending"},
+		{"evicted and placed again", gt.Shoot("dev", "s", "b", succeeded, placedAgain), "Succeeded"},
+	} {
+		if got := ShootStatus(tc.shoot); got != tc.want {
+			t.Errorf("%s: STATUS %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -108,8 +108,15 @@ func ShootTable(items []corev1alpha1.Shoot) *metav1.Table {
 }
 
 // ShootStatus is the state of the shoot's last operation, or Pending for a
-// shoot that waits for a seed and has no operation yet.
+// shoot that waits for a seed and has no operation yet. A shoot that
+// graft-descheduler evicted and that waits for a new seed is Pending too,
+// whatever its last operation said before: the eviction (spec.seedName
+// cleared, graft.dev/descheduled-from set in the same update) writes no
+// lastOperation of its own.
 func ShootStatus(shoot *corev1alpha1.Shoot) string {
+	if shoot.Spec.SeedName == nil && shoot.Annotations[corev1alpha1.AnnotationDescheduledFrom] != "" {
+		return string(corev1alpha1.LastOperationStatePending)
+	}
 	if op := shoot.Status.LastOperation; op != nil {
 		return string(op.State)
 	}

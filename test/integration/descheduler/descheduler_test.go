@@ -21,6 +21,7 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/graftctl/get"
 	"github.com/graft-dev/graft/test/framework"
 	"github.com/graft-dev/graft/test/integration/descheduler/fixture"
 )
@@ -620,8 +621,11 @@ func TestOnePass(t *testing.T) {
 	if fixture.Of(ptr.To(s["x"])) != "" || fixture.Of(ptr.To(s["y"])) != l.SeedName("b") {
 		t.Errorf("after one pass: x on %q, y on %q", fixture.Of(ptr.To(s["x"])), fixture.Of(ptr.To(s["y"])))
 	}
-	if op := s["x"].Status.LastOperation; op == nil || op.State != v1alpha1.LastOperationStatePending {
-		t.Errorf("lastOperation of the evicted shoot: %+v", op)
+	// The eviction is one update, with no status write: the evicted shoot
+	// reads Pending from its empty seed and its annotations.
+	if got := get.ShootStatus(ptr.To(s["x"])); got != string(v1alpha1.LastOperationStatePending) ||
+		s["x"].Annotations[v1alpha1.AnnotationDescheduledFrom] != l.SeedName("a") {
+		t.Errorf("the evicted shoot reads %q with annotations %v, want Pending, descheduled from %s", got, s["x"].Annotations, l.SeedName("a"))
 	}
 	if events := must[[]corevEvent](t)(descheduledEvents(ctx, l)); len(events) != 1 {
 		t.Errorf("Descheduled Events on shoots: %d, want 1 (flushed before exit)", len(events))

@@ -103,9 +103,8 @@ func TestDrainTwoSeedsMovesEachShootOnce(t *testing.T) {
 }
 
 // TestReplacedShootIsNotPending: an evicted shoot placed again no longer
-// reads Pending. The descheduler's Migrate/Pending status write and the
-// scheduler's binding race; whichever comes first, the shoot ends bound with
-// no Pending lastOperation.
+// reads Pending, and no Pending lastOperation is left behind by the eviction
+// (which writes no status) or the binding.
 func TestReplacedShootIsNotPending(t *testing.T) {
 	ctx, env, l := setup(t, "notpending")
 	must[*v1alpha1.Seed](t)(l.Seed(ctx, "a", -1))
@@ -126,8 +125,8 @@ func TestReplacedShootIsNotPending(t *testing.T) {
 	}
 	b := l.SeedName("b")
 	// The shoot's Descheduled Event is emitted after the descheduler's
-	// status write (or its decision to drop it): once it is there and the
-	// shoot is bound, neither component writes the shoot any more.
+	// update: once it is there and the shoot is bound, neither component
+	// writes the shoot any more.
 	eventually(t, ctx, time.Minute, "every shoot evicted, placed on seed b and not Pending", func() (bool, error) {
 		events, err := descheduledEvents(ctx, l)
 		if err != nil {

@@ -13,12 +13,13 @@ import (
 )
 
 // TestBindingClearsPendingLastOperation: a shoot that waited for a seed, with
-// the scheduler's Create/Pending (no seed fitted) or the descheduler's
-// Migrate/Pending (evicted), reads Pending no more once it is bound.
+// the scheduler's Create/Pending (no seed fitted) or the Migrate/Pending an
+// earlier graft-descheduler release wrote after evicting it, reads Pending no
+// more once it is bound.
 func TestBindingClearsPendingLastOperation(t *testing.T) {
 	f := newFixture(t)
-	// An evicted shoot as graft-descheduler leaves it: no seed, the
-	// annotations, lastOperation Migrate/Pending.
+	// An evicted shoot as earlier graft-descheduler releases left it: no
+	// seed, the annotations, lastOperation Migrate/Pending.
 	evicted := f.newShoot("evicted", "eu-west-1")
 	evicted.Annotations = map[string]string{
 		v1alpha1.AnnotationDescheduledFrom:   f.name + "-gone",
