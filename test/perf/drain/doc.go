@@ -3,7 +3,7 @@
 // graft-scheduler and graft-descheduler running in-process and the
 // descheduler's limits raised, and measures shoots per second from the taint
 // until every write the two components made for the move (evictions,
-// lastOperation, bindings and Events) is acknowledged. All their requests go
+// bindings and Events) is acknowledged. All their requests go
 // through a counting transport (package test/perf/writes), which gives their
 // writes by verb and resource and how many were in flight.
 //
