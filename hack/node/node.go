@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -24,6 +23,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/graft-dev/graft/test/framework"
 )
 
 // Name is the node's name: kubelet's --hostname-override, kube-proxy's
@@ -206,12 +207,12 @@ func Up(ctx context.Context, c Config) error {
 		return err
 	}
 
-	ports, err := freePorts("127.0.0.1", 5)
+	ports, err := framework.FreePorts("127.0.0.1", 5)
 	if err != nil {
 		return err
 	}
 	kcmPort, schedPort, kubeletHealthz, proxyHealthz, proxyMetrics := ports[0], ports[1], ports[2], ports[3], ports[4]
-	kubeletPorts, err := freePorts(nodeIP, 1)
+	kubeletPorts, err := framework.FreePorts(nodeIP, 1)
 	if err != nil {
 		return err
 	}
@@ -496,19 +497,6 @@ func pollHTTP(ctx context.Context, dir, name, url string) error {
 		return fmt.Errorf("%s did not become healthy: %w (log: %s)", name, err, filepath.Join(dir, name+".log"))
 	}
 	return nil
-}
-
-func freePorts(host string, n int) ([]int, error) {
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-		if err != nil {
-			return nil, fmt.Errorf("finding a free port on %s: %w", host, err)
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 func containsLine(text, line string) bool {

@@ -105,7 +105,7 @@ func StartControlPlane(ctx context.Context, opts ControlPlaneOptions) (_ *Contro
 		}
 	}()
 
-	ports, err := freePorts(3)
+	ports, err := FreePorts("127.0.0.1", 3)
 	if err != nil {
 		return nil, err
 	}
@@ -447,32 +447,34 @@ func readPid(dir, name string) (int, error) {
 	return strconv.Atoi(strings.TrimSpace(string(data)))
 }
 
-// freePorts returns n loopback ports that are free now, for processes the
-// framework starts a while later (gardener-apiserver's port is chosen before
+// FreePorts returns n ports on host that are free now, for processes the
+// caller starts a while later (gardener-apiserver's port is chosen before
 // the control plane starts). They come from below the kernel's ephemeral
 // range (net.ipv4.ip_local_port_range), from which it gives ports to every
 // bind to port 0 and every outgoing connection: a port found there by a
 // listener that is then closed could be handed to any process on the machine
 // before ours binds it, and the process would exit with "address already in
 // use" (seen as a gardener-apiserver that did not start while other tests ran
-// beside it). A process never gets the same port twice.
-func freePorts(n int) ([]int, error) {
+// beside it). They also stay below Kubernetes' NodePort range (30000 on),
+// where a local node's kube-proxy would send a Service's traffic instead. A
+// process never gets the same port twice.
+func FreePorts(host string, n int) ([]int, error) {
 	portsMu.Lock()
 	defer portsMu.Unlock()
-	ephemeralLow := ephemeralPortsStart()
+	ephemeralLow := min(ephemeralPortsStart(), nodePortsStart)
 	if ephemeralLow-minPort < 1000 {
 		return nil, fmt.Errorf("the ephemeral port range starts at %d, leaving too few ports between %d and it", ephemeralLow, minPort)
 	}
 	var ports []int
 	for attempts := 0; len(ports) < n; attempts++ {
 		if attempts == 1000 {
-			return nil, fmt.Errorf("no free loopback port between %d and %d after %d attempts", minPort, ephemeralLow, attempts)
+			return nil, fmt.Errorf("no free port on %s between %d and %d after %d attempts", host, minPort, ephemeralLow, attempts)
 		}
 		port := minPort + mathrand.IntN(ephemeralLow-minPort)
 		if portsGiven[port] {
 			continue
 		}
-		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 		if err != nil {
 			continue // in use
 		}
@@ -483,9 +485,12 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-// minPort is the lowest port freePorts chooses: graft's own fixed ports
+// minPort is the lowest port FreePorts chooses: graft's own fixed ports
 // (the demo's and the charts' 10251, 19251 and the like) lie below it.
 const minPort = 20000
+
+// nodePortsStart is the first port of kube-apiserver's default NodePort range.
+const nodePortsStart = 30000
 
 var (
 	portsMu    sync.Mutex

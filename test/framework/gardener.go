@@ -130,7 +130,7 @@ func PrepareGardener(opts GardenerOptions) (_ *Gardener, retErr error) {
 			_ = os.RemoveAll(g.Dir)
 		}
 	}()
-	ports, err := freePorts(1)
+	ports, err := FreePorts("127.0.0.1", 1)
 	if err != nil {
 		return nil, err
 	}
