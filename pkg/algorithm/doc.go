@@ -22,7 +22,11 @@
 // other (under a read lock), never with updates. Seeds are kept by pointer and
 // must not be mutated afterwards (informer objects never are); of a shoot only
 // its key and counted seeds are kept. Clone costs O(seeds): the per-shoot
-// records are copied on the next shoot update of either snapshot.
+// records are copied on the next shoot update of either snapshot. Fork, for
+// hypothetical changes made while the original goes on changing, costs
+// O(seeds) and copies no per-shoot records ever; it takes a shoot it has not
+// changed to be counted where the object handed to it says, so it is changed
+// with UpdateShoot(old, new).
 //
 // # Decision
 //

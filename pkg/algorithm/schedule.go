@@ -231,7 +231,7 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 		r.shootProvs = sel.ProviderTypes
 	}
 
-	own := snap.shoots.shoots[ShootKey(shoot)]
+	own := snap.shoots.countedAs(shoot)
 	r.buf = verdictPool.Get().(*[]verdict)
 	if cap(*r.buf) < len(snap.list) {
 		*r.buf = make([]verdict, len(snap.list))

@@ -49,6 +49,26 @@ func (s *Snapshot) Clone() *Snapshot {
 	}
 }
 
+// Fork returns a snapshot for hypothetical changes on top of s as it is now,
+// such as the evictions a descheduler pass plans. Like Clone it costs
+// O(seeds), but it leaves s untouched and keeps none of s's per-shoot
+// records, so neither snapshot ever copies them (a Clone's first shoot
+// update copies every record, O(shoots)). In exchange a fork does not know
+// where s counted each shoot: it takes a shoot it has not changed to be
+// counted where the object it is handed says. So change a shoot s counted
+// only with UpdateShoot(old, new), old being the object s counted, and ask
+// Schedule or FitsElsewhere about such a shoot with that object; AddShoot is
+// for shoots s did not count. NumShoots and CountedOn answer for the shoots
+// changed on the fork only.
+func (s *Snapshot) Fork() *Snapshot {
+	return &Snapshot{
+		seeds:  maps.Clone(s.seeds),
+		list:   slices.Clone(s.list),
+		pos:    maps.Clone(s.pos),
+		shoots: s.shoots.fork(),
+	}
+}
+
 // AddSeed adds a seed or replaces the seed of the same name.
 func (s *Snapshot) AddSeed(seed *v1alpha1.Seed) {
 	info := newSeedInfo(seed)
@@ -103,8 +123,12 @@ func (s *Snapshot) AddShoot(shoot *v1alpha1.Shoot) {
 
 // UpdateShoot replaces the counts of old by those of new.
 func (s *Snapshot) UpdateShoot(old, new *v1alpha1.Shoot) {
-	if old != nil && ShootKey(old) != ShootKey(new) {
-		s.RemoveShoot(old)
+	if old != nil {
+		// A fork learns here where old was counted.
+		s.shoots.recordAs(old)
+		if ShootKey(old) != ShootKey(new) {
+			s.RemoveShoot(old)
+		}
 	}
 	s.AddShoot(new)
 }

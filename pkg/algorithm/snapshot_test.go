@@ -1,6 +1,8 @@
 package algorithm
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -205,6 +207,70 @@ func TestConcurrentDecisions(t *testing.T) {
 	for range 4 {
 		if msg := <-done; msg != "" {
 			t.Fatal(msg)
+		}
+	}
+}
+
+// TestSnapshotFork: a fork, changed only through UpdateShoot with the
+// objects its parent counted, counts and decides as a Clone changed the same
+// way, and neither the fork nor the parent sees the other's later changes or
+// copies the other's per-shoot records.
+func TestSnapshotFork(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	names := []string{"a", "b", "c", "d"}
+	pick := func() string {
+		if i := rng.IntN(len(names) + 1); i < len(names) {
+			return names[i]
+		}
+		return ""
+	}
+	for round := range 200 {
+		var seedList []*v1alpha1.Seed
+		for _, n := range names {
+			seedList = append(seedList, newSeed(n, allocatable(int64(3+rng.IntN(4)))))
+		}
+		current := map[string]*v1alpha1.Shoot{}
+		var shoots []*v1alpha1.Shoot
+		for i := range 12 {
+			s := newShoot(fmt.Sprintf("s%d", i), onSeed(pick(), pick()))
+			current[s.Name] = s
+			shoots = append(shoots, s)
+		}
+		snap := snapshotOf(seedList, shoots...)
+		fork := snap.Fork()
+		if snap.shoots.shared {
+			t.Fatal("Fork marked the parent's per-shoot records shared: the parent's next update would copy them")
+		}
+		clone := snap.Clone()
+		// The parent goes on changing after the fork: none of it shows.
+		snap.AddShoot(newShoot("late", onSeed("a", "")))
+		snap.RemoveShootByKey("garden-dev/s0")
+
+		// The same hypothetical changes on both: evictions (spec cleared,
+		// status kept), placements of waiting shoots, moves.
+		ReserveForWaiting(clone, shoots, func(*v1alpha1.Shoot) (Inputs, error) { return Inputs{CloudProfile: cloudProfile("aws")}, nil })
+		ReserveForWaiting(fork, shoots, func(*v1alpha1.Shoot) (Inputs, error) { return Inputs{CloudProfile: cloudProfile("aws")}, nil })
+		for range 8 {
+			s := shoots[rng.IntN(len(shoots))]
+			next := newShoot(s.Name, onSeed(pick(), pick()))
+			clone.UpdateShoot(current[s.Name], next)
+			fork.UpdateShoot(current[s.Name], next)
+			current[s.Name] = next
+		}
+		for _, n := range names {
+			if clone.Usage(n) != fork.Usage(n) {
+				t.Fatalf("round %d: usage of %s: clone %d, fork %d", round, n, clone.Usage(n), fork.Usage(n))
+			}
+		}
+		in := Inputs{CloudProfile: cloudProfile("aws")}
+		for _, s := range current {
+			for _, exclude := range append(names, "") {
+				ct, cerr := FitsElsewhere(s, clone, in, exclude)
+				ft, ferr := FitsElsewhere(s, fork, in, exclude)
+				if ct != ft || (cerr == nil) != (ferr == nil) {
+					t.Fatalf("round %d: %s elsewhere than %q: clone %q %v, fork %q %v", round, s.Name, exclude, ct, cerr, ft, ferr)
+				}
+			}
 		}
 	}
 }

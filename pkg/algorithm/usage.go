@@ -23,6 +23,10 @@ type ShootCounter struct {
 	// shared is set while shoots is shared with a clone: the first change
 	// then copies it (copy on write), keeping Clone O(seeds).
 	shared bool
+	// partial is set on a fork (see Snapshot.Fork): shoots then holds only
+	// the shoots changed on the fork, and any other shoot is counted where
+	// the object the caller hands in as its current state says.
+	partial bool
 }
 
 // NewShootCounter returns an empty counter.
@@ -128,7 +132,49 @@ func (c *ShootCounter) Clone() *ShootCounter {
 
 func (c *ShootCounter) clone() ShootCounter {
 	c.shared = true
-	return ShootCounter{perSeed: maps.Clone(c.perSeed), shoots: c.shoots, shared: true}
+	return ShootCounter{perSeed: maps.Clone(c.perSeed), shoots: c.shoots, shared: true, partial: c.partial}
+}
+
+// fork returns a counter with c's counts and none of its per-shoot records
+// (a fork of a fork keeps the few records its changes made). It costs
+// O(seeds) and leaves c alone, so c may go on changing while the fork is in
+// use elsewhere.
+func (c *ShootCounter) fork() ShootCounter {
+	f := ShootCounter{perSeed: maps.Clone(c.perSeed), shoots: map[string]placement{}, partial: true}
+	if c.partial {
+		f.shoots = maps.Clone(c.shoots)
+	}
+	return f
+}
+
+// countedAs returns where the shoot is counted: its record, or, on a fork,
+// for a shoot not changed on it, where the object says.
+func (c *ShootCounter) countedAs(shoot *v1alpha1.Shoot) placement {
+	p, ok := c.shoots[ShootKey(shoot)]
+	if !ok && c.partial {
+		return placementOf(shoot)
+	}
+	return p
+}
+
+// recordAs makes a fork remember the shoot as counted where the object
+// says, unless it knows the shoot already; the counts already include it.
+// A counter with every record has nothing to learn.
+func (c *ShootCounter) recordAs(shoot *v1alpha1.Shoot) {
+	if !c.partial {
+		return
+	}
+	key := ShootKey(shoot)
+	if _, ok := c.shoots[key]; ok {
+		return
+	}
+	if p := placementOf(shoot); !p.empty() {
+		if c.shared {
+			c.shoots = maps.Clone(c.shoots)
+			c.shared = false
+		}
+		c.shoots[key] = p
+	}
 }
 
 // placement is the (at most two) seeds a shoot is counted on.

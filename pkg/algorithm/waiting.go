@@ -54,6 +54,8 @@ func ReserveForWaiting(snapshot *Snapshot, shoots []*v1alpha1.Shoot, inputs func
 		}
 		placed := *s
 		placed.Spec.SeedName = &target
-		snapshot.AddShoot(&placed)
+		// An update, not an add: on a fork (Snapshot.Fork) the shoot may
+		// already be counted through status.seedName.
+		snapshot.UpdateShoot(s, &placed)
 	}
 }
