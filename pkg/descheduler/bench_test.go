@@ -85,29 +85,41 @@ func newBenchLandscape(seeds, shoots int, hot func(*v1alpha1.Seed)) benchLandsca
 func benchDescheduler(b *testing.B, l benchLandscape) *Descheduler {
 	b.Helper()
 	cfg := &configv1alpha1.DeschedulerConfiguration{
-		DryRun:       true,
-		EvictionRate: ptr.To(0.0),
 		Plugins: []configv1alpha1.DeschedulerPlugin{
 			{Name: configv1alpha1.DeschedulerPluginNoExecuteTaints},
 			{Name: configv1alpha1.DeschedulerPluginOverCapacity},
 		},
 	}
+	// Events go nowhere.
+	return dryRunDescheduler(b, cfg, &record.FakeRecorder{}, l.seeds, l.shoots)
+}
+
+// dryRunDescheduler returns a descheduler for the configuration in dry-run
+// mode, recording Events with recorder, whose state holds the seeds and
+// shoots as the informers would have delivered them. Its informers are not
+// started: passes are run by hand.
+func dryRunDescheduler(tb testing.TB, cfg *configv1alpha1.DeschedulerConfiguration, recorder record.EventRecorder, seeds []*v1alpha1.Seed, shoots []*v1alpha1.Shoot) *Descheduler {
+	tb.Helper()
+	cfg.DryRun = true
+	cfg.EvictionRate = ptr.To(0.0)
 	cfg.Default()
+	if errs := cfg.Validate(); len(errs) > 0 {
+		tb.Fatalf("invalid test configuration: %v", errs)
+	}
 	clk := clocktesting.NewFakeClock(t0)
 	d, err := New(cfg, component.Clients{Graft: fake.NewSimpleClientset(), Kubernetes: kubefake.NewSimpleClientset()},
 		Options{Registry: metrics.NewKubeRegistry(), Clock: clk})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	// Events go nowhere.
-	d.recorder = &record.FakeRecorder{}
+	d.recorder = recorder
 	if err := d.graftInformers.Core().V1alpha1().CloudProfiles().Informer().GetIndexer().Add(cloudProfile()); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	for _, s := range l.seeds {
+	for _, s := range seeds {
 		d.state.setSeed(nil, s, t0)
 	}
-	for _, s := range l.shoots {
+	for _, s := range shoots {
 		d.state.setShoot(s, t0, false)
 	}
 	return d

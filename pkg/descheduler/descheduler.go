@@ -133,6 +133,7 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	if err := d.algo.Validate(); err != nil {
 		return nil, fmt.Errorf("descheduler: %w", err)
 	}
+	d.state.actsOn = func(facts *framework.SeedState) bool { return actsOn(plugins, facts) }
 	d.state.onPendingDrop = d.wakeWaiting
 	d.state.onPendingChange = func(n int) { d.metrics.PendingEvicted.Set(float64(n)) }
 
@@ -187,6 +188,17 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	d.runner.Server.AddInformersSyncedCheck(d.Ready)
 	trackInformers(clients.Fence, d, cfg.RegionConfigNamespace)
 	return d, nil
+}
+
+// actsOn reports whether some plugin may act on a seed, from the seed's own
+// facts: a plugin that cannot tell (no framework.SeedFilter) may.
+func actsOn(plugins []framework.Plugin, facts *framework.SeedState) bool {
+	for _, p := range plugins {
+		if f, ok := p.(framework.SeedFilter); !ok || f.ActsOn(facts) {
+			return true
+		}
+	}
+	return false
 }
 
 // upsertHandler hands adds and updates to upsert, an add as an update from

@@ -22,6 +22,15 @@
 // resourceVersion) with the time this process first saw the taint; until the
 // stamp lands, and in dry-run mode, that in-memory sighting counts instead.
 //
+// A pass costs in proportion to the seeds that need action and their shoots,
+// not to the garden: the informer handlers keep, per seed, its shoots, its
+// usage and how many of them are leaving (migrating away or being deleted),
+// and a pass first asks each plugin (framework.SeedFilter) whether it may act
+// on a seed from those facts alone (a NoExecute taint it acts on, usage over
+// allocatable); it copies the shoots of those seeds only, and forks the
+// snapshot (algorithm.Snapshot.Fork) for its hypothetical evictions only
+// when there is a seed to act on.
+//
 // Passes are event driven: a seed is looked at when its taints or allocatable
 // shoots change, every interval (all seeds, and the per-pass budgets start
 // over), when a limited toleration runs out (a delayed requeue, not polling),

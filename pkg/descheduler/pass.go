@@ -48,9 +48,12 @@ type passRun struct {
 	real *algorithm.Snapshot
 	// fit additionally places every shoot waiting for a seed (evicted or
 	// new) and every eviction of this pass where the algorithm would put it,
-	// so that requireFit does not promise the same free slot twice.
-	fit     *algorithm.Snapshot
-	evicted sets.Set[string]
+	// so that requireFit does not promise the same free slot twice. The
+	// waiting shoots are placed when the first candidate asks (fitSnapshot):
+	// a pass without candidates does not schedule them.
+	fit      *algorithm.Snapshot
+	reserved bool
+	evicted  sets.Set[string]
 	// leaving counts this pass's evictions still counted on their seed
 	// through status.seedName.
 	leaving map[string]int
@@ -71,16 +74,20 @@ type passRun struct {
 func (d *Descheduler) pass(ctx context.Context, seedNames []string, once bool) {
 	start := d.clock.Now()
 	defer func() { d.metrics.PassDuration.Observe(d.clock.Since(start).Seconds()) }()
-	v := d.state.takeView(seedNames, start)
+	d.passOver(ctx, d.state.takeView(seedNames, start), once)
+}
+
+// passOver makes a pass over the seeds of a view.
+func (d *Descheduler) passOver(ctx context.Context, v *view, once bool) {
+	if len(v.seeds) == 0 {
+		// No plugin acts on any of the seeds.
+		return
+	}
 	r := &passRun{
 		d: d, ctx: ctx, log: klog.FromContext(ctx), once: once, view: v,
-		real: v.snapshot, fit: v.snapshot.Clone(),
+		real: v.snapshot, fit: v.snapshot.Fork(),
 		evicted: sets.New[string](), leaving: map[string]int{},
 	}
-	// Shoots waiting for a seed will take one; reserve it.
-	algorithm.ReserveForWaiting(r.fit, append(v.pending, v.waiting...), func(s *v1alpha1.Shoot) (algorithm.Inputs, error) {
-		return d.inputs(s), nil
-	})
 	if !d.cfg.DryRun {
 		r.jobs = make(chan eviction)
 		for range d.cfg.ConcurrentEvictions {
@@ -95,18 +102,42 @@ func (d *Descheduler) pass(ctx context.Context, seedNames []string, once bool) {
 			}()
 		}
 	}
+	last := ""
 	for _, name := range sets.List(sets.KeySet(v.seeds)) {
 		if r.stop || ctx.Err() != nil {
 			d.hold(name)
 			continue
 		}
 		r.seed(name)
+		last = name
+	}
+	if r.stop || ctx.Err() != nil {
+		// The idle seeds the pass would have come to after the last one it
+		// looked at are held back too, so that they are looked at again
+		// when an evicted shoot is placed, as the others are.
+		for _, name := range v.idle {
+			if name > last {
+				d.hold(name)
+			}
+		}
 	}
 	if r.jobs != nil {
 		close(r.jobs)
 		r.wg.Wait()
 	}
 	r.written.announce(d.recorder)
+}
+
+// fitSnapshot returns fit, having reserved a seed for every shoot waiting
+// for one first: they will take one.
+func (r *passRun) fitSnapshot() *algorithm.Snapshot {
+	if !r.reserved {
+		r.reserved = true
+		algorithm.ReserveForWaiting(r.fit, append(r.view.pending, r.view.waiting...), func(s *v1alpha1.Shoot) (algorithm.Inputs, error) {
+			return r.d.inputs(s), nil
+		})
+	}
+	return r.fit
 }
 
 // seed runs every plugin over one seed, each seeing the evictions of the
@@ -164,7 +195,7 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 			}
 		}
 	}
-	target, err := algorithm.FitsElsewhere(c.Shoot, r.fit, d.inputs(c.Shoot), seed.Name)
+	target, err := algorithm.FitsElsewhere(c.Shoot, r.fitSnapshot(), d.inputs(c.Shoot), seed.Name)
 	if err != nil && *d.cfg.RequireFit && !c.Force {
 		d.returnBudget(seed.Name)
 		d.hold(seed.Name)
@@ -173,8 +204,9 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 		return true
 	}
 	r.evicted.Insert(key)
-	r.real.AddShoot(withSeed(c.Shoot, ""))
-	r.fit.AddShoot(withSeed(c.Shoot, target))
+	// Updates, not adds: the pass's snapshots are forks (see takeView).
+	r.real.UpdateShoot(c.Shoot, withSeed(c.Shoot, ""))
+	r.fit.UpdateShoot(c.Shoot, withSeed(c.Shoot, target))
 	if c.Shoot.Status.SeedName != nil && *c.Shoot.Status.SeedName == seed.Name {
 		r.leaving[seed.Name]++
 	}

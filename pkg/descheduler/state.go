@@ -30,6 +30,9 @@ type state struct {
 	onSeed map[string]sets.Set[string]
 	// leaving indexes shoots by status.seedName when it differs from spec.seedName.
 	leaving map[string]sets.Set[string]
+	// deleting counts, per spec.seedName, the shoots of onSeed being
+	// deleted, so that a seed's leaving shoots are known without its shoots.
+	deleting map[string]int
 	// pending are the evicted shoots without a seed.
 	pending sets.Set[string]
 	// waiting are the other shoots without a seed (new ones, or ones whose
@@ -54,6 +57,11 @@ type state struct {
 	// inflight counts evictions being written.
 	inflight int
 
+	// actsOn tells, from a seed's own facts (Seed, Usage, Leaving, Now of
+	// the state), whether some plugin may act on the seed; nil means every
+	// seed. A view gathers the shoots only of the seeds it names.
+	actsOn func(*framework.SeedState) bool
+
 	// onPendingDrop is called (without the lock) when a pending shoot got a
 	// seed or went away.
 	onPendingDrop func()
@@ -72,6 +80,7 @@ func newState() *state {
 		shoots:      map[string]*v1alpha1.Shoot{},
 		onSeed:      map[string]sets.Set[string]{},
 		leaving:     map[string]sets.Set[string]{},
+		deleting:    map[string]int{},
 		pending:     sets.New[string](),
 		waiting:     sets.New[string](),
 		written:     map[string]string{},
@@ -222,6 +231,9 @@ func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, infl
 	st.snapshot.AddShoot(s)
 	if s.Spec.SeedName != nil {
 		addTo(st.onSeed, *s.Spec.SeedName, key)
+		if s.DeletionTimestamp != nil {
+			st.deleting[*s.Spec.SeedName]++
+		}
 		switch a, ok := st.arrived[key]; {
 		case !ok && old == nil:
 			// The first sight of the shoot, at start-up or when it was
@@ -278,8 +290,13 @@ func (st *state) removeShoot(key string) {
 }
 
 func (st *state) unindex(key string, s *v1alpha1.Shoot) {
-	if s.Spec.SeedName != nil {
-		removeFrom(st.onSeed, *s.Spec.SeedName, key)
+	if seed := s.Spec.SeedName; seed != nil {
+		removeFrom(st.onSeed, *seed, key)
+		if s.DeletionTimestamp != nil {
+			if st.deleting[*seed]--; st.deleting[*seed] <= 0 {
+				delete(st.deleting, *seed)
+			}
+		}
 	}
 	if s.Status.SeedName != nil {
 		removeFrom(st.leaving, *s.Status.SeedName, key)
@@ -304,21 +321,58 @@ func removeFrom(index map[string]sets.Set[string], seed, key string) {
 	}
 }
 
-// view is what one pass reads: a consistent copy taken under the lock.
+// view is what one pass reads: a consistent copy taken under the lock, of
+// the seeds that need action only.
 type view struct {
+	// snapshot is a fork of the state's snapshot (nil when no seed needs
+	// action): the pass's hypothetical evictions go into it, and the state
+	// goes on changing underneath without either copying the other's
+	// per-shoot records.
 	snapshot *algorithm.Snapshot
 	seeds    map[string]*framework.SeedState
+	// idle are the other named seeds the state holds: no plugin acts on
+	// them. A pass that stops early holds them back as it does the seeds it
+	// did not get to.
+	idle []string
 	// pending are the evicted shoots waiting for a seed, waiting the others.
 	pending []*v1alpha1.Shoot
 	waiting []*v1alpha1.Shoot
 }
 
-// takeView copies what a pass over the named seeds needs. Seeds the snapshot
-// does not hold are left out.
+// takeView copies what a pass over the named seeds needs. It first decides
+// from each seed's own facts (its taints, usage, allocatable and leaving
+// shoots, all kept up to date by the informer handlers) whether a plugin may
+// act on it, and copies the shoots of those seeds only, so that a pass costs
+// in proportion to them: O(named seeds) plus O(their shoots). A seed with a
+// NoExecute taint still to be stamped is taken as well, since the pass stamps
+// it and may then evaluate the seed as read fresh. Seeds the snapshot does
+// not hold are left out.
 func (st *state) takeView(seedNames []string, now time.Time) *view {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	v := &view{snapshot: st.snapshot.Clone(), seeds: map[string]*framework.SeedState{}}
+	v := &view{seeds: map[string]*framework.SeedState{}}
+	for _, name := range seedNames {
+		seed, ok := st.snapshot.Seed(name)
+		if !ok {
+			continue
+		}
+		facts := &framework.SeedState{
+			Seed:    seed,
+			Usage:   st.snapshot.Usage(name),
+			Leaving: st.leaving[name].Len() + st.deleting[name],
+			Now:     now,
+		}
+		if st.actsOn != nil && !st.actsOn(facts) && !taintclock.Unstamped(seed.Spec.Taints) {
+			v.idle = append(v.idle, name)
+			continue
+		}
+		st.gather(facts, now)
+		v.seeds[name] = facts
+	}
+	if len(v.seeds) == 0 {
+		return v
+	}
+	v.snapshot = st.snapshot.Fork()
 	for key := range st.pending {
 		v.pending = append(v.pending, st.shoots[key])
 	}
@@ -328,45 +382,36 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 	byKey := func(a, b *v1alpha1.Shoot) int { return strings.Compare(algorithm.ShootKey(a), algorithm.ShootKey(b)) }
 	slices.SortFunc(v.pending, byKey)
 	slices.SortFunc(v.waiting, byKey)
-	for _, name := range seedNames {
-		seed, ok := st.snapshot.Seed(name)
-		if !ok {
-			continue
-		}
-		keys := sets.List(st.onSeed[name])
-		shoots := make([]*v1alpha1.Shoot, 0, len(keys))
-		deleting := 0
-		for _, k := range keys {
-			// A shoot being deleted leaves anyway: moving it would only cost
-			// a migration, and the room it frees must not be made again by
-			// moving a live shoot, so it counts as leaving.
-			if s := st.shoots[k]; s.DeletionTimestamp == nil {
-				shoots = append(shoots, s)
-			} else {
-				deleting++
-			}
-		}
-		seen := maps.Clone(st.taintSeen[name])
-		arrived := make(map[string]time.Time, len(keys))
-		for _, k := range keys {
-			arrived[k] = st.arrived[k].at
-		}
-		v.seeds[name] = &framework.SeedState{
-			Seed:    seed,
-			Shoots:  shoots,
-			Usage:   st.snapshot.Usage(name),
-			Leaving: st.leaving[name].Len() + deleting,
-			Now:     now,
-			TolerationStart: func(shoot *v1alpha1.Shoot, t v1alpha1.SeedTaint) time.Time {
-				sighted, ok := seen[taintID(t)]
-				if !ok {
-					sighted = now
-				}
-				return taintclock.Start(t, sighted, arrived[algorithm.ShootKey(shoot)])
-			},
+	return v
+}
+
+// gather fills in the shoots of a seed the view takes and their toleration
+// clocks.
+func (st *state) gather(facts *framework.SeedState, now time.Time) {
+	name := facts.Seed.Name
+	keys := sets.List(st.onSeed[name])
+	shoots := make([]*v1alpha1.Shoot, 0, len(keys))
+	for _, k := range keys {
+		// A shoot being deleted leaves anyway: moving it would only cost a
+		// migration, and the room it frees must not be made again by moving
+		// a live shoot, so it counts as leaving (st.deleting).
+		if s := st.shoots[k]; s.DeletionTimestamp == nil {
+			shoots = append(shoots, s)
 		}
 	}
-	return v
+	seen := maps.Clone(st.taintSeen[name])
+	arrived := make(map[string]time.Time, len(keys))
+	for _, k := range keys {
+		arrived[k] = st.arrived[k].at
+	}
+	facts.Shoots = shoots
+	facts.TolerationStart = func(shoot *v1alpha1.Shoot, t v1alpha1.SeedTaint) time.Time {
+		sighted, ok := seen[taintID(t)]
+		if !ok {
+			sighted = now
+		}
+		return taintclock.Start(t, sighted, arrived[algorithm.ShootKey(shoot)])
+	}
 }
 
 // pendingCount is the number of evicted shoots without a seed, counting the

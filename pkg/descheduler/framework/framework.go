@@ -61,6 +61,20 @@ type Plugin interface {
 	Evaluate(state *SeedState) Result
 }
 
+// SeedFilter is implemented by a plugin that can tell from a seed's own
+// facts, without its shoots, that Evaluate would answer nothing for it. The
+// descheduler asks it first and gathers the shoots only of the seeds some
+// plugin may act on, so that a pass costs in proportion to those seeds and
+// their shoots, not to the whole garden. A plugin without it is given every
+// seed's shoots.
+type SeedFilter interface {
+	// ActsOn reports whether Evaluate may return candidates or a requeue for
+	// the seed. Only Seed, Usage, Leaving and Now of state are set. False
+	// must mean that Evaluate returns an empty Result whatever the seed's
+	// shoots are.
+	ActsOn(state *SeedState) bool
+}
+
 // EvictionProtected reports whether the shoot carries graft.dev/evict: "false",
 // which only NoExecuteTaints with force overrides.
 func EvictionProtected(shoot *v1alpha1.Shoot) bool {

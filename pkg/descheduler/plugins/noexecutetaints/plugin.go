@@ -17,7 +17,10 @@ type Plugin struct {
 	args Args
 }
 
-var _ framework.Plugin = &Plugin{}
+var (
+	_ framework.Plugin     = &Plugin{}
+	_ framework.SeedFilter = &Plugin{}
+)
 
 // New returns the plugin for validated arguments.
 func New(args Args) *Plugin { return &Plugin{args: args} }
@@ -63,6 +66,12 @@ func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
 		}
 	}
 	return framework.Result{Candidates: append(untolerated, expired...), RequeueAfter: requeue}
+}
+
+// ActsOn implements framework.SeedFilter: only a seed with a NoExecute taint
+// the plugin acts on can have a shoot to evict or a toleration to wait for.
+func (p *Plugin) ActsOn(state *framework.SeedState) bool {
+	return p.relevant(state.Seed) != nil
 }
 
 // relevant returns the seed with only the NoExecute taints this plugin acts

@@ -1,6 +1,8 @@
 package noexecutetaints
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -96,5 +98,57 @@ func TestRegisterValidatesArgs(t *testing.T) {
 	}
 	if _, errs := r[Name](nil, field.NewPath("args")); len(errs) != 0 {
 		t.Errorf("empty arguments are valid, got %v", errs)
+	}
+}
+
+// TestActsOnRulesOutOnlyIdleSeeds: whenever ActsOn says no from the seed
+// alone, Evaluate answers nothing for any shoots, and it says no for every
+// seed without a NoExecute taint the plugin acts on.
+func TestActsOnRulesOutOnlyIdleSeeds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	keys := []string{v1alpha1.SeedTaintUnschedulable, "other", "third"}
+	effects := []v1alpha1.TaintEffect{"", v1alpha1.TaintEffectNoSchedule, v1alpha1.TaintEffectPreferNoSchedule, v1alpha1.TaintEffectNoExecute}
+	ruledOut := 0
+	for range 2000 {
+		var args Args
+		if rng.IntN(2) == 0 {
+			args.TaintKeys = []string{keys[rng.IntN(len(keys))]}
+		}
+		args.Force = rng.IntN(2) == 0
+		var taints []v1alpha1.SeedTaint
+		for range rng.IntN(3) {
+			taints = append(taints, v1alpha1.SeedTaint{Key: keys[rng.IntN(len(keys))], Effect: effects[rng.IntN(len(effects))]})
+		}
+		var shoots []*v1alpha1.Shoot
+		for i := range rng.IntN(4) {
+			var tols []v1alpha1.Toleration
+			if rng.IntN(2) == 0 {
+				tols = append(tols, v1alpha1.Toleration{Key: keys[rng.IntN(len(keys))], Effect: v1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](int64(rng.IntN(60)))})
+			}
+			shoots = append(shoots, shoot(fmt.Sprintf("s%d", i), tols...))
+		}
+		p := New(args)
+		st := seedState(t0.Add(time.Duration(rng.IntN(90))*time.Second), taints, shoots...)
+		facts := &framework.SeedState{Seed: st.Seed, Usage: st.Usage, Now: st.Now}
+		wantActs := false
+		for _, tn := range taints {
+			if tn.Effect == v1alpha1.TaintEffectNoExecute && (len(args.TaintKeys) == 0 || args.TaintKeys[0] == tn.Key) {
+				wantActs = true
+			}
+		}
+		acts := p.ActsOn(facts)
+		if acts != wantActs {
+			t.Fatalf("ActsOn(%v, taintKeys %v) = %v, want %v", taints, args.TaintKeys, acts, wantActs)
+		}
+		if acts {
+			continue
+		}
+		ruledOut++
+		if res := p.Evaluate(st); len(res.Candidates) > 0 || res.RequeueAfter != 0 {
+			t.Fatalf("ActsOn ruled out a seed with taints %v (taintKeys %v) for which Evaluate gives %+v", taints, args.TaintKeys, res)
+		}
+	}
+	if ruledOut == 0 {
+		t.Fatal("no seed was ruled out: the property was not exercised")
 	}
 }

@@ -15,7 +15,10 @@ type Plugin struct {
 	rank map[v1alpha1.ShootPurpose]int
 }
 
-var _ framework.Plugin = &Plugin{}
+var (
+	_ framework.Plugin     = &Plugin{}
+	_ framework.SeedFilter = &Plugin{}
+)
 
 // New returns the plugin for defaulted, validated arguments.
 func New(args Args) *Plugin {
@@ -38,6 +41,12 @@ func Excess(state *framework.SeedState) int {
 		return 0
 	}
 	return max(0, state.Usage-int(q.Value())-state.Leaving)
+}
+
+// ActsOn implements framework.SeedFilter: the excess is a fact of the seed
+// (its usage, allocatable shoots and leaving shoots).
+func (p *Plugin) ActsOn(state *framework.SeedState) bool {
+	return Excess(state) > 0
 }
 
 // Evaluate implements framework.Plugin: the excess shoots, lowest value first,

@@ -1,6 +1,8 @@
 package overcapacity
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -93,5 +95,39 @@ func TestRegisterValidatesArgs(t *testing.T) {
 	p, errs := r[Name]([]byte(`{"force":true}`), field.NewPath("args"))
 	if len(errs) != 0 || p.(*Plugin).args.PurposeOrder[0] != v1alpha1.ShootPurposeEvaluation || !p.(*Plugin).args.Force {
 		t.Errorf("defaults not applied: %v %+v", errs, p)
+	}
+}
+
+// TestActsOnRulesOutOnlyIdleSeeds: ActsOn says no exactly when the seed has
+// no excess, and then Evaluate answers nothing for any shoots.
+func TestActsOnRulesOutOnlyIdleSeeds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	purposes := append([]v1alpha1.ShootPurpose{""}, DefaultPurposeOrder...)
+	ruledOut, acted := 0, 0
+	for range 2000 {
+		var shoots []*v1alpha1.Shoot
+		for i := range rng.IntN(6) {
+			shoots = append(shoots, shoot(fmt.Sprintf("s%d", i), purposes[rng.IntN(len(purposes))], rng.IntN(100)))
+		}
+		st := state(int64(rng.IntN(8))-1, rng.IntN(3), shoots...)
+		args := Args{}
+		Default(&args)
+		p := New(args)
+		facts := &framework.SeedState{Seed: st.Seed, Usage: st.Usage, Leaving: st.Leaving, Now: st.Now}
+		acts := p.ActsOn(facts)
+		if want := Excess(st) > 0; acts != want {
+			t.Fatalf("ActsOn = %v with usage %d, leaving %d, allocatable %v; want %v", acts, st.Usage, st.Leaving, st.Seed.Status.Allocatable, want)
+		}
+		if acts {
+			acted++
+			continue
+		}
+		ruledOut++
+		if res := p.Evaluate(st); len(res.Candidates) > 0 || res.RequeueAfter != 0 {
+			t.Fatalf("ActsOn ruled out a seed (usage %d, leaving %d, allocatable %v) for which Evaluate gives %+v", st.Usage, st.Leaving, st.Seed.Status.Allocatable, res)
+		}
+	}
+	if ruledOut == 0 || acted == 0 {
+		t.Fatalf("ruled out %d, acted on %d: the property was not exercised both ways", ruledOut, acted)
 	}
 }
