@@ -350,24 +350,28 @@ type view struct {
 func (st *state) takeView(seedNames []string, now time.Time) *view {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	v := &view{seeds: map[string]*framework.SeedState{}}
+	v := &view{seeds: map[string]*framework.SeedState{}, idle: make([]string, 0, len(seedNames))}
+	// One probe for every seed: most are idle, and a seed's facts are
+	// copied out only when the view takes it.
+	probe := &framework.SeedState{}
 	for _, name := range seedNames {
 		seed, ok := st.snapshot.Seed(name)
 		if !ok {
 			continue
 		}
-		facts := &framework.SeedState{
+		*probe = framework.SeedState{
 			Seed:    seed,
 			Usage:   st.snapshot.Usage(name),
 			Leaving: st.leaving[name].Len() + st.deleting[name],
 			Now:     now,
 		}
-		if st.actsOn != nil && !st.actsOn(facts) && !taintclock.Unstamped(seed.Spec.Taints) {
+		if st.actsOn != nil && !st.actsOn(probe) && !taintclock.Unstamped(seed.Spec.Taints) {
 			v.idle = append(v.idle, name)
 			continue
 		}
-		st.gather(facts, now)
-		v.seeds[name] = facts
+		facts := *probe
+		st.gather(&facts, now)
+		v.seeds[name] = &facts
 	}
 	if len(v.seeds) == 0 {
 		return v
