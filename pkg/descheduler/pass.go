@@ -115,8 +115,11 @@ func (d *Descheduler) passOver(ctx context.Context, v *view, once bool) {
 		// The idle seeds the pass would have come to after the last one it
 		// looked at are held back too, so that they are looked at again
 		// when an evicted shoot is placed, as the others are.
-		for _, name := range v.idle {
-			if name > last {
+		for _, name := range v.named {
+			if _, taken := v.seeds[name]; taken || name <= last {
+				continue
+			}
+			if _, known := v.snapshot.Seed(name); known {
 				d.hold(name)
 			}
 		}

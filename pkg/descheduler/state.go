@@ -330,10 +330,11 @@ type view struct {
 	// per-shoot records.
 	snapshot *algorithm.Snapshot
 	seeds    map[string]*framework.SeedState
-	// idle are the other named seeds the state holds: no plugin acts on
-	// them. A pass that stops early holds them back as it does the seeds it
-	// did not get to.
-	idle []string
+	// named are the seeds the view was asked for (the caller's slice, not
+	// copied): those of them snapshot holds but seeds does not are idle, no
+	// plugin acts on them. A pass that stops early holds them back as it
+	// does the seeds it did not get to.
+	named []string
 	// pending are the evicted shoots waiting for a seed, waiting the others.
 	pending []*v1alpha1.Shoot
 	waiting []*v1alpha1.Shoot
@@ -350,7 +351,7 @@ type view struct {
 func (st *state) takeView(seedNames []string, now time.Time) *view {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	v := &view{seeds: map[string]*framework.SeedState{}, idle: make([]string, 0, len(seedNames))}
+	v := &view{seeds: map[string]*framework.SeedState{}, named: seedNames}
 	// One probe for every seed: most are idle, and a seed's facts are
 	// copied out only when the view takes it.
 	probe := &framework.SeedState{}
@@ -366,7 +367,6 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 			Now:     now,
 		}
 		if st.actsOn != nil && !st.actsOn(probe) && !taintclock.Unstamped(seed.Spec.Taints) {
-			v.idle = append(v.idle, name)
 			continue
 		}
 		facts := *probe
