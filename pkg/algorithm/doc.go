@@ -23,10 +23,12 @@
 // must not be mutated afterwards (informer objects never are); of a shoot only
 // its key and counted seeds are kept. Clone costs O(seeds): the per-shoot
 // records are copied on the next shoot update of either snapshot. Fork, for
-// hypothetical changes made while the original goes on changing, costs
-// O(seeds) and copies no per-shoot records ever; it takes a shoot it has not
-// changed to be counted where the object handed to it says, so it is changed
-// with UpdateShoot(old, new).
+// hypothetical changes made while the original goes on changing, copies the
+// per-seed counts (O(seeds)), shares the seeds until either side changes one,
+// and copies no per-shoot records ever; it takes a shoot it has not changed
+// to be counted where the object handed to it says, so it is changed with
+// UpdateShoot(old, new). Clone and Fork count as updates for the locking
+// rules.
 //
 // # Decision
 //

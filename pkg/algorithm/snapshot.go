@@ -21,6 +21,10 @@ type Snapshot struct {
 	// slice, not a map; pos maps a seed name to its index for O(1) removal.
 	list []*seedInfo
 	pos  map[string]int
+	// seedsShared is set while seeds, list and pos may be shared with a
+	// fork: the first seed change of either then copies them (copy on
+	// write), since a fork's seeds rarely change and the original's seldom.
+	seedsShared bool
 	// shoots counts the shoots per seed name, including seeds not (yet) in
 	// the snapshot.
 	shoots ShootCounter
@@ -50,28 +54,41 @@ func (s *Snapshot) Clone() *Snapshot {
 }
 
 // Fork returns a snapshot for hypothetical changes on top of s as it is now,
-// such as the evictions a descheduler pass plans. Like Clone it costs
-// O(seeds), but it leaves s untouched and keeps none of s's per-shoot
-// records, so neither snapshot ever copies them (a Clone's first shoot
-// update copies every record, O(shoots)). In exchange a fork does not know
+// such as the evictions a descheduler pass plans. It copies the per-seed
+// counts, O(seeds), and shares the seeds until either snapshot next adds or
+// removes one. Unlike Clone it keeps none of s's per-shoot records, so
+// neither snapshot ever copies them (a Clone's first shoot update copies
+// every record, O(shoots)). In exchange a fork does not know
 // where s counted each shoot: it takes a shoot it has not changed to be
 // counted where the object it is handed says. So change a shoot s counted
 // only with UpdateShoot(old, new), old being the object s counted, and ask
 // Schedule or FitsElsewhere about such a shoot with that object; AddShoot is
 // for shoots s did not count. NumShoots and CountedOn answer for the shoots
 // changed on the fork only.
+// Fork counts as a seed update of s for the locking rules.
 func (s *Snapshot) Fork() *Snapshot {
+	s.seedsShared = true
 	return &Snapshot{
-		seeds:  maps.Clone(s.seeds),
-		list:   slices.Clone(s.list),
-		pos:    maps.Clone(s.pos),
-		shoots: s.shoots.fork(),
+		seeds:       s.seeds,
+		list:        s.list,
+		pos:         s.pos,
+		seedsShared: true,
+		shoots:      s.shoots.fork(),
+	}
+}
+
+// ownSeeds makes seeds, list and pos s's own before a seed change.
+func (s *Snapshot) ownSeeds() {
+	if s.seedsShared {
+		s.seeds, s.list, s.pos = maps.Clone(s.seeds), slices.Clone(s.list), maps.Clone(s.pos)
+		s.seedsShared = false
 	}
 }
 
 // AddSeed adds a seed or replaces the seed of the same name.
 func (s *Snapshot) AddSeed(seed *v1alpha1.Seed) {
 	info := newSeedInfo(seed)
+	s.ownSeeds()
 	if i, ok := s.pos[info.name]; ok {
 		s.list[i] = info
 	} else {
@@ -103,6 +120,7 @@ func (s *Snapshot) RemoveSeedByName(name string) {
 	if !ok {
 		return
 	}
+	s.ownSeeds()
 	last := len(s.list) - 1
 	if i != last {
 		moved := s.list[last]

@@ -242,9 +242,19 @@ func TestSnapshotFork(t *testing.T) {
 			t.Fatal("Fork marked the parent's per-shoot records shared: the parent's next update would copy them")
 		}
 		clone := snap.Clone()
-		// The parent goes on changing after the fork: none of it shows.
+		// The parent goes on changing after the fork, shoots and seeds:
+		// none of it shows.
 		snap.AddShoot(newShoot("late", onSeed("a", "")))
 		snap.RemoveShootByKey("garden-dev/s0")
+		snap.RemoveSeedByName("b")
+		snap.AddSeed(newSeed("a", allocatable(0)))
+		snap.AddSeed(newSeed("e"))
+		if fork.NumSeeds() != len(names) || clone.NumSeeds() != len(names) {
+			t.Fatalf("round %d: seed changes of the original show in the fork (%d seeds) or the clone (%d)", round, fork.NumSeeds(), clone.NumSeeds())
+		}
+		if a, _ := fork.Seed("a"); a != seedList[0] {
+			t.Fatalf("round %d: the fork sees the original's new seed a", round)
+		}
 
 		// The same hypothetical changes on both: evictions (spec cleared,
 		// status kept), placements of waiting shoots, moves.
@@ -256,6 +266,11 @@ func TestSnapshotFork(t *testing.T) {
 			clone.UpdateShoot(current[s.Name], next)
 			fork.UpdateShoot(current[s.Name], next)
 			current[s.Name] = next
+		}
+		other := fork.Fork()
+		other.RemoveSeedByName("c")
+		if _, ok := fork.Seed("c"); !ok {
+			t.Fatalf("round %d: a fork's seed removal shows in the snapshot it was forked from", round)
 		}
 		for _, n := range names {
 			if clone.Usage(n) != fork.Usage(n) {
