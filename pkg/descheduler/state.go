@@ -59,7 +59,8 @@ type state struct {
 
 	// actsOn tells, from a seed's own facts (Seed, Usage, Leaving, Now of
 	// the state), whether some plugin may act on the seed; nil means every
-	// seed. A view gathers the shoots only of the seeds it names.
+	// seed may. A view copies the shoots only of the seeds it accepts. It is
+	// called with mu held, so that the facts are those the pass then sees.
 	actsOn func(*framework.SeedState) bool
 
 	// onPendingDrop is called (without the lock) when a pending shoot got a
