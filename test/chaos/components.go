@@ -83,20 +83,8 @@ func freePort() (int, error) {
 
 // buildBinaries compiles the daemons into dir.
 func buildBinaries(ctx context.Context, dir string) error {
-	root, err := framework.RepoRoot()
-	if err != nil {
-		return err
-	}
-	args := []string{"build", "-o", dir + string(os.PathSeparator)}
-	for _, c := range componentCharts {
-		args = append(args, "./cmd/"+c)
-	}
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go %v: %w\n%s", args, err, out)
-	}
-	return nil
+	_, err := framework.BuildBinaries(ctx, dir, componentCharts...)
+	return err
 }
 
 // prepareReplica renders the chart, applies its ServiceAccount and RBAC and

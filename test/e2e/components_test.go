@@ -35,18 +35,9 @@ type binaries struct {
 }
 
 func buildBinaries(ctx context.Context, dir string, names ...string) (*binaries, error) {
-	root, err := framework.RepoRoot()
+	dir, err := framework.BuildBinaries(ctx, dir, names...)
 	if err != nil {
 		return nil, err
-	}
-	args := []string{"build", "-o", dir + string(os.PathSeparator)}
-	for _, n := range names {
-		args = append(args, "./cmd/"+n)
-	}
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("go %v: %w\n%s", args, err, out)
 	}
 	return &binaries{dir: dir}, nil
 }

@@ -21,6 +21,7 @@ import (
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/test/charts"
+	"github.com/graft-dev/graft/test/framework"
 )
 
 // podsMode runs the suite against graft installed with its Helm charts and
@@ -131,7 +132,7 @@ func podMetric(ctx context.Context, pod *corev1.Pod, name string) (float64, erro
 	if err != nil {
 		return 0, fmt.Errorf("/metrics of pod %s: %w", pod.Name, err)
 	}
-	return sampleValue(body, pod.Name, name)
+	return framework.MetricSample(body, pod.Name, name)
 }
 
 // leaderMetric reads a sample of the leading pod of a chart.

@@ -5,10 +5,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -21,6 +17,7 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/test/e2e/invariant"
 	"github.com/graft-dev/graft/test/e2e/landscapegen"
+	"github.com/graft-dev/graft/test/framework"
 )
 
 var _ = Describe("Scenario 4: capacity", Ordered, func() {
@@ -181,29 +178,9 @@ func deschedulerPassesG(g Gomega, ctx context.Context) float64 {
 
 // metricValue reads one sample without labels from a component's /metrics.
 func metricValue(ctx context.Context, c *component, name string) (float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.MetricsAddr+"/metrics", nil)
+	body, err := framework.ScrapeMetrics(ctx, "http://"+c.MetricsAddr+"/metrics")
 	if err != nil {
 		return 0, err
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return 0, err
-	}
-	return sampleValue(body, c.Name, name)
-}
-
-// sampleValue finds the sample called name (with its labels, as served) in what server
-// served on /metrics.
-func sampleValue(body []byte, server, name string) (float64, error) {
-	for _, line := range strings.Split(string(body), "\n") {
-		if value, ok := strings.CutPrefix(line, name+" "); ok {
-			return strconv.ParseFloat(strings.TrimSpace(value), 64)
-		}
-	}
-	return 0, fmt.Errorf("%s serves no sample %s", server, name)
+	return framework.MetricSample(body, c.Name, name)
 }
