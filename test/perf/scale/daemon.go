@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/test/charts"
+	"github.com/graft-dev/graft/test/framework"
+)
+
+// componentNamespace holds the charts' ServiceAccounts, as in an installation.
+const componentNamespace = "graft-system"
+
+// daemon is one graft daemon running as its binary, with the identity, RBAC
+// and configuration its chart gives it (charts.RunAsChart), its memory
+// sampled from /proc.
+type daemon struct {
+	chart   string
+	proc    *framework.Process
+	start   time.Time
+	health  string
+	metrics string
+	dir     string
+	mem     *memSampler
+
+	stopOnce sync.Once
+	peakKiB  int64
+	stopErr  error
+}
+
+// startDaemon renders chart with the given values, starts its binary from
+// binDir and begins sampling its memory. The caller stops it.
+func startDaemon(ctx context.Context, admin *rest.Config, binDir, dir, chart string, set, setJSON []string) (*daemon, error) {
+	ports, err := framework.FreePorts(2)
+	if err != nil {
+		return nil, err
+	}
+	d := &daemon{chart: chart, health: fmt.Sprintf("127.0.0.1:%d", ports[0]), metrics: fmt.Sprintf("127.0.0.1:%d", ports[1])}
+	ddir, err := os.MkdirTemp(dir, chart+"-")
+	if err != nil {
+		return nil, err
+	}
+	d.dir = ddir
+	kubeconfig := filepath.Join(ddir, "kubeconfig")
+	set = append([]string{
+		"config.clientConnection.kubeconfig=" + kubeconfig,
+		"config.server.healthProbeBindAddress=" + d.health,
+		"config.server.metricsBindAddress=" + d.metrics,
+	}, set...)
+	config, err := charts.RunAsChart(ctx, admin, chart, charts.TemplateOptions{Release: chart, Namespace: componentNamespace, Set: set, SetJSON: setJSON}, kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	configPath := filepath.Join(ddir, "config.yaml")
+	if err := os.WriteFile(configPath, []byte(config), 0o600); err != nil {
+		return nil, err
+	}
+	d.start = time.Now()
+	d.proc, err = framework.StartProcess(ddir, chart, filepath.Join(binDir, chart), "--config", configPath)
+	if err != nil {
+		return nil, err
+	}
+	d.mem = sampleMemory(d.proc.Pid())
+	return d, nil
+}
+
+// waitReady waits for /readyz (informers synced, leader election healthy)
+// and returns the time from the process's start.
+func (d *daemon) waitReady(ctx context.Context) (time.Duration, error) {
+	if err := d.proc.WaitHTTP(ctx, "http://"+d.health+"/readyz", 10*time.Minute); err != nil {
+		return 0, fmt.Errorf("%s: %w (log in %s)", d.chart, err, d.logDir())
+	}
+	return time.Since(d.start), nil
+}
+
+// waitLeading waits until the daemon's Lease garden/<chart> names a holder
+// that acquired it after the process started, and returns the time from the
+// process's start to that observation.
+func (d *daemon) waitLeading(ctx context.Context, kube kubernetes.Interface) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	w, err := kube.CoordinationV1().Leases(v1alpha1.GardenNamespace).Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + d.chart})
+	if err != nil {
+		return 0, err
+	}
+	defer w.Stop()
+	// The watch starts with the Lease as it is (an ADDED event), if it exists.
+	for {
+		if lease, err := kube.CoordinationV1().Leases(v1alpha1.GardenNamespace).Get(ctx, d.chart, metav1.GetOptions{}); err == nil {
+			s := lease.Spec
+			// acquireTime has microseconds; the process started a little before.
+			if s.HolderIdentity != nil && *s.HolderIdentity != "" && s.AcquireTime != nil && !s.AcquireTime.Time.Before(d.start.Truncate(time.Second)) {
+				return time.Since(d.start), nil
+			}
+		} else if !apierrors.IsNotFound(err) {
+			return 0, err
+		}
+		if err := d.proc.Exited(); err != nil {
+			return 0, fmt.Errorf("%s: %w", d.chart, err)
+		}
+		select {
+		case _, ok := <-w.ResultChan():
+			if !ok {
+				return 0, fmt.Errorf("%s: the watch of its Lease ended", d.chart)
+			}
+		case <-ctx.Done():
+			return 0, fmt.Errorf("%s did not take its Lease: %w", d.chart, ctx.Err())
+		}
+	}
+}
+
+func (d *daemon) logDir() string { return d.dir }
+
+// sample reads one sample from the daemon's /metrics; a series not served
+// yet (a vector without that label set) reads 0.
+func (d *daemon) sample(ctx context.Context, name string) (float64, error) {
+	body, err := framework.ScrapeMetrics(ctx, "http://"+d.metrics+"/metrics")
+	if err != nil {
+		return 0, err
+	}
+	v, err := framework.MetricSample(body, d.chart, name)
+	if err != nil {
+		return 0, nil
+	}
+	return v, nil
+}
+
+// stop stops the daemon and its sampling and returns its peak RSS (VmHWM,
+// read just before the stop) in KiB; stopping again returns the same.
+func (d *daemon) stop() (peakKiB int64, err error) {
+	d.stopOnce.Do(func() {
+		_, d.peakKiB, _ = readMemory(d.proc.Pid())
+		d.mem.stop()
+		d.stopErr = d.proc.Stop()
+	})
+	return d.peakKiB, d.stopErr
+}
+
+// memSampler reads a process's VmRSS from /proc every samplePeriod.
+type memSampler struct {
+	pid    int
+	cancel chan struct{}
+	done   chan struct{}
+
+	mu      sync.Mutex
+	samples []memSample
+}
+
+type memSample struct {
+	at  time.Time
+	kib int64
+}
+
+const samplePeriod = 200 * time.Millisecond
+
+func sampleMemory(pid int) *memSampler {
+	m := &memSampler{pid: pid, cancel: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(m.done)
+		t := time.NewTicker(samplePeriod)
+		defer t.Stop()
+		for {
+			if rss, _, err := readMemory(pid); err == nil {
+				m.mu.Lock()
+				m.samples = append(m.samples, memSample{at: time.Now(), kib: rss})
+				m.mu.Unlock()
+			}
+			select {
+			case <-m.cancel:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return m
+}
+
+func (m *memSampler) stop() {
+	select {
+	case <-m.cancel:
+	default:
+		close(m.cancel)
+	}
+	<-m.done
+}
+
+// median is the median VmRSS (KiB) of the samples taken in [from, to].
+func (m *memSampler) median(from, to time.Time) int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var in []int64
+	for _, s := range m.samples {
+		if !s.at.Before(from) && !s.at.After(to) {
+			in = append(in, s.kib)
+		}
+	}
+	if len(in) == 0 {
+		return 0
+	}
+	slices.Sort(in)
+	return in[len(in)/2]
+}
+
+// readMemory returns a process's VmRSS and VmHWM (peak RSS) in KiB.
+func readMemory(pid int) (rss, hwm int64, err error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok || (k != "VmRSS" && k != "VmHWM") {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("/proc/%d/status: %s: %w", pid, k, err)
+		}
+		if k == "VmRSS" {
+			rss = n
+		} else {
+			hwm = n
+		}
+	}
+	return rss, hwm, sc.Err()
+}
