@@ -494,7 +494,7 @@ func (b *bench) report(elapsed time.Duration) {
 	fmt.Println()
 	fmt.Printf("seeds %d, shoots %d (%d pending, %d on the drained seed), allocatable %d per seed; run took %v; a shared 2-core machine: compare within one run\n",
 		o.seeds, o.shoots, o.pending, o.drain, o.allocatable(), elapsed.Round(time.Second))
-	fmt.Printf("steady RSS: the median of VmRSS sampled every %v over a window once the daemon is idle (scheduler, annotator: %v after the work was seen done; descheduler: from its first pass to its %d-th after)\n",
+	fmt.Printf("steady RSS: the median of VmRSS sampled every %v over a window once the daemon is idle (scheduler, annotator: %v after the work was seen done; descheduler: from the end of its first pass to the end of the %d after it)\n",
 		samplePeriod, o.window, o.passes)
 	perShoot := map[string]float64{}
 	for _, chart := range daemons {
