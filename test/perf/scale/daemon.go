@@ -125,18 +125,20 @@ func (d *daemon) waitLeading(ctx context.Context, kube kubernetes.Interface) (ti
 
 func (d *daemon) logDir() string { return d.dir }
 
-// sample reads one sample from the daemon's /metrics; a series not served
-// yet (a vector without that label set) reads 0.
-func (d *daemon) sample(ctx context.Context, name string) (float64, error) {
+// samples reads the named samples from one scrape of the daemon's /metrics;
+// a series not served yet (a vector without that label set) reads 0.
+func (d *daemon) samples(ctx context.Context, names ...string) ([]float64, error) {
 	body, err := framework.ScrapeMetrics(ctx, "http://"+d.metrics+"/metrics")
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	v, err := framework.MetricSample(body, d.chart, name)
-	if err != nil {
-		return 0, nil
+	out := make([]float64, len(names))
+	for i, name := range names {
+		if v, err := framework.MetricSample(body, d.chart, name); err == nil {
+			out[i] = v
+		}
 	}
-	return v, nil
+	return out, nil
 }
 
 // stop stops the daemon and its sampling and returns its peak RSS (VmHWM,

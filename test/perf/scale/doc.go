@@ -19,7 +19,7 @@
 //   - graft-descheduler (interval 5s, no per-pass budgets): the duration of
 //     its first pass and the median of the next ones without taints, from
 //     its pass-duration histogram (graft_descheduler_pass_duration_seconds:
-//     each growth of the count between two scrapes 50 ms apart is a pass,
+//     each growth of the count between two scrapes 100 ms apart is a pass,
 //     the growth of the sum its duration); then seed 0 is drained as
 //     `graftctl drain` does it (the real graftctl's cordon, then its
 //     NoExecute taint), and the passes that evict its D shoots (default 500)

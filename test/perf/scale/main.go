@@ -430,7 +430,7 @@ func (b *bench) measureAnnotator(ctx context.Context) error {
 	if err := b.steady(d, &r, from, to); err != nil {
 		return err
 	}
-	metric, err := d.sample(ctx, `graft_capacity_annotator_writes_total{kind="status"}`)
+	metric, err := d.samples(ctx, `graft_capacity_annotator_writes_total{kind="status"}`)
 	if err != nil {
 		return err
 	}
@@ -453,7 +453,7 @@ func (b *bench) measureAnnotator(ctx context.Context) error {
 	perSeed := float64(seedWrites) / float64(b.o.seeds)
 	r.lines = append(r.lines,
 		fmt.Sprintf("every seed converged %s after the start; %.3f writes per seed (target ≤ %.2f: %s): %d writes to seeds up to the end of its steady window (its own count of status writes: %.0f); writes %s",
-			secs(converged), perSeed, targetWritesSeed, verdict(perSeed <= targetWritesSeed), seedWrites, metric, countsLine(ok, refused)))
+			secs(converged), perSeed, targetWritesSeed, verdict(perSeed <= targetWritesSeed), seedWrites, metric[0], countsLine(ok, refused)))
 	b.results[chart] = r
 	fmt.Printf("%s: ready %s, leading %s, %s\n", chart, secs(r.ready), secs(r.leading), r.lines[0])
 	return nil

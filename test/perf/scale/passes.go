@@ -34,7 +34,7 @@ type passWatcher struct {
 	done    chan struct{}
 }
 
-const scrapePeriod = 50 * time.Millisecond
+const scrapePeriod = 100 * time.Millisecond
 
 func watchPasses(ctx context.Context, d *daemon) *passWatcher {
 	ctx, cancel := context.WithCancel(ctx)
@@ -50,14 +50,13 @@ func watchPasses(ctx context.Context, d *daemon) *passWatcher {
 				return
 			case <-t.C:
 			}
-			// Evictions first: a pass's evictions are counted before its
-			// duration, so they are never attributed to the pass after.
-			ev, err1 := d.sample(ctx, evicted)
-			count, err2 := d.sample(ctx, passCount)
-			sum, err3 := d.sample(ctx, passSum)
-			if err1 != nil || err2 != nil || err3 != nil || count <= lastCount {
+			// One scrape: a pass's evictions are counted before its
+			// duration, so they belong to the pass whose end it shows next.
+			v, err := d.samples(ctx, evicted, passCount, passSum)
+			if err != nil || v[1] <= lastCount {
 				continue
 			}
+			ev, count, sum := v[0], v[1], v[2]
 			w.mu.Lock()
 			w.passes = append(w.passes, pass{at: time.Now(), n: int(count - lastCount), seconds: sum - lastSum, evictions: int(ev - lastEvicted)})
 			w.mu.Unlock()
