@@ -10,6 +10,11 @@
 // kube-apiserver's aggregation layer, so that tests meet core.gardener.cloud's
 // real validation, admission and subresources.
 //
+// For tests and benchmarks that run graft's daemons as processes it builds
+// them (BuildBinaries), starts a binary the way it starts etcd and
+// kube-apiserver (StartProcess) and reads a sample off a /metrics endpoint
+// (ScrapeMetrics, MetricSample).
+//
 // hack/local-garden.sh uses the same code (through hack/localgarden) so that the
 // demo and the tests run the very same control plane.
 package framework
