@@ -39,14 +39,8 @@ type replica struct {
 // buildScheduler builds graft-scheduler from this tree into dir.
 func buildScheduler(t *testing.T, dir string) string {
 	t.Helper()
-	root, err := framework.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "./cmd/graft-scheduler")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building graft-scheduler: %v\n%s", err, out)
+	if _, err := framework.BuildBinaries(context.Background(), dir, "graft-scheduler"); err != nil {
+		t.Fatalf("building graft-scheduler: %v", err)
 	}
 	return filepath.Join(dir, "graft-scheduler")
 }
