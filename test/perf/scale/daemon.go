@@ -125,6 +125,17 @@ func (d *daemon) waitLeading(ctx context.Context, kube kubernetes.Interface) (ti
 
 func (d *daemon) logDir() string { return d.dir }
 
+// failed adds the last lines of the daemon's log to err.
+func (d *daemon) failed(err error) error {
+	path := filepath.Join(d.dir, d.chart+".log")
+	data, rerr := os.ReadFile(path)
+	if rerr != nil {
+		return fmt.Errorf("%w (its log: %v)", err, rerr)
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	return fmt.Errorf("%w\nthe last lines of %s:\n%s", err, path, strings.Join(lines[max(0, len(lines)-30):], "\n"))
+}
+
 // samples reads the named samples from one scrape of the daemon's /metrics;
 // a series not served yet (a vector without that label set) reads 0.
 func (d *daemon) samples(ctx context.Context, names ...string) ([]float64, error) {

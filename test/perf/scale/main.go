@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -92,7 +93,14 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	failed := false
+	defer func() {
+		if failed {
+			fmt.Printf("logs kept in %s\n", dir)
+			return
+		}
+		os.RemoveAll(dir)
+	}()
 	b := &bench{o: o, dir: dir, binDir: filepath.Join(dir, "bin"), empty: map[string]result{}, results: map[string]result{}}
 	fmt.Println("building the daemons and graftctl")
 	if _, err := framework.BuildBinaries(ctx, b.binDir, append(slices.Clone(daemons), "graftctl")...); err != nil {
@@ -140,24 +148,31 @@ func run(ctx context.Context, o options) error {
 	fmt.Printf("landscape created in %v\n", time.Since(created).Round(time.Second))
 
 	// Each daemon alone on the full landscape, one after the other, so that
-	// neither their RSS nor their start-up times mix.
-	if err := b.measureScheduler(ctx); err != nil {
-		return err
-	}
-	if err := b.measureDescheduler(ctx); err != nil {
-		return err
-	}
-	if err := b.measureAnnotator(ctx); err != nil {
-		return err
+	// neither their RSS nor their start-up times mix. A daemon that fails
+	// is reported and the others are still measured.
+	for i, measure := range []func(context.Context) error{b.measureScheduler, b.measureDescheduler, b.measureAnnotator} {
+		if err := measure(ctx); err != nil {
+			fmt.Printf("%s: FAILED: %v\n", daemons[i], err)
+			failed = true
+		}
 	}
 	b.report(time.Since(start))
+	if failed {
+		return errors.New("a daemon failed on the full landscape (above)")
+	}
 	return nil
 }
 
 // settings are the chart values every daemon runs with besides the chart's
-// defaults (client QPS 100, burst 130, lease 15s/10s/2s, two replicas'
-// configuration for one process).
+// defaults (client QPS 100, burst 130, lease 15s/10s/2s).
 func (b *bench) settings(chart string) (set, setJSON []string) {
+	set, setJSON = b.chartValues(chart)
+	// Verbosity 2: the lease, the fence's catch-up and each binding or
+	// eviction are logged, a few lines per shoot moved at most.
+	return append(set, "config.logging.verbosity=2"), setJSON
+}
+
+func (b *bench) chartValues(chart string) (set, setJSON []string) {
 	switch chart {
 	case "graft-descheduler":
 		// No per-pass budgets, so that one pass evicts the drained seed's
@@ -182,11 +197,11 @@ func (b *bench) startMeasured(ctx context.Context, chart string) (*daemon, resul
 	var r result
 	if r.ready, err = d.waitReady(ctx); err != nil {
 		d.stop()
-		return nil, result{}, err
+		return nil, result{}, d.failed(err)
 	}
 	if r.leading, err = d.waitLeading(ctx, b.l.Kube); err != nil {
 		d.stop()
-		return nil, result{}, err
+		return nil, result{}, d.failed(err)
 	}
 	return d, r, nil
 }
@@ -261,8 +276,15 @@ func (b *bench) measureScheduler(ctx context.Context) error {
 		return err
 	}
 	defer b.stop(d, &r)
-	if _, err := obs.Wait(ctx, b.o.pending, 3*time.Minute, time.Second); err != nil {
-		return fmt.Errorf("%s: %w", chart, err)
+	progress := time.NewTicker(30 * time.Second)
+	defer progress.Stop()
+	go func() {
+		for range progress.C {
+			fmt.Printf("%s: %d/%d pending shoots bound after %s\n", chart, len(obs.DoneAt()), b.o.pending, secs(time.Since(d.start)))
+		}
+	}()
+	if _, err := obs.Wait(ctx, b.o.pending, 5*time.Minute, time.Second); err != nil {
+		return d.failed(err)
 	}
 	var last time.Time
 	for _, at := range obs.DoneAt() {
@@ -310,7 +332,7 @@ func (b *bench) measureDescheduler(ctx context.Context) error {
 	// the first to the end of the b.o.passes-th after it.
 	timeout := 5*time.Minute + time.Duration(b.o.passes+1)*b.o.interval
 	if err := w.waitFor(ctx, timeout, func(p []pass) bool { return passesIn(p) >= 1+b.o.passes }); err != nil {
-		return fmt.Errorf("%s: waiting for %d passes: %w", chart, 1+b.o.passes, err)
+		return d.failed(fmt.Errorf("waiting for %d passes: %w", 1+b.o.passes, err))
 	}
 	noTaints := w.list()
 	if err := b.steady(d, &r, noTaints[0].at, noTaints[len(noTaints)-1].at); err != nil {
@@ -344,7 +366,7 @@ func (b *bench) measureDescheduler(ctx context.Context) error {
 		return n >= b.o.drain
 	})
 	if err != nil {
-		return fmt.Errorf("%s: waiting for %d evictions: %w", chart, b.o.drain, err)
+		return d.failed(fmt.Errorf("waiting for %d evictions: %w", b.o.drain, err))
 	}
 	var drainSecs float64
 	var drainPasses, evictions int
@@ -421,7 +443,7 @@ func (b *bench) measureAnnotator(ctx context.Context) error {
 		return true, nil
 	})
 	if err != nil {
-		return fmt.Errorf("%s: waiting for every seed's capacity and usage: %w", chart, err)
+		return d.failed(fmt.Errorf("waiting for every seed's capacity and usage: %w", err))
 	}
 	from, to, err := b.window(ctx, d)
 	if err != nil {
@@ -498,7 +520,12 @@ func (b *bench) report(elapsed time.Duration) {
 		samplePeriod, o.window, o.passes)
 	perShoot := map[string]float64{}
 	for _, chart := range daemons {
-		r, e := b.results[chart], b.empty[chart]
+		r, ok := b.results[chart]
+		if !ok {
+			fmt.Printf("%s: no figures on the full landscape (it failed, above)\n", chart)
+			continue
+		}
+		e := b.empty[chart]
 		ready := max(r.ready, r.leading)
 		limit := min(targetSteadyMiB*1024, r.apiKiB/10)
 		above := float64(r.steadyKiB-e.steadyKiB) / float64(o.shoots)
