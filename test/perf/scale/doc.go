@@ -9,7 +9,8 @@
 //
 // Each daemon then runs alone, as its real binary built from the tree, with
 // the identity, RBAC and configuration its chart gives it
-// (charts.RunAsChart: client QPS 100, leader election on), one after the
+// (charts.RunAsChart: client QPS 100, leader election on; logging at
+// verbosity 2), one after the
 // other, first on the empty landscape (before the seeds and shoots exist) and
 // then on the full one:
 //
