@@ -194,12 +194,19 @@ func (b *bench) startMeasured(ctx context.Context, chart string) (*daemon, resul
 	if err != nil {
 		return nil, result{}, err
 	}
+	// Both at once: a daemon may lead before its informers have synced.
 	var r result
-	if r.ready, err = d.waitReady(ctx); err != nil {
-		d.stop()
-		return nil, result{}, d.failed(err)
+	leading := make(chan error, 1)
+	go func() {
+		var err error
+		r.leading, err = d.waitLeading(ctx, b.l.Kube)
+		leading <- err
+	}()
+	r.ready, err = d.waitReady(ctx)
+	if lerr := <-leading; err == nil {
+		err = lerr
 	}
-	if r.leading, err = d.waitLeading(ctx, b.l.Kube); err != nil {
+	if err != nil {
 		d.stop()
 		return nil, result{}, d.failed(err)
 	}
