@@ -40,6 +40,3 @@ func (cp *ControlPlane) APIServerPID() int { return cp.apiserver.pid() }
 
 // EtcdPID is the process id of the control plane's etcd.
 func (cp *ControlPlane) EtcdPID() int { return cp.etcd.pid() }
-
-// FreePorts returns n free loopback ports.
-func FreePorts(n int) ([]int, error) { return freePorts(n) }

@@ -45,7 +45,7 @@ type daemon struct {
 // startDaemon renders chart with the given values, starts its binary from
 // binDir and begins sampling its memory. The caller stops it.
 func startDaemon(ctx context.Context, admin *rest.Config, binDir, dir, chart string, set, setJSON []string) (*daemon, error) {
-	ports, err := framework.FreePorts(2)
+	ports, err := framework.FreePorts("127.0.0.1", 2)
 	if err != nil {
 		return nil, err
 	}
