@@ -14,6 +14,7 @@ import (
 // +kubebuilder:printcolumn:name="Region",type=string,JSONPath=`.spec.region`
 // +kubebuilder:printcolumn:name="Purpose",type=string,JSONPath=`.spec.purpose`
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.lastOperation.state`
+// +kubebuilder:printcolumn:name="Descheduled From",type=string,JSONPath=`.metadata.annotations.graft\.dev/descheduled-from`,description="The seed graft-descheduler last evicted the shoot from; with no Seed, the shoot waits for a new one."
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // Shoot is a user's Kubernetes cluster whose control plane runs on a seed.

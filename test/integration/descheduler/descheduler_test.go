@@ -4,6 +4,7 @@ package descheduler
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
@@ -626,6 +627,26 @@ func TestOnePass(t *testing.T) {
 	if got := get.ShootStatus(ptr.To(s["x"])); got != string(v1alpha1.LastOperationStatePending) ||
 		s["x"].Annotations[v1alpha1.AnnotationDescheduledFrom] != l.SeedName("a") {
 		t.Errorf("the evicted shoot reads %q with annotations %v, want Pending, descheduled from %s", got, s["x"].Annotations, l.SeedName("a"))
+	}
+	// `kubectl get shoots` says the same without a status: no Seed, and the
+	// seed it was evicted from.
+	raw, err := env.KubeClient().CoreV1().RESTClient().Get().
+		AbsPath("/apis/core.graft.dev/v1alpha1/namespaces", s["x"].Namespace, "shoots", s["x"].Name).
+		SetHeader("Accept", "application/json;as=Table;g=meta.k8s.io;v=v1").
+		DoRaw(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table metav1.Table
+	if err := json.Unmarshal(raw, &table); err != nil || len(table.Rows) != 1 {
+		t.Fatalf("table of shoot x: %v (%s)", err, raw)
+	}
+	cells := map[string]any{}
+	for i, c := range table.ColumnDefinitions {
+		cells[c.Name] = table.Rows[0].Cells[i]
+	}
+	if seed, from := cells["Seed"], cells["Descheduled From"]; seed != nil || from != l.SeedName("a") {
+		t.Errorf("kubectl's columns for the evicted shoot: Seed %v, Descheduled From %v; want none and %s (all: %v)", seed, from, l.SeedName("a"), cells)
 	}
 	if events := must[[]corevEvent](t)(descheduledEvents(ctx, l)); len(events) != 1 {
 		t.Errorf("Descheduled Events on shoots: %d, want 1 (flushed before exit)", len(events))
