@@ -18,6 +18,7 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component/cachetrim"
 	"github.com/graft-dev/graft/pkg/landscapefile"
+	"github.com/graft-dev/graft/pkg/shootbinding"
 )
 
 // coreAPI is the API group the scheduler reads seeds, shoots and cloud
@@ -190,25 +191,11 @@ func (g *gardenerAPI) getShoot(ctx context.Context, namespace, name string) (*co
 }
 
 // bind binds through the shoots/binding subresource, as Gardener's scheduler
-// does: an update of the whole Shoot with spec.seedName set. graft's type
-// does not hold every field of Gardener's, so the Shoot is read afresh and
-// must still be the version the decision read; the update is preconditioned
-// on that resourceVersion. A shoot that changed in between is not bound: the
-// write fails with a conflict and the informer brings the new version.
+// does (shootbinding.Bind), preconditioned on the version the decision read.
+// A shoot that changed in between is not bound: the write fails with a
+// conflict and the informer brings the new version.
 func (g *gardenerAPI) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string) (*corev1alpha1.Shoot, error) {
-	client := g.client.Resource(gardenerShoots).Namespace(shoot.Namespace)
-	live, err := client.Get(ctx, shoot.Name, metav1.GetOptions{})
-	if err != nil {
-		return nil, err
-	}
-	if live.GetResourceVersion() != shoot.ResourceVersion {
-		return nil, apierrors.NewConflict(gardenerShoots.GroupResource(), shoot.Name,
-			fmt.Errorf("the shoot changed since it was decided on (resourceVersion %s, decided on %s)", live.GetResourceVersion(), shoot.ResourceVersion))
-	}
-	if err := unstructured.SetNestedField(live.Object, seed, "spec", "seedName"); err != nil {
-		return nil, err
-	}
-	bound, err := client.Update(ctx, live, metav1.UpdateOptions{}, "binding")
+	bound, err := shootbinding.Bind(ctx, g.client.Resource(gardenerShoots).Namespace(shoot.Namespace), shoot.Name, shoot.ResourceVersion, seed, metav1.UpdateOptions{})
 	if err != nil {
 		return nil, err
 	}
