@@ -6,4 +6,10 @@
 // (which graft-descheduler acts on), following its shoots until they run
 // elsewhere, checking that the descheduler is alive, and, with --dry-run,
 // telling where the shared scheduling algorithm would place each shoot now.
+//
+// On a Gardener garden, where taints evict nothing and spec.seedName cannot
+// be cleared, `graftctl drain --migrate` drains by control-plane migration
+// (migrate.go): it cordons the seed and moves each shoot's spec.seedName to
+// the algorithm's choice through shoots/binding, rate limited, explaining
+// Gardener's refusals per shoot with the rules garden.PredictRefusal holds.
 package drain

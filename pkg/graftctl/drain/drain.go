@@ -47,6 +47,22 @@ publishes on its leader-election Lease (--scheduler-lease-namespace,
 --scheduler-lease-name), or with --strategy and --score-weight when given;
 a line says which one was used.
 
+On a Gardener garden (core.gardener.cloud) seed taints evict nothing and
+Gardener refuses to clear a shoot's spec.seedName: a drain there is a
+control-plane migration per shoot, and needs --migrate. graftctl cordons the
+seed (Gardener's taint, as 'graftctl cordon' writes it), then, for each shoot
+on it in name order, asks the scheduling algorithm for another seed that fits
+(a shoot that fits nowhere stays and is reported) and changes the shoot's
+spec.seedName to it through shoots/binding, preconditioned on the
+resourceVersion read, at most --migration-rate shoots per second. Gardener
+accepts the change only when both seeds have spec.backup and the same internal
+DNS domain (spec.dns.internal.domain), and a shoot under a default domain of
+the old seed finds it on the new one; a refusal is explained per shoot.
+gardenlet then migrates the control plane, and Gardener freezes the shoot's
+spec until status.seedName follows. graftctl exits non-zero when a shoot could
+not be moved. With --dry-run it prints each shoot's destination and whether
+Gardener would refuse it (--dry-run=server asks Gardener itself).
+
 'graftctl uncordon' undoes a drain.`
 
 const example = `  # Drain seed "aws-eu1" and follow its shoots until they have all moved
@@ -59,7 +75,10 @@ const example = `  # Drain seed "aws-eu1" and follow its shoots until they have 
   graftctl drain aws-eu1 --wait=false
 
   # Show where every shoot would go, changing nothing
-  graftctl drain aws-eu1 --dry-run`
+  graftctl drain aws-eu1 --dry-run
+
+  # On a Gardener garden: migrate every shoot's control plane to another seed
+  graftctl drain aws-eu1 --migrate --migration-rate=0.2`
 
 // Options are the inputs of `graftctl drain`.
 type Options struct {
@@ -78,6 +97,16 @@ type Options struct {
 	// RegionConfigNamespace is where region ConfigMaps are read from, the
 	// scheduler's regionConfigNamespace.
 	RegionConfigNamespace string
+	// Migrate drains a Gardener seed by migrating each shoot's control plane.
+	Migrate bool
+	// MigrationRate and MigrationBurst limit --migrate's bindings: a token
+	// bucket of MigrationRate per second (0: no limit) and MigrationBurst.
+	MigrationRate  float64
+	MigrationBurst int
+
+	// Garden is the client of the API the cluster serves; on Gardener the
+	// drain migrates through it.
+	Garden garden.Client
 
 	Graft versioned.Interface
 	Kube  kubernetes.Interface
@@ -95,6 +124,8 @@ func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Co
 		LeaseName:          "graft-descheduler",
 		LeaseNamespace:     corev1alpha1.GardenNamespace,
 		LeaseCheckInterval: 10 * time.Second,
+		MigrationRate:      1,
+		MigrationBurst:     1,
 		Scheduling:         schedulingconfig.NewFlags(),
 		Clock:              clock.RealClock{},
 		IOStreams:          streams,
@@ -119,6 +150,9 @@ func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	flags.StringVar(&o.LeaseName, "descheduler-lease-name", o.LeaseName, "Name of graft-descheduler's leader-election Lease.")
 	flags.StringVar(&o.LeaseNamespace, "descheduler-lease-namespace", o.LeaseNamespace, "Namespace of graft-descheduler's leader-election Lease.")
 	flags.DurationVar(&o.LeaseCheckInterval, "descheduler-lease-check-interval", o.LeaseCheckInterval, "How often to check graft-descheduler's Lease while waiting.")
+	flags.BoolVar(&o.Migrate, "migrate", false, "On a Gardener garden, migrate each shoot's control plane to the seed the scheduling algorithm chooses (through shoots/binding).")
+	flags.Float64Var(&o.MigrationRate, "migration-rate", o.MigrationRate, "With --migrate, shoots migrated per second at most; 0 means no limit.")
+	flags.IntVar(&o.MigrationBurst, "migration-burst", o.MigrationBurst, "With --migrate, shoots migrated at once before --migration-rate applies.")
 	o.Scheduling.AddFlags(flags)
 	livelandscape.AddRegionConfigNamespaceFlag(flags, &o.RegionConfigNamespace)
 	seedcmd.AddDryRunFlag(cmd)
@@ -135,12 +169,15 @@ func (o *Options) Complete(f factory.Factory, cmd *cobra.Command, args []string)
 		return fmt.Errorf("exactly one seed name must be specified, got %d", len(args))
 	}
 	o.SeedName = args[0]
-	client, err := f.Garden()
-	if err != nil {
+	if o.Garden, err = f.Garden(); err != nil {
 		return err
 	}
-	if client.API() != garden.Graft {
-		return fmt.Errorf("graftctl drain works on graft's API (%s) only, not on %s: it evicts with a NoExecute taint, and Gardener's seed taints have no effects, so none evicts a shoot; 'graftctl cordon' keeps new shoots off a Gardener seed", garden.Graft, client.API())
+	if err := o.checkAPI(cmd.Flags().Changed("wait")); err != nil {
+		return err
+	}
+	if o.Garden.API() == garden.Gardener {
+		o.Kube, err = f.KubeClient()
+		return err
 	}
 	if o.Graft, err = f.GraftClient(); err != nil {
 		return err
@@ -156,6 +193,12 @@ func (o *Options) Validate() error {
 	}
 	if o.LeaseCheckInterval <= 0 {
 		return fmt.Errorf("--descheduler-lease-check-interval must be positive")
+	}
+	if o.MigrationRate < 0 {
+		return fmt.Errorf("--migration-rate must not be negative")
+	}
+	if o.MigrationBurst < 1 {
+		return fmt.Errorf("--migration-burst must be at least 1")
 	}
 	if err := livelandscape.ValidateRegionConfigNamespace(o.regionConfigNamespace()); err != nil {
 		return err
@@ -201,6 +244,9 @@ func (o *Options) Run(ctx context.Context) error {
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
+	if o.Garden != nil && o.Garden.API() == garden.Gardener {
+		return o.migrate(ctx)
+	}
 
 	// The shoots on the seed before it is tainted: the descheduler may move
 	// some of them before the watch below starts, and they still count.
@@ -239,6 +285,27 @@ func (o *Options) Run(ctx context.Context) error {
 		return nil
 	}
 	return o.wait(ctx, seed, before)
+}
+
+// checkAPI refuses the combinations of API and flags that cannot drain:
+// --migrate on graft's API, where graft-descheduler evicts and graft-scheduler
+// places; on Gardener a drain without --migrate (other than a dry run), since
+// its taints evict nothing, and --wait, since gardenlet, not graftctl, carries
+// a migration out.
+func (o *Options) checkAPI(waitSet bool) error {
+	switch {
+	case o.Garden.API() != garden.Gardener && o.Migrate:
+		return fmt.Errorf("--migrate works on a Gardener garden (%s) only: on graft's API (%s) drain marks the seed for eviction and graft-descheduler evicts its shoots, which graft-scheduler places elsewhere; run 'graftctl drain %s' without --migrate",
+			garden.Gardener, o.Garden.API(), o.SeedName)
+	case o.Garden.API() != garden.Gardener:
+		return nil
+	case !o.Migrate && o.DryRun == seedcmd.DryRunNone:
+		return fmt.Errorf("on a Gardener garden (%s) drain moves shoots by migrating their control planes, which needs --migrate: Gardener's seed taints evict nothing and Gardener refuses to clear spec.seedName; run 'graftctl drain %s --dry-run' to see where each shoot would go, then 'graftctl drain %s --migrate' ('graftctl cordon %s' only keeps new shoots off)",
+			garden.Gardener, o.SeedName, o.SeedName, o.SeedName)
+	case waitSet:
+		return fmt.Errorf("--wait is not supported on a Gardener garden (%s): drain --migrate ends once each shoot's spec.seedName names its new seed, and gardenlet then migrates the control plane; follow it with 'graftctl get shoots'", garden.Gardener)
+	}
+	return nil
 }
 
 func (o *Options) printf(format string, args ...any) {

@@ -3,16 +3,30 @@ package drain
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
 
+	"github.com/graft-dev/client-go/clientset/versioned/fake"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 	"github.com/graft-dev/graft/pkg/graftctl/garden"
+
 	gt "github.com/graft-dev/graft/pkg/graftctl/graftctltest"
 )
 
@@ -63,13 +77,179 @@ func TestCordonAndUncordonOnGardener(t *testing.T) {
 	}
 }
 
-func TestDrainOnGardenerIsRefused(t *testing.T) {
+func TestDrainOnGardenerWithoutMigrateIsRefused(t *testing.T) {
 	client := gt.FakeGardener(gt.GardenerSeed("a", "4"))
 	_, err := runOnGardener(NewCommand, client, "a")
-	if err == nil || !strings.Contains(err.Error(), "graftctl drain works on graft's API (core.graft.dev) only") {
-		t.Errorf("drain on Gardener: %v, want a refusal", err)
+	for _, want := range []string{"on a Gardener garden (core.gardener.cloud) drain moves shoots by migrating their control planes, which needs --migrate",
+		"'graftctl drain a --dry-run'", "'graftctl drain a --migrate'"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("drain on Gardener: %v, want a refusal saying %q", err, want)
+		}
 	}
 	if n := len(client.Actions()); n != 0 {
 		t.Errorf("%d requests sent, want none", n)
+	}
+	_, err = runOnGardener(NewCommand, client, "a", "--migrate", "--wait")
+	if err == nil || !strings.Contains(err.Error(), "--wait is not supported on a Gardener garden") {
+		t.Errorf("drain --migrate --wait on Gardener: %v, want a refusal", err)
+	}
+	if n := len(client.Actions()); n != 0 {
+		t.Errorf("%d requests sent, want none", n)
+	}
+}
+
+func TestMigrateOnGraftsAPIIsRefused(t *testing.T) {
+	graft := fake.NewSimpleClientset(landscapeObjects()...)
+	_, _, err := run(context.Background(), graft, kubefake.NewSimpleClientset(), "a", "--migrate")
+	if err == nil || !strings.Contains(err.Error(), "--migrate works on a Gardener garden (core.gardener.cloud) only") ||
+		!strings.Contains(err.Error(), "run 'graftctl drain a' without --migrate") {
+		t.Errorf("drain --migrate on graft's API: %v, want a refusal", err)
+	}
+	if n := len(graft.Actions()); n != 0 {
+		t.Errorf("%d requests sent, want none", n)
+	}
+}
+
+func TestMigrationFlagsAreChecked(t *testing.T) {
+	client := migrationLandscape(t)
+	for flag, want := range map[string]string{
+		"--migration-rate=-1": "--migration-rate must not be negative",
+		"--migration-burst=0": "--migration-burst must be at least 1",
+	} {
+		_, err := runMigration(t, client, "a", "--migrate", flag)
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", flag, err, want)
+		}
+	}
+	if n := len(client.Actions()); n != 0 {
+		t.Errorf("%d requests sent, want none", n)
+	}
+}
+
+// asGardener turns one of graft's objects into Gardener's, as
+// gardener-apiserver would serve it: the field names are the same.
+func asGardener(t *testing.T, obj any, kind string, edit func(map[string]any)) *unstructured.Unstructured {
+	t.Helper()
+	data, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := json.Unmarshal(data, &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	u.SetAPIVersion("core.gardener.cloud/v1beta1")
+	u.SetKind(kind)
+	if edit != nil {
+		edit(u.Object)
+	}
+	return u
+}
+
+// migrationSeed is a ready Gardener seed labelled role=name, with backup
+// (and its BackupBucketsReady condition) when backup is set, in the internal
+// DNS domain internal.example.
+func migrationSeed(t *testing.T, name string, backup bool) *unstructured.Unstructured {
+	seed := gt.Seed(name, gt.WithLabels(map[string]string{"role": name}))
+	if backup {
+		seed.Spec.Backup = &corev1alpha1.SeedBackup{Provider: "aws"}
+		seed.Status.Conditions = append(seed.Status.Conditions, corev1alpha1.Condition{Type: corev1alpha1.SeedBackupBucketsReady, Status: corev1alpha1.ConditionTrue})
+	}
+	seed.ResourceVersion = "1"
+	return asGardener(t, seed, "Seed", func(o map[string]any) {
+		_ = unstructured.SetNestedField(o, "internal.example", "spec", "dns", "internal", "domain")
+	})
+}
+
+// selecting returns a Gardener shoot on seed a that may go only to seeds
+// labelled role=role.
+func selecting(t *testing.T, name, role string) *unstructured.Unstructured {
+	shoot := gt.Shoot("ns", name, "a")
+	shoot.Spec.SeedSelector = &corev1alpha1.SeedSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"role": role}}}
+	shoot.ResourceVersion = "7"
+	return asGardener(t, shoot, "Shoot", nil)
+}
+
+// migrationLandscape: seed a and b with backup, c without; on a, shoot good
+// (may go to b), nobackup (may go to c only) and nowhere (fits no seed).
+func migrationLandscape(t *testing.T) *dynamicfake.FakeDynamicClient {
+	return gt.FakeGardener(
+		asGardener(t, gt.CloudProfile(), "CloudProfile", nil),
+		migrationSeed(t, "a", true), migrationSeed(t, "b", true), migrationSeed(t, "c", false),
+		selecting(t, "good", "b"), selecting(t, "nobackup", "c"), selecting(t, "nowhere", "none"))
+}
+
+func runMigration(t *testing.T, client *dynamicfake.FakeDynamicClient, args ...string) (string, error) {
+	var out bytes.Buffer
+	f := &factory.Static{API: garden.Gardener, Dynamic: client, Kube: kubefake.NewSimpleClientset()}
+	cmd := NewCommand(f, genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &out})
+	cmd.SetArgs(append([]string{"--strategy=SameRegion", "--migration-rate=0"}, args...))
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), err
+}
+
+func TestMigrationDryRunOnGardener(t *testing.T) {
+	client := migrationLandscape(t)
+	out, err := runMigration(t, client, "a", "--dry-run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `seed/a cordoned (dry run)
+Scheduling configuration: SameRegion, no score weights (from flags)
+shoot/ns/good would move to seed/b
+shoot/ns/nobackup would move to seed/c, but Gardener would refuse: destination seed c has no spec.backup: Gardener migrates a control plane only between seeds that both have backup; configure backup on seed c, or cordon seed c so that another seed is chosen
+shoot/ns/nowhere cannot move: `
+	if !strings.HasPrefix(out, want) {
+		t.Errorf("dry run printed\n%s\nwant it to start with\n%s", out, want)
+	}
+	if !strings.HasSuffix(out, "3 shoot(s) on seed/a: 1 would move, 1 cannot move, 1 would be refused by Gardener (dry run)\n") {
+		t.Errorf("dry run summary:\n%s", out)
+	}
+	for _, a := range client.Actions() {
+		if v := a.GetVerb(); v != "get" && v != "list" {
+			t.Errorf("the dry run sent a %s of %s", v, a.GetResource().Resource)
+		}
+	}
+}
+
+func TestMigrateOnGardener(t *testing.T) {
+	client := migrationLandscape(t)
+	var bindings []string
+	// The fake stands in for gardener-apiserver's admission: it refuses the
+	// binding to the seed without backup as the ShootValidator does, and
+	// records the others.
+	client.PrependReactor("update", "shoots", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		u := a.(clienttesting.UpdateAction)
+		obj := u.GetObject().(*unstructured.Unstructured)
+		seed, _, _ := unstructured.NestedString(obj.Object, "spec", "seedName")
+		bindings = append(bindings, fmt.Sprintf("%s %s->%s rv=%s", u.GetSubresource(), obj.GetName(), seed, obj.GetResourceVersion()))
+		if seed == "c" {
+			return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "core.gardener.cloud", Resource: "shoots"}, obj.GetName(),
+				errors.New(`cannot change seed name because backup is not configured for seed "c"`))
+		}
+		return false, nil, nil
+	})
+	out, err := runMigration(t, client, "a", "--migrate")
+	t.Logf("drain --migrate printed:\n%s", out)
+	if err == nil || !strings.Contains(err.Error(), "seed a not drained: 1/3 shoots moved, 2 left (1 fit no other seed, 1 refused by Gardener;") {
+		t.Errorf("drain --migrate: %v, want a non-zero exit naming what is left", err)
+	}
+	for _, want := range []string{
+		"seed/a cordoned\n",
+		"3 shoot(s) to migrate off seed/a\n",
+		"shoot/ns/good moved to seed/b\n1/3 shoots moved\n",
+		"shoot/ns/nobackup not moved to seed/c: destination seed c has no spec.backup: Gardener migrates a control plane only between seeds that both have backup; configure backup on seed c, or cordon seed c so that another seed is chosen\n",
+		"shoot/ns/nowhere cannot move: ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("drain --migrate printed\n%s\nwant it to contain %q", out, want)
+		}
+	}
+	if want := []string{"binding good->b rv=7", "binding nobackup->c rv=7"}; !reflect.DeepEqual(bindings, want) {
+		t.Errorf("updates sent %q, want %q", bindings, want)
+	}
+	if got := lastPatch(t, client); got != `{"metadata":{"resourceVersion":"1"},"spec":{"taints":[{"key":"seed.gardener.cloud/unschedulable"}]}}` {
+		t.Errorf("cordon patch %s", got)
 	}
 }

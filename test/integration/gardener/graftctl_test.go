@@ -200,7 +200,7 @@ func TestGraftctlTaintsGardenerSeeds(t *testing.T) {
 		}
 	}
 	r := runGraftctl(t.Context(), t, "--api=core.gardener.cloud", "drain", seed)
-	if r.err == nil || !strings.Contains(r.errOut, "graftctl drain works on graft's API (core.graft.dev) only") {
+	if r.err == nil || !strings.Contains(r.errOut, "drain moves shoots by migrating their control planes, which needs --migrate") {
 		t.Errorf("drain on Gardener: err %v\nstderr:\n%s", r.err, r.errOut)
 	}
 	if now, nowRV := seedTaints(t, seed); now != want || nowRV != rv {

@@ -1,0 +1,181 @@
+package drain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"golang.org/x/time/rate"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+
+	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/graftctl/garden"
+	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
+	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
+)
+
+// migration counts what a drain by migration did with the seed's shoots.
+type migration struct {
+	total, moved, cannotMove, refused, failed, deleting int
+}
+
+// left is the number of shoots that should have left the seed and did not.
+func (m migration) left() int { return m.cannotMove + m.refused + m.failed }
+
+// migrate drains a seed of a Gardener garden: it cordons the seed, then moves
+// each shoot's control plane, in name order, to the seed the algorithm
+// chooses for it, each move counting on its new seed for the next decisions.
+// A shoot that fits nowhere else stays (requireFit, as graft-descheduler
+// requires it); Gardener's refusals are explained per shoot. With --dry-run
+// nothing is written (--dry-run=server sends each binding with dryRun=All, so
+// that Gardener's admission answers).
+func (o *Options) migrate(ctx context.Context) error {
+	migrator, ok := garden.AsMigrator(o.Garden)
+	if !ok {
+		return fmt.Errorf("the %s client cannot migrate shoots", o.Garden.API())
+	}
+	seed, word, err := Set(ctx, o.Garden, o.SeedName, true, o.DryRun)
+	if err != nil {
+		return err
+	}
+	suffix := o.DryRun.Suffix()
+	o.printf("seed/%s %s%s\n", o.SeedName, word, suffix)
+
+	l, err := livelandscape.Load(ctx, o.Garden, o.Kube, o.schedulingConfig(ctx), o.regionConfigNamespace())
+	if err != nil {
+		return err
+	}
+	if l.RegionConfigWarning != "" {
+		fmt.Fprintf(o.ErrOut, "Warning: %s\n", l.RegionConfigWarning)
+	}
+	facts, err := migrator.MigrationFacts(ctx)
+	if err != nil {
+		return err
+	}
+	l = l.WithSeed(seed)
+	// Shoots already waiting for a seed take theirs first, as they would
+	// from graft-scheduler.
+	algorithm.ReserveForWaiting(l.Snapshot, l.Shoots, l.Inputs)
+	shoots := l.ShootsOn(o.SeedName)
+	sortShoots(shoots)
+	if o.DryRun == seedcmd.DryRunNone {
+		o.printf("%d shoot(s) to migrate off seed/%s\n", len(shoots), o.SeedName)
+	}
+
+	limit := rate.Inf
+	if o.MigrationRate > 0 {
+		limit = rate.Limit(o.MigrationRate)
+	}
+	limiter := rate.NewLimiter(limit, max(o.MigrationBurst, 1))
+	m := migration{total: len(shoots)}
+	for i, shoot := range shoots {
+		key := algorithm.ShootKey(shoot)
+		if shoot.DeletionTimestamp != nil {
+			m.deleting++
+			o.printf("shoot/%s is being deleted and leaves the seed with its deletion\n", key)
+			continue
+		}
+		target, err := placeElsewhere(l, shoot, o.SeedName)
+		if err != nil {
+			m.cannotMove++
+			o.printf("shoot/%s cannot move: %s\n", key, algorithm.ShortReason(err))
+			continue
+		}
+		if o.DryRun == seedcmd.DryRunClient {
+			if r := garden.PredictRefusal(facts.ShootDomains[key], facts.Seeds[o.SeedName], facts.Seeds[target]); r != nil {
+				m.refused++
+				o.printf("shoot/%s would move to seed/%s, but Gardener would refuse: %s\n", key, target, r)
+				continue
+			}
+			m.moved++
+			o.printf("shoot/%s would move to seed/%s\n", key, target)
+			countOn(l, shoot, target)
+			continue
+		}
+		if err := limiter.Wait(ctx); err != nil {
+			return o.interrupted(ctx, m, len(shoots)-i)
+		}
+		if _, err := migrator.Migrate(ctx, shoot, target, seedcmd.FieldManager, o.DryRun == seedcmd.DryRunServer); err != nil {
+			if ctx.Err() != nil {
+				return o.interrupted(ctx, m, len(shoots)-i)
+			}
+			if r := garden.RefusalOf(err, o.SeedName, target); r != nil {
+				m.refused++
+				o.printf("shoot/%s not moved to seed/%s: %s\n", key, target, r)
+			} else {
+				m.failed++
+				o.printf("shoot/%s not moved to seed/%s: %s\n", key, target, migrationError(err))
+			}
+			continue
+		}
+		m.moved++
+		countOn(l, shoot, target)
+		if o.DryRun == seedcmd.DryRunServer {
+			o.printf("shoot/%s would move to seed/%s%s\n", key, target, suffix)
+			continue
+		}
+		o.printf("shoot/%s moved to seed/%s\n", key, target)
+		o.printf("%d/%d shoots moved\n", m.moved, m.total-m.deleting)
+	}
+	return o.migrationResult(m)
+}
+
+// countOn makes a shoot count on its new seed for the next decisions.
+func countOn(l *livelandscape.Landscape, shoot *corev1alpha1.Shoot, seed string) {
+	moved := shoot.DeepCopy()
+	moved.Spec.SeedName = &seed
+	moved.Status.SeedName = &seed
+	l.Snapshot.UpdateShoot(shoot, moved)
+}
+
+// migrationError words a failed binding that is no refusal.
+func migrationError(err error) string {
+	if apierrors.IsConflict(err) {
+		return "the shoot changed since graftctl read it (" + err.Error() + "); run the drain again to decide on its current version"
+	}
+	return err.Error()
+}
+
+// migrationResult prints the summary and returns the error that makes
+// graftctl exit non-zero when a shoot that should have left did not.
+func (o *Options) migrationResult(m migration) error {
+	if o.DryRun != seedcmd.DryRunNone {
+		failed := ""
+		if m.failed > 0 {
+			failed = fmt.Sprintf(", %d failed", m.failed)
+		}
+		o.printf("%d shoot(s) on seed/%s: %d would move, %d cannot move, %d would be refused by Gardener%s%s\n",
+			m.total, o.SeedName, m.moved, m.cannotMove, m.refused, failed, o.DryRun.Suffix())
+		return nil
+	}
+	if m.left() == 0 {
+		o.printf("seed/%s drained: gardenlet now migrates %d control plane(s); Gardener keeps each shoot's spec frozen until its status.seedName names the new seed\n", o.SeedName, m.moved)
+		return nil
+	}
+	var why []string
+	if m.cannotMove > 0 {
+		why = append(why, fmt.Sprintf("%d fit no other seed", m.cannotMove))
+	}
+	if m.refused > 0 {
+		why = append(why, fmt.Sprintf("%d refused by Gardener", m.refused))
+	}
+	if m.failed > 0 {
+		why = append(why, fmt.Sprintf("%d failed", m.failed))
+	}
+	return fmt.Errorf("seed %s not drained: %d/%d shoots moved, %d left (%s; see the lines above for each shoot); the seed stays cordoned, run 'graftctl drain %s --migrate' again once the causes are fixed",
+		o.SeedName, m.moved, m.total-m.deleting, m.left(), strings.Join(why, ", "), o.SeedName)
+}
+
+// interrupted reports a drain stopped by --timeout or a signal between two
+// bindings.
+func (o *Options) interrupted(ctx context.Context, m migration, notTried int) error {
+	what := "interrupted"
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		what = fmt.Sprintf("timed out after %s", o.Timeout)
+	}
+	return fmt.Errorf("%s migrating shoots off seed %s: %d/%d shoots moved, %d not tried yet; the seed stays cordoned, run 'graftctl drain %s --migrate' again to go on",
+		what, o.SeedName, m.moved, m.total-m.deleting, notTried, o.SeedName)
+}
