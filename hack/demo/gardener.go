@@ -162,7 +162,7 @@ func readySeed(ctx context.Context, dyn dynamic.Interface, name string, allocata
 		if err != nil {
 			return err
 		}
-		seed.Object["status"] = gardenerlandscape.ReadyStatus(allocatable, time.Now())
+		seed.Object["status"] = gardenerlandscape.ReadyStatus(seed, allocatable, time.Now())
 		_, err = client.UpdateStatus(ctx, seed, metav1.UpdateOptions{})
 		return err
 	}, nil)

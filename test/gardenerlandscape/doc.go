@@ -2,8 +2,9 @@
 // integration tests (test/integration/gardener) and `make demo-gardener`
 // (hack/demo) create in a garden served by the real gardener-apiserver: a
 // CloudProfile, a Project, cloud and DNS credentials with a
-// CredentialsBinding, Seeds, Shoots, and the status a ready gardenlet would
-// report for a seed. Every manifest passes Gardener's validation and
+// CredentialsBinding, Seeds (with backup and chosen internal and default DNS
+// domains where a control-plane migration needs them), Shoots, and the status
+// a ready gardenlet would report for a seed. Every manifest passes Gardener's validation and
 // admission with only the ExtensionValidator plugin disabled (the providers
 // are names without extensions; see test/framework).
 //

@@ -129,6 +129,18 @@ type SeedSpec struct {
 	Index int
 	// Labels, if any, are the seed's labels.
 	Labels map[string]string
+	// Backup gives the seed a spec.backup (of ProviderType, with the DNS
+	// credentials, which nothing reads here): Gardener migrates a shoot's
+	// control plane only between seeds that both have backup.
+	Backup bool
+	// InternalDomain is spec.dns.internal.domain; empty means a domain of the
+	// seed's own (internal.<name>.graft.example). Gardener migrates a control
+	// plane only between seeds of the same internal domain.
+	InternalDomain string
+	// DefaultDomain is the domain of the seed's spec.dns.defaults, under which
+	// Gardener names the shoots bound to it; empty means a domain of the
+	// seed's own (shoots.<name>.graft.example).
+	DefaultDomain string
 }
 
 // Seed is a visible Seed of ProviderType without status: gardenlet would
@@ -139,6 +151,24 @@ func Seed(s SeedSpec) string {
 		data, _ := yaml.Marshal(map[string]any{"labels": s.Labels})
 		labels = strings.ReplaceAll(strings.TrimSpace(string(data)), "\n", "\n  ")
 		labels = "\n  " + labels
+	}
+	internal, defaults := s.InternalDomain, s.DefaultDomain
+	if internal == "" {
+		internal = "internal." + s.Name + ".graft.example"
+	}
+	if defaults == "" {
+		defaults = "shoots." + s.Name + ".graft.example"
+	}
+	var backup string
+	if s.Backup {
+		backup = fmt.Sprintf(`
+  backup:
+    provider: %s
+    credentialsRef:
+      apiVersion: v1
+      kind: Secret
+      name: %s
+      namespace: %s`, ProviderType, s.DNSSecret, DNSSecretNamespace)
 	}
 	return fmt.Sprintf(`apiVersion: core.gardener.cloud/v1beta1
 kind: Seed
@@ -162,11 +192,11 @@ spec:
         namespace: %[12]s
     internal:
       type: %[11]s
-      domain: internal.%[1]s.graft.example
+      domain: %[13]s
       credentialsRef: *dns
     defaults:
     - type: %[11]s
-      domain: shoots.%[1]s.graft.example
+      domain: %[14]s
       credentialsRef: *dns
   networks:
     nodes: 10.%[5]d.0.0/16
@@ -177,9 +207,9 @@ spec:
       services: %[9]s
   settings:
     scheduling:
-      visible: true
+      visible: true%[15]s
 `, s.Name, ProviderType, s.Region, s.DNSSecret, 100+3*s.Index, 101+3*s.Index, 102+3*s.Index,
-		ShootPods, ShootServices, labels, DNSProviderType, DNSSecretNamespace)
+		ShootPods, ShootServices, labels, DNSProviderType, DNSSecretNamespace, internal, defaults, backup)
 }
 
 // ShootSpec says what differs between the shoots of a landscape.
@@ -244,21 +274,29 @@ func Object(manifest string) (*unstructured.Unstructured, error) {
 	return obj, nil
 }
 
-// ReadyStatus is the status a ready gardenlet reports for its seed: a
-// succeeded reconciliation, GardenletReady True and, when allocatable is not
-// negative, room for that many shoots. Without gardenlet a seed has no
-// status, and neither graft nor Gardener places shoots on it.
-func ReadyStatus(allocatable int, now time.Time) map[string]any {
+// ReadyStatus is the status a ready gardenlet reports for the seed: a
+// succeeded reconciliation, GardenletReady True, BackupBucketsReady True when
+// the seed has spec.backup and, when allocatable is not negative, room for
+// that many shoots. Without gardenlet a seed has no status, and neither graft
+// nor Gardener places shoots on it.
+func ReadyStatus(seed *unstructured.Unstructured, allocatable int, now time.Time) map[string]any {
 	ts := now.UTC().Format(time.RFC3339)
+	condition := func(kind, message string) any {
+		return map[string]any{
+			"type": kind, "status": "True", "reason": kind, "message": message,
+			"lastTransitionTime": ts, "lastUpdateTime": ts,
+		}
+	}
+	conditions := []any{condition("GardenletReady", "gardenlet is ready")}
+	if _, backup, _ := unstructured.NestedMap(seed.Object, "spec", "backup"); backup {
+		conditions = append(conditions, condition("BackupBucketsReady", "the seed's backup buckets are ready"))
+	}
 	status := map[string]any{
 		"lastOperation": map[string]any{
 			"type": "Reconcile", "state": "Succeeded", "progress": int64(100),
 			"description": "seed is ready", "lastUpdateTime": ts,
 		},
-		"conditions": []any{map[string]any{
-			"type": "GardenletReady", "status": "True", "reason": "GardenletReady", "message": "gardenlet is ready",
-			"lastTransitionTime": ts, "lastUpdateTime": ts,
-		}},
+		"conditions": conditions,
 	}
 	if allocatable >= 0 {
 		status["allocatable"] = map[string]any{"shoots": fmt.Sprint(allocatable)}

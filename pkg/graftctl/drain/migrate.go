@@ -30,8 +30,9 @@ func (m migration) left() int { return m.cannotMove + m.refused + m.failed }
 // chooses for it, each move counting on its new seed for the next decisions.
 // A shoot that fits nowhere else stays (requireFit, as graft-descheduler
 // requires it); Gardener's refusals are explained per shoot. With --dry-run
-// nothing is written (--dry-run=server sends each binding with dryRun=All, so
-// that Gardener's admission answers).
+// nothing is written: the client strategy predicts Gardener's answer, the
+// server strategy sends each binding with dryRun=All so that Gardener's
+// admission gives it, and both print the same lines for the same answer.
 func (o *Options) migrate(ctx context.Context) error {
 	migrator, ok := garden.AsMigrator(o.Garden)
 	if !ok {
@@ -104,7 +105,11 @@ func (o *Options) migrate(ctx context.Context) error {
 			}
 			if r := garden.RefusalOf(err, o.SeedName, target); r != nil {
 				m.refused++
-				o.printf("shoot/%s not moved to seed/%s: %s\n", key, target, r)
+				if o.DryRun == seedcmd.DryRunServer {
+					o.printf("shoot/%s would move to seed/%s, but Gardener would refuse: %s\n", key, target, r)
+				} else {
+					o.printf("shoot/%s not moved to seed/%s: %s\n", key, target, r)
+				}
 			} else {
 				m.failed++
 				o.printf("shoot/%s not moved to seed/%s: %s\n", key, target, migrationError(err))
@@ -114,7 +119,7 @@ func (o *Options) migrate(ctx context.Context) error {
 		m.moved++
 		countOn(l, shoot, target)
 		if o.DryRun == seedcmd.DryRunServer {
-			o.printf("shoot/%s would move to seed/%s%s\n", key, target, suffix)
+			o.printf("shoot/%s would move to seed/%s\n", key, target)
 			continue
 		}
 		o.printf("shoot/%s moved to seed/%s\n", key, target)

@@ -12,7 +12,8 @@ import (
 	"github.com/graft-dev/graft/pkg/graftctl/garden"
 )
 
-// FieldManager is the field manager graftctl's seed writes are recorded under.
+// FieldManager is the field manager graftctl's writes (seed taints, a
+// migration's shoot bindings) are recorded under.
 const FieldManager = "graftctl"
 
 // TaintEdit computes a seed's new taints from the live seed. It returns the new

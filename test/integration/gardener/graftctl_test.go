@@ -56,7 +56,8 @@ func onGardener(t *testing.T, args ...string) string {
 }
 
 // markReady gives a seed the status gardenlet would report for a healthy
-// seed: a succeeded reconciliation and GardenletReady True.
+// seed: a succeeded reconciliation and GardenletReady True, and
+// BackupBucketsReady True when it has backup.
 func markReady(t *testing.T, name string) {
 	t.Helper()
 	client := dynamicClient(t).Resource(seeds)
@@ -64,7 +65,7 @@ func markReady(t *testing.T, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seed.Object["status"] = gardenerlandscape.ReadyStatus(-1, time.Now())
+	seed.Object["status"] = gardenerlandscape.ReadyStatus(seed, -1, time.Now())
 	if _, err := client.UpdateStatus(t.Context(), seed, metav1.UpdateOptions{}); err != nil {
 		t.Fatalf("marking seed %s ready: %v", name, err)
 	}

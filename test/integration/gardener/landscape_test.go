@@ -59,6 +59,18 @@ var landscapes atomic.Int32
 // characters), each object through Gardener's validation and admission.
 func newLandscape(t *testing.T, prefix string, seedNames ...string) *landscape {
 	t.Helper()
+	specs := make([]gardenerlandscape.SeedSpec, 0, len(seedNames))
+	for _, name := range seedNames {
+		specs = append(specs, gardenerlandscape.SeedSpec{Name: name})
+	}
+	return newLandscapeWith(t, prefix, specs...)
+}
+
+// newLandscapeWith is newLandscape with seeds made as specs say (backup,
+// DNS domains, labels). A spec's Name is the seed's name within the
+// landscape; its region, DNS credentials and networks are the landscape's.
+func newLandscapeWith(t *testing.T, prefix string, specs ...gardenerlandscape.SeedSpec) *landscape {
+	t.Helper()
 	ctx := t.Context()
 	env := framework.Shared(t)
 	project := fmt.Sprintf("%s%d", prefix, landscapes.Add(1))
@@ -85,20 +97,26 @@ func newLandscape(t *testing.T, prefix string, seedNames ...string) *landscape {
 
 	dnsSecret := project + "-dns"
 	create(t, secrets, gardenerlandscape.DNSSecretNamespace, gardenerlandscape.Secret(dnsSecret, gardenerlandscape.DNSSecretNamespace))
-	for i, name := range seedNames {
-		seed := project + "-" + name
-		create(t, seeds, "", gardenerlandscape.Seed(gardenerlandscape.SeedSpec{Name: seed, Region: region, DNSSecret: dnsSecret, Index: i}))
-		l.seeds = append(l.seeds, seed)
+	for i, spec := range specs {
+		spec.Name = project + "-" + spec.Name
+		spec.Region, spec.DNSSecret, spec.Index = region, dnsSecret, i
+		create(t, seeds, "", gardenerlandscape.Seed(spec))
+		l.seeds = append(l.seeds, spec.Name)
 	}
 	return l
 }
 
-// shootYAML is a Shoot of the landscape's project that Gardener's validation
-// accepts, without a seed.
-func (l *landscape) shootYAML(name string) string {
-	return gardenerlandscape.Shoot(gardenerlandscape.ShootSpec{
+// shootSpec describes a Shoot of the landscape's project that Gardener's
+// validation accepts, without a seed.
+func (l *landscape) shootSpec(name string) gardenerlandscape.ShootSpec {
+	return gardenerlandscape.ShootSpec{
 		Name: name, Namespace: l.namespace, CloudProfile: l.cloudProfile, Region: region, CredentialsBinding: l.credentials,
-	})
+	}
+}
+
+// shootYAML is the manifest of shootSpec.
+func (l *landscape) shootYAML(name string) string {
+	return gardenerlandscape.Shoot(l.shootSpec(name))
 }
 
 func (l *landscape) createShoot(t *testing.T, name string) *unstructured.Unstructured {

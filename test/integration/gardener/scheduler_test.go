@@ -178,7 +178,7 @@ func readySeed(t *testing.T, name string, allocatable int, taints []any) {
 		if err != nil {
 			return err
 		}
-		seed.Object["status"] = gardenerlandscape.ReadyStatus(allocatable, time.Now())
+		seed.Object["status"] = gardenerlandscape.ReadyStatus(seed, allocatable, time.Now())
 		_, err = client.UpdateStatus(ctx, seed, metav1.UpdateOptions{})
 		return err
 	})
