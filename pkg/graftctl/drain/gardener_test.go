@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -251,5 +252,33 @@ func TestMigrateOnGardener(t *testing.T) {
 	}
 	if got := lastPatch(t, client); got != `{"metadata":{"resourceVersion":"1"},"spec":{"taints":[{"key":"seed.gardener.cloud/unschedulable"}]}}` {
 		t.Errorf("cordon patch %s", got)
+	}
+}
+
+// TestMigrationIsRateLimited: with --migration-rate=20 and a burst of 1, the
+// third of three bindings cannot be sent before two intervals of 50 ms have
+// passed since the first.
+func TestMigrationIsRateLimited(t *testing.T) {
+	client := gt.FakeGardener(
+		asGardener(t, gt.CloudProfile(), "CloudProfile", nil),
+		migrationSeed(t, "a", true), migrationSeed(t, "b", true),
+		selecting(t, "s1", "b"), selecting(t, "s2", "b"), selecting(t, "s3", "b"))
+	var sent []time.Time
+	client.PrependReactor("update", "shoots", func(clienttesting.Action) (bool, runtime.Object, error) {
+		sent = append(sent, time.Now())
+		return false, nil, nil
+	})
+	out, err := runMigration(t, client, "a", "--migrate", "--migration-rate=20", "--migration-burst=1")
+	if err != nil {
+		t.Fatalf("drain --migrate: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "3/3 shoots moved\nseed/a drained: gardenlet now migrates 3 control plane(s)") {
+		t.Errorf("drain --migrate printed\n%s", out)
+	}
+	if len(sent) != 3 {
+		t.Fatalf("%d bindings sent, want 3", len(sent))
+	}
+	if gap := sent[2].Sub(sent[0]); gap < 100*time.Millisecond-5*time.Millisecond {
+		t.Errorf("three bindings within %s; at 20 per second with a burst of 1 they take at least 100ms", gap)
 	}
 }
