@@ -378,16 +378,23 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 		return v
 	}
 	v.snapshot = st.snapshot.Fork()
+	v.pending, v.waiting = st.queued()
+	return v
+}
+
+// queued lists, in key order, the evicted shoots without a seed and the
+// other shoots without one. The caller holds st.mu.
+func (st *state) queued() (pending, waiting []*v1alpha1.Shoot) {
 	for key := range st.pending {
-		v.pending = append(v.pending, st.shoots[key])
+		pending = append(pending, st.shoots[key])
 	}
 	for key := range st.waiting {
-		v.waiting = append(v.waiting, st.shoots[key])
+		waiting = append(waiting, st.shoots[key])
 	}
 	byKey := func(a, b *v1alpha1.Shoot) int { return strings.Compare(algorithm.ShootKey(a), algorithm.ShootKey(b)) }
-	slices.SortFunc(v.pending, byKey)
-	slices.SortFunc(v.waiting, byKey)
-	return v
+	slices.SortFunc(pending, byKey)
+	slices.SortFunc(waiting, byKey)
+	return pending, waiting
 }
 
 // gather fills in the shoots of a seed the view takes and their toleration

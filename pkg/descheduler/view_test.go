@@ -33,15 +33,7 @@ func fullView(st *state, seedNames []string, now time.Time) *view {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	v := &view{snapshot: st.snapshot.Clone(), seeds: map[string]*framework.SeedState{}}
-	for key := range st.pending {
-		v.pending = append(v.pending, st.shoots[key])
-	}
-	for key := range st.waiting {
-		v.waiting = append(v.waiting, st.shoots[key])
-	}
-	byKey := func(a, b *v1alpha1.Shoot) int { return strings.Compare(algorithm.ShootKey(a), algorithm.ShootKey(b)) }
-	slices.SortFunc(v.pending, byKey)
-	slices.SortFunc(v.waiting, byKey)
+	v.pending, v.waiting = st.queued()
 	for _, name := range seedNames {
 		seed, ok := st.snapshot.Seed(name)
 		if !ok {
