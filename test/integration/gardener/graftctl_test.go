@@ -219,6 +219,56 @@ func TestGraftctlTaintsGardenerSeeds(t *testing.T) {
 	}
 }
 
+// TestSimulateFromClusterAgreesWithGraftScheduler: asked while the shoots
+// wait, simulate --from-cluster names the seed graft-scheduler then binds
+// each of them to, and says that no seed fits the shoot graft-scheduler
+// leaves Create/Pending. Of two ready seeds one is tainted, so every
+// placement is one the algorithm must work out, and none depends on the order
+// in which the scheduler takes the shoots.
+func TestSimulateFromClusterAgreesWithGraftScheduler(t *testing.T) {
+	l := newLandscape(t, "agree", "free", "tainted")
+	free, tainted := l.seeds[0], l.seeds[1]
+	readySeed(t, free, 5, nil)
+	readySeed(t, tainted, 10, []any{map[string]any{"key": "example.com/maintenance"}})
+	placed := []string{"one", "two"}
+	for _, name := range placed {
+		l.createGraftShoot(t, name)
+	}
+	l.createGraftShootSelecting(t, "nowhere", "none-"+l.project)
+
+	type result struct{ Seed, Error string }
+	predicted := map[string]result{}
+	for _, line := range strings.Split(strings.TrimSpace(onGardener(t, "simulate", "--from-cluster", "-o", "json")), "\n") {
+		var res struct{ Shoot, Seed, Error string }
+		if err := json.Unmarshal([]byte(line), &res); err != nil {
+			t.Fatalf("simulate printed %q: %v", line, err)
+		}
+		predicted[res.Shoot] = result{res.Seed, res.Error}
+	}
+
+	startGraftScheduler(t, "graft-scheduler-agree", l.schedulerName())
+	for _, name := range placed {
+		bound := waitForShoot(t, l, name, "spec.seedName set", func(s *unstructured.Unstructured) bool {
+			_, found, _ := unstructured.NestedString(s.Object, "spec", "seedName")
+			return found
+		})
+		seed, _, _ := unstructured.NestedString(bound.Object, "spec", "seedName")
+		if p, ok := predicted[l.namespace+"/"+name]; !ok || p.Seed != seed || p.Error != "" {
+			t.Errorf("shoot %s: graft-scheduler bound it to %s, simulate --from-cluster said %+v (found: %t)", name, seed, p, ok)
+		}
+		if seed != free {
+			t.Errorf("shoot %s bound to %s, want %s (%s is tainted)", name, seed, free, tainted)
+		}
+	}
+	waitForShoot(t, l, "nowhere", "lastOperation Create/Pending", func(s *unstructured.Unstructured) bool {
+		state, _, _ := unstructured.NestedString(s.Object, "status", "lastOperation", "state")
+		return state == "Pending"
+	})
+	if p, ok := predicted[l.namespace+"/nowhere"]; !ok || p.Seed != "" || p.Error == "" {
+		t.Errorf("shoot nowhere: graft-scheduler left it Pending, simulate --from-cluster said %+v (found: %t)", p, ok)
+	}
+}
+
 // TestSimulateFromGardener: simulate --from-cluster reads Gardener's seeds,
 // shoots and cloud profiles and places the pending shoot on the one ready
 // seed; a cordoned seed is passed over.

@@ -190,6 +190,13 @@ func readySeed(t *testing.T, name string, allocatable int, taints []any) {
 // createGraftShoot creates a shoot for graft-scheduler.
 func (l *landscape) createGraftShoot(t *testing.T, name string) *unstructured.Unstructured {
 	t.Helper()
+	return l.createGraftShootSelecting(t, name, l.project)
+}
+
+// createGraftShootSelecting creates a shoot for graft-scheduler that selects
+// the seeds labelled with landscapeLabel=landscape.
+func (l *landscape) createGraftShootSelecting(t *testing.T, name, landscape string) *unstructured.Unstructured {
+	t.Helper()
 	obj := object(t, l.shootYAML(name))
 	if err := unstructured.SetNestedField(obj.Object, l.schedulerName(), "spec", "schedulerName"); err != nil {
 		t.Fatal(err)
@@ -197,7 +204,7 @@ func (l *landscape) createGraftShoot(t *testing.T, name string) *unstructured.Un
 	// Other tests leave ready seeds of the same region in the garden; the
 	// shoot may go to this landscape's only.
 	l.labelSeeds(t)
-	if err := unstructured.SetNestedStringMap(obj.Object, map[string]string{landscapeLabel: l.project}, "spec", "seedSelector", "matchLabels"); err != nil {
+	if err := unstructured.SetNestedStringMap(obj.Object, map[string]string{landscapeLabel: landscape}, "spec", "seedSelector", "matchLabels"); err != nil {
 		t.Fatal(err)
 	}
 	var created *unstructured.Unstructured
