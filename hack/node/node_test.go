@@ -2,8 +2,11 @@ package node
 
 import (
 	"archive/tar"
+	"bufio"
 	"bytes"
 	"compress/gzip"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -154,25 +157,42 @@ func TestParseBinaries(t *testing.T) {
 
 func TestProcessesRunningFindsTheNodesComponentsByExecutable(t *testing.T) {
 	dir := t.TempDir()
-	sh, err := exec.LookPath("sh")
+	// The test binary itself stands for a component: it runs the helper
+	// below, which waits, with dir on its command line.
+	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Two commands, so that the shell stays (it execs a lone last command).
-	cmd := exec.Command(sh, "-c", "sleep 60; exit 0", dir)
+	cmd := exec.Command(self, "-test.run=^TestHelperWaitingComponent$", "--", dir)
+	cmd.Env = append(os.Environ(), "GRAFT_NODE_TEST_HELPER=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Its standard input stays open while the test runs: the helper waits
+	// for its end.
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-
-	if got := processesRunning(sh, dir); !slices.Contains(got, cmd.Process.Pid) {
-		t.Errorf("processesRunning(%s, %s) = %v, want it to hold %d", sh, dir, got, cmd.Process.Pid)
+	// It says when it runs; from then on /proc shows it.
+	if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+		t.Fatalf("the helper did not start: %v", err)
 	}
-	if got := processesRunning(sh, t.TempDir()); slices.Contains(got, cmd.Process.Pid) {
+
+	if got := processesRunning(self, dir); !slices.Contains(got, cmd.Process.Pid) {
+		t.Errorf("processesRunning(%s, %s) = %v, want it to hold %d (%s)", self, dir, got, cmd.Process.Pid, describe(cmd.Process.Pid, dir))
+	}
+	if got := processesRunning(self, t.TempDir()); slices.Contains(got, cmd.Process.Pid) {
 		t.Errorf("a process not naming the directory was listed: %v", got)
 	}
-	if sleep, err := exec.LookPath("sleep"); err == nil {
-		if got := processesRunning(sleep, dir); slices.Contains(got, cmd.Process.Pid) {
+	if sh, err := exec.LookPath("sh"); err == nil {
+		if got := processesRunning(sh, dir); slices.Contains(got, cmd.Process.Pid) {
 			t.Errorf("a process running another executable was listed: %v", got)
 		}
 	}
@@ -181,5 +201,31 @@ func TestProcessesRunningFindsTheNodesComponentsByExecutable(t *testing.T) {
 	}
 	if d := describe(0, dir); d != "no readable pid file" {
 		t.Errorf("describe(0) = %q", d)
+	}
+}
+
+// TestHelperWaitingComponent is the process the test above looks for; run
+// by itself it does nothing.
+func TestHelperWaitingComponent(t *testing.T) {
+	if os.Getenv("GRAFT_NODE_TEST_HELPER") != "1" {
+		return
+	}
+	fmt.Println("running")
+	_, _ = io.Copy(io.Discard, os.Stdin)
+}
+
+func TestStatTellsKernelThreadsAndRunningProcesses(t *testing.T) {
+	if st := statOf(os.Getpid()); st.state == "" || st.state == "Z" || st.kernelThread {
+		t.Errorf("statOf(self) = %+v, want a running user process", st)
+	}
+	// kthreadd, pid 2, is the kernel's thread that starts the others.
+	if st := statOf(2); !st.kernelThread {
+		t.Errorf("statOf(2) = %+v, want a kernel thread", st)
+	}
+	if cmdline, err := commandLine(2); err != nil || len(cmdline) != 0 {
+		t.Errorf("commandLine(2) = %q, %v; want empty at once", cmdline, err)
+	}
+	if st := statOf(-1); st.state != "" {
+		t.Errorf("statOf(-1) = %+v, want nothing", st)
 	}
 }

@@ -58,18 +58,65 @@ func alive(dir, name string) (int, bool) {
 // ownedBy reports whether process pid runs and mentions dir on its command
 // line (every process the node starts does, through its flags or config).
 func ownedBy(pid int, dir string) bool {
-	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil {
+	cmdline, err := commandLine(pid)
+	if err != nil || zombie(pid) {
 		return false
-	}
-	if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-		// A zombie has exited; only its parent's wait is missing.
-		if f := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+1:])); len(f) > 0 && f[0] == "Z" {
-			return false
-		}
 	}
 	return bytes.Contains(cmdline, []byte(dir))
 }
+
+// commandLine reads pid's command line. It is empty for a while after
+// exec.Cmd.Start returns: Start returns once the child's exec has passed the
+// point of no return, and the kernel fills in the new program's arguments only
+// after that. On a loaded machine that window was long enough for a component
+// just started to look like somebody else's process (or none), and Up gave up
+// on a kube-controller-manager that was starting. So an empty command line is
+// read again for a while, unless the process has exited or is a kernel
+// thread, whose command line stays empty.
+func commandLine(pid int) ([]byte, error) {
+	path := fmt.Sprintf("/proc/%d/cmdline", pid)
+	for range 100 {
+		cmdline, err := os.ReadFile(path)
+		if err != nil || len(cmdline) > 0 {
+			return cmdline, err
+		}
+		if st := statOf(pid); st.state == "" || st.state == "Z" || st.kernelThread {
+			return cmdline, nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil, nil
+}
+
+// stat is what /proc/<pid>/stat says of a process that graft needs.
+type stat struct {
+	// state is the main thread's state ("Z" for a zombie), empty when the
+	// process is gone.
+	state        string
+	kernelThread bool
+}
+
+// pfKthread is the kernel's PF_KTHREAD process flag.
+const pfKthread = 0x00200000
+
+func statOf(pid int) stat {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return stat{}
+	}
+	// After the command name in parentheses: state, ppid, pgrp, session,
+	// tty_nr, tpgid, flags, ...
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	if len(f) < 7 {
+		return stat{}
+	}
+	flags, _ := strconv.ParseUint(f[6], 10, 64)
+	return stat{state: f[0], kernelThread: flags&pfKthread != 0}
+}
+
+// zombie reports whether pid has exited and only its parent's wait is
+// missing.
+func zombie(pid int) bool { return statOf(pid).state == "Z" }
 
 // stop sends SIGTERM to the process recorded as name, waits up to grace for
 // it to exit, then kills it, and removes the pid file.
@@ -113,16 +160,11 @@ func describe(pid int, dir string) string {
 	if pid <= 0 {
 		return "no readable pid file"
 	}
-	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	cmdline, err := commandLine(pid)
 	if err != nil {
 		return fmt.Sprintf("pid %d: %v", pid, err)
 	}
-	state := "?"
-	if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-		if f := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+1:])); len(f) > 0 {
-			state = f[0]
-		}
-	}
+	state := statOf(pid).state
 	args := strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " ")
 	if len(args) > 200 {
 		args = args[:200] + "..."
