@@ -20,6 +20,9 @@ var errAssumed = errors.New("shoot already bound, waiting for the informer to sh
 // informer has not shown yet.
 type assumption struct {
 	seed string
+	// seedRV is the resourceVersion of the chosen seed in the snapshot the
+	// decision read.
+	seedRV string
 	// boundRV is the resourceVersion of the binding, once it succeeded:
 	// every version from it on shows the binding or a change made after
 	// it. Versions between the one the decision read and the binding exist
@@ -200,8 +203,25 @@ func (c *schedulingCache) decide(shoot *corev1alpha1.Shoot, cloudProfile *corev1
 	reserved := *shoot
 	reserved.Spec.SeedName = &seed
 	c.snapshot.AddShoot(&reserved)
-	c.assumed[key] = &assumption{seed: seed}
+	a := &assumption{seed: seed}
+	if info, ok := c.snapshot.Seed(seed); ok {
+		a.seedRV = info.ResourceVersion
+	}
+	c.assumed[key] = a
 	return seed, nil
+}
+
+// decidedOnSeedVersion returns the resourceVersion of the seed the shoot's
+// pending decision chose, as the decision read it; empty without a decision.
+// The cache may hold a newer one by now: the seed informer keeps updating it
+// between the decision and the binding.
+func (c *schedulingCache) decidedOnSeedVersion(key string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a, ok := c.assumed[key]; ok {
+		return a.seedRV
+	}
+	return ""
 }
 
 // bindSucceeded marks the assumption as written by the binding of

@@ -287,7 +287,7 @@ func (s *Scheduler) syncHandler(ctx context.Context, key string) error {
 		return ctx.Err()
 	}
 	if shoot.Annotations[corev1alpha1.AnnotationDescheduledFrom] == seed {
-		if err := s.confirmSeed(ctx, seed); err != nil {
+		if err := s.confirmSeed(ctx, key, seed); err != nil {
 			s.cache.bindFailed(key, shoot)
 			logger.V(2).Info("Not sending an evicted shoot back before its seed is confirmed", "seed", seed, "reason", err.Error())
 			return err
@@ -343,15 +343,23 @@ func (s *Scheduler) decide(shoot *corev1alpha1.Shoot) (string, error) {
 // minute) and miss the very taint that evicted the shoot; binding on that view
 // would start a ping-pong with the descheduler. A seed that changed since the
 // cache saw it is put into the cache and the shoot decided again.
-func (s *Scheduler) confirmSeed(ctx context.Context, name string) error {
+//
+// The live seed is compared with the version the decision read, not with the
+// cache's: the seed informer may deliver the taint between the decision and
+// this check (it often does right after an eviction, which the shoot informer
+// delivered first), and the cache would then agree with the live seed while
+// the decision did not see the taint.
+func (s *Scheduler) confirmSeed(ctx context.Context, key, name string) error {
 	live, err := s.api.getSeed(ctx, name)
 	if err != nil {
 		return fmt.Errorf("reading seed %s: %w", name, err)
 	}
-	if live.ResourceVersion == s.cache.seedResourceVersion(name) {
+	if live.ResourceVersion == s.cache.decidedOnSeedVersion(key) {
 		return nil
 	}
-	s.cache.addSeed(live)
+	if live.ResourceVersion != s.cache.seedResourceVersion(name) {
+		s.cache.addSeed(live)
+	}
 	return errSeedChanged
 }
 

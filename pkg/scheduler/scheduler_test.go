@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -113,6 +114,34 @@ func TestSyncLeavesOthersAlone(t *testing.T) {
 	}
 	if len(rec.Events) != 0 {
 		t.Errorf("unexpected event %q", <-rec.Events)
+	}
+}
+
+// TestConfirmComparesWithTheSeedTheDecisionRead: the seed informer may bring
+// the evicting taint between the decision (made on the seed without it) and
+// the check before the binding; the cache then agrees with the live seed, but
+// the decision did not see the taint, so the shoot is decided again.
+func TestConfirmComparesWithTheSeedTheDecisionRead(t *testing.T) {
+	drained := readySeed("a", "eu-west-1", -1)
+	drained.ResourceVersion = "2"
+	drained.Spec.Taints = []corev1alpha1.SeedTaint{{Key: corev1alpha1.SeedTaintUnschedulable, Effect: corev1alpha1.TaintEffectNoExecute}}
+	shoot := pendingShoot("s", "eu-west-1")
+	shoot.ResourceVersion = ""
+	shoot.Annotations = map[string]string{corev1alpha1.AnnotationDescheduledFrom: "a"}
+	s, _, _ := newTestScheduler(t, drained, awsProfile(), shoot)
+
+	stale := drained.DeepCopy()
+	stale.ResourceVersion = "1"
+	stale.Spec.Taints = nil
+	s.cache.addSeed(stale)
+	seed, err := s.decide(shoot)
+	if err != nil || seed != "a" {
+		t.Fatalf("decision on the stale seed: %q, %v; want a", seed, err)
+	}
+	// The informer delivers the taint before the check.
+	s.cache.addSeed(drained)
+	if err := s.confirmSeed(context.Background(), "garden-dev/s", "a"); !errors.Is(err, errSeedChanged) {
+		t.Errorf("confirmSeed after the cache caught up = %v, want errSeedChanged: the decision read version 1", err)
 	}
 }
 
