@@ -117,22 +117,29 @@ func TestSyncLeavesOthersAlone(t *testing.T) {
 	}
 }
 
+// evictedFromDrainedSeed is seed a at version 2 with the NoExecute taint that
+// evicted shoot s, the same seed at version 1 without it (a view that missed
+// the taint), and the evicted shoot waiting for a seed.
+func evictedFromDrainedSeed() (drained, stale *corev1alpha1.Seed, shoot *corev1alpha1.Shoot) {
+	drained = readySeed("a", "eu-west-1", -1)
+	drained.ResourceVersion = "2"
+	drained.Spec.Taints = []corev1alpha1.SeedTaint{{Key: corev1alpha1.SeedTaintUnschedulable, Effect: corev1alpha1.TaintEffectNoExecute}}
+	shoot = pendingShoot("s", "eu-west-1")
+	shoot.ResourceVersion = ""
+	shoot.Annotations = map[string]string{corev1alpha1.AnnotationDescheduledFrom: "a"}
+	stale = drained.DeepCopy()
+	stale.ResourceVersion = "1"
+	stale.Spec.Taints = nil
+	return drained, stale, shoot
+}
+
 // TestConfirmComparesWithTheSeedTheDecisionRead: the seed informer may bring
 // the evicting taint between the decision (made on the seed without it) and
 // the check before the binding; the cache then agrees with the live seed, but
 // the decision did not see the taint, so the shoot is decided again.
 func TestConfirmComparesWithTheSeedTheDecisionRead(t *testing.T) {
-	drained := readySeed("a", "eu-west-1", -1)
-	drained.ResourceVersion = "2"
-	drained.Spec.Taints = []corev1alpha1.SeedTaint{{Key: corev1alpha1.SeedTaintUnschedulable, Effect: corev1alpha1.TaintEffectNoExecute}}
-	shoot := pendingShoot("s", "eu-west-1")
-	shoot.ResourceVersion = ""
-	shoot.Annotations = map[string]string{corev1alpha1.AnnotationDescheduledFrom: "a"}
+	drained, stale, shoot := evictedFromDrainedSeed()
 	s, _, _ := newTestScheduler(t, drained, awsProfile(), shoot)
-
-	stale := drained.DeepCopy()
-	stale.ResourceVersion = "1"
-	stale.Spec.Taints = nil
 	s.cache.addSeed(stale)
 	seed, err := s.decide(shoot)
 	if err != nil || seed != "a" {
@@ -149,19 +156,11 @@ func TestConfirmComparesWithTheSeedTheDecisionRead(t *testing.T) {
 // NoExecute taint that evicted a shoot, the scheduler reads the seed before
 // sending the shoot back, and then places it elsewhere.
 func TestSyncConfirmsTheSeedAnEvictedShootLeft(t *testing.T) {
-	drained := readySeed("a", "eu-west-1", -1)
-	drained.ResourceVersion = "2"
-	drained.Spec.Taints = []corev1alpha1.SeedTaint{{Key: corev1alpha1.SeedTaintUnschedulable, Effect: corev1alpha1.TaintEffectNoExecute}}
-	shoot := pendingShoot("s", "eu-west-1")
-	shoot.ResourceVersion = ""
-	shoot.Annotations = map[string]string{corev1alpha1.AnnotationDescheduledFrom: "a"}
+	drained, stale, shoot := evictedFromDrainedSeed()
 	shoot.Status.LastOperation = &corev1alpha1.LastOperation{Type: corev1alpha1.LastOperationTypeMigrate, State: corev1alpha1.LastOperationStatePending}
 	s, graft, _ := newTestScheduler(t, drained, readySeed("b", "eu-west-1", -1), awsProfile(), shoot)
 
 	// The cache's view of seed a predates the taint.
-	stale := drained.DeepCopy()
-	stale.ResourceVersion = "1"
-	stale.Spec.Taints = nil
 	s.cache.addSeed(stale)
 
 	if err := s.syncHandler(context.Background(), "garden-dev/s"); err == nil {
