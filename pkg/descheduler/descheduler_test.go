@@ -176,7 +176,7 @@ func TestEvictsOnlyUntoleratingShoots(t *testing.T) {
 		!strings.HasPrefix(plain.Annotations[v1alpha1.AnnotationDescheduledReason], "NoExecuteTaints: ") {
 		t.Errorf("annotations = %v", plain.Annotations)
 	}
-	// The eviction is one update: no status write. The shoot reads Pending
+	// The eviction is one patch: no status write. The shoot reads Pending
 	// from its empty spec.seedName and its annotations (checked above).
 	if got := graftctlget.ShootStatus(plain); got != string(v1alpha1.LastOperationStatePending) {
 		t.Errorf("graftctl shows the evicted shoot as %q, want Pending", got)
@@ -188,8 +188,8 @@ func TestEvictsOnlyUntoleratingShoots(t *testing.T) {
 	for _, a := range h.client.Actions() {
 		if a.GetResource().Resource == "shoots" && a.GetVerb() != "get" && a.GetVerb() != "list" && a.GetVerb() != "watch" {
 			writes++
-			if a.GetSubresource() != "" || a.GetVerb() != "update" {
-				t.Errorf("eviction wrote %s %s/%s, want only an update of the shoot", a.GetVerb(), a.GetResource().Resource, a.GetSubresource())
+			if a.GetSubresource() != "" || a.GetVerb() != "patch" {
+				t.Errorf("eviction wrote %s %s/%s, want only a patch of the shoot", a.GetVerb(), a.GetResource().Resource, a.GetSubresource())
 			}
 		}
 	}

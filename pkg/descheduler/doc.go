@@ -5,11 +5,11 @@
 // rules (requireFit through algorithm.FitsElsewhere, per-pass budgets, a token
 // bucket, maxPendingEvicted, dry-run) and writes evictions.
 //
-// An eviction is one Update of the shoot with the resourceVersion that was
-// read (a concurrent change wins: the eviction is dropped and the seed looked
-// at again) clearing spec.seedName and adding graft.dev/descheduled-from and
-// graft.dev/descheduled-reason, and an Event Descheduled on the shoot: two
-// writes. It writes no status: the annotations say why and from where, and a
+// An eviction is one merge patch of the shoot, preconditioned on the
+// resourceVersion that was read (a concurrent change wins: the eviction is
+// dropped and the seed looked at again), clearing spec.seedName and adding
+// graft.dev/descheduled-from and graft.dev/descheduled-reason, and an Event
+// Descheduled on the shoot: two writes. It writes no status: the annotations say why and from where, and a
 // lastOperation would cost a second write on the status subresource that
 // graft-scheduler's binding races, and a third to clear it. Each seed gets
 // one Descheduled Event per pass naming the shoots the pass evicted from it

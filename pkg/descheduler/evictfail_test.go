@@ -37,7 +37,7 @@ func TestRefusedEvictionIsDroppedAndRetried(t *testing.T) {
 			stamped := drainTaint
 			stamped.TimeAdded = ptr.To(metav1.NewTime(t0))
 			h := start(t, nil, newSeed("a", -1, stamped), newSeed("b", -1), newShoot("plain", "a"))
-			h.client.PrependReactor("update", "shoots", func(a clienttesting.Action) (bool, runtime.Object, error) {
+			h.client.PrependReactor("patch", "shoots", func(a clienttesting.Action) (bool, runtime.Object, error) {
 				if a.GetSubresource() == "" {
 					return true, nil, tc.err
 				}

@@ -2,6 +2,7 @@ package descheduler
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
@@ -9,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 
@@ -323,28 +325,33 @@ func (d *Descheduler) reasonHolds(ctx context.Context, e eviction) bool {
 
 // evict writes one eviction: it reads the seed again and drops the eviction
 // when the plugin's reason no longer holds, waits for the token bucket, then
-// writes the spec update with the read resourceVersion and the shoot's
+// writes the eviction patch with the read resourceVersion and the shoot's
 // Descheduled Event. It returns whether the shoot was evicted; the pass
 // announces its evictions on each seed in one Event (passEvictions).
 //
-// The update is the whole eviction. Why the shoot moves and from where are
+// The patch is the whole eviction. Why the shoot moves and from where are
 // in its annotations, written with the cleared spec.seedName in that one
-// update, and in the shoot's Event; lastOperation is not written. The Shoot
+// request, and in the shoot's Event; lastOperation is not written. The Shoot
 // CRD has a status subresource, so a status write would be a second request
 // that graft-scheduler's binding races (and its clearing of that Pending
 // state a third): two writes per move for a state the annotations and the
 // empty spec.seedName already show, and that graftctl shows as Pending. When
 // no seed takes the shoot, graft-scheduler records that in lastOperation.
+//
+// It is a merge patch naming only what it changes, never the cached shoot
+// sent back: the informers keep only what graft reads (cachetrim), and an
+// update built from such a copy would erase the rest on the server.
 func (d *Descheduler) evict(ctx context.Context, e eviction) bool {
 	log := klog.FromContext(ctx).WithValues("shoot", klog.KObj(e.shoot), "seed", e.seed.Name, "plugin", e.plugin)
 	reason := e.plugin + ": " + e.reason
-	shoot := e.shoot.DeepCopy()
-	shoot.Spec.SeedName = nil
-	if shoot.Annotations == nil {
-		shoot.Annotations = map[string]string{}
+	shoot := e.shoot
+	patch, err := evictionPatch(shoot.ResourceVersion, e.seed.Name, reason)
+	if err != nil {
+		log.Error(err, "Encoding the eviction failed")
+		d.returnBudget(e.seed.Name)
+		d.state.addInflight(-1)
+		return false
 	}
-	shoot.Annotations[v1alpha1.AnnotationDescheduledFrom] = e.seed.Name
-	shoot.Annotations[v1alpha1.AnnotationDescheduledReason] = reason
 	if !d.reasonHolds(ctx, e) {
 		return false
 	}
@@ -359,14 +366,14 @@ func (d *Descheduler) evict(ctx context.Context, e eviction) bool {
 	if time.Since(waitStart) > rereadAfterWait && !d.reasonHolds(ctx, e) {
 		return false
 	}
-	// Once sent, an eviction is written to the end (the update, then its
+	// Once sent, an eviction is written to the end (the patch, then its
 	// Events) even when the descheduler is told to stop: a shutdown in
 	// between would leave a shoot moved with no Event saying why. The lease
 	// is released only after this returns, and a lost lease closes the
 	// fence, which refuses this write as it does any other.
 	wctx, cancelWrites := context.WithTimeout(context.WithoutCancel(ctx), evictionWriteTimeout)
 	defer cancelWrites()
-	updated, err := d.graft.CoreV1alpha1().Shoots(shoot.Namespace).Update(wctx, shoot, metav1.UpdateOptions{})
+	updated, err := d.graft.CoreV1alpha1().Shoots(shoot.Namespace).Patch(wctx, shoot.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: Name})
 	switch {
 	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
 		// The shoot changed since it was read: that change wins, and the seed
@@ -398,4 +405,21 @@ func (d *Descheduler) evict(ctx context.Context, e eviction) bool {
 	d.recorder.Eventf(shootRef(updated), corev1.EventTypeNormal, EventDescheduled,
 		"Evicted from seed %s: %s", e.seed.Name, reason)
 	return true
+}
+
+// evictionPatch is the merge patch of an eviction: it clears spec.seedName
+// and records where from and why in the shoot's annotations, on the
+// condition that the shoot is still at resourceVersion (the API server
+// answers a conflict otherwise).
+func evictionPatch(resourceVersion, seed, reason string) ([]byte, error) {
+	return json.Marshal(map[string]any{
+		"metadata": map[string]any{
+			"resourceVersion": resourceVersion,
+			"annotations": map[string]string{
+				v1alpha1.AnnotationDescheduledFrom:   seed,
+				v1alpha1.AnnotationDescheduledReason: reason,
+			},
+		},
+		"spec": map[string]any{"seedName": nil},
+	})
 }

@@ -410,7 +410,7 @@ type binding struct {
 //     alone: nothing else writes to it before it is bound.
 //   - An evicted shoot (graft-descheduler annotated it) read without status
 //     mostly still has none when the binding arrives (graft-descheduler's
-//     eviction is one update that writes no status), so the first binding
+//     eviction is one patch that writes no status), so the first binding
 //     tests that there is none. JSON patch cannot test below a /status that
 //     may not exist, so should a status have been written since the read,
 //     the second tests the fields the decision read in it: a status is never

@@ -5,8 +5,8 @@ What graft-descheduler does with the API, and nothing more:
 - watches Shoots, Seeds, CloudProfiles and the region ConfigMaps (requireFit
   asks the scheduling algorithm, which needs all of them), the ConfigMaps of
   config.regionConfigNamespace only, through a Role there;
-- evicts a Shoot with one update (spec.seedName cleared, two annotations),
-  preconditioned on the resourceVersion read; it writes no status;
+- evicts a Shoot with one merge patch (spec.seedName cleared, two
+  annotations), preconditioned on the resourceVersion read; it writes no status;
 - records Events on Shoots and Seeds (Descheduled, EvictionSkipped, WouldDeschedule);
 - patches a Seed's spec.taints once to record timeAdded on a NoExecute taint
   that lacks it (preconditioned on the resourceVersion, reading the Seed again
@@ -15,7 +15,7 @@ What graft-descheduler does with the API, and nothing more:
 {{- define "graft-descheduler.rules" -}}
 - apiGroups: ["core.graft.dev"]
   resources: ["shoots"]
-  verbs: ["list", "watch", "update"]
+  verbs: ["list", "watch", "patch"]
 - apiGroups: ["core.graft.dev"]
   resources: ["seeds", "cloudprofiles"]
   verbs: ["list", "watch"]

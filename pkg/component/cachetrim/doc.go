@@ -13,12 +13,9 @@
 // seed's agent publishes status.capacity, and a garden has few seeds (a
 // landscape of 100,000 shoots has hundreds), so Seeds keep them.
 //
-// Everything else is kept, because objects from the cache are written back:
-// graft-descheduler's eviction is an update of the whole cached Shoot,
-// which would wipe on the server any field of spec or metadata the cache
-// lacked, and graft-scheduler's binding tests the cached labels,
-// annotations and status.networking against the server's. managedFields
-// are safe to drop: the API server ignores an empty metadata.managedFields
-// in an update and keeps the object's own, so an update built from a
-// trimmed object changes no field manager's record but the writer's.
+// Everything else is kept. No daemon sends a cached object back (an
+// eviction and a binding are patches naming only the fields they change,
+// so nothing the cache lacks can be erased on the server), but
+// graft-scheduler's binding tests the cached labels, annotations and
+// status.networking against the server's.
 package cachetrim

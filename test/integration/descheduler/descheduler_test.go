@@ -348,14 +348,14 @@ func TestLimitsUnderDrain(t *testing.T) {
 	rec := record(t, ctx, l)
 	const rate, burst, maxPending = 50.0, 5, 8
 	startScheduler(t, ctx, env, "limits-scheduler")
-	// The descheduler's eviction requests (spec updates of shoots) are timed
+	// The descheduler's eviction requests (patches of shoots) are timed
 	// as they leave the client: that is where the token bucket acts.
 	var mu sync.Mutex
 	var requests []time.Time
 	restConfig := env.Config()
 	restConfig.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-			if req.Method == http.MethodPut && strings.Contains(req.URL.Path, "/shoots/") && !strings.HasSuffix(req.URL.Path, "/status") {
+			if req.Method == http.MethodPatch && strings.Contains(req.URL.Path, "/shoots/") && !strings.HasSuffix(req.URL.Path, "/status") {
 				mu.Lock()
 				requests = append(requests, time.Now())
 				mu.Unlock()
@@ -622,7 +622,7 @@ func TestOnePass(t *testing.T) {
 	if fixture.Of(ptr.To(s["x"])) != "" || fixture.Of(ptr.To(s["y"])) != l.SeedName("b") {
 		t.Errorf("after one pass: x on %q, y on %q", fixture.Of(ptr.To(s["x"])), fixture.Of(ptr.To(s["y"])))
 	}
-	// The eviction is one update, with no status write: the evicted shoot
+	// The eviction is one patch, with no status write: the evicted shoot
 	// reads Pending from its empty seed and its annotations.
 	if got := get.ShootStatus(ptr.To(s["x"])); got != string(v1alpha1.LastOperationStatePending) ||
 		s["x"].Annotations[v1alpha1.AnnotationDescheduledFrom] != l.SeedName("a") {

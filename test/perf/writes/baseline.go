@@ -170,10 +170,18 @@ func (b *Baseline) replay(ctx context.Context, shoot *v1alpha1.Shoot, kinds []Ki
 			}
 			cur, err = shoots.UpdateStatus(ctx, next, metav1.UpdateOptions{})
 		case Kind{"patch", "shoots"}:
-			patch, _ := json.Marshal(map[string]any{
-				"metadata": map[string]any{"resourceVersion": cur.ResourceVersion},
-				"spec":     map[string]any{"seedName": b.seedFor(cur)},
-			})
+			// An eviction when bound, a binding when not, as graft's
+			// daemons patch.
+			metadata := map[string]any{"resourceVersion": cur.ResourceVersion}
+			var seed any = b.seedFor(cur)
+			if cur.Spec.SeedName != nil {
+				metadata["annotations"] = map[string]any{
+					v1alpha1.AnnotationDescheduledFrom:   *cur.Spec.SeedName,
+					v1alpha1.AnnotationDescheduledReason: "evicted by the baseline",
+				}
+				seed = nil
+			}
+			patch, _ := json.Marshal(map[string]any{"metadata": metadata, "spec": map[string]any{"seedName": seed}})
 			cur, err = shoots.Patch(ctx, cur.Name, types.MergePatchType, patch, metav1.PatchOptions{})
 		case Kind{"patch", "shoots/status"}:
 			// Clears lastOperation when set, sets it otherwise.
