@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -34,13 +35,64 @@ type tracked struct {
 	informer  Informer
 }
 
-// listFunc reads the metadata of one resource with a quorum read.
-type listFunc func(ctx context.Context, r tracked) (*metav1.PartialObjectMetadataList, error)
+// catchUpPageSize is how many objects one request of the fresh read asks
+// for. A fresh read of a large resource is served from etcd; in pages each
+// request stays short (one unpaged LIST of 100,000 shoots ran into the API
+// server's request timeout under load) and the API server never holds the
+// whole list at once.
+const catchUpPageSize = 1000
 
-func metadataLister(client metadata.Interface) listFunc {
-	return func(ctx context.Context, r tracked) (*metav1.PartialObjectMetadataList, error) {
-		// resourceVersion "" (the default) asks etcd, not the watch cache.
-		return client.Resource(r.gvr).Namespace(r.namespace).List(ctx, metav1.ListOptions{LabelSelector: r.selector})
+// freshRead is what the catch-up keeps of a quorum read of one resource:
+// the read's resourceVersion and each object's, by cache key. Only these are
+// compared, so nothing else of the objects is kept.
+type freshRead struct {
+	resourceVersion string
+	versions        map[string]string
+}
+
+// listFunc reads one resource with a quorum read. It may stop after the
+// first page, returning only the read's resourceVersion, when past tells
+// that the informer has already synced past it.
+type listFunc func(ctx context.Context, r tracked, past func(resourceVersion string) bool) (*freshRead, error)
+
+// metadataLister reads the metadata of a resource in pages of pageSize
+// (catchUpPageSize but in tests) from one consistent snapshot (the first page's
+// resourceVersion; the continue token keeps it). Should the snapshot be
+// compacted away between pages (410 Gone), the read starts over.
+func metadataLister(client metadata.Interface, pageSize int64) listFunc {
+	return func(ctx context.Context, r tracked, past func(string) bool) (*freshRead, error) {
+		read := &freshRead{versions: map[string]string{}}
+		opts := metav1.ListOptions{LabelSelector: r.selector, Limit: pageSize}
+		for {
+			// resourceVersion "" (the default) asks etcd, not the watch
+			// cache; later pages continue the first one's snapshot.
+			page, err := client.Resource(r.gvr).Namespace(r.namespace).List(ctx, opts)
+			if apierrors.IsResourceExpired(err) && opts.Continue != "" {
+				read, opts.Continue = &freshRead{versions: map[string]string{}}, ""
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			if opts.Continue == "" {
+				read.resourceVersion = page.ResourceVersion
+				if past(read.resourceVersion) {
+					read.versions = nil
+					return read, nil
+				}
+			}
+			for i := range page.Items {
+				key, err := cache.MetaNamespaceKeyFunc(&page.Items[i])
+				if err != nil {
+					return nil, err
+				}
+				read.versions[key] = page.Items[i].ResourceVersion
+			}
+			if page.Continue == "" {
+				return read, nil
+			}
+			opts.Continue = page.Continue
+		}
 	}
 }
 
@@ -68,22 +120,29 @@ func (f *Fence) catchUp(ctx context.Context, gap uint64, renewed time.Time) {
 	f.mu.Unlock()
 	logger.Info("Lease renewed after a gap; writes wait until the informers have caught up", "lastRenewal", renewed, "informers", len(resources))
 	start := f.clock.Now()
-	lists := make([]*metav1.PartialObjectMetadataList, len(resources))
+	reads := make([]*freshRead, len(resources))
 	err := wait.PollUntilContextCancel(ctx, catchUpPoll, true, func(ctx context.Context) (bool, error) {
 		if f.currentGap() != gap {
 			return true, nil
 		}
 		done := true
 		for i, r := range resources {
-			if lists[i] == nil {
-				list, err := f.list(ctx, r)
+			if reads[i] == nil {
+				past := func(rv string) bool { return r.informer.HasSynced() && atLeast(r.informer.LastSyncResourceVersion(), rv) }
+				read, err := f.list(ctx, r, past)
 				if err != nil {
 					logger.V(2).Info("Fresh read for the catch-up failed, retrying", "resource", r.gvr.String(), "err", err)
 					return false, nil
 				}
-				lists[i] = list
+				reads[i] = read
 			}
-			if !r.informer.HasSynced() || !CaughtUp(lists[i], r.informer.GetStore(), r.informer.LastSyncResourceVersion()) {
+			if reads[i].versions == nil && !atLeast(r.informer.LastSyncResourceVersion(), reads[i].resourceVersion) {
+				// Read only up to its version because the informer was past
+				// it, and now it is not (a relist went back): read again.
+				reads[i], done = nil, false
+				continue
+			}
+			if !r.informer.HasSynced() || !CaughtUp(reads[i].resourceVersion, reads[i].versions, r.informer.GetStore(), r.informer.LastSyncResourceVersion()) {
 				done = false
 			}
 		}
@@ -108,33 +167,27 @@ func (f *Fence) currentGap() uint64 {
 }
 
 // CaughtUp tells whether an informer's store, whose last synced
-// resourceVersion is lastSynced, reflects list, a quorum read: every listed
-// object is in the store at its listed version or newer, and every other
-// stored object was created after the read. An informer that has synced
-// past the read's resourceVersion has caught up by definition; the
+// resourceVersion is lastSynced, reflects a quorum read at resourceVersion
+// that found the objects versions names (cache key to resourceVersion):
+// every read object is in the store at its read version or newer, and every
+// other stored object was created after the read. An informer that has
+// synced past the read's resourceVersion has caught up by definition; the
 // object-by-object comparison covers the common case of a resource that did
 // not change since, whose informer has no event to advance its version.
 // Versions are compared with apimachinery's resourceversion package; a
 // version that cannot be compared is never taken as caught up.
-func CaughtUp(list *metav1.PartialObjectMetadataList, store cache.Store, lastSynced string) bool {
-	if atLeast(lastSynced, list.ResourceVersion) {
+func CaughtUp(resourceVersion string, versions map[string]string, store cache.Store, lastSynced string) bool {
+	if atLeast(lastSynced, resourceVersion) {
 		return true
 	}
-	listed := make(map[string]bool, len(list.Items))
-	for i := range list.Items {
-		item := &list.Items[i]
-		key, err := cache.MetaNamespaceKeyFunc(item)
-		if err != nil {
-			return false
-		}
-		listed[key] = true
+	for key, version := range versions {
 		obj, ok, err := store.GetByKey(key)
-		if err != nil || !ok || !atLeast(versionOf(obj), item.ResourceVersion) {
+		if err != nil || !ok || !atLeast(versionOf(obj), version) {
 			return false
 		}
 	}
 	for _, key := range store.ListKeys() {
-		if listed[key] {
+		if _, read := versions[key]; read {
 			continue
 		}
 		obj, ok, err := store.GetByKey(key)
@@ -142,7 +195,7 @@ func CaughtUp(list *metav1.PartialObjectMetadataList, store cache.Store, lastSyn
 			continue
 		}
 		// Deleted before the read and still cached: the informer lags.
-		if !atLeast(versionOf(obj), list.ResourceVersion) {
+		if !atLeast(versionOf(obj), resourceVersion) {
 			return false
 		}
 	}

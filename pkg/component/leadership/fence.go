@@ -74,7 +74,7 @@ type Fence struct {
 // tracked informers must have seen after a gap (reads are never fenced).
 func NewFence(component string, lister metadata.Interface) *Fence {
 	registerOnce.Do(func() { legacyregistry.MustRegister(refusals) })
-	return &Fence{component: component, clock: clock.RealClock{}, list: metadataLister(lister)}
+	return &Fence{component: component, clock: clock.RealClock{}, list: metadataLister(lister, catchUpPageSize)}
 }
 
 // Arm closes the fence until the first renewal: from now on a write passes

@@ -50,21 +50,21 @@ func obj(name, rv string) *metav1.PartialObjectMetadata {
 	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
 }
 
-func list(rv string, items ...*metav1.PartialObjectMetadata) *metav1.PartialObjectMetadataList {
-	l := &metav1.PartialObjectMetadataList{ListMeta: metav1.ListMeta{ResourceVersion: rv}}
+func list(rv string, items ...*metav1.PartialObjectMetadata) *freshRead {
+	r := &freshRead{resourceVersion: rv, versions: map[string]string{}}
 	for _, i := range items {
-		l.Items = append(l.Items, *i)
+		r.versions[i.Namespace+"/"+i.Name] = i.ResourceVersion
 	}
-	return l
+	return r
 }
 
 // newArmed returns an armed fence on a fake clock whose catch-up reads fresh().
-func newArmed(t *testing.T, fresh func() *metav1.PartialObjectMetadataList) (*Fence, *clocktesting.FakeClock) {
+func newArmed(t *testing.T, fresh func() *freshRead) (*Fence, *clocktesting.FakeClock) {
 	t.Helper()
 	clk := clocktesting.NewFakeClock(time.Unix(1000, 0))
 	f := NewFence("test-"+strings.ToLower(t.Name()), nil)
 	f.clock = clk
-	f.list = func(context.Context, tracked) (*metav1.PartialObjectMetadataList, error) { return fresh(), nil }
+	f.list = func(context.Context, tracked, func(string) bool) (*freshRead, error) { return fresh(), nil }
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	f.Arm(ctx, validFor)
@@ -96,7 +96,7 @@ func TestUnarmedAndNilFencesLetWritesThrough(t *testing.T) {
 }
 
 func TestFenceOpensOnRenewalAndClosesAfterValidFor(t *testing.T) {
-	f, clk := newArmed(t, func() *metav1.PartialObjectMetadataList { return list("1") })
+	f, clk := newArmed(t, func() *freshRead { return list("1") })
 	if err := f.Check(); !IsFenced(err) || !strings.Contains(err.Error(), "does not hold its lease") {
 		t.Fatalf("before the first renewal: %v, want a fenced error saying the lease is not held", err)
 	}
@@ -129,9 +129,9 @@ func TestFenceOpensOnRenewalAndClosesAfterValidFor(t *testing.T) {
 func TestFenceWaitsForInformersAfterGap(t *testing.T) {
 	inf := newFakeInformer()
 	inf.set("a", "10")
-	var fresh atomic.Pointer[metav1.PartialObjectMetadataList]
+	var fresh atomic.Pointer[freshRead]
 	fresh.Store(list("10", obj("a", "10")))
-	f, clk := newArmed(t, func() *metav1.PartialObjectMetadataList { return fresh.Load() })
+	f, clk := newArmed(t, func() *freshRead { return fresh.Load() })
 	f.Track(inf, schema.GroupVersionResource{Resource: "things"}, "", "")
 	f.Renewed(clk.Now())
 	waitOpen(t, f)
@@ -179,11 +179,11 @@ func TestCaughtUp(t *testing.T) {
 		// 9 < 10 although "9" > "10" as strings.
 		{"numeric not lexical order", store(obj("a", "50"), obj("b", "90")), "9", true},
 	} {
-		if got := CaughtUp(fresh, tc.store, tc.lastSynced); got != tc.want {
+		if got := CaughtUp(fresh.resourceVersion, fresh.versions, tc.store, tc.lastSynced); got != tc.want {
 			t.Errorf("%s: CaughtUp = %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	if !CaughtUp(list("10", obj("a", "9")), store(obj("a", "9")), "9") {
+	if r := list("10", obj("a", "9")); !CaughtUp(r.resourceVersion, r.versions, store(obj("a", "9")), "9") {
 		t.Error("9 versus 10: want caught up")
 	}
 }
@@ -192,7 +192,7 @@ func TestTransportRefusesMutatingRequestsOnly(t *testing.T) {
 	var served atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { served.Add(1) }))
 	defer srv.Close()
-	f, _ := newArmed(t, func() *metav1.PartialObjectMetadataList { return list("1") })
+	f, _ := newArmed(t, func() *freshRead { return list("1") })
 	client := &http.Client{Transport: f.Wrap(http.DefaultTransport)}
 	component := f.component
 
@@ -218,7 +218,7 @@ func TestTransportRefusesMutatingRequestsOnly(t *testing.T) {
 }
 
 func TestWaitReturnsOnceWritesMayPass(t *testing.T) {
-	f, clk := newArmed(t, func() *metav1.PartialObjectMetadataList { return list("1") })
+	f, clk := newArmed(t, func() *freshRead { return list("1") })
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	if err := f.Wait(ctx); err == nil {
