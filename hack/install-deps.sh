@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what graft's tests and demo need and the machine lacks:
-#   etcd         Debian's etcd-server package
+#   etcd         Debian's etcd-server package (hack/build-etcd.sh builds the
+#                etcd 3.6 that make bench-scale runs on)
 #   apiserver    kube-apiserver, built once per machine (hack/build-kube-apiserver.sh)
 #   helm         Helm from the Go module proxy, into the cache directory
 #                (helm-path: the same, then print the binary's path)

@@ -106,7 +106,15 @@ func run(ctx context.Context, o options) error {
 	if _, err := framework.BuildBinaries(ctx, b.binDir, append(slices.Clone(daemons), "graftctl")...); err != nil {
 		return err
 	}
-	fmt.Println("starting the local control plane")
+	etcd, err := framework.EtcdBinary()
+	if err != nil {
+		return err
+	}
+	version, err := exec.CommandContext(ctx, etcd, "--version").Output()
+	if err != nil {
+		return fmt.Errorf("%s --version: %w", etcd, err)
+	}
+	fmt.Printf("starting the local control plane (%s)\n", strings.SplitN(strings.TrimSpace(string(version)), "\n", 2)[0])
 	b.cp, err = framework.StartControlPlane(ctx, framework.ControlPlaneOptions{})
 	if err != nil {
 		return err
