@@ -58,8 +58,10 @@ func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients component.C
 	r := component.NewRunner(Name, cfg.CommonConfiguration, clients, component.RunnerOptions{
 		Identity: opts.Identity, EventWriters: eventWriters, EventFlushTimeout: 5 * time.Second,
 	})
+	// The annotator only counts shoots per seed: its shoots keep their
+	// placement alone (cachetrim.Placement), seeds all but managedFields.
 	factory := graftinformers.NewSharedInformerFactoryWithOptions(clients.Graft, 0,
-		graftinformers.WithTransform(cachetrim.Transform))
+		graftinformers.WithTransform(cachetrim.Placement))
 	seeds, shoots := factory.Core().V1alpha1().Seeds(), factory.Core().V1alpha1().Shoots()
 	ctrl, err := newController(controllerOptions{
 		Client:   clients.Graft,

@@ -16,6 +16,9 @@ func Transform(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *v1alpha1.Seed:
 		// graft-capacity-annotator reads who owns status.capacity.
+	case *v1alpha1.Shoot:
+		o.ManagedFields = nil
+		internShoot(o)
 	case metav1.Object:
 		o.SetManagedFields(nil)
 	}
@@ -32,4 +35,25 @@ func After(first cache.TransformFunc) cache.TransformFunc {
 		}
 		return Transform(out)
 	}
+}
+
+// Placement is the transform of informers whose readers only count shoots
+// per seed and write no shoot back (graft-capacity-annotator): of a Shoot it
+// keeps what identifies it (namespace, name, and the resourceVersion the
+// fence's catch-up compares) and where it is placed (spec.seedName and
+// status.seedName, what algorithm.ShootCounter reads), in a new object, so
+// that the decoded one is garbage at once. Other objects get Transform.
+func Placement(obj any) (any, error) {
+	shoot, ok := obj.(*v1alpha1.Shoot)
+	if !ok {
+		return Transform(obj)
+	}
+	kept := &v1alpha1.Shoot{
+		ObjectMeta: metav1.ObjectMeta{Namespace: intern(shoot.Namespace), Name: shoot.Name, ResourceVersion: shoot.ResourceVersion},
+		Spec:       v1alpha1.ShootSpec{SeedName: shoot.Spec.SeedName},
+		Status:     v1alpha1.ShootStatus{SeedName: shoot.Status.SeedName},
+	}
+	internPtr(kept.Spec.SeedName)
+	internPtr(kept.Status.SeedName)
+	return kept, nil
 }

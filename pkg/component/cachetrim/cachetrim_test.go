@@ -2,7 +2,11 @@ package cachetrim_test
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"slices"
 	"testing"
+	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -12,7 +16,9 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/randfill"
 
+	"github.com/graft-dev/client-go/clientset/versioned/scheme"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/component/cachetrim"
 )
 
@@ -109,5 +115,101 @@ func TestAfter(t *testing.T) {
 	boom := errors.New("boom")
 	if _, err := cachetrim.After(func(any) (any, error) { return nil, boom })("raw"); !errors.Is(err, boom) {
 		t.Errorf("After passed on %v, want the conversion's error", err)
+	}
+}
+
+// TestPlacementKeepsWhatTheCounterReads fills shoots at random and checks
+// that what Placement keeps counts every shoot on the same seeds as the
+// whole object does, under the same key and resourceVersion, and that the
+// rest is gone.
+func TestPlacementKeepsWhatTheCounterReads(t *testing.T) {
+	f := randfill.New().NilChance(0.3).NumElements(1, 3)
+	whole, kept := algorithm.NewShootCounter(), algorithm.NewShootCounter()
+	var seeds []string
+	for range 200 {
+		shoot := &v1alpha1.Shoot{}
+		f.Fill(shoot)
+		// A few seed names, so that shoots share seeds and migrate.
+		for _, name := range []*string{shoot.Spec.SeedName, shoot.Status.SeedName} {
+			if name != nil {
+				*name = fmt.Sprintf("seed-%d", len(*name)%4)
+				seeds = append(seeds, *name)
+			}
+		}
+		in := shoot.DeepCopy()
+		out, err := cachetrim.Placement(shoot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		small := out.(*v1alpha1.Shoot)
+		if !apiequality.Semantic.DeepEqual(shoot, in) {
+			t.Fatal("Placement changed the shoot it was given")
+		}
+		if k1, k2 := algorithm.ShootKey(in), algorithm.ShootKey(small); k1 != k2 || small.ResourceVersion != in.ResourceVersion {
+			t.Errorf("kept %s at %s, want %s at %s", k2, small.ResourceVersion, k1, in.ResourceVersion)
+		}
+		if got, want := kept.Set(small), whole.Set(in); !slices.Equal(got, want) {
+			t.Errorf("counting the kept shoot changed seeds %v, the whole one %v", got, want)
+		}
+		if small.Labels != nil || small.Spec.Networking != nil || small.Spec.Tolerations != nil || small.Status.LastOperation != nil {
+			t.Errorf("Placement kept more than the placement: %+v", small)
+		}
+		again, _ := cachetrim.Placement(small)
+		if !apiequality.Semantic.DeepEqual(again, small) {
+			t.Error("a second Placement changed the object again")
+		}
+	}
+	for _, s := range seeds {
+		if whole.Count(s) != kept.Count(s) {
+			t.Errorf("seed %s: %d shoots counted from whole objects, %d from kept ones", s, whole.Count(s), kept.Count(s))
+		}
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m"}}}}
+	if out, _ := cachetrim.Placement(cm); out != any(cm) || cm.ManagedFields != nil {
+		t.Error("Placement does not trim other objects as Transform does")
+	}
+}
+
+// TestTransformSharesRepeatedStrings decodes the same shoot twice, as two
+// informer events would, and checks that after the transform the strings
+// shoots share point to one copy while the shoot's own name does not.
+func TestTransformSharesRepeatedStrings(t *testing.T) {
+	data, err := os.ReadFile("testdata/shoot.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode := func() *v1alpha1.Shoot {
+		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(data, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := cachetrim.Transform(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.(*v1alpha1.Shoot)
+	}
+	a, b := decode(), decode()
+	if !apiequality.Semantic.DeepEqual(a, b) {
+		t.Fatal("two decodings of one shoot differ after the transform")
+	}
+	same := func(x, y string) bool { return unsafe.StringData(x) == unsafe.StringData(y) }
+	for name, pair := range map[string][2]string{
+		"namespace":         {a.Namespace, b.Namespace},
+		"label value":       {a.Labels["project.gardener.cloud/name"], b.Labels["project.gardener.cloud/name"]},
+		"region":            {a.Spec.Region, b.Spec.Region},
+		"nodes network":     {*a.Spec.Networking.Nodes, *b.Spec.Networking.Nodes},
+		"zone":              {a.Spec.Provider.Workers[1].Zones[2], b.Spec.Provider.Workers[1].Zones[2]},
+		"seed":              {*a.Spec.SeedName, *b.Spec.SeedName},
+		"toleration":        {a.Spec.Tolerations[0].Key, b.Spec.Tolerations[0].Key},
+		"egress in status":  {a.Status.Networking.EgressCIDRs[0], b.Status.Networking.EgressCIDRs[0]},
+		"annotation (seed)": {a.Annotations[v1alpha1.AnnotationDescheduledFrom], b.Annotations[v1alpha1.AnnotationDescheduledFrom]},
+	} {
+		if !same(pair[0], pair[1]) {
+			t.Errorf("%s %q: two copies", name, pair[0])
+		}
+	}
+	if same(a.Name, b.Name) || same(a.ResourceVersion, b.ResourceVersion) {
+		t.Error("the shoot's own name or resourceVersion was interned")
 	}
 }
