@@ -21,17 +21,9 @@ if [[ ! "${ETCD_VERSION}" =~ ^v3\.[0-9]+\.[0-9]+$ ]]; then
   exit 2
 fi
 bin="${CACHE_DIR}/etcd-${ETCD_VERSION}"
-if [[ -x "${bin}" ]]; then
-  echo "${bin}"
-  exit 0
-fi
-mkdir -p "${CACHE_DIR}"
-exec 9>"${CACHE_DIR}/.etcd-${ETCD_VERSION}.lock"
-flock 9
-if [[ -x "${bin}" ]]; then
-  echo "${bin}"
-  exit 0
-fi
+# shellcheck source=hack/cache.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cache.sh"
+print_cached_or_lock "${bin}"
 
 scratch="$(mktemp -d)"
 trap 'rm -rf "${scratch}"' EXIT

@@ -23,20 +23,9 @@ if [[ ! "${GARDENER_VERSION}" =~ ^v1\.([0-9]+)\.[0-9]+$ ]]; then
 fi
 minor="${BASH_REMATCH[1]}"
 
-if [[ -x "${BIN}" ]]; then
-  echo "${BIN}"
-  exit 0
-fi
-
-mkdir -p "${CACHE_DIR}"
-# Two builds at once would only share the wait; the second finds the binary
-# once it gets the lock.
-exec 9>"${CACHE_DIR}/.gardener-apiserver-${GARDENER_VERSION}.lock"
-flock 9
-if [[ -x "${BIN}" ]]; then
-  echo "${BIN}"
-  exit 0
-fi
+# shellcheck source=hack/cache.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cache.sh"
+print_cached_or_lock "${BIN}"
 
 # Some checksum-database look-ups for these modules answer 404 through this
 # network; the module proxy's content is still verified against go.sum once
