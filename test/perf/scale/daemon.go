@@ -253,3 +253,32 @@ func readMemory(pid int) (rss, hwm int64, err error) {
 	}
 	return rss, hwm, sc.Err()
 }
+
+// clockTicks is the unit of the CPU times in /proc/<pid>/stat (USER_HZ),
+// 100 on every Linux architecture graft runs on.
+const clockTicks = 100
+
+// readCPU returns the CPU time (user and system) a process has used.
+func readCPU(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name, in parentheses, may hold spaces: the fields that
+	// follow it are counted from its closing parenthesis. utime and stime
+	// are fields 14 and 15 of the line, 12 and 13 after the name.
+	i := strings.LastIndexByte(string(data), ')')
+	fields := strings.Fields(string(data[i+1:]))
+	if i < 0 || len(fields) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+	}
+	var ticks int64
+	for _, f := range fields[11:13] {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / clockTicks, nil
+}
