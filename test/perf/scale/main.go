@@ -85,6 +85,9 @@ type result struct {
 	// spent from the daemon's start until it was ready: which side the
 	// start-up waits for.
 	readyCPU, apiCPU time.Duration
+	// auditFrom is where the audit log ended when the daemon was started:
+	// its writes are those after it.
+	auditFrom int64
 	steadyKiB        int64 // median VmRSS over the steady window
 	peakKiB        int64 // VmHWM when it was stopped
 	apiKiB         int64 // kube-apiserver's median VmRSS over the same window
@@ -206,12 +209,15 @@ func (b *bench) startMeasured(ctx context.Context, chart string) (*daemon, resul
 	if err != nil {
 		return nil, result{}, err
 	}
+	var r result
+	if r.auditFrom, err = auditSize(b.cp.AuditLog); err != nil {
+		return nil, result{}, err
+	}
 	d, err := startDaemon(ctx, b.cp.RESTConfig, b.binDir, b.dir, chart, set, setJSON)
 	if err != nil {
 		return nil, result{}, err
 	}
 	// Both at once: a daemon may lead before its informers have synced.
-	var r result
 	leading := make(chan error, 1)
 	go func() {
 		var err error
@@ -298,10 +304,6 @@ func (b *bench) measureScheduler(ctx context.Context) error {
 		return err
 	}
 	defer obs.Stop()
-	offset, err := auditSize(b.cp.AuditLog)
-	if err != nil {
-		return err
-	}
 	d, r, err := b.startMeasured(ctx, chart)
 	if err != nil {
 		return err
@@ -334,7 +336,7 @@ func (b *bench) measureScheduler(ctx context.Context) error {
 	if err := b.stop(d, &r); err != nil {
 		return err
 	}
-	ok, refused, _, err := auditWrites(b.cp.AuditLog, offset, serviceAccountUser(chart))
+	ok, refused, _, err := auditWrites(b.cp.AuditLog, r.auditFrom, serviceAccountUser(chart))
 	if err != nil {
 		return err
 	}
@@ -444,10 +446,6 @@ func (b *bench) measureAnnotator(ctx context.Context) error {
 		return err
 	}
 	fmt.Printf("%s: writing capacity and usage of %d seeds\n", chart, b.o.seeds)
-	offset, err := auditSize(b.cp.AuditLog)
-	if err != nil {
-		return err
-	}
 	d, r, err := b.startMeasured(ctx, chart)
 	if err != nil {
 		return err
@@ -490,7 +488,7 @@ func (b *bench) measureAnnotator(ctx context.Context) error {
 	if err := b.stop(d, &r); err != nil {
 		return err
 	}
-	ok, refused, _, err := auditWrites(b.cp.AuditLog, offset, serviceAccountUser(chart))
+	ok, refused, _, err := auditWrites(b.cp.AuditLog, r.auditFrom, serviceAccountUser(chart))
 	if err != nil {
 		return err
 	}
