@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 
@@ -345,13 +346,7 @@ func (d *Descheduler) evict(ctx context.Context, e eviction) bool {
 	log := klog.FromContext(ctx).WithValues("shoot", klog.KObj(e.shoot), "seed", e.seed.Name, "plugin", e.plugin)
 	reason := e.plugin + ": " + e.reason
 	shoot := e.shoot
-	patch, err := evictionPatch(shoot.ResourceVersion, e.seed.Name, reason)
-	if err != nil {
-		log.Error(err, "Encoding the eviction failed")
-		d.returnBudget(e.seed.Name)
-		d.state.addInflight(-1)
-		return false
-	}
+	patch := evictionPatch(shoot.ResourceVersion, e.seed.Name, reason)
 	if !d.reasonHolds(ctx, e) {
 		return false
 	}
@@ -411,8 +406,8 @@ func (d *Descheduler) evict(ctx context.Context, e eviction) bool {
 // and records where from and why in the shoot's annotations, on the
 // condition that the shoot is still at resourceVersion (the API server
 // answers a conflict otherwise).
-func evictionPatch(resourceVersion, seed, reason string) ([]byte, error) {
-	return json.Marshal(map[string]any{
+func evictionPatch(resourceVersion, seed, reason string) []byte {
+	patch, err := json.Marshal(map[string]any{
 		"metadata": map[string]any{
 			"resourceVersion": resourceVersion,
 			"annotations": map[string]string{
@@ -422,4 +417,6 @@ func evictionPatch(resourceVersion, seed, reason string) ([]byte, error) {
 		},
 		"spec": map[string]any{"seedName": nil},
 	})
+	utilruntime.Must(err) // strings only: encoding cannot fail
+	return patch
 }

@@ -128,7 +128,9 @@ func (f *Fence) catchUp(ctx context.Context, gap uint64, renewed time.Time) {
 		done := true
 		for i, r := range resources {
 			if reads[i] == nil {
-				past := func(rv string) bool { return r.informer.HasSynced() && atLeast(r.informer.LastSyncResourceVersion(), rv) }
+				past := func(rv string) bool {
+					return r.informer.HasSynced() && atLeast(r.informer.LastSyncResourceVersion(), rv)
+				}
 				read, err := f.list(ctx, r, past)
 				if err != nil {
 					logger.V(2).Info("Fresh read for the catch-up failed, retrying", "resource", r.gvr.String(), "err", err)

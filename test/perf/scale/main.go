@@ -88,10 +88,10 @@ type result struct {
 	// auditFrom is where the audit log ended when the daemon was started:
 	// its writes are those after it.
 	auditFrom int64
-	steadyKiB        int64 // median VmRSS over the steady window
-	peakKiB        int64 // VmHWM when it was stopped
-	apiKiB         int64 // kube-apiserver's median VmRSS over the same window
-	lines          []string
+	steadyKiB int64 // median VmRSS over the steady window
+	peakKiB   int64 // VmHWM when it was stopped
+	apiKiB    int64 // kube-apiserver's median VmRSS over the same window
+	lines     []string
 }
 
 func run(ctx context.Context, o options) error {
