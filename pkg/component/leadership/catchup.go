@@ -109,9 +109,9 @@ func (f *Fence) Track(informer Informer, gvr schema.GroupVersionResource, namesp
 	f.tracked = append(f.tracked, tracked{gvr: gvr, namespace: namespace, selector: labelSelector, informer: informer})
 }
 
-// catchUp reads every tracked resource from etcd (a LIST with
-// resourceVersion "" is a quorum read) and waits until each informer
-// reflects that read; then it opens the fence, unless another gap has begun
+// catchUp reads every tracked resource with a quorum read (a LIST with
+// resourceVersion "") once its informer has synced, and waits until each
+// informer reflects that read; then it opens the fence, unless another gap has begun
 // meanwhile (that one runs its own catch-up).
 func (f *Fence) catchUp(ctx context.Context, gap uint64, renewed time.Time) {
 	logger := klog.FromContext(ctx).WithValues("component", f.component)
@@ -128,9 +128,15 @@ func (f *Fence) catchUp(ctx context.Context, gap uint64, renewed time.Time) {
 		done := true
 		for i, r := range resources {
 			if reads[i] == nil {
-				past := func(rv string) bool {
-					return r.informer.HasSynced() && atLeast(r.informer.LastSyncResourceVersion(), rv)
+				// The fresh read waits for the informer's first sync: read
+				// beside it, the two compete for the API server (a read of
+				// 100,000 shoots costs it seconds of CPU), which delays the
+				// sync; read after it, the read is only fresher.
+				if !r.informer.HasSynced() {
+					done = false
+					continue
 				}
+				past := func(rv string) bool { return atLeast(r.informer.LastSyncResourceVersion(), rv) }
 				read, err := f.list(ctx, r, past)
 				if err != nil {
 					logger.V(2).Info("Fresh read for the catch-up failed, retrying", "resource", r.gvr.String(), "err", err)

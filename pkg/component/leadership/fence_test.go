@@ -25,13 +25,19 @@ type fakeInformer struct {
 	mu         sync.Mutex
 	store      cache.Store
 	lastSynced string
+
+	unsynced   atomic.Bool  // HasSynced is false while set
+	syncChecks atomic.Int32 // calls of HasSynced
 }
 
 func newFakeInformer() *fakeInformer {
 	return &fakeInformer{store: cache.NewStore(cache.MetaNamespaceKeyFunc)}
 }
 
-func (i *fakeInformer) HasSynced() bool       { return true }
+func (i *fakeInformer) HasSynced() bool {
+	i.syncChecks.Add(1)
+	return !i.unsynced.Load()
+}
 func (i *fakeInformer) GetStore() cache.Store { return i.store }
 func (i *fakeInformer) LastSyncResourceVersion() string {
 	i.mu.Lock()
@@ -152,6 +158,43 @@ func TestFenceWaitsForInformersAfterGap(t *testing.T) {
 	}
 	inf.set("b", "25")
 	waitOpen(t, f)
+}
+
+// The fresh read of a resource waits for its informer's first sync, so that
+// the two do not compete for the API server while a replica starts.
+func TestFreshReadWaitsForTheInformersSync(t *testing.T) {
+	inf := newFakeInformer()
+	inf.unsynced.Store(true)
+	var reads, readsUnsynced atomic.Int32
+	f, clk := newArmed(t, func() *freshRead {
+		reads.Add(1)
+		if inf.unsynced.Load() {
+			readsUnsynced.Add(1)
+		}
+		return list("10", obj("a", "10"))
+	})
+	f.Track(inf, schema.GroupVersionResource{Resource: "things"}, "", "")
+	f.Renewed(clk.Now())
+	// Several polls of the catch-up see the informer unsynced.
+	deadline := time.Now().Add(10 * time.Second)
+	for inf.syncChecks.Load() < 3 {
+		if time.Now().After(deadline) {
+			t.Fatal("the catch-up did not ask whether the informer has synced")
+		}
+		time.Sleep(catchUpPoll)
+	}
+	if n := reads.Load(); n != 0 {
+		t.Fatalf("%d fresh reads before the informer synced, want none", n)
+	}
+	if err := f.Check(); !IsFenced(err) {
+		t.Fatalf("informer not synced: %v, want fenced", err)
+	}
+	inf.set("a", "10")
+	inf.unsynced.Store(false)
+	waitOpen(t, f)
+	if reads.Load() != 1 || readsUnsynced.Load() != 0 {
+		t.Errorf("fresh reads: %d, %d of them before the sync; want one, after it", reads.Load(), readsUnsynced.Load())
+	}
 }
 
 func TestCaughtUp(t *testing.T) {
