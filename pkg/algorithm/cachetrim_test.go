@@ -35,32 +35,11 @@ func TestCacheTrimKeepsDecisions(t *testing.T) {
 		t.Fatalf("managed fields: %d served, %d cached; want some served and none cached", len(served.bound[0].ManagedFields), len(cached.bound[0].ManagedFields))
 	}
 
+	requireSameScheduling(t, served, cached)
 	a, b := served.snapshot(), cached.snapshot()
-	for _, seed := range served.seeds {
-		if a.Usage(seed.Name) != b.Usage(seed.Name) {
-			t.Errorf("usage of %s: %d served, %d cached", seed.Name, a.Usage(seed.Name), b.Usage(seed.Name))
-		}
-	}
-	for _, cfg := range []Config{
-		{Strategy: StrategySameRegion},
-		{Strategy: StrategyMinimalDistance},
-		{Strategy: StrategyMinimalDistance, ScoreWeights: map[ScorePlugin]int32{ScorePluginLeastAllocated: 3, ScorePluginMinimalDistance: 1, ScorePluginPreferNoSchedule: 1}},
-	} {
+	for _, cfg := range trimConfigs {
 		inA := Inputs{CloudProfile: served.profile, RegionConfigMap: served.regions, Config: cfg}
 		inB := Inputs{CloudProfile: cached.profile, RegionConfigMap: cached.regions, Config: cfg}
-		for i, shoot := range served.pending {
-			sa, ea := Schedule(shoot, a, inA)
-			sb, eb := Schedule(cached.pending[i], b, inB)
-			if sa != sb || fmt.Sprint(ea) != fmt.Sprint(eb) {
-				t.Errorf("%s, %v: served decides (%q, %v), cached (%q, %v)", shoot.Name, cfg, sa, ea, sb, eb)
-			}
-			var xa, xb bytes.Buffer
-			_ = FormatExplanation(&xa, Explain(shoot, a, inA))
-			_ = FormatExplanation(&xb, Explain(cached.pending[i], b, inB))
-			if xa.String() != xb.String() {
-				t.Errorf("%s, %v: explanations differ:\nserved:\n%s\ncached:\n%s", shoot.Name, cfg, xa.String(), xb.String())
-			}
-		}
 		firstSeen := func(v1alpha1.SeedTaint) time.Time { return time.Unix(1000, 0) }
 		for i, shoot := range served.bound {
 			seed := *shoot.Spec.SeedName
@@ -76,6 +55,80 @@ func TestCacheTrimKeepsDecisions(t *testing.T) {
 			}
 			if ca, cb := SeedNamesCountedFor(shoot), SeedNamesCountedFor(cached.bound[i]); !reflect.DeepEqual(ca, cb) {
 				t.Errorf("%s: counted on %v served, %v cached", shoot.Name, ca, cb)
+			}
+		}
+	}
+}
+
+// TestUnboundTrimKeepsSchedulingDecisions is TestCacheTrimKeepsDecisions
+// for graft-scheduler's informers (cachetrim.Unbound): bound shoots cached
+// as their placement alone must leave every answer the scheduler asks for
+// the same.
+func TestUnboundTrimKeepsSchedulingDecisions(t *testing.T) {
+	served := newTrimLandscape(rand.New(rand.NewPCG(7, 11)))
+	cached := served.deepCopy()
+	trim := func(obj any) any {
+		out, err := cachetrim.Unbound(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for i := range cached.seeds {
+		cached.seeds[i] = trim(cached.seeds[i]).(*v1alpha1.Seed)
+	}
+	for i := range cached.bound {
+		cached.bound[i] = trim(cached.bound[i]).(*v1alpha1.Shoot)
+	}
+	for i := range cached.pending {
+		cached.pending[i] = trim(cached.pending[i]).(*v1alpha1.Shoot)
+	}
+	cached.profile = trim(cached.profile).(*v1alpha1.CloudProfile)
+	cached.regions = trim(cached.regions).(*corev1.ConfigMap)
+	// The bound shoots must have lost what the placement does not need,
+	// the pending ones nothing but managed fields, or this proves nothing.
+	if b := cached.bound[0]; b.Spec.Region != "" || served.bound[0].Spec.Region == "" || b.Labels != nil {
+		t.Fatalf("a bound shoot cached with region %q and labels %v: want only its placement", b.Spec.Region, b.Labels)
+	}
+	if p := cached.pending[0]; p.Spec.Region != served.pending[0].Spec.Region || len(p.ManagedFields) != 0 {
+		t.Fatalf("a pending shoot cached with region %q and %d managers: want it whole but its managed fields", p.Spec.Region, len(p.ManagedFields))
+	}
+	requireSameScheduling(t, served, cached)
+}
+
+// trimConfigs are the algorithm configurations the trim tests compare under.
+var trimConfigs = []Config{
+	{Strategy: StrategySameRegion},
+	{Strategy: StrategyMinimalDistance},
+	{Strategy: StrategyMinimalDistance, ScoreWeights: map[ScorePlugin]int32{ScorePluginLeastAllocated: 3, ScorePluginMinimalDistance: 1, ScorePluginPreferNoSchedule: 1}},
+}
+
+// requireSameScheduling requires the answers graft-scheduler asks for to be
+// the same on both landscapes: every seed's usage, and under each of
+// trimConfigs the decisions and explanations for pending and evicted shoots
+// and the reservations for waiting shoots.
+func requireSameScheduling(t *testing.T, served, cached *trimLandscape) {
+	t.Helper()
+	a, b := served.snapshot(), cached.snapshot()
+	for _, seed := range served.seeds {
+		if a.Usage(seed.Name) != b.Usage(seed.Name) {
+			t.Errorf("usage of %s: %d served, %d cached", seed.Name, a.Usage(seed.Name), b.Usage(seed.Name))
+		}
+	}
+	for _, cfg := range trimConfigs {
+		inA := Inputs{CloudProfile: served.profile, RegionConfigMap: served.regions, Config: cfg}
+		inB := Inputs{CloudProfile: cached.profile, RegionConfigMap: cached.regions, Config: cfg}
+		for i, shoot := range served.pending {
+			sa, ea := Schedule(shoot, a, inA)
+			sb, eb := Schedule(cached.pending[i], b, inB)
+			if sa != sb || fmt.Sprint(ea) != fmt.Sprint(eb) {
+				t.Errorf("%s, %v: served decides (%q, %v), cached (%q, %v)", shoot.Name, cfg, sa, ea, sb, eb)
+			}
+			var xa, xb bytes.Buffer
+			_ = FormatExplanation(&xa, Explain(shoot, a, inA))
+			_ = FormatExplanation(&xb, Explain(cached.pending[i], b, inB))
+			if xa.String() != xb.String() {
+				t.Errorf("%s, %v: explanations differ:\nserved:\n%s\ncached:\n%s", shoot.Name, cfg, xa.String(), xb.String())
 			}
 		}
 		ra, rb := a.Clone(), b.Clone()

@@ -55,7 +55,7 @@ type graftAPI struct {
 
 func newGraftAPI(client versioned.Interface) *graftAPI {
 	return &graftAPI{client: client, factory: graftinformers.NewSharedInformerFactoryWithOptions(client, 0,
-		graftinformers.WithTransform(cachetrim.Transform))}
+		graftinformers.WithTransform(cachetrim.Unbound))}
 }
 
 func (g *graftAPI) informers() (shoots, seeds, profiles trackedInformer) {
@@ -116,7 +116,7 @@ func newGardenerAPI(client dynamic.Interface) (*gardenerAPI, error) {
 	}
 	g := &gardenerAPI{client: client, factory: dynamicinformer.NewDynamicSharedInformerFactory(client, 0)}
 	for _, gvr := range []schema.GroupVersionResource{gardenerShoots, gardenerSeeds, gardenerCloudProfiles} {
-		if err := g.factory.ForResource(gvr).Informer().SetTransform(cachetrim.After(fromGardener)); err != nil {
+		if err := g.factory.ForResource(gvr).Informer().SetTransform(cachetrim.After(fromGardener, cachetrim.Unbound)); err != nil {
 			return nil, fmt.Errorf("converting %s in the informer: %w", gvr.Resource, err)
 		}
 	}

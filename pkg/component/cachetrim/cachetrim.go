@@ -25,15 +25,15 @@ func Transform(obj any) (any, error) {
 	return obj, nil
 }
 
-// After returns a transform that runs first and then Transform on what it
+// After returns a transform that runs first and then then on what first
 // returned; an error of first is returned as it is.
-func After(first cache.TransformFunc) cache.TransformFunc {
+func After(first, then cache.TransformFunc) cache.TransformFunc {
 	return func(obj any) (any, error) {
 		out, err := first(obj)
 		if err != nil {
 			return nil, err
 		}
-		return Transform(out)
+		return then(out)
 	}
 }
 
@@ -56,4 +56,16 @@ func Placement(obj any) (any, error) {
 	internPtr(kept.Spec.SeedName)
 	internPtr(kept.Status.SeedName)
 	return kept, nil
+}
+
+// Unbound is the transform of informers whose readers need the whole of a
+// shoot only while it waits for a seed (graft-scheduler): a shoot with
+// spec.seedName only counts on its seeds, and gets Placement; any other
+// object gets Transform. A shoot that loses its seed arrives whole again
+// with the update that cleared spec.seedName.
+func Unbound(obj any) (any, error) {
+	if shoot, ok := obj.(*v1alpha1.Shoot); ok && shoot.Spec.SeedName != nil && *shoot.Spec.SeedName != "" {
+		return Placement(shoot)
+	}
+	return Transform(obj)
 }

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/randfill"
 
 	"github.com/graft-dev/client-go/clientset/versioned/scheme"
@@ -104,7 +105,7 @@ func TestAfter(t *testing.T) {
 	converted := &v1alpha1.Shoot{ObjectMeta: metav1.ObjectMeta{Name: "s", ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "gardenlet"}}}}
 	var gotIn any
 	convert := func(obj any) (any, error) { gotIn = obj; return converted, nil }
-	out, err := cachetrim.After(convert)("raw")
+	out, err := cachetrim.After(convert, cachetrim.Transform)("raw")
 	if err != nil || gotIn != "raw" || out != any(converted) {
 		t.Fatalf("After(convert)(raw) = %v, %v (convert saw %v); want the converted shoot", out, err, gotIn)
 	}
@@ -113,7 +114,7 @@ func TestAfter(t *testing.T) {
 	}
 
 	boom := errors.New("boom")
-	if _, err := cachetrim.After(func(any) (any, error) { return nil, boom })("raw"); !errors.Is(err, boom) {
+	if _, err := cachetrim.After(func(any) (any, error) { return nil, boom }, cachetrim.Transform)("raw"); !errors.Is(err, boom) {
 		t.Errorf("After passed on %v, want the conversion's error", err)
 	}
 }
@@ -167,6 +168,40 @@ func TestPlacementKeepsWhatTheCounterReads(t *testing.T) {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m"}}}}
 	if out, _ := cachetrim.Placement(cm); out != any(cm) || cm.ManagedFields != nil {
 		t.Error("Placement does not trim other objects as Transform does")
+	}
+}
+
+// TestUnboundKeepsWaitingShootsWhole checks that Unbound gives a shoot
+// without spec.seedName what Transform gives it, and a bound one what
+// Placement gives it.
+func TestUnboundKeepsWaitingShootsWhole(t *testing.T) {
+	pending := func() *v1alpha1.Shoot {
+		return &v1alpha1.Shoot{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "garden-p", Name: "s", ResourceVersion: "7", Labels: map[string]string{"project": "p"},
+				ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}},
+			Spec:   v1alpha1.ShootSpec{Region: "eu-west-1", Tolerations: []v1alpha1.Toleration{{Key: "k"}}},
+			Status: v1alpha1.ShootStatus{SeedName: ptr.To("old")},
+		}
+	}
+	for _, seedName := range []*string{nil, ptr.To("")} {
+		shoot := pending()
+		shoot.Spec.SeedName = seedName
+		want, _ := cachetrim.Transform(shoot.DeepCopy())
+		got, err := cachetrim.Unbound(shoot)
+		if err != nil || !apiequality.Semantic.DeepEqual(got, want) {
+			t.Errorf("spec.seedName %v: Unbound gave %+v (%v), want what Transform gives: %+v", seedName, got, err, want)
+		}
+	}
+	bound := pending()
+	bound.Spec.SeedName = ptr.To("new")
+	want, _ := cachetrim.Placement(bound.DeepCopy())
+	got, err := cachetrim.Unbound(bound)
+	if err != nil || !apiequality.Semantic.DeepEqual(got, want) {
+		t.Errorf("bound: Unbound gave %+v (%v), want what Placement gives: %+v", got, err, want)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m"}}}}
+	if out, _ := cachetrim.Unbound(cm); out != any(cm) || cm.ManagedFields != nil {
+		t.Error("Unbound does not trim other objects as Transform does")
 	}
 }
 

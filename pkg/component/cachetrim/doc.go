@@ -1,10 +1,11 @@
 // Package cachetrim owns what graft's daemons keep of an object in their
 // informer caches. Transform is the transform (client-go's
-// cache.TransformFunc) of every informer of graft-scheduler and
-// graft-descheduler, of graft-capacity-annotator's seeds, and of graftctl
-// drain's shoot informer; After composes it with a conversion that must run
-// first (graft-scheduler's conversion of Gardener's objects into graft's
-// types). Placement is the transform of graft-capacity-annotator's shoots.
+// cache.TransformFunc) of every informer of graft-descheduler, of
+// graft-capacity-annotator's seeds, and of graftctl drain's shoot informer.
+// Placement is the transform of graft-capacity-annotator's shoots, Unbound
+// that of every informer of graft-scheduler. After composes one of them
+// with a conversion that must run first (graft-scheduler's conversion of
+// Gardener's objects into graft's types).
 //
 // Transform drops metadata.managedFields, which no code path of theirs
 // reads, from every object but Seeds: the one part of a cached object that
@@ -30,4 +31,11 @@
 // counts shoots per seed (algorithm.ShootCounter) and writes no shoot.
 // Placement keeps of a Shoot its namespace, name, resourceVersion and
 // seed names, in a new object, so that the rest is garbage at once.
+//
+// graft-scheduler reads the whole of a shoot only while the shoot waits for
+// a seed (to decide, explain and bind); a bound shoot only counts on its
+// seeds, and an assumed binding is confirmed by its seed name or its
+// resourceVersion. Unbound gives a shoot with spec.seedName Placement and
+// any other object Transform; a shoot evicted from its seed comes back
+// whole with the update that cleared spec.seedName.
 package cachetrim
