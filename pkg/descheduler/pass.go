@@ -346,7 +346,6 @@ func (d *Descheduler) evict(ctx context.Context, e eviction) bool {
 	log := klog.FromContext(ctx).WithValues("shoot", klog.KObj(e.shoot), "seed", e.seed.Name, "plugin", e.plugin)
 	reason := e.plugin + ": " + e.reason
 	shoot := e.shoot
-	patch := evictionPatch(shoot.ResourceVersion, e.seed.Name, reason)
 	if !d.reasonHolds(ctx, e) {
 		return false
 	}
@@ -368,6 +367,7 @@ func (d *Descheduler) evict(ctx context.Context, e eviction) bool {
 	// fence, which refuses this write as it does any other.
 	wctx, cancelWrites := context.WithTimeout(context.WithoutCancel(ctx), evictionWriteTimeout)
 	defer cancelWrites()
+	patch := evictionPatch(shoot.ResourceVersion, e.seed.Name, reason)
 	updated, err := d.graft.CoreV1alpha1().Shoots(shoot.Namespace).Patch(wctx, shoot.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: Name})
 	switch {
 	case apierrors.IsConflict(err), apierrors.IsNotFound(err):

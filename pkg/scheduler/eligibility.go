@@ -10,10 +10,7 @@ import (
 // responsible tells whether a scheduler named schedulerName must place shoot:
 // it has no seed yet, is not being deleted, and names no other scheduler.
 func responsible(shoot *corev1alpha1.Shoot, schedulerName string) bool {
-	if shoot.Spec.SeedName != nil && *shoot.Spec.SeedName != "" {
-		return false
-	}
-	if shoot.DeletionTimestamp != nil {
+	if helper.ShootBound(shoot) || shoot.DeletionTimestamp != nil {
 		return false
 	}
 	return helper.ShootSchedulerName(shoot) == schedulerName

@@ -5,6 +5,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
 // Transform trims one object on its way into an informer's store (see the
@@ -64,7 +65,7 @@ func Placement(obj any) (any, error) {
 // object gets Transform. A shoot that loses its seed arrives whole again
 // with the update that cleared spec.seedName.
 func Unbound(obj any) (any, error) {
-	if shoot, ok := obj.(*v1alpha1.Shoot); ok && shoot.Spec.SeedName != nil && *shoot.Spec.SeedName != "" {
+	if shoot, ok := obj.(*v1alpha1.Shoot); ok && helper.ShootBound(shoot) {
 		return Placement(shoot)
 	}
 	return Transform(obj)

@@ -131,7 +131,9 @@ func (f *Fence) catchUp(ctx context.Context, gap uint64, renewed time.Time) {
 				// The fresh read waits for the informer's first sync: read
 				// beside it, the two compete for the API server (a read of
 				// 100,000 shoots costs it seconds of CPU), which delays the
-				// sync; read after it, the read is only fresher.
+				// sync; read after it, the read is only fresher. An
+				// informer stays synced once it has, so the comparison
+				// below need not ask again.
 				if !r.informer.HasSynced() {
 					done = false
 					continue
@@ -150,7 +152,7 @@ func (f *Fence) catchUp(ctx context.Context, gap uint64, renewed time.Time) {
 				reads[i], done = nil, false
 				continue
 			}
-			if !r.informer.HasSynced() || !CaughtUp(reads[i].resourceVersion, reads[i].versions, r.informer.GetStore(), r.informer.LastSyncResourceVersion()) {
+			if !CaughtUp(reads[i].resourceVersion, reads[i].versions, r.informer.GetStore(), r.informer.LastSyncResourceVersion()) {
 				done = false
 			}
 		}

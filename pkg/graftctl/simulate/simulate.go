@@ -16,6 +16,7 @@ import (
 	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
@@ -356,7 +357,7 @@ func (o *Options) pendingShoots(profiles map[string]*v1alpha1.CloudProfile) ([]*
 	var out []*v1alpha1.Shoot
 	var errs []error
 	for _, s := range o.landscape.Shoots {
-		if s.Spec.SeedName != nil && *s.Spec.SeedName != "" {
+		if helper.ShootBound(s) {
 			continue
 		}
 		doc := o.origin("Shoot", s)

@@ -256,3 +256,20 @@ func TestShootSchedulerName(t *testing.T) {
 		}
 	}
 }
+
+func TestShootBound(t *testing.T) {
+	for _, tc := range []struct {
+		seed *string
+		want bool
+	}{
+		{nil, false},
+		{ptr.To(""), false},
+		{ptr.To("seed-a"), true},
+	} {
+		shoot := &v1alpha1.Shoot{}
+		shoot.Spec.SeedName = tc.seed
+		if got := ShootBound(shoot); got != tc.want {
+			t.Errorf("ShootBound(%v) = %v, want %v", tc.seed, got, tc.want)
+		}
+	}
+}

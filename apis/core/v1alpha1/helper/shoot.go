@@ -12,3 +12,9 @@ func ShootSchedulerName(shoot *v1alpha1.Shoot) string {
 	}
 	return v1alpha1.DefaultSchedulerName
 }
+
+// ShootBound tells whether the shoot has a seed: spec.seedName set and not
+// empty. A shoot without one waits for its scheduler.
+func ShootBound(shoot *v1alpha1.Shoot) bool {
+	return shoot.Spec.SeedName != nil && *shoot.Spec.SeedName != ""
+}
