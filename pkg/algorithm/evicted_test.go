@@ -1,6 +1,7 @@
 package algorithm
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -104,8 +105,9 @@ func TestExplainLimitedStay(t *testing.T) {
 }
 
 // FitsElsewhere answers for the shoot as it will be once evicted: its target
-// is the seed the scheduler will choose, not one it would be evicted from
-// again. Whether some seed fits does not change.
+// is the seed the scheduler will choose, never one it would be evicted from
+// again. A move must leave the shoot where it may stay without a limit: with
+// only limited stays left, nothing fits, and the shoot stays where it is.
 func TestFitsElsewhereAvoidsLimitedStays(t *testing.T) {
 	const unsched = v1alpha1.SeedTaintUnschedulable
 	drain := taint(unsched, nil, v1alpha1.TaintEffectNoExecute)
@@ -119,20 +121,101 @@ func TestFitsElsewhereAvoidsLimitedStays(t *testing.T) {
 	}
 	e := ExplainElsewhere(shoot, snap, in, "a")
 	for _, r := range e.Seeds {
-		if r.Seed == "b" && (r.Filter != FilterLimitedToleration || !strings.HasPrefix(r.Message, "shoot evicted from seed a tolerates")) {
+		if r.Seed == "b" && (r.Filter != FilterLimitedToleration || !strings.Contains(r.Message, "a move must take it where it may stay without a limit")) {
 			t.Errorf("seed b: %s: %q", r.Filter, r.Message)
 		}
 	}
 
-	// With no seed where it may stay, a limited stay still fits.
+	// With no seed where it may stay, a limited stay does not fit: the
+	// shoot would only move from one limited stay to the next.
 	snap = snapshotOf(seeds(newSeed("a", drain), newSeed("b", drain), newSeed("c", allocatable(5))), append(fill("c", 5), shoot)...)
-	if got, err := FitsElsewhere(shoot, snap, in, "a"); err != nil || got != "b" {
-		t.Errorf("FitsElsewhere = %q, %v; want b", got, err)
+	got, err := FitsElsewhere(shoot, snap, in, "a")
+	var se *ScheduleError
+	if !errors.As(err, &se) || se.Filter != FilterLimitedToleration {
+		t.Fatalf("FitsElsewhere = %q, %v; want no fit for the limited stay on b", got, err)
+	}
+	if want := "0/3 seeds fit: current seed (1), no capacity (1), NoExecute tolerated only for a while (1)"; se.Short() != want {
+		t.Errorf("Short() = %q, want %q", se.Short(), want)
+	}
+	if !strings.HasPrefix(se.Error(), "none of the 1 seeds left lets the shoot stay without a limit") {
+		t.Errorf("Error() = %q", se.Error())
 	}
 
 	// Evicted before from b, the shoot is not sent back there by requireFit.
 	again := newShoot("s", limited, onSeed("a", "a"), descheduledFrom("b"))
 	if got, err := FitsElsewhere(again, snap, in, "a"); err == nil {
 		t.Errorf("FitsElsewhere = %q; want no fit: b evicted the shoot and c is full", got)
+	}
+}
+
+// A seed whose NoExecute taint the shoot tolerates for less than MinimumStay
+// is no candidate, for a new shoot, an evicted one and a move alike: the
+// toleration counts from the placement and would run out at once. Three such
+// seeds and nothing else give no seed, instead of a binding the descheduler
+// undoes at once.
+func TestTolerationRunsOut(t *testing.T) {
+	const key = "maintenance"
+	exec := taint(key, nil, v1alpha1.TaintEffectNoExecute)
+	for _, tc := range []scheduleCase{
+		{
+			name:        "tolerationSeconds 0 on every seed: no seed",
+			seeds:       seeds(newSeed("a", exec), newSeed("b", exec), newSeed("c", exec)),
+			shoot:       newShoot("s", tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](0))),
+			wantErr:     []string{"0/3 seed cluster candidate(s) are eligible"},
+			wantFilters: map[string]Filter{"a": FilterTolerationRunsOut, "b": FilterTolerationRunsOut, "c": FilterTolerationRunsOut},
+		},
+		{
+			name:        "the same for a shoot evicted from one of them",
+			seeds:       seeds(newSeed("a", exec), newSeed("b", exec), newSeed("c", exec)),
+			shoot:       newShoot("s", tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](0)), descheduledFrom("a")),
+			wantErr:     []string{"0/3 seed cluster candidate(s) are eligible"},
+			wantFilters: map[string]Filter{"a": FilterTaints, "b": FilterTolerationRunsOut, "c": FilterTolerationRunsOut},
+		},
+		{
+			name:        "59 seconds is under the minimum stay",
+			seeds:       seeds(newSeed("a", exec), newSeed("b")),
+			bound:       fill("b", 3),
+			shoot:       newShoot("s", tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](59))),
+			want:        "b",
+			wantFilters: map[string]Filter{"a": FilterTolerationRunsOut},
+		},
+		{
+			name:  "a minute is a stay: the least used seed wins",
+			seeds: seeds(newSeed("a", exec), newSeed("b")),
+			bound: fill("b", 3),
+			shoot: newShoot("s", tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](60))),
+			want:  "a",
+		},
+		{
+			name:  "the most permissive toleration counts",
+			seeds: seeds(newSeed("a", exec), newSeed("b")),
+			bound: fill("b", 3),
+			shoot: newShoot("s", tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](0)), tolerate(key, nil, "", nil)),
+			want:  "a",
+		},
+		{
+			name:        "an untolerated taint is still the reason where both apply",
+			seeds:       seeds(newSeed("a", exec, taint("other", nil, v1alpha1.TaintEffectNoSchedule)), newSeed("b")),
+			shoot:       newShoot("s", tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](0))),
+			want:        "b",
+			wantFilters: map[string]Filter{"a": FilterTaints},
+		},
+	} {
+		t.Run(tc.name, tc.run)
+	}
+
+	snap := snapshotOf(seeds(newSeed("a", exec), newSeed("b", exec), newSeed("c", exec)))
+	shoot := newShoot("s", tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](0)))
+	e := Explain(shoot, snap, Inputs{CloudProfile: cloudProfile("aws")})
+	want := "shoot tolerates the seed's NoExecute taints for less than 1m0s (maintenance:NoExecute for 0s): it would have to leave as soon as it arrived"
+	if e.Err == nil || len(e.Seeds) != 3 || e.Seeds[0].Message != want {
+		t.Fatalf("Explain: %v, %+v; want seed a rejected with %q", e.Err, e.Seeds, want)
+	}
+	if got := ShortReason(e.Err); got != "0/3 seeds fit: NoExecute tolerated under a minute (3)" {
+		t.Errorf("ShortReason = %q", got)
+	}
+	if _, err := FitsElsewhere(newShoot("s", tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](0)), onSeed("d", "d")),
+		snapshotOf(seeds(newSeed("a", exec), newSeed("d"))), Inputs{CloudProfile: cloudProfile("aws")}, "d"); err == nil {
+		t.Error("FitsElsewhere found a seed the shoot would have to leave at once")
 	}
 }

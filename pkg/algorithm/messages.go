@@ -53,6 +53,8 @@ func (r *run) headline() string {
 		return fmt.Sprintf("none of the %d seeds has at least 3 zones for hosting a shoot control plane with failure tolerance type 'zone'", n)
 	case FilterNetworks:
 		return fmt.Sprintf("0/%d seed cluster candidate(s) are eligible for scheduling", n)
+	case FilterLimitedToleration:
+		return fmt.Sprintf("none of the %d seeds left lets the shoot stay without a limit: it tolerates their NoExecute taints only for a while, and a move must take it where it may stay", n)
 	case FilterStrategy:
 		return fmt.Sprintf("no matching seed candidate found for Configuration (Cloud Profile '%s', Region '%s', SeedDeterminationStrategy '%s')",
 			r.in.CloudProfile.Name, r.shoot.Spec.Region, r.strategy)
@@ -93,6 +95,9 @@ func (r *run) message(v *verdict) string {
 				formatTaints(LimitedNoExecuteTaints(info.taints, r.tolerations)) + ")"
 		}
 		return untoleratedMessage(r.shoot, untolerated)
+	case FilterTolerationRunsOut:
+		return fmt.Sprintf("shoot tolerates the seed's NoExecute taints for less than %s (%s): it would have to leave as soon as it arrived",
+			MinimumStay, formatLimited(RunOutNoExecuteTaints(info.taints, r.tolerations), r.tolerations))
 	case FilterCapacity:
 		return fmt.Sprintf("seed does not have available capacity for shoots (%d counted, %d allocatable)", v.usage, info.allocatable)
 	case FilterStrategy:
@@ -103,6 +108,11 @@ func (r *run) message(v *verdict) string {
 		return fmt.Sprintf("seed is in region %q of provider type %q; strategy SameRegion needs region %q of provider type %q",
 			info.region, info.providerType, r.shoot.Spec.Region, r.shoot.Spec.Provider.Type)
 	case FilterLimitedToleration:
+		if r.exclude != "" {
+			return "shoot tolerates this seed's NoExecute taints only for a limited time (" +
+				formatLimited(LimitedNoExecuteTaints(info.taints, r.tolerations), r.tolerations) +
+				"); a move must take it where it may stay without a limit"
+		}
 		return "shoot evicted from seed " + r.evictedFrom() +
 			" tolerates this seed's NoExecute taints only for a limited time (" +
 			formatLimited(LimitedNoExecuteTaints(info.taints, r.tolerations), r.tolerations) +

@@ -257,8 +257,9 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 		{[]Filter{FilterShootSeedSelector}, r.checkShootSelector},
 		{[]Filter{FilterProvider}, r.checkProvider},
 		{[]Filter{FilterHighAvailability}, r.checkHighAvailability},
-		{[]Filter{FilterNetworks, FilterTaints, FilterCapacity}, r.checkCandidate},
+		{[]Filter{FilterNetworks, FilterTaints, FilterTolerationRunsOut, FilterCapacity}, r.checkCandidate},
 		{[]Filter{FilterStrategy}, r.checkStrategy},
+		{[]Filter{FilterLimitedToleration}, r.checkMoveStaysLonger},
 	}
 	alive := len(r.verdicts)
 	if alive == 0 {
@@ -402,9 +403,13 @@ func (r *run) checkCandidate(v *verdict) Filter {
 	if r.nets.overlaps(v.info, nil) {
 		return FilterNetworks
 	}
+	runsOut := false
 	for _, t := range v.info.taints {
-		if helper.TaintEffectOf(t) == v1alpha1.TaintEffectPreferNoSchedule {
+		switch helper.TaintEffectOf(t) {
+		case v1alpha1.TaintEffectPreferNoSchedule:
 			continue
+		case v1alpha1.TaintEffectNoExecute:
+			runsOut = runsOut || stayRunsOut(t, r.tolerations)
 		}
 		if !TaintTolerated(t, r.tolerations) {
 			return FilterTaints
@@ -412,6 +417,9 @@ func (r *run) checkCandidate(v *verdict) Filter {
 	}
 	if r.returnsToEvictingSeed(v.info) {
 		return FilterTaints
+	}
+	if runsOut {
+		return FilterTolerationRunsOut
 	}
 	if !r.ignoreCapacity && v.info.hasAllocatable && int64(v.usage) >= v.info.allocatable {
 		return FilterCapacity
@@ -446,6 +454,19 @@ func (r *run) evictedFrom() string {
 // tolerates only with tolerationSeconds.
 func (r *run) staysOnlyAWhile(info *seedInfo) bool {
 	return len(LimitedNoExecuteTaints(info.taints, r.tolerations)) > 0
+}
+
+// checkMoveStaysLonger is FitsElsewhere's rule that a move must leave the
+// shoot somewhere it may stay longer than where it is: the descheduler moves
+// a shoot only to a seed where no NoExecute taint limits its stay, so that a
+// shoot whose limited stay runs out stays where it is rather than going from
+// one limited stay to the next. Schedule does not apply it: a shoot without a
+// seed is better placed on a limited stay than nowhere.
+func (r *run) checkMoveStaysLonger(v *verdict) Filter {
+	if r.exclude != "" && r.staysOnlyAWhile(v.info) {
+		return FilterLimitedToleration
+	}
+	return ""
 }
 
 // setAsideLimitedStay drops, for an evicted shoot, the candidates whose

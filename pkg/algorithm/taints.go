@@ -1,6 +1,7 @@
 package algorithm
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -105,14 +106,55 @@ func LimitedNoExecuteTaints(taints []v1alpha1.SeedTaint, tolerations []v1alpha1.
 		if helper.TaintEffectOf(taint) != v1alpha1.TaintEffectNoExecute {
 			continue
 		}
-		matched, forever := false, false
-		for i := range tolerations {
-			if ToleratesTaint(tolerations[i], taint) {
-				matched = true
-				forever = forever || tolerations[i].TolerationSeconds == nil
-			}
+		if tolerated, _, limited := NoExecuteStay(taint, tolerations); tolerated && limited {
+			out = append(out, taint)
 		}
-		if matched && !forever {
+	}
+	return out
+}
+
+// NoExecuteStay is how long the tolerations let a shoot stay under one
+// NoExecute taint: not tolerated at all, for ever (limited false), or for
+// seconds from when its toleration starts to count (limited true). When
+// several tolerations match, the most permissive wins: one without
+// tolerationSeconds tolerates for ever, otherwise the longest applies.
+func NoExecuteStay(taint v1alpha1.SeedTaint, tolerations []v1alpha1.Toleration) (tolerated bool, seconds int64, limited bool) {
+	for _, toleration := range tolerations {
+		if !ToleratesTaint(toleration, taint) {
+			continue
+		}
+		if toleration.TolerationSeconds == nil {
+			return true, 0, false
+		}
+		if !tolerated || *toleration.TolerationSeconds > seconds {
+			seconds = *toleration.TolerationSeconds
+		}
+		tolerated = true
+	}
+	return tolerated, seconds, tolerated
+}
+
+// MinimumStay is the shortest stay a placement may promise a shoot: a seed
+// whose NoExecute taint the shoot tolerates for less (tolerationSeconds
+// counts from the placement) would see it evicted about as soon as it
+// arrived, so for placement such a taint counts as not tolerated
+// (FilterTolerationRunsOut). Kubernetes places a pod there and evicts it at
+// once; for a control plane every move is a migration.
+const MinimumStay = time.Minute
+
+// stayRunsOut reports whether a shoot placed on a seed with this taint now
+// would have to leave within MinimumStay.
+func stayRunsOut(taint v1alpha1.SeedTaint, tolerations []v1alpha1.Toleration) bool {
+	tolerated, seconds, limited := NoExecuteStay(taint, tolerations)
+	return tolerated && limited && seconds < int64(MinimumStay/time.Second)
+}
+
+// RunOutNoExecuteTaints returns the NoExecute taints the tolerations match
+// only for less than MinimumStay.
+func RunOutNoExecuteTaints(taints []v1alpha1.SeedTaint, tolerations []v1alpha1.Toleration) []v1alpha1.SeedTaint {
+	var out []v1alpha1.SeedTaint
+	for _, taint := range taints {
+		if helper.TaintEffectOf(taint) == v1alpha1.TaintEffectNoExecute && stayRunsOut(taint, tolerations) {
 			out = append(out, taint)
 		}
 	}
@@ -147,6 +189,10 @@ func (s NoExecuteStatus) MustLeave(now time.Time) bool {
 	return len(s.Untolerated) > 0 || (s.LimitingTaint != nil && !now.Before(s.StayUntil))
 }
 
+// maxStaySeconds is the longest toleration CheckNoExecute counts (about 290
+// years): longer ones would overflow time.Duration.
+const maxStaySeconds = int64(math.MaxInt64 / time.Second)
+
 // CheckNoExecute reports which of the seed's NoExecute taints the shoot does not
 // tolerate and, for tolerated ones whose tolerations are limited by
 // tolerationSeconds, until when the shoot may stay. firstSeen returns when a
@@ -166,21 +212,8 @@ func CheckNoExecute(shoot *v1alpha1.Shoot, seed *v1alpha1.Seed, firstSeen func(v
 		if helper.TaintEffectOf(taint) != v1alpha1.TaintEffectNoExecute {
 			continue
 		}
-		matched, forever := false, false
-		var longest int64
-		for _, toleration := range tolerations {
-			if !ToleratesTaint(toleration, taint) {
-				continue
-			}
-			if toleration.TolerationSeconds == nil {
-				forever = true
-				break
-			}
-			if !matched || *toleration.TolerationSeconds > longest {
-				longest = *toleration.TolerationSeconds
-			}
-			matched = true
-		}
+		matched, longest, limited := NoExecuteStay(taint, tolerations)
+		forever := matched && !limited
 		switch {
 		case forever:
 			continue
@@ -193,7 +226,8 @@ func CheckNoExecute(shoot *v1alpha1.Shoot, seed *v1alpha1.Seed, firstSeen func(v
 			}
 			until := seen
 			if longest > 0 {
-				until = seen.Add(time.Duration(longest) * time.Second)
+				// Beyond what a Duration holds the stay has no end in sight.
+				until = seen.Add(time.Duration(min(longest, maxStaySeconds)) * time.Second)
 			}
 			if status.LimitingTaint == nil || until.Before(status.StayUntil) {
 				status.StayUntil = until

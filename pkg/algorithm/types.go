@@ -135,13 +135,19 @@ const (
 	FilterNetworks Filter = "Networks"
 	// FilterTaints rejects seeds with untolerated NoSchedule or NoExecute taints.
 	FilterTaints Filter = "Taints"
+	// FilterTolerationRunsOut rejects seeds with a NoExecute taint the shoot
+	// tolerates for less than MinimumStay: placed there, it would have to
+	// leave at once.
+	FilterTolerationRunsOut Filter = "TolerationRunsOut"
 	// FilterCapacity rejects seeds whose allocatable shoots are used up.
 	FilterCapacity Filter = "Capacity"
 	// FilterStrategy rejects seeds the strategy does not allow (region, provider type).
 	FilterStrategy Filter = "Strategy"
-	// FilterLimitedToleration sets aside, for a shoot the descheduler
-	// evicted, seeds with NoExecute taints it tolerates only for a limited
-	// time (tolerationSeconds), because candidates where it may stay are left.
+	// FilterLimitedToleration rejects, for FitsElsewhere, seeds with NoExecute
+	// taints the shoot tolerates only for a limited time (tolerationSeconds):
+	// a move must leave it where it may stay. For a shoot the descheduler
+	// evicted, Schedule sets such seeds aside when candidates where it may
+	// stay are left.
 	FilterLimitedToleration Filter = "LimitedToleration"
 	// FilterPreferNoSchedule sets aside seeds with untolerated PreferNoSchedule
 	// taints because candidates without them are left.
@@ -239,6 +245,7 @@ var filterShort = map[Filter]string{
 	FilterHighAvailability:         "fewer than 3 zones",
 	FilterNetworks:                 "networks overlap",
 	FilterTaints:                   "taints not tolerated",
+	FilterTolerationRunsOut:        "NoExecute tolerated under a minute",
 	FilterCapacity:                 "no capacity",
 	FilterStrategy:                 "strategy",
 	FilterLimitedToleration:        "NoExecute tolerated only for a while",
@@ -250,7 +257,7 @@ var filterShort = map[Filter]string{
 
 var filterOrderList = []Filter{
 	FilterExcluded, FilterUsable, FilterCloudProfileSeedSelector, FilterShootSeedSelector, FilterProvider,
-	FilterHighAvailability, FilterNetworks, FilterTaints, FilterCapacity, FilterStrategy,
+	FilterHighAvailability, FilterNetworks, FilterTaints, FilterTolerationRunsOut, FilterCapacity, FilterStrategy,
 	FilterLimitedToleration, FilterPreferNoSchedule, FilterMinimalDistance, FilterLeastUsed, FilterScore,
 }
 

@@ -48,6 +48,16 @@ const (
 	AnnotationDescheduledReason = "graft.dev/descheduled-reason"
 	// AnnotationEvict set to "false" protects a shoot from capacity evictions.
 	AnnotationEvict = "graft.dev/evict"
+	// AnnotationPlacedOn records, in the binding that sets spec.seedName, the
+	// seed and the time the shoot was placed there ("seed@RFC3339"): a
+	// toleration of a NoExecute taint already on that seed counts from then,
+	// also for a graft-descheduler started later.
+	AnnotationPlacedOn = "graft.dev/placed-on"
+	// AnnotationEvictions records, in each eviction, the shoot's recent
+	// evictions (a JSON list of seed, cause and time), so that no shoot is
+	// evicted twice for the same cause within graft-descheduler's
+	// repeatEvictionWindow, across restarts and failovers.
+	AnnotationEvictions = "graft.dev/evictions"
 )
 
 // DefaultSchedulerName is the scheduler responsible for shoots without spec.schedulerName.
