@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,8 +36,9 @@ type coreAPI interface {
 	getSeed(ctx context.Context, name string) (*corev1alpha1.Seed, error)
 	getShoot(ctx context.Context, namespace, name string) (*corev1alpha1.Shoot, error)
 	// bind sets the shoot's spec.seedName, preconditioned on what the
-	// decision read, and returns the bound shoot.
-	bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string) (*corev1alpha1.Shoot, error)
+	// decision read, and returns the bound shoot. at is the placement's
+	// time, which graft's API records with it (graft.dev/placed-on).
+	bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, at time.Time) (*corev1alpha1.Shoot, error)
 	// patchShootStatus merge-patches the shoot's status subresource.
 	patchShootStatus(ctx context.Context, namespace, name string, patch []byte) (*corev1alpha1.Shoot, error)
 }
@@ -77,9 +79,9 @@ func (g *graftAPI) getShoot(ctx context.Context, namespace, name string) (*corev
 }
 
 // bind sends the patches of bindingAttempts in turn.
-func (g *graftAPI) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string) (bound *corev1alpha1.Shoot, err error) {
+func (g *graftAPI) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, at time.Time) (bound *corev1alpha1.Shoot, err error) {
 	client := g.client.CoreV1alpha1().Shoots(shoot.Namespace)
-	for _, b := range bindingAttempts(shoot, seed) {
+	for _, b := range bindingAttempts(shoot, seed, at) {
 		bound, err = client.Patch(ctx, shoot.Name, b.patchType, b.patch, metav1.PatchOptions{})
 		// Only a failed test (422) leads to the next attempt; a conflict,
 		// success or any other error ends the binding.
@@ -193,8 +195,9 @@ func (g *gardenerAPI) getShoot(ctx context.Context, namespace, name string) (*co
 // bind binds through the shoots/binding subresource, as Gardener's scheduler
 // does (shootbinding.Bind), preconditioned on the version the decision read.
 // A shoot that changed in between is not bound: the write fails with a
-// conflict and the informer brings the new version.
-func (g *gardenerAPI) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string) (*corev1alpha1.Shoot, error) {
+// conflict and the informer brings the new version. The binding subresource
+// takes the seed alone: the placement's time is not recorded.
+func (g *gardenerAPI) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, _ time.Time) (*corev1alpha1.Shoot, error) {
 	bound, err := shootbinding.Bind(ctx, g.client.Resource(gardenerShoots).Namespace(shoot.Namespace), shoot.Name, shoot.ResourceVersion, seed, metav1.UpdateOptions{})
 	if err != nil {
 		return nil, err

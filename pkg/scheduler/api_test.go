@@ -3,6 +3,7 @@ package scheduler
 import (
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -138,7 +139,7 @@ func TestGardenerBindUsesBindingSubresource(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			bound, err := api.bind(t.Context(), decided, "seed-a")
+			bound, err := api.bind(t.Context(), decided, "seed-a", time.Now())
 
 			var updates []k8stesting.UpdateAction
 			for _, a := range dyn.Actions() {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+	"time"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
 var errConflict = errors.New("conflict: resourceVersion changed")
@@ -135,7 +137,7 @@ func TestBindingTestsWhatTheDecisionReads(t *testing.T) {
 			if !apiequality.Semantic.DeepEqual(current, c.read) {
 				current.ResourceVersion = "2"
 			}
-			attempts := bindingAttempts(c.read, "new")
+			attempts := bindingAttempts(c.read, "new", placedAt)
 			bound, err := applyBinding(t, attempts, current)
 			if c.refused {
 				if err == nil {
@@ -145,6 +147,15 @@ func TestBindingTestsWhatTheDecisionReads(t *testing.T) {
 				t.Fatalf("refused: %v", err)
 			} else if ptr.Deref(bound.Spec.SeedName, "") != "new" {
 				t.Errorf("spec.seedName %v after the binding, want new", bound.Spec.SeedName)
+			} else if at, ok := helper.PlacedOn(bound, "new"); !ok || !at.Equal(placedAt) {
+				t.Errorf("%s = %q after the binding, want the placement on new at %s", corev1alpha1.AnnotationPlacedOn,
+					bound.Annotations[corev1alpha1.AnnotationPlacedOn], placedAt)
+			} else {
+				for k, v := range c.read.Annotations {
+					if bound.Annotations[k] != v {
+						t.Errorf("annotation %s = %q after the binding, want %q as read", k, bound.Annotations[k], v)
+					}
+				}
 			}
 			sent := len(attempts)
 			for i, b := range attempts {
@@ -177,7 +188,7 @@ func TestEvictedShootBoundWhenItsStatusLandsBetweenAttempts(t *testing.T) {
 	landed.Status.LastOperation = &corev1alpha1.LastOperation{Type: corev1alpha1.LastOperationTypeMigrate, State: corev1alpha1.LastOperationStatePending}
 	landed.ResourceVersion = "2"
 
-	attempts := bindingAttempts(read, "new")
+	attempts := bindingAttempts(read, "new", placedAt)
 	apply := func(b binding, current *corev1alpha1.Shoot) error {
 		if b.patchType != types.JSONPatchType {
 			t.Fatalf("reached the resourceVersion binding (%s)", b.patchType)
@@ -202,3 +213,6 @@ func TestEvictedShootBoundWhenItsStatusLandsBetweenAttempts(t *testing.T) {
 		t.Fatal("the second attempt applied to a shoot without status")
 	}
 }
+
+// placedAt is the placement time the binding tests record.
+var placedAt = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"sync"
 	"time"
@@ -25,6 +26,7 @@ import (
 	graftlisters "github.com/graft-dev/client-go/listers/core/v1alpha1"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/component/cachetrim"
@@ -293,7 +295,7 @@ func (s *Scheduler) syncHandler(ctx context.Context, key string) error {
 			return err
 		}
 	}
-	boundRV, err := s.bind(ctx, shoot, seed)
+	boundRV, err := s.bind(ctx, shoot, seed, s.now())
 	if err != nil {
 		s.cache.bindFailed(key, s.currentShoot(key))
 		s.metrics.scheduleAttempts.WithLabelValues(resultError).Inc()
@@ -383,8 +385,8 @@ var errSeedChanged = errors.New("the seed changed since the cache saw it")
 // On Gardener the binding goes through shoots/binding, preconditioned on the
 // whole resourceVersion (see gardenerAPI.bind), and Gardener's binding clears
 // a Create/Pending lastOperation itself.
-func (s *Scheduler) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string) (boundRV string, err error) {
-	bound, err := s.api.bind(ctx, shoot, seed)
+func (s *Scheduler) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, at time.Time) (boundRV string, err error) {
+	bound, err := s.api.bind(ctx, shoot, seed, at)
 	if err != nil {
 		return "", err
 	}
@@ -416,15 +418,20 @@ type binding struct {
 //     the second tests the fields the decision read in it: a status is never
 //     removed, so an unchanged shoot is bound by one of them, and in the
 //     common case by the first, with no refused write.
-func bindingAttempts(shoot *corev1alpha1.Shoot, seed string) []binding {
-	versioned := binding{types.MergePatchType, versionedBinding(shoot, seed)}
+//
+// Each records the placement in graft.dev/placed-on (seed and time), so
+// that a toleration of a NoExecute taint already on the seed counts from
+// the placement also for a graft-descheduler that starts later.
+func bindingAttempts(shoot *corev1alpha1.Shoot, seed string, at time.Time) []binding {
+	placed := helper.FormatPlacement(seed, at)
+	versioned := binding{types.MergePatchType, versionedBinding(shoot, seed, placed)}
 	if !apiequality.Semantic.DeepEqual(shoot.Status, corev1alpha1.ShootStatus{}) {
-		return []binding{testedBinding(shoot, seed, statusTests(shoot)), versioned}
+		return []binding{testedBinding(shoot, seed, placed, statusTests(shoot)), versioned}
 	}
 	if _, evicted := shoot.Annotations[corev1alpha1.AnnotationDescheduledFrom]; evicted {
 		return []binding{
-			testedBinding(shoot, seed, []jsonPatchOp{{"test", "/status", nil}}),
-			testedBinding(shoot, seed, statusTests(shoot)),
+			testedBinding(shoot, seed, placed, []jsonPatchOp{{"test", "/status", nil}}),
+			testedBinding(shoot, seed, placed, statusTests(shoot)),
 			versioned,
 		}
 	}
@@ -451,8 +458,10 @@ func statusTests(shoot *corev1alpha1.Shoot) []jsonPatchOp {
 
 // testedBinding returns the binding of shoot to seed as a JSON patch that
 // first tests each metadata field the decision read (the spec through the
-// generation) against the value read, then the status tests.
-func testedBinding(shoot *corev1alpha1.Shoot, seed string, status []jsonPatchOp) binding {
+// generation) against the value read, then the status tests. The
+// annotations, tested equal to those read, are written back with the
+// placement added (a JSON patch cannot add a key to a map that may be absent).
+func testedBinding(shoot *corev1alpha1.Shoot, seed, placed string, status []jsonPatchOp) binding {
 	ops := append([]jsonPatchOp{
 		{"test", "/metadata/uid", orNull(shoot.UID)},
 		{"test", "/metadata/generation", orNull(shoot.Generation)},
@@ -460,7 +469,12 @@ func testedBinding(shoot *corev1alpha1.Shoot, seed string, status []jsonPatchOp)
 		{"test", "/metadata/labels", shoot.Labels},
 		{"test", "/metadata/annotations", shoot.Annotations},
 	}, status...)
-	patch, err := json.Marshal(append(ops, jsonPatchOp{"add", "/spec/seedName", seed}))
+	annotations := make(map[string]string, len(shoot.Annotations)+1)
+	maps.Copy(annotations, shoot.Annotations)
+	annotations[corev1alpha1.AnnotationPlacedOn] = placed
+	patch, err := json.Marshal(append(ops,
+		jsonPatchOp{"add", "/metadata/annotations", annotations},
+		jsonPatchOp{"add", "/spec/seedName", seed}))
 	utilruntime.Must(err)
 	return binding{types.JSONPatchType, patch}
 }
@@ -477,10 +491,13 @@ func orNull[T comparable](v T) any {
 
 // versionedBinding returns the binding of shoot to seed as a merge patch
 // preconditioned on the resourceVersion read.
-func versionedBinding(shoot *corev1alpha1.Shoot, seed string) []byte {
+func versionedBinding(shoot *corev1alpha1.Shoot, seed, placed string) []byte {
 	patch, err := json.Marshal(map[string]any{
-		"metadata": map[string]any{"resourceVersion": shoot.ResourceVersion},
-		"spec":     map[string]any{"seedName": seed},
+		"metadata": map[string]any{
+			"resourceVersion": shoot.ResourceVersion,
+			"annotations":     map[string]string{corev1alpha1.AnnotationPlacedOn: placed},
+		},
+		"spec": map[string]any{"seedName": seed},
 	})
 	utilruntime.Must(err)
 	return patch
