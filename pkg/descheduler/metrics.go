@@ -14,6 +14,13 @@ const (
 	ResultDryRun = "dry_run"
 	// ResultSkippedNoFit is a candidate left in place because no other seed fits it.
 	ResultSkippedNoFit = "skipped_no_fit"
+	// ResultSkippedLimitedStay is a candidate left in place because the only
+	// seeds that fit it elsewhere would let it stay for a limited time only.
+	ResultSkippedLimitedStay = "skipped_limited_stay"
+	// ResultHeldRepeat is an eviction held back because the shoot was evicted
+	// for the same cause within repeatEvictionWindow: the guard against
+	// eviction loops, which should never have to act.
+	ResultHeldRepeat = "held_repeat"
 	// ResultConflict is an eviction lost to a concurrent change of the shoot.
 	ResultConflict = "conflict"
 	// ResultError is an eviction the API server refused for another reason.
@@ -35,7 +42,7 @@ type Metrics struct {
 func newMetrics() (*Metrics, []metrics.Registerable) {
 	m := &Metrics{
 		Evictions: component.NewCounterVec("graft_descheduler_evictions_total",
-			"Eviction attempts of graft-descheduler by plugin and result (evicted, dry_run, skipped_no_fit, conflict, error).", "plugin", "result"),
+			"Eviction attempts of graft-descheduler by plugin and result (evicted, dry_run, skipped_no_fit, skipped_limited_stay, held_repeat, conflict, error).", "plugin", "result"),
 		PassDuration: component.NewHistogram("graft_descheduler_pass_duration_seconds",
 			"Duration of one descheduler pass over seeds, writes included.", metrics.ExponentialBuckets(0.001, 4, 10)),
 		PendingEvicted: component.NewGauge("graft_descheduler_pending_evicted",

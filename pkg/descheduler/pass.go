@@ -3,6 +3,7 @@ package descheduler
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
 )
@@ -33,6 +35,8 @@ type eviction struct {
 	seed   *v1alpha1.Seed
 	plugin string
 	reason string
+	// cause is what the eviction is recorded under (plugin: Candidate.Cause).
+	cause  string
 	target string
 	// recheck tells whether the plugin still wants the shoot off the seed as
 	// it is now (read from the API server right before the write).
@@ -183,6 +187,15 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 		return true
 	}
 	log := r.log.WithValues("shoot", klog.KObj(c.Shoot), "seed", seed.Name, "plugin", plugin)
+	cause := plugin + ": " + c.Cause
+	if until, held := d.evictedBefore(c.Shoot, seed.Name, cause); held {
+		if !r.once {
+			r.d.queue.AddAfter(seed.Name, until.Sub(d.clock.Now())+requeueSlack)
+		}
+		d.skip(c.Shoot, plugin, ResultHeldRepeat, fmt.Sprintf("%s wants the shoot off seed %s (%s), but it was evicted from that seed for the same cause (%s) less than %s ago: held until %s, so that it does not move back and forth",
+			plugin, seed.Name, c.Reason, cause, d.repeatWindow(), until.UTC().Format(time.RFC3339)))
+		return true
+	}
 	if !d.takeBudget(seed.Name) {
 		log.V(2).Info("Eviction budget of this pass used up; waiting for the next pass",
 			"maxEvictionsPerSeed", *d.cfg.MaxEvictionsPerSeed, "maxEvictionsTotal", *d.cfg.MaxEvictionsTotal)
@@ -205,8 +218,14 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 	if err != nil && *d.cfg.RequireFit && !c.Force {
 		d.returnBudget(seed.Name)
 		d.hold(seed.Name)
-		d.skip(c.Shoot, plugin, fmt.Sprintf("%s wants the shoot off seed %s (%s), but no other seed fits: %s",
-			plugin, seed.Name, c.Reason, algorithm.ShortReason(err)))
+		result, why := ResultSkippedNoFit, "no other seed fits"
+		var se *algorithm.ScheduleError
+		if errors.As(err, &se) && se.Filter == algorithm.FilterLimitedToleration {
+			// Moving would only trade one limited stay for another.
+			result, why = ResultSkippedLimitedStay, "the seeds that fit elsewhere would let it stay only for a limited time, so it stays"
+		}
+		d.skip(c.Shoot, plugin, result, fmt.Sprintf("%s wants the shoot off seed %s (%s), but %s: %s",
+			plugin, seed.Name, c.Reason, why, algorithm.ShortReason(err)))
 		return true
 	}
 	r.evicted.Insert(key)
@@ -216,7 +235,7 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 	if c.Shoot.Status.SeedName != nil && *c.Shoot.Status.SeedName == seed.Name {
 		r.leaving[seed.Name]++
 	}
-	e := eviction{shoot: c.Shoot, seed: seed, plugin: plugin, reason: c.Reason, target: target, recheck: recheck}
+	e := eviction{shoot: c.Shoot, seed: seed, plugin: plugin, reason: c.Reason, cause: cause, target: target, recheck: recheck}
 	if d.cfg.DryRun {
 		r.dryPending++
 		where := "no seed fits it now"
@@ -275,10 +294,11 @@ func (d *Descheduler) returnBudget(seed string) {
 	d.total--
 }
 
-// skip emits EvictionSkipped, once per distinct message and shoot.
-func (d *Descheduler) skip(shoot *v1alpha1.Shoot, plugin, msg string) {
+// skip counts a candidate left in place under result and emits
+// EvictionSkipped, once per distinct message and shoot.
+func (d *Descheduler) skip(shoot *v1alpha1.Shoot, plugin, result, msg string) {
 	key := algorithm.ShootKey(shoot)
-	d.metrics.Evictions.WithLabelValues(plugin, ResultSkippedNoFit).Inc()
+	d.metrics.Evictions.WithLabelValues(plugin, result).Inc()
 	d.mu.Lock()
 	same := d.skipped[key] == msg
 	d.skipped[key] = msg
@@ -367,7 +387,8 @@ func (d *Descheduler) evict(ctx context.Context, e eviction) bool {
 	// fence, which refuses this write as it does any other.
 	wctx, cancelWrites := context.WithTimeout(context.WithoutCancel(ctx), evictionWriteTimeout)
 	defer cancelWrites()
-	patch := evictionPatch(shoot.ResourceVersion, e.seed.Name, reason)
+	record := helper.RecordEviction(shoot, helper.Eviction{Seed: e.seed.Name, Cause: e.cause, At: d.clock.Now()}, d.repeatWindow())
+	patch := evictionPatch(shoot.ResourceVersion, e.seed.Name, reason, record)
 	updated, err := d.graft.CoreV1alpha1().Shoots(shoot.Namespace).Patch(wctx, shoot.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: Name})
 	switch {
 	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
@@ -403,20 +424,57 @@ func (d *Descheduler) evict(ctx context.Context, e eviction) bool {
 }
 
 // evictionPatch is the merge patch of an eviction: it clears spec.seedName
-// and records where from and why in the shoot's annotations, on the
-// condition that the shoot is still at resourceVersion (the API server
+// and records where from and why in the shoot's annotations, with the
+// shoot's recent evictions (graft.dev/evictions, for the repeat guard), on
+// the condition that the shoot is still at resourceVersion (the API server
 // answers a conflict otherwise).
-func evictionPatch(resourceVersion, seed, reason string) []byte {
+func evictionPatch(resourceVersion, seed, reason, evictions string) []byte {
 	patch, err := json.Marshal(map[string]any{
 		"metadata": map[string]any{
 			"resourceVersion": resourceVersion,
 			"annotations": map[string]string{
 				v1alpha1.AnnotationDescheduledFrom:   seed,
 				v1alpha1.AnnotationDescheduledReason: reason,
+				v1alpha1.AnnotationEvictions:         evictions,
 			},
 		},
 		"spec": map[string]any{"seedName": nil},
 	})
 	utilruntime.Must(err) // strings only: encoding cannot fail
 	return patch
+}
+
+// evictedBefore reports whether the shoot's graft.dev/evictions records an
+// eviction from seed for cause within repeatEvictionWindow, and until when
+// that holds another one back. The record is written with each eviction,
+// so the guard survives restarts and failovers. A record dated further in
+// the future than clocks drift apart was not written by an eviction and
+// holds nothing back: a shoot cannot buy itself a stay that way.
+func (d *Descheduler) evictedBefore(shoot *v1alpha1.Shoot, seed, cause string) (time.Time, bool) {
+	window := d.repeatWindow()
+	if window <= 0 {
+		return time.Time{}, false
+	}
+	now := d.clock.Now()
+	var until time.Time
+	for _, e := range helper.Evictions(shoot) {
+		if e.Seed != seed || e.Cause != cause || e.At.After(now.Add(maxClockSkew)) {
+			continue
+		}
+		if end := e.At.Add(window); end.After(now) && end.After(until) {
+			until = end
+		}
+	}
+	return until, !until.IsZero()
+}
+
+// maxClockSkew is how far ahead of ours an eviction record's time may be.
+const maxClockSkew = time.Minute
+
+// repeatWindow is repeatEvictionWindow, 0 (off) when unset.
+func (d *Descheduler) repeatWindow() time.Duration {
+	if d.cfg.RepeatEvictionWindow == nil {
+		return 0
+	}
+	return d.cfg.RepeatEvictionWindow.Duration
 }

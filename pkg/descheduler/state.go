@@ -238,14 +238,15 @@ func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, infl
 		switch a, ok := st.arrived[key]; {
 		case !ok && old == nil:
 			// The first sight of the shoot, at start-up or when it was
-			// created: when it came to its seed is not known, only that it
-			// was not before its creation. Taking now would start every
-			// toleration over with each restart; the taint's timeAdded
-			// counts instead.
-			st.arrived[key] = arrival{seed: *s.Spec.SeedName, at: s.CreationTimestamp.Time}
+			// created: it came to its seed when its binding recorded
+			// (graft.dev/placed-on), or, without that record, not before its
+			// creation. Taking now would start every toleration over with
+			// each restart.
+			st.arrived[key] = arrival{seed: *s.Spec.SeedName, at: placedOn(s, s.CreationTimestamp.Time, now)}
 		case !ok || a.seed != *s.Spec.SeedName:
-			// Seen moving here: the shoot gets its full tolerationSeconds.
-			st.arrived[key] = arrival{seed: *s.Spec.SeedName, at: now}
+			// Seen moving here: the shoot gets its full tolerationSeconds,
+			// from its binding's time when recorded.
+			st.arrived[key] = arrival{seed: *s.Spec.SeedName, at: placedOn(s, now, now)}
 		}
 	} else {
 		delete(st.arrived, key)
@@ -265,6 +266,17 @@ func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, infl
 		st.waiting.Delete(key)
 	}
 	return wasPending && !st.pending.Has(key), st.pending.Len()
+}
+
+// placedOn is when the shoot came to its spec.seedName as its binding
+// recorded it, or otherwise: a record outside [creation, now] is not taken
+// (the shoot was not placed before it existed nor after we saw it there).
+func placedOn(s *v1alpha1.Shoot, otherwise, now time.Time) time.Time {
+	at, ok := helper.PlacedOn(s, *s.Spec.SeedName)
+	if !ok || at.Before(s.CreationTimestamp.Time.Truncate(time.Second)) || at.After(now) {
+		return otherwise
+	}
+	return at
 }
 
 func (st *state) removeShoot(key string) {

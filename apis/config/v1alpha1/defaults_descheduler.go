@@ -27,6 +27,9 @@ const (
 	// DefaultMaxPendingEvicted is the default number of evicted shoots that may
 	// wait for a seed before evictions stop.
 	DefaultMaxPendingEvicted = 10
+	// DefaultRepeatEvictionWindow is the default time a shoot is not evicted
+	// again for the same cause.
+	DefaultRepeatEvictionWindow = 10 * time.Minute
 	// DefaultConcurrentEvictions is the default number of evictions written at once.
 	DefaultConcurrentEvictions = 4
 )
@@ -61,6 +64,9 @@ func (c *DeschedulerConfiguration) Default() {
 	}
 	if c.MaxPendingEvicted == nil {
 		c.MaxPendingEvicted = ptr.To[int32](DefaultMaxPendingEvicted)
+	}
+	if c.RepeatEvictionWindow == nil {
+		c.RepeatEvictionWindow = &metav1.Duration{Duration: DefaultRepeatEvictionWindow}
 	}
 	if c.ConcurrentEvictions == 0 {
 		c.ConcurrentEvictions = DefaultConcurrentEvictions

@@ -52,6 +52,16 @@ type DeschedulerConfiguration struct {
 	// 0 means no limit. Default 10.
 	// +optional
 	MaxPendingEvicted *int32 `json:"maxPendingEvicted,omitempty"`
+	// RepeatEvictionWindow is how long a shoot is not evicted again for the
+	// same cause (the same plugin, seed and taint) after an eviction. The
+	// other rules already keep a shoot from moving back and forth (a move
+	// must leave it where it may stay longer); this is the guard should they
+	// fail, counted durably in the shoot's graft.dev/evictions annotation.
+	// Held evictions count in graft_descheduler_evictions_total with result
+	// held_repeat, which should stay at zero. 0 turns the guard off.
+	// Default 10m.
+	// +optional
+	RepeatEvictionWindow *metav1.Duration `json:"repeatEvictionWindow,omitempty"`
 	// ConcurrentEvictions is how many evictions are written at the same time.
 	// Default 4.
 	// +optional

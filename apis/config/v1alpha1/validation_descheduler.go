@@ -15,6 +15,9 @@ func (c *DeschedulerConfiguration) Validate() field.ErrorList {
 	if c.Interval != nil && c.Interval.Duration < 0 {
 		errs = append(errs, field.Invalid(field.NewPath("interval"), c.Interval.Duration.String(), "must not be negative (0 runs one pass)"))
 	}
+	if w := c.RepeatEvictionWindow; w != nil && w.Duration < 0 {
+		errs = append(errs, field.Invalid(field.NewPath("repeatEvictionWindow"), w.Duration.String(), "must not be negative (0 turns the guard off)"))
+	}
 	for _, p := range []struct {
 		name  string
 		value *int32

@@ -183,6 +183,11 @@ func (in *DeschedulerConfiguration) DeepCopyInto(out *DeschedulerConfiguration) 
 		*out = new(int32)
 		**out = **in
 	}
+	if in.RepeatEvictionWindow != nil {
+		in, out := &in.RepeatEvictionWindow, &out.RepeatEvictionWindow
+		*out = new(metav1.Duration)
+		**out = **in
+	}
 	if in.ScoreWeights != nil {
 		in, out := &in.ScoreWeights, &out.ScoreWeights
 		*out = new(ScoreWeights)

@@ -39,6 +39,11 @@ type Candidate struct {
 	Shoot *v1alpha1.Shoot
 	// Reason says why, for the annotation, the Event and lastOperation.
 	Reason string
+	// Cause is what the plugin acts on, the same in every pass while it
+	// holds (a taint, "over capacity"): with the plugin and the seed it is
+	// what an eviction is recorded under, so that no shoot is evicted twice
+	// for the same cause within repeatEvictionWindow.
+	Cause string
 	// Force evicts even when no other seed fits the shoot (overrides requireFit).
 	Force bool
 }

@@ -26,11 +26,13 @@ type fate struct {
 }
 
 // fateOf applies the seed's NoExecute taints to a shoot: a toleration counts
-// from the taint's timeAdded, or from taintedAt for a taint without one (see
-// taintclock.Start), as graft-descheduler counts it.
+// from the taint's timeAdded, or from taintedAt for a taint without one, or
+// from the shoot's placement on the seed (graft.dev/placed-on) when that is
+// later (see taintclock.Start), as graft-descheduler counts it.
 func fateOf(shoot *corev1alpha1.Shoot, seed *corev1alpha1.Seed, taintedAt time.Time) fate {
+	placed, _ := helper.PlacedOn(shoot, seed.Name)
 	status := algorithm.CheckNoExecute(shoot, seed, func(t corev1alpha1.SeedTaint) time.Time {
-		return taintclock.Start(t, taintedAt, time.Time{})
+		return taintclock.Start(t, taintedAt, placed)
 	})
 	switch {
 	case len(status.Untolerated) > 0:

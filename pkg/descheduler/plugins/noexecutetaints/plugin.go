@@ -50,6 +50,7 @@ func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
 			untolerated = append(untolerated, framework.Candidate{
 				Shoot:  shoot,
 				Reason: fmt.Sprintf("seed %s has NoExecute taint %s that the shoot does not tolerate", seed.Name, helper.FormatTaint(status.Untolerated[0])),
+				Cause:  helper.FormatTaint(status.Untolerated[0]),
 				Force:  p.args.Force,
 			})
 		case status.MustLeave(state.Now):
@@ -57,6 +58,7 @@ func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
 				Shoot: shoot,
 				Reason: fmt.Sprintf("the shoot's toleration of NoExecute taint %s on seed %s ran out at %s",
 					helper.FormatTaint(*status.LimitingTaint), seed.Name, status.StayUntil.UTC().Format(time.RFC3339)),
+				Cause: helper.FormatTaint(*status.LimitingTaint),
 				Force: p.args.Force,
 			})
 		case status.LimitingTaint != nil:

@@ -71,6 +71,7 @@ func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
 			Shoot: s,
 			Reason: fmt.Sprintf("seed %s holds %d shoots but allows %s (%d already leaving); the shoot is among the %d of lowest value",
 				state.Seed.Name, state.Usage, allocatable.String(), state.Leaving, excess),
+			Cause: "over capacity",
 			Force: p.args.Force,
 		})
 	}

@@ -1,0 +1,222 @@
+package descheduler
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
+)
+
+// Every move makes progress: a move must leave the shoot somewhere it may
+// stay longer than where it is. These tests pin the descheduler's side.
+
+// The loop seen in a fault run: the shoot's seed must be left, and the
+// three other seeds carry a NoExecute taint the shoot tolerates with
+// tolerationSeconds 0. None of them is a place to stay, so nothing is
+// evicted, with requireFit on, pass after pass.
+func TestRunOutStaysAreNoTarget(t *testing.T) {
+	maintenance := v1alpha1.SeedTaint{Key: "maintenance", Effect: v1alpha1.TaintEffectNoExecute}
+	zero := v1alpha1.Toleration{Key: "maintenance", Effect: v1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](0)}
+	h := start(t, nil, newSeed("d", -1, drainTaint), newSeed("a", -1, maintenance), newSeed("b", -1, maintenance),
+		newSeed("c", -1, maintenance), newShoot("x", "d", zero))
+	for range 3 {
+		h.pass(t)
+		h.clock.Step(time.Minute)
+	}
+	if evicted(h.shoot(t, "x")) {
+		t.Fatal("evicted towards seeds it would have to leave at once")
+	}
+	events := h.events()
+	if len(events) != 1 || !strings.HasPrefix(events[0], "Warning EvictionSkipped") || !strings.Contains(events[0], "NoExecute tolerated under a minute (3)") {
+		t.Errorf("events = %v, want one EvictionSkipped naming the run-out stays", events)
+	}
+	if got := counter(t, h.d.metrics.Evictions.WithLabelValues("NoExecuteTaints", ResultSkippedNoFit)); got != 3 {
+		t.Errorf("skipped_no_fit = %v, want 3 (one per pass)", got)
+	}
+}
+
+// Two drained seeds whose taints the shoot tolerates for 300 s: when its
+// stay on one runs out, the other is no better, and the shoot stays where
+// it is (an Event and skipped_limited_stay say why) instead of moving every
+// 300 s. Once a seed where it may stay appears it moves there, once.
+func TestLimitedStayIsNoTarget(t *testing.T) {
+	limited300 := v1alpha1.Toleration{Key: v1alpha1.SeedTaintUnschedulable, Effect: v1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300)}
+	x := newShoot("x", "a", limited300)
+	h := start(t, nil, newSeed("a", -1, clocked(drainTaint, t0)), newSeed("b", -1, clocked(drainTaint, t0)), x)
+	h.pass(t)
+	h.clock.Step(300 * time.Second)
+	h.pass(t)
+	if evicted(h.shoot(t, "x")) {
+		t.Fatal("moved from one limited stay to another")
+	}
+	events := h.events()
+	if len(events) != 1 || !strings.Contains(events[0], "would let it stay only for a limited time") {
+		t.Errorf("events = %v", events)
+	}
+	if got := counter(t, h.d.metrics.Evictions.WithLabelValues("NoExecuteTaints", ResultSkippedLimitedStay)); got != 1 {
+		t.Errorf("skipped_limited_stay = %v, want 1", got)
+	}
+
+	// A seed where it may stay appears: the held seed is looked at again
+	// and the shoot moves there.
+	c := newSeed("c", -1)
+	if _, err := h.client.CoreV1alpha1().Seeds().Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(func() bool { _, ok := h.d.state.snapshot.Seed("c"); return ok }) {
+		t.Fatal("the new seed did not reach the state")
+	}
+	h.pass(t)
+	got := h.shoot(t, "x")
+	if !evicted(got) {
+		t.Fatal("not moved to the seed where it may stay")
+	}
+	if n := countPrefix(h.events(), "Normal Descheduled"); n != 2 {
+		t.Errorf("want one Descheduled on the shoot and one on the seed, got %d", n)
+	}
+}
+
+// A shoot placed on a seed that has been tainted for an hour gets its full
+// tolerationSeconds from its placement, as its binding recorded it, also in
+// a descheduler started after the placement.
+func TestPlacementStartsTheClockAcrossRestarts(t *testing.T) {
+	placed := t0.Add(-10 * time.Second)
+	x := newShoot("x", "a", limited30)
+	x.CreationTimestamp = metav1.NewTime(t0.Add(-2 * time.Hour))
+	x.Annotations = map[string]string{v1alpha1.AnnotationPlacedOn: helper.FormatPlacement("a", placed)}
+	taint := clocked(drainTaint, t0.Add(-time.Hour))
+	for _, restartedAt := range []time.Duration{0, 20 * time.Second} {
+		st := newState()
+		now := placed.Add(restartedAt)
+		st.setSeed(nil, newSeed("a", -1, taint), now)
+		st.setShoot(version(x.DeepCopy(), "5"), now, false)
+		v := st.takeView([]string{"a"}, now)
+		if got := v.seeds["a"].TolerationStart(v.seeds["a"].Shoots[0], taint); !got.Equal(placed) {
+			t.Errorf("started %s after the placement: toleration start = %v, want the placement %v", restartedAt, got, placed)
+		}
+	}
+
+	// In a running descheduler: not evicted until placement + 30 s.
+	h := start(t, nil, newSeed("a", -1, taint), newSeed("b", -1), x)
+	h.clock.SetTime(placed.Add(20 * time.Second))
+	h.pass(t)
+	if evicted(h.shoot(t, "x")) {
+		t.Fatal("evicted before placement + tolerationSeconds (counted from timeAdded)")
+	}
+	h.clock.SetTime(placed.Add(30 * time.Second))
+	h.pass(t)
+	if !evicted(h.shoot(t, "x")) {
+		t.Fatal("not evicted at placement + tolerationSeconds")
+	}
+
+	// A record of another seed, from the future or from before the shoot
+	// existed does not count.
+	for name, value := range map[string]string{
+		"another seed": helper.FormatPlacement("b", placed),
+		"future":       helper.FormatPlacement("a", placed.Add(time.Hour)),
+		"before":       helper.FormatPlacement("a", t0.Add(-3*time.Hour)),
+		"malformed":    "a@yesterday",
+	} {
+		st := newState()
+		y := newShoot("y", "a", limited30)
+		y.CreationTimestamp = x.CreationTimestamp
+		y.Annotations = map[string]string{v1alpha1.AnnotationPlacedOn: value}
+		st.setSeed(nil, newSeed("a", -1, taint), placed)
+		st.setShoot(version(y, "5"), placed, false)
+		v := st.takeView([]string{"a"}, placed)
+		if got := v.seeds["a"].TolerationStart(v.seeds["a"].Shoots[0], taint); !got.Equal(taint.TimeAdded.Time) {
+			t.Errorf("%s: toleration start = %v, want timeAdded %v", name, got, taint.TimeAdded.Time)
+		}
+	}
+}
+
+// The guard: a shoot is not evicted twice from one seed for the same cause
+// within repeatEvictionWindow, counted from graft.dev/evictions, which each
+// eviction writes; held_repeat counts the evictions it held back, and the
+// seed is looked at again when the window ends.
+func TestRepeatEvictionGuard(t *testing.T) {
+	record := func(seed, cause string, at time.Time) string {
+		return helper.RecordEviction(&v1alpha1.Shoot{}, helper.Eviction{Seed: seed, Cause: cause, At: at}, time.Hour)
+	}
+	const cause = "NoExecuteTaints: " + v1alpha1.SeedTaintUnschedulable + ":NoExecute"
+	withRecord := func(value string) runtime.Object {
+		x := newShoot("x", "a")
+		x.Annotations = map[string]string{v1alpha1.AnnotationEvictions: value}
+		return x
+	}
+	for _, tc := range []struct {
+		name   string
+		record string
+		held   bool
+	}{
+		{"same seed and cause a minute ago", record("a", cause, t0.Add(-time.Minute)), true},
+		{"same seed and cause beyond the window", record("a", cause, t0.Add(-11*time.Minute)), false},
+		{"another seed", record("b", cause, t0.Add(-time.Minute)), false},
+		{"another cause", record("a", "OverCapacity: over capacity", t0.Add(-time.Minute)), false},
+		{"dated far in the future", record("a", cause, t0.Add(24*time.Hour)), false},
+		{"malformed", "not json", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := start(t, nil, newSeed("a", -1, drainTaint), newSeed("b", -1), withRecord(tc.record))
+			h.pass(t)
+			if got := evicted(h.shoot(t, "x")); got == tc.held {
+				t.Fatalf("evicted = %v, want %v", got, !tc.held)
+			}
+			held := counter(t, h.d.metrics.Evictions.WithLabelValues("NoExecuteTaints", ResultHeldRepeat))
+			if tc.held != (held == 1) {
+				t.Errorf("held_repeat = %v", held)
+			}
+			if !tc.held {
+				return
+			}
+			events := h.events()
+			if len(events) != 1 || !strings.Contains(events[0], "evicted from that seed for the same cause") {
+				t.Errorf("events = %v", events)
+			}
+			// Looked at again when the window ends, and then evicted.
+			h.clock.Step(9*time.Minute + requeueSlack)
+			if !waitFor(func() bool { return h.d.queue.Len() == 1 }) {
+				t.Fatal("seed not requeued when the window ends")
+			}
+			h.pass(t)
+			if !evicted(h.shoot(t, "x")) {
+				t.Error("not evicted after the window")
+			}
+		})
+	}
+}
+
+// Each eviction records itself in graft.dev/evictions, keeping the records
+// of the window: the guard's count survives restarts.
+func TestEvictionIsRecorded(t *testing.T) {
+	earlier := helper.RecordEviction(&v1alpha1.Shoot{}, helper.Eviction{Seed: "c", Cause: "OverCapacity: over capacity", At: t0.Add(-5 * time.Minute)}, time.Hour)
+	old := helper.RecordEviction(&v1alpha1.Shoot{}, helper.Eviction{Seed: "c", Cause: "OverCapacity: over capacity", At: t0.Add(-time.Hour)}, time.Hour)
+	for _, tc := range []struct {
+		record string
+		want   int
+	}{{"", 1}, {earlier, 2}, {old, 1}} {
+		x := newShoot("x", "a")
+		if tc.record != "" {
+			x.Annotations = map[string]string{v1alpha1.AnnotationEvictions: tc.record}
+		}
+		h := start(t, func(c *configv1alpha1.DeschedulerConfiguration) {
+			c.RepeatEvictionWindow = &metav1.Duration{Duration: 10 * time.Minute}
+		}, newSeed("a", -1, drainTaint), newSeed("b", -1), x)
+		h.pass(t)
+		got := helper.Evictions(h.shoot(t, "x"))
+		if len(got) != tc.want {
+			t.Fatalf("records = %+v, want %d", got, tc.want)
+		}
+		last := got[len(got)-1]
+		if last.Seed != "a" || last.Cause != "NoExecuteTaints: "+v1alpha1.SeedTaintUnschedulable+":NoExecute" || !last.At.Equal(t0) {
+			t.Errorf("record = %+v", last)
+		}
+	}
+}
