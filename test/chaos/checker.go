@@ -31,6 +31,14 @@ const (
 	ruleMustLeave invariant.Rule = "StayedOnNoExecute"
 	rulePending   invariant.Rule = "PendingTooLong"
 	ruleCrash     invariant.Rule = "Crash"
+	ruleLoop      invariant.Rule = "EvictedTooOften"
+)
+
+// Every move must make progress: a shoot evicted more than loopEvictions
+// times within loopWindow is moving back and forth.
+const (
+	loopEvictions = 3
+	loopWindow    = time.Minute
 )
 
 // checker follows shoots, seeds, cloud profiles and region ConfigMaps by
@@ -56,6 +64,11 @@ type checker struct {
 	violations []invariant.Violation
 	bindings   int
 	evictions  int
+	// evictedAt are each shoot's evictions within the last loopWindow;
+	// maxEvictionsPerMinute and maxEvictionsPerShoot the most seen of one shoot.
+	evictedAt             map[string][]time.Time
+	evictionsOf           map[string]int
+	maxEvictionsPerMinute int
 	// maxPending and maxLeaving are the longest waits seen, for tuning the bound.
 	maxPending, maxLeaving time.Duration
 }
@@ -67,15 +80,17 @@ func newChecker(graft graftclient.Interface, kube kubernetes.Interface, bound ti
 		monitor: invariant.NewMonitor(invariant.MonitorOptions{Logf: func(format string, args ...any) {
 			logf("monitor: "+format, args...)
 		}}),
-		objects:    map[invariant.Kind]map[string]runtime.Object{},
-		seedOf:     map[string]string{},
-		boundAt:    map[string]time.Time{},
-		created:    map[string]time.Time{},
-		deleted:    map[string]bool{},
-		gone:       map[string]bool{},
-		pendingFit: map[string]time.Time{},
-		mustLeave:  map[string]time.Time{},
-		reported:   map[string]bool{},
+		objects:     map[invariant.Kind]map[string]runtime.Object{},
+		seedOf:      map[string]string{},
+		boundAt:     map[string]time.Time{},
+		created:     map[string]time.Time{},
+		deleted:     map[string]bool{},
+		gone:        map[string]bool{},
+		pendingFit:  map[string]time.Time{},
+		mustLeave:   map[string]time.Time{},
+		reported:    map[string]bool{},
+		evictedAt:   map[string][]time.Time{},
+		evictionsOf: map[string]int{},
 	}
 	// As the chart configures graft-scheduler (its binary's defaults).
 	c.monitor.SetScheduler(corev1alpha1.DefaultSchedulerName, algorithm.Config{Strategy: algorithm.StrategySameRegion})
@@ -267,6 +282,7 @@ func (c *checker) observe(kind invariant.Kind, obj runtime.Object, gap bool) {
 		c.boundAt[k] = time.Now()
 	case prev != "" && cur == "":
 		c.evictions++
+		c.evictedLocked(k, prev, time.Now())
 		delete(c.boundAt, k)
 		if from != prev || reason == "" {
 			c.violateLocked(invariant.Violation{Rule: ruleNoReason, Shoot: k, Seed: prev,
@@ -275,12 +291,45 @@ func (c *checker) observe(kind invariant.Kind, obj runtime.Object, gap bool) {
 	default: // seed to seed
 		c.bindings++
 		c.evictions++
+		c.evictedLocked(k, prev, time.Now())
 		c.boundAt[k] = time.Now()
 		if !gap || from != prev || reason == "" {
 			c.violateLocked(invariant.Violation{Rule: ruleNoReason, Shoot: k, Seed: cur,
 				Message: fmt.Sprintf("moved from seed %s to %s without being seen unbound (watch gap %v, descheduled-from %q, descheduled-reason %q, resourceVersion %s)", prev, cur, gap, from, reason, shoot.ResourceVersion)})
 		}
 	}
+}
+
+// evictedLocked counts one eviction of shoot k from seed at now and reports
+// a shoot evicted more than loopEvictions times within loopWindow, once per
+// window.
+func (c *checker) evictedLocked(k, seed string, now time.Time) {
+	c.evictionsOf[k]++
+	recent := c.evictedAt[k][:0]
+	for _, at := range c.evictedAt[k] {
+		if now.Sub(at) < loopWindow {
+			recent = append(recent, at)
+		}
+	}
+	recent = append(recent, now)
+	c.evictedAt[k] = recent
+	c.maxEvictionsPerMinute = max(c.maxEvictionsPerMinute, len(recent))
+	if len(recent) > loopEvictions && !c.reported["loop/"+k+recent[0].String()] {
+		c.reported["loop/"+k+recent[0].String()] = true
+		c.violateLocked(invariant.Violation{Rule: ruleLoop, Shoot: k, Seed: seed,
+			Message: fmt.Sprintf("was evicted %d times within %s (the last from seed %s): it moves back and forth", len(recent), loopWindow, seed)})
+	}
+}
+
+// evictionSpread returns the most evictions of one shoot within loopWindow
+// and over the whole run.
+func (c *checker) evictionSpread() (perMinute, total int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, n := range c.evictionsOf {
+		total = max(total, n)
+	}
+	return c.maxEvictionsPerMinute, total
 }
 
 func (c *checker) shootDeleted(s *corev1alpha1.Shoot) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -151,5 +152,74 @@ func TestLostShoot(t *testing.T) {
 	c.judgeState(time.Now())
 	if got := rules(c); !slices.Equal(got, []invariant.Rule{ruleLost, ruleLost}) {
 		t.Fatalf("never seen: got %v, want two %s", got, ruleLost)
+	}
+}
+
+// A shoot evicted more than three times within a minute moves back and
+// forth: a violation, reported once. Three evictions, or four spread over
+// more than a minute, are not.
+func TestEvictedTooOften(t *testing.T) {
+	c, l, shoot := garden(t)
+	k := shoot.Namespace + "/" + shoot.Name
+	t0 := time.Now()
+	c.mu.Lock()
+	for i := range 3 {
+		c.evictedLocked(k, l.Seeds[i%2].Name, t0.Add(time.Duration(i)*10*time.Second))
+	}
+	c.mu.Unlock()
+	if got := rules(c); len(got) != 0 {
+		t.Fatalf("three evictions within a minute: %v", got)
+	}
+	c.mu.Lock()
+	c.evictedLocked(k, l.Seeds[1].Name, t0.Add(70*time.Second))
+	c.mu.Unlock()
+	if got := rules(c); len(got) != 0 {
+		t.Fatalf("four evictions over more than a minute: %v", got)
+	}
+	c.mu.Lock()
+	c.evictedLocked(k, l.Seeds[0].Name, t0.Add(71*time.Second))
+	c.evictedLocked(k, l.Seeds[1].Name, t0.Add(72*time.Second))
+	c.mu.Unlock()
+	if got := rules(c); !slices.Equal(got, []invariant.Rule{ruleLoop}) {
+		t.Fatalf("got %v, want one %s", got, ruleLoop)
+	}
+	if perMinute, total := c.evictionSpread(); perMinute != 4 || total != 6 {
+		t.Errorf("spread = %d per minute, %d in all; want 4 and 6", perMinute, total)
+	}
+
+	// Through observe: evicted and bound four times in a row.
+	c, l, shoot = garden(t)
+	rv := 20
+	next := func(seed string) {
+		s := shoot.DeepCopy()
+		rv++
+		s.ResourceVersion = fmt.Sprint(rv)
+		s.Annotations = map[string]string{corev1alpha1.AnnotationDescheduledFrom: seed, corev1alpha1.AnnotationDescheduledReason: "a taint"}
+		if seed == "" {
+			s.Spec.SeedName = nil
+		} else {
+			s.Spec.SeedName = ptr.To(seed)
+		}
+		c.observe(invariant.KindShoot, s, false)
+	}
+	a, b := l.Seeds[0].Name, l.Seeds[1].Name
+	for _, seed := range []string{a, "", b, "", a, "", b, ""} {
+		if seed == "" {
+			// The eviction names the seed the shoot left.
+			c.mu.Lock()
+			from := c.seedOf[shoot.Namespace+"/"+shoot.Name]
+			c.mu.Unlock()
+			s := shoot.DeepCopy()
+			rv++
+			s.ResourceVersion = fmt.Sprint(rv)
+			s.Spec.SeedName = nil
+			s.Annotations = map[string]string{corev1alpha1.AnnotationDescheduledFrom: from, corev1alpha1.AnnotationDescheduledReason: "a taint"}
+			c.observe(invariant.KindShoot, s, false)
+			continue
+		}
+		next(seed)
+	}
+	if got := rules(c); !slices.Equal(got, []invariant.Rule{ruleLoop}) {
+		t.Fatalf("four evictions observed at once: got %v, want one %s", got, ruleLoop)
 	}
 }

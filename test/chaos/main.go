@@ -289,7 +289,9 @@ func (r *run) createShoot(ctx context.Context) {
 	// whatever the garden's state.
 	region := landscapegen.Region("aws", r.rng.IntN(2))
 	purposes := []corev1alpha1.ShootPurpose{corev1alpha1.ShootPurposeEvaluation, corev1alpha1.ShootPurposeDevelopment, corev1alpha1.ShootPurposeProduction}
-	purpose, zoneHA, tolerate, secs := purposes[r.rng.IntN(len(purposes))], r.rng.IntN(6) == 0, r.rng.IntN(3), int64(5+r.rng.IntN(26))
+	// Tolerations of 5 to 120 s: below a minute (algorithm.MinimumStay)
+	// the tainted seeds are no place for the shoot, above it a limited stay.
+	purpose, zoneHA, tolerate, secs := purposes[r.rng.IntN(len(purposes))], r.rng.IntN(6) == 0, r.rng.IntN(3), int64(5+r.rng.IntN(116))
 	r.mu.Lock()
 	if len(r.shoots) >= numShoots {
 		r.mu.Unlock()
@@ -618,6 +620,9 @@ func (r *run) summary() {
 	}
 	fmt.Printf("chaos: longest wait while a seed fitted: pending %s, on a seed it had to leave %s (bound %s)\n",
 		maxPending.Round(time.Second), maxLeaving.Round(time.Second), r.bound)
+	perMinute, perShoot := r.check.evictionSpread()
+	fmt.Printf("chaos: most evictions of one shoot: %d within %s (more than %d is a violation), %d in the run\n",
+		perMinute, loopWindow, loopEvictions, perShoot)
 	fmt.Printf("chaos: SEED=%d DURATION=%s wall=%s actions=%d (%s) bindings=%d evictions=%d judged=%d expectedExits=%d watchGaps=%d violations=%d\n",
 		r.seed, r.duration, time.Since(r.start).Round(time.Second), total, strings.Join(kinds, " "), bindings, evictions,
 		r.check.monitor.Judged(), expected, r.check.monitor.Gaps(), len(vs))
