@@ -55,7 +55,10 @@
 //  6. Taints: an untolerated NoSchedule or NoExecute taint (a taint without
 //     effect is NoSchedule) rejects the seed. A shoot the descheduler evicted
 //     (annotated graft.dev/descheduled-from) is also kept off the seed it left
-//     while a NoExecute taint there limits its stay (tolerationSeconds).
+//     while a NoExecute taint there limits its stay (tolerationSeconds). A
+//     NoExecute taint the shoot tolerates for less than MinimumStay rejects
+//     the seed too (TolerationRunsOut): the toleration counts from the
+//     placement, so the shoot would have to leave as soon as it arrived.
 //  7. Capacity: a seed with status.allocatable.shoots set and usage >= it is
 //     rejected. The shoot's own count is not held against the seeds it is
 //     already counted on.
@@ -70,9 +73,11 @@
 //     As in the reference scheduler, a configured distance above 2^31-1 counts
 //     as unlisted and, without weights, a fallback distance above 1000
 //     (MaxFallbackDistance) is never a candidate.
-//     For an evicted shoot, seeds whose NoExecute taints it tolerates only
-//     for a limited time are dropped here if any seed where it may stay is
-//     left (LimitedToleration), so that it moves once, not back and forth
+//     FitsElsewhere then rejects every seed whose NoExecute taints the shoot
+//     tolerates only for a limited time (LimitedToleration): a move must
+//     leave the shoot where it may stay longer than where it is.
+//     For an evicted shoot, Schedule drops such seeds if any seed where it
+//     may stay is left (LimitedToleration), so that it moves once, not back and forth
 //     between seeds that are both being drained. Then seeds with untolerated
 //     PreferNoSchedule taints are dropped if any seed without such taints is
 //     left; then MinimalDistance keeps the seeds at the smallest distance.

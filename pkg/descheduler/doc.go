@@ -2,13 +2,17 @@
 // informer-fed view of seeds and shoots (the shared algorithm's Snapshot,
 // the evicted shoots still waiting for a seed, and when this process first saw
 // each NoExecute taint), runs the configured plugins over seeds, applies the safety
-// rules (requireFit through algorithm.FitsElsewhere, per-pass budgets, a token
-// bucket, maxPendingEvicted, dry-run) and writes evictions.
+// rules (requireFit through algorithm.FitsElsewhere, which moves a shoot only
+// where it may stay without a limit; per-pass budgets, a token bucket,
+// maxPendingEvicted, dry-run; no second eviction from one seed for the same
+// plugin and taint within repeatEvictionWindow, counted in the shoot's
+// graft.dev/evictions) and writes evictions.
 //
 // An eviction is one merge patch of the shoot, preconditioned on the
 // resourceVersion that was read (a concurrent change wins: the eviction is
 // dropped and the seed looked at again), clearing spec.seedName and adding
-// graft.dev/descheduled-from and graft.dev/descheduled-reason, and an Event
+// graft.dev/descheduled-from, graft.dev/descheduled-reason and the eviction
+// to graft.dev/evictions, and an Event
 // Descheduled on the shoot: two writes. It writes no status: the annotations say why and from where, and a
 // lastOperation would cost a second write on the status subresource that
 // graft-scheduler's binding races, and a third to clear it. Each seed gets

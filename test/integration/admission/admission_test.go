@@ -290,3 +290,54 @@ type gardenCase struct {
 	shoot *v1alpha1.Shoot
 	keep  []string
 }
+
+// TestTenantMayNotWriteGraftRecords: the annotations in which the scheduler
+// records a placement (graft.dev/placed-on) and the descheduler its
+// evictions (graft.dev/evictions) are theirs: a tenant may neither create a
+// shoot with them nor set, change or remove them, since a forged placement
+// would restart its toleration's clock and a forged eviction hold back its
+// own eviction. The components may write them; a tenant's update that keeps
+// them is allowed.
+func TestTenantMayNotWriteGraftRecords(t *testing.T) {
+	ctx := t.Context()
+	ns := newNamespace(t, "tenant-records")
+	waitSeedAssignmentEnforced(t, ns)
+	tenant := tenantClient(t, ns)
+	sched := componentClient(t, framework.ComponentNamespace, scheduler)
+	desched := componentClient(t, framework.ComponentNamespace, descheduler)
+	const (
+		placed   = v1alpha1.AnnotationPlacedOn
+		evicted  = v1alpha1.AnnotationEvictions
+		recorded = "record the decisions of graft-scheduler and graft-descheduler and may not be set, changed or removed"
+	)
+
+	forged := shoot(ns, "forged")
+	forged.Annotations = map[string]string{evicted: `[{"seed":"seed-a","cause":"NoExecuteTaints: k:NoExecute","at":"2999-01-01T00:00:00Z"}]`}
+	_, err := create(ctx, tenant, forged, false)
+	expectRefused(t, "tenant creates a shoot with an eviction record", err, framework.SeedAssignmentPolicy,
+		"annotations "+evicted+" of shoot "+ns+"/forged "+recorded, userOf(ns, "tenant")+" is none of them")
+
+	_, err = create(ctx, tenant, shoot(ns, "web"), false)
+	expectAllowed(t, "tenant creates a shoot", err)
+	_, err = mergePatch(ctx, sched, ns, "web", `{"metadata":{"annotations":{"`+placed+`":"seed-a@2026-01-01T00:00:00Z"}},"spec":{"seedName":"seed-a"}}`)
+	expectAllowed(t, "graft-scheduler binds the shoot and records the placement", err)
+	_, err = mergePatch(ctx, desched, ns, "web", `{"metadata":{"annotations":{"`+evicted+`":"[]"}}}`)
+	expectAllowed(t, "graft-descheduler records an eviction", err)
+
+	_, err = mergePatch(ctx, tenant, ns, "web", `{"metadata":{"annotations":{"`+placed+`":"seed-a@2026-06-01T00:00:00Z"}}}`)
+	expectRefused(t, "tenant moves its placement time", err, framework.SeedAssignmentPolicy, "annotations "+placed+" of shoot "+ns+"/web "+recorded)
+	_, err = mergePatch(ctx, tenant, ns, "web", `{"metadata":{"annotations":{"`+evicted+`":null,"`+placed+`":null}}}`)
+	expectRefused(t, "tenant removes the records", err, framework.SeedAssignmentPolicy, "annotations "+placed+", "+evicted+" of shoot "+ns+"/web "+recorded)
+
+	// An update that carries the records back unchanged is the tenant's.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := tenant.CoreV1alpha1().Shoots(ns).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cur.Annotations["team"] = "web"
+		_, err = tenant.CoreV1alpha1().Shoots(ns).Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
+	expectAllowed(t, "tenant updates its shoot, keeping the records", err)
+}
