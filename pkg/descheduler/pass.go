@@ -190,7 +190,7 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 	cause := plugin + ": " + c.Cause
 	if until, held := d.evictedBefore(c.Shoot, seed.Name, cause); held {
 		if !r.once {
-			r.d.queue.AddAfter(seed.Name, until.Sub(d.clock.Now())+requeueSlack)
+			d.queue.AddAfter(seed.Name, until.Sub(d.clock.Now())+requeueSlack)
 		}
 		d.skip(c.Shoot, plugin, ResultHeldRepeat, fmt.Sprintf("%s wants the shoot off seed %s (%s), but it was evicted from that seed for the same cause (%s) less than %s ago: held until %s, so that it does not move back and forth",
 			plugin, seed.Name, c.Reason, cause, d.repeatWindow(), until.UTC().Format(time.RFC3339)))

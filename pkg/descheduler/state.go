@@ -244,9 +244,10 @@ func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, infl
 			// each restart.
 			st.arrived[key] = arrival{seed: *s.Spec.SeedName, at: placedOn(s, s.CreationTimestamp.Time, now)}
 		case !ok || a.seed != *s.Spec.SeedName:
-			// Seen moving here: the shoot gets its full tolerationSeconds,
-			// from its binding's time when recorded.
-			st.arrived[key] = arrival{seed: *s.Spec.SeedName, at: placedOn(s, now, now)}
+			// Seen moving here: the shoot gets its full tolerationSeconds.
+			// The binding's record is at most the informer's lag earlier;
+			// an older one is left from an earlier stay on this seed.
+			st.arrived[key] = arrival{seed: *s.Spec.SeedName, at: now}
 		}
 	} else {
 		delete(st.arrived, key)
@@ -270,7 +271,7 @@ func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, infl
 
 // placedOn is when the shoot came to its spec.seedName as its binding
 // recorded it, or otherwise: a record outside [creation, now] is not taken
-// (the shoot was not placed before it existed nor after we saw it there).
+// (the shoot was not placed before it existed nor after we see it there).
 func placedOn(s *v1alpha1.Shoot, otherwise, now time.Time) time.Time {
 	at, ok := helper.PlacedOn(s, *s.Spec.SeedName)
 	if !ok || at.Before(s.CreationTimestamp.Time.Truncate(time.Second)) || at.After(now) {
