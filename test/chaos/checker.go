@@ -65,10 +65,11 @@ type checker struct {
 	bindings   int
 	evictions  int
 	// evictedAt are each shoot's evictions within the last loopWindow;
-	// maxEvictionsPerMinute and maxEvictionsPerShoot the most seen of one shoot.
+	// maxEvictionsPerMinute is the most seen of one shoot (mostEvicted).
 	evictedAt             map[string][]time.Time
 	evictionsOf           map[string]int
 	maxEvictionsPerMinute int
+	mostEvicted           string
 	// maxPending and maxLeaving are the longest waits seen, for tuning the bound.
 	maxPending, maxLeaving time.Duration
 }
@@ -282,7 +283,7 @@ func (c *checker) observe(kind invariant.Kind, obj runtime.Object, gap bool) {
 		c.boundAt[k] = time.Now()
 	case prev != "" && cur == "":
 		c.evictions++
-		c.evictedLocked(k, prev, time.Now())
+		c.evictedLocked(k, prev, reason, time.Now())
 		delete(c.boundAt, k)
 		if from != prev || reason == "" {
 			c.violateLocked(invariant.Violation{Rule: ruleNoReason, Shoot: k, Seed: prev,
@@ -291,7 +292,7 @@ func (c *checker) observe(kind invariant.Kind, obj runtime.Object, gap bool) {
 	default: // seed to seed
 		c.bindings++
 		c.evictions++
-		c.evictedLocked(k, prev, time.Now())
+		c.evictedLocked(k, prev, reason, time.Now())
 		c.boundAt[k] = time.Now()
 		if !gap || from != prev || reason == "" {
 			c.violateLocked(invariant.Violation{Rule: ruleNoReason, Shoot: k, Seed: cur,
@@ -300,10 +301,11 @@ func (c *checker) observe(kind invariant.Kind, obj runtime.Object, gap bool) {
 	}
 }
 
-// evictedLocked counts one eviction of shoot k from seed at now and reports
-// a shoot evicted more than loopEvictions times within loopWindow, once per
-// window.
-func (c *checker) evictedLocked(k, seed string, now time.Time) {
+// evictedLocked counts one eviction of shoot k from seed at now, logs it
+// with its reason, and reports a shoot evicted more than loopEvictions times
+// within loopWindow, once per window.
+func (c *checker) evictedLocked(k, seed, reason string, now time.Time) {
+	c.logf("checker: shoot %s evicted from seed %s: %s", k, seed, reason)
 	c.evictionsOf[k]++
 	recent := c.evictedAt[k][:0]
 	for _, at := range c.evictedAt[k] {
@@ -313,7 +315,9 @@ func (c *checker) evictedLocked(k, seed string, now time.Time) {
 	}
 	recent = append(recent, now)
 	c.evictedAt[k] = recent
-	c.maxEvictionsPerMinute = max(c.maxEvictionsPerMinute, len(recent))
+	if len(recent) > c.maxEvictionsPerMinute {
+		c.maxEvictionsPerMinute, c.mostEvicted = len(recent), k
+	}
 	if len(recent) > loopEvictions && !c.reported["loop/"+k+recent[0].String()] {
 		c.reported["loop/"+k+recent[0].String()] = true
 		c.violateLocked(invariant.Violation{Rule: ruleLoop, Shoot: k, Seed: seed,
@@ -321,15 +325,15 @@ func (c *checker) evictedLocked(k, seed string, now time.Time) {
 	}
 }
 
-// evictionSpread returns the most evictions of one shoot within loopWindow
-// and over the whole run.
-func (c *checker) evictionSpread() (perMinute, total int) {
+// evictionSpread returns the most evictions of one shoot within loopWindow,
+// that shoot, and the most of one shoot over the whole run.
+func (c *checker) evictionSpread() (perMinute int, shoot string, total int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, n := range c.evictionsOf {
 		total = max(total, n)
 	}
-	return c.maxEvictionsPerMinute, total
+	return c.maxEvictionsPerMinute, c.mostEvicted, total
 }
 
 func (c *checker) shootDeleted(s *corev1alpha1.Shoot) {

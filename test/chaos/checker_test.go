@@ -164,27 +164,27 @@ func TestEvictedTooOften(t *testing.T) {
 	t0 := time.Now()
 	c.mu.Lock()
 	for i := range 3 {
-		c.evictedLocked(k, l.Seeds[i%2].Name, t0.Add(time.Duration(i)*10*time.Second))
+		c.evictedLocked(k, l.Seeds[i%2].Name, "a taint", t0.Add(time.Duration(i)*10*time.Second))
 	}
 	c.mu.Unlock()
 	if got := rules(c); len(got) != 0 {
 		t.Fatalf("three evictions within a minute: %v", got)
 	}
 	c.mu.Lock()
-	c.evictedLocked(k, l.Seeds[1].Name, t0.Add(70*time.Second))
+	c.evictedLocked(k, l.Seeds[1].Name, "a taint", t0.Add(70*time.Second))
 	c.mu.Unlock()
 	if got := rules(c); len(got) != 0 {
 		t.Fatalf("four evictions over more than a minute: %v", got)
 	}
 	c.mu.Lock()
-	c.evictedLocked(k, l.Seeds[0].Name, t0.Add(71*time.Second))
-	c.evictedLocked(k, l.Seeds[1].Name, t0.Add(72*time.Second))
+	c.evictedLocked(k, l.Seeds[0].Name, "a taint", t0.Add(71*time.Second))
+	c.evictedLocked(k, l.Seeds[1].Name, "a taint", t0.Add(72*time.Second))
 	c.mu.Unlock()
 	if got := rules(c); !slices.Equal(got, []invariant.Rule{ruleLoop}) {
 		t.Fatalf("got %v, want one %s", got, ruleLoop)
 	}
-	if perMinute, total := c.evictionSpread(); perMinute != 4 || total != 6 {
-		t.Errorf("spread = %d per minute, %d in all; want 4 and 6", perMinute, total)
+	if perMinute, most, total := c.evictionSpread(); perMinute != 4 || most != k || total != 6 {
+		t.Errorf("spread = %d per minute (%s), %d in all; want 4 (%s) and 6", perMinute, most, total, k)
 	}
 
 	// Through observe: evicted and bound four times in a row.

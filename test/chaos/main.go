@@ -620,9 +620,9 @@ func (r *run) summary() {
 	}
 	fmt.Printf("chaos: longest wait while a seed fitted: pending %s, on a seed it had to leave %s (bound %s)\n",
 		maxPending.Round(time.Second), maxLeaving.Round(time.Second), r.bound)
-	perMinute, perShoot := r.check.evictionSpread()
-	fmt.Printf("chaos: most evictions of one shoot: %d within %s (more than %d is a violation), %d in the run\n",
-		perMinute, loopWindow, loopEvictions, perShoot)
+	perMinute, most, perShoot := r.check.evictionSpread()
+	fmt.Printf("chaos: most evictions of one shoot: %d within %s (%s; more than %d is a violation), %d in the run\n",
+		perMinute, loopWindow, most, loopEvictions, perShoot)
 	fmt.Printf("chaos: SEED=%d DURATION=%s wall=%s actions=%d (%s) bindings=%d evictions=%d judged=%d expectedExits=%d watchGaps=%d violations=%d\n",
 		r.seed, r.duration, time.Since(r.start).Round(time.Second), total, strings.Join(kinds, " "), bindings, evictions,
 		r.check.monitor.Judged(), expected, r.check.monitor.Gaps(), len(vs))
