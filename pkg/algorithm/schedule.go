@@ -261,6 +261,10 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 		{[]Filter{FilterStrategy}, r.checkStrategy},
 		{[]Filter{FilterLimitedToleration}, r.checkMoveStaysLonger},
 	}
+	if exclude == "" {
+		// Only a move (FitsElsewhere) must stay longer.
+		steps = steps[:len(steps)-1]
+	}
 	alive := len(r.verdicts)
 	if alive == 0 {
 		r.failStep = FilterUsable
@@ -463,7 +467,7 @@ func (r *run) staysOnlyAWhile(info *seedInfo) bool {
 // one limited stay to the next. Schedule does not apply it: a shoot without a
 // seed is better placed on a limited stay than nowhere.
 func (r *run) checkMoveStaysLonger(v *verdict) Filter {
-	if r.exclude != "" && r.staysOnlyAWhile(v.info) {
+	if r.staysOnlyAWhile(v.info) {
 		return FilterLimitedToleration
 	}
 	return ""
