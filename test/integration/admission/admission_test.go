@@ -12,6 +12,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/test/framework"
@@ -291,45 +292,68 @@ type gardenCase struct {
 	keep  []string
 }
 
-// TestTenantMayNotWriteGraftRecords: the annotations in which the scheduler
-// records a placement (graft.dev/placed-on) and the descheduler its
-// evictions (graft.dev/evictions) are theirs: a tenant may neither create a
-// shoot with them nor set, change or remove them, since a forged placement
-// would restart its toleration's clock and a forged eviction hold back its
-// own eviction. The components may write them; a tenant's update that keeps
-// them is allowed.
-func TestTenantMayNotWriteGraftRecords(t *testing.T) {
+// TestTenantMayNotWriteControlAnnotations: graft's control annotations on a
+// shoot are the components' and the operators': a tenant may neither create
+// a shoot with them nor set, change or remove them. A decoy "evicted" shoot
+// would count against graft-descheduler's maxPendingEvicted and halt
+// evictions everywhere; graft.dev/evict: "false" would let the tenant's
+// shoots skip capacity evictions so that others' go instead; a forged
+// placement would restart its toleration's clock and a forged eviction
+// record hold back its own eviction. The components may write them; a
+// tenant's update that keeps them is allowed.
+func TestTenantMayNotWriteControlAnnotations(t *testing.T) {
 	ctx := t.Context()
-	ns := newNamespace(t, "tenant-records")
+	ns := newNamespace(t, "tenant-control")
 	waitSeedAssignmentEnforced(t, ns)
 	tenant := tenantClient(t, ns)
 	sched := componentClient(t, framework.ComponentNamespace, scheduler)
 	desched := componentClient(t, framework.ComponentNamespace, descheduler)
 	const (
-		placed   = v1alpha1.AnnotationPlacedOn
-		evicted  = v1alpha1.AnnotationEvictions
-		recorded = "record the decisions of graft-scheduler and graft-descheduler and may not be set, changed or removed"
+		from    = v1alpha1.AnnotationDescheduledFrom
+		reason  = v1alpha1.AnnotationDescheduledReason
+		evict   = v1alpha1.AnnotationEvict
+		placed  = v1alpha1.AnnotationPlacedOn
+		evicted = v1alpha1.AnnotationEvictions
+		control = "are control annotations of graft and may not be set, changed or removed"
 	)
+	refused := func(what string, err error, name string, keys ...string) {
+		t.Helper()
+		expectRefused(t, what, err, framework.SeedAssignmentPolicy,
+			"annotations "+strings.Join(keys, ", ")+" of shoot "+ns+"/"+name+" "+control, userOf(ns, "tenant")+" is none of them")
+	}
 
+	decoy := shoot(ns, "decoy")
+	decoy.Annotations = map[string]string{from: "seed-a", reason: "NoExecuteTaints: forged"}
+	decoy.Spec.SchedulerName = ptr.To("nobody")
+	_, err := create(ctx, tenant, decoy, false)
+	refused("tenant creates a decoy evicted shoot", err, "decoy", from, reason)
 	forged := shoot(ns, "forged")
 	forged.Annotations = map[string]string{evicted: `[{"seed":"seed-a","cause":"NoExecuteTaints: k:NoExecute","at":"2999-01-01T00:00:00Z"}]`}
-	_, err := create(ctx, tenant, forged, false)
-	expectRefused(t, "tenant creates a shoot with an eviction record", err, framework.SeedAssignmentPolicy,
-		"annotations "+evicted+" of shoot "+ns+"/forged "+recorded, userOf(ns, "tenant")+" is none of them")
+	_, err = create(ctx, tenant, forged, false)
+	refused("tenant creates a shoot with an eviction record", err, "forged", evicted)
 
 	_, err = create(ctx, tenant, shoot(ns, "web"), false)
 	expectAllowed(t, "tenant creates a shoot", err)
+	_, err = mergePatch(ctx, tenant, ns, "web", `{"metadata":{"annotations":{"`+evict+`":"false"}}}`)
+	refused("tenant exempts its shoot from capacity evictions", err, "web", evict)
+	_, err = mergePatch(ctx, tenant, ns, "web", `{"metadata":{"annotations":{"`+from+`":"seed-a"}}}`)
+	refused("tenant marks its shoot evicted", err, "web", from)
+
 	_, err = mergePatch(ctx, sched, ns, "web", `{"metadata":{"annotations":{"`+placed+`":"seed-a@2026-01-01T00:00:00Z"}},"spec":{"seedName":"seed-a"}}`)
 	expectAllowed(t, "graft-scheduler binds the shoot and records the placement", err)
-	_, err = mergePatch(ctx, desched, ns, "web", `{"metadata":{"annotations":{"`+evicted+`":"[]"}}}`)
-	expectAllowed(t, "graft-descheduler records an eviction", err)
+	_, err = mergePatch(ctx, desched, ns, "web", `{"metadata":{"annotations":{"`+from+`":"seed-a","`+reason+`":"NoExecuteTaints: t","`+evicted+`":"[]"}},"spec":{"seedName":null}}`)
+	expectAllowed(t, "graft-descheduler evicts the shoot and records it", err)
+	_, err = mergePatch(ctx, admin(t), ns, "web", `{"metadata":{"annotations":{"`+evict+`":"false"}}}`)
+	expectAllowed(t, "an operator exempts the shoot from capacity evictions", err)
 
 	_, err = mergePatch(ctx, tenant, ns, "web", `{"metadata":{"annotations":{"`+placed+`":"seed-a@2026-06-01T00:00:00Z"}}}`)
-	expectRefused(t, "tenant moves its placement time", err, framework.SeedAssignmentPolicy, "annotations "+placed+" of shoot "+ns+"/web "+recorded)
+	refused("tenant moves its placement time", err, "web", placed)
 	_, err = mergePatch(ctx, tenant, ns, "web", `{"metadata":{"annotations":{"`+evicted+`":null,"`+placed+`":null}}}`)
-	expectRefused(t, "tenant removes the records", err, framework.SeedAssignmentPolicy, "annotations "+placed+", "+evicted+" of shoot "+ns+"/web "+recorded)
+	refused("tenant removes the records", err, "web", placed, evicted)
+	_, err = mergePatch(ctx, tenant, ns, "web", `{"metadata":{"annotations":{"`+from+`":null,"`+evict+`":null}}}`)
+	refused("tenant removes the eviction mark and the exemption", err, "web", from, evict)
 
-	// An update that carries the records back unchanged is the tenant's.
+	// An update that carries them back unchanged is the tenant's.
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cur, err := tenant.CoreV1alpha1().Shoots(ns).Get(ctx, "web", metav1.GetOptions{})
 		if err != nil {
@@ -339,5 +363,5 @@ func TestTenantMayNotWriteGraftRecords(t *testing.T) {
 		_, err = tenant.CoreV1alpha1().Shoots(ns).Update(ctx, cur, metav1.UpdateOptions{})
 		return err
 	})
-	expectAllowed(t, "tenant updates its shoot, keeping the records", err)
+	expectAllowed(t, "tenant updates its shoot, keeping graft's annotations", err)
 }
