@@ -21,7 +21,7 @@ func main() {
 	err := cmd.ExecuteContext(ctx)
 	stop()
 	if err != nil {
-		graftctl.PrintError(os.Stderr, err)
+		graftctl.PrintError(graftctl.EscapingWriter(os.Stderr), err)
 		os.Exit(1)
 	}
 }

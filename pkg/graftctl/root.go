@@ -18,7 +18,9 @@ import (
 )
 
 // NewGraftctlCommand returns the root graftctl command with every subcommand.
+// What it prints to streams is terminal-safe (TerminalSafe).
 func NewGraftctlCommand(streams genericiooptions.IOStreams) *cobra.Command {
+	streams = TerminalSafe(streams)
 	cmd := &cobra.Command{
 		Use:   "graftctl",
 		Short: "graftctl controls where shoots run in a garden",
