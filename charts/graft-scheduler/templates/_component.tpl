@@ -5,7 +5,9 @@ What graft-scheduler does with the API, and nothing more:
 - watches Shoots, Seeds and CloudProfiles through informers (no direct reads);
 - binds a Shoot with a merge patch of spec.seedName carrying the read
   resourceVersion;
-- writes status.lastOperation of Shoots it cannot place (merge patch of status);
+- writes status.lastOperation of Shoots it cannot place (merge patch of status),
+  and clears a Pending one once bound, reading the Shoot again (get) when
+  that write meets a conflict;
 - watches the region ConfigMaps of config.regionConfigNamespace only
   (label-filtered, which RBAC cannot express), through a Role there: a
   ConfigMap anywhere else must not steer decisions;
@@ -41,7 +43,7 @@ What graft-scheduler does with the API, and nothing more:
 {{- else if eq $api "core.graft.dev" -}}
 - apiGroups: ["core.graft.dev"]
   resources: ["shoots"]
-  verbs: ["list", "watch", "patch"]
+  verbs: ["get", "list", "watch", "patch"]
 - apiGroups: ["core.graft.dev"]
   resources: ["shoots/status"]
   verbs: ["patch"]
