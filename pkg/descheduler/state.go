@@ -242,7 +242,7 @@ func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, infl
 			// (graft.dev/placed-on), or, without that record, not before its
 			// creation. Taking now would start every toleration over with
 			// each restart.
-			st.arrived[key] = arrival{seed: *s.Spec.SeedName, at: placedOn(s, s.CreationTimestamp.Time, now)}
+			st.arrived[key] = arrival{seed: *s.Spec.SeedName, at: placedOn(s, now)}
 		case !ok || a.seed != *s.Spec.SeedName:
 			// Seen moving here: the shoot gets its full tolerationSeconds.
 			// The binding's record is at most the informer's lag earlier;
@@ -270,12 +270,14 @@ func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, infl
 }
 
 // placedOn is when the shoot came to its spec.seedName as its binding
-// recorded it, or otherwise: a record outside [creation, now] is not taken
-// (the shoot was not placed before it existed nor after we see it there).
-func placedOn(s *v1alpha1.Shoot, otherwise, now time.Time) time.Time {
+// recorded it, or, without a usable record, its creation: a record outside
+// [creation, now] is not taken (the shoot was not placed before it existed
+// nor after we see it there).
+func placedOn(s *v1alpha1.Shoot, now time.Time) time.Time {
+	created := s.CreationTimestamp.Time
 	at, ok := helper.PlacedOn(s, *s.Spec.SeedName)
-	if !ok || at.Before(s.CreationTimestamp.Time.Truncate(time.Second)) || at.After(now) {
-		return otherwise
+	if !ok || at.Before(created.Truncate(time.Second)) || at.After(now) {
+		return created
 	}
 	return at
 }
