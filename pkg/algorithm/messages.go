@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
@@ -44,11 +45,11 @@ func (r *run) headline() string {
 	case FilterUsable:
 		return fmt.Sprintf("none of the %d seeds is valid for scheduling (not deleting, visible and ready)", n)
 	case FilterCloudProfileSeedSelector:
-		return fmt.Sprintf("none out of the %d seeds has the matching labels required by seed selector of 'CloudProfile' (selector: '%s')", n, r.cpSelector)
+		return fmt.Sprintf("none out of the %d seeds has the matching labels required by seed selector of 'CloudProfile' (selector: '%s')", n, r.text().cpSelector)
 	case FilterShootSeedSelector:
-		return fmt.Sprintf("none out of the %d seeds has the matching labels required by seed selector of 'Shoot' (selector: '%s')", n, r.shootSelector)
+		return fmt.Sprintf("none out of the %d seeds has the matching labels required by seed selector of 'Shoot' (selector: '%s')", n, r.text().shootSelector)
 	case FilterProvider:
-		return fmt.Sprintf("none out of the %d seeds has a matching provider for %q", n, r.shoot.Spec.Provider.Type)
+		return fmt.Sprintf("none out of the %d seeds has a matching provider for %q", n, r.text().providerType)
 	case FilterHighAvailability:
 		return fmt.Sprintf("none of the %d seeds has at least 3 zones for hosting a shoot control plane with failure tolerance type 'zone'", n)
 	case FilterNetworks:
@@ -57,7 +58,7 @@ func (r *run) headline() string {
 		return fmt.Sprintf("none of the %d seeds left lets the shoot stay without a limit: it tolerates their NoExecute taints only for a while, and a move must take it where it may stay", n)
 	case FilterStrategy:
 		return fmt.Sprintf("no matching seed candidate found for Configuration (Cloud Profile '%s', Region '%s', SeedDeterminationStrategy '%s')",
-			r.in.CloudProfile.Name, r.shoot.Spec.Region, r.strategy)
+			r.in.CloudProfile.Name, r.text().region, r.strategy)
 	}
 	return "no seed is eligible for scheduling"
 }
@@ -71,9 +72,9 @@ func (r *run) message(v *verdict) string {
 	case FilterUsable:
 		return info.unusable
 	case FilterCloudProfileSeedSelector:
-		return fmt.Sprintf("seed labels do not match the seed selector of CloudProfile %q (%s)", r.in.CloudProfile.Name, r.cpSelector)
+		return fmt.Sprintf("seed labels do not match the seed selector of CloudProfile %q (%s)", r.in.CloudProfile.Name, r.text().cpSelector)
 	case FilterShootSeedSelector:
-		return fmt.Sprintf("seed labels do not match the shoot's seed selector (%s)", r.shootSelector)
+		return fmt.Sprintf("seed labels do not match the shoot's seed selector (%s)", r.text().shootSelector)
 	case FilterProvider:
 		return r.providerMessage(info)
 	case FilterHighAvailability:
@@ -83,10 +84,18 @@ func (r *run) message(v *verdict) string {
 			return "invalid networks: " + msg
 		}
 		var overlaps []string
+		more := 0
 		r.nets.overlaps(info, func(s, t network) bool {
-			overlaps = append(overlaps, "shoot "+s.String()+" intersects with seed "+t.String())
+			if len(overlaps) < maxListed {
+				overlaps = append(overlaps, "shoot "+s.String()+" intersects with seed "+t.String())
+			} else {
+				more++
+			}
 			return true
 		})
+		if more > 0 {
+			overlaps = append(overlaps, fmt.Sprintf("and %d more", more))
+		}
 		return "invalid networks: [" + strings.Join(overlaps, "; ") + "]"
 	case FilterTaints:
 		untolerated := UntoleratedTaints(info.taints, r.tolerations, v1alpha1.TaintEffectNoSchedule, v1alpha1.TaintEffectNoExecute)
@@ -103,10 +112,10 @@ func (r *run) message(v *verdict) string {
 	case FilterStrategy:
 		if r.testing {
 			return fmt.Sprintf("seed provider type %q is not the shoot's %q (purpose testing allows any region of the same provider type)",
-				info.providerType, r.shoot.Spec.Provider.Type)
+				info.providerType, r.text().providerType)
 		}
 		return fmt.Sprintf("seed is in region %q of provider type %q; strategy SameRegion needs region %q of provider type %q",
-			info.region, info.providerType, r.shoot.Spec.Region, r.shoot.Spec.Provider.Type)
+			info.region, info.providerType, r.text().region, r.text().providerType)
 	case FilterLimitedToleration:
 		if r.exclude != "" {
 			return "shoot tolerates this seed's NoExecute taints only for a limited time (" +
@@ -123,15 +132,15 @@ func (r *run) message(v *verdict) string {
 	case FilterMinimalDistance:
 		if !v.hasDistance && v.distance > math.MaxInt32 {
 			return fmt.Sprintf("region %q is listed for shoot region %q at %d in region ConfigMap %s, above the largest distance considered (%d)",
-				info.region, r.shoot.Spec.Region, v.distance, r.regionSource, math.MaxInt32)
+				info.region, r.text().region, v.distance, r.regionSource, math.MaxInt32)
 		}
 		if v.hasDistance && !r.distancesListed && v.distance > MaxFallbackDistance {
 			return fmt.Sprintf("Levenshtein distance %d between regions %q and %q is above %d, the largest considered",
-				v.distance, r.shoot.Spec.Region, info.region, MaxFallbackDistance)
+				v.distance, r.text().region, info.region, MaxFallbackDistance)
 		}
 		if !v.hasDistance {
 			return fmt.Sprintf("region %q is not listed for shoot region %q in region ConfigMap %s, which lists other candidates",
-				info.region, r.shoot.Spec.Region, r.regionSource)
+				info.region, r.text().region, r.regionSource)
 		}
 		return fmt.Sprintf("distance %d is larger than the minimal distance %d", v.distance, r.minDistance)
 	case FilterLeastUsed:
@@ -156,9 +165,70 @@ func (r *run) providerMessage(info *seedInfo) string {
 	case len(r.cpProviders) > 0 && !providerAllowed(info.providerType, shootType, r.cpProviders):
 		return fmt.Sprintf("seed provider type %q is not in the providerTypes %v of CloudProfile %q", info.providerType, r.cpProviders, r.in.CloudProfile.Name)
 	case len(r.shootProvs) > 0:
-		return fmt.Sprintf("seed provider type %q is not in the providerTypes %v of the shoot's seedSelector", info.providerType, r.shootProvs)
+		return fmt.Sprintf("seed provider type %q is not in the providerTypes %s of the shoot's seedSelector", info.providerType, r.text().shootProvs)
 	}
-	return fmt.Sprintf("seed provider type %q is not the shoot's %q", info.providerType, shootType)
+	return fmt.Sprintf("seed provider type %q is not the shoot's %q", info.providerType, r.text().providerType)
+}
+
+// Messages quote what a tenant wrote on its shoot, and a decision repeats it
+// for every seed: they quote at most maxQuoted bytes of one string and list at
+// most maxListed items, so that a message's size does not grow with the input.
+const (
+	maxQuoted = 64
+	maxListed = 3
+)
+
+// clip returns s, or its first maxQuoted bytes (cut at a rune's start)
+// followed by its length.
+func clip(s string) string {
+	if len(s) <= maxQuoted {
+		return s
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s...(%d bytes)", s[:cut], len(s))
+}
+
+// clipList writes a list as %v does, with at most maxListed items, each
+// clipped.
+func clipList(items []string) string {
+	parts := make([]string, 0, min(len(items), maxListed)+1)
+	for i, it := range items {
+		if i == maxListed {
+			parts = append(parts, fmt.Sprintf("and %d more", len(items)-maxListed))
+			break
+		}
+		parts = append(parts, clip(it))
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// messageText is what the messages of one decision quote from the shoot
+// (clipped) and its cloud profile, written once for all seeds.
+type messageText struct {
+	region, providerType, shootProvs string
+	shootSelector, cpSelector        string
+}
+
+func (r *run) text() *messageText {
+	if r.quoted == nil {
+		t := &messageText{
+			region:       clip(r.shoot.Spec.Region),
+			providerType: clip(r.shoot.Spec.Provider.Type),
+			shootProvs:   clipList(r.shootProvs),
+		}
+		if r.shootSelector != nil {
+			t.shootSelector = clip(r.shootSelector.String())
+		}
+		if r.cpSelector != nil {
+			// The operator's, so whole; written once for all seeds.
+			t.cpSelector = r.cpSelector.String()
+		}
+		r.quoted = t
+	}
+	return r.quoted
 }
 
 // formatLimited writes NoExecute taints with the longest tolerationSeconds

@@ -23,6 +23,10 @@ var orientations = []string{"north", "south", "east", "west", "central"}
 // region base names more than 500 edits apart.
 const MaxFallbackDistance = 1000
 
+// MaxRegionLength is the longest region name a decision takes, in bytes; the
+// Shoot CRD's spec.region has the same maxLength.
+const MaxRegionLength = 128
+
 // orientationPlaceholder stands where the orientation was cut out of a region
 // name, so that "eu-west-1" and "eu-1" have different base names.
 const orientationPlaceholder = ":"

@@ -194,6 +194,9 @@ type run struct {
 	regionSource    string
 	distancesListed bool
 	ignoreCapacity  bool
+
+	// quoted is what the messages quote from the shoot (text).
+	quoted *messageText
 }
 
 func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, ignoreCapacity bool) (*run, error) {
@@ -202,6 +205,11 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 	}
 	if in.CloudProfile == nil {
 		return nil, fmt.Errorf("cloud profile %q of shoot %s is not known", CloudProfileNameOf(shoot), ShootKey(shoot))
+	}
+	if n := len(shoot.Spec.Region); n > MaxRegionLength {
+		// graft's CRD refuses it; Gardener's API does not bound it, and the
+		// MinimalDistance fallback's cost grows with it.
+		return nil, fmt.Errorf("region of shoot %s is %d bytes long; no region name is longer than %d", ShootKey(shoot), n, MaxRegionLength)
 	}
 	r := &run{
 		shoot:          shoot,

@@ -3,8 +3,10 @@ package algorithm
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -188,23 +190,63 @@ type ScheduleError struct {
 }
 
 // Error returns the long form: headline and every seed's reason.
-func (e *ScheduleError) Error() string {
+func (e *ScheduleError) Error() string { return e.Truncated(math.MaxInt) }
+
+// Truncated returns the long form cut to at most limit bytes (ending in
+// "..." when cut), built only as far as it is kept: the full form of a
+// landscape's every seed can be far larger than the field it goes to.
+func (e *ScheduleError) Truncated(limit int) string {
 	if len(e.Rejections) == 0 {
-		return e.Headline
+		return truncate(e.Headline, limit)
 	}
 	var b strings.Builder
-	b.WriteString(e.Headline)
-	b.WriteString(": {")
-	for i, r := range e.Rejections {
-		if i > 0 {
-			b.WriteString(", ")
+	// write adds s, or reports that it does not fit; then out is what fits.
+	var out string
+	write := func(s string) bool {
+		if b.Len()+len(s) > limit {
+			out = truncate(b.String()+s[:min(len(s), limit+1)], limit)
+			return false
 		}
-		b.WriteString(r.Seed)
-		b.WriteString(" => ")
-		b.WriteString(r.Message)
+		b.WriteString(s)
+		return true
 	}
-	b.WriteString("}")
+	if !write(e.Headline) || !write(": {") {
+		return out
+	}
+	for i, r := range e.Rejections {
+		if (i > 0 && !write(", ")) || !write(r.Seed) || !write(" => ") || !write(r.Message) {
+			return out
+		}
+	}
+	if !write("}") {
+		return out
+	}
 	return b.String()
+}
+
+// truncate cuts s to at most limit bytes, ending in "...", at a rune's start.
+func truncate(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	if limit < 3 {
+		return s[:max(limit, 0)]
+	}
+	cut := limit - 3
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
+}
+
+// TruncatedError returns err's message cut to at most limit bytes; a
+// ScheduleError's is built only that far.
+func TruncatedError(err error, limit int) string {
+	var se *ScheduleError
+	if errors.As(err, &se) && se == err {
+		return se.Truncated(limit)
+	}
+	return truncate(err.Error(), limit)
 }
 
 // Short returns a one-line summary for Events and lastOperation, counting the

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
 // WaitsForSeed reports whether the scheduler will give the shoot a seed: it
@@ -18,6 +19,19 @@ func WaitsForSeed(shoot *v1alpha1.Shoot) bool {
 func Evicted(shoot *v1alpha1.Shoot) bool {
 	_, ok := shoot.Annotations[v1alpha1.AnnotationDescheduledFrom]
 	return ok && WaitsForSeed(shoot)
+}
+
+// EvictionRecorded reports whether the shoot's own eviction record
+// (graft.dev/evictions) ends with an eviction from the seed its
+// graft.dev/descheduled-from names: graft-descheduler writes both in one
+// patch, so a mark without that record is not one of its evictions.
+func EvictionRecorded(shoot *v1alpha1.Shoot) bool {
+	from, ok := shoot.Annotations[v1alpha1.AnnotationDescheduledFrom]
+	if !ok {
+		return false
+	}
+	records := helper.Evictions(shoot)
+	return len(records) > 0 && records[len(records)-1].Seed == from
 }
 
 // ReserveForWaiting counts each shoot waiting for a seed on the seed Schedule

@@ -133,6 +133,9 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	if err := d.algo.Validate(); err != nil {
 		return nil, fmt.Errorf("descheduler: %w", err)
 	}
+	if len(cfg.SchedulerNames) > 0 {
+		d.state.schedulers = sets.New(cfg.SchedulerNames...)
+	}
 	d.state.actsOn = func(facts *framework.SeedState) bool { return actsOn(plugins, facts) }
 	d.state.onPendingDrop = d.wakeWaiting
 	d.state.onPendingChange = func(n int) { d.metrics.PendingEvicted.Set(float64(n)) }

@@ -299,7 +299,7 @@ func TestLimits(t *testing.T) {
 		objs = append(objs, newShoot(n, "a"))
 	}
 	pending := newShoot("pending", "")
-	pending.Annotations = map[string]string{v1alpha1.AnnotationDescheduledFrom: "c"}
+	markEvicted(pending, "c")
 	objs = append(objs, pending)
 	count := func(h *harness) int {
 		n := 0

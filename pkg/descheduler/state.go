@@ -33,12 +33,17 @@ type state struct {
 	// deleting counts, per spec.seedName, the shoots of onSeed being
 	// deleted, so that a seed's leaving shoots are known without its shoots.
 	deleting map[string]int
-	// pending are the evicted shoots without a seed.
+	// pending are the shoots this descheduler evicted (by their eviction
+	// record, see algorithm.EvictionRecorded) that have no seed yet.
 	pending sets.Set[string]
 	// waiting are the other shoots without a seed (new ones, or ones whose
 	// seed someone else cleared), not being deleted: the scheduler will give
 	// each a slot, so requireFit must not promise those slots again.
 	waiting sets.Set[string]
+	// schedulers are the scheduler names whose shoots count in pending and
+	// waiting: a shoot no known scheduler places takes no slot, and a
+	// tenant's shoot naming no scheduler cannot hold evictions back.
+	schedulers sets.Set[string]
 	// written is the resourceVersion of the descheduler's last write per
 	// shoot until the informer delivers it; older informer events are ignored.
 	written map[string]string
@@ -84,6 +89,7 @@ func newState() *state {
 		deleting:    map[string]int{},
 		pending:     sets.New[string](),
 		waiting:     sets.New[string](),
+		schedulers:  sets.New(v1alpha1.DefaultSchedulerName),
 		written:     map[string]string{},
 		seedWritten: map[string]string{},
 		taintSeen:   map[string]map[string]time.Time{},
@@ -256,12 +262,14 @@ func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, infl
 		addTo(st.leaving, *s.Status.SeedName, key)
 	}
 	wasPending := st.pending.Has(key)
-	if algorithm.Evicted(s) {
+	placed := st.schedulers.Has(helper.ShootSchedulerName(s)) && algorithm.WaitsForSeed(s)
+	ours := placed && algorithm.Evicted(s) && algorithm.EvictionRecorded(s)
+	if ours {
 		st.pending.Insert(key)
 	} else {
 		st.pending.Delete(key)
 	}
-	if algorithm.WaitsForSeed(s) && !algorithm.Evicted(s) {
+	if placed && !ours {
 		st.waiting.Insert(key)
 	} else {
 		st.waiting.Delete(key)

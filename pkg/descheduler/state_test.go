@@ -16,6 +16,7 @@ import (
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/component"
 )
 
@@ -35,7 +36,7 @@ func TestOwnWritesWinOverStaleEvents(t *testing.T) {
 
 	evictedShoot := version(bound, "12")
 	evictedShoot.Spec.SeedName = nil
-	evictedShoot.Annotations = map[string]string{v1alpha1.AnnotationDescheduledFrom: "a"}
+	markEvicted(evictedShoot, "a")
 	st.addInflight(1)
 	st.settleEviction(evictedShoot, t0)
 	if st.pendingCount() != 1 || st.snapshot.Usage("a") != 0 {
@@ -149,4 +150,14 @@ func TestSyncedMeansEveryShootIsInTheState(t *testing.T) {
 	if got != n {
 		t.Errorf("state holds %d shoots once synced, want %d", got, n)
 	}
+}
+
+// markEvicted marks the shoot as graft-descheduler does when it evicts it
+// from the seed: graft.dev/descheduled-from and its eviction record.
+func markEvicted(s *v1alpha1.Shoot, seed string) {
+	if s.Annotations == nil {
+		s.Annotations = map[string]string{}
+	}
+	s.Annotations[v1alpha1.AnnotationDescheduledFrom] = seed
+	s.Annotations[v1alpha1.AnnotationEvictions] = helper.RecordEviction(s, helper.Eviction{Seed: seed, Cause: "test", At: t0}, time.Hour)
 }

@@ -148,7 +148,7 @@ func TestSeedIndexesFollowEvents(t *testing.T) {
 			s.DeletionTimestamp = ptr.To(metav1.NewTime(t0))
 		}
 		if s.Spec.SeedName == nil && rng.IntN(2) == 0 {
-			s.Annotations = map[string]string{v1alpha1.AnnotationDescheduledFrom: "a"}
+			markEvicted(s, "a")
 		}
 		server[algorithm.ShootKey(s)] = s
 		return s
@@ -257,7 +257,7 @@ func randomLandscape(rng *rand.Rand) ([]*v1alpha1.Seed, []*v1alpha1.Shoot) {
 			s.Annotations = map[string]string{v1alpha1.AnnotationEvict: "false"}
 		case 3:
 			if s.Spec.SeedName == nil {
-				s.Annotations = map[string]string{v1alpha1.AnnotationDescheduledFrom: names[0]}
+				markEvicted(s, names[0])
 			}
 		}
 		shoots = append(shoots, s)

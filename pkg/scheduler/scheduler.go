@@ -512,10 +512,8 @@ func (s *Scheduler) reportFailure(ctx context.Context, shoot *corev1alpha1.Shoot
 	s.recorder.Event(shoot, corev1.EventTypeWarning, ReasonSchedulingFailed, short)
 	klog.FromContext(ctx).V(1).Info("No seed fits", "shoot", key, "reason", short)
 
-	description := "Failed to schedule shoot: " + cause.Error()
-	if len(description) > maxDescriptionLength {
-		description = description[:maxDescriptionLength-3] + "..."
-	}
+	const prefix = "Failed to schedule shoot: "
+	description := prefix + algorithm.TruncatedError(cause, maxDescriptionLength-len(prefix))
 	if lo := shoot.Status.LastOperation; lo != nil && lo.Type == corev1alpha1.LastOperationTypeCreate &&
 		lo.State == corev1alpha1.LastOperationStatePending && lo.Description == description {
 		return

@@ -35,6 +35,13 @@ func TestCRDChartAdmissionPolicies(t *testing.T) {
 		!slices.Equal(defaults.Groups, []string{"system:masters"}) {
 		t.Errorf("default seed assigners %v, groups %v; want %v and [system:masters] (the README's installation)", defaults.UserNames(), defaults.Groups, want)
 	}
+	tolerations, err := framework.ChartToleratedKeys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tolerations.Namespaces["garden"]; !slices.Contains(got, "seed.gardener.cloud/unschedulable") || !slices.Equal(tolerations.Default, []string{"*"}) {
+		t.Errorf("default tolerated keys %+v; want * by default and the system taints in garden", tolerations)
+	}
 	custom := framework.SeedAssigners{
 		ServiceAccounts: []framework.ServiceAccountRef{{Namespace: "graft", Name: "scheduler"}, {Namespace: "graft", Name: "second-scheduler"}},
 		Groups:          []string{"system:masters", "oidc:garden-operators"},
@@ -56,8 +63,8 @@ func TestCRDChartAdmissionPolicies(t *testing.T) {
 	}{
 		{
 			name: "default", namespace: "graft-system",
-			want:      &framework.AdmissionOptions{Namespace: "graft-system", Assigners: defaults, GardenToleration: true},
-			wantKinds: []string{"ConfigMap", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding"},
+			want:      &framework.AdmissionOptions{Namespace: "graft-system", Assigners: defaults, Tolerations: tolerations, GardenToleration: true},
+			wantKinds: []string{"ConfigMap", "ConfigMap", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding"},
 		},
 		{
 			name: "custom identities, API server without MutatingAdmissionPolicy", namespace: "graft",
@@ -67,12 +74,13 @@ func TestCRDChartAdmissionPolicies(t *testing.T) {
 				`admissionPolicies.seedAssignment.groups=["system:masters","oidc:garden-operators"]`,
 				`admissionPolicies.seedAssignment.users=["breakglass@example.com"]`,
 			},
-			want:      &framework.AdmissionOptions{Namespace: "graft", Assigners: custom},
-			wantKinds: []string{"ConfigMap", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding"},
+			want:      &framework.AdmissionOptions{Namespace: "graft", Assigners: custom, Tolerations: tolerations},
+			wantKinds: []string{"ConfigMap", "ConfigMap", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding"},
 		},
 		{
 			name: "policies off", namespace: "graft-system",
-			set: []string{"admissionPolicies.protectedTaint.enabled=false", "admissionPolicies.seedAssignment.enabled=false"},
+			set: []string{"admissionPolicies.protectedTaint.enabled=false", "admissionPolicies.seedAssignment.enabled=false",
+				"admissionPolicies.shootTenancy.enabled=false", "admissionPolicies.shootCloudProfile.enabled=false"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

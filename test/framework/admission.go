@@ -37,6 +37,13 @@ const (
 	SeedAssignmentPolicy = "graft-seed-assignment"
 	// SeedAssignersConfigMap is the parameter ConfigMap of SeedAssignmentPolicy.
 	SeedAssignersConfigMap = "graft-seed-assigners"
+	// ShootTenancyPolicy keeps purpose infrastructure in the garden namespace
+	// and allows tolerations per namespace.
+	ShootTenancyPolicy = "graft-shoot-tenancy"
+	// ShootTolerationsConfigMap is the parameter ConfigMap of ShootTenancyPolicy.
+	ShootTolerationsConfigMap = "graft-shoot-tolerations"
+	// ShootCloudProfilePolicy wants a shoot's provider type to be its cloud profile's.
+	ShootCloudProfilePolicy = "graft-shoot-cloud-profile"
 	// ComponentNamespace is where graft's components and the parameter
 	// ConfigMap live, as in the README's installation.
 	ComponentNamespace = "graft-system"
@@ -45,10 +52,12 @@ const (
 // policyFiles are the files of charts/graft-crds/policies, in install order.
 // The chart ships them through .Files.Get; this package reads the same files,
 // so the CEL exists once.
-var policyFiles = struct{ protectedTaint, gardenToleration, seedAssignment string }{
-	protectedTaint:   "protected-taint.yaml",
-	gardenToleration: "garden-protected-toleration.yaml",
-	seedAssignment:   "seed-assignment.yaml",
+var policyFiles = struct{ protectedTaint, gardenToleration, seedAssignment, shootTenancy, shootCloudProfile string }{
+	protectedTaint:    "protected-taint.yaml",
+	gardenToleration:  "garden-protected-toleration.yaml",
+	seedAssignment:    "seed-assignment.yaml",
+	shootTenancy:      "shoot-tenancy.yaml",
+	shootCloudProfile: "shoot-cloud-profile.yaml",
 }
 
 // ServiceAccountRef names a ServiceAccount.
@@ -80,27 +89,67 @@ func (a SeedAssigners) UserNames() []string {
 	return append(out, a.Users...)
 }
 
-// ChartSeedAssigners returns the default seed assigners of the graft-crds
-// chart, read from its values.yaml.
-func ChartSeedAssigners() (SeedAssigners, error) {
+// ToleratedKeys are the taint keys the shoots of each namespace may
+// tolerate: the graft-crds chart's admissionPolicies.shootTenancy.tolerations
+// values.
+type ToleratedKeys struct {
+	Default      []string            `json:"default"`
+	Namespaces   map[string][]string `json:"namespaces"`
+	ExemptUsers  []string            `json:"exemptUsers"`
+	ExemptGroups []string            `json:"exemptGroups"`
+}
+
+// chartValues reads the graft-crds chart's admission policy values.
+func chartValues() (SeedAssigners, ToleratedKeys, error) {
 	root, err := RepoRoot()
 	if err != nil {
-		return SeedAssigners{}, err
+		return SeedAssigners{}, ToleratedKeys{}, err
 	}
 	path := filepath.Join(root, "charts", "graft-crds", "values.yaml")
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return SeedAssigners{}, err
+		return SeedAssigners{}, ToleratedKeys{}, err
 	}
 	var values struct {
 		AdmissionPolicies struct {
 			SeedAssignment SeedAssigners `json:"seedAssignment"`
+			ShootTenancy   struct {
+				Tolerations ToleratedKeys `json:"tolerations"`
+			} `json:"shootTenancy"`
 		} `json:"admissionPolicies"`
 	}
 	if err := yaml.Unmarshal(data, &values); err != nil {
-		return SeedAssigners{}, fmt.Errorf("reading %s: %w", path, err)
+		return SeedAssigners{}, ToleratedKeys{}, fmt.Errorf("reading %s: %w", path, err)
 	}
-	return values.AdmissionPolicies.SeedAssignment, nil
+	return values.AdmissionPolicies.SeedAssignment, values.AdmissionPolicies.ShootTenancy.Tolerations, nil
+}
+
+// ChartSeedAssigners returns the default seed assigners of the graft-crds
+// chart, read from its values.yaml.
+func ChartSeedAssigners() (SeedAssigners, error) {
+	a, _, err := chartValues()
+	return a, err
+}
+
+// ChartToleratedKeys returns the graft-crds chart's default toleration
+// parameters, read from its values.yaml.
+func ChartToleratedKeys() (ToleratedKeys, error) {
+	_, k, err := chartValues()
+	return k, err
+}
+
+// ShootTolerationsParams is the parameter ConfigMap of ShootTenancyPolicy:
+// one key, user or group per line.
+func ShootTolerationsParams(namespace string, k ToleratedKeys) *corev1.ConfigMap {
+	data := map[string]string{
+		"default":      strings.Join(k.Default, "\n"),
+		"exemptUsers":  strings.Join(k.ExemptUsers, "\n"),
+		"exemptGroups": strings.Join(k.ExemptGroups, "\n"),
+	}
+	for ns, keys := range k.Namespaces {
+		data["namespace."+ns] = strings.Join(keys, "\n")
+	}
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ShootTolerationsConfigMap, Namespace: namespace}, Data: data}
 }
 
 // e2eSecondScheduler is the ServiceAccount of the second graft-scheduler
@@ -127,6 +176,8 @@ type AdmissionOptions struct {
 	Namespace string
 	// Assigners may set, change or clear seedName.
 	Assigners SeedAssigners
+	// Tolerations are the taint keys each namespace may tolerate.
+	Tolerations ToleratedKeys
 	// GardenToleration adds the MutatingAdmissionPolicy and its binding; only
 	// for API servers that serve it in admissionregistration.k8s.io/v1.
 	GardenToleration bool
@@ -194,6 +245,35 @@ func AdmissionObjects(opts AdmissionOptions) ([]runtime.Object, error) {
 				},
 			},
 		})
+	tenancy, err := load(policyFiles.shootTenancy)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, tenancy,
+		ShootTolerationsParams(opts.Namespace, opts.Tolerations),
+		&admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: ShootTenancyPolicy},
+			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+				PolicyName:        ShootTenancyPolicy,
+				ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+				ParamRef: &admissionregistrationv1.ParamRef{
+					Name: ShootTolerationsConfigMap, Namespace: opts.Namespace, ParameterNotFoundAction: &deny,
+				},
+			},
+		})
+	profile, err := load(policyFiles.shootCloudProfile)
+	if err != nil {
+		return nil, err
+	}
+	allow := admissionregistrationv1.AllowAction
+	out = append(out, profile, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: ShootCloudProfilePolicy},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        ShootCloudProfilePolicy,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+			ParamRef:          &admissionregistrationv1.ParamRef{Selector: &metav1.LabelSelector{}, ParameterNotFoundAction: &allow},
+		},
+	})
 	return out, nil
 }
 
@@ -246,7 +326,11 @@ func InstallAdmissionPolicies(ctx context.Context, cfg *rest.Config) error {
 	if err != nil {
 		return err
 	}
-	objs, err := AdmissionObjects(AdmissionOptions{Namespace: ComponentNamespace, Assigners: assigners, GardenToleration: served})
+	tolerations, err := ChartToleratedKeys()
+	if err != nil {
+		return err
+	}
+	objs, err := AdmissionObjects(AdmissionOptions{Namespace: ComponentNamespace, Assigners: assigners, Tolerations: tolerations, GardenToleration: served})
 	if err != nil {
 		return err
 	}

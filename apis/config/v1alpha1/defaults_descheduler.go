@@ -68,6 +68,9 @@ func (c *DeschedulerConfiguration) Default() {
 	if c.RepeatEvictionWindow == nil {
 		c.RepeatEvictionWindow = &metav1.Duration{Duration: DefaultRepeatEvictionWindow}
 	}
+	if len(c.SchedulerNames) == 0 {
+		c.SchedulerNames = []string{corev1alpha1.DefaultSchedulerName}
+	}
 	if c.ConcurrentEvictions == 0 {
 		c.ConcurrentEvictions = DefaultConcurrentEvictions
 	}

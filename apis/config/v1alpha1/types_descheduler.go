@@ -62,6 +62,15 @@ type DeschedulerConfiguration struct {
 	// Default 10m.
 	// +optional
 	RepeatEvictionWindow *metav1.Duration `json:"repeatEvictionWindow,omitempty"`
+	// SchedulerNames are the spec.schedulerName values of the graft-schedulers
+	// that place shoots again after this descheduler evicts them. Only
+	// shoots one of them is responsible for count as waiting for a seed:
+	// against maxPendingEvicted (and then only those whose eviction record
+	// this descheduler wrote), and for the seed slots requireFit keeps free
+	// for them. Shoots of other schedulers are still evicted. Default
+	// [default-scheduler].
+	// +optional
+	SchedulerNames []string `json:"schedulerNames,omitempty"`
 	// ConcurrentEvictions is how many evictions are written at the same time.
 	// Default 4.
 	// +optional

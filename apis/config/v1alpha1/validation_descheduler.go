@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	"math"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -35,6 +36,11 @@ func (c *DeschedulerConfiguration) Validate() field.ErrorList {
 	}
 	if b := c.EvictionBurst; b != nil && *b < 1 {
 		errs = append(errs, field.Invalid(field.NewPath("evictionBurst"), *b, "must be at least 1"))
+	}
+	for i, name := range c.SchedulerNames {
+		if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
+			errs = append(errs, field.Invalid(field.NewPath("schedulerNames").Index(i), name, strings.Join(msgs, "; ")))
+		}
 	}
 	if c.ConcurrentEvictions < 1 {
 		errs = append(errs, field.Invalid(field.NewPath("concurrentEvictions"), c.ConcurrentEvictions, "must be at least 1"))

@@ -188,6 +188,11 @@ func (in *DeschedulerConfiguration) DeepCopyInto(out *DeschedulerConfiguration) 
 		*out = new(metav1.Duration)
 		**out = **in
 	}
+	if in.SchedulerNames != nil {
+		in, out := &in.SchedulerNames, &out.SchedulerNames
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.ScoreWeights != nil {
 		in, out := &in.ScoreWeights, &out.ScoreWeights
 		*out = new(ScoreWeights)

@@ -102,6 +102,8 @@ type SeedSelector struct {
 	metav1.LabelSelector `json:",inline"`
 	// ProviderTypes lists the seed provider types that are acceptable; "*" means all.
 	// Without it only seeds of the shoot's own provider type are considered.
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=63
 	// +optional
 	ProviderTypes []string `json:"providerTypes,omitempty"`
 }

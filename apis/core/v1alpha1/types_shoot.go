@@ -43,6 +43,7 @@ type ShootList struct {
 // ShootSpec is the desired state of a shoot.
 type ShootSpec struct {
 	// CloudProfileName names the shoot's cloud profile. Deprecated in Gardener in favour of CloudProfile.
+	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	CloudProfileName *string `json:"cloudProfileName,omitempty"`
 	// CloudProfile references the shoot's cloud profile.
@@ -61,17 +62,21 @@ type ShootSpec struct {
 	Purpose *ShootPurpose `json:"purpose,omitempty"`
 	// Region is the region the shoot's workers run in.
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
 	Region string `json:"region"`
 	// SchedulerName is the scheduler responsible for the shoot. Empty means default-scheduler.
+	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	SchedulerName *string `json:"schedulerName,omitempty"`
 	// SeedName is the seed the shoot's control plane runs on. Set by the scheduler.
+	// +kubebuilder:validation:MaxLength=253
 	// +optional
 	SeedName *string `json:"seedName,omitempty"`
 	// SeedSelector restricts the seeds the shoot may be placed on.
 	// +optional
 	SeedSelector *SeedSelector `json:"seedSelector,omitempty"`
 	// Tolerations let the shoot be placed on, or stay on, seeds with matching taints.
+	// +kubebuilder:validation:MaxItems=64
 	// +optional
 	Tolerations []Toleration `json:"tolerations,omitempty"`
 }
@@ -79,10 +84,12 @@ type ShootSpec struct {
 // CloudProfileReference references a cloud profile.
 type CloudProfileReference struct {
 	// Kind is the kind of the referenced profile, CloudProfile or NamespacedCloudProfile.
+	// +kubebuilder:validation:MaxLength=63
 	// +optional
 	Kind string `json:"kind,omitempty"`
 	// Name is the name of the referenced profile.
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name"`
 }
 
@@ -119,18 +126,26 @@ const (
 // Networking configures a shoot's networks.
 type Networking struct {
 	// Type is the network plugin type.
+	// +kubebuilder:validation:MaxLength=63
 	// +optional
 	Type *string `json:"type,omitempty"`
-	// Pods is the CIDR of the pod network.
+	// Pods is the CIDR of the pod network: one CIDR.
+	// +kubebuilder:validation:MaxLength=43
+	// +kubebuilder:validation:XValidation:rule="isCIDR(self)",message="must be one CIDR, such as 100.96.0.0/11"
 	// +optional
 	Pods *string `json:"pods,omitempty"`
-	// Nodes is the CIDR of the node network.
+	// Nodes is the CIDR of the node network: one CIDR.
+	// +kubebuilder:validation:MaxLength=43
+	// +kubebuilder:validation:XValidation:rule="isCIDR(self)",message="must be one CIDR, such as 10.250.0.0/16"
 	// +optional
 	Nodes *string `json:"nodes,omitempty"`
-	// Services is the CIDR of the service network.
+	// Services is the CIDR of the service network: one CIDR.
+	// +kubebuilder:validation:MaxLength=43
+	// +kubebuilder:validation:XValidation:rule="isCIDR(self)",message="must be one CIDR, such as 100.64.0.0/13"
 	// +optional
 	Services *string `json:"services,omitempty"`
 	// IPFamilies are the IP families of the shoot's networks; IPv4 when empty.
+	// +kubebuilder:validation:MaxItems=2
 	// +optional
 	IPFamilies []IPFamily `json:"ipFamilies,omitempty"`
 }
@@ -139,8 +154,10 @@ type Networking struct {
 type Provider struct {
 	// Type is the provider type, such as aws or gcp.
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
 	Type string `json:"type"`
 	// Workers are the shoot's worker pools.
+	// +kubebuilder:validation:MaxItems=64
 	// +optional
 	Workers []Worker `json:"workers,omitempty"`
 }
@@ -148,8 +165,11 @@ type Provider struct {
 // Worker is a pool of worker machines.
 type Worker struct {
 	// Name of the worker pool.
+	// +kubebuilder:validation:MaxLength=63
 	Name string `json:"name"`
 	// Zones the pool's machines run in.
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=63
 	// +optional
 	Zones []string `json:"zones,omitempty"`
 }
@@ -173,10 +193,13 @@ const (
 
 // Toleration lets a shoot be placed on, or stay on, a seed with a matching taint.
 type Toleration struct {
-	// Key is the taint key the toleration matches.
+	// Key is the taint key the toleration matches (a qualified name: a DNS
+	// subdomain prefix and a name of at most 63 characters).
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=317
 	Key string `json:"key"`
 	// Value is the taint value the toleration matches. Without it, only taints without value match.
+	// +kubebuilder:validation:MaxLength=63
 	// +optional
 	Value *string `json:"value,omitempty"`
 	// Effect is the taint effect the toleration matches. Empty matches all effects.
@@ -208,15 +231,26 @@ type ShootStatus struct {
 // NetworkingStatus is a shoot's observed networks.
 type NetworkingStatus struct {
 	// Pods are the CIDRs of the pod network.
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:MaxLength=43
+	// +kubebuilder:validation:XValidation:rule="self.all(c, isCIDR(c))",message="every item must be one CIDR"
 	// +optional
 	Pods []string `json:"pods,omitempty"`
 	// Nodes are the CIDRs of the node network.
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:MaxLength=43
+	// +kubebuilder:validation:XValidation:rule="self.all(c, isCIDR(c))",message="every item must be one CIDR"
 	// +optional
 	Nodes []string `json:"nodes,omitempty"`
 	// Services are the CIDRs of the service network.
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:MaxLength=43
+	// +kubebuilder:validation:XValidation:rule="self.all(c, isCIDR(c))",message="every item must be one CIDR"
 	// +optional
 	Services []string `json:"services,omitempty"`
 	// EgressCIDRs are the CIDRs the shoot's traffic leaves from.
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MaxLength=43
 	// +optional
 	EgressCIDRs []string `json:"egressCIDRs,omitempty"`
 }

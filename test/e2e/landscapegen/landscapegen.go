@@ -48,9 +48,11 @@ type Landscape struct {
 // SeedlessRegion is the region the SeedlessRegionShoots ask for.
 const SeedlessRegion = "nowhere-1"
 
+// purposes leaves out infrastructure: only shoots in namespace garden may
+// have it (policy graft-shoot-tenancy), and a landscape has its own namespace.
 var purposes = []corev1alpha1.ShootPurpose{
 	corev1alpha1.ShootPurposeProduction, corev1alpha1.ShootPurposeDevelopment, corev1alpha1.ShootPurposeEvaluation,
-	corev1alpha1.ShootPurposeTesting, corev1alpha1.ShootPurposeInfrastructure,
+	corev1alpha1.ShootPurposeTesting,
 }
 
 // Region returns the name of a provider's i-th region.

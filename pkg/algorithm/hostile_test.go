@@ -1,0 +1,134 @@
+package algorithm
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+)
+
+// allocatedBy returns the bytes fn allocates.
+func allocatedBy(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestHostileShootCostsBoundedMemory feeds decisions the largest shoots a
+// tenant can write (on Gardener's API, which bounds its strings less than
+// graft's CRD) against many seeds that all reject them: the decision and its
+// message, cut to the size stored in lastOperation, cost memory in proportion
+// to the input, not to the input times the seeds.
+func TestHostileShootCostsBoundedMemory(t *testing.T) {
+	const mib = 1 << 20
+	manySeeds := func(n int, opts ...seedOpt) []*v1alpha1.Seed {
+		seeds := make([]*v1alpha1.Seed, n)
+		for i := range seeds {
+			seeds[i] = newSeed(fmt.Sprintf("seed-%03d", i), opts...)
+		}
+		return seeds
+	}
+	// A selector of ~1 MiB of valid labels, matching no seed.
+	huge := &v1alpha1.SeedSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{}}}
+	for i := 0; i < mib/100; i++ {
+		huge.MatchLabels[fmt.Sprintf("tenant.example.com/key-%06d", i)] = strings.Repeat("v", 63)
+	}
+	// Every /30 of the seeds' node network.
+	overlapping := make([]string, 1<<14)
+	for i := range overlapping {
+		overlapping[i] = fmt.Sprintf("10.1.%d.%d/30", i/64, i%64*4)
+	}
+	for _, tc := range []struct {
+		name  string
+		seeds []*v1alpha1.Seed
+		shoot *v1alpha1.Shoot
+		// want is a part of the reason, so that the case fails where meant.
+		want string
+	}{{
+		name:  "region at the CRD's limit, in no seed's region",
+		seeds: manySeeds(200, region("aws", "us-east-1")),
+		shoot: newShoot("s", shootRegion("aws", strings.Repeat("r", MaxRegionLength))),
+		want:  "strategy SameRegion needs region",
+	}, {
+		name:  "region of a MiB (Gardener's API does not bound it)",
+		seeds: manySeeds(200, region("aws", "us-east-1")),
+		shoot: newShoot("s", shootRegion("aws", strings.Repeat("r", mib))),
+		want:  "no region name is longer than",
+	}, {
+		name:  "seed selector of a MiB",
+		seeds: manySeeds(200),
+		shoot: newShoot("s", func(s *v1alpha1.Shoot) { s.Spec.SeedSelector = huge }),
+		want:  "seed selector of 'Shoot'",
+	}, {
+		name:  "provider types of the seed selector",
+		seeds: manySeeds(200, region("gcp", "eu-west-1")),
+		shoot: newShoot("s", func(s *v1alpha1.Shoot) {
+			s.Spec.SeedSelector = &v1alpha1.SeedSelector{ProviderTypes: strings.Split(strings.Repeat(strings.Repeat("p", 60)+",", mib/61), ",")}
+		}),
+		want: "is not in the providerTypes",
+	}, {
+		name:  "sixteen thousand overlapping CIDRs",
+		seeds: manySeeds(50, seedNets("10.1.0.0/16", "100.96.0.0/11", "100.64.0.0/13")),
+		shoot: newShoot("s", func(s *v1alpha1.Shoot) {
+			s.Status.Networking = &v1alpha1.NetworkingStatus{Nodes: overlapping}
+		}),
+		want: "and 16383 more",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			snap := snapshotOf(tc.seeds)
+			in := Inputs{CloudProfile: cloudProfile("aws")}
+			var msg string
+			allocated := allocatedBy(func() {
+				_, err := Schedule(tc.shoot, snap, in)
+				if err == nil {
+					t.Fatal("a seed was chosen; every seed must reject the shoot")
+				}
+				msg = TruncatedError(err, 4096)
+			})
+			if len(msg) > 4096 {
+				t.Errorf("message of %d bytes, want at most 4096", len(msg))
+			}
+			if !strings.Contains(msg, tc.want) {
+				t.Errorf("message %q does not say %q", msg, tc.want)
+			}
+			// The input is at most a few MiB and read once or twice; before
+			// messages were bounded, each seed's rejection repeated it.
+			if limit := uint64(16 * mib); allocated > limit {
+				t.Errorf("deciding allocated %d MiB, want at most %d MiB", allocated/mib, limit/mib)
+			}
+			t.Logf("allocated %.1f MiB, message %d bytes", float64(allocated)/mib, len(msg))
+		})
+	}
+}
+
+func TestTruncatedError(t *testing.T) {
+	e := &ScheduleError{Headline: "none fit", Rejections: []Rejection{
+		{Seed: "a", Message: strings.Repeat("x", 100)}, {Seed: "b", Message: "short"},
+	}}
+	full := e.Error()
+	if got := e.Truncated(len(full)); got != full {
+		t.Errorf("Truncated(len) = %q, want the whole %q", got, full)
+	}
+	for _, limit := range []int{0, 2, 3, 8, 20, 50, len(full) - 1} {
+		got := e.Truncated(limit)
+		if len(got) > limit {
+			t.Errorf("Truncated(%d) is %d bytes", limit, len(got))
+		}
+		if limit >= 3 && !strings.HasSuffix(got, "...") {
+			t.Errorf("Truncated(%d) = %q, want it to end in ...", limit, got)
+		}
+		if want := strings.TrimSuffix(got, "..."); !strings.HasPrefix(full, want) {
+			t.Errorf("Truncated(%d) = %q is not a prefix of %q", limit, got, full)
+		}
+	}
+	if got := clip("ü" + strings.Repeat("é", maxQuoted)); !strings.HasSuffix(got, "...(130 bytes)") || len(got) > maxQuoted+len("...(130 bytes)") {
+		t.Errorf("clip = %q", got)
+	}
+}

@@ -1,0 +1,204 @@
+//go:build integration
+
+package admission
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/test/framework"
+)
+
+func withPurpose(p v1alpha1.ShootPurpose) func(*v1alpha1.Shoot) {
+	return func(s *v1alpha1.Shoot) { s.Spec.Purpose = &p }
+}
+
+// TestTenantMayNotJumpTheEvictionOrder: graft-descheduler moves
+// infrastructure shoots off an over-full seed last, so a tenant may not give
+// its shoot that purpose (Gardener keeps it for namespace garden); a shoot
+// already infrastructure stays changeable. graft.dev/evict, the other
+// exemption, is a control annotation (TestTenantMayNotWriteControlAnnotations).
+func TestTenantMayNotJumpTheEvictionOrder(t *testing.T) {
+	ctx := t.Context()
+	ns := newNamespace(t, "tenant-purpose")
+	tenant := tenantClient(t, ns)
+	waitEnforced(t, framework.ShootTenancyPolicy, func(ctx context.Context) error {
+		_, err := create(ctx, tenant, shoot(ns, "probe", withPurpose(v1alpha1.ShootPurposeInfrastructure)), true)
+		return err
+	})
+	_, err := create(ctx, tenant, shoot(ns, "infra", withPurpose(v1alpha1.ShootPurposeInfrastructure)), false)
+	expectRefused(t, "tenant creates an infrastructure shoot", err, framework.ShootTenancyPolicy,
+		"shoot "+ns+"/infra may not have purpose infrastructure", "in namespace garden")
+	_, err = create(ctx, tenant, shoot(ns, "web", withPurpose(v1alpha1.ShootPurposeProduction)), false)
+	expectAllowed(t, "tenant creates a production shoot", err)
+	_, err = mergePatch(ctx, tenant, ns, "web", `{"spec":{"purpose":"infrastructure"}}`)
+	expectRefused(t, "tenant turns its shoot into infrastructure", err, framework.ShootTenancyPolicy, "may not have purpose infrastructure")
+	_, err = create(ctx, admin(t), shoot(ns, "operators", withPurpose(v1alpha1.ShootPurposeInfrastructure)), true)
+	expectRefused(t, "an operator creates an infrastructure shoot outside garden", err, framework.ShootTenancyPolicy, "may not have purpose infrastructure")
+
+	garden := tenantClient(t, v1alpha1.GardenNamespace)
+	_, err = create(ctx, garden, shoot(v1alpha1.GardenNamespace, "infra", withPurpose(v1alpha1.ShootPurposeInfrastructure)), true)
+	expectAllowed(t, "an infrastructure shoot in namespace garden", err)
+}
+
+// TestTenantToleratesOnlyItsKeys: by the chart's defaults a tenant may
+// tolerate any taint but graft's system taints (cordoned and drained seeds,
+// failing seeds), which only namespace garden may; a namespace given its own
+// entry may tolerate only the keys listed there. Tolerations a shoot already
+// has stay, and operators may add any.
+func TestTenantToleratesOnlyItsKeys(t *testing.T) {
+	ctx := t.Context()
+	ns := newNamespace(t, "tenant-tolerations")
+	tenant := tenantClient(t, ns)
+	waitEnforced(t, framework.ShootTenancyPolicy, func(ctx context.Context) error {
+		_, err := create(ctx, tenant, shoot(ns, "probe", tolerating(v1alpha1.SeedTaintUnschedulable)), true)
+		return err
+	})
+	for _, key := range []string{v1alpha1.SeedTaintUnschedulable, v1alpha1.SeedTaintNotReady} {
+		_, err := create(ctx, tenant, shoot(ns, "stay", tolerating("team.example.com/dedicated"), tolerating(key)), false)
+		expectRefused(t, "tenant tolerates "+key, err, framework.ShootTenancyPolicy,
+			"shoot "+ns+"/stay may not tolerate "+key+": namespace "+ns+" may tolerate [*]",
+			framework.ComponentNamespace+"/"+framework.ShootTolerationsConfigMap+" key default")
+	}
+	_, err := create(ctx, tenant, shoot(ns, "web", tolerating("team.example.com/dedicated")), false)
+	expectAllowed(t, "tenant tolerates its own taint", err)
+	_, err = mergePatch(ctx, tenant, ns, "web", `{"spec":{"tolerations":[{"key":"team.example.com/dedicated"},{"key":"`+v1alpha1.SeedTaintUnschedulable+`","effect":"NoExecute"}]}}`)
+	expectRefused(t, "tenant adds a toleration of drains to its shoot", err, framework.ShootTenancyPolicy, "may not tolerate "+v1alpha1.SeedTaintUnschedulable)
+
+	// Operators may; the tenant may then change the shoot, keeping it.
+	_, err = create(ctx, admin(t), shoot(ns, "platform", tolerating(v1alpha1.SeedTaintUnschedulable)), false)
+	expectAllowed(t, "an operator creates a shoot tolerating drains in a tenant namespace", err)
+	_, err = mergePatch(ctx, tenant, ns, "platform", `{"metadata":{"labels":{"team":"platform"}}}`)
+	expectAllowed(t, "tenant changes a shoot keeping its toleration", err)
+
+	garden := tenantClient(t, v1alpha1.GardenNamespace)
+	_, err = create(ctx, garden, shoot(v1alpha1.GardenNamespace, "stay", tolerating(v1alpha1.SeedTaintUnschedulable), tolerating(v1alpha1.SeedTaintNotReady)), true)
+	expectAllowed(t, "a garden shoot tolerates the system taints", err)
+
+	// A namespace of its own entry: only the keys listed.
+	strict := newNamespace(t, "tenant-strict")
+	strictTenant := tenantClient(t, strict)
+	setToleratedKeys(t, strict, "team.example.com/dedicated")
+	waitEnforced(t, framework.ShootTenancyPolicy, func(ctx context.Context) error {
+		_, err := create(ctx, strictTenant, shoot(strict, "probe", tolerating("other.example.com/gpu")), true)
+		return err
+	})
+	_, err = create(ctx, strictTenant, shoot(strict, "gpu", tolerating("other.example.com/gpu")), false)
+	expectRefused(t, "a restricted tenant tolerates an unlisted key", err, framework.ShootTenancyPolicy,
+		"may not tolerate other.example.com/gpu: namespace "+strict+" may tolerate [team.example.com/dedicated]", "key namespace."+strict)
+	_, err = create(ctx, strictTenant, shoot(strict, "dedicated", tolerating("team.example.com/dedicated")), false)
+	expectAllowed(t, "a restricted tenant tolerates its listed key", err)
+}
+
+// setToleratedKeys gives the namespace its own entry in the parameter
+// ConfigMap for the test's duration.
+func setToleratedKeys(t *testing.T, namespace string, keys ...string) {
+	t.Helper()
+	cms := framework.Shared(t).KubeClient().CoreV1().ConfigMaps(framework.ComponentNamespace)
+	patch := func(value string) error {
+		_, err := cms.Patch(context.Background(), framework.ShootTolerationsConfigMap, types.MergePatchType,
+			[]byte(`{"data":{"namespace.`+namespace+`":`+value+`}}`), metav1.PatchOptions{})
+		return err
+	}
+	if err := patch(`"` + strings.Join(keys, `\n`) + `"`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := patch("null"); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// TestTenantMayNotBorrowACloudProfile: a shoot's provider type must be its
+// cloud profile's, so that a tenant cannot take another provider's profile
+// and with it that profile's seed selector.
+func TestTenantMayNotBorrowACloudProfile(t *testing.T) {
+	ctx := t.Context()
+	ns := newNamespace(t, "tenant-profile")
+	tenant := tenantClient(t, ns)
+	profiles := admin(t).CoreV1alpha1().CloudProfiles()
+	cp := &v1alpha1.CloudProfile{ObjectMeta: metav1.ObjectMeta{Name: "tenancy-aws"}, Spec: v1alpha1.CloudProfileSpec{Type: "aws"}}
+	if _, err := profiles.Create(ctx, cp, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = profiles.Delete(context.Background(), cp.Name, metav1.DeleteOptions{}) })
+	gcpOnAWS := func(name string) *v1alpha1.Shoot {
+		return shoot(ns, name, func(s *v1alpha1.Shoot) { s.Spec.CloudProfileName = ptr.To(cp.Name); s.Spec.Provider.Type = "gcp" })
+	}
+	waitEnforced(t, framework.ShootCloudProfilePolicy, func(ctx context.Context) error {
+		_, err := create(ctx, tenant, gcpOnAWS("probe"), true)
+		return err
+	})
+	_, err := create(ctx, tenant, gcpOnAWS("borrow"), false)
+	expectRefused(t, "a gcp shoot names an aws cloud profile", err, framework.ShootCloudProfilePolicy,
+		"shoot "+ns+"/borrow has provider type gcp, but its CloudProfile tenancy-aws is of type aws")
+	byRef := shoot(ns, "by-ref", func(s *v1alpha1.Shoot) {
+		s.Spec.CloudProfileName = nil
+		s.Spec.CloudProfile = &v1alpha1.CloudProfileReference{Kind: "CloudProfile", Name: cp.Name}
+		s.Spec.Provider.Type = "gcp"
+	})
+	_, err = create(ctx, tenant, byRef, false)
+	expectRefused(t, "a gcp shoot references an aws cloud profile", err, framework.ShootCloudProfilePolicy, "is of type aws")
+
+	_, err = create(ctx, tenant, shoot(ns, "own", func(s *v1alpha1.Shoot) { s.Spec.CloudProfileName = ptr.To(cp.Name); s.Spec.Provider.Type = "aws" }), false)
+	expectAllowed(t, "an aws shoot names the aws cloud profile", err)
+	_, err = mergePatch(ctx, tenant, ns, "own", `{"spec":{"provider":{"type":"gcp"}}}`)
+	expectRefused(t, "tenant changes the provider type away from its profile's", err, framework.ShootCloudProfilePolicy, "is of type aws")
+}
+
+// TestTenantInputsAreBounded: the Shoot CRD refuses strings and lists beyond
+// sane sizes (a region is quoted in every seed's rejection), and a networking
+// field holds one CIDR.
+func TestTenantInputsAreBounded(t *testing.T) {
+	ctx := t.Context()
+	ns := newNamespace(t, "tenant-sizes")
+	tenant := tenantClient(t, ns)
+	invalid := func(what string, err error, parts ...string) {
+		t.Helper()
+		if !apierrors.IsInvalid(err) && !apierrors.IsRequestEntityTooLargeError(err) {
+			t.Errorf("%s: %v, want the API server to refuse it as invalid", what, err)
+			return
+		}
+		for _, p := range parts {
+			if !strings.Contains(err.Error(), p) {
+				t.Errorf("%s: %v does not say %q", what, err, p)
+			}
+		}
+	}
+	_, err := create(ctx, tenant, shoot(ns, "region", func(s *v1alpha1.Shoot) { s.Spec.Region = strings.Repeat("r", 128) }), true)
+	expectAllowed(t, "a region of 128 bytes", err)
+	_, err = create(ctx, tenant, shoot(ns, "region", func(s *v1alpha1.Shoot) { s.Spec.Region = strings.Repeat("r", 129) }), true)
+	invalid("a region of 129 bytes", err, "spec.region", "Too long")
+	_, err = create(ctx, tenant, shoot(ns, "region", func(s *v1alpha1.Shoot) { s.Spec.Region = strings.Repeat("r", 1<<20) }), true)
+	invalid("a region of a MiB", err)
+
+	_, err = create(ctx, tenant, shoot(ns, "cidrs", func(s *v1alpha1.Shoot) {
+		s.Spec.Networking = &v1alpha1.Networking{Pods: ptr.To("100.96.0.0/11,100.128.0.0/11")}
+	}), true)
+	invalid("two CIDRs in one networking field", err, "spec.networking.pods", "must be one CIDR")
+	_, err = create(ctx, tenant, shoot(ns, "cidrs", func(s *v1alpha1.Shoot) {
+		s.Spec.Networking = &v1alpha1.Networking{Pods: ptr.To("100.96.0.0/11"), Nodes: ptr.To("10.250.0.0/16"), Services: ptr.To("fd00::/108")}
+	}), true)
+	expectAllowed(t, "one CIDR per networking field", err)
+
+	_, err = create(ctx, tenant, shoot(ns, "tolerations", func(s *v1alpha1.Shoot) {
+		for range 65 {
+			s.Spec.Tolerations = append(s.Spec.Tolerations, v1alpha1.Toleration{Key: "team.example.com/dedicated"})
+		}
+	}), true)
+	invalid("65 tolerations", err, "spec.tolerations", "Too many")
+
+	_, err = create(ctx, tenant, shoot(ns, "status"), false)
+	expectAllowed(t, "tenant creates a shoot", err)
+	many := `"` + strings.Repeat(`10.1.0.0/30","`, 8) + `10.1.0.4/30"`
+	_, err = mergePatch(ctx, tenant, ns, "status", `{"status":{"networking":{"nodes":[`+many+`]}}}`, "status")
+	invalid("nine node CIDRs in status.networking", err, "status.networking.nodes", "Too many")
+}
