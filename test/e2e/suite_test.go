@@ -209,8 +209,24 @@ var _ = AfterEach(func(ctx SpecContext) {
 	for _, c := range running {
 		Expect(c.Running()).To(BeTrue(), "%s exited: %v\n%s", c.Name, c.exitErr(), c.Logs())
 		Expect(c.LogContains(" is forbidden: ")).To(BeFalse(), "%s was refused by RBAC:\n%s", c.Name, c.Logs())
+		if !podsMode {
+			// Every request counts here, also those whose error no log line
+			// carries (a read retried after a conflict, say).
+			Expect(forbiddenRequests(ctx, c)).To(BeZero(), "%s was answered 403 Forbidden (rest_client_requests_total{code=\"403\"}): its chart's RBAC or an admission policy refuses a request it sends\n%s", c.Name, c.Logs())
+		}
 	}
 })
+
+// forbiddenRequests is how many of the component's API requests were
+// answered 403 since it started.
+func forbiddenRequests(ctx context.Context, c *component) float64 {
+	GinkgoHelper()
+	body, err := framework.ScrapeMetrics(ctx, "http://"+c.MetricsAddr+"/metrics")
+	Expect(err).NotTo(HaveOccurred())
+	n, err := framework.MetricSum(body, c.Name, "rest_client_requests_total", map[string]string{"code": "403"})
+	Expect(err).NotTo(HaveOccurred())
+	return n
+}
 
 // generations returns the metadata.generation of a namespace's shoots by
 // name. A shoot's generation counts its spec changes exactly, so it says how

@@ -1,12 +1,18 @@
 package framework
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // ScrapeMetrics returns what url (a component's /metrics) serves.
@@ -36,4 +42,37 @@ func MetricSample(body []byte, server, name string) (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("%s serves no sample %s", server, name)
+}
+
+// MetricSum adds up the samples of the counter or gauge family name whose
+// labels include every label given, in what server served on /metrics; a
+// family that is not served sums to 0.
+func MetricSum(body []byte, server, name string, labels map[string]string) (float64, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		return 0, fmt.Errorf("%s serves metrics that do not parse: %w", server, err)
+	}
+	family, ok := families[name]
+	if !ok {
+		return 0, nil
+	}
+	sum := 0.0
+samples:
+	for _, m := range family.GetMetric() {
+		for k, v := range labels {
+			if !slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool { return l.GetName() == k && l.GetValue() == v }) {
+				continue samples
+			}
+		}
+		switch {
+		case m.Counter != nil:
+			sum += m.GetCounter().GetValue()
+		case m.Gauge != nil:
+			sum += m.GetGauge().GetValue()
+		case m.Untyped != nil:
+			sum += m.GetUntyped().GetValue()
+		}
+	}
+	return sum, nil
 }

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -201,4 +203,35 @@ func TestTenantInputsAreBounded(t *testing.T) {
 	many := `"` + strings.Repeat(`10.1.0.0/30","`, 8) + `10.1.0.4/30"`
 	_, err = mergePatch(ctx, tenant, ns, "status", `{"status":{"networking":{"nodes":[`+many+`]}}}`, "status")
 	invalid("nine node CIDRs in status.networking", err, "status.networking.nodes", "Too many")
+}
+
+// TestResourceQuotaBoundsATenantsShoots: the object-count quota docs/tenants.md
+// recommends refuses a tenant's shoot beyond it. No quota controller runs
+// here, so the test gives the quota the status that controller would; the
+// API server's ResourceQuota admission counts from there.
+func TestResourceQuotaBoundsATenantsShoots(t *testing.T) {
+	ctx := t.Context()
+	ns := newNamespace(t, "tenant-quota")
+	tenant := tenantClient(t, ns)
+	quotas := framework.Shared(t).KubeClient().CoreV1().ResourceQuotas(ns)
+	const shoots = corev1.ResourceName("count/shoots.core.graft.dev")
+	q, err := quotas.Create(ctx, &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "shoots"},
+		Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{shoots: resource.MustParse("2")}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Status = corev1.ResourceQuotaStatus{Hard: q.Spec.Hard, Used: corev1.ResourceList{shoots: resource.MustParse("0")}}
+	if _, err := quotas.UpdateStatus(ctx, q, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"one", "two"} {
+		_, err := create(ctx, tenant, shoot(ns, name), false)
+		expectAllowed(t, "shoot "+name+" within the quota", err)
+	}
+	_, err = create(ctx, tenant, shoot(ns, "three"), false)
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "exceeded quota") {
+		t.Fatalf("third shoot with a quota of two: %v, want exceeded quota", err)
+	}
 }
