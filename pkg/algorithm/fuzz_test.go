@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 
@@ -150,25 +151,67 @@ func FuzzSchedule(f *testing.F) {
 			}
 		}
 
+		// Gardener's seed offerings, drawn after everything else.
+		zoneNames := []string{"a", "b", "c", "d"}
+		for _, s := range all {
+			if m := []v1alpha1.ZoneSelectionMode{"", v1alpha1.ZoneSelectionModePrefer, v1alpha1.ZoneSelectionModeEnforce}[pick(3)]; m != "" {
+				if s.Spec.Settings == nil {
+					s.Spec.Settings = &v1alpha1.SeedSettings{}
+				}
+				s.Spec.Settings.ZoneSelection = &v1alpha1.SeedSettingZoneSelection{Mode: m}
+			}
+			for _, r := range []string{"eu-access-only", "sovereign"} {
+				if pick(2) == 0 {
+					s.Spec.AccessRestrictions = append(s.Spec.AccessRestrictions, v1alpha1.AccessRestriction{Name: r})
+				}
+			}
+			for _, d := range []string{"a.example.com", "b.example.com"} {
+				if pick(3) == 0 {
+					s.Spec.DNS.Defaults = append(s.Spec.DNS.Defaults, v1alpha1.SeedDNSDefault{Domain: d})
+				}
+			}
+			switch pick(6) {
+			case 0:
+				s.Annotations = map[string]string{v1alpha1.AnnotationEmergencyStopShootReconciliations: "true"}
+			case 1:
+				s.Annotations = map[string]string{v1alpha1.AnnotationEmergencyStopShootReconciliations: "yes"}
+			}
+		}
+		for i := range pick(3) {
+			w := v1alpha1.Worker{Name: fmt.Sprintf("pool-%d", i)}
+			for range pick(3) {
+				w.Zones = append(w.Zones, zoneNames[pick(len(zoneNames))])
+			}
+			shoot.Spec.Provider.Workers = append(shoot.Spec.Provider.Workers, w)
+		}
+		for _, r := range []string{"eu-access-only", "sovereign"} {
+			if pick(3) == 0 {
+				shoot.Spec.AccessRestrictions = append(shoot.Spec.AccessRestrictions, v1alpha1.AccessRestrictionWithOptions{AccessRestriction: v1alpha1.AccessRestriction{Name: r}})
+			}
+		}
+		if pick(3) == 0 {
+			shoot.Spec.DNS = &v1alpha1.DNS{Domain: ptr([]string{"s.dev.a.example.com", "s.other.a.example.com", "s.dev.b.example.com", "my.own.domain"}[pick(4)])}
+		}
+		project := ProjectOf(shoot.Namespace)
+
 		chosen, err := Schedule(shoot, snap, in)
 		explanation := Explain(shoot, snap, in)
 		if (err == nil) != (explanation.Err == nil) || chosen != explanation.Seed {
 			t.Fatalf("Explain (%q, %v) disagrees with Schedule (%q, %v)", explanation.Seed, explanation.Err, chosen, err)
 		}
-		var passing, staying []string
-		for _, s := range all {
-			if reason := independentReject(shoot, s, snap, profile, config); reason == "" {
-				passing = append(passing, s.Name)
-				if !limitedStay(shoot, s) {
-					staying = append(staying, s.Name)
-				}
+		var staying []string
+		passing := independentPassing(shoot, all, snap, profile, config, project)
+		for _, name := range passing {
+			if !limitedStay(shoot, mustSeed(snap, name)) {
+				staying = append(staying, name)
 			}
 		}
 		var se *ScheduleError
 		switch {
 		case err == nil:
-			if reason := independentReject(shoot, mustSeed(snap, chosen), snap, profile, config); reason != "" {
-				t.Fatalf("chose %s which fails: %s", chosen, reason)
+			if !slices.Contains(passing, chosen) {
+				t.Fatalf("chose %s, which fails a filter (passing: %v): early %q, late %q", chosen, passing,
+					independentEarly(shoot, mustSeed(snap, chosen), profile), independentLate(shoot, mustSeed(snap, chosen), snap, config))
 			}
 			// An evicted shoot: a seed it may stay on only for a while only
 			// when every passing seed is one.
@@ -214,9 +257,107 @@ func mustSeed(snap *Snapshot, name string) *v1alpha1.Seed {
 	return s
 }
 
-// independentReject restates every hard filter and the strategy's region rule
-// plainly, without the implementation's precomputation; "" means it passes.
-func independentReject(shoot *v1alpha1.Shoot, seed *v1alpha1.Seed, snap *Snapshot, profile *v1alpha1.CloudProfile, config Config) string {
+// independentPassing restates, plainly and without the implementation's
+// precomputation, Gardener's filter chain: the per-seed filters up to zone
+// selection, the steps that look at the seeds left (zone preference, the
+// default domain), then the per-seed rest; it returns the seeds that pass.
+func independentPassing(shoot *v1alpha1.Shoot, all []*v1alpha1.Seed, snap *Snapshot, profile *v1alpha1.CloudProfile, config Config, project string) []string {
+	var left []*v1alpha1.Seed
+	for _, s := range all {
+		if independentEarly(shoot, s, profile) == "" {
+			left = append(left, s)
+		}
+	}
+	filter := func(keep func(*v1alpha1.Seed) bool) []*v1alpha1.Seed {
+		var out []*v1alpha1.Seed
+		for _, s := range left {
+			if keep(s) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	haZone := shoot.Spec.ControlPlane != nil && shoot.Spec.ControlPlane.HighAvailability != nil &&
+		shoot.Spec.ControlPlane.HighAvailability.FailureTolerance.Type == v1alpha1.FailureToleranceTypeZone
+	zones := map[string]bool{}
+	for _, w := range shoot.Spec.Provider.Workers {
+		for _, z := range w.Zones {
+			zones[z] = true
+		}
+	}
+	overlaps := func(s *v1alpha1.Seed) bool {
+		for _, z := range s.Spec.Provider.Zones {
+			if zones[z] {
+				return true
+			}
+		}
+		return false
+	}
+	mode := func(s *v1alpha1.Seed) v1alpha1.ZoneSelectionMode {
+		if s.Spec.Settings == nil || s.Spec.Settings.ZoneSelection == nil {
+			return ""
+		}
+		return s.Spec.Settings.ZoneSelection.Mode
+	}
+	if !haZone {
+		left = filter(func(s *v1alpha1.Seed) bool {
+			return mode(s) != v1alpha1.ZoneSelectionModeEnforce || len(zones) == 0 || overlaps(s)
+		})
+		if len(zones) > 0 {
+			if preferred := filter(func(s *v1alpha1.Seed) bool { return mode(s) != v1alpha1.ZoneSelectionModePrefer || overlaps(s) }); len(preferred) > 0 {
+				left = preferred
+			}
+		}
+	}
+	left = filter(func(s *v1alpha1.Seed) bool {
+		offered := map[string]bool{}
+		for _, a := range s.Spec.AccessRestrictions {
+			offered[a.Name] = true
+		}
+		if len(shoot.Spec.AccessRestrictions) > len(s.Spec.AccessRestrictions) {
+			return false
+		}
+		for _, a := range shoot.Spec.AccessRestrictions {
+			if !offered[a.Name] {
+				return false
+			}
+		}
+		return true
+	})
+	if shoot.Spec.DNS != nil && shoot.Spec.DNS.Domain != nil {
+		domain := *shoot.Spec.DNS.Domain
+		under := false
+		for _, s := range left {
+			for _, d := range s.Spec.DNS.Defaults {
+				under = under || strings.HasSuffix(domain, "."+d.Domain)
+			}
+		}
+		if under {
+			left = filter(func(s *v1alpha1.Seed) bool {
+				for _, d := range s.Spec.DNS.Defaults {
+					if domain == shoot.Name+"."+project+"."+d.Domain {
+						return true
+					}
+				}
+				return false
+			})
+		}
+	}
+	left = filter(func(s *v1alpha1.Seed) bool {
+		return s.Annotations[v1alpha1.AnnotationEmergencyStopShootReconciliations] != "true"
+	})
+	var passing []string
+	for _, s := range left {
+		if independentLate(shoot, s, snap, config) == "" {
+			passing = append(passing, s.Name)
+		}
+	}
+	return passing
+}
+
+// independentEarly restates the per-seed filters before zone selection; ""
+// means the seed passes them.
+func independentEarly(shoot *v1alpha1.Shoot, seed *v1alpha1.Seed, profile *v1alpha1.CloudProfile) string {
 	cond := func(t v1alpha1.ConditionType) bool {
 		for _, c := range seed.Status.Conditions {
 			if c.Type == t {
@@ -260,6 +401,12 @@ func independentReject(shoot *v1alpha1.Shoot, seed *v1alpha1.Seed, snap *Snapsho
 		shoot.Spec.ControlPlane.HighAvailability.FailureTolerance.Type == v1alpha1.FailureToleranceTypeZone && len(seed.Spec.Provider.Zones) < 3 {
 		return "zones"
 	}
+	return ""
+}
+
+// independentLate restates the candidate step (networks, taints, capacity)
+// and the strategy's region rule; "" means the seed passes them.
+func independentLate(shoot *v1alpha1.Shoot, seed *v1alpha1.Seed, snap *Snapshot, config Config) string {
 	if reason := independentNetworks(shoot, seed); reason != "" {
 		return reason
 	}

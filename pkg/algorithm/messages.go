@@ -52,6 +52,15 @@ func (r *run) headline() string {
 		return fmt.Sprintf("none out of the %d seeds has a matching provider for %q", n, r.text().providerType)
 	case FilterHighAvailability:
 		return fmt.Sprintf("none of the %d seeds has at least 3 zones for hosting a shoot control plane with failure tolerance type 'zone'", n)
+	case FilterZoneSelection:
+		return fmt.Sprintf("none of the %d seeds has any zone overlap with the shoot's worker pool zones (zone selection mode: %s)", n, v1alpha1.ZoneSelectionModeEnforce)
+	case FilterAccessRestrictions:
+		return fmt.Sprintf("none of the %d seeds supports the access restrictions configured in the shoot specification", n)
+	case FilterDomain:
+		domain, _ := shootDomain(r.shoot)
+		return fmt.Sprintf("none of the %d seeds support the domain %q configured in the shoot specification", n, clip(domain))
+	case FilterEmergencyStop:
+		return fmt.Sprintf("none of the %d seeds have enabled shoot reconciliations currently", n)
 	case FilterNetworks:
 		return fmt.Sprintf("0/%d seed cluster candidate(s) are eligible for scheduling", n)
 	case FilterLimitedToleration:
@@ -79,6 +88,23 @@ func (r *run) message(v *verdict) string {
 		return r.providerMessage(info)
 	case FilterHighAvailability:
 		return fmt.Sprintf("seed has %d zone(s); a control plane with failure tolerance type 'zone' needs at least 3", info.zones)
+	case FilterZoneSelection:
+		return fmt.Sprintf("seed enforces zone selection and none of its zones %s is a zone of the shoot's worker pools %s",
+			clipList(info.seed.Spec.Provider.Zones), clipList(r.zones))
+	case FilterZonePreference:
+		return fmt.Sprintf("seed prefers worker pool zones and none of its zones %s is one of the shoot's %s; seeds that share a zone or do not select zones are left",
+			clipList(info.seed.Spec.Provider.Zones), clipList(r.zones))
+	case FilterAccessRestrictions:
+		if missing := missingAccessRestriction(info.seed, r.shoot.Spec.AccessRestrictions); missing != "" {
+			return "seed does not offer access restriction " + clip(missing)
+		}
+		return fmt.Sprintf("shoot asks for %d access restrictions, more than the %d the seed offers", len(r.shoot.Spec.AccessRestrictions), len(info.seed.Spec.AccessRestrictions))
+	case FilterDomain:
+		domain, _ := shootDomain(r.shoot)
+		return fmt.Sprintf("shoot domain %q lies under a seed's default domain, and no default domain of this seed gives it as <shoot>.<project>.<domain> (project %s)",
+			clip(domain), r.project())
+	case FilterEmergencyStop:
+		return fmt.Sprintf("seed is annotated %s=true: its shoots' reconciliations are stopped, it takes no shoots", v1alpha1.AnnotationEmergencyStopShootReconciliations)
 	case FilterNetworks:
 		if msg := r.nets.seedError(info); msg != "" {
 			return "invalid networks: " + msg

@@ -197,6 +197,12 @@ type run struct {
 
 	// quoted is what the messages quote from the shoot (text).
 	quoted *messageText
+
+	// zones are the zones of the shoot's worker pools (zone selection).
+	zones []string
+	// defaultDomain is set when the shoot's domain lies under a default
+	// domain of a seed left when the domain step began.
+	defaultDomain bool
 }
 
 func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, ignoreCapacity bool) (*run, error) {
@@ -221,6 +227,7 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 		exclude:        exclude,
 		chosen:         -1,
 		ignoreCapacity: ignoreCapacity,
+		zones:          workerZones(shoot),
 	}
 	var err error
 	if r.nets, err = parseShootNetworks(shoot); err != nil {
@@ -255,19 +262,29 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 
 	// Steps 1-7 and the strategy's region rule, each a filter that fails the
 	// decision when it removes the last candidate.
+	// A step with aside is a preference: it sets seeds aside only while
+	// others are left, and never fails the decision. prepare runs before a
+	// step looks at its first seed.
 	steps := []struct {
 		filters []Filter
 		reject  func(v *verdict) Filter
+		aside   func(*run, *seedInfo) bool
+		prepare func()
 	}{
-		{[]Filter{FilterExcluded}, r.checkExcluded},
-		{[]Filter{FilterUsable}, r.checkUsable},
-		{[]Filter{FilterCloudProfileSeedSelector}, r.checkCloudProfileSelector},
-		{[]Filter{FilterShootSeedSelector}, r.checkShootSelector},
-		{[]Filter{FilterProvider}, r.checkProvider},
-		{[]Filter{FilterHighAvailability}, r.checkHighAvailability},
-		{[]Filter{FilterNetworks, FilterTaints, FilterTolerationRunsOut, FilterCapacity}, r.checkCandidate},
-		{[]Filter{FilterStrategy}, r.checkStrategy},
-		{[]Filter{FilterLimitedToleration}, r.checkMoveStaysLonger},
+		{filters: []Filter{FilterExcluded}, reject: r.checkExcluded},
+		{filters: []Filter{FilterUsable}, reject: r.checkUsable},
+		{filters: []Filter{FilterCloudProfileSeedSelector}, reject: r.checkCloudProfileSelector},
+		{filters: []Filter{FilterShootSeedSelector}, reject: r.checkShootSelector},
+		{filters: []Filter{FilterProvider}, reject: r.checkProvider},
+		{filters: []Filter{FilterHighAvailability}, reject: r.checkHighAvailability},
+		{filters: []Filter{FilterZoneSelection}, reject: r.checkZoneSelection},
+		{filters: []Filter{FilterZonePreference}, aside: (*run).missesPreferredZones},
+		{filters: []Filter{FilterAccessRestrictions}, reject: r.checkAccessRestrictions},
+		{filters: []Filter{FilterDomain}, reject: r.checkDomain, prepare: r.prepareDomain},
+		{filters: []Filter{FilterEmergencyStop}, reject: r.checkEmergencyStop},
+		{filters: []Filter{FilterNetworks, FilterTaints, FilterTolerationRunsOut, FilterCapacity}, reject: r.checkCandidate},
+		{filters: []Filter{FilterStrategy}, reject: r.checkStrategy},
+		{filters: []Filter{FilterLimitedToleration}, reject: r.checkMoveStaysLonger},
 	}
 	if exclude == "" {
 		// Only a move (FitsElsewhere) must stay longer.
@@ -279,6 +296,13 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 		return r, nil
 	}
 	for _, step := range steps {
+		if step.prepare != nil {
+			step.prepare()
+		}
+		if step.aside != nil {
+			alive -= r.setAside(step.aside, step.filters[0])
+			continue
+		}
 		entering := alive
 		for i := range r.verdicts {
 			v := &r.verdicts[i]
@@ -501,7 +525,7 @@ func (r *run) setAsideLimitedStay() {
 // least one candidate it does not hold for is left: the rules that call it
 // are preferences, which never leave a shoot without a seed on their own.
 // avoid is a method expression, so that passing it allocates nothing.
-func (r *run) setAside(avoid func(*run, *seedInfo) bool, filter Filter) {
+func (r *run) setAside(avoid func(*run, *seedInfo) bool, filter Filter) int {
 	kept, avoided := 0, 0
 	for i := range r.verdicts {
 		v := &r.verdicts[i]
@@ -515,7 +539,7 @@ func (r *run) setAside(avoid func(*run, *seedInfo) bool, filter Filter) {
 		}
 	}
 	if kept == 0 || avoided == 0 {
-		return
+		return 0
 	}
 	for i := range r.verdicts {
 		v := &r.verdicts[i]
@@ -523,6 +547,7 @@ func (r *run) setAside(avoid func(*run, *seedInfo) bool, filter Filter) {
 			v.filter = filter
 		}
 	}
+	return avoided
 }
 
 func (r *run) checkStrategy(v *verdict) Filter {

@@ -115,6 +115,11 @@ type Inputs struct {
 	RegionConfigMap *corev1.ConfigMap
 	// Config is the strategy and scoring.
 	Config Config
+	// Project is the name of the Project the shoot's namespace belongs to
+	// (the namespace's project.gardener.cloud/name label), which the default
+	// domain rule needs. Empty: the name Gardener gives a project's
+	// namespace is assumed (see ProjectOf).
+	Project string
 }
 
 // Filter names a step of the decision; it is what rejected a seed.
@@ -133,6 +138,22 @@ const (
 	FilterProvider Filter = "Provider"
 	// FilterHighAvailability rejects seeds with fewer than 3 zones for zone-tolerant control planes.
 	FilterHighAvailability Filter = "HighAvailability"
+	// FilterZoneSelection rejects seeds whose zone selection mode Enforce
+	// finds none of their zones among the zones of the shoot's worker pools.
+	FilterZoneSelection Filter = "ZoneSelection"
+	// FilterZonePreference sets aside seeds of zone selection mode Prefer
+	// that share no zone with the shoot's worker pools, when other seeds are
+	// left.
+	FilterZonePreference Filter = "ZonePreference"
+	// FilterAccessRestrictions rejects seeds that do not offer every access
+	// restriction the shoot needs.
+	FilterAccessRestrictions Filter = "AccessRestrictions"
+	// FilterDomain rejects, for a shoot whose domain lies under a seed's
+	// default domain, the seeds without the default domain that gives it.
+	FilterDomain Filter = "Domain"
+	// FilterEmergencyStop rejects seeds whose shoot reconciliations are
+	// stopped (shoot.gardener.cloud/emergency-stop-reconciliations: "true").
+	FilterEmergencyStop Filter = "EmergencyStop"
 	// FilterNetworks rejects seeds whose networks intersect the shoot's.
 	FilterNetworks Filter = "Networks"
 	// FilterTaints rejects seeds with untolerated NoSchedule or NoExecute taints.
@@ -285,6 +306,11 @@ var filterShort = map[Filter]string{
 	FilterShootSeedSelector:        "shoot seed selector",
 	FilterProvider:                 "provider type",
 	FilterHighAvailability:         "fewer than 3 zones",
+	FilterZoneSelection:            "no zone of the worker pools",
+	FilterZonePreference:           "zone preference",
+	FilterAccessRestrictions:       "access restrictions",
+	FilterDomain:                   "default domain",
+	FilterEmergencyStop:            "reconciliations stopped",
 	FilterNetworks:                 "networks overlap",
 	FilterTaints:                   "taints not tolerated",
 	FilterTolerationRunsOut:        "NoExecute tolerated under a minute",
@@ -299,7 +325,8 @@ var filterShort = map[Filter]string{
 
 var filterOrderList = []Filter{
 	FilterExcluded, FilterUsable, FilterCloudProfileSeedSelector, FilterShootSeedSelector, FilterProvider,
-	FilterHighAvailability, FilterNetworks, FilterTaints, FilterTolerationRunsOut, FilterCapacity, FilterStrategy,
+	FilterHighAvailability, FilterZoneSelection, FilterZonePreference, FilterAccessRestrictions, FilterDomain,
+	FilterEmergencyStop, FilterNetworks, FilterTaints, FilterTolerationRunsOut, FilterCapacity, FilterStrategy,
 	FilterLimitedToleration, FilterPreferNoSchedule, FilterMinimalDistance, FilterLeastUsed, FilterScore,
 }
 

@@ -28,6 +28,12 @@ const (
 	LabelSchedulingPurposeRegionConfig = "region-config"
 	// AnnotationSchedulingCloudProfiles lists, comma-separated, the cloud profiles a region ConfigMap applies to.
 	AnnotationSchedulingCloudProfiles = "scheduling.gardener.cloud/cloudprofiles"
+	// AnnotationEmergencyStopShootReconciliations set to "true" on a seed
+	// stops Gardener's reconciliations of its shoots; the seed takes no new
+	// shoots meanwhile. Any other value means nothing.
+	AnnotationEmergencyStopShootReconciliations = "shoot.gardener.cloud/emergency-stop-reconciliations"
+	// LabelProjectName on a namespace names the Project the namespace belongs to.
+	LabelProjectName = "project.gardener.cloud/name"
 )
 
 // Resources that seeds offer to shoots.

@@ -107,3 +107,22 @@ type SeedSelector struct {
 	// +optional
 	ProviderTypes []string `json:"providerTypes,omitempty"`
 }
+
+// AccessRestriction is an access restriction a seed offers, such as
+// eu-access-only.
+type AccessRestriction struct {
+	// Name of the access restriction.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Name string `json:"name"`
+}
+
+// AccessRestrictionWithOptions is an access restriction a shoot needs, with
+// its options; graft reads only the name.
+type AccessRestrictionWithOptions struct {
+	AccessRestriction `json:",inline"`
+	// Options configure the restriction.
+	// +kubebuilder:validation:MaxProperties=16
+	// +optional
+	Options map[string]string `json:"options,omitempty"`
+}

@@ -44,10 +44,18 @@ type SeedList struct {
 
 // SeedSpec is the desired state of a seed.
 type SeedSpec struct {
+	// AccessRestrictions are the access restrictions the seed offers (such as
+	// eu-access-only): a shoot asking for one goes only to a seed that offers it.
+	// +kubebuilder:validation:MaxItems=32
+	// +optional
+	AccessRestrictions []AccessRestriction `json:"accessRestrictions,omitempty"`
 	// Backup configures the seed's backup infrastructure. graft only cares whether it is set:
 	// a seed with backup must report BackupBucketsReady.
 	// +optional
 	Backup *SeedBackup `json:"backup,omitempty"`
+	// DNS configures the seed's DNS; graft reads its default domains.
+	// +optional
+	DNS SeedDNS `json:"dns,omitempty"`
 	// Networks are the seed's own networks and the defaults for the shoots it hosts.
 	Networks SeedNetworks `json:"networks"`
 	// Provider describes the seed's infrastructure.
@@ -132,6 +140,51 @@ type SeedSettings struct {
 	// Scheduling controls whether the scheduler may choose the seed.
 	// +optional
 	Scheduling *SeedSettingScheduling `json:"scheduling,omitempty"`
+	// ZoneSelection says how the seed's zones must meet the zones of a
+	// shoot's worker pools.
+	// +optional
+	ZoneSelection *SeedSettingZoneSelection `json:"zoneSelection,omitempty"`
+}
+
+// SeedSettingZoneSelection says how a seed's zones must meet the zones of a
+// shoot's worker pools for the shoot to be placed there.
+type SeedSettingZoneSelection struct {
+	// Mode is Prefer (seeds sharing a zone with the shoot's worker pools win
+	// over Prefer seeds that do not) or Enforce (the seed takes only shoots
+	// whose worker pools share one of its zones).
+	Mode ZoneSelectionMode `json:"mode"`
+}
+
+// ZoneSelectionMode is how a seed's zones must meet a shoot's.
+// +kubebuilder:validation:Enum=Prefer;Enforce
+type ZoneSelectionMode string
+
+const (
+	// ZoneSelectionModePrefer prefers seeds that share a zone with the shoot's worker pools.
+	ZoneSelectionModePrefer ZoneSelectionMode = "Prefer"
+	// ZoneSelectionModeEnforce takes only shoots whose worker pools share a zone with the seed.
+	ZoneSelectionModeEnforce ZoneSelectionMode = "Enforce"
+)
+
+// SeedDNS is a seed's DNS configuration.
+type SeedDNS struct {
+	// Defaults are the default domains of shoots on this seed: a shoot whose
+	// domain lies under one of them is named <shoot>.<project>.<domain>.
+	// +kubebuilder:validation:MaxItems=32
+	// +optional
+	Defaults []SeedDNSDefault `json:"defaults,omitempty"`
+}
+
+// SeedDNSDefault is one default domain of a seed.
+type SeedDNSDefault struct {
+	// Type is the type of the DNS provider serving the domain.
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Type string `json:"type,omitempty"`
+	// Domain is the default domain.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Domain string `json:"domain"`
 }
 
 // SeedSettingScheduling controls whether the scheduler may choose a seed.

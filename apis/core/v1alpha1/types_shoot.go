@@ -42,6 +42,11 @@ type ShootList struct {
 
 // ShootSpec is the desired state of a shoot.
 type ShootSpec struct {
+	// AccessRestrictions are the access restrictions the shoot needs: it goes
+	// only to a seed that offers every one of them.
+	// +kubebuilder:validation:MaxItems=32
+	// +optional
+	AccessRestrictions []AccessRestrictionWithOptions `json:"accessRestrictions,omitempty"`
 	// CloudProfileName names the shoot's cloud profile. Deprecated in Gardener in favour of CloudProfile.
 	// +kubebuilder:validation:MaxLength=253
 	// +optional
@@ -52,6 +57,9 @@ type ShootSpec struct {
 	// ControlPlane configures the shoot's control plane.
 	// +optional
 	ControlPlane *ControlPlane `json:"controlPlane,omitempty"`
+	// DNS configures the shoot's domain.
+	// +optional
+	DNS *DNS `json:"dns,omitempty"`
 	// Networking configures the shoot's networks.
 	// +optional
 	Networking *Networking `json:"networking,omitempty"`
@@ -79,6 +87,16 @@ type ShootSpec struct {
 	// +kubebuilder:validation:MaxItems=64
 	// +optional
 	Tolerations []Toleration `json:"tolerations,omitempty"`
+}
+
+// DNS is a shoot's DNS configuration.
+type DNS struct {
+	// Domain is the shoot's external domain. Under a seed's default domain it
+	// must be <shoot>.<project>.<default domain>, and the shoot goes only to
+	// a seed with that default domain; any other domain is the shoot's own.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	Domain *string `json:"domain,omitempty"`
 }
 
 // CloudProfileReference references a cloud profile.
