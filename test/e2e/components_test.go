@@ -62,6 +62,9 @@ type component struct {
 	// process said while the API server was restarting (scenario 6), when
 	// RBAC refuses everything until the API server's caches are back.
 	quiet [][2]int64
+	// forgiven is how many 403 answers the process got while the API server
+	// restarted (scenario 6), for the same reason.
+	forgiven float64
 }
 
 // componentOptions tune one instance.

@@ -160,6 +160,7 @@ var _ = Describe("Scenario 6: API server restart", processLabel, Ordered, func()
 		}
 		for c, offset := range from {
 			c.Quiet(offset)
+			c.forgiven = forbiddenRequests(ctx, c)
 		}
 	}
 

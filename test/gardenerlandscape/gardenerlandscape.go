@@ -40,8 +40,13 @@ const (
 	DNSSecretNamespace = "garden"
 )
 
+// AccessRestriction is the access restriction every region of CloudProfile
+// offers.
+const AccessRestriction = "eu-access-only"
+
 // CloudProfile is a CloudProfile of ProviderType offering KubernetesVersion,
-// one machine image and type, and the regions, each with one zone.
+// one machine image and type, and the regions, each with the zones <region>a
+// and <region>b and AccessRestriction.
 func CloudProfile(name string, regions ...string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `apiVersion: core.gardener.cloud/v1beta1
@@ -70,7 +75,7 @@ spec:
   regions:
 `, name, ProviderType, KubernetesVersion)
 	for _, r := range regions {
-		fmt.Fprintf(&b, "  - name: %s\n    zones:\n    - name: %sa\n", r, r)
+		fmt.Fprintf(&b, "  - name: %s\n    zones:\n    - name: %sa\n    - name: %sb\n    accessRestrictions:\n    - name: %s\n", r, r, r, AccessRestriction)
 	}
 	return b.String()
 }
@@ -141,16 +146,49 @@ type SeedSpec struct {
 	// Gardener names the shoots bound to it; empty means a domain of the
 	// seed's own (shoots.<name>.graft.example).
 	DefaultDomain string
+	// AccessRestrictions are spec.accessRestrictions.
+	AccessRestrictions []string
+	// Annotations, if any, are the seed's annotations.
+	Annotations map[string]string
+	// Zones are spec.provider.zones.
+	Zones []string
+	// ZoneSelection, if set, is spec.settings.zoneSelection.mode.
+	ZoneSelection string
 }
 
 // Seed is a visible Seed of ProviderType without status: gardenlet would
 // report that; see ReadyStatus.
 func Seed(s SeedSpec) string {
 	var labels string
+	meta := map[string]any{}
 	if len(s.Labels) > 0 {
-		data, _ := yaml.Marshal(map[string]any{"labels": s.Labels})
+		meta["labels"] = s.Labels
+	}
+	if len(s.Annotations) > 0 {
+		meta["annotations"] = s.Annotations
+	}
+	if len(meta) > 0 {
+		data, _ := yaml.Marshal(meta)
 		labels = strings.ReplaceAll(strings.TrimSpace(string(data)), "\n", "\n  ")
 		labels = "\n  " + labels
+	}
+	var extra strings.Builder
+	if len(s.Zones) > 0 {
+		fmt.Fprintf(&extra, "\n    zones: [%s]", strings.Join(s.Zones, ", "))
+	}
+	provider := extra.String()
+	extra.Reset()
+	if s.ZoneSelection != "" {
+		fmt.Fprintf(&extra, "\n    zoneSelection:\n      mode: %s", s.ZoneSelection)
+	}
+	settings := extra.String()
+	extra.Reset()
+	for _, r := range s.AccessRestrictions {
+		fmt.Fprintf(&extra, "\n  - name: %s", r)
+	}
+	var restrictions string
+	if extra.Len() > 0 {
+		restrictions = "\n  accessRestrictions:" + extra.String()
 	}
 	internal, defaults := s.InternalDomain, s.DefaultDomain
 	if internal == "" {
@@ -177,7 +215,7 @@ metadata:
 spec:
   provider:
     type: %[2]s
-    region: %[3]s
+    region: %[3]s%[16]s%[18]s
   ingress:
     domain: ingress.%[1]s.graft.example
     controller:
@@ -207,9 +245,10 @@ spec:
       services: %[9]s
   settings:
     scheduling:
-      visible: true%[15]s
+      visible: true%[17]s%[15]s
 `, s.Name, ProviderType, s.Region, s.DNSSecret, 100+3*s.Index, 101+3*s.Index, 102+3*s.Index,
-		ShootPods, ShootServices, labels, DNSProviderType, DNSSecretNamespace, internal, defaults, backup)
+		ShootPods, ShootServices, labels, DNSProviderType, DNSSecretNamespace, internal, defaults, backup,
+		provider, settings, restrictions)
 }
 
 // ShootSpec says what differs between the shoots of a landscape.
@@ -224,6 +263,12 @@ type ShootSpec struct {
 	SchedulerName string
 	// SeedSelector, if set, is spec.seedSelector.matchLabels.
 	SeedSelector map[string]string
+	// AccessRestrictions are spec.accessRestrictions.
+	AccessRestrictions []string
+	// Domain, if set, is spec.dns.domain.
+	Domain string
+	// Zones, if set, are the zones of the worker pool.
+	Zones []string
 }
 
 // Shoot is a Shoot without a seed, with one worker pool.
@@ -237,6 +282,19 @@ func Shoot(s ShootSpec) string {
 		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 			extra.WriteString("  " + line + "\n")
 		}
+	}
+	for i, r := range s.AccessRestrictions {
+		if i == 0 {
+			extra.WriteString("  accessRestrictions:\n")
+		}
+		fmt.Fprintf(&extra, "  - name: %s\n", r)
+	}
+	if s.Domain != "" {
+		fmt.Fprintf(&extra, "  dns:\n    domain: %s\n", s.Domain)
+	}
+	var zones string
+	if len(s.Zones) > 0 {
+		zones = fmt.Sprintf("\n      zones: [%s]", strings.Join(s.Zones, ", "))
 	}
 	return fmt.Sprintf(`apiVersion: core.gardener.cloud/v1beta1
 kind: Shoot
@@ -261,8 +319,8 @@ spec:
       minimum: 1
       maximum: 2
       machine:
-        type: m5.large
-%s`, s.Name, s.Namespace, s.CloudProfile, s.Region, s.CredentialsBinding, KubernetesVersion, ProviderType, extra.String())
+        type: m5.large%s
+%s`, s.Name, s.Namespace, s.CloudProfile, s.Region, s.CredentialsBinding, KubernetesVersion, ProviderType, zones, extra.String())
 }
 
 // Object decodes a manifest.
