@@ -255,3 +255,16 @@ func TestProjectOf(t *testing.T) {
 		}
 	}
 }
+
+// TestNamespacedCloudProfileIsNotTakenForAClusterOne: a shoot naming a
+// NamespacedCloudProfile is not decided with the cluster-wide profile of the
+// same name, which is another profile.
+func TestNamespacedCloudProfileIsNotTakenForAClusterOne(t *testing.T) {
+	shoot := newShoot("s", func(s *v1alpha1.Shoot) {
+		s.Spec.CloudProfile = &v1alpha1.CloudProfileReference{Kind: KindNamespacedCloudProfile, Name: "aws"}
+	})
+	_, err := Schedule(shoot, snapshotOf(seeds(newSeed("a"))), Inputs{CloudProfile: cloudProfile("aws")})
+	if err == nil || !strings.Contains(err.Error(), "names NamespacedCloudProfile aws; graft places only shoots of cluster-wide CloudProfiles") {
+		t.Fatalf("Schedule: %v, want a refusal naming the NamespacedCloudProfile", err)
+	}
+}

@@ -59,6 +59,10 @@ func ExplainElsewhere(shoot *v1alpha1.Shoot, snapshot *Snapshot, in Inputs, excl
 
 func explain(shoot *v1alpha1.Shoot, snapshot *Snapshot, in *Inputs, exclude string) *Explanation {
 	e := &Explanation{Shoot: ShootKey(shoot), Strategy: in.Config.strategy()}
+	if UsesProtectedToleration(shoot) {
+		e.Notes = append(e.Notes, fmt.Sprintf("shoot in namespace %s tolerates %s: admission let it use protected seeds, which are the garden's",
+			shoot.Namespace, v1alpha1.SeedTaintProtected))
+	}
 	r, err := decide(shoot, snapshot, in, exclude, false)
 	if err != nil {
 		e.Err = err
@@ -102,6 +106,9 @@ func FormatExplanation(w io.Writer, e *Explanation) error {
 		fmt.Fprintf(&b, "shoot %s (strategy %s): not scheduled: %s\n", e.Shoot, e.Strategy, ShortReason(e.Err))
 	} else {
 		fmt.Fprintf(&b, "shoot %s (strategy %s): scheduled to seed %s\n", e.Shoot, e.Strategy, e.Seed)
+	}
+	for _, n := range e.Notes {
+		fmt.Fprintf(&b, "  note: %s\n", n)
 	}
 	width := 0
 	for _, s := range e.Seeds {
@@ -211,6 +218,11 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 	}
 	if in.CloudProfile == nil {
 		return nil, fmt.Errorf("cloud profile %q of shoot %s is not known", CloudProfileNameOf(shoot), ShootKey(shoot))
+	}
+	if ref := shoot.Spec.CloudProfile; ref != nil && ref.Kind == KindNamespacedCloudProfile && in.CloudProfile.Namespace != shoot.Namespace {
+		// A cluster-wide profile of the same name is another profile.
+		return nil, fmt.Errorf("shoot %s names NamespacedCloudProfile %s; graft places only shoots of cluster-wide CloudProfiles",
+			ShootKey(shoot), clip(ref.Name))
 	}
 	if n := len(shoot.Spec.Region); n > MaxRegionLength {
 		// graft's CRD refuses it; Gardener's API does not bound it, and the

@@ -206,6 +206,10 @@ func ShootKey(shoot *v1alpha1.Shoot) string {
 	return shoot.Namespace + "/" + shoot.Name
 }
 
+// KindNamespacedCloudProfile is the kind of a shoot's spec.cloudProfile that
+// names a project's own profile, in the shoot's namespace.
+const KindNamespacedCloudProfile = "NamespacedCloudProfile"
+
 // CloudProfileNameOf returns the name of the shoot's cloud profile:
 // spec.cloudProfile.name, or the older spec.cloudProfileName.
 func CloudProfileNameOf(shoot *v1alpha1.Shoot) string {

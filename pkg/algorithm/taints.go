@@ -9,26 +9,32 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
-// ShootTolerations returns the tolerations the algorithm honours for a shoot.
-// The protected taint (seed.gardener.cloud/protected) belongs to the garden's
-// own shoots: outside the garden namespace a toleration of it counts for
-// nothing, whatever admission let through, and inside it every shoot tolerates
-// it, because Gardener defaults that toleration onto each of them (graft's
-// admission policy does the same where the API server can mutate). The
-// shoot's own slice is returned when nothing changes, so the common case does
-// not allocate; callers must not modify the result.
+// ShootTolerations returns the tolerations the algorithm honours for a shoot:
+// every toleration the API server admitted, as Gardener's scheduler does.
+// Who may tolerate the protected taint (seed.gardener.cloud/protected) is
+// admission's to decide (graft-protected-taint on graft's API, a project's
+// toleration whitelist on Gardener's). A shoot in the garden namespace
+// tolerates it without saying so, because Gardener defaults that toleration
+// onto each of them (graft's admission policy does the same where the API
+// server can mutate). The shoot's own slice is returned when nothing
+// changes, so the common case does not allocate; callers must not modify the
+// result.
 func ShootTolerations(shoot *v1alpha1.Shoot) []v1alpha1.Toleration {
 	own := shoot.Spec.Tolerations
-	has := slices.ContainsFunc(own, isProtectedToleration)
-	switch {
-	case shoot.Namespace == v1alpha1.GardenNamespace && !has:
+	if shoot.Namespace == v1alpha1.GardenNamespace && !slices.ContainsFunc(own, isProtectedToleration) {
 		out := make([]v1alpha1.Toleration, len(own), len(own)+1)
 		copy(out, own)
 		return append(out, v1alpha1.Toleration{Key: v1alpha1.SeedTaintProtected})
-	case shoot.Namespace != v1alpha1.GardenNamespace && has:
-		return slices.DeleteFunc(slices.Clone(own), isProtectedToleration)
 	}
 	return own
+}
+
+// UsesProtectedToleration reports whether a shoot outside the garden
+// namespace tolerates the protected taint: admission let it, by a project's
+// whitelist or an operator's hand, and an operator reading a decision
+// should know.
+func UsesProtectedToleration(shoot *v1alpha1.Shoot) bool {
+	return shoot.Namespace != v1alpha1.GardenNamespace && slices.ContainsFunc(shoot.Spec.Tolerations, isProtectedToleration)
 }
 
 func isProtectedToleration(t v1alpha1.Toleration) bool {
@@ -37,8 +43,7 @@ func isProtectedToleration(t v1alpha1.Toleration) bool {
 
 // untoleratedMessage is the explanation of a seed rejected for the taints the
 // shoot does not tolerate. A protected seed refused to a shoot outside the
-// garden namespace says so, since the shoot may well carry a toleration that
-// looks as if it should match.
+// garden namespace says whose it is.
 func untoleratedMessage(shoot *v1alpha1.Shoot, untolerated []v1alpha1.SeedTaint) string {
 	msg := "shoot does not tolerate the seed's taints (" + formatTaints(untolerated) + ")"
 	if shoot.Namespace == v1alpha1.GardenNamespace || !slices.ContainsFunc(untolerated, func(t v1alpha1.SeedTaint) bool {
@@ -46,11 +51,8 @@ func untoleratedMessage(shoot *v1alpha1.Shoot, untolerated []v1alpha1.SeedTaint)
 	}) {
 		return msg
 	}
-	msg += "; seed is protected: only shoots in namespace " + v1alpha1.GardenNamespace + " may use it"
-	if slices.ContainsFunc(shoot.Spec.Tolerations, isProtectedToleration) {
-		msg += ", so the shoot's toleration of " + v1alpha1.SeedTaintProtected + " in namespace " + shoot.Namespace + " does not count"
-	}
-	return msg
+	return msg + "; seed is protected: it is for shoots in namespace " + v1alpha1.GardenNamespace +
+		" and those whose project may tolerate " + v1alpha1.SeedTaintProtected
 }
 
 // ToleratesTaint reports whether one toleration matches one taint: equal keys;

@@ -140,17 +140,15 @@ func TestCheckNoExecute(t *testing.T) {
 
 func inNamespace(ns string) shootOpt { return func(s *v1alpha1.Shoot) { s.Namespace = ns } }
 
-// TestProtectedTaint: only shoots in the garden namespace may use a protected
-// seed; there they need no toleration (Gardener defaults one onto them), and
-// elsewhere a toleration of the protected key counts for nothing.
+// TestProtectedTaint: shoots in the garden namespace need no toleration of
+// a protected seed (Gardener defaults one onto them); elsewhere a shoot needs
+// one, and the toleration counts like any other, as in Gardener: whether it
+// may have one is admission's to say.
 func TestProtectedTaint(t *testing.T) {
 	protected := func(name string, effect v1alpha1.TaintEffect) *v1alpha1.Seed {
 		return newSeed(name, taint(v1alpha1.SeedTaintProtected, nil, effect))
 	}
-	const (
-		wantNamespace = "seed is protected: only shoots in namespace garden may use it"
-		wantIgnored   = "so the shoot's toleration of seed.gardener.cloud/protected in namespace garden-dev does not count"
-	)
+	const wantNamespace = "seed is protected: it is for shoots in namespace garden and those whose project may tolerate seed.gardener.cloud/protected"
 	for _, tc := range []struct {
 		name  string
 		seeds []*v1alpha1.Seed
@@ -192,25 +190,25 @@ func TestProtectedTaint(t *testing.T) {
 			seeds:       seeds(protected("a-protected", "")),
 			shoot:       newShoot("web"),
 			wantMessage: []string{"shoot does not tolerate the seed's taints (seed.gardener.cloud/protected:NoSchedule)", wantNamespace},
-			wantNot:     "does not count",
 		},
 		{
-			name:        "tenant shoot tolerating the protected key is refused anyway",
-			seeds:       seeds(protected("a-protected", "")),
-			shoot:       newShoot("web", tolerate(v1alpha1.SeedTaintProtected, nil, "", nil)),
-			wantMessage: []string{wantNamespace, wantIgnored},
-		},
-		{
-			name:        "tenant shoot tolerating the protected key with an effect is refused anyway",
-			seeds:       seeds(protected("a-protected", v1alpha1.TaintEffectNoExecute)),
-			shoot:       newShoot("web", tolerate(v1alpha1.SeedTaintProtected, nil, v1alpha1.TaintEffectNoExecute, nil)),
-			wantMessage: []string{"(seed.gardener.cloud/protected:NoExecute)", wantNamespace, wantIgnored},
-		},
-		{
-			name:  "tenant shoot goes to an unprotected seed",
-			seeds: seeds(protected("a-protected", ""), newSeed("b-open")),
+			name:  "tenant shoot whose toleration admission let through uses a protected seed",
+			seeds: seeds(protected("a-protected", "")),
 			shoot: newShoot("web", tolerate(v1alpha1.SeedTaintProtected, nil, "", nil)),
-			want:  "b-open", wantMessage: []string{wantNamespace, wantIgnored},
+			want:  "a-protected",
+		},
+		{
+			name:  "a toleration of another effect does not count",
+			seeds: seeds(protected("a-protected", "")),
+			shoot: newShoot("web", tolerate(v1alpha1.SeedTaintProtected, nil, v1alpha1.TaintEffectNoExecute, nil)),
+			// NoSchedule taint, NoExecute toleration.
+			wantMessage: []string{"(seed.gardener.cloud/protected:NoSchedule)", wantNamespace},
+		},
+		{
+			name:  "a tenant shoot without toleration goes to an unprotected seed",
+			seeds: seeds(protected("a-protected", ""), newSeed("b-open")),
+			shoot: newShoot("web"),
+			want:  "b-open", wantMessage: []string{wantNamespace},
 		},
 		{
 			name:  "tenant shoot keeps its other tolerations",
@@ -266,7 +264,7 @@ func TestShootTolerations(t *testing.T) {
 		{"garden, own protected toleration", v1alpha1.GardenNamespace, []v1alpha1.Toleration{prot}, []v1alpha1.Toleration{prot}, true},
 		{"tenant, none", "garden-dev", nil, nil, true},
 		{"tenant, others", "garden-dev", []v1alpha1.Toleration{other}, []v1alpha1.Toleration{other}, true},
-		{"tenant, protected dropped", "garden-dev", []v1alpha1.Toleration{prot, other, {Key: v1alpha1.SeedTaintProtected}}, []v1alpha1.Toleration{other}, false},
+		{"tenant, protected kept", "garden-dev", []v1alpha1.Toleration{prot, other}, []v1alpha1.Toleration{prot, other}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			shoot := newShoot("s", inNamespace(tc.namespace))
@@ -290,12 +288,33 @@ func TestShootTolerations(t *testing.T) {
 // shoot already on a seed that gets a NoExecute protected taint.
 func TestCheckNoExecuteProtected(t *testing.T) {
 	seed := newSeed("a", taint(v1alpha1.SeedTaintProtected, nil, v1alpha1.TaintEffectNoExecute))
-	tenant := newShoot("web", tolerate(v1alpha1.SeedTaintProtected, nil, "", nil))
-	if st := CheckNoExecute(tenant, seed, nil); len(st.Untolerated) != 1 || !st.MustLeave(time.Now()) {
-		t.Errorf("tenant shoot tolerating the protected taint: %+v, want it to leave", st)
+	if st := CheckNoExecute(newShoot("web"), seed, nil); len(st.Untolerated) != 1 || !st.MustLeave(time.Now()) {
+		t.Errorf("tenant shoot without the toleration: %+v, want it to leave", st)
+	}
+	tolerating := newShoot("web", tolerate(v1alpha1.SeedTaintProtected, nil, "", nil))
+	if st := CheckNoExecute(tolerating, seed, nil); st.MustLeave(time.Now()) {
+		t.Errorf("tenant shoot whose toleration admission let through: %+v, want it to stay", st)
 	}
 	garden := newShoot("infra", inNamespace(v1alpha1.GardenNamespace))
 	if st := CheckNoExecute(garden, seed, nil); st.MustLeave(time.Now()) {
 		t.Errorf("garden shoot without toleration: %+v, want it to stay", st)
+	}
+}
+
+// TestExplainNotesProtectedToleration: explain says when a shoot outside
+// the garden uses the protected toleration.
+func TestExplainNotesProtectedToleration(t *testing.T) {
+	snap := snapshotOf(seeds(newSeed("a", taint(v1alpha1.SeedTaintProtected, nil, ""))))
+	in := Inputs{CloudProfile: cloudProfile("aws")}
+	e := Explain(newShoot("web", tolerate(v1alpha1.SeedTaintProtected, nil, "", nil)), snap, in)
+	var b strings.Builder
+	if err := FormatExplanation(&b, e); err != nil {
+		t.Fatal(err)
+	}
+	if want := "note: shoot in namespace garden-dev tolerates seed.gardener.cloud/protected"; !strings.Contains(b.String(), want) {
+		t.Errorf("explanation\n%s\ndoes not say %q", b.String(), want)
+	}
+	if e := Explain(newShoot("infra", inNamespace(v1alpha1.GardenNamespace)), snap, in); len(e.Notes) != 0 {
+		t.Errorf("a garden shoot gets notes %v", e.Notes)
 	}
 }

@@ -386,6 +386,9 @@ type Explanation struct {
 	Err error
 	// Seeds has one entry per seed, sorted by name.
 	Seeds []SeedResult
+	// Notes are what an operator should know about the decision beyond the
+	// seeds' verdicts, such as a tenant's shoot tolerating the protected taint.
+	Notes []string
 }
 
 // Short returns the one-line form: the chosen seed or ShortReason of the error.

@@ -43,6 +43,7 @@ func TestGolden(t *testing.T) {
 		{"graft-landscape.explain", []string{"-f", "testdata/graft-landscape.yaml", "--explain", "--strategy", "MinimalDistance"}},
 		{"graft-landscape.scored.explain", []string{"-f", "testdata/graft-landscape.yaml", "--explain", "--score-weight", "LeastAllocated=2,PreferNoSchedule=1"}},
 		{"graft-landscape.explain.json", []string{"-f", "testdata/graft-landscape.yaml", "--explain", "-o", "json", "--strategy", "MinimalDistance"}},
+		{"offerings.explain", []string{"-f", "testdata/offerings.yaml", "--explain"}},
 		{"malformed-region-config.json", []string{"-f", "testdata/malformed-region-config.yaml", "-o", "json", "--strategy", "MinimalDistance"}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
