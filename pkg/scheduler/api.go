@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,6 +32,13 @@ type coreAPI interface {
 	// their stores holding graft's types, and the resources the fence
 	// tracks them as.
 	informers() (shoots, seeds, profiles trackedInformer)
+	// projectInformer is the informer of the Projects the default-domain
+	// rule reads, if the API has Projects.
+	projectInformer() (trackedInformer, bool)
+	// project returns the name of the Project whose namespace is namespace,
+	// or "" when the API has no Projects or none has it (the algorithm then
+	// takes the name Gardener gives a project's namespace).
+	project(namespace string) string
 	// start starts the informers.
 	start(stop <-chan struct{})
 	getSeed(ctx context.Context, name string) (*corev1alpha1.Seed, error)
@@ -69,6 +77,10 @@ func (g *graftAPI) informers() (shoots, seeds, profiles trackedInformer) {
 }
 
 func (g *graftAPI) start(stop <-chan struct{}) { g.factory.Start(stop) }
+
+// graft's API has no Projects.
+func (g *graftAPI) projectInformer() (trackedInformer, bool) { return trackedInformer{}, false }
+func (g *graftAPI) project(string) string                    { return "" }
 
 func (g *graftAPI) getSeed(ctx context.Context, name string) (*corev1alpha1.Seed, error) {
 	return g.client.CoreV1alpha1().Seeds().Get(ctx, name, metav1.GetOptions{})
@@ -110,7 +122,12 @@ var (
 	gardenerSeeds         = schema.GroupVersionResource{Group: landscapefile.GardenerGroup, Version: landscapefile.GardenerVersion, Resource: "seeds"}
 	gardenerShoots        = schema.GroupVersionResource{Group: landscapefile.GardenerGroup, Version: landscapefile.GardenerVersion, Resource: "shoots"}
 	gardenerCloudProfiles = schema.GroupVersionResource{Group: landscapefile.GardenerGroup, Version: landscapefile.GardenerVersion, Resource: "cloudprofiles"}
+	gardenerProjects      = schema.GroupVersionResource{Group: landscapefile.GardenerGroup, Version: landscapefile.GardenerVersion, Resource: "projects"}
 )
+
+// projectNamespaceIndex indexes Projects by spec.namespace, as Gardener's
+// scheduler finds a shoot's Project.
+const projectNamespaceIndex = "spec.namespace"
 
 func newGardenerAPI(client dynamic.Interface) (*gardenerAPI, error) {
 	if client == nil {
@@ -122,7 +139,43 @@ func newGardenerAPI(client dynamic.Interface) (*gardenerAPI, error) {
 			return nil, fmt.Errorf("converting %s in the informer: %w", gvr.Resource, err)
 		}
 	}
+	projects := g.factory.ForResource(gardenerProjects).Informer()
+	if err := projects.SetTransform(trimProject); err != nil {
+		return nil, fmt.Errorf("trimming projects in the informer: %w", err)
+	}
+	if err := projects.AddIndexers(cache.Indexers{projectNamespaceIndex: projectNamespace}); err != nil {
+		return nil, fmt.Errorf("indexing projects: %w", err)
+	}
 	return g, nil
+}
+
+// trimProject keeps of a Project its name, resourceVersion and
+// spec.namespace, all the scheduler reads.
+func trimProject(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj, nil
+	}
+	kept := &unstructured.Unstructured{Object: map[string]any{"apiVersion": u.GetAPIVersion(), "kind": u.GetKind()}}
+	kept.SetName(u.GetName())
+	kept.SetResourceVersion(u.GetResourceVersion())
+	if ns, found, _ := unstructured.NestedString(u.Object, "spec", "namespace"); found {
+		if err := unstructured.SetNestedField(kept.Object, ns, "spec", "namespace"); err != nil {
+			return nil, err
+		}
+	}
+	return kept, nil
+}
+
+func projectNamespace(obj any) ([]string, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil, nil
+	}
+	if ns, found, _ := unstructured.NestedString(u.Object, "spec", "namespace"); found && ns != "" {
+		return []string{ns}, nil
+	}
+	return nil, nil
 }
 
 // fromGardener is the informers' conversion, before cachetrim trims what it
@@ -175,6 +228,27 @@ func (g *gardenerAPI) informers() (shoots, seeds, profiles trackedInformer) {
 }
 
 func (g *gardenerAPI) start(stop <-chan struct{}) { g.factory.Start(stop) }
+
+func (g *gardenerAPI) projectInformer() (trackedInformer, bool) {
+	return trackedInformer{g.factory.ForResource(gardenerProjects).Informer(), gardenerProjects}, true
+}
+
+// project is the first Project whose spec.namespace is namespace, as
+// Gardener's scheduler takes it.
+func (g *gardenerAPI) project(namespace string) string {
+	objs, err := g.factory.ForResource(gardenerProjects).Informer().GetIndexer().ByIndex(projectNamespaceIndex, namespace)
+	if err != nil || len(objs) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(objs))
+	for _, o := range objs {
+		if u, ok := o.(*unstructured.Unstructured); ok {
+			names = append(names, u.GetName())
+		}
+	}
+	slices.Sort(names)
+	return names[0]
+}
 
 func (g *gardenerAPI) getSeed(ctx context.Context, name string) (*corev1alpha1.Seed, error) {
 	u, err := g.client.Resource(gardenerSeeds).Get(ctx, name, metav1.GetOptions{})

@@ -44,7 +44,8 @@ func TestGardenerInformersHoldGraftTypes(t *testing.T) {
 		gardenerSeeds:         "SeedList",
 		gardenerShoots:        "ShootList",
 		gardenerCloudProfiles: "CloudProfileList",
-	}, gardenerSeed("a"))
+		gardenerProjects:      "ProjectList",
+	}, gardenerSeed("a"), gardenerProject("team", "garden-team-ns"), gardenerProject("b-team", "garden-b"))
 	cfg := &configv1alpha1.SchedulerConfiguration{API: configv1alpha1.APIGardener}
 	cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
 	cfg.Server.MetricsBindAddress = configv1alpha1.DisabledBindAddress
@@ -76,6 +77,14 @@ func TestGardenerInformersHoldGraftTypes(t *testing.T) {
 	}
 	if got := s.cache.seedResourceVersion("a"); got != "7" {
 		t.Errorf("the scheduling cache holds seed a at resourceVersion %q, want 7", got)
+	}
+
+	// The default-domain rule's project: the Project whose spec.namespace
+	// the shoot's namespace is, not the namespace's name.
+	for ns, want := range map[string]string{"garden-team-ns": "team", "garden-b": "b-team", "garden-none": ""} {
+		if got := s.api.project(ns); got != want {
+			t.Errorf("project of namespace %s = %q, want %q", ns, got, want)
+		}
 	}
 
 	// The transform runs again on what it stored; it must leave it alone.
@@ -205,7 +214,7 @@ func TestInformersStoreTrimmedObjects(t *testing.T) {
 				Graft:      graftfake.NewSimpleClientset(graftShoot.DeepCopy()),
 				Kubernetes: kubefake.NewSimpleClientset(regions.DeepCopy()),
 				Dynamic: dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-					gardenerSeeds: "SeedList", gardenerShoots: "ShootList", gardenerCloudProfiles: "CloudProfileList",
+					gardenerSeeds: "SeedList", gardenerShoots: "ShootList", gardenerCloudProfiles: "CloudProfileList", gardenerProjects: "ProjectList",
 				}, gardenerShoot.DeepCopy()),
 			}
 			s, err := New(cfg, clients, Options{})
@@ -234,4 +243,12 @@ func TestInformersStoreTrimmedObjects(t *testing.T) {
 			}
 		})
 	}
+}
+
+func gardenerProject(name, namespace string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Project",
+		"metadata": map[string]any{"name": name, "resourceVersion": "3", "labels": map[string]any{"dropped": "yes"}},
+		"spec":     map[string]any{"namespace": namespace, "owner": map[string]any{"kind": "User", "name": "someone"}},
+	}}
 }

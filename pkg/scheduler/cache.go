@@ -183,14 +183,14 @@ func (c *schedulingCache) regionConfigLocked(cloudProfile string) *algorithm.Reg
 // decide chooses a seed for shoot and reserves it: the binding is assumed, so
 // the next decision already counts it. Deciding and reserving under one lock
 // is what keeps concurrent workers from overfilling a seed.
-func (c *schedulingCache) decide(shoot *corev1alpha1.Shoot, cloudProfile *corev1alpha1.CloudProfile, config algorithm.Config) (string, error) {
+func (c *schedulingCache) decide(shoot *corev1alpha1.Shoot, cloudProfile *corev1alpha1.CloudProfile, project string, config algorithm.Config) (string, error) {
 	key := algorithm.ShootKey(shoot)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.assumed[key]; ok {
 		return "", errAssumed
 	}
-	in := algorithm.Inputs{CloudProfile: cloudProfile, Config: config}
+	in := algorithm.Inputs{CloudProfile: cloudProfile, Config: config, Project: project}
 	if len(c.regionConfigMaps) > 0 {
 		in.RegionConfig = c.regionConfigLocked(cloudProfile.Name)
 	}

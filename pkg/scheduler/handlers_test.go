@@ -270,7 +270,7 @@ func TestFailedBindingGivesTheCapacityBack(t *testing.T) {
 			// The seat is free again: another shoot gets it.
 			other := pendingShoot("other", "eu-west-1")
 			s.cache.upsertShoot(other)
-			if seed, err := s.cache.decide(other, awsProfile(), s.algConfig); err != nil || seed != "a" {
+			if seed, err := s.cache.decide(other, awsProfile(), "", s.algConfig); err != nil || seed != "a" {
 				t.Errorf("another shoot after the failed binding: seed %q, %v; want a", seed, err)
 			}
 		})

@@ -168,6 +168,14 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 		{profiles.informer, cache.ResourceEventHandlerFuncs{AddFunc: s.onProfileAdd, UpdateFunc: s.onProfileUpdate}},
 		{configMaps.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: s.onConfigMapAdd, UpdateFunc: s.onConfigMapUpdate, DeleteFunc: s.onConfigMapDelete}},
 	}
+	projects, hasProjects := s.api.projectInformer()
+	if hasProjects {
+		// Read through the index only; a new Project needs no decision.
+		handlers = append(handlers, struct {
+			informer cache.SharedIndexInformer
+			handler  cache.ResourceEventHandler
+		}{projects.informer, cache.ResourceEventHandlerFuncs{}})
+	}
 	for _, h := range handlers {
 		reg, err := h.informer.AddEventHandler(h.handler)
 		if err != nil {
@@ -177,7 +185,11 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 	}
 	s.runner.Server.AddInformersSyncedCheck(s.synced...)
 	// After a gap in lease renewals, writes wait until these views are current.
-	for _, t := range []trackedInformer{shoots, seeds, profiles} {
+	tracked := []trackedInformer{shoots, seeds, profiles}
+	if hasProjects {
+		tracked = append(tracked, projects)
+	}
+	for _, t := range tracked {
 		clients.Fence.Track(t.informer, t.gvr, "", "")
 	}
 	clients.Fence.Track(configMaps.Informer(), corev1.SchemeGroupVersion.WithResource("configmaps"), cfg.RegionConfigNamespace,
@@ -336,7 +348,7 @@ func (s *Scheduler) decide(shoot *corev1alpha1.Shoot) (string, error) {
 		}
 		return "", fmt.Errorf("reading cloud profile %q: %w", profileName, err)
 	}
-	return s.cache.decide(shoot, profile, s.algConfig)
+	return s.cache.decide(shoot, profile, s.api.project(shoot.Namespace), s.algConfig)
 }
 
 // confirmSeed reads the seed from the API server before an evicted shoot is

@@ -51,6 +51,7 @@ func TestSchedulerChartOnGardener(t *testing.T) {
 		"core.gardener.cloud/shoots/status":  {"patch"},
 		"core.gardener.cloud/seeds":          {"get", "list", "watch"},
 		"core.gardener.cloud/cloudprofiles":  {"list", "watch"},
+		"core.gardener.cloud/projects":       {"list", "watch"},
 		"/events":                            {"create", "patch"},
 	}
 	got := map[string][]string{}

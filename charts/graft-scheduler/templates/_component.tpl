@@ -40,6 +40,10 @@ What graft-scheduler does with the API, and nothing more:
 - apiGroups: ["core.gardener.cloud"]
   resources: ["cloudprofiles"]
   verbs: ["list", "watch"]
+# The Project of a shoot's namespace, for Gardener's default-domain rule.
+- apiGroups: ["core.gardener.cloud"]
+  resources: ["projects"]
+  verbs: ["list", "watch"]
 {{- else if eq $api "core.graft.dev" -}}
 - apiGroups: ["core.graft.dev"]
   resources: ["shoots"]

@@ -113,6 +113,6 @@ func TestSchedulerUsesProtectedSeedsForGardenShootsOnly(t *testing.T) {
 		if got.Spec.SeedName != nil {
 			t.Fatalf("tenant's shoot bound to %s", *got.Spec.SeedName)
 		}
-		return strings.Contains(got.Status.LastOperation.Description, seed.Name+" => shoot does not tolerate the seed's taints (seed.gardener.cloud/protected:NoSchedule); seed is protected: only shoots in namespace garden may use it"), nil
+		return strings.Contains(got.Status.LastOperation.Description, seed.Name+" => shoot does not tolerate the seed's taints (seed.gardener.cloud/protected:NoSchedule); seed is protected: it is for shoots in namespace garden and those whose project may tolerate seed.gardener.cloud/protected"), nil
 	})
 }

@@ -71,6 +71,13 @@ func newLandscape(t *testing.T, prefix string, seedNames ...string) *landscape {
 // landscape; its region, DNS credentials and networks are the landscape's.
 func newLandscapeWith(t *testing.T, prefix string, specs ...gardenerlandscape.SeedSpec) *landscape {
 	t.Helper()
+	return newLandscapeIn(t, prefix, "", specs...)
+}
+
+// newLandscapeIn is newLandscapeWith with the project's namespace named
+// garden-<project><suffix> instead of Gardener's usual garden-<project>.
+func newLandscapeIn(t *testing.T, prefix, suffix string, specs ...gardenerlandscape.SeedSpec) *landscape {
+	t.Helper()
 	ctx := t.Context()
 	env := framework.Shared(t)
 	project := fmt.Sprintf("%s%d", prefix, landscapes.Add(1))
@@ -79,7 +86,7 @@ func newLandscapeWith(t *testing.T, prefix string, specs ...gardenerlandscape.Se
 	}
 	l := &landscape{
 		project:      project,
-		namespace:    "garden-" + project,
+		namespace:    "garden-" + project + suffix,
 		cloudProfile: project + "-profile",
 		credentials:  project + "-credentials",
 	}

@@ -20,10 +20,11 @@ import (
 // "enforce" offers it but enforces zone selection with a zone the shoot's
 // worker pool does not use: the eu-access-only shoot can go to "eu" only.
 // A shoot whose domain is <shoot>.<project>.<default domain of "plain"> can
-// go to "plain" only.
+// go to "plain" only; the project's namespace is not named after it, so the
+// project is the Project's, not one read from the namespace's name.
 func TestSeedOfferingsOnGardener(t *testing.T) {
 	restricted := []string{gardenerlandscape.AccessRestriction}
-	l := newLandscapeWith(t, "offer",
+	l := newLandscapeIn(t, "offer", "-ns",
 		gardenerlandscape.SeedSpec{Name: "plain"},
 		gardenerlandscape.SeedSpec{Name: "eu", AccessRestrictions: restricted},
 		gardenerlandscape.SeedSpec{Name: "stopped", AccessRestrictions: restricted,
