@@ -1,11 +1,13 @@
 package algorithm
 
 import (
+	"fmt"
 	"maps"
 	"net/netip"
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
@@ -209,6 +211,20 @@ func ShootKey(shoot *v1alpha1.Shoot) string {
 // KindNamespacedCloudProfile is the kind of a shoot's spec.cloudProfile that
 // names a project's own profile, in the shoot's namespace.
 const KindNamespacedCloudProfile = "NamespacedCloudProfile"
+
+// NamespacedProfile is the cloud profile a shoot naming the
+// NamespacedCloudProfile is decided with: its merged status.cloudProfileSpec
+// under the namespaced profile's name and namespace. A profile whose merged
+// spec is not written yet is no profile to decide with.
+func NamespacedProfile(ncp *v1alpha1.NamespacedCloudProfile) (*v1alpha1.CloudProfile, error) {
+	if ncp.Status.CloudProfileSpec.Type == "" {
+		return nil, fmt.Errorf("NamespacedCloudProfile %s/%s has no merged status.cloudProfileSpec yet", ncp.Namespace, ncp.Name)
+	}
+	return &v1alpha1.CloudProfile{
+		ObjectMeta: metav1.ObjectMeta{Name: ncp.Name, Namespace: ncp.Namespace},
+		Spec:       ncp.Status.CloudProfileSpec,
+	}, nil
+}
 
 // CloudProfileNameOf returns the name of the shoot's cloud profile:
 // spec.cloudProfile.name, or the older spec.cloudProfileName.

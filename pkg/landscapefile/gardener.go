@@ -36,8 +36,10 @@ func FromGardener(obj *unstructured.Unstructured) (runtime.Object, error) {
 		into = &v1alpha1.Shoot{}
 	case "CloudProfile":
 		into = &v1alpha1.CloudProfile{}
+	case "NamespacedCloudProfile":
+		into = &v1alpha1.NamespacedCloudProfile{}
 	default:
-		return nil, fmt.Errorf("%s %s: graft reads only Seeds, Shoots and CloudProfiles of %s", obj.GetKind(), obj.GetName(), GardenerGroup)
+		return nil, fmt.Errorf("%s %s: graft reads only Seeds, Shoots, CloudProfiles and NamespacedCloudProfiles of %s", obj.GetKind(), obj.GetName(), GardenerGroup)
 	}
 	if err := decode(doc, data, into); err != nil {
 		return nil, err

@@ -125,7 +125,7 @@ spec:
 
 func TestFromGardenerRefuses(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
-		{"other kind", "apiVersion: core.gardener.cloud/v1beta1\nkind: Project\nmetadata: {name: p}\n", "only Seeds, Shoots and CloudProfiles"},
+		{"other kind", "apiVersion: core.gardener.cloud/v1beta1\nkind: Project\nmetadata: {name: p}\n", "only Seeds, Shoots, CloudProfiles and NamespacedCloudProfiles"},
 		{"other version", "apiVersion: core.gardener.cloud/v1\nkind: Seed\nmetadata: {name: s}\n", "is not core.gardener.cloud/v1beta1"},
 		{"wrong type", "apiVersion: core.gardener.cloud/v1beta1\nkind: Seed\nmetadata: {name: s}\nspec: {taints: 3}\n", "Seed s"},
 	} {

@@ -32,6 +32,9 @@ type coreAPI interface {
 	// their stores holding graft's types, and the resources the fence
 	// tracks them as.
 	informers() (shoots, seeds, profiles trackedInformer)
+	// namespacedProfiles returns the informer of the NamespacedCloudProfiles,
+	// its store holding graft's type.
+	namespacedProfiles() trackedInformer
 	// projectInformer is the informer of the Projects the default-domain
 	// rule reads, if the API has Projects.
 	projectInformer() (trackedInformer, bool)
@@ -78,6 +81,11 @@ func (g *graftAPI) informers() (shoots, seeds, profiles trackedInformer) {
 
 func (g *graftAPI) start(stop <-chan struct{}) { g.factory.Start(stop) }
 
+func (g *graftAPI) namespacedProfiles() trackedInformer {
+	return trackedInformer{g.factory.Core().V1alpha1().NamespacedCloudProfiles().Informer(),
+		corev1alpha1.SchemeGroupVersion.WithResource("namespacedcloudprofiles")}
+}
+
 // graft's API has no Projects.
 func (g *graftAPI) projectInformer() (trackedInformer, bool) { return trackedInformer{}, false }
 func (g *graftAPI) project(string) string                    { return "" }
@@ -123,6 +131,7 @@ var (
 	gardenerShoots        = schema.GroupVersionResource{Group: landscapefile.GardenerGroup, Version: landscapefile.GardenerVersion, Resource: "shoots"}
 	gardenerCloudProfiles = schema.GroupVersionResource{Group: landscapefile.GardenerGroup, Version: landscapefile.GardenerVersion, Resource: "cloudprofiles"}
 	gardenerProjects      = schema.GroupVersionResource{Group: landscapefile.GardenerGroup, Version: landscapefile.GardenerVersion, Resource: "projects"}
+	gardenerNSProfiles    = schema.GroupVersionResource{Group: landscapefile.GardenerGroup, Version: landscapefile.GardenerVersion, Resource: "namespacedcloudprofiles"}
 )
 
 // projectNamespaceIndex indexes Projects by spec.namespace, as Gardener's
@@ -134,7 +143,7 @@ func newGardenerAPI(client dynamic.Interface) (*gardenerAPI, error) {
 		return nil, fmt.Errorf("no dynamic client for %s", landscapefile.GardenerGroup)
 	}
 	g := &gardenerAPI{client: client, factory: dynamicinformer.NewDynamicSharedInformerFactory(client, 0)}
-	for _, gvr := range []schema.GroupVersionResource{gardenerShoots, gardenerSeeds, gardenerCloudProfiles} {
+	for _, gvr := range []schema.GroupVersionResource{gardenerShoots, gardenerSeeds, gardenerCloudProfiles, gardenerNSProfiles} {
 		if err := g.factory.ForResource(gvr).Informer().SetTransform(cachetrim.After(fromGardener, cachetrim.Unbound)); err != nil {
 			return nil, fmt.Errorf("converting %s in the informer: %w", gvr.Resource, err)
 		}
@@ -228,6 +237,10 @@ func (g *gardenerAPI) informers() (shoots, seeds, profiles trackedInformer) {
 }
 
 func (g *gardenerAPI) start(stop <-chan struct{}) { g.factory.Start(stop) }
+
+func (g *gardenerAPI) namespacedProfiles() trackedInformer {
+	return trackedInformer{g.factory.ForResource(gardenerNSProfiles).Informer(), gardenerNSProfiles}
+}
 
 func (g *gardenerAPI) projectInformer() (trackedInformer, bool) {
 	return trackedInformer{g.factory.ForResource(gardenerProjects).Informer(), gardenerProjects}, true

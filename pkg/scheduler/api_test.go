@@ -45,6 +45,7 @@ func TestGardenerInformersHoldGraftTypes(t *testing.T) {
 		gardenerShoots:        "ShootList",
 		gardenerCloudProfiles: "CloudProfileList",
 		gardenerProjects:      "ProjectList",
+		gardenerNSProfiles:    "NamespacedCloudProfileList",
 	}, gardenerSeed("a"), gardenerProject("team", "garden-team-ns"), gardenerProject("b-team", "garden-b"))
 	cfg := &configv1alpha1.SchedulerConfiguration{API: configv1alpha1.APIGardener}
 	cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
@@ -214,7 +215,7 @@ func TestInformersStoreTrimmedObjects(t *testing.T) {
 				Graft:      graftfake.NewSimpleClientset(graftShoot.DeepCopy()),
 				Kubernetes: kubefake.NewSimpleClientset(regions.DeepCopy()),
 				Dynamic: dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-					gardenerSeeds: "SeedList", gardenerShoots: "ShootList", gardenerCloudProfiles: "CloudProfileList", gardenerProjects: "ProjectList",
+					gardenerSeeds: "SeedList", gardenerShoots: "ShootList", gardenerCloudProfiles: "CloudProfileList", gardenerProjects: "ProjectList", gardenerNSProfiles: "NamespacedCloudProfileList",
 				}, gardenerShoot.DeepCopy()),
 			}
 			s, err := New(cfg, clients, Options{})

@@ -81,6 +81,13 @@ func (s *Scheduler) onProfileUpdate(old, cur any) {
 	}
 }
 
+func (s *Scheduler) onNamespacedProfileUpdate(old, cur any) {
+	if oldProfile, profile, ok := updated[*corev1alpha1.NamespacedCloudProfile](old, cur); ok &&
+		!reflect.DeepEqual(oldProfile.Status.CloudProfileSpec, profile.Status.CloudProfileSpec) {
+		s.requeueUnschedulable()
+	}
+}
+
 func (s *Scheduler) onConfigMapAdd(obj any) {
 	if cm, ok := obj.(*corev1.ConfigMap); ok {
 		s.cache.setRegionConfigMap(cm.Namespace+"/"+cm.Name, cm)

@@ -87,6 +87,8 @@ type Scheduler struct {
 	kubeInformers kubeinformers.SharedInformerFactory
 	shootLister   graftlisters.ShootLister
 	profileLister graftlisters.CloudProfileLister
+	// nsProfileLister reads the NamespacedCloudProfiles.
+	nsProfileLister graftlisters.NamespacedCloudProfileLister
 	synced        []cache.InformerSynced
 
 	cache *schedulingCache
@@ -154,6 +156,8 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 	configMaps := s.kubeInformers.Core().V1().ConfigMaps()
 	s.shootLister = graftlisters.NewShootLister(shoots.informer.GetIndexer())
 	s.profileLister = graftlisters.NewCloudProfileLister(profiles.informer.GetIndexer())
+	nsProfiles := s.api.namespacedProfiles()
+	s.nsProfileLister = graftlisters.NewNamespacedCloudProfileLister(nsProfiles.informer.GetIndexer())
 
 	var shootHandler cache.ResourceEventHandler = cache.ResourceEventHandlerFuncs{AddFunc: s.onShootAdd, UpdateFunc: s.onShootUpdate, DeleteFunc: s.onShootDelete}
 	if opts.WrapShootHandler != nil {
@@ -166,6 +170,7 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 		{shoots.informer, shootHandler},
 		{seeds.informer, cache.ResourceEventHandlerFuncs{AddFunc: s.onSeedAdd, UpdateFunc: s.onSeedUpdate, DeleteFunc: s.onSeedDelete}},
 		{profiles.informer, cache.ResourceEventHandlerFuncs{AddFunc: s.onProfileAdd, UpdateFunc: s.onProfileUpdate}},
+		{nsProfiles.informer, cache.ResourceEventHandlerFuncs{AddFunc: s.onProfileAdd, UpdateFunc: s.onNamespacedProfileUpdate}},
 		{configMaps.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: s.onConfigMapAdd, UpdateFunc: s.onConfigMapUpdate, DeleteFunc: s.onConfigMapDelete}},
 	}
 	projects, hasProjects := s.api.projectInformer()
@@ -185,7 +190,7 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 	}
 	s.runner.Server.AddInformersSyncedCheck(s.synced...)
 	// After a gap in lease renewals, writes wait until these views are current.
-	tracked := []trackedInformer{shoots, seeds, profiles}
+	tracked := []trackedInformer{shoots, seeds, profiles, nsProfiles}
 	if hasProjects {
 		tracked = append(tracked, projects)
 	}
@@ -341,14 +346,36 @@ func (s *Scheduler) decide(shoot *corev1alpha1.Shoot) (string, error) {
 	if profileName == "" {
 		return "", errors.New("the shoot names no cloud profile")
 	}
-	profile, err := s.profileLister.Get(profileName)
+	profile, err := s.cloudProfile(shoot, profileName)
 	if err != nil {
-		if apierrors.IsNotFound(err) {
-			return "", fmt.Errorf("cloud profile %q not found", profileName)
-		}
-		return "", fmt.Errorf("reading cloud profile %q: %w", profileName, err)
+		return "", err
 	}
 	return s.cache.decide(shoot, profile, s.api.project(shoot.Namespace), s.algConfig)
+}
+
+// cloudProfile is the profile the shoot is decided with: the cluster-wide
+// CloudProfile it names, or, for a NamespacedCloudProfile of its namespace,
+// that profile's merged spec under the namespaced profile's name (under
+// which region ConfigMaps name it), as Gardener's scheduler reads it.
+func (s *Scheduler) cloudProfile(shoot *corev1alpha1.Shoot, name string) (*corev1alpha1.CloudProfile, error) {
+	if ref := shoot.Spec.CloudProfile; ref != nil && ref.Kind == algorithm.KindNamespacedCloudProfile {
+		ncp, err := s.nsProfileLister.NamespacedCloudProfiles(shoot.Namespace).Get(name)
+		switch {
+		case apierrors.IsNotFound(err):
+			return nil, fmt.Errorf("NamespacedCloudProfile %s/%s not found", shoot.Namespace, name)
+		case err != nil:
+			return nil, fmt.Errorf("reading NamespacedCloudProfile %s/%s: %w", shoot.Namespace, name, err)
+		}
+		return algorithm.NamespacedProfile(ncp)
+	}
+	profile, err := s.profileLister.Get(name)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, fmt.Errorf("cloud profile %q not found", name)
+	case err != nil:
+		return nil, fmt.Errorf("reading cloud profile %q: %w", name, err)
+	}
+	return profile, nil
 }
 
 // confirmSeed reads the seed from the API server before an evicted shoot is

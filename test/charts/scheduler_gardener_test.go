@@ -46,13 +46,14 @@ func TestSchedulerChartOnGardener(t *testing.T) {
 	cr := one[rbacv1.ClusterRole](t, r, "ClusterRole")
 	checkNoWildcards(t, "ClusterRole", cr.Rules)
 	want := map[string][]string{
-		"core.gardener.cloud/shoots":         {"get", "list", "watch"},
-		"core.gardener.cloud/shoots/binding": {"update"},
-		"core.gardener.cloud/shoots/status":  {"patch"},
-		"core.gardener.cloud/seeds":          {"get", "list", "watch"},
-		"core.gardener.cloud/cloudprofiles":  {"list", "watch"},
-		"core.gardener.cloud/projects":       {"list", "watch"},
-		"/events":                            {"create", "patch"},
+		"core.gardener.cloud/shoots":                  {"get", "list", "watch"},
+		"core.gardener.cloud/shoots/binding":          {"update"},
+		"core.gardener.cloud/shoots/status":           {"patch"},
+		"core.gardener.cloud/seeds":                   {"get", "list", "watch"},
+		"core.gardener.cloud/cloudprofiles":           {"list", "watch"},
+		"core.gardener.cloud/projects":                {"list", "watch"},
+		"core.gardener.cloud/namespacedcloudprofiles": {"list", "watch"},
+		"/events": {"create", "patch"},
 	}
 	got := map[string][]string{}
 	for _, rule := range cr.Rules {

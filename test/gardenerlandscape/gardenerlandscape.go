@@ -14,12 +14,13 @@ import (
 
 // The resources of the objects this package describes.
 var (
-	CloudProfiles       = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "cloudprofiles"}
-	Projects            = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "projects"}
-	Seeds               = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "seeds"}
-	Shoots              = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"}
-	CredentialsBindings = schema.GroupVersionResource{Group: "security.gardener.cloud", Version: "v1alpha1", Resource: "credentialsbindings"}
-	Secrets             = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	CloudProfiles           = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "cloudprofiles"}
+	NamespacedCloudProfiles = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "namespacedcloudprofiles"}
+	Projects                = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "projects"}
+	Seeds                   = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "seeds"}
+	Shoots                  = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"}
+	CredentialsBindings     = schema.GroupVersionResource{Group: "security.gardener.cloud", Version: "v1alpha1", Resource: "credentialsbindings"}
+	Secrets                 = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 )
 
 const (
@@ -255,7 +256,9 @@ spec:
 type ShootSpec struct {
 	Name, Namespace string
 	CloudProfile    string
-	Region          string
+	// CloudProfileKind is spec.cloudProfile.kind; empty means CloudProfile.
+	CloudProfileKind string
+	Region           string
 	// CredentialsBinding names the project's CredentialsBinding.
 	CredentialsBinding string
 	// SchedulerName, if set, is spec.schedulerName; Gardener sets its own
@@ -292,6 +295,10 @@ func Shoot(s ShootSpec) string {
 	if s.Domain != "" {
 		fmt.Fprintf(&extra, "  dns:\n    domain: %s\n", s.Domain)
 	}
+	kind := s.CloudProfileKind
+	if kind == "" {
+		kind = "CloudProfile"
+	}
 	var zones string
 	if len(s.Zones) > 0 {
 		zones = fmt.Sprintf("\n      zones: [%s]", strings.Join(s.Zones, ", "))
@@ -303,7 +310,7 @@ metadata:
   namespace: %s
 spec:
   cloudProfile:
-    kind: CloudProfile
+    kind: %s
     name: %s
   region: %s
   credentialsBindingName: %s
@@ -320,7 +327,7 @@ spec:
       maximum: 2
       machine:
         type: m5.large%s
-%s`, s.Name, s.Namespace, s.CloudProfile, s.Region, s.CredentialsBinding, KubernetesVersion, ProviderType, zones, extra.String())
+%s`, s.Name, s.Namespace, kind, s.CloudProfile, s.Region, s.CredentialsBinding, KubernetesVersion, ProviderType, zones, extra.String())
 }
 
 // Object decodes a manifest.

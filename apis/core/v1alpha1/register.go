@@ -34,6 +34,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&Seed{}, &SeedList{},
 		&Shoot{}, &ShootList{},
 		&CloudProfile{}, &CloudProfileList{},
+		&NamespacedCloudProfile{}, &NamespacedCloudProfileList{},
 	)
 	metav1.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil

@@ -38,7 +38,7 @@ What graft-scheduler does with the API, and nothing more:
   resources: ["seeds"]
   verbs: ["get", "list", "watch"]
 - apiGroups: ["core.gardener.cloud"]
-  resources: ["cloudprofiles"]
+  resources: ["cloudprofiles", "namespacedcloudprofiles"]
   verbs: ["list", "watch"]
 # The Project of a shoot's namespace, for Gardener's default-domain rule.
 - apiGroups: ["core.gardener.cloud"]
@@ -55,7 +55,7 @@ What graft-scheduler does with the API, and nothing more:
   resources: ["seeds"]
   verbs: ["get", "list", "watch"]
 - apiGroups: ["core.graft.dev"]
-  resources: ["cloudprofiles"]
+  resources: ["cloudprofiles", "namespacedcloudprofiles"]
   verbs: ["list", "watch"]
 {{- else }}
 {{- fail (printf "config.api %q: graft-scheduler works on core.graft.dev or core.gardener.cloud" $api) }}

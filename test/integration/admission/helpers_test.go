@@ -91,7 +91,7 @@ func componentConfig(t *testing.T, namespace, name string) *rest.Config {
 	kube := framework.Shared(t).KubeClient()
 	roleName := "admission-test-" + namespace + "-" + name
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: roleName}, Rules: append([]rbacv1.PolicyRule{
-		{APIGroups: []string{v1alpha1.GroupName}, Resources: []string{"seeds", "cloudprofiles"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{v1alpha1.GroupName}, Resources: []string{"seeds", "cloudprofiles", "namespacedcloudprofiles"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch", "update"}},
 	}, shootRules...)}

@@ -55,6 +55,8 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 	// Group=core.graft.dev, Version=v1alpha1
 	case v1alpha1.SchemeGroupVersion.WithResource("cloudprofiles"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1alpha1().CloudProfiles().Informer()}, nil
+	case v1alpha1.SchemeGroupVersion.WithResource("namespacedcloudprofiles"):
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1alpha1().NamespacedCloudProfiles().Informer()}, nil
 	case v1alpha1.SchemeGroupVersion.WithResource("seeds"):
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1alpha1().Seeds().Informer()}, nil
 	case v1alpha1.SchemeGroupVersion.WithResource("shoots"):

@@ -22,6 +22,14 @@ package v1alpha1
 // CloudProfileLister.
 type CloudProfileListerExpansion interface{}
 
+// NamespacedCloudProfileListerExpansion allows custom methods to be added to
+// NamespacedCloudProfileLister.
+type NamespacedCloudProfileListerExpansion interface{}
+
+// NamespacedCloudProfileNamespaceListerExpansion allows custom methods to be added to
+// NamespacedCloudProfileNamespaceLister.
+type NamespacedCloudProfileNamespaceListerExpansion interface{}
+
 // SeedListerExpansion allows custom methods to be added to
 // SeedLister.
 type SeedListerExpansion interface{}

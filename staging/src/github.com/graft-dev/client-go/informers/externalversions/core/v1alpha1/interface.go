@@ -26,6 +26,8 @@ import (
 type Interface interface {
 	// CloudProfiles returns a CloudProfileInformer.
 	CloudProfiles() TypedCloudProfileInformer
+	// NamespacedCloudProfiles returns a NamespacedCloudProfileInformer.
+	NamespacedCloudProfiles() TypedNamespacedCloudProfileInformer
 	// Seeds returns a SeedInformer.
 	Seeds() TypedSeedInformer
 	// Shoots returns a ShootInformer.
@@ -46,6 +48,11 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 // CloudProfiles returns a TypedCloudProfileInformer.
 func (v *version) CloudProfiles() TypedCloudProfileInformer {
 	return &cloudProfileInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
+}
+
+// NamespacedCloudProfiles returns a TypedNamespacedCloudProfileInformer.
+func (v *version) NamespacedCloudProfiles() TypedNamespacedCloudProfileInformer {
+	return &namespacedCloudProfileInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 
 // Seeds returns a TypedSeedInformer.

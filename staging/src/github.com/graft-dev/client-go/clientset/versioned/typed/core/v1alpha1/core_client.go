@@ -29,6 +29,7 @@ import (
 type CoreV1alpha1Interface interface {
 	RESTClient() rest.Interface
 	CloudProfilesGetter
+	NamespacedCloudProfilesGetter
 	SeedsGetter
 	ShootsGetter
 }
@@ -40,6 +41,10 @@ type CoreV1alpha1Client struct {
 
 func (c *CoreV1alpha1Client) CloudProfiles() CloudProfileInterface {
 	return newCloudProfiles(c)
+}
+
+func (c *CoreV1alpha1Client) NamespacedCloudProfiles(namespace string) NamespacedCloudProfileInterface {
+	return newNamespacedCloudProfiles(c, namespace)
 }
 
 func (c *CoreV1alpha1Client) Seeds() SeedInterface {

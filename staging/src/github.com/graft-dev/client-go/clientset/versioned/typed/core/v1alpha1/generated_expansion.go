@@ -20,6 +20,8 @@ package v1alpha1
 
 type CloudProfileExpansion interface{}
 
+type NamespacedCloudProfileExpansion interface{}
+
 type SeedExpansion interface{}
 
 type ShootExpansion interface{}

@@ -32,6 +32,10 @@ func (c *FakeCoreV1alpha1) CloudProfiles() v1alpha1.CloudProfileInterface {
 	return newFakeCloudProfiles(c)
 }
 
+func (c *FakeCoreV1alpha1) NamespacedCloudProfiles(namespace string) v1alpha1.NamespacedCloudProfileInterface {
+	return newFakeNamespacedCloudProfiles(c, namespace)
+}
+
 func (c *FakeCoreV1alpha1) Seeds() v1alpha1.SeedInterface {
 	return newFakeSeeds(c)
 }
