@@ -17,6 +17,8 @@ import (
 // +kubebuilder:printcolumn:name="Shoots",type=string,JSONPath=`.status.usage.shoots`,description="Shoots counted on the seed."
 // +kubebuilder:printcolumn:name="Allocatable",type=string,JSONPath=`.status.allocatable.shoots`,description="Shoots the seed may hold."
 // +kubebuilder:printcolumn:name="Taints",type=string,JSONPath=`.spec.taints[*].key`,description="Keys of the seed's taints."
+// +kubebuilder:printcolumn:name="Access Restrictions",type=string,JSONPath=`.spec.accessRestrictions[*].name`,priority=1,description="Access restrictions the seed offers."
+// +kubebuilder:printcolumn:name="Zone Selection",type=string,JSONPath=`.spec.settings.zoneSelection.mode`,priority=1,description="How the seed's zones must meet a shoot's worker pool zones."
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // Seed is a cluster that hosts shoot control planes.

@@ -15,6 +15,8 @@ import (
 // +kubebuilder:printcolumn:name="Purpose",type=string,JSONPath=`.spec.purpose`
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.lastOperation.state`
 // +kubebuilder:printcolumn:name="Descheduled From",type=string,JSONPath=`.metadata.annotations.graft\.dev/descheduled-from`,description="The seed graft-descheduler last evicted the shoot from; with no Seed, the shoot waits for a new one."
+// +kubebuilder:printcolumn:name="Access Restrictions",type=string,JSONPath=`.spec.accessRestrictions[*].name`,priority=1,description="Access restrictions the shoot needs of its seed."
+// +kubebuilder:printcolumn:name="Domain",type=string,JSONPath=`.spec.dns.domain`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // Shoot is a user's Kubernetes cluster whose control plane runs on a seed.
