@@ -9,7 +9,7 @@ func reconciliationsStopped(seed *v1alpha1.Seed) bool {
 }
 
 func (r *run) checkEmergencyStop(v *verdict) Filter {
-	if reconciliationsStopped(v.info.seed) {
+	if v.info.stopped {
 		return FilterEmergencyStop
 	}
 	return ""

@@ -177,6 +177,10 @@ func FuzzSchedule(f *testing.F) {
 				s.Annotations = map[string]string{v1alpha1.AnnotationEmergencyStopShootReconciliations: "yes"}
 			}
 		}
+		for _, s := range all {
+			// Seeds are read when they enter the snapshot.
+			snap.AddSeed(s)
+		}
 		for i := range pick(3) {
 			w := v1alpha1.Worker{Name: fmt.Sprintf("pool-%d", i)}
 			for range pick(3) {

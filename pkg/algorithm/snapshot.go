@@ -266,6 +266,11 @@ type seedInfo struct {
 
 	allocatable    int64
 	hasAllocatable bool
+
+	// zoneMode and stopped are read once for Gardener's zone selection and
+	// emergency stop filters.
+	zoneMode v1alpha1.ZoneSelectionMode
+	stopped  bool
 }
 
 func newSeedInfo(seed *v1alpha1.Seed) *seedInfo {
@@ -280,6 +285,7 @@ func newSeedInfo(seed *v1alpha1.Seed) *seedInfo {
 		taints:       seed.Spec.Taints,
 	}
 	info.regionBase, info.orientation = SplitRegion(info.region)
+	info.zoneMode, info.stopped = zoneSelectionMode(seed), reconciliationsStopped(seed)
 	for _, t := range seed.Spec.Taints {
 		if helper.TaintEffectOf(t) == v1alpha1.TaintEffectPreferNoSchedule {
 			info.hasPreferNoSchedule = true

@@ -40,7 +40,7 @@ func sharesZone(seed *v1alpha1.Seed, zones []string) bool {
 }
 
 func (r *run) checkZoneSelection(v *verdict) Filter {
-	if r.needsZones() || zoneSelectionMode(v.info.seed) != v1alpha1.ZoneSelectionModeEnforce {
+	if r.needsZones() || v.info.zoneMode != v1alpha1.ZoneSelectionModeEnforce {
 		return ""
 	}
 	if len(r.zones) > 0 && !sharesZone(v.info.seed, r.zones) {
@@ -53,5 +53,5 @@ func (r *run) checkZoneSelection(v *verdict) Filter {
 // zone with the shoot's worker pools.
 func (r *run) missesPreferredZones(info *seedInfo) bool {
 	return !r.needsZones() && len(r.zones) > 0 &&
-		zoneSelectionMode(info.seed) == v1alpha1.ZoneSelectionModePrefer && !sharesZone(info.seed, r.zones)
+		info.zoneMode == v1alpha1.ZoneSelectionModePrefer && !sharesZone(info.seed, r.zones)
 }
