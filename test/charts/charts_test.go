@@ -340,7 +340,7 @@ func TestCRDChart(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	want := []string{"cloudprofiles.core.graft.dev", "seeds.core.graft.dev", "shoots.core.graft.dev"}
+	want := []string{"cloudprofiles.core.graft.dev", "namespacedcloudprofiles.core.graft.dev", "seeds.core.graft.dev", "shoots.core.graft.dev"}
 	if !slices.Equal(names, want) || len(files) != len(want) {
 		t.Fatalf("graft-crds renders %v from %d files, want %v", names, len(files), want)
 	}
