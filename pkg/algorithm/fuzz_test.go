@@ -122,6 +122,8 @@ func FuzzSchedule(f *testing.F) {
 			snap.AddShoot(shoot)
 		}
 		profile := cloudProfile("aws")
+		// Admission keeps the shoot's provider type the profile's.
+		profile.Spec.Type = shoot.Spec.Provider.Type
 		profile.Spec.SeedSelector = selectors[pick(len(selectors))]
 		config := Config{Strategy: []Strategy{StrategySameRegion, StrategyMinimalDistance, ""}[pick(3)]}
 		if pick(3) == 0 {

@@ -268,3 +268,15 @@ func TestNamespacedCloudProfileIsNotTakenForAClusterOne(t *testing.T) {
 		t.Fatalf("Schedule: %v, want a refusal naming the NamespacedCloudProfile", err)
 	}
 }
+
+// TestProviderTypeMustBeTheProfiles: a shoot whose provider type is not its
+// cloud profile's is not decided (graft-shoot-cloud-profile refuses it, but
+// may be skipped right after an API server start), so that it cannot take
+// another provider's seed selector.
+func TestProviderTypeMustBeTheProfiles(t *testing.T) {
+	borrowed := newShoot("s", shootRegion("gcp", "eu-west-1"))
+	_, err := Schedule(borrowed, snapshotOf(seeds(newSeed("a", region("gcp", "eu-west-1")))), Inputs{CloudProfile: cloudProfile("aws")})
+	if err == nil || !strings.Contains(err.Error(), `has provider type "gcp", but its cloud profile aws is of type "aws"`) {
+		t.Fatalf("Schedule: %v, want a refusal naming both types", err)
+	}
+}

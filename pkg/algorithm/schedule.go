@@ -224,6 +224,12 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 		return nil, fmt.Errorf("shoot %s names NamespacedCloudProfile %s; graft places only shoots of cluster-wide CloudProfiles",
 			ShootKey(shoot), clip(ref.Name))
 	}
+	if t := in.CloudProfile.Spec.Type; t != "" && t != shoot.Spec.Provider.Type {
+		// Gardener's admission refuses such a shoot; deciding it would take
+		// another provider's seed selector.
+		return nil, fmt.Errorf("shoot %s has provider type %q, but its cloud profile %s is of type %q",
+			ShootKey(shoot), clip(shoot.Spec.Provider.Type), in.CloudProfile.Name, t)
+	}
 	if n := len(shoot.Spec.Region); n > MaxRegionLength {
 		// graft's CRD refuses it; Gardener's API does not bound it, and the
 		// MinimalDistance fallback's cost grows with it.
