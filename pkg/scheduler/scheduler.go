@@ -89,7 +89,7 @@ type Scheduler struct {
 	profileLister graftlisters.CloudProfileLister
 	// nsProfileLister reads the NamespacedCloudProfiles.
 	nsProfileLister graftlisters.NamespacedCloudProfileLister
-	synced        []cache.InformerSynced
+	synced          []cache.InformerSynced
 
 	cache *schedulingCache
 	queue workqueue.TypedRateLimitingInterface[string]
