@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
@@ -210,11 +209,7 @@ func clip(s string) string {
 	if len(s) <= maxQuoted {
 		return s
 	}
-	cut := maxQuoted
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s...(%d bytes)", s[:cut], len(s))
+	return fmt.Sprintf("%s...(%d bytes)", cutAtRune(s, maxQuoted), len(s))
 }
 
 // clipList writes a list as %v does, with at most maxListed items, each

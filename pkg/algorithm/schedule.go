@@ -282,12 +282,16 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 	// decision when it removes the last candidate.
 	// A step with aside is a preference: it sets seeds aside only while
 	// others are left, and never fails the decision. prepare runs before a
-	// step looks at its first seed.
+	// step looks at its first seed. A step that is off cannot reject a seed
+	// for this shoot (it asks nothing the step checks) and is not run.
+	zonesOff := r.needsZones() || len(r.zones) == 0
+	_, hasDomain := shootDomain(shoot)
 	steps := []struct {
 		filters []Filter
 		reject  func(v *verdict) Filter
 		aside   func(*run, *seedInfo) bool
 		prepare func()
+		off     bool
 	}{
 		{filters: []Filter{FilterExcluded}, reject: r.checkExcluded},
 		{filters: []Filter{FilterUsable}, reject: r.checkUsable},
@@ -295,10 +299,10 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 		{filters: []Filter{FilterShootSeedSelector}, reject: r.checkShootSelector},
 		{filters: []Filter{FilterProvider}, reject: r.checkProvider},
 		{filters: []Filter{FilterHighAvailability}, reject: r.checkHighAvailability},
-		{filters: []Filter{FilterZoneSelection}, reject: r.checkZoneSelection},
-		{filters: []Filter{FilterZonePreference}, aside: (*run).missesPreferredZones},
-		{filters: []Filter{FilterAccessRestrictions}, reject: r.checkAccessRestrictions},
-		{filters: []Filter{FilterDomain}, reject: r.checkDomain, prepare: r.prepareDomain},
+		{filters: []Filter{FilterZoneSelection}, reject: r.checkZoneSelection, off: zonesOff},
+		{filters: []Filter{FilterZonePreference}, aside: (*run).missesPreferredZones, off: zonesOff},
+		{filters: []Filter{FilterAccessRestrictions}, reject: r.checkAccessRestrictions, off: len(shoot.Spec.AccessRestrictions) == 0},
+		{filters: []Filter{FilterDomain}, reject: r.checkDomain, prepare: r.prepareDomain, off: !hasDomain},
 		{filters: []Filter{FilterEmergencyStop}, reject: r.checkEmergencyStop},
 		{filters: []Filter{FilterNetworks, FilterTaints, FilterTolerationRunsOut, FilterCapacity}, reject: r.checkCandidate},
 		{filters: []Filter{FilterStrategy}, reject: r.checkStrategy},
@@ -314,6 +318,9 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 		return r, nil
 	}
 	for _, step := range steps {
+		if step.off {
+			continue
+		}
 		if step.prepare != nil {
 			step.prepare()
 		}

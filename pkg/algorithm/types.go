@@ -253,11 +253,19 @@ func truncate(s string, limit int) string {
 	if limit < 3 {
 		return s[:max(limit, 0)]
 	}
-	cut := limit - 3
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	return cutAtRune(s, limit-3) + "..."
+}
+
+// cutAtRune returns at most the first n bytes of s, ending before a rune
+// that would be cut in two.
+func cutAtRune(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return s[:cut] + "..."
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // TruncatedError returns err's message cut to at most limit bytes; a
