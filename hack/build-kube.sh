@@ -28,8 +28,8 @@ CACHE_DIR="${GRAFT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/graft}"
 
 for c in "${components[@]}"; do
   case "${c}" in
-    kube-apiserver | kube-controller-manager | kube-scheduler | kubelet | kube-proxy | kubectl) ;;
-    *) echo "unknown component ${c}: not one of kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, kube-proxy, kubectl" >&2; exit 2 ;;
+    kube-apiserver | kube-controller-manager | kube-scheduler | kubelet | kube-proxy | kubectl | kubeadm) ;;
+    *) echo "unknown component ${c}: not one of kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, kube-proxy, kubectl, kubeadm" >&2; exit 2 ;;
   esac
 done
 if [[ ! "${KUBE_VERSION}" =~ ^v1\.[0-9]+\.[0-9]+$ ]]; then
