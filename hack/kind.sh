@@ -6,6 +6,10 @@
 #   hack/kind.sh down    delete it and give the host back as up found it
 #   hack/kind.sh env     print the variables that reach it (eval "$(...)")
 #   hack/kind.sh check   compare the host with what up found (down runs it)
+#   hack/kind.sh load F  load an image archive (OCI or docker) into every node
+#   hack/kind.sh guard P run down once process P is gone, however it ended
+#                        (hack/kind-e2e.sh starts one in a session of its own,
+#                        so that a run killed with SIGKILL is cleaned up too)
 #
 # When a Docker engine answers (DOCKER_HOST or the default socket), up uses
 # it and touches nothing else of the host. Otherwise, as root, it starts a
@@ -81,6 +85,16 @@ read_sysctls() {
 links() { ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | sort; }
 mounts() { awk '{print $5}' /proc/self/mountinfo | sort; }
 modules() { if [[ -r /proc/modules ]]; then awk '{print $1}' /proc/modules | sort; fi; }
+# The cgroups the engine makes for its containers (cgroupfs driver, v1 or v2).
+engine_cgroups() { find /sys/fs/cgroup -maxdepth 3 -type d -name docker 2>/dev/null | sort; }
+# container_procs: the processes in those cgroups, the nodes' systemd and
+# everything under it; they outlive a shim killed with SIGKILL.
+container_procs() {
+  local d
+  for d in $(comm -13 "${HOST}/cgroups" <(engine_cgroups)); do
+    find "${d}" -name cgroup.procs -exec cat {} + 2>/dev/null
+  done | sort -u
+}
 # Processes of the engine we run: every one names our run directory.
 engine_procs() { pgrep -af -- "${RUN_DIR}" | grep -v -e "pgrep" -e "hack/kind.sh" || true; }
 
@@ -94,6 +108,7 @@ record_host() {
   links >"${HOST}/links"
   mounts >"${HOST}/mounts"
   modules >"${HOST}/modules"
+  engine_cgroups >"${HOST}/cgroups"
 }
 
 # check: what differs from the record; status 1 when something does.
@@ -110,6 +125,9 @@ check() {
   if ! d="$(diff "${HOST}/mounts" <(mounts))"; then log "mounts differ:"; echo "${d}" >&2; bad=1; fi
   d="$(engine_procs)"
   if [[ -n "${d}" ]]; then log "processes of the engine are left:"; echo "${d}" >&2; bad=1; fi
+  d="$(container_procs | tr '\n' ' ')"
+  if [[ -n "${d// /}" ]]; then log "processes of containers are left: ${d}"; bad=1; fi
+  if ! d="$(diff "${HOST}/cgroups" <(engine_cgroups))"; then log "cgroups differ:"; echo "${d}" >&2; bad=1; fi
   # Modules stay loaded (unloading one another program uses would hurt); say so.
   d="$(comm -13 "${HOST}/modules" <(modules) | tr '\n' ' ')"
   [[ -n "${d// /}" ]] && log "kernel modules loaded since up (left loaded): ${d}"
@@ -131,8 +149,16 @@ restore_host() {
     kill -KILL "${pids[@]}" 2>/dev/null || true
     sleep 0.5
   done
-  # A shim's children (the node's systemd and everything under it) leave with
-  # their cgroup; wait for the container processes to be gone.
+  # Containers whose shim is gone: their processes, then their cgroups.
+  for _ in 1 2 3 4 5; do
+    mapfile -t pids < <(container_procs)
+    [[ ${#pids[@]} -eq 0 ]] && break
+    kill -KILL "${pids[@]}" 2>/dev/null || true
+    sleep 1
+  done
+  comm -13 "${HOST}/cgroups" <(engine_cgroups) | while read -r d; do
+    find "${d}" -depth -type d -exec rmdir {} + 2>/dev/null || log "cannot remove cgroup ${d}"
+  done
   # Mounts made since up, deepest first.
   comm -13 "${HOST}/mounts" <(mounts) | sort -r | while read -r m; do
     umount "${m}" 2>/dev/null || umount -l "${m}" 2>/dev/null || log "cannot unmount ${m}"
@@ -231,7 +257,7 @@ EOF
   setsid dockerd --config-file "${RUN_DIR}/daemon.json" --data-root "${DOCKER_DATA}" \
     --exec-root "${RUN_DIR}/exec" --pidfile "${RUN_DIR}/dockerd.pid" -H "unix://${OWN_SOCKET}" \
     --bridge=none --iptables=false --ip6tables=false --ip-forward=false --ip-masq=false \
-    >"${STATE}/dockerd.log" 2>&1 </dev/null &
+    >"${STATE}/dockerd.log" 2>&1 </dev/null 8>&- 9>&- &
   use_own_engine_env
   for _ in $(seq 1 120); do
     docker info >/dev/null 2>&1 && return 0
@@ -362,13 +388,34 @@ down() {
   rm -rf "${HOST}"
 }
 
+# One up or down at a time (a guard may run down while a run's trap does).
+with_lock() {
+  mkdir -p "${STATE}"
+  exec 8>"${STATE}/.lock"
+  flock 8
+  "$@"
+}
+
 case "${1:-}" in
-  up) up ;;
-  down) down ;;
+  up) with_lock up ;;
+  down) with_lock down ;;
   check) check ;;
+  guard)
+    [[ "${2:-}" =~ ^[0-9]+$ ]] || { echo "usage: $0 guard PID" >&2; exit 2; }
+    while kill -0 "$2" 2>/dev/null; do sleep 1; done
+    if [[ -f "${STATE}/cluster" || -d "${HOST}" ]]; then
+      log "process $2 ended without a down: putting the host back"
+      with_lock down
+    fi
+    ;;
+  load)
+    [[ -n "${2:-}" ]] || { echo "usage: $0 load ARCHIVE" >&2; exit 2; }
+    own_engine && use_own_engine_env
+    "$(kind_bin)" load image-archive "$2" --name "${CLUSTER}"
+    ;;
   env)
     own_engine && echo "export DOCKER_HOST=unix://${OWN_SOCKET}"
     echo "export KUBECONFIG=${STATE}/kubeconfig"
     ;;
-  *) echo "usage: $0 up|down|env|check" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|env|check|load ARCHIVE" >&2; exit 2 ;;
 esac
