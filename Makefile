@@ -15,7 +15,7 @@ VERSION_PKG := k8s.io/component-base/version
 LDFLAGS := -X $(VERSION_PKG).gitVersion=$(VERSION) -X $(VERSION_PKG).gitCommit=$(GIT_COMMIT) \
 	-X $(VERSION_PKG).gitTreeState=$(GIT_TREE_STATE) -X $(VERSION_PKG).buildDate=$(BUILD_DATE)
 
-.PHONY: all build images test test-unit test-integration test-gardener gardener-deps test-e2e test-e2e-pods node-deps bench-scheduler bench-drain bench-scale chaos deps codegen verify-codegen demo demo-gardener demo-down local-node clean
+.PHONY: all build images test test-unit test-integration test-gardener gardener-deps test-e2e test-e2e-kind kind-deps kind-up kind-down bench-scheduler bench-drain bench-scale chaos deps codegen verify-codegen demo demo-gardener demo-down clean
 
 all: build
 
@@ -44,17 +44,20 @@ deps:
 gardener-deps:
 	@bash hack/install-deps.sh gardener-apiserver
 
-## node-deps: what a local node runs (containerd, runc and CNI plugins from Debian;
-## kubelet, kube-proxy, kube-controller-manager and kube-scheduler built once per machine)
-node-deps:
-	@bash hack/install-deps.sh node
+## kind-deps: what a kind cluster needs here (Debian's docker.io, debootstrap and
+## jq; kind; the binaries of the node image hack/kind.sh builds when kind's own
+## cannot be pulled: kubeadm, kubelet, the control plane, etcd, CoreDNS), built
+## once per machine
+kind-deps:
+	@bash hack/install-deps.sh kind
 
 ## test: the whole suite: vet, unit tests, integration and chart tests against a real
 ## kube-apiserver, the integration tests against Gardener's real API server, then
 ## the end-to-end suite with the real binaries, then the pod scenarios against
-## graft's charts on a local node (as root), then a short chaos run (one minute of
+## graft's charts on a kind cluster (as root without Docker: hack/kind.sh runs its
+## own engine and gives the host back), then a short chaos run (one minute of
 ## faults, a fixed seed)
-test: deps node-deps gardener-deps
+test: deps kind-deps gardener-deps
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./test/...
 	$(GO) vet -tags e2e ./test/e2e/...
@@ -63,7 +66,7 @@ test: deps node-deps gardener-deps
 	$(GO) test -tags integration -timeout 30m ./test/integration/... ./test/charts/...
 	$(GO) test -tags gardener -timeout 20m ./test/integration/gardener/
 	$(GO) test -tags e2e -timeout 40m ./test/e2e/ -args -ginkgo.label-filter='!pods'
-	E2E_LABELS=pods bash hack/e2e-pods.sh
+	E2E_LABELS=pods bash hack/kind-e2e.sh
 	$(GO) run ./test/chaos -seed 13 -duration 60s
 
 ## test-unit: unit tests only
@@ -84,11 +87,20 @@ test-gardener: deps gardener-deps
 test-e2e: deps
 	$(GO) test -tags e2e -timeout 40m ./test/e2e/ -args -ginkgo.v -ginkgo.label-filter='!pods'
 
-## test-e2e-pods: the end-to-end suite against graft installed with its charts and
-## running as pods on a local node (as root): every scenario that does not stop or
-## start component processes, and the pod scenarios
-test-e2e-pods: deps node-deps
-	bash hack/e2e-pods.sh
+## test-e2e-kind: the end-to-end suite against graft installed with its charts and
+## running as pods on a fresh kind cluster (hack/kind-e2e.sh): every scenario that
+## does not stop or start component processes, and the pod scenarios
+test-e2e-kind: deps kind-deps
+	bash hack/kind-e2e.sh
+
+## kind-up: a kind cluster (one control plane, two workers) as the e2e suite uses
+## it; `eval "$$(hack/kind.sh env)"` reaches it, make kind-down removes it
+kind-up: kind-deps
+	bash hack/kind.sh up
+
+## kind-down: delete the kind cluster and give the host back as kind-up found it
+kind-down:
+	bash hack/kind.sh down
 
 ## bench-scheduler: schedule M pending shoots onto N seeds against a plain loop making
 ## the same writes with as many writers in flight; BENCH_ARGS="-seeds 1000 -shoots 20000"
@@ -139,12 +151,6 @@ demo-gardener: build
 ## demo-down: stop everything make demo or make demo-gardener started
 demo-down:
 	bash hack/demo.sh down
-
-## local-node: the local garden plus a one-node cluster (containerd, kubelet,
-## kube-proxy, kube-controller-manager, kube-scheduler) on this machine, as root;
-## hack/local-garden.sh down stops it and cleans up after it
-local-node:
-	bash hack/local-garden.sh up --node
 
 clean:
 	rm -rf _output

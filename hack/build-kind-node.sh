@@ -25,6 +25,7 @@
 #              (hack/image). They are imported into the node's containerd,
 #              pinned, so no node ever pulls.
 #
+# With --binaries it builds only the binaries (hack/install-deps.sh kind).
 # The reference is graft.local/kind-node:<version>-<key>, the key a hash of
 # this script, the versions and kind's files: a change to any of them builds
 # a new image, and an unchanged one is found in the engine's store.
@@ -49,6 +50,28 @@ export GOWORK=off
 kind_dir="$(go mod download -json "sigs.k8s.io/kind@${KIND_VERSION}" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p')"
 kind_files="${kind_dir}/images/base/files"
 [[ -d "${kind_files}" ]] || { log "kind ${KIND_VERSION}'s base-image files are not in the module cache (${kind_files})"; exit 1; }
+
+# build_binaries: every binary the node image holds, each built once per
+# machine into the cache.
+build_binaries() {
+  mapfile -t cp_bins < <(bash "${ROOT}/hack/build-kube.sh" "${CONTROL_PLANE_VERSION}" \
+    kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubeadm kubectl)
+  mapfile -t node_bins < <(bash "${ROOT}/hack/build-kube.sh" "${KUBELET_VERSION}" kubelet)
+  [[ ${#cp_bins[@]} -eq 6 && ${#node_bins[@]} -eq 1 ]] || { log "building the Kubernetes binaries failed"; exit 1; }
+  etcd_bin="$(ETCD_VERSION="${ETCD_VERSION}" bash "${ROOT}/hack/build-etcd.sh")"
+  coredns_bin="${CACHE_DIR}/coredns-${COREDNS_VERSION}"
+  if [[ ! -x "${coredns_bin}" ]]; then
+    log "building CoreDNS ${COREDNS_VERSION} from the Go module proxy"
+    GOBIN="${CACHE_DIR}/coredns-build" CGO_ENABLED=0 GOFLAGS=-mod=mod go install -trimpath -ldflags '-s -w' \
+      "github.com/coredns/coredns@${COREDNS_VERSION}" >&2
+    mv "${CACHE_DIR}/coredns-build/coredns" "${coredns_bin}"
+  fi
+}
+
+if [[ "${1:-}" == --binaries ]]; then
+  build_binaries
+  exit 0
+fi
 
 key="$(
   {
@@ -85,19 +108,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Binaries first: a failed build stops here, before any long download.
-mapfile -t cp_bins < <(bash "${ROOT}/hack/build-kube.sh" "${CONTROL_PLANE_VERSION}" \
-  kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubeadm kubectl)
-mapfile -t node_bins < <(bash "${ROOT}/hack/build-kube.sh" "${KUBELET_VERSION}" kubelet)
-[[ ${#cp_bins[@]} -eq 6 && ${#node_bins[@]} -eq 1 ]] || { log "building the Kubernetes binaries failed"; exit 1; }
-etcd_bin="$(ETCD_VERSION="${ETCD_VERSION}" bash "${ROOT}/hack/build-etcd.sh")"
-coredns_bin="${CACHE_DIR}/coredns-${COREDNS_VERSION}"
-if [[ ! -x "${coredns_bin}" ]]; then
-  log "building CoreDNS ${COREDNS_VERSION} from the Go module proxy"
-  GOBIN="${work}/gobin" CGO_ENABLED=0 GOFLAGS=-mod=mod go install -trimpath -ldflags '-s -w' \
-    "github.com/coredns/coredns@${COREDNS_VERSION}" >&2
-  mv "${work}/gobin/coredns" "${coredns_bin}"
-fi
+build_binaries
 
 # debootstrap keeps its downloads here: a rebuild fetches nothing again.
 debs="${CACHE_DIR}/kind/debs"

@@ -5,10 +5,12 @@
 #   apiserver    kube-apiserver, built once per machine (hack/build-kube-apiserver.sh)
 #   helm         Helm from the Go module proxy, into the cache directory
 #                (helm-path: the same, then print the binary's path)
-#   node         what hack/local-garden.sh up --node runs: containerd, runc and
-#                CNI plugins from Debian, kubelet, kube-proxy,
-#                kube-controller-manager and kube-scheduler built once per
-#                machine (hack/build-node.sh)
+#   kind         what hack/kind.sh needs: Debian's docker.io, debootstrap and
+#                jq, kind from the Go module proxy, and the binaries of the
+#                node image it builds where kind's cannot be pulled (kubeadm,
+#                kubelet, the control plane, etcd, CoreDNS; hack/build-kind-node.sh
+#                --binaries), each built once per machine into the cache
+#                (kind-path: kind alone, then print the binary's path)
 #   gardener-apiserver
 #                Gardener's API server, built once per machine
 #                (hack/build-gardener-apiserver.sh; 5 to 35 minutes cold), for
@@ -35,8 +37,35 @@ install_apiserver() {
   bash "${ROOT}/hack/build-kube-apiserver.sh" >/dev/null
 }
 
-install_node() {
-  bash "${ROOT}/hack/build-node.sh" >/dev/null
+KIND_VERSION="${KIND_VERSION:-v0.33.0}"
+install_kind_packages() {
+  local need=() p sudo=""
+  local pkgs=(debootstrap jq)
+  # Any Docker engine will do (docker-ce conflicts with Debian's docker.io).
+  command -v dockerd >/dev/null || pkgs+=(docker.io)
+  for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "${p}" 2>/dev/null | grep -q "install ok installed" || need+=("${p}")
+  done
+  [[ ${#need[@]} -eq 0 ]] && return 0
+  echo "installing ${need[*]} (Debian packages)" >&2
+  [[ "$(id -u)" != 0 ]] && sudo="sudo"
+  ${sudo} apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive ${sudo} apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
+  # hack/kind.sh runs a dockerd of its own when none answers; the package's
+  # service would hold the default socket and change the host's iptables.
+  ${sudo} systemctl disable --now docker.socket docker.service >/dev/null 2>&1 \
+    || ${sudo} service docker stop >/dev/null 2>&1 || true
+}
+
+install_kind() {
+  local bin="${CACHE_DIR}/kind-${KIND_VERSION}"
+  if [[ ! -x "${bin}" ]]; then
+    echo "installing kind ${KIND_VERSION} from the Go module proxy (once per machine)" >&2
+    mkdir -p "${CACHE_DIR}"
+    GOWORK=off GOBIN="${CACHE_DIR}/kind-build" go install "sigs.k8s.io/kind@${KIND_VERSION}" >&2
+    mv "${CACHE_DIR}/kind-build/kind" "${bin}"
+  fi
+  echo "${bin}"
 }
 
 install_helm() {
@@ -58,7 +87,13 @@ for w in "${what[@]}"; do
     apiserver) install_apiserver ;;
     helm) install_helm >/dev/null ;;
     helm-path) install_helm ;;  # installs when missing, prints the binary's path
-    node) install_node ;;
+    kind)
+      install_kind_packages
+      install_kind >/dev/null
+      bash "${ROOT}/hack/build-kind-node.sh" --binaries
+      ;;
+    kind-path) install_kind ;;  # installs when missing, prints the binary's path
+    kind-packages) install_kind_packages ;;
     gardener-apiserver) bash "${ROOT}/hack/build-gardener-apiserver.sh" >/dev/null ;;
     *) echo "unknown dependency ${w}" >&2; exit 2 ;;
   esac

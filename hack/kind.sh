@@ -34,6 +34,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE_DIR="${GRAFT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/graft}"
 KIND_VERSION="${KIND_VERSION:-v0.33.0}"
+export KIND_VERSION
 CLUSTER="${KIND_CLUSTER:-graft-e2e}"
 WORKERS="${KIND_WORKERS:-2}"
 STATE="${GRAFT_KIND_DIR:-${ROOT}/_output/kind}"
@@ -47,16 +48,7 @@ HOST="${STATE}/host"
 log() { echo "kind: $*" >&2; }
 die() { log "$*"; exit 1; }
 
-kind_bin() {
-  local bin="${CACHE_DIR}/kind-${KIND_VERSION}"
-  if [[ ! -x "${bin}" ]]; then
-    log "installing kind ${KIND_VERSION} from the Go module proxy (once per machine)"
-    mkdir -p "${CACHE_DIR}/kind-build"
-    GOWORK=off GOBIN="${CACHE_DIR}/kind-build" go install "sigs.k8s.io/kind@${KIND_VERSION}" >&2
-    mv "${CACHE_DIR}/kind-build/kind" "${bin}"
-  fi
-  echo "${bin}"
-}
+kind_bin() { bash "${ROOT}/hack/install-deps.sh" kind-path; }
 
 # own_engine: whether this script runs the Docker engine (its record says so).
 own_engine() { [[ -f "${HOST}/own-engine" ]]; }
@@ -136,7 +128,11 @@ check() {
 
 # restore_host: stop what is left of our engine and undo its traces.
 restore_host() {
-  local pid
+  local pid f
+  # A record from an older version of this script may lack a file.
+  for f in sysctls links mounts modules cgroups; do
+    [[ -f "${HOST}/${f}" ]] || touch "${HOST}/${f}"
+  done
   if [[ -f "${RUN_DIR}/dockerd.pid" ]] && pid="$(cat "${RUN_DIR}/dockerd.pid")" && kill -0 "${pid}" 2>/dev/null; then
     kill -TERM "${pid}" 2>/dev/null || true
     for _ in $(seq 1 60); do kill -0 "${pid}" 2>/dev/null || break; sleep 0.5; done
@@ -168,6 +164,7 @@ restore_host() {
     ip link delete "${l}" 2>/dev/null || true
   done
   for what in iptables ip6tables; do
+    [[ -f "${HOST}/${what}.raw" ]] || continue
     if [[ "$(rules "${what}")" != "$(cat "${HOST}/${what}")" ]]; then
       # Tables the record lacks are emptied; the rest restored as recorded.
       local t
@@ -236,12 +233,7 @@ EOF
 
 start_engine() {
   [[ "$(id -u)" == 0 ]] || die "no Docker engine answers, and starting one needs root"
-  if ! command -v dockerd >/dev/null || ! command -v debootstrap >/dev/null || ! command -v jq >/dev/null; then
-    log "installing docker.io, debootstrap and jq (Debian packages)"
-    apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker.io debootstrap jq >&2
-  fi
-  # The package's own service would take the default socket; ours is apart.
+  bash "${ROOT}/hack/install-deps.sh" kind-packages
   mkdir -p "${HOST}"
   record_host
   touch "${HOST}/own-engine"

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/client-go/tools/clientcmd"
+
 	"github.com/graft-dev/graft/test/framework"
 )
 
@@ -85,7 +87,8 @@ type GraftOptions struct {
 
 // InstallGraft installs the four charts the way an operator does: graft-crds
 // (with the seed assigners test/framework's gardens use, so that the suites'
-// second scheduler may place shoots too), then graft-scheduler,
+// second scheduler may place shoots too, and the kubeconfig's identity as an
+// operator, framework.AddOperator), then graft-scheduler,
 // graft-descheduler and graft-capacity-annotator running the image, each
 // waited for in turn.
 func InstallGraft(ctx context.Context, o GraftOptions) error {
@@ -93,11 +96,30 @@ func InstallGraft(ctx context.Context, o GraftOptions) error {
 	if err != nil {
 		return err
 	}
+	tolerations, err := framework.ChartToleratedKeys()
+	if err != nil {
+		return err
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", o.Kubeconfig)
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", o.Kubeconfig, err)
+	}
+	if err := framework.AddOperator(ctx, cfg, &assigners, &tolerations); err != nil {
+		return err
+	}
 	crds := InstallOptions{Kubeconfig: o.Kubeconfig, Wait: o.Wait}
 	crds.SetJSON, err = assignerValues(assigners)
 	if err != nil {
 		return err
 	}
+	if tolerations.ExemptUsers == nil {
+		tolerations.ExemptUsers = []string{} // null would restore the chart's default
+	}
+	exempt, err := json.Marshal(tolerations.ExemptUsers)
+	if err != nil {
+		return err
+	}
+	crds.SetJSON = append(crds.SetJSON, "admissionPolicies.shootTenancy.tolerations.exemptUsers="+string(exempt))
 	if out, err := Install(ctx, "graft-crds", crds); err != nil {
 		return fmt.Errorf("installing graft-crds: %w\n%s", err, out)
 	}

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -170,6 +172,37 @@ func TestSeedAssigners() (SeedAssigners, error) {
 	return a, nil
 }
 
+// AddOperator makes the identity cfg authenticates as one of the garden's
+// operators in a and k (a seed assigner, exempt from the toleration rules),
+// unless one of its groups is listed already. The suites act as the garden's
+// operator, and a cluster's admin need not be in system:masters: kubeadm's
+// admin.conf (kind's) is in kubeadm:cluster-admins. Only the user name is
+// added: its groups include system:authenticated.
+func AddOperator(ctx context.Context, cfg *rest.Config, a *SeedAssigners, k *ToleratedKeys) error {
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	review, err := kube.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("asking the API server who the suite is (SelfSubjectReview): %w", err)
+	}
+	user := review.Status.UserInfo
+	listed := func(users, groups []string) bool {
+		if slices.Contains(users, user.Username) {
+			return true
+		}
+		return slices.ContainsFunc(user.Groups, func(g string) bool { return slices.Contains(groups, g) })
+	}
+	if !listed(a.Users, a.Groups) {
+		a.Users = append(a.Users, user.Username)
+	}
+	if !listed(k.ExemptUsers, k.ExemptGroups) {
+		k.ExemptUsers = append(k.ExemptUsers, user.Username)
+	}
+	return nil
+}
+
 // AdmissionOptions say which admission objects AdmissionObjects builds.
 type AdmissionOptions struct {
 	// Namespace holds the parameter ConfigMap (the chart's release namespace).
@@ -309,7 +342,8 @@ func MutatingAdmissionPolicyServed(dc discovery.DiscoveryInterface) (bool, error
 }
 
 // InstallAdmissionPolicies creates or updates graft's admission policies, as
-// the graft-crds chart installs them, with TestSeedAssigners and the parameter
+// the graft-crds chart installs them, with TestSeedAssigners (and cfg's
+// identity as an operator, AddOperator) and the parameter
 // ConfigMap in ComponentNamespace. The MutatingAdmissionPolicy is left out
 // when the API server does not serve it. The API server enforces a policy a
 // moment after it is written: callers that need it enforced must probe.
@@ -328,6 +362,9 @@ func InstallAdmissionPolicies(ctx context.Context, cfg *rest.Config) error {
 	}
 	tolerations, err := ChartToleratedKeys()
 	if err != nil {
+		return err
+	}
+	if err := AddOperator(ctx, cfg, &assigners, &tolerations); err != nil {
 		return err
 	}
 	objs, err := AdmissionObjects(AdmissionOptions{Namespace: ComponentNamespace, Assigners: assigners, Tolerations: tolerations, GardenToleration: served})
