@@ -22,11 +22,14 @@ CLUSTER="${KIND_CLUSTER:-graft-e2e}"
 export KIND_CLUSTER="${CLUSTER}"
 
 down() {
+  local status=$?
   if [[ "${KEEP_CLUSTER:-}" == 1 ]]; then
     echo "kind-e2e: cluster ${CLUSTER} kept; $(bash hack/kind.sh env | tr '\n' ' ')" >&2
     return
   fi
-  bash hack/kind.sh down
+  # A down that leaves something on the host fails the run.
+  bash hack/kind.sh down || exit 1
+  exit "${status}"
 }
 trap down EXIT
 trap 'exit 130' INT

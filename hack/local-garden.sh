@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Starts, stops and describes the local garden (etcd and kube-apiserver on
-# loopback with graft's CRDs and admission policies, with --node a
-# one-node cluster beside them, see hack/node, and with --gardener Gardener's
-# API server registered with kube-apiserver):
-# hack/local-garden.sh up [--node] [--gardener]|down|env|status.
+# loopback with graft's CRDs and admission policies, and with --gardener
+# Gardener's API server registered with kube-apiserver; a cluster that runs
+# pods is hack/kind.sh's): hack/local-garden.sh up [--gardener]|down|env|status.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"

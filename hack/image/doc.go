@@ -4,7 +4,8 @@
 //
 //	ctr -n k8s.io images import FILE.tar
 //
-// on a local node whose kubelet then runs it with imagePullPolicy Never.
+// on a node whose kubelet then runs it with imagePullPolicy Never (hack/kind.sh
+// load does that for each node of the kind cluster).
 // The Dockerfile stays the way to build the published image; the graft image
 // built here has the same layout.
 //

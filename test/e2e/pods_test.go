@@ -29,13 +29,13 @@ import (
 // under the charts' ServiceAccounts. The cluster must run the image:
 // GRAFT_E2E_IMAGE names it (hack/kind-e2e.sh loads it into kind); without it
 // the suite takes the image of the graft-scheduler Deployment already there
-// (hack/local-garden.sh up --node installs one). Specs that stop, kill or
+// (as a cluster with graft installed has). Specs that stop, kill or
 // start processes carry the label "processes" and are left out in this mode;
 // the pod scenarios carry "pods" and need it.
 var podsMode = os.Getenv("GRAFT_E2E_COMPONENTS") == "pods"
 
 // podLabel and processLabel mark the specs that need one way of running the
-// components (make test-e2e and make test-e2e-pods filter on them).
+// components (make test-e2e and make test-e2e-kind filter on them).
 var (
 	podLabel     = Label("pods")
 	processLabel = Label("processes")

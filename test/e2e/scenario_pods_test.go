@@ -24,8 +24,8 @@ import (
 	"github.com/graft-dev/graft/test/e2e/landscapegen"
 )
 
-// Scenario 8 runs only against graft's pods (make test-e2e-pods; a smoke of
-// it in make test): what the charts and the image do in a cluster.
+// Scenario 8 runs only against graft's pods (make test-e2e-kind, and make
+// test on kind): what the charts and the image do in a cluster.
 var _ = Describe("Scenario 8: graft as pods", podLabel, Ordered, func() {
 	l := landscapegen.Generate(landscapegen.Spec{Scenario: "s8", Providers: []string{"aws"}, RegionsPerProvider: 1, SeedsPerRegion: 2, SeedCapacity: 500})
 	ns := l.Namespace.Name

@@ -38,8 +38,8 @@ type ControlPlaneOptions struct {
 	Detach bool
 	// Log receives progress lines; nil discards them.
 	Log io.Writer
-	// ExtraAPIServerArgs are appended to kube-apiserver's flags, e.g. the
-	// client CA and kubelet client certificate of a local node.
+	// ExtraAPIServerArgs are appended to kube-apiserver's flags, e.g.
+	// gardener-apiserver's front proxy (Gardener.APIServerArgs).
 	ExtraAPIServerArgs []string
 }
 
@@ -456,7 +456,7 @@ func readPid(dir, name string) (int, error) {
 // before ours binds it, and the process would exit with "address already in
 // use" (seen as a gardener-apiserver that did not start while other tests ran
 // beside it). They also stay below Kubernetes' NodePort range (30000 on),
-// where a local node's kube-proxy would send a Service's traffic instead. A
+// where a kube-proxy on the machine would send a Service's traffic instead. A
 // process never gets the same port twice.
 func FreePorts(host string, n int) ([]int, error) {
 	portsMu.Lock()
