@@ -23,6 +23,7 @@ export KIND_CLUSTER="${CLUSTER}"
 
 down() {
   local status=$?
+  [[ -n "${guard:-}" ]] && kill "${guard}" 2>/dev/null
   if [[ "${KEEP_CLUSTER:-}" == 1 ]]; then
     echo "kind-e2e: cluster ${CLUSTER} kept; $(bash hack/kind.sh env | tr '\n' ' ')" >&2
     return
@@ -36,9 +37,11 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 # Should this script be killed outright, the guard, in a session of its own,
 # still deletes the cluster and gives the host back.
+export GRAFT_KIND_OWNER=$$
 if [[ "${KEEP_CLUSTER:-}" != 1 ]]; then
   mkdir -p "${GRAFT_KIND_DIR:-${ROOT}/_output/kind}"
   setsid bash hack/kind.sh guard $$ >>"${GRAFT_KIND_DIR:-${ROOT}/_output/kind}/guard.log" 2>&1 </dev/null &
+  guard=$!
 fi
 
 start=${SECONDS}

@@ -7,9 +7,10 @@
 #   hack/kind.sh env     print the variables that reach it (eval "$(...)")
 #   hack/kind.sh check   compare the host with what up found (down runs it)
 #   hack/kind.sh load F  load an image archive (OCI or docker) into every node
-#   hack/kind.sh guard P run down once process P is gone, however it ended
-#                        (hack/kind-e2e.sh starts one in a session of its own,
-#                        so that a run killed with SIGKILL is cleaned up too)
+#   hack/kind.sh guard P run down once process P is gone, however it ended, if
+#                        the cluster is still P's (up records GRAFT_KIND_OWNER);
+#                        hack/kind-e2e.sh starts one in a session of its own,
+#                        so that a run killed with SIGKILL is cleaned up too
 #
 # When a Docker engine answers (DOCKER_HOST or the default socket), up uses
 # it and touches nothing else of the host. Otherwise, as root, it starts a
@@ -327,6 +328,8 @@ up() {
     down
   fi
   mkdir -p "${STATE}"
+  # Whose cluster this is: a guard downs only its own process's.
+  echo "${GRAFT_KIND_OWNER:-$$}" >"${STATE}/owner"
   if [[ -z "${DOCKER_HOST:-}" ]] && docker info >/dev/null 2>&1; then
     log "using the Docker engine at the default socket"
   elif [[ -n "${DOCKER_HOST:-}" ]]; then
@@ -377,7 +380,7 @@ down() {
       die "the host differs from before up (record kept in ${HOST})"
     fi
   fi
-  rm -rf "${HOST}"
+  rm -rf "${HOST}" "${STATE}/owner"
 }
 
 # One up or down at a time (a guard may run down while a run's trap does).
@@ -395,7 +398,8 @@ case "${1:-}" in
   guard)
     [[ "${2:-}" =~ ^[0-9]+$ ]] || { echo "usage: $0 guard PID" >&2; exit 2; }
     while kill -0 "$2" 2>/dev/null; do sleep 1; done
-    if [[ -f "${STATE}/cluster" || -d "${HOST}" ]]; then
+    # Only the cluster of that process: the next run may have begun already.
+    if [[ "$(cat "${STATE}/owner" 2>/dev/null)" == "$2" ]] && [[ -f "${STATE}/cluster" || -d "${HOST}" ]]; then
       log "process $2 ended without a down: putting the host back"
       with_lock down
     fi
