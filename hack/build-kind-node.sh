@@ -227,5 +227,8 @@ fi
 docker commit --change 'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]' \
   "${build_container}" "${NODE_IMAGE}" >/dev/null
 docker rmi "graft.local/kind-base:${key}" "graft.local/kind-rootfs:${key}" "graft.local/kind-component-base:${key}" "${refs[@]}" >/dev/null 2>&1 || true
+# Node images of earlier inputs would only fill the engine's store.
+docker images graft.local/kind-node --format '{{.Repository}}:{{.Tag}}' | grep -vxF "${NODE_IMAGE}" \
+  | xargs -r docker rmi >/dev/null 2>&1 || true
 log "built ${NODE_IMAGE} in $((SECONDS - start)) s"
 echo "${NODE_IMAGE}"
