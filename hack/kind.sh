@@ -78,8 +78,13 @@ read_sysctls() {
 links() { ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | sort; }
 mounts() { awk '{print $5}' /proc/self/mountinfo | sort; }
 modules() { if [[ -r /proc/modules ]]; then awk '{print $1}' /proc/modules | sort; fi; }
-# The cgroups the engine makes for its containers (cgroupfs driver, v1 or v2).
-engine_cgroups() { find /sys/fs/cgroup -maxdepth 3 -type d -name docker 2>/dev/null | sort; }
+# The cgroups the engine makes: its parent cgroup and one per container
+# (cgroupfs driver, v1 or v2). The parent outlives the engine, so the
+# containers' own are what tell a run's leftovers apart.
+engine_cgroups() {
+  find /sys/fs/cgroup -maxdepth 4 -type d -regextype posix-extended \
+    -regex '.*/docker(/[0-9a-f]{64}|-[0-9a-f]{64}\.scope)?' 2>/dev/null | sort
+}
 # container_procs: the processes in those cgroups, the nodes' systemd and
 # everything under it; they outlive a shim killed with SIGKILL.
 container_procs() {
@@ -153,7 +158,7 @@ restore_host() {
     kill -KILL "${pids[@]}" 2>/dev/null || true
     sleep 1
   done
-  comm -13 "${HOST}/cgroups" <(engine_cgroups) | while read -r d; do
+  comm -13 "${HOST}/cgroups" <(engine_cgroups) | sort -r | while read -r d; do
     find "${d}" -depth -type d -exec rmdir {} + 2>/dev/null || log "cannot remove cgroup ${d}"
   done
   # Mounts made since up, deepest first.
