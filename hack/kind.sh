@@ -348,7 +348,9 @@ up() {
     local stock
     stock="$(sed -n 's/^const Image = "\(.*\)"$/\1/p' "$(GOWORK=off go mod download -json "sigs.k8s.io/kind@${KIND_VERSION}" \
       | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p')/pkg/apis/config/defaults/image.go")"
-    if docker image inspect "${stock}" >/dev/null 2>&1 || timeout 120 docker pull "${stock}" >/dev/null 2>&1; then
+    # A registry that cannot be reached fails the pull within seconds; a slow
+    # network gets time for the image's half a gigabyte.
+    if docker image inspect "${stock}" >/dev/null 2>&1 || timeout 900 docker pull "${stock}" >/dev/null 2>&1; then
       image="${stock}"
     else
       log "kind's node image ${stock%@*} cannot be pulled here: building one"
