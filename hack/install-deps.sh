@@ -57,27 +57,21 @@ install_kind_packages() {
     || ${sudo} service docker stop >/dev/null 2>&1 || true
 }
 
-install_kind() {
-  local bin="${CACHE_DIR}/kind-${KIND_VERSION}"
+# go_tool NAME PACKAGE VERSION: a command from the Go module proxy, installed
+# once per machine into the cache as NAME-VERSION; prints its path.
+go_tool() {
+  local bin="${CACHE_DIR}/$1-$3"
   if [[ ! -x "${bin}" ]]; then
-    echo "installing kind ${KIND_VERSION} from the Go module proxy (once per machine)" >&2
+    echo "installing $1 $3 from the Go module proxy (once per machine)" >&2
     mkdir -p "${CACHE_DIR}"
-    GOWORK=off GOBIN="${CACHE_DIR}/kind-build" go install "sigs.k8s.io/kind@${KIND_VERSION}" >&2
-    mv "${CACHE_DIR}/kind-build/kind" "${bin}"
+    GOWORK=off GOBIN="${CACHE_DIR}/$1-build" go install "$2@$3" >&2
+    mv "${CACHE_DIR}/$1-build/$1" "${bin}"
   fi
   echo "${bin}"
 }
 
-install_helm() {
-  local bin="${CACHE_DIR}/helm-${HELM_VERSION}"
-  if [[ ! -x "${bin}" ]]; then
-    echo "installing helm ${HELM_VERSION} from the Go module proxy (once per machine)" >&2
-    mkdir -p "${CACHE_DIR}"
-    GOWORK=off GOBIN="${CACHE_DIR}/helm-build" go install "helm.sh/helm/v3/cmd/helm@${HELM_VERSION}" >&2
-    mv "${CACHE_DIR}/helm-build/helm" "${bin}"
-  fi
-  echo "${bin}"
-}
+install_kind() { go_tool kind sigs.k8s.io/kind "${KIND_VERSION}"; }
+install_helm() { go_tool helm helm.sh/helm/v3/cmd/helm "${HELM_VERSION}"; }
 
 what=("$@")
 [[ ${#what[@]} -eq 0 ]] && what=(etcd apiserver helm)
