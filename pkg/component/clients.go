@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
@@ -15,6 +14,7 @@ import (
 
 	versioned "github.com/graft-dev/client-go/clientset/versioned"
 	"github.com/graft-dev/graft/pkg/component/leadership"
+	"github.com/graft-dev/graft/pkg/garden"
 )
 
 // RESTConfig returns the REST config that clientConnection describes.
@@ -59,7 +59,7 @@ type Clients struct {
 	// Dynamic reaches groups graft has no typed client for: Gardener's
 	// core.gardener.cloud, when graft-scheduler runs on a Gardener garden.
 	// It is fenced like Graft.
-	Dynamic dynamic.Interface
+	Dynamic garden.Dynamic
 	// Lease is the client that holds the lease; it is not fenced, since the
 	// renewals are what open the fence.
 	Lease kubernetes.Interface
@@ -109,7 +109,7 @@ func newClients(cfg *rest.Config, userAgent string, throttle *throttleReporter) 
 	if err != nil {
 		return Clients{}, fmt.Errorf("building the Kubernetes client: %w", err)
 	}
-	dyn, err := dynamic.NewForConfig(throttle.limit(jsonOnly(fenced), "dynamic"))
+	dyn, err := garden.NewDynamic(throttle.limit(jsonOnly(fenced), "dynamic"))
 	if err != nil {
 		return Clients{}, fmt.Errorf("building the dynamic client: %w", err)
 	}

@@ -7,10 +7,10 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/describe"
 	"github.com/graft-dev/graft/pkg/graftctl/drain"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
-	"github.com/graft-dev/graft/pkg/graftctl/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/get"
 	"github.com/graft-dev/graft/pkg/graftctl/simulate"
 	"github.com/graft-dev/graft/pkg/graftctl/taint"

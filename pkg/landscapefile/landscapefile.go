@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,10 +15,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-)
 
-// GardenerGroup is the API group of Gardener's core types, read as graft's.
-const GardenerGroup = "core.gardener.cloud"
+	"github.com/graft-dev/graft/pkg/garden"
+)
 
 // Document says where an object came from.
 type Document struct {
@@ -160,10 +158,10 @@ func (l *Landscape) add(doc Document, data []byte) error {
 	}
 
 	switch gv.Group {
-	case v1alpha1.GroupName, GardenerGroup:
+	case v1alpha1.GroupName, garden.GardenerGroup:
 		want := v1alpha1.SchemeGroupVersion.Version
-		if gv.Group == GardenerGroup {
-			want = "v1beta1"
+		if gv.Group == garden.GardenerGroup {
+			want = garden.GardenerVersion
 		}
 		known := h.Kind == "Seed" || h.Kind == "Shoot" || h.Kind == "CloudProfile"
 		switch {
@@ -213,30 +211,10 @@ func decodeInto[T any](l *Landscape, list *[]*T, doc Document, data []byte) erro
 
 // decode reads an object case-sensitively, dropping unknown fields as the API
 // server's pruning does, and sets graft's apiVersion and Gardener's semantics
-// for Gardener objects.
+// for Gardener objects (garden.Convert).
 func decode(doc Document, data []byte, into any) error {
-	if err := Convert(data, into); err != nil {
+	if err := garden.Convert(data, into); err != nil {
 		return fmt.Errorf("%s: %s", doc, err)
-	}
-	return nil
-}
-
-// Convert reads one Seed, Shoot or CloudProfile, as JSON in graft's
-// core.graft.dev/v1alpha1 or in Gardener's core.gardener.cloud/v1beta1, into
-// graft's type into (a *v1alpha1.Seed, *v1alpha1.Shoot or
-// *v1alpha1.CloudProfile): the one conversion from Gardener's objects, shared
-// by the landscape files and graftctl's reads of a Gardener garden. Unknown
-// fields are dropped; a Gardener object gets graft's apiVersion.
-func Convert(data []byte, into any) error {
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, into); err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
-	}
-	if o, ok := into.(interface{ GetObjectKind() schema.ObjectKind }); ok {
-		gvk := o.GetObjectKind().GroupVersionKind()
-		if gvk.Group == GardenerGroup {
-			o.GetObjectKind().SetGroupVersionKind(v1alpha1.SchemeGroupVersion.WithKind(gvk.Kind))
-			gardenerSemantics(into)
-		}
 	}
 	return nil
 }

@@ -132,18 +132,30 @@ func TestFieldNamesAreCaseSensitive(t *testing.T) {
 	}
 }
 
-func TestConvertReadsALiveGardenerObjectAsGrafts(t *testing.T) {
-	var shoot v1alpha1.Shoot
-	err := Convert([]byte(`{"apiVersion":"core.gardener.cloud/v1beta1","kind":"Shoot",
-		"metadata":{"name":"a","namespace":"garden-dev","resourceVersion":"12"},
-		"spec":{"cloudProfile":{"kind":"CloudProfile","name":"aws"},"region":"eu-west-1","seedName":"s1","networking":{"type":"calico"}}}`), &shoot)
+// The landscape file reader applies the same rules to Gardener documents and
+// leaves graft's own alone.
+func TestReadAppliesGardenerSemantics(t *testing.T) {
+	const seeds = `
+apiVersion: core.gardener.cloud/v1beta1
+kind: Seed
+metadata: {name: g}
+spec:
+  taints: [{key: k, effect: NoExecute}]
+---
+apiVersion: core.graft.dev/v1alpha1
+kind: Seed
+metadata: {name: own}
+spec:
+  taints: [{key: k, effect: NoExecute}]
+`
+	l, err := Read(strings.NewReader(seeds), "seeds.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if shoot.APIVersion != "core.graft.dev/v1alpha1" || shoot.ResourceVersion != "12" || shoot.Spec.SeedName == nil || *shoot.Spec.SeedName != "s1" {
-		t.Errorf("converted shoot %+v", shoot)
+	if got := l.Seeds[0].Spec.Taints[0].Effect; got != v1alpha1.TaintEffectNoSchedule {
+		t.Errorf("Gardener seed's taint effect %q, want NoSchedule", got)
 	}
-	if err := Convert([]byte(`{"apiVersion":"core.gardener.cloud/v1beta1","kind":"Shoot","spec":{"region":3}}`), &shoot); err == nil || strings.HasPrefix(err.Error(), "json: ") {
-		t.Errorf("wrongly typed field: error %v", err)
+	if got := l.Seeds[1].Spec.Taints[0].Effect; got != v1alpha1.TaintEffectNoExecute {
+		t.Errorf("graft seed's taint effect %q, want NoExecute kept", got)
 	}
 }

@@ -3,23 +3,21 @@ package scheduler
 import (
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
-	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
 	graftfake "github.com/graft-dev/client-go/clientset/versioned/fake"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component"
+	"github.com/graft-dev/graft/pkg/garden"
 )
 
 func gardenerSeed(name string) *unstructured.Unstructured {
@@ -41,11 +39,11 @@ func gardenerSeed(name string) *unstructured.Unstructured {
 func TestGardenerInformersHoldGraftTypes(t *testing.T) {
 	scheme := runtime.NewScheme()
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{
-		gardenerSeeds:         "SeedList",
-		gardenerShoots:        "ShootList",
-		gardenerCloudProfiles: "CloudProfileList",
-		gardenerProjects:      "ProjectList",
-		gardenerNSProfiles:    "NamespacedCloudProfileList",
+		garden.Gardener.Resource("seeds"):                   "SeedList",
+		garden.Gardener.Resource("shoots"):                  "ShootList",
+		garden.Gardener.Resource("cloudprofiles"):           "CloudProfileList",
+		garden.Gardener.Resource("projects"):                "ProjectList",
+		garden.Gardener.Resource("namespacedcloudprofiles"): "NamespacedCloudProfileList",
 	}, gardenerSeed("a"), gardenerProject("team", "garden-team-ns"), gardenerProject("b-team", "garden-b"))
 	cfg := &configv1alpha1.SchedulerConfiguration{API: configv1alpha1.APIGardener}
 	cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
@@ -61,8 +59,7 @@ func TestGardenerInformersHoldGraftTypes(t *testing.T) {
 	if !cache.WaitForCacheSync(t.Context().Done(), s.synced...) {
 		t.Fatal("informers did not sync")
 	}
-	_, seeds, _ := s.api.informers()
-	obj, ok, err := seeds.informer.GetStore().GetByKey("a")
+	obj, ok, err := s.informers.Seeds().Informer.GetStore().GetByKey("a")
 	if err != nil || !ok {
 		t.Fatalf("seed a not in the store: %v", err)
 	}
@@ -83,16 +80,11 @@ func TestGardenerInformersHoldGraftTypes(t *testing.T) {
 	// The default-domain rule's project: the Project whose spec.namespace
 	// the shoot's namespace is, not the namespace's name.
 	for ns, want := range map[string]string{"garden-team-ns": "team", "garden-b": "b-team", "garden-none": ""} {
-		if got := s.api.project(ns); got != want {
+		if got := s.informers.Project(ns); got != want {
 			t.Errorf("project of namespace %s = %q, want %q", ns, got, want)
 		}
 	}
 
-	// The transform runs again on what it stored; it must leave it alone.
-	again, err := fromGardener(seed)
-	if err != nil || again != any(seed) {
-		t.Errorf("the transform changed an object already converted: %v", err)
-	}
 }
 
 func TestNewRefusesUnknownAPI(t *testing.T) {
@@ -108,84 +100,6 @@ func TestNewRefusesUnknownAPI(t *testing.T) {
 	_, err = New(cfg, component.Clients{Graft: graftfake.NewSimpleClientset(), Kubernetes: kubefake.NewSimpleClientset()}, Options{})
 	if err == nil || !strings.Contains(err.Error(), "dynamic client") {
 		t.Errorf("New on Gardener without a dynamic client: %v, want an error saying so", err)
-	}
-}
-
-func gardenerShoot(resourceVersion string) *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "core.gardener.cloud/v1beta1",
-		"kind":       "Shoot",
-		"metadata":   map[string]any{"name": "s", "namespace": "garden-dev", "resourceVersion": resourceVersion},
-		"spec": map[string]any{
-			"region":        "eu-west-1",
-			"schedulerName": "graft-scheduler",
-			// A field graft's type does not have: the binding must keep it.
-			"addons": map[string]any{"nginxIngress": map[string]any{"enabled": true}},
-		},
-	}}
-}
-
-// On Gardener a shoot is bound with an update of the whole Shoot, read
-// afresh, through shoots/binding, carrying the resourceVersion decided on; a
-// shoot that changed since the decision is not written at all.
-func TestGardenerBindUsesBindingSubresource(t *testing.T) {
-	for _, tc := range []struct {
-		name       string
-		liveRV     string
-		wantUpdate bool
-	}{
-		{"unchanged", "5", true},
-		{"changed since the decision", "6", false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-				gardenerShoots: "ShootList",
-			}, gardenerShoot(tc.liveRV))
-			api, err := newGardenerAPI(dyn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			decided, err := convertShoot(gardenerShoot("5"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			bound, err := api.bind(t.Context(), decided, "seed-a", time.Now())
-
-			var updates []k8stesting.UpdateAction
-			for _, a := range dyn.Actions() {
-				if u, ok := a.(k8stesting.UpdateAction); ok {
-					updates = append(updates, u)
-				}
-			}
-			if !tc.wantUpdate {
-				if !apierrors.IsConflict(err) {
-					t.Errorf("bind of a shoot changed since the decision: %v, want a conflict", err)
-				}
-				if len(updates) != 0 {
-					t.Errorf("bind of a shoot changed since the decision wrote %v", updates)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(updates) != 1 || updates[0].GetSubresource() != "binding" {
-				t.Fatalf("bind sent updates %v, want one of shoots/binding", updates)
-			}
-			sent := updates[0].GetObject().(*unstructured.Unstructured)
-			if sent.GetResourceVersion() != "5" {
-				t.Errorf("binding carries resourceVersion %q, want the one decided on, 5", sent.GetResourceVersion())
-			}
-			if seed, _, _ := unstructured.NestedString(sent.Object, "spec", "seedName"); seed != "seed-a" {
-				t.Errorf("binding sets spec.seedName %q, want seed-a", seed)
-			}
-			if enabled, _, _ := unstructured.NestedBool(sent.Object, "spec", "addons", "nginxIngress", "enabled"); !enabled {
-				t.Errorf("binding dropped a field of Gardener's Shoot that graft's type lacks: %v", sent.Object["spec"])
-			}
-			if bound == nil || bound.Spec.SeedName == nil || *bound.Spec.SeedName != "seed-a" {
-				t.Errorf("bind returned %+v, want the bound shoot", bound)
-			}
-		})
 	}
 }
 
@@ -215,7 +129,7 @@ func TestInformersStoreTrimmedObjects(t *testing.T) {
 				Graft:      graftfake.NewSimpleClientset(graftShoot.DeepCopy()),
 				Kubernetes: kubefake.NewSimpleClientset(regions.DeepCopy()),
 				Dynamic: dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-					gardenerSeeds: "SeedList", gardenerShoots: "ShootList", gardenerCloudProfiles: "CloudProfileList", gardenerProjects: "ProjectList", gardenerNSProfiles: "NamespacedCloudProfileList",
+					garden.Gardener.Resource("seeds"): "SeedList", garden.Gardener.Resource("shoots"): "ShootList", garden.Gardener.Resource("cloudprofiles"): "CloudProfileList", garden.Gardener.Resource("projects"): "ProjectList", garden.Gardener.Resource("namespacedcloudprofiles"): "NamespacedCloudProfileList",
 				}, gardenerShoot.DeepCopy()),
 			}
 			s, err := New(cfg, clients, Options{})
@@ -235,7 +149,7 @@ func TestInformersStoreTrimmedObjects(t *testing.T) {
 			if shoot.ManagedFields != nil {
 				t.Errorf("the shoot store keeps managed fields: %+v", shoot.ManagedFields)
 			}
-			cm, err := s.kubeInformers.Core().V1().ConfigMaps().Lister().ConfigMaps("garden").Get("regions")
+			cm, err := s.regionConfigs.Lister().ConfigMaps("garden").Get("regions")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,18 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -26,10 +22,10 @@ import (
 	graftlisters "github.com/graft-dev/client-go/listers/core/v1alpha1"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/component/cachetrim"
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
 
@@ -81,10 +77,11 @@ type Scheduler struct {
 	recorder record.EventRecorder
 	now      func() time.Time
 
-	// api is where seeds, shoots and cloud profiles are read and shoots
-	// bound: graft's core.graft.dev or Gardener's core.gardener.cloud.
-	api           coreAPI
-	kubeInformers kubeinformers.SharedInformerFactory
+	// informers and garden read seeds, shoots and cloud profiles and bind
+	// shoots in graft's core.graft.dev or in a Gardener garden.
+	informers     garden.Informers
+	garden        garden.Client
+	regionConfigs *garden.RegionConfigs
 	shootLister   graftlisters.ShootLister
 	profileLister graftlisters.CloudProfileLister
 	// nsProfileLister reads the NamespacedCloudProfiles.
@@ -134,30 +131,28 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 		s.recorder = s.runner.Recorder
 	}
 
+	var api garden.API
 	switch cfg.API {
 	case configv1alpha1.APIGardener:
-		if s.api, err = newGardenerAPI(clients.Dynamic); err != nil {
-			return nil, err
-		}
+		api = garden.Gardener
 	case configv1alpha1.APIGraft, "":
-		s.api = newGraftAPI(clients.Graft)
+		api = garden.Graft
 	default:
 		return nil, fmt.Errorf("invalid scheduling configuration: api %q is neither %s nor %s", cfg.API, configv1alpha1.APIGraft, configv1alpha1.APIGardener)
 	}
-	// Region ConfigMaps count only in their one namespace: anyone who may
-	// create a ConfigMap in a project namespace must not steer decisions.
-	s.kubeInformers = kubeinformers.NewSharedInformerFactoryWithOptions(clients.Kubernetes, 0,
-		kubeinformers.WithNamespace(cfg.RegionConfigNamespace),
-		kubeinformers.WithTransform(cachetrim.Transform),
-		kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) {
-			o.LabelSelector = corev1alpha1.LabelSchedulingPurpose + "=" + corev1alpha1.LabelSchedulingPurposeRegionConfig
-		}))
-	shoots, seeds, profiles := s.api.informers()
-	configMaps := s.kubeInformers.Core().V1().ConfigMaps()
-	s.shootLister = graftlisters.NewShootLister(shoots.informer.GetIndexer())
-	s.profileLister = graftlisters.NewCloudProfileLister(profiles.informer.GetIndexer())
-	nsProfiles := s.api.namespacedProfiles()
-	s.nsProfileLister = graftlisters.NewNamespacedCloudProfileLister(nsProfiles.informer.GetIndexer())
+	if s.informers, err = garden.NewInformers(api, clients.Graft, clients.Dynamic, cachetrim.Unbound); err != nil {
+		return nil, err
+	}
+	if s.garden, err = garden.New(api, clients.Graft, clients.Dynamic); err != nil {
+		return nil, err
+	}
+	s.regionConfigs = garden.NewRegionConfigs(clients.Kubernetes, cfg.RegionConfigNamespace)
+	shoots, seeds, profiles := s.informers.Shoots(), s.informers.Seeds(), s.informers.CloudProfiles()
+	configMaps := s.regionConfigs.ConfigMaps()
+	s.shootLister = graftlisters.NewShootLister(shoots.Informer.GetIndexer())
+	s.profileLister = graftlisters.NewCloudProfileLister(profiles.Informer.GetIndexer())
+	nsProfiles := s.informers.NamespacedCloudProfiles()
+	s.nsProfileLister = graftlisters.NewNamespacedCloudProfileLister(nsProfiles.Informer.GetIndexer())
 
 	var shootHandler cache.ResourceEventHandler = cache.ResourceEventHandlerFuncs{AddFunc: s.onShootAdd, UpdateFunc: s.onShootUpdate, DeleteFunc: s.onShootDelete}
 	if opts.WrapShootHandler != nil {
@@ -167,19 +162,19 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 		informer cache.SharedIndexInformer
 		handler  cache.ResourceEventHandler
 	}{
-		{shoots.informer, shootHandler},
-		{seeds.informer, cache.ResourceEventHandlerFuncs{AddFunc: s.onSeedAdd, UpdateFunc: s.onSeedUpdate, DeleteFunc: s.onSeedDelete}},
-		{profiles.informer, cache.ResourceEventHandlerFuncs{AddFunc: s.onProfileAdd, UpdateFunc: s.onProfileUpdate}},
-		{nsProfiles.informer, cache.ResourceEventHandlerFuncs{AddFunc: s.onProfileAdd, UpdateFunc: s.onNamespacedProfileUpdate}},
-		{configMaps.Informer(), cache.ResourceEventHandlerFuncs{AddFunc: s.onConfigMapAdd, UpdateFunc: s.onConfigMapUpdate, DeleteFunc: s.onConfigMapDelete}},
+		{shoots.Informer, shootHandler},
+		{seeds.Informer, cache.ResourceEventHandlerFuncs{AddFunc: s.onSeedAdd, UpdateFunc: s.onSeedUpdate, DeleteFunc: s.onSeedDelete}},
+		{profiles.Informer, cache.ResourceEventHandlerFuncs{AddFunc: s.onProfileAdd, UpdateFunc: s.onProfileUpdate}},
+		{nsProfiles.Informer, cache.ResourceEventHandlerFuncs{AddFunc: s.onProfileAdd, UpdateFunc: s.onNamespacedProfileUpdate}},
+		{configMaps.Informer, cache.ResourceEventHandlerFuncs{AddFunc: s.onConfigMapAdd, UpdateFunc: s.onConfigMapUpdate, DeleteFunc: s.onConfigMapDelete}},
 	}
-	projects, hasProjects := s.api.projectInformer()
+	projects, hasProjects := s.informers.Projects()
 	if hasProjects {
 		// Read through the index only; a new Project needs no decision.
 		handlers = append(handlers, struct {
 			informer cache.SharedIndexInformer
 			handler  cache.ResourceEventHandler
-		}{projects.informer, cache.ResourceEventHandlerFuncs{}})
+		}{projects.Informer, cache.ResourceEventHandlerFuncs{}})
 	}
 	for _, h := range handlers {
 		reg, err := h.informer.AddEventHandler(h.handler)
@@ -190,15 +185,13 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 	}
 	s.runner.Server.AddInformersSyncedCheck(s.synced...)
 	// After a gap in lease renewals, writes wait until these views are current.
-	tracked := []trackedInformer{shoots, seeds, profiles, nsProfiles}
+	tracked := []garden.Informer{shoots, seeds, profiles, nsProfiles, configMaps}
 	if hasProjects {
 		tracked = append(tracked, projects)
 	}
 	for _, t := range tracked {
-		clients.Fence.Track(t.informer, t.gvr, "", "")
+		clients.Fence.Track(t.Informer, t.Resource, t.Namespace, t.LabelSelector)
 	}
-	clients.Fence.Track(configMaps.Informer(), corev1.SchemeGroupVersion.WithResource("configmaps"), cfg.RegionConfigNamespace,
-		corev1alpha1.LabelSchedulingPurpose+"="+corev1alpha1.LabelSchedulingPurposeRegionConfig)
 	return s, nil
 }
 
@@ -221,8 +214,8 @@ func (s *Scheduler) Run(ctx context.Context) error {
 }
 
 func (s *Scheduler) startInformers(ctx context.Context) error {
-	s.api.start(ctx.Done())
-	s.kubeInformers.Start(ctx.Done())
+	s.informers.Start(ctx.Done())
+	s.regionConfigs.Start(ctx.Done())
 	return nil
 }
 
@@ -350,7 +343,7 @@ func (s *Scheduler) decide(shoot *corev1alpha1.Shoot) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return s.cache.decide(shoot, profile, s.api.project(shoot.Namespace), s.algConfig)
+	return s.cache.decide(shoot, profile, s.informers.Project(shoot.Namespace), s.algConfig)
 }
 
 // cloudProfile is the profile the shoot is decided with: the cluster-wide
@@ -391,7 +384,7 @@ func (s *Scheduler) cloudProfile(shoot *corev1alpha1.Shoot, name string) (*corev
 // delivered first), and the cache would then agree with the live seed while
 // the decision did not see the taint.
 func (s *Scheduler) confirmSeed(ctx context.Context, key, name string) error {
-	live, err := s.api.getSeed(ctx, name)
+	live, err := s.garden.GetSeed(ctx, name)
 	if err != nil {
 		return fmt.Errorf("reading seed %s: %w", name, err)
 	}
@@ -425,121 +418,12 @@ var errSeedChanged = errors.New("the seed changed since the cache saw it")
 // whole resourceVersion (see gardenerAPI.bind), and Gardener's binding clears
 // a Create/Pending lastOperation itself.
 func (s *Scheduler) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, at time.Time) (boundRV string, err error) {
-	bound, err := s.api.bind(ctx, shoot, seed, at)
+	bound, err := s.garden.Bind(ctx, shoot, seed, at)
 	if err != nil {
 		return "", err
 	}
 	s.clearPending(ctx, bound, seed)
 	return bound.ResourceVersion, nil
-}
-
-// binding is one patch that binds a shoot.
-type binding struct {
-	patchType types.PatchType
-	patch     []byte
-}
-
-// bindingAttempts returns the patches bind sends in turn, each only when a
-// test of the one before failed. The last is always the binding
-// preconditioned on the whole resourceVersion: a shoot that changed since it
-// was read fails it with a conflict, and an unchanged one is bound, so a field
-// the API server renders differently from the read (an empty map it keeps as
-// {}) never keeps a shoot from its seed.
-//
-//   - A shoot read with status gets a tested binding first.
-//   - A new shoot, read without status, is bound on its resourceVersion
-//     alone: nothing else writes to it before it is bound.
-//   - An evicted shoot (graft-descheduler annotated it) read without status
-//     mostly still has none when the binding arrives (graft-descheduler's
-//     eviction is one patch that writes no status), so the first binding
-//     tests that there is none. JSON patch cannot test below a /status that
-//     may not exist, so should a status have been written since the read,
-//     the second tests the fields the decision read in it: a status is never
-//     removed, so an unchanged shoot is bound by one of them, and in the
-//     common case by the first, with no refused write.
-//
-// Each records the placement in graft.dev/placed-on (seed and time), so
-// that a toleration of a NoExecute taint already on the seed counts from
-// the placement also for a graft-descheduler that starts later.
-func bindingAttempts(shoot *corev1alpha1.Shoot, seed string, at time.Time) []binding {
-	placed := helper.FormatPlacement(seed, at)
-	versioned := binding{types.MergePatchType, versionedBinding(shoot, seed, placed)}
-	if !apiequality.Semantic.DeepEqual(shoot.Status, corev1alpha1.ShootStatus{}) {
-		return []binding{testedBinding(shoot, seed, placed, statusTests(shoot)), versioned}
-	}
-	if _, evicted := shoot.Annotations[corev1alpha1.AnnotationDescheduledFrom]; evicted {
-		return []binding{
-			testedBinding(shoot, seed, placed, []jsonPatchOp{{"test", "/status", nil}}),
-			testedBinding(shoot, seed, placed, statusTests(shoot)),
-			versioned,
-		}
-	}
-	return []binding{versioned}
-}
-
-// jsonPatchOp is one operation of a JSON patch (RFC 6902).
-type jsonPatchOp struct {
-	Op    string `json:"op"`
-	Path  string `json:"path"`
-	Value any    `json:"value"`
-}
-
-// statusTests test the status fields the decision read (the shoot's seed
-// and networks, which the cache and the network filter read) against the
-// values read; a missing field tests equal to null. They need a /status to
-// test in.
-func statusTests(shoot *corev1alpha1.Shoot) []jsonPatchOp {
-	return []jsonPatchOp{
-		{"test", "/status/seedName", shoot.Status.SeedName},
-		{"test", "/status/networking", shoot.Status.Networking},
-	}
-}
-
-// testedBinding returns the binding of shoot to seed as a JSON patch that
-// first tests each metadata field the decision read (the spec through the
-// generation) against the value read, then the status tests. The
-// annotations, tested equal to those read, are written back with the
-// placement added (a JSON patch cannot add a key to a map that may be absent).
-func testedBinding(shoot *corev1alpha1.Shoot, seed, placed string, status []jsonPatchOp) binding {
-	ops := append([]jsonPatchOp{
-		{"test", "/metadata/uid", orNull(shoot.UID)},
-		{"test", "/metadata/generation", orNull(shoot.Generation)},
-		{"test", "/metadata/deletionTimestamp", shoot.DeletionTimestamp},
-		{"test", "/metadata/labels", shoot.Labels},
-		{"test", "/metadata/annotations", shoot.Annotations},
-	}, status...)
-	annotations := make(map[string]string, len(shoot.Annotations)+1)
-	maps.Copy(annotations, shoot.Annotations)
-	annotations[corev1alpha1.AnnotationPlacedOn] = placed
-	patch, err := json.Marshal(append(ops,
-		jsonPatchOp{"add", "/metadata/annotations", annotations},
-		jsonPatchOp{"add", "/spec/seedName", seed}))
-	utilruntime.Must(err)
-	return binding{types.JSONPatchType, patch}
-}
-
-// orNull is v, or nil for its zero value: the field is omitted then, and a
-// missing field tests equal to null only.
-func orNull[T comparable](v T) any {
-	var zero T
-	if v == zero {
-		return nil
-	}
-	return v
-}
-
-// versionedBinding returns the binding of shoot to seed as a merge patch
-// preconditioned on the resourceVersion read.
-func versionedBinding(shoot *corev1alpha1.Shoot, seed, placed string) []byte {
-	patch, err := json.Marshal(map[string]any{
-		"metadata": map[string]any{
-			"resourceVersion": shoot.ResourceVersion,
-			"annotations":     map[string]string{corev1alpha1.AnnotationPlacedOn: placed},
-		},
-		"spec": map[string]any{"seedName": seed},
-	})
-	utilruntime.Must(err)
-	return patch
 }
 
 // reportFailure emits the Warning Event and records lastOperation (Create,
@@ -570,7 +454,7 @@ func (s *Scheduler) reportFailure(ctx context.Context, shoot *corev1alpha1.Shoot
 		}},
 	})
 	utilruntime.Must(err)
-	_, err = s.api.patchShootStatus(ctx, shoot.Namespace, shoot.Name, patch)
+	_, err = s.garden.PatchShootStatus(ctx, shoot.Namespace, shoot.Name, patch)
 	switch {
 	case err == nil, apierrors.IsNotFound(err):
 	case apierrors.IsConflict(err):

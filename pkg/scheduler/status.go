@@ -51,9 +51,9 @@ func (s *Scheduler) clearPending(ctx context.Context, bound *corev1alpha1.Shoot,
 		if err != nil {
 			return err
 		}
-		_, err = s.api.patchShootStatus(ctx, current.Namespace, current.Name, patch)
+		_, err = s.garden.PatchShootStatus(ctx, current.Namespace, current.Name, patch)
 		if apierrors.IsConflict(err) {
-			fresh, getErr := s.api.getShoot(ctx, current.Namespace, current.Name)
+			fresh, getErr := s.garden.GetShoot(ctx, current.Namespace, current.Name)
 			if getErr != nil {
 				return getErr
 			}

@@ -9,8 +9,8 @@ import (
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
-	"github.com/graft-dev/graft/pkg/graftctl/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
 	"github.com/graft-dev/graft/pkg/taintclock"
 )

@@ -25,8 +25,8 @@ import (
 
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
-	"github.com/graft-dev/graft/pkg/graftctl/garden"
 
 	gt "github.com/graft-dev/graft/pkg/graftctl/graftctltest"
 )

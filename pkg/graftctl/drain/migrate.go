@@ -12,7 +12,7 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
-	"github.com/graft-dev/graft/pkg/graftctl/garden"
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
 )

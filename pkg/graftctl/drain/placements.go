@@ -12,7 +12,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
-	"github.com/graft-dev/graft/pkg/graftctl/garden"
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/taintclock"
 )

@@ -17,7 +17,7 @@ import (
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/component/cachetrim"
-	"github.com/graft-dev/graft/pkg/graftctl/garden"
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 )
 

@@ -6,12 +6,11 @@ import (
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/graft-dev/client-go/clientset/versioned"
 
-	"github.com/graft-dev/graft/pkg/graftctl/garden"
+	"github.com/graft-dev/graft/pkg/garden"
 )
 
 // Factory hands graftctl commands the clients they need. Commands call it in
@@ -118,7 +117,7 @@ func (f *fromFlags) buildGarden() (garden.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	dyn, err := dynamic.NewForConfig(cfg)
+	dyn, err := garden.NewDynamic(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("building the dynamic client: %w", err)
 	}
@@ -138,7 +137,7 @@ type Static struct {
 	API garden.API
 	// Dynamic is the client Garden reads Gardener's objects with when API is
 	// garden.Gardener.
-	Dynamic dynamic.Interface
+	Dynamic garden.Dynamic
 	// Discovery, when set and API is empty, decides the API as the binary
 	// does.
 	Discovery discovery.DiscoveryInterface

@@ -11,8 +11,8 @@ import (
 
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
-	"github.com/graft-dev/graft/pkg/graftctl/garden"
 	gt "github.com/graft-dev/graft/pkg/graftctl/graftctltest"
 )
 

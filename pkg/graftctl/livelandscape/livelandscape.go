@@ -15,7 +15,7 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
-	"github.com/graft-dev/graft/pkg/graftctl/garden"
+	"github.com/graft-dev/graft/pkg/garden"
 )
 
 // Landscape is a snapshot of the garden taken at one moment.

@@ -9,7 +9,7 @@ import (
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
-	"github.com/graft-dev/graft/pkg/graftctl/garden"
+	"github.com/graft-dev/graft/pkg/garden"
 )
 
 // FieldManager is the field manager graftctl's writes (seed taints, a

@@ -16,7 +16,7 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
-	"github.com/graft-dev/graft/pkg/graftctl/garden"
+	"github.com/graft-dev/graft/pkg/garden"
 )
 
 func seed(name, rv string, taints ...corev1alpha1.SeedTaint) *corev1alpha1.Seed {

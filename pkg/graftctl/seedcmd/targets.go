@@ -9,8 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
-	"github.com/graft-dev/graft/pkg/graftctl/garden"
 )
 
 // Selection is how a command was told which seeds to act on.

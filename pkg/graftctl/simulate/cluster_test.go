@@ -20,8 +20,8 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"sigs.k8s.io/yaml"
 
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
-	"github.com/graft-dev/graft/pkg/graftctl/garden"
 	gt "github.com/graft-dev/graft/pkg/graftctl/graftctltest"
 )
 

@@ -10,8 +10,8 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
 
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
-	"github.com/graft-dev/graft/pkg/graftctl/garden"
 	gt "github.com/graft-dev/graft/pkg/graftctl/graftctltest"
 )
 

@@ -1,4 +1,4 @@
-package landscapefile
+package garden
 
 import (
 	"strings"
@@ -10,7 +10,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
-func gardenerObject(t *testing.T, manifest string) *unstructured.Unstructured {
+func gardenerYAML(t *testing.T, manifest string) *unstructured.Unstructured {
 	t.Helper()
 	u := &unstructured.Unstructured{}
 	if err := yaml.Unmarshal([]byte(manifest), &u.Object); err != nil {
@@ -23,7 +23,7 @@ func gardenerObject(t *testing.T, manifest string) *unstructured.Unstructured {
 // (NoSchedule), whatever effect or timeAdded the object carries, and the
 // shoots it may hold are status.allocatable.shoots as gardenlet publishes it.
 func TestFromGardenerSeed(t *testing.T) {
-	obj, err := FromGardener(gardenerObject(t, `
+	obj, err := FromGardener(gardenerYAML(t, `
 apiVersion: core.gardener.cloud/v1beta1
 kind: Seed
 metadata: {name: aws-eu1, resourceVersion: "42"}
@@ -69,7 +69,7 @@ status:
 // A Gardener shoot's tolerations match every taint of the key, for as long
 // as it stays: Gardener knows neither effects nor tolerationSeconds.
 func TestFromGardenerShoot(t *testing.T) {
-	obj, err := FromGardener(gardenerObject(t, `
+	obj, err := FromGardener(gardenerYAML(t, `
 apiVersion: core.gardener.cloud/v1beta1
 kind: Shoot
 metadata: {name: a, namespace: garden-dev}
@@ -95,34 +95,6 @@ spec:
 	}
 }
 
-// The landscape file reader applies the same rules to Gardener documents and
-// leaves graft's own alone.
-func TestReadAppliesGardenerSemantics(t *testing.T) {
-	const seeds = `
-apiVersion: core.gardener.cloud/v1beta1
-kind: Seed
-metadata: {name: g}
-spec:
-  taints: [{key: k, effect: NoExecute}]
----
-apiVersion: core.graft.dev/v1alpha1
-kind: Seed
-metadata: {name: own}
-spec:
-  taints: [{key: k, effect: NoExecute}]
-`
-	l, err := Read(strings.NewReader(seeds), "seeds.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := l.Seeds[0].Spec.Taints[0].Effect; got != v1alpha1.TaintEffectNoSchedule {
-		t.Errorf("Gardener seed's taint effect %q, want NoSchedule", got)
-	}
-	if got := l.Seeds[1].Spec.Taints[0].Effect; got != v1alpha1.TaintEffectNoExecute {
-		t.Errorf("graft seed's taint effect %q, want NoExecute kept", got)
-	}
-}
-
 func TestFromGardenerRefuses(t *testing.T) {
 	for _, tc := range []struct{ name, in, want string }{
 		{"other kind", "apiVersion: core.gardener.cloud/v1beta1\nkind: Project\nmetadata: {name: p}\n", "only Seeds, Shoots, CloudProfiles and NamespacedCloudProfiles"},
@@ -130,10 +102,38 @@ func TestFromGardenerRefuses(t *testing.T) {
 		{"wrong type", "apiVersion: core.gardener.cloud/v1beta1\nkind: Seed\nmetadata: {name: s}\nspec: {taints: 3}\n", "Seed s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := FromGardener(gardenerObject(t, tc.in))
+			_, err := FromGardener(gardenerYAML(t, tc.in))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want one saying %q", err, tc.want)
 			}
 		})
+	}
+}
+func TestConvertReadsALiveGardenerObjectAsGrafts(t *testing.T) {
+	var shoot v1alpha1.Shoot
+	err := Convert([]byte(`{"apiVersion":"core.gardener.cloud/v1beta1","kind":"Shoot",
+		"metadata":{"name":"a","namespace":"garden-dev","resourceVersion":"12"},
+		"spec":{"cloudProfile":{"kind":"CloudProfile","name":"aws"},"region":"eu-west-1","seedName":"s1","networking":{"type":"calico"}}}`), &shoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shoot.APIVersion != "core.graft.dev/v1alpha1" || shoot.ResourceVersion != "12" || shoot.Spec.SeedName == nil || *shoot.Spec.SeedName != "s1" {
+		t.Errorf("converted shoot %+v", shoot)
+	}
+	if err := Convert([]byte(`{"apiVersion":"core.gardener.cloud/v1beta1","kind":"Shoot","spec":{"region":3}}`), &shoot); err == nil || strings.HasPrefix(err.Error(), "json: ") {
+		t.Errorf("wrongly typed field: error %v", err)
+	}
+}
+
+// The informers' transform runs again on what it stored; it must leave it
+// alone.
+func TestInformerConversionIsIdempotent(t *testing.T) {
+	seed, err := fromGardener(gardenerYAML(t, "apiVersion: core.gardener.cloud/v1beta1\nkind: Seed\nmetadata: {name: a}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := fromGardener(seed)
+	if err != nil || again != seed {
+		t.Errorf("the transform changed an object already converted: %v", err)
 	}
 }

@@ -2,22 +2,22 @@ package garden
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 
 	"github.com/graft-dev/client-go/clientset/versioned"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
-
-	"github.com/graft-dev/graft/pkg/landscapefile"
 )
 
 // Client reads seeds, shoots and cloud profiles of one API as graft's types,
-// and patches seeds.
+// and writes what graft writes to them: seed patches, shoot bindings and
+// shoot status.
 type Client interface {
 	// API is the API the client talks to.
 	API() API
@@ -28,6 +28,12 @@ type Client interface {
 	GetShoot(ctx context.Context, namespace, name string) (*corev1alpha1.Shoot, error)
 	ListShoots(ctx context.Context, namespace string, opts metav1.ListOptions) ([]corev1alpha1.Shoot, error)
 	ListCloudProfiles(ctx context.Context, opts metav1.ListOptions) ([]corev1alpha1.CloudProfile, error)
+	// Bind sets a new shoot's spec.seedName, preconditioned on what the
+	// decision read, and returns the bound shoot. at is the placement's
+	// time, which graft's API records with it (graft.dev/placed-on).
+	Bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, at time.Time) (*corev1alpha1.Shoot, error)
+	// PatchShootStatus merge-patches the shoot's status subresource.
+	PatchShootStatus(ctx context.Context, namespace, name string, patch []byte) (*corev1alpha1.Shoot, error)
 }
 
 // NewGraft returns a Client over graft's typed clientset.
@@ -65,6 +71,10 @@ func (g graftClient) ListShoots(ctx context.Context, namespace string, opts meta
 	return list.Items, nil
 }
 
+func (g graftClient) PatchShootStatus(ctx context.Context, namespace, name string, patch []byte) (*corev1alpha1.Shoot, error) {
+	return g.c.CoreV1alpha1().Shoots(namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+}
+
 func (g graftClient) ListCloudProfiles(ctx context.Context, opts metav1.ListOptions) ([]corev1alpha1.CloudProfile, error) {
 	list, err := g.c.CoreV1alpha1().CloudProfiles().List(ctx, opts)
 	if err != nil {
@@ -82,7 +92,7 @@ type gardenerClient struct{ c dynamic.Interface }
 func (gardenerClient) API() API { return Gardener }
 
 func (g gardenerClient) resource(name string) dynamic.NamespaceableResourceInterface {
-	return g.c.Resource(Gardener.GroupVersion().WithResource(name))
+	return g.c.Resource(Gardener.Resource(name))
 }
 
 func (g gardenerClient) GetSeed(ctx context.Context, name string) (*corev1alpha1.Seed, error) {
@@ -125,6 +135,14 @@ func (g gardenerClient) ListShoots(ctx context.Context, namespace string, opts m
 	return convertList[corev1alpha1.Shoot](list)
 }
 
+func (g gardenerClient) PatchShootStatus(ctx context.Context, namespace, name string, patch []byte) (*corev1alpha1.Shoot, error) {
+	obj, err := g.resource("shoots").Namespace(namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+	if err != nil {
+		return nil, err
+	}
+	return convert[corev1alpha1.Shoot](obj)
+}
+
 func (g gardenerClient) ListCloudProfiles(ctx context.Context, opts metav1.ListOptions) ([]corev1alpha1.CloudProfile, error) {
 	list, err := g.resource("cloudprofiles").List(ctx, opts)
 	if err != nil {
@@ -133,17 +151,20 @@ func (g gardenerClient) ListCloudProfiles(ctx context.Context, opts metav1.ListO
 	return convertList[corev1alpha1.CloudProfile](list)
 }
 
-// convert turns one of Gardener's objects into graft's type T.
-func convert[T any](obj *unstructured.Unstructured) (*T, error) {
-	data, err := json.Marshal(obj.Object)
+// convert turns one of Gardener's objects, as the API server returned it for
+// a T (a Seed, Shoot or CloudProfile), into graft's T by FromGardener, with
+// graft's apiVersion. (The informers keep Gardener's, for the Events about
+// the objects they hold.)
+func convert[T any](u *unstructured.Unstructured) (*T, error) {
+	obj, err := FromGardener(u)
 	if err != nil {
-		return nil, fmt.Errorf("encoding %s %s: %w", obj.GetKind(), objectName(obj), err)
+		return nil, fmt.Errorf("converting %s %s into graft's type: %w", u.GetKind(), objectName(u), err)
 	}
-	out := new(T)
-	if err := landscapefile.Convert(data, out); err != nil {
-		return nil, fmt.Errorf("reading %s %s of %s as graft's: %w", obj.GetKind(), objectName(obj), obj.GetAPIVersion(), err)
+	t, ok := any(obj).(*T)
+	if !ok {
+		return nil, fmt.Errorf("the API server returned a %s, not the %T asked for", u.GetKind(), t)
 	}
-	return out, nil
+	return t, nil
 }
 
 // convertList converts a list's items, which the dynamic client returns with
@@ -165,4 +186,31 @@ func objectName(obj *unstructured.Unstructured) string {
 		return obj.GetNamespace() + "/" + obj.GetName()
 	}
 	return obj.GetName()
+}
+
+// Dynamic is the client of the groups graft has no typed client for:
+// Gardener's core.gardener.cloud. Only this package reads it.
+type Dynamic = dynamic.Interface
+
+// NewDynamic builds the client of Gardener's groups from cfg.
+func NewDynamic(cfg *rest.Config) (Dynamic, error) {
+	return dynamic.NewForConfig(cfg)
+}
+
+// New returns the Client of api: over graft's typed clientset for graft's,
+// over the dynamic client for Gardener's.
+func New(api API, graft versioned.Interface, gardener Dynamic) (Client, error) {
+	switch api {
+	case Graft:
+		if graft == nil {
+			return nil, fmt.Errorf("no client for %s", Graft)
+		}
+		return NewGraft(graft), nil
+	case Gardener:
+		if gardener == nil {
+			return nil, fmt.Errorf("no dynamic client for %s", GardenerGroup)
+		}
+		return NewGardener(gardener), nil
+	}
+	return nil, fmt.Errorf("unknown API %q", api)
 }

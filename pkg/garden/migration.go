@@ -11,8 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
-
-	"github.com/graft-dev/graft/pkg/shootbinding"
 )
 
 // Gardener refuses to clear a bound shoot's spec.seedName; changing it through
@@ -110,7 +108,7 @@ func (g gardenerClient) Migrate(ctx context.Context, shoot *corev1alpha1.Shoot, 
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	moved, err := shootbinding.Bind(ctx, g.resource("shoots").Namespace(shoot.Namespace), shoot.Name, shoot.ResourceVersion, seed, opts)
+	moved, err := bindGardener(ctx, g.resource("shoots").Namespace(shoot.Namespace), shoot.Name, shoot.ResourceVersion, seed, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -1,26 +1,52 @@
-package landscapefile
+package garden
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kjson "sigs.k8s.io/json"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
+// GardenerGroup is the API group of Gardener's core types, read as graft's.
+const GardenerGroup = "core.gardener.cloud"
+
 // GardenerVersion is the version of Gardener's core group graft reads.
 const GardenerVersion = "v1beta1"
+
+// Convert reads one Seed, Shoot or CloudProfile, as JSON in graft's
+// core.graft.dev/v1alpha1 or in Gardener's core.gardener.cloud/v1beta1, into
+// graft's type into (a *v1alpha1.Seed, *v1alpha1.Shoot or
+// *v1alpha1.CloudProfile): the one conversion from Gardener's objects, shared
+// by the landscape files and every read of a Gardener garden. Unknown fields
+// are dropped; a Gardener object gets graft's apiVersion and Gardener's
+// semantics (see gardenerSemantics).
+func Convert(data []byte, into any) error {
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, into); err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if o, ok := into.(interface{ GetObjectKind() schema.ObjectKind }); ok {
+		gvk := o.GetObjectKind().GroupVersionKind()
+		if gvk.Group == GardenerGroup {
+			o.GetObjectKind().SetGroupVersionKind(v1alpha1.SchemeGroupVersion.WithKind(gvk.Kind))
+			gardenerSemantics(into)
+		}
+	}
+	return nil
+}
 
 // FromGardener converts a Seed, Shoot or CloudProfile of
 // core.gardener.cloud/v1beta1, as a garden's API server serves it, into
 // graft's type, by the same rules as a landscape file: Gardener's field names
 // are graft's, unknown fields are dropped and Gardener's semantics apply (see
-// gardenerSemantics). graft-scheduler's informers on a Gardener garden store
-// what it returns.
+// gardenerSemantics). The informers on a Gardener garden store what it
+// returns.
 func FromGardener(obj *unstructured.Unstructured) (runtime.Object, error) {
-	doc := Document{Source: "core.gardener.cloud", APIVersion: obj.GetAPIVersion(), Kind: obj.GetKind(),
-		Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	if want := GardenerGroup + "/" + GardenerVersion; obj.GetAPIVersion() != want {
 		return nil, fmt.Errorf("%s %s: apiVersion %q is not %s", obj.GetKind(), obj.GetName(), obj.GetAPIVersion(), want)
 	}
@@ -41,8 +67,10 @@ func FromGardener(obj *unstructured.Unstructured) (runtime.Object, error) {
 	default:
 		return nil, fmt.Errorf("%s %s: graft reads only Seeds, Shoots, CloudProfiles and NamespacedCloudProfiles of %s", obj.GetKind(), obj.GetName(), GardenerGroup)
 	}
-	if err := decode(doc, data, into); err != nil {
-		return nil, err
+	if err := Convert(data, into); err != nil {
+		// Named as a landscape file names a document, so that a bad object
+		// reads alike from a file and from a garden.
+		return nil, fmt.Errorf("%s document 0 (%s %s): %s", GardenerGroup, obj.GetKind(), objectName(obj), err)
 	}
 	return into, nil
 }

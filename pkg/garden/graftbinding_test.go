@@ -1,4 +1,4 @@
-package scheduler
+package garden
 
 import (
 	"encoding/json"
@@ -90,7 +90,10 @@ func serverJSON(t *testing.T, shoot *corev1alpha1.Shoot) []byte {
 // after the read: changes to what the decision reads refuse the binding,
 // others do not, with or without a status at the read.
 func TestBindingTestsWhatTheDecisionReads(t *testing.T) {
-	evicted := pendingShoot("s", "eu-west-1")
+	evicted := &corev1alpha1.Shoot{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "garden-dev", Name: "s", ResourceVersion: "1"},
+		Spec:       corev1alpha1.ShootSpec{CloudProfileName: ptr.To("aws"), Provider: corev1alpha1.Provider{Type: "aws"}, Region: "eu-west-1"},
+	}
 	evicted.UID = "uid-1"
 	evicted.Generation = 3
 	evicted.Labels = map[string]string{"team": "web"}
@@ -98,7 +101,10 @@ func TestBindingTestsWhatTheDecisionReads(t *testing.T) {
 	withStatus := evicted.DeepCopy()
 	withStatus.Status.SeedName = ptr.To("old")
 	withStatus.Status.Networking = &corev1alpha1.NetworkingStatus{Pods: []string{"10.1.0.0/16"}}
-	newShoot := pendingShoot("s", "eu-west-1")
+	newShoot := &corev1alpha1.Shoot{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "garden-dev", Name: "s", ResourceVersion: "1"},
+		Spec:       corev1alpha1.ShootSpec{CloudProfileName: ptr.To("aws"), Provider: corev1alpha1.Provider{Type: "aws"}, Region: "eu-west-1"},
+	}
 	newShoot.UID = "uid-1"
 	newShoot.Generation = 1
 
@@ -181,7 +187,10 @@ func TestBindingTestsWhatTheDecisionReads(t *testing.T) {
 // tests that there is none, is refused, and the second binds the shoot, with
 // no conflict. With no status written since the read the first binds it.
 func TestEvictedShootBoundWhenItsStatusLandsBetweenAttempts(t *testing.T) {
-	read := pendingShoot("s", "eu-west-1")
+	read := &corev1alpha1.Shoot{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "garden-dev", Name: "s", ResourceVersion: "1"},
+		Spec:       corev1alpha1.ShootSpec{CloudProfileName: ptr.To("aws"), Provider: corev1alpha1.Provider{Type: "aws"}, Region: "eu-west-1"},
+	}
 	read.UID, read.Generation = "uid-1", 2
 	read.Annotations = map[string]string{corev1alpha1.AnnotationDescheduledFrom: "old"}
 	landed := read.DeepCopy()

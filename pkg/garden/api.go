@@ -9,25 +9,20 @@ import (
 	"k8s.io/client-go/discovery"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
-
-	"github.com/graft-dev/graft/pkg/landscapefile"
 )
 
-// API is the API group graftctl talks to for seeds, shoots and cloud profiles.
+// API is the API group graft reads and writes seeds, shoots and cloud profiles in.
 type API string
 
 const (
 	// Graft is graft's own API, core.graft.dev/v1alpha1.
 	Graft API = corev1alpha1.GroupName
 	// Gardener is Gardener's API, core.gardener.cloud/v1beta1.
-	Gardener API = landscapefile.GardenerGroup
+	Gardener API = GardenerGroup
 )
 
 // Flag names the global flag that chooses the API instead of discovery.
 const Flag = "api"
-
-// GardenerVersion is the version of core.gardener.cloud graftctl reads.
-const GardenerVersion = "v1beta1"
 
 // ParseAPI reads a value of --api; empty means "find out from discovery".
 func ParseAPI(value string) (API, error) {
@@ -38,12 +33,17 @@ func ParseAPI(value string) (API, error) {
 	return "", fmt.Errorf("invalid --%s %q: must be %s (graft's own API) or %s (a Gardener garden)", Flag, value, Graft, Gardener)
 }
 
-// GroupVersion is the group and version graftctl reads of the API.
+// GroupVersion is the group and version graft reads of the API.
 func (a API) GroupVersion() schema.GroupVersion {
 	if a == Gardener {
 		return schema.GroupVersion{Group: string(Gardener), Version: GardenerVersion}
 	}
 	return corev1alpha1.SchemeGroupVersion
+}
+
+// Resource is one of the API's resources (seeds, shoots, cloudprofiles, ...).
+func (a API) Resource(resource string) schema.GroupVersionResource {
+	return a.GroupVersion().WithResource(resource)
 }
 
 // Discover asks the API server which of the two APIs it serves, graft's first

@@ -1,0 +1,177 @@
+package garden
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"time"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/client-go/dynamic"
+
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
+)
+
+// Bind on graft's API sends the patches of bindingAttempts in turn.
+func (g graftClient) Bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, at time.Time) (bound *corev1alpha1.Shoot, err error) {
+	client := g.c.CoreV1alpha1().Shoots(shoot.Namespace)
+	for _, b := range bindingAttempts(shoot, seed, at) {
+		bound, err = client.Patch(ctx, shoot.Name, b.patchType, b.patch, metav1.PatchOptions{})
+		// Only a failed test (422) leads to the next attempt; a conflict,
+		// success or any other error ends the binding.
+		if !apierrors.IsInvalid(err) || b.patchType != types.JSONPatchType {
+			break
+		}
+	}
+	return bound, err
+}
+
+// Bind on Gardener binds through the shoots/binding subresource, as
+// Gardener's scheduler does (bindGardener), preconditioned on the version the
+// decision read. A shoot that changed in between is not bound: the write
+// fails with a conflict and the informer brings the new version. The binding
+// subresource takes the seed alone: the placement's time is not recorded.
+func (g gardenerClient) Bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, _ time.Time) (*corev1alpha1.Shoot, error) {
+	bound, err := bindGardener(ctx, g.resource("shoots").Namespace(shoot.Namespace), shoot.Name, shoot.ResourceVersion, seed, metav1.UpdateOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return convert[corev1alpha1.Shoot](bound)
+}
+
+// bindGardener sets spec.seedName of the named Shoot to seed through shoots/binding.
+// graft's types do not hold every field of Gardener's, so the Shoot is read
+// afresh and must still be at resourceVersion, the version the decision read;
+// the update carries that resourceVersion, so the API server refuses it with a
+// conflict when the Shoot changes in between as well. shoots is the Shoot's
+// namespace of Gardener's Shoots.
+func bindGardener(ctx context.Context, shoots dynamic.ResourceInterface, name, resourceVersion, seed string, opts metav1.UpdateOptions) (*unstructured.Unstructured, error) {
+	live, err := shoots.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if live.GetResourceVersion() != resourceVersion {
+		return nil, apierrors.NewConflict(Gardener.Resource("shoots").GroupResource(), name,
+			fmt.Errorf("the shoot changed since it was decided on (resourceVersion %s, decided on %s)", live.GetResourceVersion(), resourceVersion))
+	}
+	if err := unstructured.SetNestedField(live.Object, seed, "spec", "seedName"); err != nil {
+		return nil, err
+	}
+	return shoots.Update(ctx, live, opts, "binding")
+}
+
+// binding is one patch that binds a shoot.
+type binding struct {
+	patchType types.PatchType
+	patch     []byte
+}
+
+// bindingAttempts returns the patches bind sends in turn, each only when a
+// test of the one before failed. The last is always the binding
+// preconditioned on the whole resourceVersion: a shoot that changed since it
+// was read fails it with a conflict, and an unchanged one is bound, so a field
+// the API server renders differently from the read (an empty map it keeps as
+// {}) never keeps a shoot from its seed.
+//
+//   - A shoot read with status gets a tested binding first.
+//   - A new shoot, read without status, is bound on its resourceVersion
+//     alone: nothing else writes to it before it is bound.
+//   - An evicted shoot (graft-descheduler annotated it) read without status
+//     mostly still has none when the binding arrives (graft-descheduler's
+//     eviction is one patch that writes no status), so the first binding
+//     tests that there is none. JSON patch cannot test below a /status that
+//     may not exist, so should a status have been written since the read,
+//     the second tests the fields the decision read in it: a status is never
+//     removed, so an unchanged shoot is bound by one of them, and in the
+//     common case by the first, with no refused write.
+//
+// Each records the placement in graft.dev/placed-on (seed and time), so
+// that a toleration of a NoExecute taint already on the seed counts from
+// the placement also for a graft-descheduler that starts later.
+func bindingAttempts(shoot *corev1alpha1.Shoot, seed string, at time.Time) []binding {
+	placed := helper.FormatPlacement(seed, at)
+	versioned := binding{types.MergePatchType, versionedBinding(shoot, seed, placed)}
+	if !apiequality.Semantic.DeepEqual(shoot.Status, corev1alpha1.ShootStatus{}) {
+		return []binding{testedBinding(shoot, seed, placed, statusTests(shoot)), versioned}
+	}
+	if _, evicted := shoot.Annotations[corev1alpha1.AnnotationDescheduledFrom]; evicted {
+		return []binding{
+			testedBinding(shoot, seed, placed, []jsonPatchOp{{"test", "/status", nil}}),
+			testedBinding(shoot, seed, placed, statusTests(shoot)),
+			versioned,
+		}
+	}
+	return []binding{versioned}
+}
+
+// jsonPatchOp is one operation of a JSON patch (RFC 6902).
+type jsonPatchOp struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	Value any    `json:"value"`
+}
+
+// statusTests test the status fields the decision read (the shoot's seed
+// and networks, which the cache and the network filter read) against the
+// values read; a missing field tests equal to null. They need a /status to
+// test in.
+func statusTests(shoot *corev1alpha1.Shoot) []jsonPatchOp {
+	return []jsonPatchOp{
+		{"test", "/status/seedName", shoot.Status.SeedName},
+		{"test", "/status/networking", shoot.Status.Networking},
+	}
+}
+
+// testedBinding returns the binding of shoot to seed as a JSON patch that
+// first tests each metadata field the decision read (the spec through the
+// generation) against the value read, then the status tests. The
+// annotations, tested equal to those read, are written back with the
+// placement added (a JSON patch cannot add a key to a map that may be absent).
+func testedBinding(shoot *corev1alpha1.Shoot, seed, placed string, status []jsonPatchOp) binding {
+	ops := append([]jsonPatchOp{
+		{"test", "/metadata/uid", orNull(shoot.UID)},
+		{"test", "/metadata/generation", orNull(shoot.Generation)},
+		{"test", "/metadata/deletionTimestamp", shoot.DeletionTimestamp},
+		{"test", "/metadata/labels", shoot.Labels},
+		{"test", "/metadata/annotations", shoot.Annotations},
+	}, status...)
+	annotations := make(map[string]string, len(shoot.Annotations)+1)
+	maps.Copy(annotations, shoot.Annotations)
+	annotations[corev1alpha1.AnnotationPlacedOn] = placed
+	patch, err := json.Marshal(append(ops,
+		jsonPatchOp{"add", "/metadata/annotations", annotations},
+		jsonPatchOp{"add", "/spec/seedName", seed}))
+	utilruntime.Must(err)
+	return binding{types.JSONPatchType, patch}
+}
+
+// orNull is v, or nil for its zero value: the field is omitted then, and a
+// missing field tests equal to null only.
+func orNull[T comparable](v T) any {
+	var zero T
+	if v == zero {
+		return nil
+	}
+	return v
+}
+
+// versionedBinding returns the binding of shoot to seed as a merge patch
+// preconditioned on the resourceVersion read.
+func versionedBinding(shoot *corev1alpha1.Shoot, seed, placed string) []byte {
+	patch, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{
+			"resourceVersion": shoot.ResourceVersion,
+			"annotations":     map[string]string{corev1alpha1.AnnotationPlacedOn: placed},
+		},
+		"spec": map[string]any{"seedName": seed},
+	})
+	utilruntime.Must(err)
+	return patch
+}

@@ -1,0 +1,248 @@
+package garden
+
+import (
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	kubeinformers "k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+
+	versioned "github.com/graft-dev/client-go/clientset/versioned"
+	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+
+	"github.com/graft-dev/graft/pkg/component/cachetrim"
+)
+
+// Informers are the shared informers of one API's shoots, seeds, cloud
+// profiles and projects. Their stores hold graft's types whichever API they
+// list, so that graft's listers, caches and algorithm work on them unchanged.
+type Informers interface {
+	Shoots() Informer
+	Seeds() Informer
+	CloudProfiles() Informer
+	NamespacedCloudProfiles() Informer
+	// Projects is the informer of the Projects the default-domain rule
+	// reads, if the API has Projects.
+	Projects() (Informer, bool)
+	// Project returns the name of the Project whose namespace is namespace,
+	// or "" when the API has no Projects or none has it (the algorithm then
+	// takes the name Gardener gives a project's namespace).
+	Project(namespace string) string
+	// Start starts the informers asked for so far.
+	Start(stop <-chan struct{})
+	// Shutdown waits for the started informers to stop; end their stop
+	// channel first.
+	Shutdown()
+}
+
+// Informer is an informer and what it lists, which the fence tracks.
+type Informer struct {
+	Informer cache.SharedIndexInformer
+	Resource schema.GroupVersionResource
+	// Namespace and LabelSelector narrow the list; empty for all.
+	Namespace, LabelSelector string
+}
+
+// NewInformers returns the informers of api. transform trims what a daemon
+// does not read (see cachetrim); on Gardener it runs after the conversion
+// into graft's types.
+func NewInformers(api API, graft versioned.Interface, gardener Dynamic, transform cache.TransformFunc) (Informers, error) {
+	switch api {
+	case Graft:
+		if graft == nil {
+			return nil, fmt.Errorf("no client for %s", Graft)
+		}
+		return &graftInformers{factory: graftinformers.NewSharedInformerFactoryWithOptions(graft, 0,
+			graftinformers.WithTransform(transform))}, nil
+	case Gardener:
+		return newGardenerInformers(gardener, transform)
+	}
+	return nil, fmt.Errorf("unknown API %q", api)
+}
+
+// RegionConfigs are the informers of the region ConfigMaps, Gardener's
+// scheduling.gardener.cloud/purpose=region-config, on either API.
+type RegionConfigs struct {
+	factory kubeinformers.SharedInformerFactory
+	// Namespace is the one namespace they count in: anyone who may create a
+	// ConfigMap in a project namespace must not steer decisions.
+	Namespace string
+}
+
+// regionConfigSelector selects the region ConfigMaps.
+var regionConfigSelector = labels.SelectorFromSet(labels.Set{
+	corev1alpha1.LabelSchedulingPurpose: corev1alpha1.LabelSchedulingPurposeRegionConfig}).String()
+
+// NewRegionConfigs returns the informers of the region ConfigMaps in
+// namespace, trimmed by cachetrim.Transform.
+func NewRegionConfigs(kube kubernetes.Interface, namespace string) *RegionConfigs {
+	return &RegionConfigs{Namespace: namespace, factory: kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0,
+		kubeinformers.WithNamespace(namespace),
+		kubeinformers.WithTransform(cachetrim.Transform),
+		kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = regionConfigSelector }))}
+}
+
+// ConfigMaps is the informer of the region ConfigMaps.
+func (r *RegionConfigs) ConfigMaps() Informer {
+	return Informer{r.factory.Core().V1().ConfigMaps().Informer(), corev1.SchemeGroupVersion.WithResource("configmaps"), r.Namespace, regionConfigSelector}
+}
+
+// Lister lists the region ConfigMaps.
+func (r *RegionConfigs) Lister() corev1listers.ConfigMapLister {
+	return r.factory.Core().V1().ConfigMaps().Lister()
+}
+
+// Start starts the informer.
+func (r *RegionConfigs) Start(stop <-chan struct{}) { r.factory.Start(stop) }
+
+// Shutdown waits for the informer to stop; end its stop channel first.
+func (r *RegionConfigs) Shutdown() { r.factory.Shutdown() }
+
+// graftInformers list graft's own core.graft.dev/v1alpha1.
+type graftInformers struct {
+	factory graftinformers.SharedInformerFactory
+}
+
+func (g *graftInformers) Shoots() Informer {
+	return Informer{Informer: g.factory.Core().V1alpha1().Shoots().Informer(), Resource: Graft.Resource("shoots")}
+}
+
+func (g *graftInformers) Seeds() Informer {
+	return Informer{Informer: g.factory.Core().V1alpha1().Seeds().Informer(), Resource: Graft.Resource("seeds")}
+}
+
+func (g *graftInformers) CloudProfiles() Informer {
+	return Informer{Informer: g.factory.Core().V1alpha1().CloudProfiles().Informer(), Resource: Graft.Resource("cloudprofiles")}
+}
+
+func (g *graftInformers) NamespacedCloudProfiles() Informer {
+	return Informer{Informer: g.factory.Core().V1alpha1().NamespacedCloudProfiles().Informer(), Resource: Graft.Resource("namespacedcloudprofiles")}
+}
+
+// graft's API has no Projects.
+func (g *graftInformers) Projects() (Informer, bool) { return Informer{}, false }
+func (g *graftInformers) Project(string) string      { return "" }
+func (g *graftInformers) Start(stop <-chan struct{}) { g.factory.Start(stop) }
+func (g *graftInformers) Shutdown()                  { g.factory.Shutdown() }
+
+// gardenerInformers list a Gardener garden's core.gardener.cloud/v1beta1
+// through the dynamic client; FromGardener converts each object into graft's
+// type as it enters the store.
+type gardenerInformers struct {
+	factory dynamicinformer.DynamicSharedInformerFactory
+}
+
+// projectNamespaceIndex indexes Projects by spec.namespace, as Gardener's
+// scheduler finds a shoot's Project.
+const projectNamespaceIndex = "spec.namespace"
+
+// gardenerKinds are the resources whose objects are converted into graft's.
+var gardenerKinds = []string{"shoots", "seeds", "cloudprofiles", "namespacedcloudprofiles"}
+
+func newGardenerInformers(client Dynamic, transform cache.TransformFunc) (*gardenerInformers, error) {
+	if client == nil {
+		return nil, fmt.Errorf("no dynamic client for %s", GardenerGroup)
+	}
+	g := &gardenerInformers{factory: dynamicinformer.NewDynamicSharedInformerFactory(client, 0)}
+	for _, r := range gardenerKinds {
+		if err := g.factory.ForResource(Gardener.Resource(r)).Informer().SetTransform(cachetrim.After(fromGardener, transform)); err != nil {
+			return nil, fmt.Errorf("converting %s in the informer: %w", r, err)
+		}
+	}
+	projects := g.factory.ForResource(Gardener.Resource("projects")).Informer()
+	if err := projects.SetTransform(trimProject); err != nil {
+		return nil, fmt.Errorf("trimming projects in the informer: %w", err)
+	}
+	if err := projects.AddIndexers(cache.Indexers{projectNamespaceIndex: projectNamespace}); err != nil {
+		return nil, fmt.Errorf("indexing projects: %w", err)
+	}
+	return g, nil
+}
+
+func (g *gardenerInformers) informer(resource string) Informer {
+	gvr := Gardener.Resource(resource)
+	return Informer{Informer: g.factory.ForResource(gvr).Informer(), Resource: gvr}
+}
+
+func (g *gardenerInformers) Shoots() Informer        { return g.informer("shoots") }
+func (g *gardenerInformers) Seeds() Informer         { return g.informer("seeds") }
+func (g *gardenerInformers) CloudProfiles() Informer { return g.informer("cloudprofiles") }
+func (g *gardenerInformers) NamespacedCloudProfiles() Informer {
+	return g.informer("namespacedcloudprofiles")
+}
+func (g *gardenerInformers) Projects() (Informer, bool) { return g.informer("projects"), true }
+func (g *gardenerInformers) Start(stop <-chan struct{}) { g.factory.Start(stop) }
+func (g *gardenerInformers) Shutdown()                  { g.factory.Shutdown() }
+
+// Project is the first Project whose spec.namespace is namespace, as
+// Gardener's scheduler takes it.
+func (g *gardenerInformers) Project(namespace string) string {
+	objs, err := g.informer("projects").Informer.GetIndexer().ByIndex(projectNamespaceIndex, namespace)
+	if err != nil || len(objs) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(objs))
+	for _, o := range objs {
+		if u, ok := o.(*unstructured.Unstructured); ok {
+			names = append(names, u.GetName())
+		}
+	}
+	slices.Sort(names)
+	return names[0]
+}
+
+// trimProject keeps of a Project its name, resourceVersion and
+// spec.namespace, all the scheduler reads.
+func trimProject(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj, nil
+	}
+	kept := &unstructured.Unstructured{Object: map[string]any{"apiVersion": u.GetAPIVersion(), "kind": u.GetKind()}}
+	kept.SetName(u.GetName())
+	kept.SetResourceVersion(u.GetResourceVersion())
+	if ns, found, _ := unstructured.NestedString(u.Object, "spec", "namespace"); found {
+		if err := unstructured.SetNestedField(kept.Object, ns, "spec", "namespace"); err != nil {
+			return nil, err
+		}
+	}
+	return kept, nil
+}
+
+func projectNamespace(obj any) ([]string, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil, nil
+	}
+	if ns, found, _ := unstructured.NestedString(u.Object, "spec", "namespace"); found && ns != "" {
+		return []string{ns}, nil
+	}
+	return nil, nil
+}
+
+// fromGardener is the informers' conversion, before the daemon's transform
+// trims what it returns: it stores graft's type of each Gardener object,
+// keeping Gardener's apiVersion and kind so that the Events about it name the
+// object the user sees. It is idempotent, as a transform must be.
+func fromGardener(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj, nil
+	}
+	gvk := u.GroupVersionKind()
+	converted, err := FromGardener(u)
+	if err != nil {
+		return nil, fmt.Errorf("converting %s %s into graft's type: %w", gvk.Kind, cache.MetaObjectToName(u), err)
+	}
+	converted.GetObjectKind().SetGroupVersionKind(gvk)
+	return converted, nil
+}
