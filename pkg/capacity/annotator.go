@@ -9,11 +9,10 @@ import (
 
 	k8smetrics "k8s.io/component-base/metrics"
 
-	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
-	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/component/cachetrim"
+	"github.com/graft-dev/graft/pkg/garden"
 )
 
 // Name is the component's name: its user agent, Event source and field manager.
@@ -40,7 +39,7 @@ type Options struct {
 // with Run.
 type Annotator struct {
 	runner     *component.Runner
-	factory    graftinformers.SharedInformerFactory
+	informers  garden.Informers
 	controller *controller
 	workers    int
 }
@@ -60,13 +59,15 @@ func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients component.C
 	})
 	// The annotator only counts shoots per seed: its shoots keep their
 	// placement alone (cachetrim.Placement), seeds all but managedFields.
-	factory := graftinformers.NewSharedInformerFactoryWithOptions(clients.Graft, 0,
-		graftinformers.WithTransform(cachetrim.Placement))
-	seeds, shoots := factory.Core().V1alpha1().Seeds(), factory.Core().V1alpha1().Shoots()
+	informers, err := garden.NewInformers(garden.Graft, clients.Graft, nil, cachetrim.Placement)
+	if err != nil {
+		return nil, err
+	}
+	seeds, shoots := informers.Seeds(), informers.Shoots()
 	ctrl, err := newController(controllerOptions{
-		Client:   clients.Graft,
-		Seeds:    seeds,
-		Shoots:   shoots,
+		Client:   garden.NewGraft(clients.Graft),
+		Seeds:    seeds.Informer,
+		Shoots:   shoots.Informer,
 		Recorder: r.Recorder,
 		Metrics:  m,
 		Config:   cfg,
@@ -76,9 +77,10 @@ func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients component.C
 	}
 	r.Server.AddInformersSyncedCheck(ctrl.HasSynced)
 	// After a gap in lease renewals, writes wait until these views are current.
-	clients.Fence.Track(seeds.Informer(), v1alpha1.SchemeGroupVersion.WithResource("seeds"), "", "")
-	clients.Fence.Track(shoots.Informer(), v1alpha1.SchemeGroupVersion.WithResource("shoots"), "", "")
-	return &Annotator{runner: r, factory: factory, controller: ctrl, workers: int(cfg.ConcurrentSyncs)}, nil
+	for _, i := range []garden.Informer{seeds, shoots} {
+		clients.Fence.Track(i.Informer, i.Resource, i.Namespace, i.LabelSelector)
+	}
+	return &Annotator{runner: r, informers: informers, controller: ctrl, workers: int(cfg.ConcurrentSyncs)}, nil
 }
 
 // Run runs the annotator until ctx ends (nil), the lease is lost, or the
@@ -87,7 +89,7 @@ func (a *Annotator) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	// Deferred calls run last in, first out: cancel stops the informers
 	// before Shutdown waits for them.
-	defer a.factory.Shutdown()
+	defer a.informers.Shutdown()
 	defer cancel()
 	return a.runner.Run(ctx, a.startInformers, a.annotate)
 }
@@ -95,7 +97,7 @@ func (a *Annotator) Run(ctx context.Context) error {
 // startInformers runs on every replica: a new leader starts with the usage
 // already counted.
 func (a *Annotator) startInformers(ctx context.Context) error {
-	a.factory.Start(ctx.Done())
+	a.informers.Start(ctx.Done())
 	return nil
 }
 

@@ -13,7 +13,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -22,14 +21,13 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
-	versioned "github.com/graft-dev/client-go/clientset/versioned"
-	informers "github.com/graft-dev/client-go/informers/externalversions/core/v1alpha1"
 	listers "github.com/graft-dev/client-go/listers/core/v1alpha1"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/component"
+	"github.com/graft-dev/graft/pkg/garden"
 )
 
 // FieldManager is the field manager of every write the annotator makes.
@@ -52,10 +50,10 @@ const (
 // controllerOptions are the controller's dependencies.
 type controllerOptions struct {
 	// Client writes seeds.
-	Client versioned.Interface
+	Client garden.Client
 	// Seeds and Shoots are the shared informers to watch.
-	Seeds  informers.SeedInformer
-	Shoots informers.ShootInformer
+	Seeds  cache.SharedIndexInformer
+	Shoots cache.SharedIndexInformer
 	// Recorder records Events on seeds.
 	Recorder record.EventRecorder
 	// Metrics are published per seed; nil publishes none.
@@ -68,7 +66,7 @@ type controllerOptions struct {
 
 // controller keeps seeds' capacity, allocatable, usage and not-ready taints.
 type controller struct {
-	client       versioned.Interface
+	client       garden.Client
 	seedLister   listers.SeedLister
 	seedsSynced  cache.InformerSynced
 	shootsSynced cache.InformerSynced
@@ -123,7 +121,7 @@ func newController(opts controllerOptions) (*controller, error) {
 	}
 	c := &controller{
 		client:     opts.Client,
-		seedLister: opts.Seeds.Lister(),
+		seedLister: listers.NewSeedLister(opts.Seeds.GetIndexer()),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: queueName, Clock: clk},
@@ -145,7 +143,7 @@ func newController(opts controllerOptions) (*controller, error) {
 	// list, not only that the informers' stores hold them: usage is counted by
 	// the shoot handler, and a seed synced before it would be written with
 	// too few shoots.
-	seedsReg, err := opts.Seeds.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	seedsReg, err := opts.Seeds.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) { c.enqueueSeed(obj) },
 		UpdateFunc: func(oldObj, newObj any) {
 			old, okOld := oldObj.(*v1alpha1.Seed)
@@ -163,7 +161,7 @@ func newController(opts controllerOptions) (*controller, error) {
 	if err != nil {
 		return nil, fmt.Errorf("capacity controller: watching seeds: %w", err)
 	}
-	shootsReg, err := opts.Shoots.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	shootsReg, err := opts.Shoots.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.shootChanged,
 		UpdateFunc: func(_, newObj any) { c.shootChanged(newObj) },
 		DeleteFunc: c.shootDeleted,
@@ -333,8 +331,8 @@ func (c *controller) syncStatus(ctx context.Context, seed *v1alpha1.Seed) error 
 	want := seed.DeepCopy()
 	patch.applyTo(&want.Status)
 	e := c.expect(seed, want)
-	written, err := c.client.CoreV1alpha1().Seeds().Patch(ctx, seed.Name, types.MergePatchType, data,
-		metav1.PatchOptions{FieldManager: FieldManager}, "status")
+	written, err := c.client.PatchSeedStatus(ctx, seed.Name, data,
+		metav1.PatchOptions{FieldManager: FieldManager})
 	c.wrote(e, written, err)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
@@ -431,10 +429,10 @@ func (c *controller) syncTaints(ctx context.Context, seed *v1alpha1.Seed) (*v1al
 		want := seed.DeepCopy()
 		want.Spec.Taints = decision.Taints
 		e := c.expect(seed, want)
-		written, err = c.client.CoreV1alpha1().Seeds().Patch(ctx, seed.Name, types.MergePatchType, data, metav1.PatchOptions{FieldManager: FieldManager})
+		written, err = c.client.PatchSeed(ctx, seed.Name, data, metav1.PatchOptions{FieldManager: FieldManager})
 		c.wrote(e, written, err)
 		if apierrors.IsConflict(err) {
-			fresh, getErr := c.client.CoreV1alpha1().Seeds().Get(ctx, seed.Name, metav1.GetOptions{})
+			fresh, getErr := c.client.GetSeed(ctx, seed.Name)
 			if getErr != nil {
 				return getErr
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/pkg/garden"
 )
 
 // TestRunKeepsUsageCurrentAndRetriesFailedWrites runs the controller with
@@ -46,9 +47,9 @@ func TestRunKeepsUsageCurrentAndRetriesFailedWrites(t *testing.T) {
 	}
 	factory := graftinformers.NewSharedInformerFactory(client, 0)
 	c, err := newController(controllerOptions{
-		Client:   client,
-		Seeds:    factory.Core().V1alpha1().Seeds(),
-		Shoots:   factory.Core().V1alpha1().Shoots(),
+		Client:   garden.NewGraft(client),
+		Seeds:    factory.Core().V1alpha1().Seeds().Informer(),
+		Shoots:   factory.Core().V1alpha1().Shoots().Informer(),
 		Recorder: record.NewFakeRecorder(100),
 		Metrics:  m,
 		Config:   cfg,

@@ -24,6 +24,7 @@ import (
 	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/garden"
 )
 
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -55,9 +56,9 @@ func newFixture(t testing.TB, mutate func(*configv1alpha1.CapacityAnnotatorConfi
 	}
 	f.factory = graftinformers.NewSharedInformerFactory(f.client, 0)
 	c, err := newController(controllerOptions{
-		Client:   f.client,
-		Seeds:    f.factory.Core().V1alpha1().Seeds(),
-		Shoots:   f.factory.Core().V1alpha1().Shoots(),
+		Client:   garden.NewGraft(f.client),
+		Seeds:    f.factory.Core().V1alpha1().Seeds().Informer(),
+		Shoots:   f.factory.Core().V1alpha1().Shoots().Informer(),
 		Recorder: f.recorder,
 		Config:   cfg,
 		Clock:    f.clock,
@@ -452,7 +453,7 @@ func TestSyncedMeansEveryShootIsCounted(t *testing.T) {
 	cfg.Default()
 	client := fake.NewSimpleClientset(objs...)
 	factory := graftinformers.NewSharedInformerFactory(client, 0)
-	c, err := newController(controllerOptions{Client: client, Seeds: factory.Core().V1alpha1().Seeds(), Shoots: factory.Core().V1alpha1().Shoots(),
+	c, err := newController(controllerOptions{Client: garden.NewGraft(client), Seeds: factory.Core().V1alpha1().Seeds().Informer(), Shoots: factory.Core().V1alpha1().Shoots().Informer(),
 		Recorder: record.NewFakeRecorder(100), Config: cfg})
 	if err != nil {
 		t.Fatal(err)

@@ -116,7 +116,7 @@ func dryRunDescheduler(tb testing.TB, cfg *configv1alpha1.DeschedulerConfigurati
 		tb.Fatal(err)
 	}
 	d.recorder = recorder
-	if err := d.graftInformers.Core().V1alpha1().CloudProfiles().Informer().GetIndexer().Add(cloudProfile()); err != nil {
+	if err := d.informers.CloudProfiles().Informer.GetIndexer().Add(cloudProfile()); err != nil {
 		tb.Fatal(err)
 	}
 	for _, s := range seeds {

@@ -9,10 +9,8 @@ import (
 
 	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
-	kubeinformers "k8s.io/client-go/informers"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -20,8 +18,6 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
-	versioned "github.com/graft-dev/client-go/clientset/versioned"
-	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
 	graftlisters "github.com/graft-dev/client-go/listers/core/v1alpha1"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
@@ -31,6 +27,7 @@ import (
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
 	"github.com/graft-dev/graft/pkg/descheduler/plugins/noexecutetaints"
 	"github.com/graft-dev/graft/pkg/descheduler/plugins/overcapacity"
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
 
@@ -57,7 +54,7 @@ func DefaultRegistry() framework.Registry {
 // Create it with New, start it with Run.
 type Descheduler struct {
 	cfg      *configv1alpha1.DeschedulerConfiguration
-	graft    versioned.Interface
+	garden   garden.Client
 	runner   *component.Runner
 	recorder record.EventRecorder
 	metrics  *Metrics
@@ -69,11 +66,11 @@ type Descheduler struct {
 	state *state
 	queue workqueue.TypedRateLimitingInterface[string]
 
-	graftInformers graftinformers.SharedInformerFactory
-	kubeInformers  kubeinformers.SharedInformerFactory
-	cloudProfiles  graftlisters.CloudProfileLister
-	configMaps     corev1listers.ConfigMapLister
-	synced         []cache.InformerSynced
+	informers     garden.Informers
+	regionConfigs *garden.RegionConfigs
+	cloudProfiles graftlisters.CloudProfileLister
+	configMaps    corev1listers.ConfigMapLister
+	synced        []cache.InformerSynced
 
 	mu sync.Mutex
 	// perSeed and total count the evictions of the current pass window (interval).
@@ -115,7 +112,7 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	}
 	d := &Descheduler{
 		cfg:     cfg,
-		graft:   clients.Graft,
+		garden:  garden.NewGraft(clients.Graft),
 		metrics: metrics,
 		clock:   clk,
 		plugins: plugins,
@@ -142,21 +139,16 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 
 	// Every informer drops what no code path reads (cachetrim): at 100,000
 	// shoots the shoot cache is most of the descheduler's memory.
-	d.graftInformers = graftinformers.NewSharedInformerFactoryWithOptions(clients.Graft, 0,
-		graftinformers.WithTransform(cachetrim.Transform))
+	if d.informers, err = garden.NewInformers(garden.Graft, clients.Graft, nil, cachetrim.Transform); err != nil {
+		return nil, fmt.Errorf("descheduler: %w", err)
+	}
 	// Region ConfigMaps count only in their one namespace, as for the
 	// scheduler: a tenant's ConfigMap must not change what requireFit finds.
-	d.kubeInformers = kubeinformers.NewSharedInformerFactoryWithOptions(clients.Kubernetes, 0,
-		kubeinformers.WithNamespace(cfg.RegionConfigNamespace),
-		kubeinformers.WithTransform(cachetrim.Transform),
-		kubeinformers.WithTweakListOptions(func(lo *metav1.ListOptions) {
-			lo.LabelSelector = labels.SelectorFromSet(labels.Set{v1alpha1.LabelSchedulingPurpose: v1alpha1.LabelSchedulingPurposeRegionConfig}).String()
-		}))
-	core := d.graftInformers.Core().V1alpha1()
-	seeds, shoots, profiles := core.Seeds().Informer(), core.Shoots().Informer(), core.CloudProfiles().Informer()
-	cms := d.kubeInformers.Core().V1().ConfigMaps().Informer()
-	d.cloudProfiles = core.CloudProfiles().Lister()
-	d.configMaps = d.kubeInformers.Core().V1().ConfigMaps().Lister()
+	d.regionConfigs = garden.NewRegionConfigs(clients.Kubernetes, cfg.RegionConfigNamespace)
+	seeds, shoots, profiles := d.informers.Seeds().Informer, d.informers.Shoots().Informer, d.informers.CloudProfiles().Informer
+	cms := d.regionConfigs.ConfigMaps().Informer
+	d.cloudProfiles = graftlisters.NewCloudProfileLister(profiles.GetIndexer())
+	d.configMaps = d.regionConfigs.Lister()
 	// The state passes read is built by the seed and shoot handlers: synced
 	// means they have been given every object of the first list, not only
 	// that the informers' stores hold them, or a first pass (the only one
@@ -189,7 +181,7 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	})
 	d.recorder = d.runner.Recorder
 	d.runner.Server.AddInformersSyncedCheck(d.Ready)
-	trackInformers(clients.Fence, d, cfg.RegionConfigNamespace)
+	trackInformers(clients.Fence, d)
 	return d, nil
 }
 
@@ -229,15 +221,15 @@ func newLimiter(c *configv1alpha1.DeschedulerConfiguration) *rate.Limiter {
 // standby replica keeps its view (and the times taints were first seen) warm.
 // Stop them by ending ctx.
 func (d *Descheduler) startInformers(ctx context.Context) error {
-	d.graftInformers.Start(ctx.Done())
-	d.kubeInformers.Start(ctx.Done())
+	d.informers.Start(ctx.Done())
+	d.regionConfigs.Start(ctx.Done())
 	return nil
 }
 
 // shutdownInformers waits for the informers to stop; end their context first.
 func (d *Descheduler) shutdownInformers() {
-	d.graftInformers.Shutdown()
-	d.kubeInformers.Shutdown()
+	d.informers.Shutdown()
+	d.regionConfigs.Shutdown()
 }
 
 // deschedule runs while leading: it waits for the informers, then

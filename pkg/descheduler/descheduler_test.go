@@ -106,11 +106,11 @@ func start(t *testing.T, mutate func(*configv1alpha1.DeschedulerConfiguration), 
 	t.Cleanup(func() {
 		cancel()
 		d.queue.ShutDown()
-		d.graftInformers.Shutdown()
-		d.kubeInformers.Shutdown()
+		d.informers.Shutdown()
+		d.regionConfigs.Shutdown()
 	})
-	d.graftInformers.Start(ctx.Done())
-	d.kubeInformers.Start(ctx.Done())
+	d.informers.Start(ctx.Done())
+	d.regionConfigs.Start(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), d.synced...) {
 		t.Fatal("informers did not sync")
 	}

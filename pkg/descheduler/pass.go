@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
@@ -325,7 +324,7 @@ func (d *Descheduler) reasonHolds(ctx context.Context, e eviction) bool {
 	if e.recheck == nil {
 		return true
 	}
-	live, err := d.graft.CoreV1alpha1().Seeds().Get(ctx, e.seed.Name, metav1.GetOptions{})
+	live, err := d.garden.GetSeed(ctx, e.seed.Name)
 	if err == nil && e.recheck(live) {
 		return true
 	}
@@ -389,7 +388,7 @@ func (d *Descheduler) evict(ctx context.Context, e eviction) bool {
 	defer cancelWrites()
 	record := helper.RecordEviction(shoot, helper.Eviction{Seed: e.seed.Name, Cause: e.cause, At: d.clock.Now()}, d.repeatWindow())
 	patch := evictionPatch(shoot.ResourceVersion, e.seed.Name, reason, record)
-	updated, err := d.graft.CoreV1alpha1().Shoots(shoot.Namespace).Patch(wctx, shoot.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: Name})
+	updated, err := d.garden.PatchShoot(wctx, shoot.Namespace, shoot.Name, patch, metav1.PatchOptions{FieldManager: Name})
 	switch {
 	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
 		// The shoot changed since it was read: that change wins, and the seed

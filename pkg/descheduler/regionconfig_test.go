@@ -44,8 +44,8 @@ func TestRegionConfigMapsOnlyFromTheirNamespace(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		d.graftInformers.Start(ctx.Done())
-		d.kubeInformers.Start(ctx.Done())
+		d.informers.Start(ctx.Done())
+		d.regionConfigs.Start(ctx.Done())
 		if !cache.WaitForCacheSync(ctx.Done(), d.synced...) {
 			t.Fatal("informers did not sync")
 		}
@@ -59,8 +59,8 @@ func TestRegionConfigMapsOnlyFromTheirNamespace(t *testing.T) {
 		}
 		cancel()
 		d.queue.ShutDown()
-		d.graftInformers.Shutdown()
-		d.kubeInformers.Shutdown()
+		d.informers.Shutdown()
+		d.regionConfigs.Shutdown()
 	}
 
 	cfg := &configv1alpha1.DeschedulerConfiguration{}

@@ -4,12 +4,11 @@ import (
 	"context"
 	"net"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
+	"github.com/graft-dev/graft/pkg/garden"
+
 	"k8s.io/component-base/metrics"
 	"k8s.io/utils/clock"
 
-	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component/leadership"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
 )
@@ -71,12 +70,8 @@ func (d *Descheduler) Ready() bool {
 
 // trackInformers makes writes after a gap in lease renewals wait until the
 // descheduler's views are current.
-func trackInformers(f *leadership.Fence, d *Descheduler, regionConfigNamespace string) {
-	core := d.graftInformers.Core().V1alpha1()
-	gv := v1alpha1.SchemeGroupVersion
-	f.Track(core.Seeds().Informer(), gv.WithResource("seeds"), "", "")
-	f.Track(core.Shoots().Informer(), gv.WithResource("shoots"), "", "")
-	f.Track(core.CloudProfiles().Informer(), gv.WithResource("cloudprofiles"), "", "")
-	f.Track(d.kubeInformers.Core().V1().ConfigMaps().Informer(), corev1.SchemeGroupVersion.WithResource("configmaps"), regionConfigNamespace,
-		labels.SelectorFromSet(labels.Set{v1alpha1.LabelSchedulingPurpose: v1alpha1.LabelSchedulingPurposeRegionConfig}).String())
+func trackInformers(f *leadership.Fence, d *Descheduler) {
+	for _, i := range []garden.Informer{d.informers.Seeds(), d.informers.Shoots(), d.informers.CloudProfiles(), d.regionConfigs.ConfigMaps()} {
+		f.Track(i.Informer, i.Resource, i.Namespace, i.LabelSelector)
+	}
 }

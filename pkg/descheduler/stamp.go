@@ -8,7 +8,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 
@@ -39,7 +38,6 @@ func (d *Descheduler) stampTaintClocks(ctx context.Context, seed *v1alpha1.Seed)
 		return seed
 	}
 	log := klog.FromContext(ctx).WithValues("seed", seed.Name)
-	client := d.graft.CoreV1alpha1().Seeds()
 	current := seed
 	var stamped []v1alpha1.SeedTaint
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -55,9 +53,9 @@ func (d *Descheduler) stampTaintClocks(ctx context.Context, seed *v1alpha1.Seed)
 		if err != nil {
 			return fmt.Errorf("encoding the timeAdded patch: %w", err)
 		}
-		out, err := client.Patch(ctx, current.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: Name})
+		out, err := d.garden.PatchSeed(ctx, current.Name, patch, metav1.PatchOptions{FieldManager: Name})
 		if apierrors.IsConflict(err) {
-			if fresh, gerr := client.Get(ctx, current.Name, metav1.GetOptions{}); gerr == nil {
+			if fresh, gerr := d.garden.GetSeed(ctx, current.Name); gerr == nil {
 				current = fresh
 			}
 			return err

@@ -125,11 +125,11 @@ func TestSyncedMeansEveryShootIsInTheState(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer func() {
 		cancel()
-		d.graftInformers.Shutdown()
-		d.kubeInformers.Shutdown()
+		d.informers.Shutdown()
+		d.regionConfigs.Shutdown()
 	}()
-	d.graftInformers.Start(ctx.Done())
-	d.kubeInformers.Start(ctx.Done())
+	d.informers.Start(ctx.Done())
+	d.regionConfigs.Start(ctx.Done())
 	deadline := time.Now().Add(time.Minute)
 	for {
 		synced := true

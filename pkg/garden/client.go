@@ -32,6 +32,12 @@ type Client interface {
 	// decision read, and returns the bound shoot. at is the placement's
 	// time, which graft's API records with it (graft.dev/placed-on).
 	Bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, at time.Time) (*corev1alpha1.Shoot, error)
+	// PatchShoot sends a JSON merge patch of the shoot, written in the
+	// API's own shape.
+	PatchShoot(ctx context.Context, namespace, name string, patch []byte, opts metav1.PatchOptions) (*corev1alpha1.Shoot, error)
+	// PatchSeedStatus sends a JSON merge patch of the seed's status
+	// subresource.
+	PatchSeedStatus(ctx context.Context, name string, patch []byte, opts metav1.PatchOptions) (*corev1alpha1.Seed, error)
 	// PatchShootStatus merge-patches the shoot's status subresource.
 	PatchShootStatus(ctx context.Context, namespace, name string, patch []byte) (*corev1alpha1.Shoot, error)
 }
@@ -69,6 +75,14 @@ func (g graftClient) ListShoots(ctx context.Context, namespace string, opts meta
 		return nil, err
 	}
 	return list.Items, nil
+}
+
+func (g graftClient) PatchShoot(ctx context.Context, namespace, name string, patch []byte, opts metav1.PatchOptions) (*corev1alpha1.Shoot, error) {
+	return g.c.CoreV1alpha1().Shoots(namespace).Patch(ctx, name, types.MergePatchType, patch, opts)
+}
+
+func (g graftClient) PatchSeedStatus(ctx context.Context, name string, patch []byte, opts metav1.PatchOptions) (*corev1alpha1.Seed, error) {
+	return g.c.CoreV1alpha1().Seeds().Patch(ctx, name, types.MergePatchType, patch, opts, "status")
 }
 
 func (g graftClient) PatchShootStatus(ctx context.Context, namespace, name string, patch []byte) (*corev1alpha1.Shoot, error) {
@@ -133,6 +147,22 @@ func (g gardenerClient) ListShoots(ctx context.Context, namespace string, opts m
 		return nil, err
 	}
 	return convertList[corev1alpha1.Shoot](list)
+}
+
+func (g gardenerClient) PatchShoot(ctx context.Context, namespace, name string, patch []byte, opts metav1.PatchOptions) (*corev1alpha1.Shoot, error) {
+	obj, err := g.resource("shoots").Namespace(namespace).Patch(ctx, name, types.MergePatchType, patch, opts)
+	if err != nil {
+		return nil, err
+	}
+	return convert[corev1alpha1.Shoot](obj)
+}
+
+func (g gardenerClient) PatchSeedStatus(ctx context.Context, name string, patch []byte, opts metav1.PatchOptions) (*corev1alpha1.Seed, error) {
+	obj, err := g.resource("seeds").Patch(ctx, name, types.MergePatchType, patch, opts, "status")
+	if err != nil {
+		return nil, err
+	}
+	return convert[corev1alpha1.Seed](obj)
 }
 
 func (g gardenerClient) PatchShootStatus(ctx context.Context, namespace, name string, patch []byte) (*corev1alpha1.Shoot, error) {
