@@ -22,7 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
-	"github.com/graft-dev/graft/test/gardenerlandscape"
+	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
 )
 
 // The Gardener landscape of make demo-gardener: one project, a CloudProfile

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/graft-dev/graft/pkg/controlplane"
+
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-
-	"github.com/graft-dev/graft/test/framework"
 )
 
 const usage = `usage (KUBECONFIG names the garden):
@@ -65,11 +65,11 @@ func run(args []string) error {
 }
 
 func apply(ctx context.Context, cfg *rest.Config, path string) error {
-	objs, err := framework.DecodeFile(path)
+	objs, err := controlplane.DecodeFile(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err := framework.Apply(ctx, cfg, objs); err != nil {
+	if err := controlplane.Apply(ctx, cfg, objs); err != nil {
 		return err
 	}
 	fmt.Printf("applied %d objects from %s\n", len(objs), path)

@@ -4,7 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/graft-dev/graft/test/framework"
+	"github.com/graft-dev/graft/pkg/controlplane"
 )
 
 // gardenerDir is where the local garden keeps gardener-apiserver's
@@ -14,8 +14,8 @@ func gardenerDir(dir string) string { return filepath.Join(dir, "gardener") }
 // prepareGardener generates gardener-apiserver's certificates and adds the
 // aggregation layer's flags to the control plane's, which kube-apiserver
 // needs from its start to proxy Gardener's groups.
-func prepareGardener(dir string, opts *framework.ControlPlaneOptions) (*framework.Gardener, error) {
-	g, err := framework.PrepareGardener(framework.GardenerOptions{Dir: gardenerDir(dir), Detach: true, Log: os.Stdout})
+func prepareGardener(dir string, opts *controlplane.ControlPlaneOptions) (*controlplane.Gardener, error) {
+	g, err := controlplane.PrepareGardener(controlplane.GardenerOptions{Dir: gardenerDir(dir), Detach: true, Log: os.Stdout})
 	if err != nil {
 		return nil, err
 	}
@@ -25,4 +25,4 @@ func prepareGardener(dir string, opts *framework.ControlPlaneOptions) (*framewor
 
 // stopGardener stops a gardener-apiserver the local garden started, if any;
 // it goes before kube-apiserver and etcd, which it depends on.
-func stopGardener(dir string) error { return framework.StopGardenerDir(gardenerDir(dir)) }
+func stopGardener(dir string) error { return controlplane.StopGardenerDir(gardenerDir(dir)) }

@@ -1,9 +1,9 @@
 // Command localgarden starts, stops and describes the local garden: etcd and
 // kube-apiserver on loopback with graft's CRDs and admission policies
-// installed (test/framework.InstallCRDs), and with up --gardener Gardener's API server
-// registered with kube-apiserver (test/framework.Gardener).
+// installed (controlplane.InstallCRDs), and with up --gardener Gardener's API server
+// registered with kube-apiserver (controlplane.Gardener).
 // hack/local-garden.sh is its front door; the tests start the same control
-// plane through test/framework.
+// plane through pkg/controlplane (test/framework).
 package main
 
 import (
@@ -14,7 +14,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/graft-dev/graft/test/framework"
+	"github.com/graft-dev/graft/pkg/controlplane"
 )
 
 const usage = `usage: local-garden.sh up [--gardener]|down|env|status
@@ -56,7 +56,7 @@ func stateDir() (string, error) {
 	if dir := os.Getenv("GRAFT_GARDEN_DIR"); dir != "" {
 		return filepath.Abs(dir)
 	}
-	root, err := framework.RepoRoot()
+	root, err := controlplane.RepoRoot()
 	if err != nil {
 		return "", err
 	}
@@ -71,8 +71,8 @@ func run(command string, withGardener bool) error {
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	switch command {
 	case "up":
-		if framework.Running(dir) {
-			if withGardener && !framework.GardenerRunning(gardenerDir(dir)) {
+		if controlplane.Running(dir) {
+			if withGardener && !controlplane.GardenerRunning(gardenerDir(dir)) {
 				// The aggregation layer's flags are kube-apiserver's.
 				return errors.New("the local garden runs without gardener-apiserver: run hack/local-garden.sh down, then up --gardener")
 			}
@@ -83,48 +83,48 @@ func run(command string, withGardener bool) error {
 		defer cancel()
 		// Leftovers of a garden that died: clean them before starting anew.
 		_ = stopGardener(dir)
-		_ = framework.StopDir(dir)
-		opts := framework.ControlPlaneOptions{Dir: dir, Detach: true, Log: os.Stdout}
-		var gardener *framework.Gardener
+		_ = controlplane.StopDir(dir)
+		opts := controlplane.ControlPlaneOptions{Dir: dir, Detach: true, Log: os.Stdout}
+		var gardener *controlplane.Gardener
 		if withGardener {
 			if gardener, err = prepareGardener(dir, &opts); err != nil {
 				return err
 			}
 		}
-		cp, err := framework.StartControlPlane(ctx, opts)
+		cp, err := controlplane.StartControlPlane(ctx, opts)
 		if err != nil {
 			return err
 		}
-		if err := framework.InstallCRDs(ctx, cp.RESTConfig); err != nil {
-			_ = framework.StopDir(dir)
+		if err := controlplane.InstallCRDs(ctx, cp.RESTConfig); err != nil {
+			_ = controlplane.StopDir(dir)
 			return err
 		}
 		if withGardener {
 			if err := gardener.Start(ctx, cp); err != nil {
 				_ = stopGardener(dir)
-				_ = framework.StopDir(dir)
+				_ = controlplane.StopDir(dir)
 				return err
 			}
 		}
 		fmt.Printf("local garden up; CRDs and admission policies installed; KUBECONFIG=%s\n", kubeconfig)
 		return nil
 	case "down":
-		if err := errors.Join(stopGardener(dir), framework.StopDir(dir)); err != nil {
+		if err := errors.Join(stopGardener(dir), controlplane.StopDir(dir)); err != nil {
 			return err
 		}
 		fmt.Println("local garden stopped")
 		return nil
 	case "env":
-		if !framework.Running(dir) {
+		if !controlplane.Running(dir) {
 			return errors.New("the local garden is not running: run hack/local-garden.sh up")
 		}
 		fmt.Printf("export KUBECONFIG=%s\n", kubeconfig)
 		return nil
 	case "status":
-		if framework.Running(dir) {
+		if controlplane.Running(dir) {
 			fmt.Printf("running; KUBECONFIG=%s\n", kubeconfig)
-			if framework.GardenerRunning(gardenerDir(dir)) {
-				fmt.Printf("gardener-apiserver %s running; log in %s\n", framework.GardenerVersion, gardenerDir(dir))
+			if controlplane.GardenerRunning(gardenerDir(dir)) {
+				fmt.Printf("gardener-apiserver %s running; log in %s\n", controlplane.GardenerVersion, gardenerDir(dir))
 			}
 		} else {
 			fmt.Println("not running")

@@ -14,10 +14,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/graft-dev/graft/pkg/controlplane"
+
 	"k8s.io/client-go/rest"
 
 	"github.com/graft-dev/graft/test/charts"
-	"github.com/graft-dev/graft/test/framework"
 )
 
 // componentNamespace holds the charts' ServiceAccounts, as in an installation.
@@ -83,7 +84,7 @@ func freePort() (int, error) {
 
 // buildBinaries compiles the daemons into dir.
 func buildBinaries(ctx context.Context, dir string) error {
-	_, err := framework.BuildBinaries(ctx, dir, componentCharts...)
+	_, err := controlplane.BuildBinaries(ctx, dir, componentCharts...)
 	return err
 }
 

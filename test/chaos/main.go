@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/graft-dev/graft/pkg/controlplane"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,7 +26,6 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/test/e2e/invariant"
 	"github.com/graft-dev/graft/test/e2e/landscapegen"
-	"github.com/graft-dev/graft/test/framework"
 )
 
 func main() {
@@ -63,7 +64,7 @@ type run struct {
 	dir      string
 	failed   bool
 
-	cp       *framework.ControlPlane
+	cp       *controlplane.ControlPlane
 	graft    graftclient.Interface
 	kube     kubernetes.Interface
 	check    *checker
@@ -128,12 +129,12 @@ func (r *run) main(ctx context.Context) (retErr error) {
 		return err
 	}
 	defer cpLog.Close()
-	r.cp, err = framework.StartControlPlane(ctx, framework.ControlPlaneOptions{Dir: r.dir + "/garden", Log: cpLog})
+	r.cp, err = controlplane.StartControlPlane(ctx, controlplane.ControlPlaneOptions{Dir: r.dir + "/garden", Log: cpLog})
 	if err != nil {
 		return err
 	}
 	defer func() { _ = r.cp.Stop() }()
-	if err := framework.InstallCRDs(ctx, r.cp.RESTConfig); err != nil {
+	if err := controlplane.InstallCRDs(ctx, r.cp.RESTConfig); err != nil {
 		return err
 	}
 	if r.graft, err = graftclient.NewForConfig(r.cp.RESTConfig); err != nil {
@@ -143,7 +144,7 @@ func (r *run) main(ctx context.Context) (retErr error) {
 		return err
 	}
 	for _, ns := range []string{componentNamespace, corev1alpha1.GardenNamespace} {
-		if err := framework.Apply(ctx, r.cp.RESTConfig, nsObjects(ns)); err != nil {
+		if err := controlplane.Apply(ctx, r.cp.RESTConfig, nsObjects(ns)); err != nil {
 			return err
 		}
 	}
@@ -152,7 +153,7 @@ func (r *run) main(ctx context.Context) (retErr error) {
 	// capacity and taints matter.
 	r.land = landscapegen.Generate(landscapegen.Spec{Scenario: scenario, Providers: []string{"aws"}, RegionsPerProvider: 2, SeedsPerRegion: 3, SeedCapacity: 10})
 	r.land.Shoots = nil
-	if err := framework.Apply(ctx, r.cp.RESTConfig, r.land.Objects()); err != nil {
+	if err := controlplane.Apply(ctx, r.cp.RESTConfig, r.land.Objects()); err != nil {
 		return err
 	}
 	for _, s := range r.land.Seeds {

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graft-dev/graft/pkg/controlplane"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -323,7 +325,7 @@ func TestCRDChart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	crdDir, err := framework.CRDDir()
+	crdDir, err := controlplane.CRDDir()
 	if err != nil {
 		t.Fatal(err)
 	}

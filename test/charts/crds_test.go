@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/graft-dev/graft/pkg/controlplane"
+
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -27,7 +29,7 @@ import (
 func TestCRDChartAdmissionPolicies(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := context.Background()
-	defaults, err := framework.ChartSeedAssigners()
+	defaults, err := controlplane.ChartSeedAssigners()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,15 +37,15 @@ func TestCRDChartAdmissionPolicies(t *testing.T) {
 		!slices.Equal(defaults.Groups, []string{"system:masters"}) {
 		t.Errorf("default seed assigners %v, groups %v; want %v and [system:masters] (the README's installation)", defaults.UserNames(), defaults.Groups, want)
 	}
-	tolerations, err := framework.ChartToleratedKeys()
+	tolerations, err := controlplane.ChartToleratedKeys()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := tolerations.Namespaces["garden"]; !slices.Contains(got, "seed.gardener.cloud/unschedulable") || !slices.Equal(tolerations.Default, []string{"*"}) {
 		t.Errorf("default tolerated keys %+v; want * by default and the system taints in garden", tolerations)
 	}
-	custom := framework.SeedAssigners{
-		ServiceAccounts: []framework.ServiceAccountRef{{Namespace: "graft", Name: "scheduler"}, {Namespace: "graft", Name: "second-scheduler"}},
+	custom := controlplane.SeedAssigners{
+		ServiceAccounts: []controlplane.ServiceAccountRef{{Namespace: "graft", Name: "scheduler"}, {Namespace: "graft", Name: "second-scheduler"}},
 		Groups:          []string{"system:masters", "oidc:garden-operators"},
 		Users:           []string{"breakglass@example.com"},
 	}
@@ -57,13 +59,13 @@ func TestCRDChartAdmissionPolicies(t *testing.T) {
 		set       []string
 		setJSON   []string
 		// want is nil when no policy is expected.
-		want *framework.AdmissionOptions
+		want *controlplane.AdmissionOptions
 		// wantKinds are the rendered kinds besides the CRDs, sorted.
 		wantKinds []string
 	}{
 		{
 			name: "default", namespace: "graft-system",
-			want:      &framework.AdmissionOptions{Namespace: "graft-system", Assigners: defaults, Tolerations: tolerations, GardenToleration: true},
+			want:      &controlplane.AdmissionOptions{Namespace: "graft-system", Assigners: defaults, Tolerations: tolerations, GardenToleration: true},
 			wantKinds: []string{"ConfigMap", "ConfigMap", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding"},
 		},
 		{
@@ -74,7 +76,7 @@ func TestCRDChartAdmissionPolicies(t *testing.T) {
 				`admissionPolicies.seedAssignment.groups=["system:masters","oidc:garden-operators"]`,
 				`admissionPolicies.seedAssignment.users=["breakglass@example.com"]`,
 			},
-			want:      &framework.AdmissionOptions{Namespace: "graft", Assigners: custom, Tolerations: tolerations},
+			want:      &controlplane.AdmissionOptions{Namespace: "graft", Assigners: custom, Tolerations: tolerations},
 			wantKinds: []string{"ConfigMap", "ConfigMap", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding"},
 		},
 		{
@@ -99,7 +101,7 @@ func TestCRDChartAdmissionPolicies(t *testing.T) {
 			if tc.want == nil {
 				return
 			}
-			want, err := framework.AdmissionObjects(*tc.want)
+			want, err := controlplane.AdmissionObjects(*tc.want)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,7 +131,7 @@ func TestCRDChartAdmissionPolicies(t *testing.T) {
 				}
 			}
 			// The parameters as the policy reads them: one entry per line.
-			cm := findRendered(t, objs, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: framework.SeedAssignersConfigMap}}).(*corev1.ConfigMap)
+			cm := findRendered(t, objs, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: controlplane.SeedAssignersConfigMap}}).(*corev1.ConfigMap)
 			if got, want := strings.Split(cm.Data["users"], "\n"), tc.want.Assigners.UserNames(); !slices.Equal(got, want) {
 				t.Errorf("users %q, want %q", got, want)
 			}

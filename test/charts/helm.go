@@ -12,10 +12,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/graft-dev/graft/pkg/controlplane"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-
-	"github.com/graft-dev/graft/test/framework"
 )
 
 var (
@@ -33,7 +33,7 @@ func Helm() (string, error) {
 			helmPath = bin
 			return
 		}
-		root, err := framework.RepoRoot()
+		root, err := controlplane.RepoRoot()
 		if err != nil {
 			helmErr = err
 			return
@@ -53,7 +53,7 @@ func Helm() (string, error) {
 
 // Dir returns the directory of the chart with the given name (graft-scheduler, ...).
 func Dir(chart string) (string, error) {
-	root, err := framework.RepoRoot()
+	root, err := controlplane.RepoRoot()
 	if err != nil {
 		return "", err
 	}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/graft-dev/graft/pkg/controlplane"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
-
-	"github.com/graft-dev/graft/test/framework"
 )
 
 // identityKinds are the objects of a component chart that a test applies for
@@ -47,7 +47,7 @@ func RunAsChart(ctx context.Context, admin *rest.Config, chart string, opts Temp
 	if err := applier.Apply(ctx, rbac, false); err != nil {
 		return "", err
 	}
-	if err := framework.WriteServiceAccountKubeconfig(ctx, admin, opts.Namespace, serviceAccount, kubeconfig); err != nil {
+	if err := controlplane.WriteServiceAccountKubeconfig(ctx, admin, opts.Namespace, serviceAccount, kubeconfig); err != nil {
 		return "", err
 	}
 	return config, nil

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/client-go/tools/clientcmd"
+	"github.com/graft-dev/graft/pkg/controlplane"
 
-	"github.com/graft-dev/graft/test/framework"
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 // InstallOptions are the inputs of a `helm upgrade --install`.
@@ -36,7 +36,7 @@ func Install(ctx context.Context, chart string, opts InstallOptions) (string, er
 		opts.Release = chart
 	}
 	if opts.Namespace == "" {
-		opts.Namespace = framework.ComponentNamespace
+		opts.Namespace = controlplane.ComponentNamespace
 	}
 	args := []string{"upgrade", "--install", opts.Release, dir, "--namespace", opts.Namespace,
 		"--create-namespace", "--take-ownership", "--kubeconfig", opts.Kubeconfig}
@@ -88,15 +88,15 @@ type GraftOptions struct {
 // InstallGraft installs the four charts the way an operator does: graft-crds
 // (with the seed assigners test/framework's gardens use, so that the suites'
 // second scheduler may place shoots too, and the kubeconfig's identity as an
-// operator, framework.AddOperator), then graft-scheduler,
+// operator, controlplane.AddOperator), then graft-scheduler,
 // graft-descheduler and graft-capacity-annotator running the image, each
 // waited for in turn.
 func InstallGraft(ctx context.Context, o GraftOptions) error {
-	assigners, err := framework.TestSeedAssigners()
+	assigners, err := controlplane.TestSeedAssigners()
 	if err != nil {
 		return err
 	}
-	tolerations, err := framework.ChartToleratedKeys()
+	tolerations, err := controlplane.ChartToleratedKeys()
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func InstallGraft(ctx context.Context, o GraftOptions) error {
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", o.Kubeconfig, err)
 	}
-	if err := framework.AddOperator(ctx, cfg, &assigners, &tolerations); err != nil {
+	if err := controlplane.AddOperator(ctx, cfg, &assigners, &tolerations); err != nil {
 		return err
 	}
 	crds := InstallOptions{Kubeconfig: o.Kubeconfig, Wait: o.Wait}
@@ -134,11 +134,11 @@ func InstallGraft(ctx context.Context, o GraftOptions) error {
 }
 
 // assignerValues are the graft-crds values that list the seed assigners.
-func assignerValues(a framework.SeedAssigners) ([]string, error) {
+func assignerValues(a controlplane.SeedAssigners) ([]string, error) {
 	// Empty lists rather than null, which would restore the chart's defaults.
 	lists := map[string]any{"serviceAccounts": a.ServiceAccounts, "groups": a.Groups, "users": a.Users}
 	if a.ServiceAccounts == nil {
-		lists["serviceAccounts"] = []framework.ServiceAccountRef{}
+		lists["serviceAccounts"] = []controlplane.ServiceAccountRef{}
 	}
 	if a.Groups == nil {
 		lists["groups"] = []string{}

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/graft-dev/graft/pkg/controlplane"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -35,7 +37,7 @@ type binaries struct {
 }
 
 func buildBinaries(ctx context.Context, dir string, names ...string) (*binaries, error) {
-	dir, err := framework.BuildBinaries(ctx, dir, names...)
+	dir, err := controlplane.BuildBinaries(ctx, dir, names...)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graft-dev/graft/pkg/controlplane"
+
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -24,10 +26,10 @@ type Env struct {
 	// Kubeconfig is the path of an admin kubeconfig.
 	Kubeconfig string
 	// ControlPlane is the local control plane, nil for an existing cluster.
-	ControlPlane *ControlPlane
+	ControlPlane *controlplane.ControlPlane
 	// Gardener is the gardener-apiserver registered with the local control
 	// plane when Options.Gardener asked for it, nil otherwise.
-	Gardener *Gardener
+	Gardener *controlplane.Gardener
 }
 
 // Options tune Start.
@@ -50,7 +52,7 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 		if err != nil {
 			return nil, fmt.Errorf("loading KUBECONFIG %s: %w", path, err)
 		}
-		if err := InstallCRDs(ctx, cfg); err != nil {
+		if err := controlplane.InstallCRDs(ctx, cfg); err != nil {
 			return nil, err
 		}
 		return &Env{RESTConfig: cfg, Kubeconfig: path}, nil
@@ -59,22 +61,22 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 	if testing.Verbose() {
 		logw = os.Stderr
 	}
-	cpOpts := ControlPlaneOptions{}
+	cpOpts := controlplane.ControlPlaneOptions{}
 	if logw != nil {
 		cpOpts.Log = logw
 	}
-	var gardener *Gardener
+	var gardener *controlplane.Gardener
 	if opts.Gardener {
 		// Before the control plane: a missing binary fails fast, and
 		// kube-apiserver needs the aggregation layer's certificates.
-		g, err := PrepareGardener(GardenerOptions{Log: cpOpts.Log})
+		g, err := controlplane.PrepareGardener(controlplane.GardenerOptions{Log: cpOpts.Log})
 		if err != nil {
 			return nil, err
 		}
 		gardener = g
 		cpOpts.ExtraAPIServerArgs = append(cpOpts.ExtraAPIServerArgs, g.APIServerArgs()...)
 	}
-	cp, err := StartControlPlane(ctx, cpOpts)
+	cp, err := controlplane.StartControlPlane(ctx, cpOpts)
 	if err != nil {
 		_ = gardener.Stop()
 		return nil, err
@@ -86,7 +88,7 @@ func Start(ctx context.Context, opts Options) (*Env, error) {
 			return nil, err
 		}
 	}
-	if err := InstallCRDs(ctx, cp.RESTConfig); err != nil {
+	if err := controlplane.InstallCRDs(ctx, cp.RESTConfig); err != nil {
 		_ = env.Stop()
 		return nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graft-dev/graft/pkg/controlplane"
+
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
@@ -29,7 +31,7 @@ const (
 func waitSeedAssignmentEnforced(t *testing.T, ns string) {
 	t.Helper()
 	tenant := tenantClient(t, ns)
-	waitEnforced(t, framework.SeedAssignmentPolicy, func(ctx context.Context) error {
+	waitEnforced(t, controlplane.SeedAssignmentPolicy, func(ctx context.Context) error {
 		_, err := create(ctx, tenant, shoot(ns, "probe", withSeed("probe")), true)
 		return err
 	})
@@ -46,23 +48,23 @@ func TestTenantMayNotChooseSeed(t *testing.T) {
 	user := userOf(ns, "tenant")
 	whoMay := []string{
 		"only graft-scheduler, graft-descheduler and operators may",
-		userOf(framework.ComponentNamespace, scheduler), userOf(framework.ComponentNamespace, descheduler),
+		userOf(controlplane.ComponentNamespace, scheduler), userOf(controlplane.ComponentNamespace, descheduler),
 		"groups [system:masters]",
 		user + " is none of them",
 	}
 
 	_, err := create(ctx, tenant, shoot(ns, "pre-bound", withSeed("protected-seed")), false)
 	t.Logf("the tenant reads: %v", err)
-	expectRefused(t, "tenant creates a pre-bound shoot", err, framework.SeedAssignmentPolicy,
+	expectRefused(t, "tenant creates a pre-bound shoot", err, controlplane.SeedAssignmentPolicy,
 		append([]string{"spec.seedName of shoot " + ns + "/pre-bound may not be set to protected-seed"}, whoMay...)...)
 
 	_, err = create(ctx, tenant, shoot(ns, "unbound"), false)
 	expectAllowed(t, "tenant creates a shoot without seed", err)
 	_, err = mergePatch(ctx, tenant, ns, "unbound", `{"spec":{"seedName":"seed-a"}}`)
-	expectRefused(t, "tenant sets spec.seedName", err, framework.SeedAssignmentPolicy,
+	expectRefused(t, "tenant sets spec.seedName", err, controlplane.SeedAssignmentPolicy,
 		append([]string{"spec.seedName of shoot " + ns + "/unbound may not be set to seed-a"}, whoMay...)...)
 	_, err = mergePatch(ctx, tenant, ns, "unbound", `{"status":{"seedName":"seed-a"}}`, "status")
-	expectRefused(t, "tenant sets status.seedName", err, framework.SeedAssignmentPolicy,
+	expectRefused(t, "tenant sets status.seedName", err, controlplane.SeedAssignmentPolicy,
 		append([]string{"status.seedName of shoot " + ns + "/unbound may not be set to seed-a"}, whoMay...)...)
 
 	// An operator binds the shoot; the tenant may neither move nor unbind it.
@@ -71,13 +73,13 @@ func TestTenantMayNotChooseSeed(t *testing.T) {
 	_, err = mergePatch(ctx, admin(t), ns, "unbound", `{"status":{"seedName":"seed-a"}}`, "status")
 	expectAllowed(t, "admin sets status.seedName", err)
 	_, err = mergePatch(ctx, tenant, ns, "unbound", `{"spec":{"seedName":"seed-b"}}`)
-	expectRefused(t, "tenant changes spec.seedName", err, framework.SeedAssignmentPolicy, "may not be changed to seed-b")
+	expectRefused(t, "tenant changes spec.seedName", err, controlplane.SeedAssignmentPolicy, "may not be changed to seed-b")
 	_, err = mergePatch(ctx, tenant, ns, "unbound", `{"spec":{"seedName":null}}`)
-	expectRefused(t, "tenant clears spec.seedName", err, framework.SeedAssignmentPolicy, "spec.seedName of shoot "+ns+"/unbound may not be cleared")
+	expectRefused(t, "tenant clears spec.seedName", err, controlplane.SeedAssignmentPolicy, "spec.seedName of shoot "+ns+"/unbound may not be cleared")
 	_, err = mergePatch(ctx, tenant, ns, "unbound", `{"status":{"seedName":"seed-b"}}`, "status")
-	expectRefused(t, "tenant changes status.seedName", err, framework.SeedAssignmentPolicy, "status.seedName of shoot "+ns+"/unbound may not be changed to seed-b")
+	expectRefused(t, "tenant changes status.seedName", err, controlplane.SeedAssignmentPolicy, "status.seedName of shoot "+ns+"/unbound may not be changed to seed-b")
 	_, err = mergePatch(ctx, tenant, ns, "unbound", `{"status":{"seedName":null}}`, "status")
-	expectRefused(t, "tenant clears status.seedName", err, framework.SeedAssignmentPolicy, "may not be cleared")
+	expectRefused(t, "tenant clears status.seedName", err, controlplane.SeedAssignmentPolicy, "may not be cleared")
 
 	// A full update that keeps the seed, and other status fields, stay the tenant's.
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -115,15 +117,15 @@ func TestComponentsAndOperatorsChooseSeeds(t *testing.T) {
 	ctx := t.Context()
 	ns := newNamespace(t, "components-choose")
 	waitSeedAssignmentEnforced(t, ns)
-	sched := componentClient(t, framework.ComponentNamespace, scheduler)
-	desched := componentClient(t, framework.ComponentNamespace, descheduler)
-	annotator := componentClient(t, framework.ComponentNamespace, "graft-capacity-annotator")
+	sched := componentClient(t, controlplane.ComponentNamespace, scheduler)
+	desched := componentClient(t, controlplane.ComponentNamespace, descheduler)
+	annotator := componentClient(t, controlplane.ComponentNamespace, "graft-capacity-annotator")
 
 	_, err := create(ctx, admin(t), shoot(ns, "web"), false)
 	expectAllowed(t, "admin creates a shoot", err)
 	_, err = mergePatch(ctx, annotator, ns, "web", `{"spec":{"seedName":"seed-a"}}`)
-	expectRefused(t, "graft-capacity-annotator sets spec.seedName", err, framework.SeedAssignmentPolicy,
-		userOf(framework.ComponentNamespace, "graft-capacity-annotator")+" is none of them")
+	expectRefused(t, "graft-capacity-annotator sets spec.seedName", err, controlplane.SeedAssignmentPolicy,
+		userOf(controlplane.ComponentNamespace, "graft-capacity-annotator")+" is none of them")
 
 	_, err = mergePatch(ctx, sched, ns, "web", `{"spec":{"seedName":"seed-a"}}`)
 	expectAllowed(t, "graft-scheduler binds the shoot", err)
@@ -175,13 +177,13 @@ func TestOperatorGroupsAreParameters(t *testing.T) {
 	waitAuthorized(t, ns, "bob", group)
 	bob := impersonating(t, "bob", group)
 	_, err := create(ctx, bob, shoot(ns, "before", withSeed("seed-a")), true)
-	expectRefused(t, "bob of "+group+" before the group is listed", err, framework.SeedAssignmentPolicy, "bob is none of them")
+	expectRefused(t, "bob of "+group+" before the group is listed", err, controlplane.SeedAssignmentPolicy, "bob is none of them")
 
-	params := kube.CoreV1().ConfigMaps(framework.ComponentNamespace)
+	params := kube.CoreV1().ConfigMaps(controlplane.ComponentNamespace)
 	setGroups := func(ctx context.Context, edit func([]string) []string) {
 		t.Helper()
 		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			cm, err := params.Get(ctx, framework.SeedAssignersConfigMap, metav1.GetOptions{})
+			cm, err := params.Get(ctx, controlplane.SeedAssignersConfigMap, metav1.GetOptions{})
 			if err != nil {
 				return err
 			}
@@ -216,23 +218,23 @@ func TestProtectedToleration(t *testing.T) {
 	ctx := t.Context()
 	ns := newNamespace(t, "tenant-protected")
 	tenant := tenantClient(t, ns)
-	waitEnforced(t, framework.ProtectedTaintPolicy, func(ctx context.Context) error {
+	waitEnforced(t, controlplane.ProtectedTaintPolicy, func(ctx context.Context) error {
 		_, err := create(ctx, admin(t), shoot(ns, "probe", tolerating(v1alpha1.SeedTaintProtected)), true)
 		return err
 	})
 	byEither := func(what string, err error) {
 		t.Helper()
-		if err != nil && strings.Contains(err.Error(), "'"+framework.ShootTenancyPolicy+"'") {
-			expectRefused(t, what, err, framework.ShootTenancyPolicy, "shoot "+ns+"/web may not tolerate seed.gardener.cloud/protected")
+		if err != nil && strings.Contains(err.Error(), "'"+controlplane.ShootTenancyPolicy+"'") {
+			expectRefused(t, what, err, controlplane.ShootTenancyPolicy, "shoot "+ns+"/web may not tolerate seed.gardener.cloud/protected")
 			return
 		}
-		expectRefused(t, what, err, framework.ProtectedTaintPolicy, "shoot "+ns+"/web may not tolerate seed.gardener.cloud/protected: protected seeds are only for shoots in namespace garden")
+		expectRefused(t, what, err, controlplane.ProtectedTaintPolicy, "shoot "+ns+"/web may not tolerate seed.gardener.cloud/protected: protected seeds are only for shoots in namespace garden")
 	}
 
 	_, err := create(ctx, tenant, shoot(ns, "web", tolerating("dedicated"), tolerating(v1alpha1.SeedTaintProtected)), false)
 	byEither("tenant creates a shoot tolerating the protected taint", err)
 	_, err = create(ctx, admin(t), shoot(ns, "web", tolerating(v1alpha1.SeedTaintProtected)), false)
-	expectRefused(t, "admin creates such a shoot outside the garden", err, framework.ProtectedTaintPolicy,
+	expectRefused(t, "admin creates such a shoot outside the garden", err, controlplane.ProtectedTaintPolicy,
 		"shoot "+ns+"/web may not tolerate seed.gardener.cloud/protected: protected seeds are only for shoots in namespace garden")
 
 	_, err = create(ctx, tenant, shoot(ns, "web", tolerating("dedicated")), false)
@@ -251,7 +253,7 @@ func TestProtectedToleration(t *testing.T) {
 }
 
 func TestGardenShootsGetTheProtectedToleration(t *testing.T) {
-	served, err := framework.MutatingAdmissionPolicyServed(framework.Shared(t).KubeClient().Discovery())
+	served, err := controlplane.MutatingAdmissionPolicyServed(framework.Shared(t).KubeClient().Discovery())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,8 +319,8 @@ func TestTenantMayNotWriteControlAnnotations(t *testing.T) {
 	ns := newNamespace(t, "tenant-control")
 	waitSeedAssignmentEnforced(t, ns)
 	tenant := tenantClient(t, ns)
-	sched := componentClient(t, framework.ComponentNamespace, scheduler)
-	desched := componentClient(t, framework.ComponentNamespace, descheduler)
+	sched := componentClient(t, controlplane.ComponentNamespace, scheduler)
+	desched := componentClient(t, controlplane.ComponentNamespace, descheduler)
 	const (
 		from    = v1alpha1.AnnotationDescheduledFrom
 		reason  = v1alpha1.AnnotationDescheduledReason
@@ -329,7 +331,7 @@ func TestTenantMayNotWriteControlAnnotations(t *testing.T) {
 	)
 	refused := func(what string, err error, name string, keys ...string) {
 		t.Helper()
-		expectRefused(t, what, err, framework.SeedAssignmentPolicy,
+		expectRefused(t, what, err, controlplane.SeedAssignmentPolicy,
 			"annotations "+strings.Join(keys, ", ")+" of shoot "+ns+"/"+name+" "+control, userOf(ns, "tenant")+" is none of them")
 	}
 

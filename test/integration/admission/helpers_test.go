@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graft-dev/graft/pkg/controlplane"
+
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -40,7 +42,7 @@ var shootRules = []rbacv1.PolicyRule{{
 func waitAuthorized(t *testing.T, namespace, user string, groups ...string) {
 	t.Helper()
 	attrs := authorizationv1.ResourceAttributes{Namespace: namespace, Verb: "create", Group: v1alpha1.GroupName, Resource: "shoots"}
-	if err := framework.WaitAuthorized(t.Context(), framework.Shared(t).KubeClient(), user, groups, attrs); err != nil {
+	if err := controlplane.WaitAuthorized(t.Context(), framework.Shared(t).KubeClient(), user, groups, attrs); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -74,7 +76,7 @@ func tenantClient(t *testing.T, namespace string) graftclient.Interface {
 		t.Fatal(err)
 	}
 	cfg := serviceAccountConfig(t, namespace, "tenant")
-	waitAuthorized(t, namespace, userOf(namespace, "tenant"), framework.ServiceAccountGroups(namespace)...)
+	waitAuthorized(t, namespace, userOf(namespace, "tenant"), controlplane.ServiceAccountGroups(namespace)...)
 	return graftclient.NewForConfigOrDie(cfg)
 }
 
@@ -107,7 +109,7 @@ func componentConfig(t *testing.T, namespace, name string) *rest.Config {
 		t.Fatal(err)
 	}
 	cfg := serviceAccountConfig(t, namespace, name)
-	waitAuthorized(t, "", userOf(namespace, name), framework.ServiceAccountGroups(namespace)...)
+	waitAuthorized(t, "", userOf(namespace, name), controlplane.ServiceAccountGroups(namespace)...)
 	return cfg
 }
 

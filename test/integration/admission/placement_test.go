@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graft-dev/graft/pkg/controlplane"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -67,7 +69,7 @@ func TestSchedulerUsesProtectedSeedsForGardenShootsOnly(t *testing.T) {
 	if errs := cfg.Validate(); len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
-	clients, err := component.NewClients(component.ApplyClientConnection(componentConfig(t, framework.ComponentNamespace, scheduler), cfg.ClientConnection), "admission-test-scheduler")
+	clients, err := component.NewClients(component.ApplyClientConnection(componentConfig(t, controlplane.ComponentNamespace, scheduler), cfg.ClientConnection), "admission-test-scheduler")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/graft-dev/graft/pkg/controlplane"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -31,19 +33,19 @@ func TestTenantMayNotJumpTheEvictionOrder(t *testing.T) {
 	ctx := t.Context()
 	ns := newNamespace(t, "tenant-purpose")
 	tenant := tenantClient(t, ns)
-	waitEnforced(t, framework.ShootTenancyPolicy, func(ctx context.Context) error {
+	waitEnforced(t, controlplane.ShootTenancyPolicy, func(ctx context.Context) error {
 		_, err := create(ctx, tenant, shoot(ns, "probe", withPurpose(v1alpha1.ShootPurposeInfrastructure)), true)
 		return err
 	})
 	_, err := create(ctx, tenant, shoot(ns, "infra", withPurpose(v1alpha1.ShootPurposeInfrastructure)), false)
-	expectRefused(t, "tenant creates an infrastructure shoot", err, framework.ShootTenancyPolicy,
+	expectRefused(t, "tenant creates an infrastructure shoot", err, controlplane.ShootTenancyPolicy,
 		"shoot "+ns+"/infra may not have purpose infrastructure", "in namespace garden")
 	_, err = create(ctx, tenant, shoot(ns, "web", withPurpose(v1alpha1.ShootPurposeProduction)), false)
 	expectAllowed(t, "tenant creates a production shoot", err)
 	_, err = mergePatch(ctx, tenant, ns, "web", `{"spec":{"purpose":"infrastructure"}}`)
-	expectRefused(t, "tenant turns its shoot into infrastructure", err, framework.ShootTenancyPolicy, "may not have purpose infrastructure")
+	expectRefused(t, "tenant turns its shoot into infrastructure", err, controlplane.ShootTenancyPolicy, "may not have purpose infrastructure")
 	_, err = create(ctx, admin(t), shoot(ns, "operators", withPurpose(v1alpha1.ShootPurposeInfrastructure)), true)
-	expectRefused(t, "an operator creates an infrastructure shoot outside garden", err, framework.ShootTenancyPolicy, "may not have purpose infrastructure")
+	expectRefused(t, "an operator creates an infrastructure shoot outside garden", err, controlplane.ShootTenancyPolicy, "may not have purpose infrastructure")
 
 	garden := tenantClient(t, v1alpha1.GardenNamespace)
 	_, err = create(ctx, garden, shoot(v1alpha1.GardenNamespace, "infra", withPurpose(v1alpha1.ShootPurposeInfrastructure)), true)
@@ -59,20 +61,20 @@ func TestTenantToleratesOnlyItsKeys(t *testing.T) {
 	ctx := t.Context()
 	ns := newNamespace(t, "tenant-tolerations")
 	tenant := tenantClient(t, ns)
-	waitEnforced(t, framework.ShootTenancyPolicy, func(ctx context.Context) error {
+	waitEnforced(t, controlplane.ShootTenancyPolicy, func(ctx context.Context) error {
 		_, err := create(ctx, tenant, shoot(ns, "probe", tolerating(v1alpha1.SeedTaintUnschedulable)), true)
 		return err
 	})
 	for _, key := range []string{v1alpha1.SeedTaintUnschedulable, v1alpha1.SeedTaintNotReady} {
 		_, err := create(ctx, tenant, shoot(ns, "stay", tolerating("team.example.com/dedicated"), tolerating(key)), false)
-		expectRefused(t, "tenant tolerates "+key, err, framework.ShootTenancyPolicy,
+		expectRefused(t, "tenant tolerates "+key, err, controlplane.ShootTenancyPolicy,
 			"shoot "+ns+"/stay may not tolerate "+key+": namespace "+ns+" may tolerate [*]",
-			framework.ComponentNamespace+"/"+framework.ShootTolerationsConfigMap+" key default")
+			controlplane.ComponentNamespace+"/"+controlplane.ShootTolerationsConfigMap+" key default")
 	}
 	_, err := create(ctx, tenant, shoot(ns, "web", tolerating("team.example.com/dedicated")), false)
 	expectAllowed(t, "tenant tolerates its own taint", err)
 	_, err = mergePatch(ctx, tenant, ns, "web", `{"spec":{"tolerations":[{"key":"team.example.com/dedicated"},{"key":"`+v1alpha1.SeedTaintUnschedulable+`","effect":"NoExecute"}]}}`)
-	expectRefused(t, "tenant adds a toleration of drains to its shoot", err, framework.ShootTenancyPolicy, "may not tolerate "+v1alpha1.SeedTaintUnschedulable)
+	expectRefused(t, "tenant adds a toleration of drains to its shoot", err, controlplane.ShootTenancyPolicy, "may not tolerate "+v1alpha1.SeedTaintUnschedulable)
 
 	// Operators may; the tenant may then change the shoot, keeping it.
 	_, err = create(ctx, admin(t), shoot(ns, "platform", tolerating(v1alpha1.SeedTaintUnschedulable)), false)
@@ -88,12 +90,12 @@ func TestTenantToleratesOnlyItsKeys(t *testing.T) {
 	strict := newNamespace(t, "tenant-strict")
 	strictTenant := tenantClient(t, strict)
 	setToleratedKeys(t, strict, "team.example.com/dedicated")
-	waitEnforced(t, framework.ShootTenancyPolicy, func(ctx context.Context) error {
+	waitEnforced(t, controlplane.ShootTenancyPolicy, func(ctx context.Context) error {
 		_, err := create(ctx, strictTenant, shoot(strict, "probe", tolerating("other.example.com/gpu")), true)
 		return err
 	})
 	_, err = create(ctx, strictTenant, shoot(strict, "gpu", tolerating("other.example.com/gpu")), false)
-	expectRefused(t, "a restricted tenant tolerates an unlisted key", err, framework.ShootTenancyPolicy,
+	expectRefused(t, "a restricted tenant tolerates an unlisted key", err, controlplane.ShootTenancyPolicy,
 		"may not tolerate other.example.com/gpu: namespace "+strict+" may tolerate [team.example.com/dedicated]", "key namespace."+strict)
 	_, err = create(ctx, strictTenant, shoot(strict, "dedicated", tolerating("team.example.com/dedicated")), false)
 	expectAllowed(t, "a restricted tenant tolerates its listed key", err)
@@ -103,9 +105,9 @@ func TestTenantToleratesOnlyItsKeys(t *testing.T) {
 // ConfigMap for the test's duration.
 func setToleratedKeys(t *testing.T, namespace string, keys ...string) {
 	t.Helper()
-	cms := framework.Shared(t).KubeClient().CoreV1().ConfigMaps(framework.ComponentNamespace)
+	cms := framework.Shared(t).KubeClient().CoreV1().ConfigMaps(controlplane.ComponentNamespace)
 	patch := func(value string) error {
-		_, err := cms.Patch(context.Background(), framework.ShootTolerationsConfigMap, types.MergePatchType,
+		_, err := cms.Patch(context.Background(), controlplane.ShootTolerationsConfigMap, types.MergePatchType,
 			[]byte(`{"data":{"namespace.`+namespace+`":`+value+`}}`), metav1.PatchOptions{})
 		return err
 	}
@@ -135,12 +137,12 @@ func TestTenantMayNotBorrowACloudProfile(t *testing.T) {
 	gcpOnAWS := func(name string) *v1alpha1.Shoot {
 		return shoot(ns, name, func(s *v1alpha1.Shoot) { s.Spec.CloudProfileName = ptr.To(cp.Name); s.Spec.Provider.Type = "gcp" })
 	}
-	waitEnforced(t, framework.ShootCloudProfilePolicy, func(ctx context.Context) error {
+	waitEnforced(t, controlplane.ShootCloudProfilePolicy, func(ctx context.Context) error {
 		_, err := create(ctx, tenant, gcpOnAWS("probe"), true)
 		return err
 	})
 	_, err := create(ctx, tenant, gcpOnAWS("borrow"), false)
-	expectRefused(t, "a gcp shoot names an aws cloud profile", err, framework.ShootCloudProfilePolicy,
+	expectRefused(t, "a gcp shoot names an aws cloud profile", err, controlplane.ShootCloudProfilePolicy,
 		"shoot "+ns+"/borrow has provider type gcp, but its CloudProfile tenancy-aws is of type aws")
 	byRef := shoot(ns, "by-ref", func(s *v1alpha1.Shoot) {
 		s.Spec.CloudProfileName = nil
@@ -148,12 +150,12 @@ func TestTenantMayNotBorrowACloudProfile(t *testing.T) {
 		s.Spec.Provider.Type = "gcp"
 	})
 	_, err = create(ctx, tenant, byRef, false)
-	expectRefused(t, "a gcp shoot references an aws cloud profile", err, framework.ShootCloudProfilePolicy, "is of type aws")
+	expectRefused(t, "a gcp shoot references an aws cloud profile", err, controlplane.ShootCloudProfilePolicy, "is of type aws")
 
 	_, err = create(ctx, tenant, shoot(ns, "own", func(s *v1alpha1.Shoot) { s.Spec.CloudProfileName = ptr.To(cp.Name); s.Spec.Provider.Type = "aws" }), false)
 	expectAllowed(t, "an aws shoot names the aws cloud profile", err)
 	_, err = mergePatch(ctx, tenant, ns, "own", `{"spec":{"provider":{"type":"gcp"}}}`)
-	expectRefused(t, "tenant changes the provider type away from its profile's", err, framework.ShootCloudProfilePolicy, "is of type aws")
+	expectRefused(t, "tenant changes the provider type away from its profile's", err, controlplane.ShootCloudProfilePolicy, "is of type aws")
 }
 
 // TestTenantInputsAreBounded: the Shoot CRD refuses strings and lists beyond

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graft-dev/graft/pkg/controlplane"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -24,7 +26,7 @@ import (
 func TestGardenerGroupsServedByGardenerAPIServer(t *testing.T) {
 	ctx := t.Context()
 	dyn := dynamicClient(t)
-	for _, gv := range framework.GardenerAPIGroupVersions {
+	for _, gv := range controlplane.GardenerAPIGroupVersions {
 		name := gv.Version + "." + gv.Group
 		svc, err := dyn.Resource(apiServices).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {

@@ -16,9 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
 	"github.com/graft-dev/graft/pkg/graftctl"
 	"github.com/graft-dev/graft/test/framework"
-	"github.com/graft-dev/graft/test/gardenerlandscape"
 )
 
 // graftctlResult is what one graftctl invocation printed and whether it failed.

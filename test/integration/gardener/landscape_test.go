@@ -14,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
 	"github.com/graft-dev/graft/test/framework"
-	"github.com/graft-dev/graft/test/gardenerlandscape"
 )
 
 func TestMain(m *testing.M) { framework.MainWithOptions(m, framework.Options{Gardener: true}) }

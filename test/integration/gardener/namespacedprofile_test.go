@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/graft-dev/graft/test/gardenerlandscape"
+	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
 )
 
 // TestNamespacedCloudProfileOnGardener: graft-scheduler on Gardener's API

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/test/gardenerlandscape"
+	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
 )
 
 // TestSeedOfferingsOnGardener: graft-scheduler on Gardener's API applies

@@ -19,10 +19,10 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component"
+	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
 	"github.com/graft-dev/graft/pkg/scheduler"
 	"github.com/graft-dev/graft/test/charts"
 	"github.com/graft-dev/graft/test/framework"
-	"github.com/graft-dev/graft/test/gardenerlandscape"
 )
 
 // schedulerName is the schedulerName the shoots for the landscape's

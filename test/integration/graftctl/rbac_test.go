@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/graft-dev/graft/pkg/controlplane"
+
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -52,7 +54,7 @@ func viewerKubeconfig(t *testing.T, namespace string) string {
 		_ = kube.RbacV1().ClusterRoles().Delete(ctx, role.Name, metav1.DeleteOptions{})
 	})
 	viewer := "system:serviceaccount:" + namespace + ":seed-viewer"
-	if err := framework.WaitAuthorized(ctx, kube, viewer, framework.ServiceAccountGroups(namespace),
+	if err := controlplane.WaitAuthorized(ctx, kube, viewer, controlplane.ServiceAccountGroups(namespace),
 		authorizationv1.ResourceAttributes{Verb: "list", Group: "core.graft.dev", Resource: "seeds"}); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +70,7 @@ func viewerKubeconfig(t *testing.T, namespace string) string {
 		cfg.CAFile = admin.CAFile
 	}
 	path := tempKubeconfig(t)
-	if err := framework.WriteKubeconfig(path, cfg, "seed-viewer"); err != nil {
+	if err := controlplane.WriteKubeconfig(path, cfg, "seed-viewer"); err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graft-dev/graft/pkg/controlplane"
+
 	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -90,13 +92,13 @@ func TestDescribeReadsTheLeaseWithTheREADMEsRole(t *testing.T) {
 	for _, rule := range reader.Rules {
 		for _, resource := range rule.Resources {
 			attrs := authorizationv1.ResourceAttributes{Namespace: l.Name, Verb: rule.Verbs[len(rule.Verbs)-1], Group: rule.APIGroups[0], Resource: resource}
-			if err := framework.WaitAuthorized(ctx, kube, "system:serviceaccount:"+l.Name+":"+sa, framework.ServiceAccountGroups(l.Name), attrs); err != nil {
+			if err := controlplane.WaitAuthorized(ctx, kube, "system:serviceaccount:"+l.Name+":"+sa, controlplane.ServiceAccountGroups(l.Name), attrs); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := framework.WriteServiceAccountKubeconfig(ctx, envConfig(t), l.Name, sa, kubeconfig); err != nil {
+	if err := controlplane.WriteServiceAccountKubeconfig(ctx, envConfig(t), l.Name, sa, kubeconfig); err != nil {
 		t.Fatal(err)
 	}
 	describe := func() result {

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graft-dev/graft/pkg/controlplane"
+
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -39,7 +41,7 @@ type replica struct {
 // buildScheduler builds graft-scheduler from this tree into dir.
 func buildScheduler(t *testing.T, dir string) string {
 	t.Helper()
-	if _, err := framework.BuildBinaries(context.Background(), dir, "graft-scheduler"); err != nil {
+	if _, err := controlplane.BuildBinaries(context.Background(), dir, "graft-scheduler"); err != nil {
 		t.Fatalf("building graft-scheduler: %v", err)
 	}
 	return filepath.Join(dir, "graft-scheduler")
@@ -83,7 +85,7 @@ func startReplica(t *testing.T, f *fixture, bin, dir, name, token, credentialID,
 	cfg := f.env.Config()
 	cfg.BearerToken = token
 	kubeconfig := filepath.Join(dir, name+".kubeconfig")
-	if err := framework.WriteKubeconfig(kubeconfig, cfg, "garden"); err != nil {
+	if err := controlplane.WriteKubeconfig(kubeconfig, cfg, "garden"); err != nil {
 		t.Fatal(err)
 	}
 	config := filepath.Join(dir, name+".yaml")
@@ -201,8 +203,8 @@ func TestPausedLeaderDoesNotWrite(t *testing.T) {
 
 	// The seed assignment policy lets graft-system/graft-scheduler bind.
 	kube := f.env.KubeClient()
-	ensureNamespace(t, framework.ComponentNamespace)
-	_, err := kube.CoreV1().ServiceAccounts(framework.ComponentNamespace).Create(f.ctx,
+	ensureNamespace(t, controlplane.ComponentNamespace)
+	_, err := kube.CoreV1().ServiceAccounts(controlplane.ComponentNamespace).Create(f.ctx,
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "graft-scheduler"}}, metav1.CreateOptions{})
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
@@ -210,7 +212,7 @@ func TestPausedLeaderDoesNotWrite(t *testing.T) {
 	binding := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: "paused-leader-" + f.name},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: framework.ComponentNamespace, Name: "graft-scheduler"}},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: controlplane.ComponentNamespace, Name: "graft-scheduler"}},
 	}
 	if _, err := kube.RbacV1().ClusterRoleBindings().Create(f.ctx, binding, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -232,8 +234,8 @@ func TestPausedLeaderDoesNotWrite(t *testing.T) {
 		return ptr.Deref(l.Spec.HolderIdentity, "")
 	}
 
-	tokenA, credA := serviceAccountToken(t, f, framework.ComponentNamespace, "graft-scheduler")
-	tokenB, credB := serviceAccountToken(t, f, framework.ComponentNamespace, "graft-scheduler")
+	tokenA, credA := serviceAccountToken(t, f, controlplane.ComponentNamespace, "graft-scheduler")
+	tokenB, credB := serviceAccountToken(t, f, controlplane.ComponentNamespace, "graft-scheduler")
 	a := startReplica(t, f, bin, dir, "first", tokenA, credA, lease)
 	var leaderA string
 	f.waitFor("the first replica to lead", 60*time.Second, func() (bool, error) { leaderA = holder(); return leaderA != "", nil })

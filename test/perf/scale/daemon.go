@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/graft-dev/graft/pkg/controlplane"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -30,7 +32,7 @@ const componentNamespace = "graft-system"
 // sampled from /proc.
 type daemon struct {
 	chart   string
-	proc    *framework.Process
+	proc    *controlplane.Process
 	start   time.Time
 	health  string
 	metrics string
@@ -45,7 +47,7 @@ type daemon struct {
 // startDaemon renders chart with the given values, starts its binary from
 // binDir and begins sampling its memory. The caller stops it.
 func startDaemon(ctx context.Context, admin *rest.Config, binDir, dir, chart string, set, setJSON []string) (*daemon, error) {
-	ports, err := framework.FreePorts("127.0.0.1", 2)
+	ports, err := controlplane.FreePorts("127.0.0.1", 2)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +72,7 @@ func startDaemon(ctx context.Context, admin *rest.Config, binDir, dir, chart str
 		return nil, err
 	}
 	d.start = time.Now()
-	d.proc, err = framework.StartProcess(ddir, chart, filepath.Join(binDir, chart), "--config", configPath)
+	d.proc, err = controlplane.StartProcess(ddir, chart, filepath.Join(binDir, chart), "--config", configPath)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/graft-dev/graft/pkg/controlplane"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,7 +22,6 @@ import (
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/graftctl/drain"
-	"github.com/graft-dev/graft/test/framework"
 	"github.com/graft-dev/graft/test/integration/descheduler/fixture"
 	"github.com/graft-dev/graft/test/perf/writes"
 )
@@ -67,7 +68,7 @@ func main() {
 // bench is one run: the control plane, the landscape and what was measured.
 type bench struct {
 	o      options
-	cp     *framework.ControlPlane
+	cp     *controlplane.ControlPlane
 	l      *fixture.Landscape
 	binDir string
 	dir    string
@@ -110,10 +111,10 @@ func run(ctx context.Context, o options) error {
 	}()
 	b := &bench{o: o, dir: dir, binDir: filepath.Join(dir, "bin"), empty: map[string]result{}, results: map[string]result{}}
 	fmt.Println("building the daemons and graftctl")
-	if _, err := framework.BuildBinaries(ctx, b.binDir, append(slices.Clone(daemons), "graftctl")...); err != nil {
+	if _, err := controlplane.BuildBinaries(ctx, b.binDir, append(slices.Clone(daemons), "graftctl")...); err != nil {
 		return err
 	}
-	etcd, err := framework.EtcdBinary()
+	etcd, err := controlplane.EtcdBinary()
 	if err != nil {
 		return err
 	}
@@ -122,12 +123,12 @@ func run(ctx context.Context, o options) error {
 		return fmt.Errorf("%s --version: %w", etcd, err)
 	}
 	fmt.Printf("starting the local control plane (%s)\n", strings.SplitN(strings.TrimSpace(string(version)), "\n", 2)[0])
-	b.cp, err = framework.StartControlPlane(ctx, framework.ControlPlaneOptions{})
+	b.cp, err = controlplane.StartControlPlane(ctx, controlplane.ControlPlaneOptions{})
 	if err != nil {
 		return err
 	}
 	defer b.cp.Stop()
-	if err := framework.InstallCRDs(ctx, b.cp.RESTConfig); err != nil {
+	if err := controlplane.InstallCRDs(ctx, b.cp.RESTConfig); err != nil {
 		return err
 	}
 	b.api = sampleMemory(b.cp.APIServerPID())

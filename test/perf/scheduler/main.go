@@ -9,6 +9,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/graft-dev/graft/pkg/controlplane"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -66,16 +68,16 @@ func run(ctx context.Context, o options) error {
 		restConfig = env.RESTConfig
 	} else {
 		fmt.Println("starting the local control plane")
-		cpOpts := framework.ControlPlaneOptions{}
+		cpOpts := controlplane.ControlPlaneOptions{}
 		if o.verbose {
 			cpOpts.Log = os.Stderr
 		}
-		cp, err := framework.StartControlPlane(ctx, cpOpts)
+		cp, err := controlplane.StartControlPlane(ctx, cpOpts)
 		if err != nil {
 			return err
 		}
 		defer cp.Stop()
-		if err := framework.InstallCRDs(ctx, cp.RESTConfig); err != nil {
+		if err := controlplane.InstallCRDs(ctx, cp.RESTConfig); err != nil {
 			return err
 		}
 		restConfig = cp.RESTConfig

@@ -6,7 +6,7 @@
 // domains where a control-plane migration needs them), Shoots, and the status
 // a ready gardenlet would report for a seed. Every manifest passes Gardener's validation and
 // admission with only the ExtensionValidator plugin disabled (the providers
-// are names without extensions; see test/framework).
+// are names without extensions; see pkg/controlplane).
 //
 // Manifests are YAML strings, so that callers read them as Gardener's own
 // documentation shows them and decode them into unstructured objects: graft's
