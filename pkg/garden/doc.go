@@ -1,12 +1,23 @@
-// Package garden owns which API graftctl reads and writes seeds and shoots
-// through: graft's own core.graft.dev/v1alpha1, or Gardener's
-// core.gardener.cloud/v1beta1 on a real Gardener garden. Either way the
-// commands see graft's types, so that their printing and explaining code is
-// one; Gardener's objects are read through the dynamic client and converted by
-// landscapefile.Convert, the conversion the landscape files go through.
+// Package garden owns the garden's API: graft's own core.graft.dev/v1alpha1,
+// or Gardener's core.gardener.cloud/v1beta1 on a real Gardener garden. Every
+// daemon and graftctl read and write seeds, shoots, cloud profiles, projects
+// and region ConfigMaps through it and see graft's types either way, so that
+// their caches, algorithm inputs, printing and explaining code are one.
 //
-// It also owns what only Gardener has (migration.go): a control-plane
-// migration of a bound shoot through shoots/binding (Migrator), the fields of
-// Gardener's seeds and shoots that decide whether Gardener admits one, and
-// the wording of its refusals, predicted or answered by the API server.
+// It holds:
+//   - the conversion of Gardener's objects into graft's types with Gardener's
+//     semantics (convert.go), which the informers, the plain reads and the
+//     landscape files share;
+//   - the informers, with a daemon's cache transform, and the informers of the
+//     region ConfigMaps of one namespace (informers.go);
+//   - the plain reads and every write graft makes (client.go, binding.go): a
+//     new shoot's binding, shoot and seed patches and status, and seed taints
+//     in the API's shape (taints.go);
+//   - what only Gardener has (migration.go): a control-plane migration of a
+//     bound shoot through shoots/binding (Migrator), the fields of Gardener's
+//     seeds and shoots that decide whether Gardener admits one, and the
+//     wording of its refusals, predicted or answered by the API server.
+//
+// It is the only package of graft's binaries that imports the dynamic client
+// or names Gardener's group (layer_test.go holds that).
 package garden
