@@ -9,9 +9,7 @@ import (
 
 	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
-	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -69,7 +67,7 @@ type Descheduler struct {
 	informers     garden.Informers
 	regionConfigs *garden.RegionConfigs
 	cloudProfiles graftlisters.CloudProfileLister
-	configMaps    corev1listers.ConfigMapLister
+	inputsBuilder *algorithm.InputsBuilder
 	synced        []cache.InformerSynced
 
 	mu sync.Mutex
@@ -148,7 +146,7 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	seeds, shoots, profiles := d.informers.Seeds().Informer, d.informers.Shoots().Informer, d.informers.CloudProfiles().Informer
 	cms := d.regionConfigs.ConfigMaps().Informer
 	d.cloudProfiles = graftlisters.NewCloudProfileLister(profiles.GetIndexer())
-	d.configMaps = d.regionConfigs.Lister()
+	d.inputsBuilder = &algorithm.InputsBuilder{Config: d.algo, CloudProfile: d.cloudProfile, RegionConfigMaps: d.regionConfigs.List}
 	// The state passes read is built by the seed and shoot handlers: synced
 	// means they have been given every object of the first list, not only
 	// that the informers' stores hold them, or a first pass (the only one
@@ -404,16 +402,19 @@ func (d *Descheduler) onShootDelete(obj any) {
 }
 
 // inputs gathers what the algorithm needs for a shoot besides the snapshot.
+// A shoot whose cloud profile is not (yet) known is decided without one: the
+// algorithm then finds it fits nowhere, which holds its eviction back.
 func (d *Descheduler) inputs(shoot *v1alpha1.Shoot) algorithm.Inputs {
-	name := algorithm.CloudProfileNameOf(shoot)
-	in := algorithm.Inputs{Config: d.algo}
-	if cp, err := d.cloudProfiles.Get(name); err == nil {
-		in.CloudProfile = cp
-	}
-	if cms, err := d.configMaps.List(labels.Everything()); err == nil {
-		in.RegionConfigMap = algorithm.SelectRegionConfigMap(name, cms)
-	}
+	in, _ := d.inputsBuilder.Inputs(shoot)
 	return in
+}
+
+// cloudProfile is the inputs' cloud profile of a shoot, nil when unknown.
+func (d *Descheduler) cloudProfile(shoot *v1alpha1.Shoot) (*v1alpha1.CloudProfile, error) {
+	if cp, err := d.cloudProfiles.Get(algorithm.CloudProfileNameOf(shoot)); err == nil {
+		return cp, nil
+	}
+	return nil, nil
 }
 
 // withSeed returns a shallow copy of the shoot bound to seed ("" for none),

@@ -54,7 +54,7 @@ func TestRegionConfigMapsOnlyFromTheirNamespace(t *testing.T) {
 			Spec:       v1alpha1.ShootSpec{CloudProfileName: ptr.To("aws"), Provider: v1alpha1.Provider{Type: "aws"}, Region: "eu-west-1"},
 		}
 		in := d.inputs(shoot)
-		if got := in.RegionConfigMap; got == nil || got.Namespace+"/"+got.Name != tc.want {
+		if got := in.RegionConfig; got == nil || got.Source != tc.want {
 			t.Errorf("regionConfigNamespace %q: region ConfigMap %v, want %s", tc.namespace, got, tc.want)
 		}
 		cancel()

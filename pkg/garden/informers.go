@@ -101,6 +101,12 @@ func (r *RegionConfigs) Lister() corev1listers.ConfigMapLister {
 	return r.factory.Core().V1().ConfigMaps().Lister()
 }
 
+// List returns the region ConfigMaps the informer holds.
+func (r *RegionConfigs) List() []*corev1.ConfigMap {
+	cms, _ := r.Lister().List(labels.Everything())
+	return cms
+}
+
 // Start starts the informer.
 func (r *RegionConfigs) Start(stop <-chan struct{}) { r.factory.Start(stop) }
 

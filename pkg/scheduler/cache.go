@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
@@ -43,19 +42,12 @@ type schedulingCache struct {
 	mu       sync.Mutex
 	snapshot *algorithm.Snapshot
 	assumed  map[string]*assumption
-
-	// regionConfigMaps holds the label-selected ConfigMaps by namespace/name;
-	// regionConfigs memoises the parsed one of each cloud profile.
-	regionConfigMaps map[string]*corev1.ConfigMap
-	regionConfigs    map[string]*algorithm.RegionConfig
 }
 
 func newSchedulingCache() *schedulingCache {
 	return &schedulingCache{
-		snapshot:         algorithm.NewSnapshot(),
-		assumed:          map[string]*assumption{},
-		regionConfigMaps: map[string]*corev1.ConfigMap{},
-		regionConfigs:    map[string]*algorithm.RegionConfig{},
+		snapshot: algorithm.NewSnapshot(),
+		assumed:  map[string]*assumption{},
 	}
 }
 
@@ -151,48 +143,15 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// setRegionConfigMap records an added or changed region ConfigMap (nil cm with
-// key: deleted) and drops the parsed configs, which may now differ.
-func (c *schedulingCache) setRegionConfigMap(key string, cm *corev1.ConfigMap) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if cm == nil {
-		delete(c.regionConfigMaps, key)
-	} else {
-		c.regionConfigMaps[key] = cm
-	}
-	c.regionConfigs = map[string]*algorithm.RegionConfig{}
-}
-
-// regionConfigLocked returns the parsed region config of a cloud profile.
-// Malformed entries stay inside the config and fail only the shoots whose
-// region needs them. Callers hold the lock.
-func (c *schedulingCache) regionConfigLocked(cloudProfile string) *algorithm.RegionConfig {
-	if rc, ok := c.regionConfigs[cloudProfile]; ok {
-		return rc
-	}
-	cms := make([]*corev1.ConfigMap, 0, len(c.regionConfigMaps))
-	for _, cm := range c.regionConfigMaps {
-		cms = append(cms, cm)
-	}
-	rc, _ := algorithm.ParseRegionConfig(algorithm.SelectRegionConfigMap(cloudProfile, cms))
-	c.regionConfigs[cloudProfile] = rc
-	return rc
-}
-
 // decide chooses a seed for shoot and reserves it: the binding is assumed, so
 // the next decision already counts it. Deciding and reserving under one lock
 // is what keeps concurrent workers from overfilling a seed.
-func (c *schedulingCache) decide(shoot *corev1alpha1.Shoot, cloudProfile *corev1alpha1.CloudProfile, project string, config algorithm.Config) (string, error) {
+func (c *schedulingCache) decide(shoot *corev1alpha1.Shoot, in algorithm.Inputs) (string, error) {
 	key := algorithm.ShootKey(shoot)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.assumed[key]; ok {
 		return "", errAssumed
-	}
-	in := algorithm.Inputs{CloudProfile: cloudProfile, Config: config, Project: project}
-	if len(c.regionConfigMaps) > 0 {
-		in.RegionConfig = c.regionConfigLocked(cloudProfile.Name)
 	}
 	seed, err := algorithm.Schedule(shoot, c.snapshot, in)
 	if err != nil {

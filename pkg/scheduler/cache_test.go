@@ -19,7 +19,7 @@ func TestDecideReservesCapacity(t *testing.T) {
 	c.addSeed(readySeed("b", "eu-west-1", 1))
 	got := map[string]bool{}
 	for _, name := range []string{"s1", "s2"} {
-		seed, err := c.decide(pendingShoot(name, "eu-west-1"), awsProfile(), "", algorithm.Config{})
+		seed, err := c.decide(pendingShoot(name, "eu-west-1"), awsInputs)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -28,11 +28,11 @@ func TestDecideReservesCapacity(t *testing.T) {
 	if !got["a"] || !got["b"] {
 		t.Errorf("two shoots went to %v, want one on each seed", got)
 	}
-	_, err := c.decide(pendingShoot("s3", "eu-west-1"), awsProfile(), "", algorithm.Config{})
+	_, err := c.decide(pendingShoot("s3", "eu-west-1"), awsInputs)
 	if !algorithm.IsNoCapacity(err) {
 		t.Errorf("third shoot: error %v, want a capacity error", err)
 	}
-	if _, err := c.decide(pendingShoot("s1", "eu-west-1"), awsProfile(), "", algorithm.Config{}); err != errAssumed {
+	if _, err := c.decide(pendingShoot("s1", "eu-west-1"), awsInputs); err != errAssumed {
 		t.Errorf("deciding an assumed shoot again: %v, want errAssumed", err)
 	}
 }
@@ -47,7 +47,7 @@ func TestConcurrentDecisionsNeverExceedCapacity(t *testing.T) {
 	bound := 0
 	for i := range 100 {
 		wg.Go(func() {
-			if _, err := c.decide(pendingShoot(fmt.Sprintf("s%03d", i), "eu-west-1"), awsProfile(), "", algorithm.Config{}); err == nil {
+			if _, err := c.decide(pendingShoot(fmt.Sprintf("s%03d", i), "eu-west-1"), awsInputs); err == nil {
 				mu.Lock()
 				bound++
 				mu.Unlock()
@@ -70,7 +70,7 @@ func TestAssumedBindingLifecycle(t *testing.T) {
 	c.addSeed(readySeed("a", "eu-west-1", 5))
 	shoot := pendingShoot("s", "eu-west-1")
 	key := algorithm.ShootKey(shoot)
-	if _, err := c.decide(shoot, awsProfile(), "", algorithm.Config{}); err != nil {
+	if _, err := c.decide(shoot, awsInputs); err != nil {
 		t.Fatal(err)
 	}
 	// An informer view older than the binding does not undo the reservation.
@@ -93,7 +93,7 @@ func TestAssumedBindingLifecycle(t *testing.T) {
 
 	// A failed bind rolls back.
 	other := pendingShoot("o", "eu-west-1")
-	if _, err := c.decide(other, awsProfile(), "", algorithm.Config{}); err != nil {
+	if _, err := c.decide(other, awsInputs); err != nil {
 		t.Fatal(err)
 	}
 	c.bindFailed(algorithm.ShootKey(other), other)
@@ -104,7 +104,7 @@ func TestAssumedBindingLifecycle(t *testing.T) {
 	// A written binding the informer never confirms is kept past the TTL
 	// while the informer still shows the version the decision read, and
 	// dropped once the informer shows a newer version.
-	if _, err := c.decide(shoot, awsProfile(), "", algorithm.Config{}); err != nil {
+	if _, err := c.decide(shoot, awsInputs); err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Unix(1000, 0)
@@ -156,7 +156,7 @@ func TestStaleEvictedViewKeepsReservation(t *testing.T) {
 	orig := pendingShoot("moved", "eu-west-1")
 	c.upsertShoot(evictedView(orig, "old", "10"))
 	read := evictedView(orig, "old", "11")
-	seed, err := c.decide(read, awsProfile(), "", algorithm.Config{})
+	seed, err := c.decide(read, awsInputs)
 	if err != nil || seed != "a" {
 		t.Fatalf("decide = %q, %v; want seed a", seed, err)
 	}
@@ -168,7 +168,7 @@ func TestStaleEvictedViewKeepsReservation(t *testing.T) {
 		}
 	}
 	c.bindSucceeded(algorithm.ShootKey(read), "12", time.Unix(1000, 0))
-	if seed, err := c.decide(pendingShoot("second", "eu-west-1"), awsProfile(), "", algorithm.Config{}); !algorithm.IsNoCapacity(err) {
+	if seed, err := c.decide(pendingShoot("second", "eu-west-1"), awsInputs); !algorithm.IsNoCapacity(err) {
 		t.Fatalf("second shoot: seed %q, error %v; want a capacity error (a is full)", seed, err)
 	}
 	// The binding (rv 12) confirms it.
@@ -189,7 +189,7 @@ func TestExpiredAssumptionWaitsForLaggingInformer(t *testing.T) {
 	read := evictedView(pendingShoot("moved", "eu-west-1"), "old", "11")
 	key := algorithm.ShootKey(read)
 	c.upsertShoot(read)
-	if _, err := c.decide(read, awsProfile(), "", algorithm.Config{}); err != nil {
+	if _, err := c.decide(read, awsInputs); err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Unix(1000, 0)
@@ -200,7 +200,7 @@ func TestExpiredAssumptionWaitsForLaggingInformer(t *testing.T) {
 			t.Fatalf("expired %v %s after the binding while the informer lags", expired, at)
 		}
 	}
-	if seed, err := c.decide(pendingShoot("second", "eu-west-1"), awsProfile(), "", algorithm.Config{}); !algorithm.IsNoCapacity(err) {
+	if seed, err := c.decide(pendingShoot("second", "eu-west-1"), awsInputs); !algorithm.IsNoCapacity(err) {
 		t.Fatalf("second shoot after the TTL: seed %q, error %v; want a capacity error (a is full)", seed, err)
 	}
 	// A later change without the seed (the binding undone by someone else)
@@ -229,7 +229,7 @@ func TestStatusWriteBetweenReadAndBindingKeepsReservation(t *testing.T) {
 	read.Status.SeedName = nil
 	key := algorithm.ShootKey(read)
 	c.upsertShoot(read)
-	if seed, err := c.decide(read, awsProfile(), "", algorithm.Config{}); err != nil || seed != "a" {
+	if seed, err := c.decide(read, awsInputs); err != nil || seed != "a" {
 		t.Fatalf("decide = %q, %v; want seed a", seed, err)
 	}
 	t0 := time.Unix(1000, 0)
@@ -244,10 +244,10 @@ func TestStatusWriteBetweenReadAndBindingKeepsReservation(t *testing.T) {
 	if u, n := c.usage("a"), c.numAssumed(); u != 1 || n != 1 {
 		t.Fatalf("after the status write: usage of a %d, assumed %d; want 1 and 1", u, n)
 	}
-	if seed, err := c.decide(statusWritten, awsProfile(), "", algorithm.Config{}); !errors.Is(err, errAssumed) {
+	if seed, err := c.decide(statusWritten, awsInputs); !errors.Is(err, errAssumed) {
 		t.Errorf("deciding the bound shoot again from the status write: seed %q, error %v; want errAssumed", seed, err)
 	}
-	if seed, err := c.decide(pendingShoot("second", "eu-west-1"), awsProfile(), "", algorithm.Config{}); !algorithm.IsNoCapacity(err) {
+	if seed, err := c.decide(pendingShoot("second", "eu-west-1"), awsInputs); !algorithm.IsNoCapacity(err) {
 		t.Errorf("second shoot: seed %q, error %v; want a capacity error (a is full)", seed, err)
 	}
 	lagging := func(string) *corev1alpha1.Shoot { return statusWritten }

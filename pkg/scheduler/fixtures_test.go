@@ -7,6 +7,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/algorithm"
 )
 
 func readySeed(name, region string, allocatable int64) *corev1alpha1.Seed {
@@ -47,3 +48,7 @@ func boundTo(shoot *corev1alpha1.Shoot, seed string) *corev1alpha1.Shoot {
 func awsProfile() *corev1alpha1.CloudProfile {
 	return &corev1alpha1.CloudProfile{ObjectMeta: metav1.ObjectMeta{Name: "aws"}, Spec: corev1alpha1.CloudProfileSpec{Type: "aws"}}
 }
+
+// awsInputs are the inputs of a decision with awsProfile and no region
+// ConfigMap.
+var awsInputs = algorithm.Inputs{CloudProfile: awsProfile()}

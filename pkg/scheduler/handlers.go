@@ -89,15 +89,13 @@ func (s *Scheduler) onNamespacedProfileUpdate(old, cur any) {
 }
 
 func (s *Scheduler) onConfigMapAdd(obj any) {
-	if cm, ok := obj.(*corev1.ConfigMap); ok {
-		s.cache.setRegionConfigMap(cm.Namespace+"/"+cm.Name, cm)
+	if _, ok := obj.(*corev1.ConfigMap); ok {
 		s.requeueUnschedulable()
 	}
 }
 
 func (s *Scheduler) onConfigMapUpdate(old, cur any) {
 	if oldCM, cm, ok := updated[*corev1.ConfigMap](old, cur); ok {
-		s.cache.setRegionConfigMap(cm.Namespace+"/"+cm.Name, cm)
 		if !reflect.DeepEqual(oldCM.Data, cm.Data) || !reflect.DeepEqual(oldCM.Annotations, cm.Annotations) {
 			s.requeueUnschedulable()
 		}
@@ -105,8 +103,7 @@ func (s *Scheduler) onConfigMapUpdate(old, cur any) {
 }
 
 func (s *Scheduler) onConfigMapDelete(obj any) {
-	if cm, ok := deleted[*corev1.ConfigMap](obj); ok {
-		s.cache.setRegionConfigMap(cm.Namespace+"/"+cm.Name, nil)
+	if _, ok := deleted[*corev1.ConfigMap](obj); ok {
 		s.requeueUnschedulable()
 	}
 }

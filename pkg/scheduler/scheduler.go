@@ -70,6 +70,7 @@ type Options struct {
 type Scheduler struct {
 	config    *configv1alpha1.SchedulerConfiguration
 	algConfig algorithm.Config
+	inputs    *algorithm.InputsBuilder
 	clients   component.Clients
 	runner    *component.Runner
 	metrics   *schedulerMetrics
@@ -149,6 +150,12 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 	s.regionConfigs = garden.NewRegionConfigs(clients.Kubernetes, cfg.RegionConfigNamespace)
 	shoots, seeds, profiles := s.informers.Shoots(), s.informers.Seeds(), s.informers.CloudProfiles()
 	configMaps := s.regionConfigs.ConfigMaps()
+	s.inputs = &algorithm.InputsBuilder{
+		Config:           algConfig,
+		CloudProfile:     s.shootCloudProfile,
+		Project:          s.informers.Project,
+		RegionConfigMaps: s.regionConfigs.List,
+	}
 	s.shootLister = graftlisters.NewShootLister(shoots.Informer.GetIndexer())
 	s.profileLister = graftlisters.NewCloudProfileLister(profiles.Informer.GetIndexer())
 	nsProfiles := s.informers.NamespacedCloudProfiles()
@@ -335,15 +342,20 @@ func (s *Scheduler) syncHandler(ctx context.Context, key string) error {
 }
 
 func (s *Scheduler) decide(shoot *corev1alpha1.Shoot) (string, error) {
-	profileName := algorithm.CloudProfileNameOf(shoot)
-	if profileName == "" {
-		return "", errors.New("the shoot names no cloud profile")
-	}
-	profile, err := s.cloudProfile(shoot, profileName)
+	in, err := s.inputs.Inputs(shoot)
 	if err != nil {
 		return "", err
 	}
-	return s.cache.decide(shoot, profile, s.informers.Project(shoot.Namespace), s.algConfig)
+	return s.cache.decide(shoot, in)
+}
+
+// shootCloudProfile is the inputs' cloud profile of a shoot.
+func (s *Scheduler) shootCloudProfile(shoot *corev1alpha1.Shoot) (*corev1alpha1.CloudProfile, error) {
+	profileName := algorithm.CloudProfileNameOf(shoot)
+	if profileName == "" {
+		return nil, errors.New("the shoot names no cloud profile")
+	}
+	return s.cloudProfile(shoot, profileName)
 }
 
 // cloudProfile is the profile the shoot is decided with: the cluster-wide

@@ -31,6 +31,8 @@ type Landscape struct {
 	// RegionConfigWarning says why region ConfigMaps could not be read, if so;
 	// decisions then fall back to the Levenshtein distance.
 	RegionConfigWarning string
+
+	inputs *algorithm.InputsBuilder
 }
 
 // RegionConfigNamespaceFlag names the flag of the commands that ask the
@@ -61,6 +63,8 @@ func Load(ctx context.Context, client garden.Client, kube kubernetes.Interface, 
 		regionConfigNamespace = corev1alpha1.GardenNamespace
 	}
 	l := &Landscape{Snapshot: algorithm.NewSnapshot(), CloudProfiles: map[string]*corev1alpha1.CloudProfile{}, Config: config}
+	l.inputs = &algorithm.InputsBuilder{Config: config, CloudProfile: l.cloudProfile,
+		RegionConfigMaps: func() []*corev1.ConfigMap { return l.RegionConfigs }}
 
 	seeds, err := client.ListSeeds(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -105,19 +109,20 @@ func Load(ctx context.Context, client garden.Client, kube kubernetes.Interface, 
 
 // Inputs returns the algorithm's inputs for a shoot.
 func (l *Landscape) Inputs(shoot *corev1alpha1.Shoot) (algorithm.Inputs, error) {
+	return l.inputs.Inputs(shoot)
+}
+
+// cloudProfile is the inputs' cloud profile of a shoot.
+func (l *Landscape) cloudProfile(shoot *corev1alpha1.Shoot) (*corev1alpha1.CloudProfile, error) {
 	name := algorithm.CloudProfileNameOf(shoot)
 	if name == "" {
-		return algorithm.Inputs{}, fmt.Errorf("shoot %s names no cloud profile", algorithm.ShootKey(shoot))
+		return nil, fmt.Errorf("shoot %s names no cloud profile", algorithm.ShootKey(shoot))
 	}
 	profile, ok := l.CloudProfiles[name]
 	if !ok {
-		return algorithm.Inputs{}, fmt.Errorf("cloud profile %q of shoot %s not found", name, algorithm.ShootKey(shoot))
+		return nil, fmt.Errorf("cloud profile %q of shoot %s not found", name, algorithm.ShootKey(shoot))
 	}
-	return algorithm.Inputs{
-		CloudProfile:    profile,
-		RegionConfigMap: algorithm.SelectRegionConfigMap(name, l.RegionConfigs),
-		Config:          l.Config,
-	}, nil
+	return profile, nil
 }
 
 // WithSeed returns a copy of the landscape in which the named seed is replaced

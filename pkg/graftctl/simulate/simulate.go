@@ -264,25 +264,24 @@ func (o *Options) Run() error {
 		snap.AddShoot(s)
 	}
 	regionConfigMaps := o.regionConfigMaps()
-	regionConfigs := map[*corev1.ConfigMap]*algorithm.RegionConfig{}
+	inputs := &algorithm.InputsBuilder{
+		Config: o.config,
+		CloudProfile: func(shoot *v1alpha1.Shoot) (*v1alpha1.CloudProfile, error) {
+			return profiles[algorithm.CloudProfileNameOf(shoot)], nil
+		},
+		RegionConfigMaps: func() []*corev1.ConfigMap { return regionConfigMaps },
+		RegionConfigName: func(cm *corev1.ConfigMap) string {
+			name := cm.Namespace + "/" + cm.Name
+			if doc, ok := l.DocumentOf(cm); ok {
+				name += fmt.Sprintf(" (%s document %d)", doc.Source, doc.Index)
+			}
+			return name
+		},
+	}
 
 	results := make([]Result, 0, len(pending))
 	for _, shoot := range pending {
-		profile := profiles[algorithm.CloudProfileNameOf(shoot)]
-		in := algorithm.Inputs{CloudProfile: profile, Config: o.config}
-		if cm := algorithm.SelectRegionConfigMap(profile.Name, regionConfigMaps); cm != nil {
-			rc, ok := regionConfigs[cm]
-			if !ok {
-				name := cm.Namespace + "/" + cm.Name
-				if doc, ok := l.DocumentOf(cm); ok {
-					name += fmt.Sprintf(" (%s document %d)", doc.Source, doc.Index)
-				}
-				// Malformed entries fail only the shoots whose region needs them.
-				rc, _ = algorithm.ParseRegionConfigNamed(cm, name)
-				regionConfigs[cm] = rc
-			}
-			in.RegionConfig = rc
-		}
+		in, _ := inputs.Inputs(shoot) // pendingShoots found every shoot's profile
 		res := Result{Shoot: algorithm.ShootKey(shoot)}
 		var seed string
 		var err error
