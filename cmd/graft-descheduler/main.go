@@ -27,6 +27,8 @@ so that graft-scheduler places them again:
                                    status.allocatable.shoots, lowest value first.
 
 Every eviction is checked first: another seed must fit the shoot (requireFit),
+asked with the strategy, score weights and region ConfigMap namespace that
+graft-scheduler publishes on its Lease (schedulerLease) unless set here,
 per-pass budgets, a token bucket and maxPendingEvicted bound the pace, and
 shoots annotated graft.dev/evict: "false" stay unless a plugin forces it.
 With dryRun nothing changes; WouldDeschedule Events tell where shoots would go.
@@ -38,6 +40,10 @@ With interval 0 the descheduler makes one pass and exits (for a CronJob).`,
 			return err
 		},
 		Run: func(ctx context.Context, cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients) error {
+			cfg, err := descheduler.ResolveSchedulingConfiguration(ctx, cfg, clients.Lease.CoordinationV1())
+			if err != nil {
+				return err
+			}
 			d, err := descheduler.New(cfg, clients, descheduler.Options{})
 			if err != nil {
 				return err

@@ -105,7 +105,7 @@ func dryRunDescheduler(tb testing.TB, cfg *configv1alpha1.DeschedulerConfigurati
 	tb.Helper()
 	cfg.DryRun = true
 	cfg.EvictionRate = ptr.To(0.0)
-	cfg.Default()
+	defaultResolved(cfg)
 	if errs := cfg.Validate(); len(errs) > 0 {
 		tb.Fatalf("invalid test configuration: %v", errs)
 	}

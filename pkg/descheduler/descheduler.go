@@ -183,6 +183,10 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	return d, nil
 }
 
+// SchedulingConfiguration is the strategy and score weights requireFit asks
+// the algorithm with.
+func (d *Descheduler) SchedulingConfiguration() algorithm.Config { return d.algo }
+
 // actsOn reports whether some plugin may act on a seed, from the seed's own
 // facts: a plugin that cannot tell (no framework.SeedFilter) may.
 func actsOn(plugins []framework.Plugin, facts *framework.SeedState) bool {

@@ -87,7 +87,7 @@ func start(t *testing.T, mutate func(*configv1alpha1.DeschedulerConfiguration), 
 	if mutate != nil {
 		mutate(cfg)
 	}
-	cfg.Default()
+	defaultResolved(cfg)
 	if errs := cfg.Validate(); len(errs) > 0 {
 		t.Fatalf("invalid test configuration: %v", errs)
 	}
@@ -411,7 +411,7 @@ func TestInvalidPluginArgs(t *testing.T) {
 	cfg := &configv1alpha1.DeschedulerConfiguration{Plugins: []configv1alpha1.DeschedulerPlugin{
 		{Name: "OverCapacity", Args: runtime.RawExtension{Raw: []byte(`{"purposeOrder":["nope"]}`)}},
 	}}
-	cfg.Default()
+	defaultResolved(cfg)
 	_, err := New(cfg, component.Clients{Graft: fake.NewSimpleClientset(), Kubernetes: kubefake.NewSimpleClientset()}, Options{Registry: metrics.NewKubeRegistry()})
 	if err == nil || !strings.Contains(err.Error(), "plugins[1].args.purposeOrder[0]") {
 		t.Errorf("err = %v", err)

@@ -38,7 +38,7 @@ func TestRegionConfigMapsOnlyFromTheirNamespace(t *testing.T) {
 	}{{"", "garden/regions"}, {"garden-ops", "garden-ops/regions"}} {
 		kube := kubefake.NewSimpleClientset(regionCM("garden-dev", "a-steer"), regionCM("garden", "regions"), regionCM("garden-ops", "regions"))
 		cfg := &configv1alpha1.DeschedulerConfiguration{RegionConfigNamespace: tc.namespace}
-		cfg.Default()
+		defaultResolved(cfg)
 		d, err := New(cfg, component.Clients{Graft: fake.NewSimpleClientset(cloudProfile()), Kubernetes: kube}, Options{Registry: metrics.NewKubeRegistry()})
 		if err != nil {
 			t.Fatal(err)
@@ -64,7 +64,7 @@ func TestRegionConfigMapsOnlyFromTheirNamespace(t *testing.T) {
 	}
 
 	cfg := &configv1alpha1.DeschedulerConfiguration{}
-	cfg.Default()
+	defaultResolved(cfg)
 	cfg.RegionConfigNamespace = ""
 	if _, err := New(cfg, component.Clients{Graft: fake.NewSimpleClientset(), Kubernetes: kubefake.NewSimpleClientset()}, Options{Registry: metrics.NewKubeRegistry()}); err == nil {
 		t.Fatal("New accepted an empty regionConfigNamespace, which would watch every namespace")

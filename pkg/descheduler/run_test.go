@@ -27,7 +27,7 @@ func TestRunServesItsMetrics(t *testing.T) {
 	cfg.LeaderElection.LeaderElect = ptr.To(false)
 	cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
 	cfg.Server.MetricsBindAddress = "127.0.0.1:0"
-	cfg.Default()
+	defaultResolved(cfg)
 	if errs := cfg.Validate(); len(errs) > 0 {
 		t.Fatalf("invalid test configuration: %v", errs)
 	}

@@ -117,7 +117,7 @@ func TestSyncedMeansEveryShootIsInTheState(t *testing.T) {
 		objs = append(objs, newShoot(fmt.Sprintf("s-%04d", i), "a"))
 	}
 	cfg := &configv1alpha1.DeschedulerConfiguration{}
-	cfg.Default()
+	defaultResolved(cfg)
 	d, err := New(cfg, component.Clients{Graft: fake.NewSimpleClientset(objs...), Kubernetes: kubefake.NewSimpleClientset()}, Options{Registry: metrics.NewKubeRegistry()})
 	if err != nil {
 		t.Fatal(err)

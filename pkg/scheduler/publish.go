@@ -33,7 +33,7 @@ func (s *Scheduler) publishConfiguration(ctx context.Context) {
 		logger.V(1).Info("Leader election is off: the scheduling configuration is not published on a Lease")
 		return
 	}
-	value, err := schedulingconfig.Encode(s.config.SchedulerName, s.algConfig)
+	value, err := schedulingconfig.Encode(s.config.SchedulerName, s.config.RegionConfigNamespace, s.algConfig)
 	if err != nil {
 		logger.Error(err, "Could not encode the scheduling configuration for the Lease")
 		return

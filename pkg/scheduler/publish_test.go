@@ -58,7 +58,7 @@ func TestPublishConfigurationOnTheLeaseItLeadsWith(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"version":"v1","schedulerName":"default-scheduler","strategy":"MinimalDistance","scoreWeights":{"LeastAllocated":3,"PreferNoSchedule":0}}`
+	want := `{"version":"v1","schedulerName":"default-scheduler","strategy":"MinimalDistance","scoreWeights":{"LeastAllocated":3,"PreferNoSchedule":0},"regionConfigNamespace":"garden"}`
 	if got := lease.Annotations[schedulingconfig.Annotation]; got != want {
 		t.Errorf("published %s, want %s", got, want)
 	}

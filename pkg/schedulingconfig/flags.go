@@ -7,7 +7,6 @@ import (
 	"math"
 
 	"github.com/spf13/pflag"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 
@@ -124,17 +123,9 @@ func (f *Flags) Choose(ctx context.Context, leases coordinationv1client.LeasesGe
 			Warning: "explaining with the default scheduling configuration, which may not be graft-scheduler's: " + why,
 		}
 	}
-	lease, err := leases.Leases(f.LeaseNamespace).Get(ctx, f.LeaseName, metav1.GetOptions{})
+	p, err := Read(ctx, leases, f.LeaseNamespace, f.LeaseName, "graftctl")
 	if err != nil {
-		return defaults("the scheduler's " + ref + " could not be read: " + err.Error())
-	}
-	value, ok := lease.Annotations[Annotation]
-	if !ok {
-		return defaults("the scheduler's " + ref + " has no " + Annotation + " annotation (its holder is older than this graftctl, or has only just started leading)")
-	}
-	p, err := Decode(value)
-	if err != nil {
-		return defaults("the " + Annotation + " annotation of " + ref + " is invalid: " + err.Error())
+		return defaults(err.Error())
 	}
 	return Choice{Config: p.Config(), Source: "from " + ref}
 }

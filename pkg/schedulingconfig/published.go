@@ -30,12 +30,17 @@ type Published struct {
 	// ScoreWeights are the configured score weights by plugin name; empty
 	// means the reference order (strategy, least utilised, name).
 	ScoreWeights map[algorithm.ScorePlugin]int32 `json:"scoreWeights,omitempty"`
+	// RegionConfigNamespace is the one namespace region ConfigMaps are read
+	// from; empty from schedulers that did not publish it.
+	RegionConfigNamespace string `json:"regionConfigNamespace,omitempty"`
 }
 
 // Encode returns the annotation value for a configuration as applied by the
-// scheduler named schedulerName.
-func Encode(schedulerName string, c algorithm.Config) (string, error) {
-	p := Published{Version: Version, SchedulerName: schedulerName, Strategy: applied(c).Strategy, ScoreWeights: c.ScoreWeights}
+// scheduler named schedulerName, which reads region ConfigMaps from
+// regionConfigNamespace.
+func Encode(schedulerName, regionConfigNamespace string, c algorithm.Config) (string, error) {
+	p := Published{Version: Version, SchedulerName: schedulerName, Strategy: applied(c).Strategy, ScoreWeights: c.ScoreWeights,
+		RegionConfigNamespace: regionConfigNamespace}
 	b, err := json.Marshal(p)
 	if err != nil {
 		return "", err

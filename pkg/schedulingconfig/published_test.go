@@ -32,7 +32,7 @@ func TestEncodeDecode(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			value, err := Encode("default-scheduler", tc.in)
+			value, err := Encode("default-scheduler", "", tc.in)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,6 +16,7 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component"
+	"github.com/graft-dev/graft/pkg/descheduler"
 	"github.com/graft-dev/graft/pkg/scheduler"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 	"github.com/graft-dev/graft/test/framework"
@@ -24,7 +25,8 @@ import (
 // TestSchedulerChartLetsItPublishOnItsLease runs graft-scheduler as the
 // chart's ServiceAccount, with the chart's RBAC and rendered configuration,
 // and waits for the scheduling configuration on its Lease: the lease Role
-// must allow that write.
+// must allow that write. graft-descheduler, as its chart's ServiceAccount,
+// must then be allowed to read it.
 func TestSchedulerChartLetsItPublishOnItsLease(t *testing.T) {
 	env := framework.Shared(t)
 	ctx := t.Context()
@@ -62,7 +64,7 @@ func TestSchedulerChartLetsItPublishOnItsLease(t *testing.T) {
 	}
 	framework.RunUntilCleanup(t, "scheduler", s.Run)
 
-	want := `{"version":"v1","schedulerName":"default-scheduler","strategy":"MinimalDistance","scoreWeights":{"LeastAllocated":3}}`
+	want := `{"version":"v1","schedulerName":"default-scheduler","strategy":"MinimalDistance","scoreWeights":{"LeastAllocated":3},"regionConfigNamespace":"garden"}`
 	var got string
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		l, err := env.KubeClient().CoordinationV1().Leases(corev1alpha1.GardenNamespace).Get(ctx, lease, metav1.GetOptions{})
@@ -74,5 +76,34 @@ func TestSchedulerChartLetsItPublishOnItsLease(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatalf("Lease %s/%s carries %q, want %s: %v", corev1alpha1.GardenNamespace, lease, got, want, err)
+	}
+
+	// graft-descheduler, as its chart's ServiceAccount with the chart's
+	// configuration, takes that configuration from the Lease.
+	deschedulerKubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	dconfig, err := RunAsChart(ctx, env.Config(), "graft-descheduler", TemplateOptions{Release: "chart-desched-lease", Namespace: ns, Set: []string{
+		"config.schedulerLease.name=" + lease,
+	}}, deschedulerKubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dcfg, err := component.DecodeConfig[*configv1alpha1.DeschedulerConfiguration]([]byte(dconfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dRestConfig, err := clientcmd.BuildConfigFromFlags("", deschedulerKubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dclients, err := component.NewClients(component.ApplyClientConnection(dRestConfig, dcfg.ClientConnection), descheduler.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolved, err := descheduler.ResolveSchedulingConfiguration(ctx, dcfg, dclients.Lease.CoordinationV1())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := schedulingconfig.Describe(schedulingconfig.FromComponentConfig(resolved.Strategy, resolved.ScoreWeights)); got != "MinimalDistance, score weights LeastAllocated=3" {
+		t.Errorf("the descheduler resolved %s from the scheduler's Lease, want MinimalDistance, score weights LeastAllocated=3", got)
 	}
 }

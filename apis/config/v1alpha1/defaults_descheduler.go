@@ -74,11 +74,11 @@ func (c *DeschedulerConfiguration) Default() {
 	if c.ConcurrentEvictions == 0 {
 		c.ConcurrentEvictions = DefaultConcurrentEvictions
 	}
-	if c.Strategy == "" {
-		c.Strategy = StrategySameRegion
+	if c.SchedulerLease.Namespace == "" {
+		c.SchedulerLease.Namespace = corev1alpha1.GardenNamespace
 	}
-	if c.RegionConfigNamespace == "" {
-		c.RegionConfigNamespace = corev1alpha1.GardenNamespace
+	if c.SchedulerLease.Name == "" {
+		c.SchedulerLease.Name = DefaultSchedulerLeaseName
 	}
 	listed := false
 	for i := range c.Plugins {

@@ -75,17 +75,26 @@ type DeschedulerConfiguration struct {
 	// Default 4.
 	// +optional
 	ConcurrentEvictions int32 `json:"concurrentEvictions,omitempty"`
-	// Strategy is the scheduling strategy requireFit asks the algorithm with;
-	// it should equal graft-scheduler's. Default SameRegion.
+	// SchedulerLease is graft-scheduler's leader election Lease, on which its
+	// leader publishes the scheduling configuration it applies: the strategy,
+	// score weights and region ConfigMap namespace requireFit asks the
+	// algorithm with, unless set below. Default garden/graft-scheduler.
+	// +optional
+	SchedulerLease LeaseReference `json:"schedulerLease,omitempty"`
+	// Strategy overrides the scheduling strategy graft-scheduler publishes;
+	// a value that differs from it is logged as a warning. Empty: the
+	// scheduler's.
 	// +optional
 	Strategy SchedulingStrategy `json:"strategy,omitempty"`
-	// RegionConfigNamespace is, as for graft-scheduler, the only namespace region ConfigMaps (labelled
-	// scheduling.gardener.cloud/purpose=region-config) are read from, as
-	// Gardener's scheduler reads them from its garden namespace; ConfigMaps in
-	// any other namespace, such as a project's, are ignored. Default garden.
+	// RegionConfigNamespace overrides, as for Strategy, the namespace
+	// graft-scheduler reads region ConfigMaps (labelled
+	// scheduling.gardener.cloud/purpose=region-config) from, as Gardener's
+	// scheduler reads them from its garden namespace; ConfigMaps in any other
+	// namespace, such as a project's, are ignored. Empty: the scheduler's.
 	// +optional
 	RegionConfigNamespace string `json:"regionConfigNamespace,omitempty"`
-	// ScoreWeights are graft-scheduler's score weights, for requireFit.
+	// ScoreWeights override, as for Strategy, graft-scheduler's score
+	// weights. Unset: the scheduler's.
 	// +optional
 	ScoreWeights *ScoreWeights `json:"scoreWeights,omitempty"`
 	// Plugins select what to evict. NoExecuteTaints runs unless it is listed
@@ -118,3 +127,13 @@ const (
 	// purposes never move (default: every purpose).
 	DeschedulerPluginOverCapacity = "OverCapacity"
 )
+
+// LeaseReference names a Lease.
+type LeaseReference struct {
+	// Namespace of the Lease. Default garden.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// Name of the Lease. Default graft-scheduler.
+	// +optional
+	Name string `json:"name,omitempty"`
+}

@@ -46,12 +46,20 @@ func (c *DeschedulerConfiguration) Validate() field.ErrorList {
 		errs = append(errs, field.Invalid(field.NewPath("concurrentEvictions"), c.ConcurrentEvictions, "must be at least 1"))
 	}
 	switch c.Strategy {
-	case StrategySameRegion, StrategyMinimalDistance:
+	case "", StrategySameRegion, StrategyMinimalDistance:
 	default:
 		errs = append(errs, field.NotSupported(field.NewPath("strategy"), c.Strategy,
 			[]SchedulingStrategy{StrategySameRegion, StrategyMinimalDistance}))
 	}
-	errs = append(errs, validateRegionConfigNamespace(field.NewPath("regionConfigNamespace"), c.RegionConfigNamespace)...)
+	if c.RegionConfigNamespace != "" {
+		errs = append(errs, validateRegionConfigNamespace(field.NewPath("regionConfigNamespace"), c.RegionConfigNamespace)...)
+	}
+	for _, msg := range validation.IsDNS1123Label(c.SchedulerLease.Namespace) {
+		errs = append(errs, field.Invalid(field.NewPath("schedulerLease", "namespace"), c.SchedulerLease.Namespace, msg))
+	}
+	for _, msg := range validation.IsDNS1123Subdomain(c.SchedulerLease.Name) {
+		errs = append(errs, field.Invalid(field.NewPath("schedulerLease", "name"), c.SchedulerLease.Name, msg))
+	}
 	if w := c.ScoreWeights; w != nil {
 		errs = append(errs, validateScoreWeights(field.NewPath("scoreWeights"), w)...)
 	}

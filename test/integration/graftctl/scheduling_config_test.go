@@ -58,7 +58,7 @@ func TestDescribeAndDrainDryRunExplainTheSchedulersDecision(t *testing.T) {
 	})
 	published, _ := leases.Get(ctx, lease, metav1.GetOptions{})
 	if got, want := published.Annotations[schedulingconfig.Annotation],
-		`{"version":"v1","schedulerName":"default-scheduler","strategy":"SameRegion","scoreWeights":{"LeastAllocated":1}}`; got != want {
+		`{"version":"v1","schedulerName":"default-scheduler","strategy":"SameRegion","scoreWeights":{"LeastAllocated":1},"regionConfigNamespace":"garden"}`; got != want {
 		t.Errorf("published %s, want %s", got, want)
 	}
 	// Stopped, the scheduler releases its Lease; the configuration stays.
@@ -116,10 +116,12 @@ func TestDescribeAndDrainDryRunExplainTheSchedulersDecision(t *testing.T) {
 		}
 	}
 	const deschedulerLease = "gctl-weights-descheduler"
-	// requireFit asks the algorithm with the descheduler's own copy of the weights.
+	// requireFit asks the algorithm with the weights the scheduler publishes:
+	// the descheduler sets none of its own.
 	cfg, err := fixture.DeschedulerConfig(deschedulerLease, func(c *configv1alpha1.DeschedulerConfiguration) {
 		c.Interval = &metav1.Duration{Duration: 2 * time.Second}
-		c.ScoreWeights = weights
+		c.SchedulerLease.Name = lease
+		c.Strategy, c.ScoreWeights, c.RegionConfigNamespace = "", nil, ""
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -130,6 +132,12 @@ func TestDescribeAndDrainDryRunExplainTheSchedulersDecision(t *testing.T) {
 			t.Errorf("descheduler: %v", err)
 		}
 	})
+	if desched.Descheduler == nil {
+		t.Fatalf("the descheduler did not start: %v", desched.Stop())
+	}
+	if got := schedulingconfig.Describe(desched.Descheduler.SchedulingConfiguration()); got != "SameRegion, score weights LeastAllocated=1" {
+		t.Errorf("the descheduler's requireFit asks with %s, want the scheduler's published SameRegion, score weights LeastAllocated=1", got)
+	}
 	run(t, "drain", z, "--timeout=2m", "--descheduler-lease-name="+deschedulerLease, leaseFlag)
 	moved, err := l.Graft.CoreV1alpha1().Shoots(l.Name).Get(ctx, "moving", metav1.GetOptions{})
 	if err != nil {
