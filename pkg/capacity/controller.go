@@ -27,6 +27,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/component"
+	"github.com/graft-dev/graft/pkg/component/ownwrites"
 	"github.com/graft-dev/graft/pkg/garden"
 )
 
@@ -66,7 +67,11 @@ type controllerOptions struct {
 
 // controller keeps seeds' capacity, allocatable, usage and not-ready taints.
 type controller struct {
-	client       garden.Client
+	client garden.Client
+	// written are the seeds as the API server returned them after the
+	// annotator's last write, until the informer's copy is at least as new:
+	// see freshest.
+	written      *ownwrites.Tracker[*v1alpha1.Seed]
 	seedLister   listers.SeedLister
 	seedsSynced  cache.InformerSynced
 	shootsSynced cache.InformerSynced
@@ -97,10 +102,6 @@ type seedState struct {
 	overCapacity bool
 	// invalid is the last reported annotation error, reported once per value.
 	invalid string
-	// written is the seed as the API server returned it after the
-	// annotator's last write, until the informer's copy is at least as new:
-	// see freshest.
-	written *v1alpha1.Seed
 	// echoes are the annotator's own writes whose watch events have not
 	// arrived yet: see ownEcho.
 	echoes []*echo
@@ -134,6 +135,7 @@ func newController(opts controllerOptions) (*controller, error) {
 		syncPeriod: opts.Config.SyncPeriod.Duration,
 		taints:     opts.Config.HealthTaints.Enabled,
 		seeds:      map[string]*seedState{},
+		written:    ownwrites.New[*v1alpha1.Seed](),
 	}
 	if d := opts.Config.HealthTaints.UnhealthyEvictionDelay; d != nil {
 		c.evictionDelay = &d.Duration
@@ -275,6 +277,7 @@ func (c *controller) syncSeed(ctx context.Context, name string) error {
 		c.mu.Lock()
 		delete(c.seeds, name)
 		c.mu.Unlock()
+		c.written.Forget(name)
 		c.metrics.DeleteSeed(name)
 		return nil
 	}

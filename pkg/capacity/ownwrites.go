@@ -18,8 +18,8 @@ import (
 // resourceVersion, refused with a conflict. And the watch event of each
 // write would queue the seed once more for a sync that can find nothing to
 // do. So the controller keeps, per seed, the object the API server returned
-// for its last write and the writes whose events are still to come, the way
-// the scheduler keeps its assumed bindings.
+// for its last write (in an ownwrites.Tracker, as the other daemons keep
+// theirs) and the writes whose events are still to come.
 
 // echo is a write of the annotator whose watch event has not arrived yet.
 type echo struct {
@@ -58,15 +58,13 @@ func (c *controller) wrote(e *echo, written *v1alpha1.Seed, err error) {
 		return
 	}
 	e.version = written.ResourceVersion
-	st.written = written
+	c.written.Wrote(written.Name, written)
 }
 
 // freshest returns the newer of the cached seed and the seed the
-// annotator's last write returned. Once the cache has caught up, the written
-// copy is dropped, as are the writes the cache has moved past (their events,
-// if they never come, are not waited for). Versions are compared with
-// apimachinery's resourceversion package; a version that cannot be compared
-// counts the cache as current.
+// annotator's last write returned (ownwrites.Tracker.Freshest), and drops
+// the writes the cache has moved past (their events, if they never come,
+// are not waited for).
 func (c *controller) freshest(cached *v1alpha1.Seed) *v1alpha1.Seed {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -77,15 +75,7 @@ func (c *controller) freshest(cached *v1alpha1.Seed) *v1alpha1.Seed {
 	st.echoes = slices.DeleteFunc(st.echoes, func(e *echo) bool {
 		return e.version != "" && newer(cached.ResourceVersion, e.version)
 	})
-	w := st.written
-	if w == nil {
-		return cached
-	}
-	if w.UID == cached.UID && newer(w.ResourceVersion, cached.ResourceVersion) {
-		return w
-	}
-	st.written = nil
-	return cached
+	return c.written.Freshest(cached.Name, cached)
 }
 
 // ownEcho tells whether a watch event from old to cur is exactly one of the
@@ -108,9 +98,7 @@ func (c *controller) ownEcho(old, cur *v1alpha1.Seed) bool {
 		return false
 	}
 	st.echoes = slices.Delete(st.echoes, i, i+1)
-	if st.written != nil && st.written.ResourceVersion == cur.ResourceVersion {
-		st.written = nil // the cache holds it now
-	}
+	c.written.Observe(cur.Name, cur.ResourceVersion) // the cache holds it now
 	return true
 }
 

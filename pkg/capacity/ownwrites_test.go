@@ -80,10 +80,7 @@ func TestSyncBeforeOwnWriteIsCachedWritesNothingAgain(t *testing.T) {
 	if p := f.patches(); len(p) != 0 {
 		t.Errorf("written once the cache caught up: %+v", p)
 	}
-	f.c.mu.Lock()
-	written := f.c.seeds["s1"].written
-	f.c.mu.Unlock()
-	if written != nil {
+	if written, kept := f.c.written.Written("s1"); kept {
 		t.Errorf("the written copy is kept after the cache caught up (version %s)", written.ResourceVersion)
 	}
 }
@@ -141,10 +138,7 @@ func TestOwnWriteEventQueuesNothing(t *testing.T) {
 	if !f.c.ownEcho(seed, written) {
 		t.Error("the event of the annotator's write not recognised")
 	}
-	f.c.mu.Lock()
-	kept := f.c.seeds["s1"].written
-	f.c.mu.Unlock()
-	if kept != nil {
+	if _, kept := f.c.written.Written("s1"); kept {
 		t.Error("the written copy is kept once its event has arrived")
 	}
 	if f.c.ownEcho(seed, written) {

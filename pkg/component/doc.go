@@ -39,7 +39,9 @@
 //     daemon is built as New(cfg, clients, Options), which builds its Runner
 //     with NewRunner, and run with Run(ctx).
 //
-// Holding the Lease and fencing writes with it is package leadership; the
+// Holding the Lease and fencing writes with it is package leadership;
+// remembering a daemon's own writes until its informer shows them is package
+// ownwrites; what the informers keep of an object is package cachetrim; the
 // version every binary reports is package buildversion, kept apart so that
 // graftctl can report it without growing the daemons' --version flag.
 package component

@@ -7,12 +7,12 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/resourceversion"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/component/ownwrites"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
 	"github.com/graft-dev/graft/pkg/taintclock"
 )
@@ -44,12 +44,11 @@ type state struct {
 	// waiting: a shoot no known scheduler places takes no slot, and a
 	// tenant's shoot naming no scheduler cannot hold evictions back.
 	schedulers sets.Set[string]
-	// written is the resourceVersion of the descheduler's last write per
-	// shoot until the informer delivers it; older informer events are ignored.
-	written map[string]string
-	// seedWritten is the same for the descheduler's own seed writes (the
-	// timeAdded stamps).
-	seedWritten map[string]string
+	// written are the descheduler's evictions until the informer delivers
+	// them; older informer events are ignored.
+	written *ownwrites.Tracker[*v1alpha1.Shoot]
+	// seedWritten is the same for its own seed writes (the timeAdded stamps).
+	seedWritten *ownwrites.Tracker[*v1alpha1.Seed]
 	// taintSeen is when this process first saw each NoExecute taint, per seed.
 	// A toleration counts from the taint's timeAdded; the sighting is only the
 	// fallback for a taint without one until the descheduler's stamp lands (or
@@ -90,8 +89,8 @@ func newState() *state {
 		pending:     sets.New[string](),
 		waiting:     sets.New[string](),
 		schedulers:  sets.New(v1alpha1.DefaultSchedulerName),
-		written:     map[string]string{},
-		seedWritten: map[string]string{},
+		written:     ownwrites.New[*v1alpha1.Shoot](),
+		seedWritten: ownwrites.New[*v1alpha1.Seed](),
 		taintSeen:   map[string]map[string]time.Time{},
 		arrived:     map[string]arrival{},
 	}
@@ -117,20 +116,10 @@ func (st *state) setOwnSeed(seed *v1alpha1.Seed, now time.Time) {
 }
 
 func (st *state) setSeedLocked(old, seed *v1alpha1.Seed, now time.Time, own bool) bool {
-	rv := seed.ResourceVersion
-	if w, wrote := st.seedWritten[seed.Name]; wrote {
-		if cmp, err := resourceversion.CompareResourceVersion(rv, w); err == nil {
-			if cmp < 0 {
-				// The informer has not caught up with our own write yet.
-				return false
-			}
-			if !own {
-				delete(st.seedWritten, seed.Name)
-			}
-		}
-	}
-	if own && wellFormed(rv) {
-		st.seedWritten[seed.Name] = rv
+	if own && !st.seedWritten.Wrote(seed.Name, seed) || !own && st.seedWritten.Observe(seed.Name, seed.ResourceVersion) {
+		// An older write of our own, or the informer has not caught up
+		// with our own write yet.
+		return false
 	}
 	prev, had := st.snapshot.Seed(seed.Name)
 	st.snapshot.UpdateSeed(old, seed)
@@ -175,16 +164,7 @@ func (st *state) removeSeed(name string) {
 	defer st.mu.Unlock()
 	st.snapshot.RemoveSeedByName(name)
 	delete(st.taintSeen, name)
-	delete(st.seedWritten, name)
-}
-
-// wellFormed tells whether rv is a resourceVersion apimachinery can order.
-// Only those are recorded as the descheduler's own writes, so a recorded
-// version always compares; an object whose version does not (never one an
-// API server sent) is taken as it comes, without a staleness check.
-func wellFormed(rv string) bool {
-	_, err := resourceversion.CompareResourceVersion(rv, rv)
-	return err == nil
+	st.seedWritten.Forget(name)
 }
 
 // setShoot records a shoot seen by the informer (own=false) or written by the
@@ -214,21 +194,10 @@ func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, infl
 	defer st.mu.Unlock()
 	st.inflight += inflight
 	key := algorithm.ShootKey(s)
-	rv := s.ResourceVersion
-	if w, wrote := st.written[key]; wrote {
-		if cmp, err := resourceversion.CompareResourceVersion(rv, w); err == nil {
-			if cmp < 0 {
-				// An older write of our own, or the informer has not caught
-				// up with our own write yet.
-				return false, st.pending.Len()
-			}
-			if !own {
-				delete(st.written, key)
-			}
-		}
-	}
-	if own && wellFormed(rv) {
-		st.written[key] = rv
+	if own && !st.written.Wrote(key, s) || !own && st.written.Observe(key, s.ResourceVersion) {
+		// An older write of our own, or the informer has not caught up
+		// with our own write yet.
+		return false, st.pending.Len()
 	}
 	old := st.shoots[key]
 	if old != nil {
@@ -297,7 +266,7 @@ func (st *state) removeShoot(key string) {
 		st.unindex(key, old)
 	}
 	delete(st.shoots, key)
-	delete(st.written, key)
+	st.written.Forget(key)
 	delete(st.arrived, key)
 	st.snapshot.RemoveShootByKey(key)
 	wasPending := st.pending.Has(key)

@@ -51,7 +51,7 @@ func TestOwnWritesWinOverStaleEvents(t *testing.T) {
 
 	// The informer catches up, then the scheduler binds the shoot elsewhere.
 	st.setShoot(version(evictedShoot, "12"), t0, false)
-	if _, waiting := st.written["garden-dev/x"]; waiting {
+	if _, waiting := st.written.Written("garden-dev/x"); waiting {
 		t.Error("the write is still awaited after the informer delivered it")
 	}
 	placed := version(evictedShoot, "13")
@@ -100,7 +100,7 @@ func TestOwnWritesCompareResourceVersionsAsAPIMachinery(t *testing.T) {
 	if st.onSeed["a"].Len() != 1 {
 		t.Error("an event with an unordered resourceVersion was dropped")
 	}
-	if _, waiting := st.written["garden-dev/x"]; !waiting {
+	if _, waiting := st.written.Written("garden-dev/x"); !waiting {
 		t.Error("an event with an unordered resourceVersion ended the wait for the own write")
 	}
 }

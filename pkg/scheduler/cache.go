@@ -5,10 +5,11 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/resourceversion"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/component/ownwrites"
 )
 
 // errAssumed says that the shoot was already bound by this scheduler and the
@@ -22,13 +23,6 @@ type assumption struct {
 	// seedRV is the resourceVersion of the chosen seed in the snapshot the
 	// decision read.
 	seedRV string
-	// boundRV is the resourceVersion of the binding, once it succeeded:
-	// every version from it on shows the binding or a change made after
-	// it. Versions between the one the decision read and the binding exist
-	// (a binding is preconditioned on the fields the decision read, not on
-	// the whole version, so a status write may land in between) and show
-	// the shoot unbound; they are older than the binding.
-	boundRV string
 	// bindDone is set once the API write succeeded; only then can the
 	// assumption expire (a write in flight is never given up on by time).
 	bindDone bool
@@ -42,13 +36,27 @@ type schedulingCache struct {
 	mu       sync.Mutex
 	snapshot *algorithm.Snapshot
 	assumed  map[string]*assumption
+	// bound holds the version of each assumed binding once it succeeded:
+	// every version from it on shows the binding or a change made after
+	// it. Versions between the one the decision read and the binding exist
+	// (a binding is preconditioned on the fields the decision read, not on
+	// the whole version, so a status write may land in between) and show
+	// the shoot unbound; they are older than the binding.
+	bound *ownwrites.Tracker[*metav1.ObjectMeta]
 }
 
 func newSchedulingCache() *schedulingCache {
 	return &schedulingCache{
 		snapshot: algorithm.NewSnapshot(),
 		assumed:  map[string]*assumption{},
+		bound:    ownwrites.New[*metav1.ObjectMeta](),
 	}
+}
+
+// dropAssumption forgets the assumed binding of key. Callers hold the lock.
+func (c *schedulingCache) dropAssumption(key string) {
+	delete(c.assumed, key)
+	c.bound.Forget(key)
 }
 
 func (c *schedulingCache) addSeed(seed *corev1alpha1.Seed) {
@@ -86,10 +94,10 @@ func (c *schedulingCache) upsertShoot(shoot *corev1alpha1.Shoot) (freed bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if a, ok := c.assumed[key]; ok {
-		if !a.supersededBy(shoot) {
+		if !c.supersedes(a, key, shoot) {
 			return false
 		}
-		delete(c.assumed, key)
+		c.dropAssumption(key)
 	}
 	before := c.snapshot.CountedOn(key)
 	c.snapshot.AddShoot(shoot)
@@ -105,30 +113,24 @@ func (c *schedulingCache) upsertShoot(shoot *corev1alpha1.Shoot) (freed bool) {
 	return false
 }
 
-// supersededBy tells whether view makes the assumption unnecessary: it shows
-// the assumed seed in spec.seedName, or it is the binding or a later version.
-// While the binding is in flight, its version is unknown, and only the
-// assumed seed supersedes: a failed binding rolls back by itself.
-func (a *assumption) supersededBy(view *corev1alpha1.Shoot) bool {
+// supersedes tells whether view makes the assumption a of key unnecessary:
+// it shows the assumed seed in spec.seedName, or it is the binding or a later
+// version. While the binding is in flight, its version is unknown, and only
+// the assumed seed supersedes: a failed binding rolls back by itself. A
+// version that cannot be compared with the binding's (not from etcd) is never
+// taken as newer. Callers hold the lock.
+func (c *schedulingCache) supersedes(a *assumption, key string, view *corev1alpha1.Shoot) bool {
 	if view.Spec.SeedName != nil && *view.Spec.SeedName == a.seed {
 		return true
 	}
-	return a.boundRV != "" && notOlder(view.ResourceVersion, a.boundRV)
-}
-
-// notOlder tells whether resourceVersion rv is base or newer, by
-// apimachinery's comparison of resourceVersions of one resource. A version
-// that cannot be compared (not from etcd) is never taken as newer.
-func notOlder(rv, base string) bool {
-	cmp, err := resourceversion.CompareResourceVersion(rv, base)
-	return err == nil && cmp >= 0
+	return c.bound.Shows(key, view.ResourceVersion)
 }
 
 // removeShoot forgets a deleted shoot; it returns whether it counted on a seed.
 func (c *schedulingCache) removeShoot(key string) (freed bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.assumed, key)
+	c.dropAssumption(key)
 	freed = len(c.snapshot.CountedOn(key)) > 0
 	c.snapshot.RemoveShootByKey(key)
 	return freed
@@ -190,8 +192,8 @@ func (c *schedulingCache) bindSucceeded(key, boundRV string, now time.Time) {
 	defer c.mu.Unlock()
 	if a, ok := c.assumed[key]; ok {
 		a.bindDone = true
-		a.boundRV = boundRV
 		a.doneAt = now
+		c.bound.Wrote(key, &metav1.ObjectMeta{ResourceVersion: boundRV})
 	}
 }
 
@@ -203,7 +205,7 @@ func (c *schedulingCache) bindFailed(key string, current *corev1alpha1.Shoot) {
 	if _, ok := c.assumed[key]; !ok {
 		return
 	}
-	delete(c.assumed, key)
+	c.dropAssumption(key)
 	if current == nil {
 		c.snapshot.RemoveShootByKey(key)
 		return
@@ -227,10 +229,10 @@ func (c *schedulingCache) expire(now time.Time, ttl time.Duration, current func(
 			continue
 		}
 		shoot := current(key)
-		if shoot != nil && !a.supersededBy(shoot) && orderable(shoot.ResourceVersion, a.boundRV) {
-			continue
+		if shoot != nil && !c.supersedes(a, key, shoot) && c.bound.Observe(key, shoot.ResourceVersion) {
+			continue // the view is older than the binding
 		}
-		delete(c.assumed, key)
+		c.dropAssumption(key)
 		if shoot != nil {
 			c.snapshot.AddShoot(shoot)
 		} else {
@@ -239,12 +241,6 @@ func (c *schedulingCache) expire(now time.Time, ttl time.Duration, current func(
 		expired = append(expired, key)
 	}
 	return expired
-}
-
-// orderable tells whether two resourceVersions can be ordered.
-func orderable(a, b string) bool {
-	_, err := resourceversion.CompareResourceVersion(a, b)
-	return err == nil
 }
 
 // usage returns the shoots counted on a seed, assumed bindings included.
