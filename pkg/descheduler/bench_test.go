@@ -115,7 +115,7 @@ func dryRunDescheduler(tb testing.TB, cfg *configv1alpha1.DeschedulerConfigurati
 	if err != nil {
 		tb.Fatal(err)
 	}
-	d.recorder = recorder
+	d.ev.recorder = recorder
 	if err := d.informers.CloudProfiles().Informer.GetIndexer().Add(cloudProfile()); err != nil {
 		tb.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func BenchmarkPass(b *testing.B) {
 				names := d.state.seedNames()
 				b.ReportAllocs()
 				for b.Loop() {
-					d.newWindow()
+					d.ev.newWindow()
 					d.pass(ctx, names, false)
 				}
 			})

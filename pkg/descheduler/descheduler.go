@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -51,15 +49,14 @@ func DefaultRegistry() framework.Registry {
 // Descheduler evicts shoots from seeds that must not host them any more.
 // Create it with New, start it with Run.
 type Descheduler struct {
-	cfg      *configv1alpha1.DeschedulerConfiguration
-	garden   garden.Client
-	runner   *component.Runner
-	recorder record.EventRecorder
-	metrics  *Metrics
-	clock    clock.WithTicker
-	plugins  []framework.Plugin
-	algo     algorithm.Config
-	limiter  *rate.Limiter
+	cfg     *configv1alpha1.DeschedulerConfiguration
+	garden  garden.Client
+	runner  *component.Runner
+	metrics *Metrics
+	clock   clock.WithTicker
+	plugins []framework.Plugin
+	algo    algorithm.Config
+	ev      *evictor
 
 	state *state
 	queue workqueue.TypedRateLimitingInterface[string]
@@ -69,17 +66,6 @@ type Descheduler struct {
 	cloudProfiles graftlisters.CloudProfileLister
 	inputsBuilder *algorithm.InputsBuilder
 	synced        []cache.InformerSynced
-
-	mu sync.Mutex
-	// perSeed and total count the evictions of the current pass window (interval).
-	perSeed map[string]int
-	total   int
-	// waiting are seeds held back by maxPendingEvicted or requireFit, looked
-	// at again when an evicted shoot is placed or seeds and placements change.
-	waiting sets.Set[string]
-	// skipped remembers the last EvictionSkipped message per shoot so that an
-	// unchanged reason is not written again on every pass.
-	skipped map[string]string
 }
 
 // New returns a descheduler for a defaulted and validated configuration:
@@ -115,15 +101,15 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 		clock:   clk,
 		plugins: plugins,
 		algo:    schedulingconfig.FromComponentConfig(cfg.Strategy, cfg.ScoreWeights),
-		limiter: newLimiter(cfg),
 		state:   newState(),
 		// Named, so that client-go's workqueue metrics carry it.
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: queueName, Clock: clk}),
-		perSeed: map[string]int{},
-		waiting: sets.New[string](),
-		skipped: map[string]string{},
+	}
+	d.ev = &evictor{
+		cfg: cfg, garden: d.garden, metrics: metrics, clock: clk, limiter: newLimiter(cfg), state: d.state, queue: d.queue,
+		perSeed: map[string]int{}, waiting: sets.New[string](), skipped: map[string]string{},
 	}
 	if err := d.algo.Validate(); err != nil {
 		return nil, fmt.Errorf("descheduler: %w", err)
@@ -132,7 +118,7 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 		d.state.schedulers = sets.New(cfg.SchedulerNames...)
 	}
 	d.state.actsOn = func(facts *framework.SeedState) bool { return actsOn(plugins, facts) }
-	d.state.onPendingDrop = d.wakeWaiting
+	d.state.onPendingDrop = d.ev.wakeWaiting
 	d.state.onPendingChange = func(n int) { d.metrics.PendingEvicted.Set(float64(n)) }
 
 	// Every informer drops what no code path reads (cachetrim): at 100,000
@@ -162,8 +148,8 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	d.synced = []cache.InformerSynced{seedsReg.HasSynced, shootsReg.HasSynced, profiles.HasSynced, cms.HasSynced}
 	// A new cloud profile or region ConfigMap can make a held-back shoot fit.
 	wake := cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { d.wakeWaiting() },
-		UpdateFunc: func(any, any) { d.wakeWaiting() },
+		AddFunc:    func(any) { d.ev.wakeWaiting() },
+		UpdateFunc: func(any, any) { d.ev.wakeWaiting() },
 	}
 	if _, err := profiles.AddEventHandler(wake); err != nil {
 		return nil, fmt.Errorf("watching cloud profiles: %w", err)
@@ -177,7 +163,7 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	d.runner = component.NewRunner(Name, cfg.CommonConfiguration, clients, component.RunnerOptions{
 		Identity: opts.Identity, EventWriters: max(2, int(cfg.ConcurrentEvictions)), EventFlushTimeout: 5 * time.Second,
 	})
-	d.recorder = d.runner.Recorder
+	d.ev.recorder = d.runner.Recorder
 	d.runner.Server.AddInformersSyncedCheck(d.Ready)
 	trackInformers(clients.Fence, d)
 	return d, nil
@@ -261,7 +247,7 @@ func (d *Descheduler) deschedule(ctx context.Context) error {
 			case <-ctx.Done():
 				return
 			case <-ticker.C():
-				d.newWindow()
+				d.ev.newWindow()
 				for _, name := range d.state.seedNames() {
 					d.queue.Add(name)
 				}
@@ -323,30 +309,6 @@ func (d *Descheduler) syncHandler(ctx context.Context, seeds []string) {
 	d.pass(ctx, seeds, false)
 }
 
-// newWindow starts a new pass window: the per-pass budgets start over.
-func (d *Descheduler) newWindow() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.perSeed = map[string]int{}
-	d.total = 0
-}
-
-// wakeWaiting queues the seeds held back by maxPendingEvicted or requireFit.
-func (d *Descheduler) wakeWaiting() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for name := range d.waiting {
-		d.queue.Add(name)
-	}
-	d.waiting.Clear()
-}
-
-func (d *Descheduler) hold(seeds ...string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.waiting.Insert(seeds...)
-}
-
 func (d *Descheduler) onSeed(oldObj, obj any) {
 	seed, ok := obj.(*v1alpha1.Seed)
 	if !ok {
@@ -356,7 +318,7 @@ func (d *Descheduler) onSeed(oldObj, obj any) {
 	if d.state.setSeed(old, seed, d.clock.Now()) {
 		d.queue.Add(seed.Name)
 	}
-	d.wakeWaiting()
+	d.ev.wakeWaiting()
 }
 
 func (d *Descheduler) onSeedDelete(obj any) {
@@ -376,7 +338,7 @@ func (d *Descheduler) onShoot(oldObj, obj any) {
 	}
 	d.state.setShoot(shoot, d.clock.Now(), false)
 	if old, ok := oldObj.(*v1alpha1.Shoot); ok && !samePlacement(old, shoot) {
-		d.wakeWaiting()
+		d.ev.wakeWaiting()
 	}
 }
 
@@ -399,10 +361,8 @@ func (d *Descheduler) onShootDelete(obj any) {
 		return
 	}
 	d.state.removeShoot(key)
-	d.mu.Lock()
-	delete(d.skipped, key)
-	d.mu.Unlock()
-	d.wakeWaiting()
+	d.ev.forget(key)
+	d.ev.wakeWaiting()
 }
 
 // inputs gathers what the algorithm needs for a shoot besides the snapshot.

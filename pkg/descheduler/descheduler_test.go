@@ -100,7 +100,7 @@ func start(t *testing.T, mutate func(*configv1alpha1.DeschedulerConfiguration), 
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.recorder = h.recorder
+	d.ev.recorder = h.recorder
 	h.d = d
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() {
@@ -323,7 +323,7 @@ func TestLimits(t *testing.T) {
 	if n := count(h); n != 2 {
 		t.Errorf("a second pass in the same window evicted more: %d", n)
 	}
-	h.d.newWindow()
+	h.d.ev.newWindow()
 	h.pass(t)
 	if n := count(h); n != 4 {
 		t.Errorf("after a new window: %d evicted, want 4", n)
@@ -400,7 +400,7 @@ func TestOverCapacity(t *testing.T) {
 		}
 	}
 	// The overload is answered: another pass evicts nothing more.
-	h.d.newWindow()
+	h.d.ev.newWindow()
 	h.pass(t)
 	if evicted(h.shoot(t, "prod")) {
 		t.Error("the same overload was answered twice")

@@ -8,6 +8,14 @@
 // plugin and taint within repeatEvictionWindow, counted in the shoot's
 // graft.dev/evictions) and writes evictions.
 //
+// A pass (pass.go) orchestrates the plugins over the seeds of its view and
+// asks requireFit; every limit on evictions and their writes (the budgets,
+// maxPendingEvicted, the repeat guard, dry-run, the token bucket, the seeds
+// held back, the EvictionSkipped Events and the eviction write) is the
+// evictor's (evictor.go), as the sigs descheduler keeps them in its
+// evictions package. The scheduling configuration requireFit asks with is
+// graft-scheduler's, read from its Lease at start (schedulingconfig.go).
+//
 // An eviction is one merge patch of the shoot, preconditioned on the
 // resourceVersion that was read (a concurrent change wins: the eviction is
 // dropped and the seed looked at again), clearing spec.seedName and adding

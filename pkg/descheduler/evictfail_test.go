@@ -89,13 +89,13 @@ func TestDeletedSeedsAndShootsLeaveTheState(t *testing.T) {
 	h.d.onSeed(nil, b)
 
 	// The deleted shoot is not evicted, and a skip remembered for it goes.
-	h.d.mu.Lock()
-	h.d.skipped["garden-dev/plain"] = "no other seed fits"
-	h.d.mu.Unlock()
+	h.d.ev.mu.Lock()
+	h.d.ev.skipped["garden-dev/plain"] = "no other seed fits"
+	h.d.ev.mu.Unlock()
 	h.d.onShootDelete(cache.DeletedFinalStateUnknown{Key: "garden-dev/plain", Obj: plain})
-	h.d.mu.Lock()
-	_, skipped := h.d.skipped["garden-dev/plain"]
-	h.d.mu.Unlock()
+	h.d.ev.mu.Lock()
+	_, skipped := h.d.ev.skipped["garden-dev/plain"]
+	h.d.ev.mu.Unlock()
 	if skipped {
 		t.Error("the deleted shoot's skip is still remembered")
 	}

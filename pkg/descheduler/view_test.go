@@ -273,9 +273,9 @@ func decisions(d *Descheduler, rec *record.FakeRecorder) string {
 	for len(rec.Events) > 0 {
 		fmt.Fprintln(&b, <-rec.Events)
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	fmt.Fprintf(&b, "held %v\nbudget %v total %d\n", sets.List(d.waiting), d.perSeed, d.total)
+	d.ev.mu.Lock()
+	defer d.ev.mu.Unlock()
+	fmt.Fprintf(&b, "held %v\nbudget %v total %d\n", sets.List(d.ev.waiting), d.ev.perSeed, d.ev.total)
 	return b.String()
 }
 

@@ -1,0 +1,440 @@
+package descheduler
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	corev1 "k8s.io/api/core/v1"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
+	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/garden"
+)
+
+// evictor owns every limit on evictions and their writes, as the pass
+// decides them: the pass window's budgets (maxEvictionsPerSeed,
+// maxEvictionsTotal), maxPendingEvicted, the repeat guard, dry-run, the token
+// bucket (evictionRate, evictionBurst), the seeds held back until an evicted
+// shoot is placed, the EvictionSkipped Events, and the eviction write itself.
+// The pass orchestrates the plugins and asks it.
+type evictor struct {
+	cfg      *configv1alpha1.DeschedulerConfiguration
+	garden   garden.Client
+	recorder record.EventRecorder
+	metrics  *Metrics
+	clock    clock.WithTicker
+	limiter  *rate.Limiter
+	state    *state
+	queue    workqueue.TypedRateLimitingInterface[string]
+
+	mu sync.Mutex
+	// perSeed and total count the evictions of the current pass window (interval).
+	perSeed map[string]int
+	total   int
+	// waiting are seeds held back by maxPendingEvicted or requireFit, looked
+	// at again when an evicted shoot is placed or seeds and placements change.
+	waiting sets.Set[string]
+	// skipped remembers the last EvictionSkipped message per shoot so that an
+	// unchanged reason is not written again on every pass.
+	skipped map[string]string
+}
+
+// forget drops what the evictor remembers of a deleted shoot.
+func (ev *evictor) forget(key string) {
+	ev.mu.Lock()
+	delete(ev.skipped, key)
+	ev.mu.Unlock()
+}
+
+// eviction is one shoot to move, decided by a pass.
+type eviction struct {
+	shoot  *v1alpha1.Shoot
+	seed   *v1alpha1.Seed
+	plugin string
+	reason string
+	// cause is what the eviction is recorded under (plugin: Candidate.Cause).
+	cause  string
+	target string
+	// recheck tells whether the plugin still wants the shoot off the seed as
+	// it is now (read from the API server right before the write).
+	recheck func(live *v1alpha1.Seed) bool
+}
+
+// retryAfterError is when a seed is looked at again after a failed write.
+const retryAfterError = 2 * time.Second
+
+// newWindow starts a new pass window: the per-pass budgets start over.
+func (ev *evictor) newWindow() {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	ev.perSeed = map[string]int{}
+	ev.total = 0
+}
+
+// wakeWaiting queues the seeds held back by maxPendingEvicted or requireFit.
+func (ev *evictor) wakeWaiting() {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	for name := range ev.waiting {
+		ev.queue.Add(name)
+	}
+	ev.waiting.Clear()
+}
+
+func (ev *evictor) hold(seeds ...string) {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	ev.waiting.Insert(seeds...)
+}
+
+// takeBudget takes one eviction from the pass window's budgets.
+func (ev *evictor) takeBudget(seed string) bool {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	if m := int(*ev.cfg.MaxEvictionsPerSeed); m > 0 && ev.perSeed[seed] >= m {
+		return false
+	}
+	if m := int(*ev.cfg.MaxEvictionsTotal); m > 0 && ev.total >= m {
+		return false
+	}
+	ev.perSeed[seed]++
+	ev.total++
+	return true
+}
+
+func (ev *evictor) returnBudget(seed string) {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	ev.perSeed[seed]--
+	ev.total--
+}
+
+// skip counts a candidate left in place under result and emits
+// EvictionSkipped, once per distinct message and shoot.
+func (ev *evictor) skip(shoot *v1alpha1.Shoot, plugin, result, msg string) {
+	key := algorithm.ShootKey(shoot)
+	ev.metrics.Evictions.WithLabelValues(plugin, result).Inc()
+	ev.mu.Lock()
+	same := ev.skipped[key] == msg
+	ev.skipped[key] = msg
+	ev.mu.Unlock()
+	if same {
+		return
+	}
+	klog.V(1).InfoS("Eviction skipped", "shoot", klog.KObj(shoot), "reason", msg)
+	ev.recorder.Event(shootRef(shoot), corev1.EventTypeWarning, EventEvictionSkipped, msg)
+}
+
+// evictionWriteTimeout bounds the writes of one eviction once its spec
+// update is sent; they do not end with the descheduler's context.
+const evictionWriteTimeout = 30 * time.Second
+
+// rereadAfterWait is how long a wait for the token bucket may take before the
+// seed is read again.
+const rereadAfterWait = 200 * time.Millisecond
+
+// reasonHolds reads the seed from the API server and asks the plugin again;
+// when the reason is gone (or the seed cannot be read) it drops the eviction
+// and looks at the seed again later.
+func (ev *evictor) reasonHolds(ctx context.Context, e eviction) bool {
+	if e.recheck == nil {
+		return true
+	}
+	live, err := ev.garden.GetSeed(ctx, e.seed.Name)
+	if err == nil && e.recheck(live) {
+		return true
+	}
+	log := klog.FromContext(ctx).WithValues("shoot", klog.KObj(e.shoot), "seed", e.seed.Name, "plugin", e.plugin)
+	if err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
+		log.Error(err, "Reading the seed before evicting failed")
+		ev.metrics.Evictions.WithLabelValues(e.plugin, ResultError).Inc()
+	} else {
+		log.V(1).Info("The reason no longer holds on the seed as read now; eviction dropped", "reason", e.reason, "err", err)
+		ev.metrics.Evictions.WithLabelValues(e.plugin, ResultConflict).Inc()
+	}
+	ev.state.addInflight(-1)
+	if ctx.Err() == nil {
+		ev.queue.AddAfter(e.seed.Name, retryAfterError)
+	}
+	return false
+}
+
+// evict writes one eviction: it reads the seed again and drops the eviction
+// when the plugin's reason no longer holds, waits for the token bucket, then
+// writes the eviction patch with the read resourceVersion and the shoot's
+// Descheduled Event. It returns whether the shoot was evicted; the pass
+// announces its evictions on each seed in one Event (passEvictions).
+//
+// The patch is the whole eviction. Why the shoot moves and from where are
+// in its annotations, written with the cleared spec.seedName in that one
+// request, and in the shoot's Event; lastOperation is not written. The Shoot
+// CRD has a status subresource, so a status write would be a second request
+// that graft-scheduler's binding races (and its clearing of that Pending
+// state a third): two writes per move for a state the annotations and the
+// empty spec.seedName already show, and that graftctl shows as Pending. When
+// no seed takes the shoot, graft-scheduler records that in lastOperation.
+//
+// It is a merge patch naming only what it changes, never the cached shoot
+// sent back: the informers keep only what graft reads (cachetrim), and an
+// update built from such a copy would erase the rest on the server.
+func (ev *evictor) evict(ctx context.Context, e eviction) bool {
+	log := klog.FromContext(ctx).WithValues("shoot", klog.KObj(e.shoot), "seed", e.seed.Name, "plugin", e.plugin)
+	reason := e.plugin + ": " + e.reason
+	shoot := e.shoot
+	if !ev.reasonHolds(ctx, e) {
+		return false
+	}
+	// The token bucket paces the writes themselves. A long wait for a token
+	// makes the read above old: read again.
+	waitStart := time.Now()
+	if err := ev.limiter.Wait(ctx); err != nil {
+		ev.returnBudget(e.seed.Name)
+		ev.state.addInflight(-1)
+		return false
+	}
+	if time.Since(waitStart) > rereadAfterWait && !ev.reasonHolds(ctx, e) {
+		return false
+	}
+	// Once sent, an eviction is written to the end (the patch, then its
+	// Events) even when the descheduler is told to stop: a shutdown in
+	// between would leave a shoot moved with no Event saying why. The lease
+	// is released only after this returns, and a lost lease closes the
+	// fence, which refuses this write as it does any other.
+	wctx, cancelWrites := context.WithTimeout(context.WithoutCancel(ctx), evictionWriteTimeout)
+	defer cancelWrites()
+	record := helper.RecordEviction(shoot, helper.Eviction{Seed: e.seed.Name, Cause: e.cause, At: ev.clock.Now()}, ev.repeatWindow())
+	patch := evictionPatch(shoot.ResourceVersion, e.seed.Name, reason, record)
+	updated, err := ev.garden.PatchShoot(wctx, shoot.Namespace, shoot.Name, patch, metav1.PatchOptions{FieldManager: Name})
+	switch {
+	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
+		// The shoot changed since it was read: that change wins, and the seed
+		// is looked at again with the new state.
+		log.V(1).Info("Shoot changed concurrently; eviction dropped", "err", err)
+		ev.metrics.Evictions.WithLabelValues(e.plugin, ResultConflict).Inc()
+		ev.state.addInflight(-1)
+		ev.queue.AddAfter(e.seed.Name, retryAfterError)
+		return false
+	case err != nil && ctx.Err() != nil:
+		// Shutting down or the lease was lost, and the update was refused
+		// or timed out: the next leader decides again.
+		log.V(1).Info("Eviction stopped", "err", err)
+		ev.state.addInflight(-1)
+		return false
+	case err != nil:
+		log.Error(err, "Evicting shoot failed")
+		ev.metrics.Evictions.WithLabelValues(e.plugin, ResultError).Inc()
+		ev.state.addInflight(-1)
+		ev.queue.AddAfter(e.seed.Name, retryAfterError)
+		return false
+	}
+	ev.state.settleEviction(updated, ev.clock.Now())
+	ev.metrics.Evictions.WithLabelValues(e.plugin, ResultEvicted).Inc()
+	ev.mu.Lock()
+	delete(ev.skipped, algorithm.ShootKey(shoot))
+	ev.mu.Unlock()
+	log.Info("Evicted shoot", "reason", e.reason, "expectedTarget", e.target)
+	ev.recorder.Eventf(shootRef(updated), corev1.EventTypeNormal, EventDescheduled,
+		"Evicted from seed %s: %s", e.seed.Name, reason)
+	return true
+}
+
+// evictionPatch is the merge patch of an eviction: it clears spec.seedName
+// and records where from and why in the shoot's annotations, with the
+// shoot's recent evictions (graft.dev/evictions, for the repeat guard), on
+// the condition that the shoot is still at resourceVersion (the API server
+// answers a conflict otherwise).
+func evictionPatch(resourceVersion, seed, reason, evictions string) []byte {
+	patch, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{
+			"resourceVersion": resourceVersion,
+			"annotations": map[string]string{
+				v1alpha1.AnnotationDescheduledFrom:   seed,
+				v1alpha1.AnnotationDescheduledReason: reason,
+				v1alpha1.AnnotationEvictions:         evictions,
+			},
+		},
+		"spec": map[string]any{"seedName": nil},
+	})
+	utilruntime.Must(err) // strings only: encoding cannot fail
+	return patch
+}
+
+// evictedBefore reports whether the shoot's graft.dev/evictions records an
+// eviction from seed for cause within repeatEvictionWindow, and until when
+// that holds another one back. The record is written with each eviction,
+// so the guard survives restarts and failovers. A record dated further in
+// the future than clocks drift apart was not written by an eviction and
+// holds nothing back: a shoot cannot buy itself a stay that way.
+func (ev *evictor) evictedBefore(shoot *v1alpha1.Shoot, seed, cause string) (time.Time, bool) {
+	window := ev.repeatWindow()
+	if window <= 0 {
+		return time.Time{}, false
+	}
+	now := ev.clock.Now()
+	var until time.Time
+	for _, e := range helper.Evictions(shoot) {
+		if e.Seed != seed || e.Cause != cause || e.At.After(now.Add(maxClockSkew)) {
+			continue
+		}
+		if end := e.At.Add(window); end.After(now) && end.After(until) {
+			until = end
+		}
+	}
+	return until, !until.IsZero()
+}
+
+// maxClockSkew is how far ahead of ours an eviction record's time may be.
+const maxClockSkew = time.Minute
+
+// repeatWindow is repeatEvictionWindow, 0 (off) when unset.
+func (ev *evictor) repeatWindow() time.Duration {
+	if ev.cfg.RepeatEvictionWindow == nil {
+		return 0
+	}
+	return ev.cfg.RepeatEvictionWindow.Duration
+}
+
+// admission is the evictor's answer to a candidate before requireFit.
+type admission int
+
+const (
+	// admitted: the candidate took one eviction of the pass window's budgets.
+	admitted admission = iota
+	// budgetSpent: the pass window's budget for the seed or in total is
+	// used up; the next pass window goes on.
+	budgetSpent
+	// tooManyPending: maxPendingEvicted evicted shoots wait for a seed; the
+	// seed is held back until one is placed, and the pass stops.
+	tooManyPending
+)
+
+// admit takes one eviction from the budgets for a candidate on seed and
+// checks maxPendingEvicted, counting dryPending dry-run evictions of the pass
+// as pending.
+func (ev *evictor) admit(log klog.Logger, seed string, dryPending int) admission {
+	if !ev.takeBudget(seed) {
+		log.V(2).Info("Eviction budget of this pass used up; waiting for the next pass",
+			"maxEvictionsPerSeed", *ev.cfg.MaxEvictionsPerSeed, "maxEvictionsTotal", *ev.cfg.MaxEvictionsTotal)
+		return budgetSpent
+	}
+	if max := int(*ev.cfg.MaxPendingEvicted); max > 0 {
+		if ev.state.pendingCount()+dryPending >= max {
+			// Look again as soon as an evicted shoot is placed. Re-check after
+			// holding so that a placement in between is not missed.
+			ev.hold(seed)
+			if ev.state.pendingCount()+dryPending >= max {
+				ev.returnBudget(seed)
+				log.V(2).Info("Too many evicted shoots wait for a seed; holding back", "maxPendingEvicted", max)
+				return tooManyPending
+			}
+		}
+	}
+	return admitted
+}
+
+// heldRepeat tells whether the repeat guard holds the candidate on seed
+// back, and then says so (EvictionSkipped) and, with requeue, looks at the
+// seed again when it no longer does.
+func (ev *evictor) heldRepeat(shoot *v1alpha1.Shoot, seed, plugin, reason, cause string, requeue bool) bool {
+	until, held := ev.evictedBefore(shoot, seed, cause)
+	if !held {
+		return false
+	}
+	if requeue {
+		ev.queue.AddAfter(seed, until.Sub(ev.clock.Now())+requeueSlack)
+	}
+	ev.skip(shoot, plugin, ResultHeldRepeat, fmt.Sprintf("%s wants the shoot off seed %s (%s), but it was evicted from that seed for the same cause (%s) less than %s ago: held until %s, so that it does not move back and forth",
+		plugin, seed, reason, cause, ev.repeatWindow(), until.UTC().Format(time.RFC3339)))
+	return true
+}
+
+// noFit leaves an admitted candidate in place because requireFit found no
+// other seed (err says why): its budget is returned and the seed held back
+// until an evicted shoot is placed.
+func (ev *evictor) noFit(shoot *v1alpha1.Shoot, seed, plugin, reason string, err error) {
+	ev.returnBudget(seed)
+	ev.hold(seed)
+	result, why := ResultSkippedNoFit, "no other seed fits"
+	var se *algorithm.ScheduleError
+	if errors.As(err, &se) && se.Filter == algorithm.FilterLimitedToleration {
+		// Moving would only trade one limited stay for another.
+		result, why = ResultSkippedLimitedStay, "the seeds that fit elsewhere would let it stay only for a limited time, so it stays"
+	}
+	ev.skip(shoot, plugin, result, fmt.Sprintf("%s wants the shoot off seed %s (%s), but %s: %s",
+		plugin, seed, reason, why, algorithm.ShortReason(err)))
+}
+
+// wouldEvict reports an eviction dry-run mode does not write.
+func (ev *evictor) wouldEvict(log klog.Logger, e eviction) {
+	where := "no seed fits it now"
+	if e.target != "" {
+		where = "it would go to seed " + e.target
+	}
+	log.Info("Dry run: would evict shoot", "reason", e.reason, "target", e.target)
+	ev.recorder.Eventf(shootRef(e.shoot), corev1.EventTypeNormal, EventWouldDeschedule,
+		"Dry run: %s would evict the shoot from seed %s (%s); %s", e.plugin, e.seed.Name, e.reason, where)
+	ev.metrics.Evictions.WithLabelValues(e.plugin, ResultDryRun).Inc()
+}
+
+// writers write one pass's evictions, concurrentEvictions at a time.
+type writers struct {
+	ev   *evictor
+	jobs chan eviction
+	wg   sync.WaitGroup
+	// written collects the evictions written, announced on their seeds
+	// once the writers are done.
+	written passEvictions
+}
+
+// startWriters starts a pass's writers; nil in dry-run mode, which writes
+// nothing.
+func (ev *evictor) startWriters(ctx context.Context) *writers {
+	if ev.cfg.DryRun {
+		return nil
+	}
+	w := &writers{ev: ev, jobs: make(chan eviction)}
+	for range ev.cfg.ConcurrentEvictions {
+		w.wg.Go(func() {
+			for e := range w.jobs {
+				if ev.evict(ctx, e) {
+					w.written.add(e)
+				}
+			}
+		})
+	}
+	return w
+}
+
+// submit hands an eviction to a writer, which waits for the token bucket
+// after reading the seed again.
+func (w *writers) submit(e eviction) {
+	w.ev.state.addInflight(1)
+	w.jobs <- e
+}
+
+// finish waits for the writers and announces the evictions on their seeds.
+func (w *writers) finish() {
+	if w == nil {
+		return
+	}
+	close(w.jobs)
+	w.wg.Wait()
+	w.written.announce(w.ev.recorder)
+}
