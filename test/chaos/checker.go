@@ -20,7 +20,7 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/algorithm"
-	"github.com/graft-dev/graft/test/e2e/invariant"
+	"github.com/graft-dev/graft/test/invariant"
 )
 
 // Rules the run judges besides the invariant Monitor's (capacity and filters

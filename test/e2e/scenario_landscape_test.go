@@ -13,7 +13,7 @@ import (
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
-	"github.com/graft-dev/graft/test/e2e/invariant"
+	"github.com/graft-dev/graft/test/invariant"
 	"github.com/graft-dev/graft/test/e2e/landscapegen"
 )
 

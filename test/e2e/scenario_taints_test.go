@@ -16,7 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/test/e2e/invariant"
+	"github.com/graft-dev/graft/test/invariant"
 	"github.com/graft-dev/graft/test/e2e/landscapegen"
 )
 
