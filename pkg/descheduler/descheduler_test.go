@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
@@ -21,6 +19,7 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component"
+	"github.com/graft-dev/graft/pkg/coretest"
 	graftctlget "github.com/graft-dev/graft/pkg/graftctl/get"
 )
 
@@ -28,47 +27,17 @@ var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 
 var drainTaint = v1alpha1.SeedTaint{Key: v1alpha1.SeedTaintUnschedulable, Effect: v1alpha1.TaintEffectNoExecute}
 
-func cloudProfile() *v1alpha1.CloudProfile {
-	return &v1alpha1.CloudProfile{ObjectMeta: metav1.ObjectMeta{Name: "aws"}, Spec: v1alpha1.CloudProfileSpec{Type: "aws"}}
-}
+func cloudProfile() *v1alpha1.CloudProfile { return coretest.MakeCloudProfile("aws").Obj() }
 
 // newSeed returns a usable aws seed in eu-west-1.
 func newSeed(name string, allocatable int64, taints ...v1alpha1.SeedTaint) *v1alpha1.Seed {
-	s := &v1alpha1.Seed{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: v1alpha1.SeedSpec{
-			Provider: v1alpha1.SeedProvider{Type: "aws", Region: "eu-west-1", Zones: []string{"a", "b", "c"}},
-			Networks: v1alpha1.SeedNetworks{Nodes: ptr.To("10.250.0.0/16"), Pods: "10.96.0.0/11", Services: "10.64.0.0/13"},
-			Taints:   taints,
-		},
-		Status: v1alpha1.SeedStatus{
-			LastOperation: &v1alpha1.LastOperation{Type: v1alpha1.LastOperationTypeReconcile, State: v1alpha1.LastOperationStateSucceeded},
-			Conditions:    []v1alpha1.Condition{{Type: v1alpha1.SeedGardenletReady, Status: v1alpha1.ConditionTrue}},
-		},
-	}
-	if allocatable >= 0 {
-		s.Status.Allocatable = corev1.ResourceList{v1alpha1.ResourceShoots: *resource.NewQuantity(allocatable, resource.DecimalSI)}
-	}
-	return s
+	return coretest.MakeSeed(name).Allocatable(allocatable).Taints(taints...).Obj()
 }
 
-// newShoot returns an aws shoot in eu-west-1 on the seed ("" for none).
+// newShoot returns a production aws shoot in eu-west-1 on the seed ("" for none).
 func newShoot(name, seed string, tolerations ...v1alpha1.Toleration) *v1alpha1.Shoot {
-	s := &v1alpha1.Shoot{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "garden-dev", Name: name, CreationTimestamp: metav1.NewTime(t0)},
-		Spec: v1alpha1.ShootSpec{
-			CloudProfile: &v1alpha1.CloudProfileReference{Kind: "CloudProfile", Name: "aws"},
-			Provider:     v1alpha1.Provider{Type: "aws"},
-			Region:       "eu-west-1",
-			Purpose:      ptr.To(v1alpha1.ShootPurposeProduction),
-			Networking:   &v1alpha1.Networking{Nodes: ptr.To("10.180.0.0/16"), Pods: ptr.To("100.96.0.0/11"), Services: ptr.To("100.64.0.0/13")},
-			Tolerations:  tolerations,
-		},
-	}
-	if seed != "" {
-		s.Spec.SeedName = ptr.To(seed)
-	}
-	return s
+	return coretest.MakeShoot("garden-dev", name).Created(t0).Purpose(v1alpha1.ShootPurposeProduction).
+		Tolerations(tolerations...).Seed(seed).Obj()
 }
 
 type harness struct {

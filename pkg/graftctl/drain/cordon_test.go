@@ -14,11 +14,12 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
+	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 )
 
 func cordonSeed(name string, labels map[string]string, taints ...corev1alpha1.SeedTaint) *corev1alpha1.Seed {
-	return &corev1alpha1.Seed{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}, Spec: corev1alpha1.SeedSpec{Taints: taints}}
+	return coretest.MakeSeed(name).Labels(labels).Taints(taints...).Obj()
 }
 
 func runCordon(t *testing.T, newCmd func(factory.Factory, genericiooptions.IOStreams) *cobra.Command, client *fake.Clientset, args ...string) (string, error) {

@@ -1,0 +1,269 @@
+package coretest
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+)
+
+// CloudProfileName is the cloud profile MakeShoot's shoots name.
+const CloudProfileName = "aws"
+
+// SeedWrapper builds a Seed.
+type SeedWrapper struct{ *v1alpha1.Seed }
+
+// WrapSeed changes an existing seed.
+func WrapSeed(s *v1alpha1.Seed) *SeedWrapper { return &SeedWrapper{s} }
+
+// MakeSeed returns a ready, visible aws seed in eu-west-1 (zones a, b and
+// c) whose networks do not overlap MakeShoot's: reconciled, with gardenlet
+// ready, and no allocatable shoots set (no limit).
+func MakeSeed(name string) *SeedWrapper {
+	return &SeedWrapper{&v1alpha1.Seed{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{}},
+		Spec: v1alpha1.SeedSpec{
+			Provider: v1alpha1.SeedProvider{Type: "aws", Region: "eu-west-1", Zones: []string{"a", "b", "c"}},
+			Networks: v1alpha1.SeedNetworks{Nodes: ptr.To("10.250.0.0/16"), Pods: "10.96.0.0/11", Services: "10.64.0.0/13"},
+		},
+		Status: v1alpha1.SeedStatus{
+			LastOperation: &v1alpha1.LastOperation{Type: v1alpha1.LastOperationTypeReconcile, State: v1alpha1.LastOperationStateSucceeded},
+			Conditions:    []v1alpha1.Condition{{Type: v1alpha1.SeedGardenletReady, Status: v1alpha1.ConditionTrue}},
+		},
+	}}
+}
+
+// Obj returns the seed.
+func (s *SeedWrapper) Obj() *v1alpha1.Seed { return s.Seed }
+
+// Provider sets the provider type and region.
+func (s *SeedWrapper) Provider(typ, region string) *SeedWrapper {
+	s.Spec.Provider.Type, s.Spec.Provider.Region = typ, region
+	return s
+}
+
+// Region sets the provider region.
+func (s *SeedWrapper) Region(region string) *SeedWrapper {
+	s.Spec.Provider.Region = region
+	return s
+}
+
+// Zones sets the provider zones.
+func (s *SeedWrapper) Zones(zones ...string) *SeedWrapper {
+	s.Spec.Provider.Zones = zones
+	return s
+}
+
+// Allocatable sets status.allocatable.shoots; a negative n leaves it unset.
+func (s *SeedWrapper) Allocatable(n int64) *SeedWrapper {
+	if n >= 0 {
+		s.Status.Allocatable = corev1.ResourceList{v1alpha1.ResourceShoots: *resource.NewQuantity(n, resource.DecimalSI)}
+	}
+	return s
+}
+
+// Taints adds taints.
+func (s *SeedWrapper) Taints(taints ...v1alpha1.SeedTaint) *SeedWrapper {
+	s.Spec.Taints = append(s.Spec.Taints, taints...)
+	return s
+}
+
+// Taint adds a taint; value nil for none.
+func (s *SeedWrapper) Taint(key string, value *string, effect v1alpha1.TaintEffect) *SeedWrapper {
+	return s.Taints(v1alpha1.SeedTaint{Key: key, Value: value, Effect: effect})
+}
+
+// Label sets a label.
+func (s *SeedWrapper) Label(key, value string) *SeedWrapper {
+	s.Seed.Labels[key] = value
+	return s
+}
+
+// Labels sets labels.
+func (s *SeedWrapper) Labels(labels map[string]string) *SeedWrapper {
+	for k, v := range labels {
+		s.Seed.Labels[k] = v
+	}
+	return s
+}
+
+// Annotations sets annotations.
+func (s *SeedWrapper) Annotations(annotations map[string]string) *SeedWrapper {
+	if s.Seed.Annotations == nil && len(annotations) > 0 {
+		s.Seed.Annotations = map[string]string{}
+	}
+	for k, v := range annotations {
+		s.Seed.Annotations[k] = v
+	}
+	return s
+}
+
+// Condition sets the status of a condition, adding it when missing.
+func (s *SeedWrapper) Condition(t v1alpha1.ConditionType, status v1alpha1.ConditionStatus) *SeedWrapper {
+	for i := range s.Status.Conditions {
+		if s.Status.Conditions[i].Type == t {
+			s.Status.Conditions[i].Status = status
+			return s
+		}
+	}
+	s.Status.Conditions = append(s.Status.Conditions, v1alpha1.Condition{Type: t, Status: status})
+	return s
+}
+
+// Networks sets the seed's node (none when empty), pod and service networks.
+func (s *SeedWrapper) Networks(nodes, pods, services string) *SeedWrapper {
+	s.Spec.Networks.Nodes = nil
+	if nodes != "" {
+		s.Spec.Networks.Nodes = ptr.To(nodes)
+	}
+	s.Spec.Networks.Pods, s.Spec.Networks.Services = pods, services
+	return s
+}
+
+// ShootDefaults sets the networks the seed gives shoots that name none;
+// empty for none.
+func (s *SeedWrapper) ShootDefaults(pods, services string) *SeedWrapper {
+	d := &v1alpha1.ShootNetworks{}
+	if pods != "" {
+		d.Pods = ptr.To(pods)
+	}
+	if services != "" {
+		d.Services = ptr.To(services)
+	}
+	s.Spec.Networks.ShootDefaults = d
+	return s
+}
+
+// ResourceVersion sets the resourceVersion.
+func (s *SeedWrapper) ResourceVersion(rv string) *SeedWrapper {
+	s.Seed.ResourceVersion = rv
+	return s
+}
+
+// ShootWrapper builds a Shoot.
+type ShootWrapper struct{ *v1alpha1.Shoot }
+
+// WrapShoot changes an existing shoot.
+func WrapShoot(s *v1alpha1.Shoot) *ShootWrapper { return &ShootWrapper{s} }
+
+// MakeShoot returns an aws shoot in eu-west-1 with no seed, naming the aws
+// cloud profile, with networks that do not overlap MakeSeed's.
+func MakeShoot(namespace, name string) *ShootWrapper {
+	return &ShootWrapper{&v1alpha1.Shoot{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: v1alpha1.ShootSpec{
+			CloudProfile: &v1alpha1.CloudProfileReference{Kind: "CloudProfile", Name: CloudProfileName},
+			Provider:     v1alpha1.Provider{Type: "aws"},
+			Region:       "eu-west-1",
+			Networking:   &v1alpha1.Networking{Nodes: ptr.To("10.180.0.0/16"), Pods: ptr.To("100.96.0.0/11"), Services: ptr.To("100.64.0.0/13")},
+		},
+	}}
+}
+
+// Obj returns the shoot.
+func (s *ShootWrapper) Obj() *v1alpha1.Shoot { return s.Shoot }
+
+// Seed sets spec.seedName; empty for none.
+func (s *ShootWrapper) Seed(seed string) *ShootWrapper {
+	s.Spec.SeedName = nil
+	if seed != "" {
+		s.Spec.SeedName = ptr.To(seed)
+	}
+	return s
+}
+
+// StatusSeed sets status.seedName; empty for none.
+func (s *ShootWrapper) StatusSeed(seed string) *ShootWrapper {
+	s.Status.SeedName = nil
+	if seed != "" {
+		s.Status.SeedName = ptr.To(seed)
+	}
+	return s
+}
+
+// Provider sets the provider type and the region.
+func (s *ShootWrapper) Provider(typ, region string) *ShootWrapper {
+	s.Spec.Provider.Type, s.Spec.Region = typ, region
+	return s
+}
+
+// Region sets the region.
+func (s *ShootWrapper) Region(region string) *ShootWrapper {
+	s.Spec.Region = region
+	return s
+}
+
+// CloudProfileName names the cloud profile by the older spec.cloudProfileName
+// field instead of spec.cloudProfile.
+func (s *ShootWrapper) CloudProfileName(name string) *ShootWrapper {
+	s.Spec.CloudProfile, s.Spec.CloudProfileName = nil, ptr.To(name)
+	return s
+}
+
+// Tolerations adds tolerations.
+func (s *ShootWrapper) Tolerations(tolerations ...v1alpha1.Toleration) *ShootWrapper {
+	s.Spec.Tolerations = append(s.Spec.Tolerations, tolerations...)
+	return s
+}
+
+// Tolerate adds a toleration; value and seconds nil for none.
+func (s *ShootWrapper) Tolerate(key string, value *string, effect v1alpha1.TaintEffect, seconds *int64) *ShootWrapper {
+	return s.Tolerations(v1alpha1.Toleration{Key: key, Value: value, Effect: effect, TolerationSeconds: seconds})
+}
+
+// Purpose sets the purpose.
+func (s *ShootWrapper) Purpose(p v1alpha1.ShootPurpose) *ShootWrapper {
+	s.Spec.Purpose = &p
+	return s
+}
+
+// Networks sets the shoot's networks (each empty for none) and IP families.
+func (s *ShootWrapper) Networks(nodes, pods, services string, families ...v1alpha1.IPFamily) *ShootWrapper {
+	n := &v1alpha1.Networking{IPFamilies: families}
+	for p, v := range map[**string]string{&n.Nodes: nodes, &n.Pods: pods, &n.Services: services} {
+		if v != "" {
+			*p = ptr.To(v)
+		}
+	}
+	s.Spec.Networking = n
+	return s
+}
+
+// Created sets the creation time.
+func (s *ShootWrapper) Created(t time.Time) *ShootWrapper {
+	s.CreationTimestamp = metav1.NewTime(t)
+	return s
+}
+
+// ResourceVersion sets the resourceVersion.
+func (s *ShootWrapper) ResourceVersion(rv string) *ShootWrapper {
+	s.Shoot.ResourceVersion = rv
+	return s
+}
+
+// CloudProfileWrapper builds a CloudProfile.
+type CloudProfileWrapper struct{ *v1alpha1.CloudProfile }
+
+// MakeCloudProfile returns an aws cloud profile.
+func MakeCloudProfile(name string) *CloudProfileWrapper {
+	return &CloudProfileWrapper{&v1alpha1.CloudProfile{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       v1alpha1.CloudProfileSpec{Type: "aws"},
+	}}
+}
+
+// Obj returns the cloud profile.
+func (c *CloudProfileWrapper) Obj() *v1alpha1.CloudProfile { return c.CloudProfile }
+
+// Regions sets the regions offered.
+func (c *CloudProfileWrapper) Regions(names ...string) *CloudProfileWrapper {
+	c.Spec.Regions = nil
+	for _, n := range names {
+		c.Spec.Regions = append(c.Spec.Regions, v1alpha1.Region{Name: n})
+	}
+	return c
+}
