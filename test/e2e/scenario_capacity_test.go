@@ -15,9 +15,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/test/invariant"
 	"github.com/graft-dev/graft/test/e2e/landscapegen"
 	"github.com/graft-dev/graft/test/framework"
+	"github.com/graft-dev/graft/test/invariant"
 )
 
 var _ = Describe("Scenario 4: capacity", Ordered, func() {

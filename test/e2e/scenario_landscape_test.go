@@ -13,8 +13,8 @@ import (
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
-	"github.com/graft-dev/graft/test/invariant"
 	"github.com/graft-dev/graft/test/e2e/landscapegen"
+	"github.com/graft-dev/graft/test/invariant"
 )
 
 var _ = Describe("Scenario 1: a landscape of 30 seeds across 3 providers and 300 shoots", Ordered, func() {

@@ -16,8 +16,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/test/invariant"
 	"github.com/graft-dev/graft/test/e2e/landscapegen"
+	"github.com/graft-dev/graft/test/invariant"
 )
 
 // boundShoots returns n shoots of the landscape created on seed, named
