@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"context"
+	"os"
 	"time"
 )
 
@@ -30,6 +31,26 @@ func (p *Process) Exited() error { return p.p.exited() }
 func (p *Process) WaitHTTP(ctx context.Context, url string, timeout time.Duration) error {
 	return waitHTTP(ctx, url, nil, timeout, p.p.exited)
 }
+
+// Running tells whether the process has not ended.
+func (p *Process) Running() bool { return p.p.exited() == nil }
+
+// Wait waits for the process to end and returns how it did.
+func (p *Process) Wait() *os.ProcessState {
+	<-p.p.done
+	return p.p.cmd.ProcessState
+}
+
+// Signal sends sig to the process; an error once it has ended.
+func (p *Process) Signal(sig os.Signal) error {
+	if err := p.p.exited(); err != nil {
+		return err
+	}
+	return p.p.cmd.Process.Signal(sig)
+}
+
+// Log is the path of the file the process's output is appended to.
+func (p *Process) Log() string { return p.p.log }
 
 // Stop sends SIGTERM, waits up to 15 s for the process to end and kills it
 // after that.

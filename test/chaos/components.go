@@ -3,12 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -62,24 +58,15 @@ type replica struct {
 	Chart  string
 	bin    string
 	config string
+	dir    string
 	log    string
 	health string
 
 	mu      sync.Mutex
-	cmd     *exec.Cmd
-	done    chan struct{}
+	proc    *controlplane.Process
 	killed  bool
 	stopped bool // SIGSTOPped now
 	starts  int
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // buildBinaries compiles the daemons into dir.
@@ -96,31 +83,13 @@ func prepareReplica(ctx context.Context, admin *rest.Config, binDir, dir, chart 
 	if err := os.MkdirAll(rdir, 0o755); err != nil {
 		return nil, err
 	}
-	hp, err := freePort()
+	set := append(append([]string{}, leaseTimings...), chartValues[chart].set...)
+	d, err := charts.PrepareDaemon(ctx, admin, rdir, chart, charts.TemplateOptions{Release: chart, Namespace: componentNamespace, Set: set, SetJSON: chartValues[chart].setJSON})
 	if err != nil {
 		return nil, err
 	}
-	mp, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	r.health = "127.0.0.1:" + strconv.Itoa(hp)
-	kubeconfig := filepath.Join(rdir, "kubeconfig")
-	set := append([]string{
-		"config.clientConnection.kubeconfig=" + kubeconfig,
-		"config.server.healthProbeBindAddress=" + r.health,
-		"config.server.metricsBindAddress=127.0.0.1:" + strconv.Itoa(mp),
-	}, leaseTimings...)
-	set = append(set, chartValues[chart].set...)
-	config, err := charts.RunAsChart(ctx, admin, chart, charts.TemplateOptions{Release: chart, Namespace: componentNamespace, Set: set, SetJSON: chartValues[chart].setJSON}, kubeconfig)
-	if err != nil {
-		return nil, err
-	}
-	r.config = filepath.Join(rdir, "config.yaml")
-	if err := os.WriteFile(r.config, []byte(config), 0o600); err != nil {
-		return nil, err
-	}
-	r.log = filepath.Join(dir, r.Name+".log")
+	r.health, r.config = d.HealthAddr, d.Config
+	r.dir, r.log = dir, filepath.Join(dir, r.Name+".log")
 	return r, nil
 }
 
@@ -128,41 +97,33 @@ func prepareReplica(ctx context.Context, admin *rest.Config, binDir, dir, chart 
 func (r *replica) start() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.starts++
 	f, err := os.OpenFile(r.log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
-	r.starts++
 	fmt.Fprintf(f, "===== chaos: start %d of %s at %s\n", r.starts, r.Name, time.Now().UTC().Format(time.RFC3339Nano))
-	cmd := exec.Command(r.bin, "--config", r.config)
-	cmd.Stdout, cmd.Stderr = f, f
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		f.Close()
-		return fmt.Errorf("starting %s: %w", r.Name, err)
+	f.Close()
+	proc, err := controlplane.StartProcess(r.dir, r.Name, r.bin, "--config", r.config)
+	if err != nil {
+		return err
 	}
-	r.cmd, r.done, r.killed, r.stopped = cmd, make(chan struct{}), false, false
-	done := r.done
-	go func() {
-		_ = cmd.Wait()
-		f.Close()
-		close(done)
-	}()
+	r.proc, r.killed, r.stopped = proc, false, false
 	return nil
 }
 
 // wait returns how the current process ended, once it has.
 func (r *replica) wait() exit {
 	r.mu.Lock()
-	cmd, done := r.cmd, r.done
+	proc := r.proc
 	r.mu.Unlock()
-	<-done
+	state := proc.Wait()
 	r.mu.Lock()
 	killed := r.killed
 	r.mu.Unlock()
 	var err error
-	if !cmd.ProcessState.Success() {
-		err = fmt.Errorf("%s", cmd.ProcessState.String())
+	if !state.Success() {
+		err = fmt.Errorf("%s", state.String())
 	}
 	return exit{At: time.Now(), Err: err, Killed: killed, Last: lastLine(r.log)}
 }
@@ -170,13 +131,8 @@ func (r *replica) wait() exit {
 func (r *replica) signal(sig syscall.Signal) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.cmd == nil || r.cmd.Process == nil {
+	if r.proc == nil || !r.proc.Running() {
 		return fmt.Errorf("%s is not running", r.Name)
-	}
-	select {
-	case <-r.done:
-		return fmt.Errorf("%s is not running", r.Name)
-	default:
 	}
 	switch sig {
 	case syscall.SIGKILL:
@@ -186,46 +142,25 @@ func (r *replica) signal(sig syscall.Signal) error {
 	case syscall.SIGCONT:
 		r.stopped = false
 	}
-	return r.cmd.Process.Signal(sig)
+	return r.proc.Signal(sig)
 }
 
 // running tells whether the current process has not exited.
 func (r *replica) running() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.done == nil {
-		return false
-	}
-	select {
-	case <-r.done:
-		return false
-	default:
-		return true
-	}
+	return r.proc != nil && r.proc.Running()
 }
 
 // waitReady polls /readyz until it answers 200 or the timeout passes.
 func (r *replica) waitReady(ctx context.Context, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	client := &http.Client{Timeout: 2 * time.Second}
-	for {
-		if !r.running() {
-			return fmt.Errorf("%s exited before it was ready: %s", r.Name, lastLine(r.log))
-		}
-		resp, err := client.Get("http://" + r.health + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%s not ready within %s", r.Name, timeout)
-		case <-time.After(250 * time.Millisecond):
-		}
+	r.mu.Lock()
+	proc := r.proc
+	r.mu.Unlock()
+	if err := proc.WaitHTTP(ctx, "http://"+r.health+"/readyz", timeout); err != nil {
+		return fmt.Errorf("%s: %w", r.Name, err)
 	}
+	return nil
 }
 
 // identityIn tells whether the replica's current process logged the lease

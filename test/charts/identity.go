@@ -3,6 +3,8 @@ package charts
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/graft-dev/graft/pkg/controlplane"
 
@@ -51,4 +53,37 @@ func RunAsChart(ctx context.Context, admin *rest.Config, chart string, opts Temp
 		return "", err
 	}
 	return config, nil
+}
+
+// Daemon is a component prepared by PrepareDaemon to run as its chart.
+type Daemon struct {
+	// Config is the rendered config.yaml and Kubeconfig the ServiceAccount's
+	// kubeconfig, both in the daemon's directory.
+	Config, Kubeconfig string
+	// HealthAddr and MetricsAddr are the free loopback addresses it serves
+	// /healthz, /readyz and /metrics on.
+	HealthAddr, MetricsAddr string
+}
+
+// PrepareDaemon does what RunAsChart does for a daemon that runs in dir: it
+// points the configuration at the kubeconfig it writes there and at free
+// loopback ports, before opts.Set, and writes the configuration to
+// dir/config.yaml.
+func PrepareDaemon(ctx context.Context, admin *rest.Config, dir, chart string, opts TemplateOptions) (Daemon, error) {
+	ports, err := controlplane.FreePorts("127.0.0.1", 2)
+	if err != nil {
+		return Daemon{}, err
+	}
+	d := Daemon{Config: filepath.Join(dir, "config.yaml"), Kubeconfig: filepath.Join(dir, "kubeconfig"),
+		HealthAddr: fmt.Sprintf("127.0.0.1:%d", ports[0]), MetricsAddr: fmt.Sprintf("127.0.0.1:%d", ports[1])}
+	opts.Set = append([]string{
+		"config.clientConnection.kubeconfig=" + d.Kubeconfig,
+		"config.server.healthProbeBindAddress=" + d.HealthAddr,
+		"config.server.metricsBindAddress=" + d.MetricsAddr,
+	}, opts.Set...)
+	config, err := RunAsChart(ctx, admin, chart, opts, d.Kubeconfig)
+	if err != nil {
+		return Daemon{}, err
+	}
+	return d, os.WriteFile(d.Config, []byte(config), 0o600)
 }

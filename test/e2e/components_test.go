@@ -5,12 +5,8 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -55,11 +51,8 @@ type component struct {
 	MetricsAddr string
 	Dir         string
 
-	cmd  *exec.Cmd
-	log  *os.File
-	done chan struct{}
+	proc *controlplane.Process
 	mu   sync.Mutex
-	err  error
 	// quiet are byte ranges of the log that LogContains skips: what the
 	// process said while the API server was restarting (scenario 6), when
 	// RBAC refuses everything until the API server's caches are back.
@@ -86,144 +79,52 @@ type componentOptions struct {
 // rendered component config (pointed at that kubeconfig and at free local
 // ports), starts the binary and waits until /readyz answers 200.
 func startComponent(ctx context.Context, env *framework.Env, bins *binaries, chart string, instance int, opts componentOptions) (*component, error) {
-	c := &component{Name: fmt.Sprintf("%s-%d", chart, instance), Chart: chart, done: make(chan struct{})}
+	c := &component{Name: fmt.Sprintf("%s-%d", chart, instance), Chart: chart}
 	dir, err := os.MkdirTemp("", "graft-e2e-"+c.Name+"-")
 	if err != nil {
 		return nil, err
 	}
 	c.Dir = dir
-	healthPort, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	metricsPort, err := freePort()
-	if err != nil {
-		return nil, err
-	}
-	c.HealthAddr = "127.0.0.1:" + strconv.Itoa(healthPort)
-	c.MetricsAddr = "127.0.0.1:" + strconv.Itoa(metricsPort)
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-
-	set := append([]string{
-		"config.clientConnection.kubeconfig=" + kubeconfig,
-		"config.server.healthProbeBindAddress=" + c.HealthAddr,
-		"config.server.metricsBindAddress=" + c.MetricsAddr,
-	}, opts.Set...)
 	release := opts.Release
 	if release == "" {
 		release = chart
 	}
-	config, err := charts.RunAsChart(ctx, env.Config(), chart, charts.TemplateOptions{Release: release, Namespace: componentNamespace, Set: set, SetJSON: opts.SetJSON}, kubeconfig)
+	d, err := charts.PrepareDaemon(ctx, env.Config(), dir, chart, charts.TemplateOptions{Release: release, Namespace: componentNamespace, Set: opts.Set, SetJSON: opts.SetJSON})
 	if err != nil {
 		return nil, err
 	}
-	configPath := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(configPath, []byte(config), 0o600); err != nil {
+	c.HealthAddr, c.MetricsAddr = d.HealthAddr, d.MetricsAddr
+	if c.proc, err = controlplane.StartProcess(dir, "component", bins.path(chart), "--config", d.Config); err != nil {
 		return nil, err
 	}
-	if err := c.start(bins.path(chart), configPath); err != nil {
-		return nil, err
-	}
-	if err := c.waitReady(ctx, 2*time.Minute); err != nil {
+	if err := c.proc.WaitHTTP(ctx, "http://"+c.HealthAddr+"/readyz", 2*time.Minute); err != nil {
 		c.Stop()
 		return nil, fmt.Errorf("%s: %w\n%s", c.Name, err, c.Logs())
 	}
 	return c, nil
 }
 
-func (c *component) start(bin, configPath string) error {
-	log, err := os.Create(filepath.Join(c.Dir, "log"))
-	if err != nil {
-		return err
-	}
-	c.log = log
-	c.cmd = exec.Command(bin, "--config", configPath)
-	c.cmd.Stdout, c.cmd.Stderr = log, log
-	// Its own process group, so that a signal to it reaches nothing else.
-	c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := c.cmd.Start(); err != nil {
-		return fmt.Errorf("starting %s: %w", c.Name, err)
-	}
-	go func() {
-		err := c.cmd.Wait()
-		c.mu.Lock()
-		c.err = err
-		c.mu.Unlock()
-		close(c.done)
-	}()
-	return nil
-}
-
-// waitReady polls /readyz until it answers 200, the process exits or the
-// timeout passes.
-func (c *component) waitReady(ctx context.Context, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	client := &http.Client{Timeout: 2 * time.Second}
-	for {
-		select {
-		case <-c.done:
-			return fmt.Errorf("exited before it was ready: %v", c.exitErr())
-		case <-ctx.Done():
-			return fmt.Errorf("not ready within %s", timeout)
-		case <-time.After(200 * time.Millisecond):
-		}
-		resp, err := client.Get("http://" + c.HealthAddr + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-	}
-}
-
 // Running reports whether the process has not exited.
-func (c *component) Running() bool {
-	select {
-	case <-c.done:
-		return false
-	default:
-		return true
-	}
-}
+func (c *component) Running() bool { return c.proc.Running() }
 
-func (c *component) exitErr() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
-}
+func (c *component) exitErr() error { return c.proc.Exited() }
 
 // Kill ends the process at once (SIGKILL): no lease release, no flush.
 func (c *component) Kill() {
-	if c.Running() {
-		_ = c.cmd.Process.Kill()
-	}
-	<-c.done
+	_ = c.proc.Signal(syscall.SIGKILL)
+	c.proc.Wait()
 }
 
 // Stop asks the process to shut down (SIGTERM) and kills it after 15s.
 func (c *component) Stop() {
-	if c == nil || c.cmd == nil || c.cmd.Process == nil {
-		return
-	}
-	if c.Running() {
-		_ = c.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-c.done:
-		case <-time.After(15 * time.Second):
-			_ = c.cmd.Process.Kill()
-			<-c.done
-		}
-	}
-	if c.log != nil {
-		_ = c.log.Close()
+	if c != nil && c.proc != nil {
+		_ = c.proc.Stop()
 	}
 }
 
 // Logs returns the process's output so far.
 func (c *component) Logs() string {
-	data, err := os.ReadFile(filepath.Join(c.Dir, "log"))
+	data, err := os.ReadFile(c.proc.Log())
 	if err != nil {
 		return err.Error()
 	}
@@ -236,7 +137,7 @@ func (c *component) Logs() string {
 // LogContains reports whether the process's output, outside its quiet
 // ranges, contains s.
 func (c *component) LogContains(s string) bool {
-	data, err := os.ReadFile(filepath.Join(c.Dir, "log"))
+	data, err := os.ReadFile(c.proc.Log())
 	if err != nil {
 		return false
 	}
@@ -252,7 +153,7 @@ func (c *component) LogContains(s string) bool {
 
 // LogSize returns how many bytes the process has written so far.
 func (c *component) LogSize() int64 {
-	fi, err := os.Stat(filepath.Join(c.Dir, "log"))
+	fi, err := os.Stat(c.proc.Log())
 	if err != nil {
 		return 0
 	}
@@ -273,13 +174,4 @@ func ensureNamespace(ctx context.Context, kube kubernetes.Interface, name string
 		return nil
 	}
 	return err
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -47,32 +47,17 @@ type daemon struct {
 // startDaemon renders chart with the given values, starts its binary from
 // binDir and begins sampling its memory. The caller stops it.
 func startDaemon(ctx context.Context, admin *rest.Config, binDir, dir, chart string, set, setJSON []string) (*daemon, error) {
-	ports, err := controlplane.FreePorts("127.0.0.1", 2)
-	if err != nil {
-		return nil, err
-	}
-	d := &daemon{chart: chart, health: fmt.Sprintf("127.0.0.1:%d", ports[0]), metrics: fmt.Sprintf("127.0.0.1:%d", ports[1])}
 	ddir, err := os.MkdirTemp(dir, chart+"-")
 	if err != nil {
 		return nil, err
 	}
-	d.dir = ddir
-	kubeconfig := filepath.Join(ddir, "kubeconfig")
-	set = append([]string{
-		"config.clientConnection.kubeconfig=" + kubeconfig,
-		"config.server.healthProbeBindAddress=" + d.health,
-		"config.server.metricsBindAddress=" + d.metrics,
-	}, set...)
-	config, err := charts.RunAsChart(ctx, admin, chart, charts.TemplateOptions{Release: chart, Namespace: componentNamespace, Set: set, SetJSON: setJSON}, kubeconfig)
+	prepared, err := charts.PrepareDaemon(ctx, admin, ddir, chart, charts.TemplateOptions{Release: chart, Namespace: componentNamespace, Set: set, SetJSON: setJSON})
 	if err != nil {
 		return nil, err
 	}
-	configPath := filepath.Join(ddir, "config.yaml")
-	if err := os.WriteFile(configPath, []byte(config), 0o600); err != nil {
-		return nil, err
-	}
+	d := &daemon{chart: chart, health: prepared.HealthAddr, metrics: prepared.MetricsAddr, dir: ddir}
 	d.start = time.Now()
-	d.proc, err = controlplane.StartProcess(ddir, chart, filepath.Join(binDir, chart), "--config", configPath)
+	d.proc, err = controlplane.StartProcess(ddir, chart, filepath.Join(binDir, chart), "--config", prepared.Config)
 	if err != nil {
 		return nil, err
 	}
