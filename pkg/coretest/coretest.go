@@ -138,12 +138,6 @@ func (s *SeedWrapper) ShootDefaults(pods, services string) *SeedWrapper {
 	return s
 }
 
-// ResourceVersion sets the resourceVersion.
-func (s *SeedWrapper) ResourceVersion(rv string) *SeedWrapper {
-	s.Seed.ResourceVersion = rv
-	return s
-}
-
 // ShootWrapper builds a Shoot.
 type ShootWrapper struct{ *v1alpha1.Shoot }
 

@@ -39,11 +39,7 @@ func (g graftClient) Bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed s
 // fails with a conflict and the informer brings the new version. The binding
 // subresource takes the seed alone: the placement's time is not recorded.
 func (g gardenerClient) Bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, _ time.Time) (*corev1alpha1.Shoot, error) {
-	bound, err := bindGardener(ctx, g.resource("shoots").Namespace(shoot.Namespace), shoot.Name, shoot.ResourceVersion, seed, metav1.UpdateOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return convert[corev1alpha1.Shoot](bound)
+	return convert[corev1alpha1.Shoot](bindGardener(ctx, g.resource("shoots").Namespace(shoot.Namespace), shoot.Name, shoot.ResourceVersion, seed, metav1.UpdateOptions{}))
 }
 
 // bindGardener sets spec.seedName of the named Shoot to seed through shoots/binding.

@@ -8,13 +8,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
 
-	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	k8stesting "k8s.io/client-go/testing"
+
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 func shootClient(rv string) *dynamicfake.FakeDynamicClient {
@@ -23,8 +23,7 @@ func shootClient(rv string) *dynamicfake.FakeDynamicClient {
 		"metadata": map[string]any{"namespace": "ns", "name": "s", "resourceVersion": rv},
 		"spec":     map[string]any{"seedName": "a", "region": "eu-west-1"},
 	}}
-	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-		map[schema.GroupVersionResource]string{Gardener.Resource("shoots"): "ShootList"}, shoot)
+	return coretest.FakeGardener(shoot)
 }
 
 func TestBindUpdatesThroughBindingAtTheVersionDecidedOn(t *testing.T) {
@@ -97,11 +96,9 @@ func TestGardenerBindUsesBindingSubresource(t *testing.T) {
 		{"changed since the decision", "6", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-				Gardener.Resource("shoots"): "ShootList",
-			}, gardenerShoot(tc.liveRV))
+			dyn := coretest.FakeGardener(gardenerShoot(tc.liveRV))
 			api := NewGardener(dyn)
-			decided, err := convert[corev1alpha1.Shoot](gardenerShoot("5"))
+			decided, err := convert[corev1alpha1.Shoot](gardenerShoot("5"), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

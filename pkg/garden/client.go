@@ -110,82 +110,50 @@ func (g gardenerClient) resource(name string) dynamic.NamespaceableResourceInter
 }
 
 func (g gardenerClient) GetSeed(ctx context.Context, name string) (*corev1alpha1.Seed, error) {
-	obj, err := g.resource("seeds").Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return convert[corev1alpha1.Seed](obj)
+	return convert[corev1alpha1.Seed](g.resource("seeds").Get(ctx, name, metav1.GetOptions{}))
 }
 
 func (g gardenerClient) ListSeeds(ctx context.Context, opts metav1.ListOptions) ([]corev1alpha1.Seed, error) {
-	list, err := g.resource("seeds").List(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	return convertList[corev1alpha1.Seed](list)
+	return convertList[corev1alpha1.Seed](g.resource("seeds").List(ctx, opts))
 }
 
 func (g gardenerClient) PatchSeed(ctx context.Context, name string, patch []byte, opts metav1.PatchOptions) (*corev1alpha1.Seed, error) {
-	obj, err := g.resource("seeds").Patch(ctx, name, types.MergePatchType, patch, opts)
-	if err != nil {
-		return nil, err
-	}
-	return convert[corev1alpha1.Seed](obj)
-}
-
-func (g gardenerClient) GetShoot(ctx context.Context, namespace, name string) (*corev1alpha1.Shoot, error) {
-	obj, err := g.resource("shoots").Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return convert[corev1alpha1.Shoot](obj)
-}
-
-func (g gardenerClient) ListShoots(ctx context.Context, namespace string, opts metav1.ListOptions) ([]corev1alpha1.Shoot, error) {
-	list, err := g.resource("shoots").Namespace(namespace).List(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	return convertList[corev1alpha1.Shoot](list)
-}
-
-func (g gardenerClient) PatchShoot(ctx context.Context, namespace, name string, patch []byte, opts metav1.PatchOptions) (*corev1alpha1.Shoot, error) {
-	obj, err := g.resource("shoots").Namespace(namespace).Patch(ctx, name, types.MergePatchType, patch, opts)
-	if err != nil {
-		return nil, err
-	}
-	return convert[corev1alpha1.Shoot](obj)
+	return convert[corev1alpha1.Seed](g.resource("seeds").Patch(ctx, name, types.MergePatchType, patch, opts))
 }
 
 func (g gardenerClient) PatchSeedStatus(ctx context.Context, name string, patch []byte, opts metav1.PatchOptions) (*corev1alpha1.Seed, error) {
-	obj, err := g.resource("seeds").Patch(ctx, name, types.MergePatchType, patch, opts, "status")
-	if err != nil {
-		return nil, err
-	}
-	return convert[corev1alpha1.Seed](obj)
+	return convert[corev1alpha1.Seed](g.resource("seeds").Patch(ctx, name, types.MergePatchType, patch, opts, "status"))
+}
+
+func (g gardenerClient) GetShoot(ctx context.Context, namespace, name string) (*corev1alpha1.Shoot, error) {
+	return convert[corev1alpha1.Shoot](g.resource("shoots").Namespace(namespace).Get(ctx, name, metav1.GetOptions{}))
+}
+
+func (g gardenerClient) ListShoots(ctx context.Context, namespace string, opts metav1.ListOptions) ([]corev1alpha1.Shoot, error) {
+	return convertList[corev1alpha1.Shoot](g.resource("shoots").Namespace(namespace).List(ctx, opts))
+}
+
+func (g gardenerClient) PatchShoot(ctx context.Context, namespace, name string, patch []byte, opts metav1.PatchOptions) (*corev1alpha1.Shoot, error) {
+	return convert[corev1alpha1.Shoot](g.resource("shoots").Namespace(namespace).Patch(ctx, name, types.MergePatchType, patch, opts))
 }
 
 func (g gardenerClient) PatchShootStatus(ctx context.Context, namespace, name string, patch []byte) (*corev1alpha1.Shoot, error) {
-	obj, err := g.resource("shoots").Namespace(namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
-	if err != nil {
-		return nil, err
-	}
-	return convert[corev1alpha1.Shoot](obj)
+	return convert[corev1alpha1.Shoot](g.resource("shoots").Namespace(namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}, "status"))
 }
 
 func (g gardenerClient) ListCloudProfiles(ctx context.Context, opts metav1.ListOptions) ([]corev1alpha1.CloudProfile, error) {
-	list, err := g.resource("cloudprofiles").List(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	return convertList[corev1alpha1.CloudProfile](list)
+	return convertList[corev1alpha1.CloudProfile](g.resource("cloudprofiles").List(ctx, opts))
 }
 
 // convert turns one of Gardener's objects, as the API server returned it for
 // a T (a Seed, Shoot or CloudProfile), into graft's T by FromGardener, with
 // graft's apiVersion. (The informers keep Gardener's, for the Events about
 // the objects they hold.)
-func convert[T any](u *unstructured.Unstructured) (*T, error) {
+// It passes on the error of the request that returned u.
+func convert[T any](u *unstructured.Unstructured, err error) (*T, error) {
+	if err != nil {
+		return nil, err
+	}
 	obj, err := FromGardener(u)
 	if err != nil {
 		return nil, fmt.Errorf("converting %s %s into graft's type: %w", u.GetKind(), objectName(u), err)
@@ -199,10 +167,13 @@ func convert[T any](u *unstructured.Unstructured) (*T, error) {
 
 // convertList converts a list's items, which the dynamic client returns with
 // their apiVersion and kind.
-func convertList[T any](list *unstructured.UnstructuredList) ([]T, error) {
+func convertList[T any](list *unstructured.UnstructuredList, err error) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
 	out := make([]T, 0, len(list.Items))
 	for i := range list.Items {
-		item, err := convert[T](&list.Items[i])
+		item, err := convert[T](&list.Items[i], nil)
 		if err != nil {
 			return nil, err
 		}

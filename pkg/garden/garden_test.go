@@ -8,14 +8,12 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	fakediscovery "k8s.io/client-go/discovery/fake"
-	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 func TestParseAPI(t *testing.T) {
@@ -66,8 +64,6 @@ func TestDiscoverWithNeitherAPISaysSo(t *testing.T) {
 	}
 }
 
-var gardenerSeeds = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "seeds"}
-
 func gardenerObject(t *testing.T, manifest string) *unstructured.Unstructured {
 	t.Helper()
 	obj := &unstructured.Unstructured{}
@@ -77,20 +73,12 @@ func gardenerObject(t *testing.T, manifest string) *unstructured.Unstructured {
 	return obj
 }
 
-func fakeGardener(t *testing.T, objs ...runtime.Object) *dynamicfake.FakeDynamicClient {
-	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-		gardenerSeeds: "SeedList",
-		{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"}:        "ShootList",
-		{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "cloudprofiles"}: "CloudProfileList",
-	}, objs...)
-}
-
 const gardenerSeed = `{"apiVersion":"core.gardener.cloud/v1beta1","kind":"Seed","metadata":{"name":"s1","resourceVersion":"5"},
  "spec":{"provider":{"type":"aws","region":"eu-west-1"},"taints":[{"key":"seed.gardener.cloud/protected"}],
   "ingress":{"domain":"ingress.example"},"settings":{"scheduling":{"visible":true}}}}`
 
 func TestGardenerClientReadsSeedsAsGrafts(t *testing.T) {
-	client := NewGardener(fakeGardener(t, gardenerObject(t, gardenerSeed)))
+	client := NewGardener(coretest.FakeGardener(gardenerObject(t, gardenerSeed)))
 	seed, err := client.GetSeed(context.Background(), "s1")
 	if err != nil {
 		t.Fatal(err)

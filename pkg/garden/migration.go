@@ -108,11 +108,7 @@ func (g gardenerClient) Migrate(ctx context.Context, shoot *corev1alpha1.Shoot, 
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	moved, err := bindGardener(ctx, g.resource("shoots").Namespace(shoot.Namespace), shoot.Name, shoot.ResourceVersion, seed, opts)
-	if err != nil {
-		return nil, err
-	}
-	return convert[corev1alpha1.Shoot](moved)
+	return convert[corev1alpha1.Shoot](bindGardener(ctx, g.resource("shoots").Namespace(shoot.Namespace), shoot.Name, shoot.ResourceVersion, seed, opts))
 }
 
 // RefusalReason is why Gardener refuses a control-plane migration.

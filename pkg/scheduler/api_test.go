@@ -7,9 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	dynamicfake "k8s.io/client-go/dynamic/fake"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 
@@ -17,7 +14,7 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component"
-	"github.com/graft-dev/graft/pkg/garden"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 func gardenerSeed(name string) *unstructured.Unstructured {
@@ -37,14 +34,7 @@ func gardenerSeed(name string) *unstructured.Unstructured {
 // objects, still naming Gardener's apiVersion (for the Events about them),
 // and graft's listers read them.
 func TestGardenerInformersHoldGraftTypes(t *testing.T) {
-	scheme := runtime.NewScheme()
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{
-		garden.Gardener.Resource("seeds"):                   "SeedList",
-		garden.Gardener.Resource("shoots"):                  "ShootList",
-		garden.Gardener.Resource("cloudprofiles"):           "CloudProfileList",
-		garden.Gardener.Resource("projects"):                "ProjectList",
-		garden.Gardener.Resource("namespacedcloudprofiles"): "NamespacedCloudProfileList",
-	}, gardenerSeed("a"), gardenerProject("team", "garden-team-ns"), gardenerProject("b-team", "garden-b"))
+	dyn := coretest.FakeGardener(gardenerSeed("a"), gardenerProject("team", "garden-team-ns"), gardenerProject("b-team", "garden-b"))
 	cfg := &configv1alpha1.SchedulerConfiguration{API: configv1alpha1.APIGardener}
 	cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
 	cfg.Server.MetricsBindAddress = configv1alpha1.DisabledBindAddress
@@ -128,9 +118,7 @@ func TestInformersStoreTrimmedObjects(t *testing.T) {
 			clients := component.Clients{
 				Graft:      graftfake.NewSimpleClientset(graftShoot.DeepCopy()),
 				Kubernetes: kubefake.NewSimpleClientset(regions.DeepCopy()),
-				Dynamic: dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-					garden.Gardener.Resource("seeds"): "SeedList", garden.Gardener.Resource("shoots"): "ShootList", garden.Gardener.Resource("cloudprofiles"): "CloudProfileList", garden.Gardener.Resource("projects"): "ProjectList", garden.Gardener.Resource("namespacedcloudprofiles"): "NamespacedCloudProfileList",
-				}, gardenerShoot.DeepCopy()),
+				Dynamic:    coretest.FakeGardener(gardenerShoot.DeepCopy()),
 			}
 			s, err := New(cfg, clients, Options{})
 			if err != nil {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graft-dev/graft/pkg/coretest"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -52,7 +54,7 @@ func lastPatch(t *testing.T, client *dynamicfake.FakeDynamicClient) string {
 }
 
 func TestCordonAndUncordonOnGardener(t *testing.T) {
-	client := gt.FakeGardener(gt.GardenerSeed("a", "4", "other"), gt.GardenerSeed("b", "9", "seed.gardener.cloud/unschedulable"))
+	client := coretest.FakeGardener(coretest.GardenerSeed("a", "4", "other"), coretest.GardenerSeed("b", "9", "seed.gardener.cloud/unschedulable"))
 	out, err := runOnGardener(NewCordonCommand, client, "a", "b")
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +67,7 @@ func TestCordonAndUncordonOnGardener(t *testing.T) {
 		t.Errorf("cordon patch %s, want %s", got, want)
 	}
 
-	client = gt.FakeGardener(gt.GardenerSeed("b", "9", "seed.gardener.cloud/unschedulable"))
+	client = coretest.FakeGardener(coretest.GardenerSeed("b", "9", "seed.gardener.cloud/unschedulable"))
 	out, err = runOnGardener(NewUncordonCommand, client, "b")
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +81,7 @@ func TestCordonAndUncordonOnGardener(t *testing.T) {
 }
 
 func TestDrainOnGardenerWithoutMigrateIsRefused(t *testing.T) {
-	client := gt.FakeGardener(gt.GardenerSeed("a", "4"))
+	client := coretest.FakeGardener(coretest.GardenerSeed("a", "4"))
 	_, err := runOnGardener(NewCommand, client, "a")
 	for _, want := range []string{"on a Gardener garden (core.gardener.cloud) drain moves shoots by migrating their control planes, which needs --migrate",
 		"'graftctl drain a --dry-run'", "'graftctl drain a --migrate'"} {
@@ -174,7 +176,7 @@ func selecting(t *testing.T, name, role string) *unstructured.Unstructured {
 // migrationLandscape: seed a and b with backup, c without; on a, shoot good
 // (may go to b), nobackup (may go to c only) and nowhere (fits no seed).
 func migrationLandscape(t *testing.T) *dynamicfake.FakeDynamicClient {
-	return gt.FakeGardener(
+	return coretest.FakeGardener(
 		asGardener(t, gt.CloudProfile(), "CloudProfile", nil),
 		migrationSeed(t, "a", true), migrationSeed(t, "b", true), migrationSeed(t, "c", false),
 		selecting(t, "good", "b"), selecting(t, "nobackup", "c"), selecting(t, "nowhere", "none"))
@@ -259,7 +261,7 @@ func TestMigrateOnGardener(t *testing.T) {
 // third of three bindings cannot be sent before two intervals of 50 ms have
 // passed since the first.
 func TestMigrationIsRateLimited(t *testing.T) {
-	client := gt.FakeGardener(
+	client := coretest.FakeGardener(
 		asGardener(t, gt.CloudProfile(), "CloudProfile", nil),
 		migrationSeed(t, "a", true), migrationSeed(t, "b", true),
 		selecting(t, "s1", "b"), selecting(t, "s2", "b"), selecting(t, "s3", "b"))

@@ -5,6 +5,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/graft-dev/graft/pkg/coretest"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -13,7 +15,6 @@ import (
 
 	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
-	gt "github.com/graft-dev/graft/pkg/graftctl/graftctltest"
 )
 
 // asGardener returns the objects as gardener-apiserver would serve them:
@@ -57,7 +58,7 @@ func runWith(t *testing.T, f factory.Factory, args ...string) string {
 // Gardener's API and through graft's: the tables are the same.
 func TestGetOnGardenerPrintsAsOnGraft(t *testing.T) {
 	graft := &factory.Static{Graft: fake.NewSimpleClientset(objects()...), DefaultNamespace: "dev"}
-	gardener := &factory.Static{API: garden.Gardener, Dynamic: gt.FakeGardener(asGardener(t, objects())...), DefaultNamespace: "dev"}
+	gardener := &factory.Static{API: garden.Gardener, Dynamic: coretest.FakeGardener(asGardener(t, objects())...), DefaultNamespace: "dev"}
 	for _, args := range [][]string{{"seeds"}, {"seeds", "-o", "wide"}, {"seed", "aws-eu1"}, {"shoots"}, {"shoots", "-A", "-o", "wide"}, {"shoot", "s1"}} {
 		want := runWith(t, graft, args...)
 		if got := runWith(t, gardener, args...); got != want {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/graft-dev/graft/pkg/coretest"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -22,7 +24,6 @@ import (
 
 	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
-	gt "github.com/graft-dev/graft/pkg/graftctl/graftctltest"
 )
 
 // gardenFrom puts the Seeds, Shoots, CloudProfiles and ConfigMaps of a
@@ -82,7 +83,7 @@ func gardenFrom(t *testing.T, path string) (*factory.Static, string) {
 	if err := os.WriteFile(sorted, file.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return &factory.Static{API: garden.Gardener, Dynamic: gt.FakeGardener(gardener...), Kube: kubefake.NewSimpleClientset(kube...)}, sorted
+	return &factory.Static{API: garden.Gardener, Dynamic: coretest.FakeGardener(gardener...), Kube: kubefake.NewSimpleClientset(kube...)}, sorted
 }
 
 func runWith(t *testing.T, f factory.Factory, args ...string) (string, string, error) {

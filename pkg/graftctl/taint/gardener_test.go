@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/graft-dev/graft/pkg/coretest"
+
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
 
 	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
-	gt "github.com/graft-dev/graft/pkg/graftctl/graftctltest"
 )
 
 func runOnGardener(client *dynamicfake.FakeDynamicClient, args ...string) (string, error) {
@@ -35,7 +36,7 @@ func gardenerPatches(client *dynamicfake.FakeDynamicClient) []string {
 }
 
 func TestTaintOnGardenerWritesKeyAndValueWithResourceVersion(t *testing.T) {
-	client := gt.FakeGardener(gt.GardenerSeed("a", "7", "seed.gardener.cloud/protected"))
+	client := coretest.FakeGardener(coretest.GardenerSeed("a", "7", "seed.gardener.cloud/protected"))
 	out, err := runOnGardener(client, "seed", "a", "maintenance=soon:NoSchedule")
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +53,7 @@ func TestTaintOnGardenerWritesKeyAndValueWithResourceVersion(t *testing.T) {
 
 func TestTaintOnGardenerRefusesOtherEffectsBeforeReading(t *testing.T) {
 	for _, arg := range []string{"drain=now:NoExecute", "maybe:PreferNoSchedule", "seed.gardener.cloud/protected:NoExecute-"} {
-		client := gt.FakeGardener(gt.GardenerSeed("a", "7", "seed.gardener.cloud/protected"))
+		client := coretest.FakeGardener(coretest.GardenerSeed("a", "7", "seed.gardener.cloud/protected"))
 		_, err := runOnGardener(client, "seed", "a", arg)
 		if err == nil || !strings.Contains(err.Error(), "Gardener's seed taints have no effects, every taint keeps new shoots off the seed and none evicts the shoots on it") {
 			t.Errorf("taint %s: error %v, want the refusal", arg, err)
@@ -64,7 +65,7 @@ func TestTaintOnGardenerRefusesOtherEffectsBeforeReading(t *testing.T) {
 }
 
 func TestTaintOnGardenerClientDryRunSendsNothing(t *testing.T) {
-	client := gt.FakeGardener(gt.GardenerSeed("a", "7"))
+	client := coretest.FakeGardener(coretest.GardenerSeed("a", "7"))
 	out, err := runOnGardener(client, "seed", "a", "k:NoSchedule", "--dry-run")
 	if err != nil {
 		t.Fatal(err)

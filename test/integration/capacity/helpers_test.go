@@ -25,6 +25,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/capacity"
 	"github.com/graft-dev/graft/pkg/component"
+	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/test/framework"
 )
 
@@ -135,13 +136,7 @@ func waitFor(t *testing.T, what string, cond func(ctx context.Context) (bool, er
 func readySeed(t *testing.T, name string, labels, annotations map[string]string) *v1alpha1.Seed {
 	t.Helper()
 	ctx := context.Background()
-	seed := &v1alpha1.Seed{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, Annotations: annotations},
-		Spec: v1alpha1.SeedSpec{
-			Provider: v1alpha1.SeedProvider{Type: "aws", Region: "eu-west-1", Zones: []string{"a", "b", "c"}},
-			Networks: v1alpha1.SeedNetworks{Pods: "100.96.0.0/11", Services: "100.64.0.0/13"},
-		},
-	}
+	seed := coretest.MakeSeed(name).Labels(labels).Annotations(annotations).Obj()
 	created, err := graft(t).CoreV1alpha1().Seeds().Create(ctx, seed, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("creating seed %s: %v", name, err)

@@ -13,7 +13,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
@@ -24,6 +23,7 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component"
+	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/pkg/scheduler"
 	"github.com/graft-dev/graft/test/framework"
 )
@@ -152,26 +152,14 @@ func (f *fixture) createCloudProfile(mutate func(*v1alpha1.CloudProfile)) {
 // createSeed creates a ready, visible seed of the fixture's provider type.
 func (f *fixture) createSeed(name, region string, allocatable *int64, mutate func(*v1alpha1.Seed)) *v1alpha1.Seed {
 	f.t.Helper()
-	now := metav1.Now()
-	seed := &v1alpha1.Seed{
-		ObjectMeta: metav1.ObjectMeta{Name: f.name + "-" + name, Labels: map[string]string{"test": f.name}},
-		Spec: v1alpha1.SeedSpec{
-			Provider: v1alpha1.SeedProvider{Type: f.provider, Region: region},
-			Networks: v1alpha1.SeedNetworks{Pods: "100.96.0.0/11", Services: "100.64.0.0/13"},
-		},
+	w := coretest.MakeSeed(f.name+"-"+name).Label("test", f.name).Provider(f.provider, region).Zones()
+	if allocatable != nil {
+		w.Allocatable(*allocatable).Status.Capacity = w.Status.Allocatable
 	}
+	status := w.Status
+	seed := w.Obj()
 	if mutate != nil {
 		mutate(seed)
-	}
-	status := v1alpha1.SeedStatus{
-		LastOperation: &v1alpha1.LastOperation{Type: v1alpha1.LastOperationTypeReconcile, State: v1alpha1.LastOperationStateSucceeded, Description: "ok", LastUpdateTime: now},
-		Conditions: []v1alpha1.Condition{{
-			Type: v1alpha1.SeedGardenletReady, Status: v1alpha1.ConditionTrue, LastTransitionTime: now, LastUpdateTime: now, Reason: "Ready", Message: "ready",
-		}},
-	}
-	if allocatable != nil {
-		status.Allocatable = corev1.ResourceList{v1alpha1.ResourceShoots: *resource.NewQuantity(*allocatable, resource.DecimalSI)}
-		status.Capacity = status.Allocatable
 	}
 	created, err := f.graft.CoreV1alpha1().Seeds().Create(f.ctx, seed, metav1.CreateOptions{})
 	if err != nil {
@@ -187,14 +175,7 @@ func (f *fixture) createSeed(name, region string, allocatable *int64, mutate fun
 
 // newShoot returns (without creating it) a shoot of the fixture's provider type.
 func (f *fixture) newShoot(name, region string) *v1alpha1.Shoot {
-	return &v1alpha1.Shoot{
-		ObjectMeta: metav1.ObjectMeta{Namespace: f.ns, Name: name},
-		Spec: v1alpha1.ShootSpec{
-			CloudProfileName: ptr.To(f.name),
-			Provider:         v1alpha1.Provider{Type: f.provider},
-			Region:           region,
-		},
-	}
+	return coretest.MakeShoot(f.ns, name).Provider(f.provider, region).CloudProfileName(f.name).Obj()
 }
 
 func (f *fixture) createShoot(shoot *v1alpha1.Shoot) *v1alpha1.Shoot {

@@ -1,4 +1,4 @@
-package graftctltest
+package coretest
 
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -12,13 +12,16 @@ func GardenerResource(resource string) schema.GroupVersionResource {
 	return schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: resource}
 }
 
-// FakeGardener returns a fake dynamic client serving Gardener's seeds, shoots
-// and cloud profiles, holding objs.
+// FakeGardener returns a fake dynamic client serving Gardener's seeds,
+// shoots, cloud profiles, namespaced cloud profiles and projects, holding
+// objs.
 func FakeGardener(objs ...runtime.Object) *dynamicfake.FakeDynamicClient {
 	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-		GardenerResource("seeds"):         "SeedList",
-		GardenerResource("shoots"):        "ShootList",
-		GardenerResource("cloudprofiles"): "CloudProfileList",
+		GardenerResource("seeds"):                   "SeedList",
+		GardenerResource("shoots"):                  "ShootList",
+		GardenerResource("cloudprofiles"):           "CloudProfileList",
+		GardenerResource("namespacedcloudprofiles"): "NamespacedCloudProfileList",
+		GardenerResource("projects"):                "ProjectList",
 	}, objs...)
 }
 
