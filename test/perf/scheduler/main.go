@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/graft-dev/graft/pkg/controlplane"
+	"github.com/graft-dev/graft/pkg/coretest"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -238,22 +238,12 @@ func (b *bench) setup(ctx context.Context) error {
 	// Capacity is ample: the benchmark measures throughput, not placement.
 	allocatable := int64(2*b.o.shoots/b.o.seeds*len(regions) + 10)
 	return writes.Parallel(b.o.seeds, 16, func(i int) error {
-		now := metav1.Now()
-		seed, err := b.graft.CoreV1alpha1().Seeds().Create(ctx, &v1alpha1.Seed{
-			ObjectMeta: metav1.ObjectMeta{Name: seedName(i), Labels: map[string]string{"tier": fmt.Sprint(i % 3)}},
-			Spec: v1alpha1.SeedSpec{
-				Provider: v1alpha1.SeedProvider{Type: "aws", Region: regions[i%len(regions)], Zones: []string{"a", "b", "c"}},
-				Networks: v1alpha1.SeedNetworks{Pods: "100.96.0.0/11", Services: "100.64.0.0/13", Nodes: ptr.To("10.250.0.0/16")},
-			},
-		}, metav1.CreateOptions{})
+		want := coretest.MakeSeed(seedName(i)).Label("tier", fmt.Sprint(i%3)).Region(regions[i%len(regions)]).Allocatable(allocatable).Obj()
+		seed, err := b.graft.CoreV1alpha1().Seeds().Create(ctx, want, metav1.CreateOptions{})
 		if err != nil {
 			return err
 		}
-		seed.Status = v1alpha1.SeedStatus{
-			LastOperation: &v1alpha1.LastOperation{Type: v1alpha1.LastOperationTypeReconcile, State: v1alpha1.LastOperationStateSucceeded, Description: "ok", LastUpdateTime: now},
-			Conditions:    []v1alpha1.Condition{{Type: v1alpha1.SeedGardenletReady, Status: v1alpha1.ConditionTrue, LastTransitionTime: now, LastUpdateTime: now}},
-			Allocatable:   corev1.ResourceList{v1alpha1.ResourceShoots: *resource.NewQuantity(allocatable, resource.DecimalSI)},
-		}
+		seed.Status = want.Status
 		_, err = b.graft.CoreV1alpha1().Seeds().UpdateStatus(ctx, seed, metav1.UpdateOptions{})
 		return err
 	})
@@ -269,15 +259,8 @@ type created struct {
 func (b *bench) createShoots(ctx context.Context, ns, schedulerName string, n int) ([]created, error) {
 	out := make([]created, n)
 	err := writes.Parallel(n, 32, func(i int) error {
-		shoot := &v1alpha1.Shoot{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("shoot-%05d", i)},
-			Spec: v1alpha1.ShootSpec{
-				CloudProfileName: ptr.To(b.profile),
-				Provider:         v1alpha1.Provider{Type: "aws", Workers: []v1alpha1.Worker{{Name: "pool", Zones: []string{"a"}}}},
-				Region:           regions[i%len(regions)],
-				Networking:       &v1alpha1.Networking{Nodes: ptr.To("10.180.0.0/16"), Pods: ptr.To("10.96.0.0/11"), Services: ptr.To("10.64.0.0/13")},
-			},
-		}
+		shoot := coretest.MakeShoot(ns, fmt.Sprintf("shoot-%05d", i)).CloudProfileName(b.profile).Region(regions[i%len(regions)]).Obj()
+		shoot.Spec.Provider.Workers = []v1alpha1.Worker{{Name: "pool", Zones: []string{"a"}}}
 		if schedulerName != "" {
 			shoot.Spec.SchedulerName = ptr.To(schedulerName)
 		}
