@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
@@ -68,104 +66,59 @@ var gardenerShoots = []struct {
 // object through Gardener's validation and admission) and gives the seeds the
 // status a ready gardenlet would report. Objects that exist already are kept.
 func gardenerLandscape(ctx context.Context, cfg *rest.Config) error {
-	dyn, err := dynamic.NewForConfig(cfg)
+	c, err := creator(cfg)
 	if err != nil {
 		return err
 	}
-	kube, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	// Gardener's project controller would create the project's namespace;
-	// none runs here.
-	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: gardenerNamespace}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating namespace %s: %w", gardenerNamespace, err)
-	}
-	manifests := []struct {
-		gvr       schema.GroupVersionResource
-		namespace string
-		manifest  string
-	}{
-		{gardenerlandscape.CloudProfiles, "", gardenerlandscape.CloudProfile(gardenerCloudProfile, gardenerRegions...)},
-		{gardenerlandscape.Projects, "", gardenerlandscape.Project(gardenerProject, gardenerNamespace)},
-		{gardenerlandscape.Secrets, gardenerNamespace, gardenerlandscape.Secret(gardenerCredentials, gardenerNamespace)},
-		{gardenerlandscape.CredentialsBindings, gardenerNamespace, gardenerlandscape.CredentialsBinding(gardenerCredentials, gardenerNamespace)},
-		{gardenerlandscape.Secrets, gardenerlandscape.DNSSecretNamespace, gardenerlandscape.Secret(gardenerDNSSecret, gardenerlandscape.DNSSecretNamespace)},
-	}
+	project := gardenerlandscape.ProjectSpec{Name: gardenerProject, Namespace: gardenerNamespace, CloudProfile: gardenerCloudProfile,
+		Credentials: gardenerCredentials, DNSSecret: gardenerDNSSecret, Regions: gardenerRegions}
 	for i, s := range gardenerSeeds {
-		manifests = append(manifests, struct {
-			gvr       schema.GroupVersionResource
-			namespace string
-			manifest  string
-		}{gardenerlandscape.Seeds, "", gardenerlandscape.Seed(gardenerlandscape.SeedSpec{Name: s.name, Region: s.region, DNSSecret: gardenerDNSSecret, Index: i})})
+		project.Seeds = append(project.Seeds, gardenerlandscape.SeedSpec{Name: s.name, Region: s.region, DNSSecret: gardenerDNSSecret, Index: i})
 	}
-	for _, m := range manifests {
-		obj, err := gardenerlandscape.Object(m.manifest)
-		if err != nil {
-			return err
-		}
-		if err := createObject(ctx, dyn, m.gvr, m.namespace, obj); err != nil {
-			return err
-		}
+	if err := c.Create(ctx, project); err != nil {
+		return err
 	}
 	for _, s := range gardenerSeeds {
-		if err := readySeed(ctx, dyn, s.name, s.allocatable); err != nil {
+		if err := c.MarkReady(ctx, s.name, s.allocatable); err != nil {
 			return err
 		}
 		fmt.Printf("seed/%s ready in %s with room for %d shoots (the status gardenlet would report)\n", s.name, s.region, s.allocatable)
 	}
 	for _, s := range gardenerShoots {
-		if err := gardenerShoot(ctx, dyn, s.name, s.region, s.schedulerName); err != nil {
+		if err := gardenerShoot(ctx, c, s.name, s.region, s.schedulerName); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// creator creates the demo's objects and says which it created and which
+// existed already.
+func creator(cfg *rest.Config) (gardenerlandscape.Creator, error) {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return gardenerlandscape.Creator{}, err
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return gardenerlandscape.Creator{}, err
+	}
+	return gardenerlandscape.Creator{Dynamic: dyn, Kube: kube, Created: func(obj *unstructured.Unstructured, existed bool) {
+		what := strings.ToLower(obj.GetKind()) + "/" + obj.GetName()
+		if obj.GetNamespace() != "" {
+			what = strings.ToLower(obj.GetKind()) + "/" + obj.GetNamespace() + "/" + obj.GetName()
+		}
+		fmt.Printf("%s %s\n", what, map[bool]string{false: "created", true: "exists"}[existed])
+	}}, nil
 }
 
 // gardenerShoot creates a shoot of the demo's project without a seed.
-func gardenerShoot(ctx context.Context, dyn dynamic.Interface, name, region, schedulerName string) error {
-	obj, err := gardenerlandscape.Object(gardenerlandscape.Shoot(gardenerlandscape.ShootSpec{
+func gardenerShoot(ctx context.Context, c gardenerlandscape.Creator, name, region, schedulerName string) error {
+	_, err := c.Apply(ctx, gardenerlandscape.Shoots, gardenerNamespace, gardenerlandscape.Shoot(gardenerlandscape.ShootSpec{
 		Name: name, Namespace: gardenerNamespace, CloudProfile: gardenerCloudProfile, Region: region,
 		CredentialsBinding: gardenerCredentials, SchedulerName: schedulerName,
 	}))
-	if err != nil {
-		return err
-	}
-	return createObject(ctx, dyn, gardenerlandscape.Shoots, gardenerNamespace, obj)
-}
-
-// createObject creates obj unless it exists, and says which it was.
-func createObject(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespace string, obj *unstructured.Unstructured) error {
-	what := strings.ToLower(obj.GetKind()) + "/" + obj.GetName()
-	if namespace != "" {
-		what = strings.ToLower(obj.GetKind()) + "/" + namespace + "/" + obj.GetName()
-	}
-	err := gardenerlandscape.Admitted(ctx, func(ctx context.Context) error {
-		_, err := dyn.Resource(gvr).Namespace(namespace).Create(ctx, obj, metav1.CreateOptions{})
-		return err
-	}, nil)
-	switch {
-	case apierrors.IsAlreadyExists(err):
-		fmt.Printf("%s exists\n", what)
-		return nil
-	case err != nil:
-		return fmt.Errorf("creating %s: %w", what, err)
-	}
-	fmt.Printf("%s created\n", what)
-	return nil
-}
-
-func readySeed(ctx context.Context, dyn dynamic.Interface, name string, allocatable int) error {
-	client := dyn.Resource(gardenerlandscape.Seeds)
-	return gardenerlandscape.Admitted(ctx, func(ctx context.Context) error {
-		seed, err := client.Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		seed.Object["status"] = gardenerlandscape.ReadyStatus(seed, allocatable, time.Now())
-		_, err = client.UpdateStatus(ctx, seed, metav1.UpdateOptions{})
-		return err
-	}, nil)
+	return err
 }
 
 // shootConditions are what waitShoot can wait for.
@@ -334,9 +287,9 @@ func rowKey(row metav1.TableRow) string {
 
 // gardenerShootFor creates a shoot for graft-scheduler in the landscape.
 func gardenerShootFor(ctx context.Context, cfg *rest.Config, name, region string) error {
-	dyn, err := dynamic.NewForConfig(cfg)
+	c, err := creator(cfg)
 	if err != nil {
 		return err
 	}
-	return gardenerShoot(ctx, dyn, name, region, graftSchedulerName)
+	return gardenerShoot(ctx, c, name, region, graftSchedulerName)
 }

@@ -9,14 +9,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
-	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
 	"github.com/graft-dev/graft/pkg/graftctl"
 	"github.com/graft-dev/graft/test/framework"
 )
@@ -60,13 +58,7 @@ func onGardener(t *testing.T, args ...string) string {
 // BackupBucketsReady True when it has backup.
 func markReady(t *testing.T, name string) {
 	t.Helper()
-	client := dynamicClient(t).Resource(seeds)
-	seed, err := client.Get(t.Context(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	seed.Object["status"] = gardenerlandscape.ReadyStatus(seed, -1, time.Now())
-	if _, err := client.UpdateStatus(t.Context(), seed, metav1.UpdateOptions{}); err != nil {
+	if err := creator(t).MarkReady(t.Context(), name, -1); err != nil {
 		t.Fatalf("marking seed %s ready: %v", name, err)
 	}
 }

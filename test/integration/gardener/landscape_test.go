@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -79,7 +77,6 @@ func newLandscapeWith(t *testing.T, prefix string, specs ...gardenerlandscape.Se
 func newLandscapeIn(t *testing.T, prefix, suffix string, specs ...gardenerlandscape.SeedSpec) *landscape {
 	t.Helper()
 	ctx := t.Context()
-	env := framework.Shared(t)
 	project := fmt.Sprintf("%s%d", prefix, landscapes.Add(1))
 	if len(project) > 10 {
 		t.Fatalf("project name %s is longer than Gardener's 10 characters", project)
@@ -90,25 +87,16 @@ func newLandscapeIn(t *testing.T, prefix, suffix string, specs ...gardenerlandsc
 		cloudProfile: project + "-profile",
 		credentials:  project + "-credentials",
 	}
-	create(t, cloudProfiles, "", gardenerlandscape.CloudProfile(l.cloudProfile, region))
-
-	// Gardener's project controller would create the namespace; no controller
-	// runs here, and the Project's validation only needs it to exist.
-	if _, err := env.KubeClient().CoreV1().Namespaces().Create(ctx,
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: l.namespace}}, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating namespace %s: %v", l.namespace, err)
-	}
-	create(t, projects, "", gardenerlandscape.Project(l.project, l.namespace))
-	create(t, secrets, l.namespace, gardenerlandscape.Secret(l.credentials, l.namespace))
-	create(t, credentialsBindings, l.namespace, gardenerlandscape.CredentialsBinding(l.credentials, l.namespace))
-
-	dnsSecret := project + "-dns"
-	create(t, secrets, gardenerlandscape.DNSSecretNamespace, gardenerlandscape.Secret(dnsSecret, gardenerlandscape.DNSSecretNamespace))
+	p := gardenerlandscape.ProjectSpec{Name: project, Namespace: l.namespace, CloudProfile: l.cloudProfile,
+		Credentials: l.credentials, DNSSecret: project + "-dns", Regions: []string{region}}
 	for i, spec := range specs {
 		spec.Name = project + "-" + spec.Name
-		spec.Region, spec.DNSSecret, spec.Index = region, dnsSecret, i
-		create(t, seeds, "", gardenerlandscape.Seed(spec))
+		spec.Region, spec.DNSSecret, spec.Index = region, p.DNSSecret, i
+		p.Seeds = append(p.Seeds, spec)
 		l.seeds = append(l.seeds, spec.Name)
+	}
+	if err := creator(t).Create(ctx, p); err != nil {
+		t.Fatal(err)
 	}
 	return l
 }
@@ -150,19 +138,21 @@ func object(t *testing.T, manifest string) *unstructured.Unstructured {
 	return obj
 }
 
+// creator creates objects through gardener-apiserver for the test, each
+// repeated write logged.
+func creator(t *testing.T) gardenerlandscape.Creator {
+	return gardenerlandscape.Creator{Dynamic: dynamicClient(t), Kube: framework.Shared(t).KubeClient(), OnMiss: func(err error) {
+		t.Logf("gardener-apiserver has not seen a referenced object yet, writing again: %v", err)
+	}}
+}
+
 // create creates the manifest's object and fails the test with the API
 // server's reason when Gardener refuses it.
 func create(t *testing.T, gvr schema.GroupVersionResource, namespace, manifest string) *unstructured.Unstructured {
 	t.Helper()
-	obj := object(t, manifest)
-	client := dynamicClient(t).Resource(gvr).Namespace(namespace)
-	var created *unstructured.Unstructured
-	err := admitted(t, func(ctx context.Context) (err error) {
-		created, err = client.Create(ctx, obj, metav1.CreateOptions{})
-		return err
-	})
+	created, err := creator(t).Apply(t.Context(), gvr, namespace, manifest)
 	if err != nil {
-		t.Fatalf("creating %s %s: %v", obj.GetKind(), obj.GetName(), err)
+		t.Fatal(err)
 	}
 	return created
 }
