@@ -18,8 +18,8 @@ import (
 // seeds, as the Gardener tests and `make demo-gardener` create it.
 type ProjectSpec struct {
 	Name, Namespace, CloudProfile, Credentials, DNSSecret string
-	Regions                                              []string
-	Seeds                                                []SeedSpec
+	Regions                                               []string
+	Seeds                                                 []SeedSpec
 }
 
 // Creator creates objects through gardener-apiserver, each through Gardener's
