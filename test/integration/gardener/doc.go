@@ -7,7 +7,7 @@
 // relies on, run graft-scheduler and graftctl on core.gardener.cloud against
 // it, and drain a seed with `graftctl drain --migrate` (control-plane
 // migration through shoots/binding, and Gardener's refusals of it). The
-// landscape's objects come from test/gardenerlandscape, which make
+// landscape's objects come from pkg/controlplane/gardenerlandscape, which make
 // demo-gardener uses too. They use unstructured objects, so that graft's
 // go.mod does not take on Gardener's module. They carry the build tag
 // gardener, not integration, because they need gardener-apiserver: `make
