@@ -73,6 +73,7 @@ func NewInformers(api API, graft versioned.Interface, gardener Dynamic, transfor
 // scheduling.gardener.cloud/purpose=region-config, on either API.
 type RegionConfigs struct {
 	factory kubeinformers.SharedInformerFactory
+	lister  corev1listers.ConfigMapLister
 	// Namespace is the one namespace they count in: anyone who may create a
 	// ConfigMap in a project namespace must not steer decisions.
 	Namespace string
@@ -85,10 +86,12 @@ var regionConfigSelector = labels.SelectorFromSet(labels.Set{
 // NewRegionConfigs returns the informers of the region ConfigMaps in
 // namespace, trimmed by cachetrim.Transform.
 func NewRegionConfigs(kube kubernetes.Interface, namespace string) *RegionConfigs {
-	return &RegionConfigs{Namespace: namespace, factory: kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0,
+	r := &RegionConfigs{Namespace: namespace, factory: kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0,
 		kubeinformers.WithNamespace(namespace),
 		kubeinformers.WithTransform(cachetrim.Transform),
 		kubeinformers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = regionConfigSelector }))}
+	r.lister = r.factory.Core().V1().ConfigMaps().Lister()
+	return r
 }
 
 // ConfigMaps is the informer of the region ConfigMaps.
@@ -97,13 +100,11 @@ func (r *RegionConfigs) ConfigMaps() Informer {
 }
 
 // Lister lists the region ConfigMaps.
-func (r *RegionConfigs) Lister() corev1listers.ConfigMapLister {
-	return r.factory.Core().V1().ConfigMaps().Lister()
-}
+func (r *RegionConfigs) Lister() corev1listers.ConfigMapLister { return r.lister }
 
 // List returns the region ConfigMaps the informer holds.
 func (r *RegionConfigs) List() []*corev1.ConfigMap {
-	cms, _ := r.Lister().List(labels.Everything())
+	cms, _ := r.lister.List(labels.Everything())
 	return cms
 }
 
