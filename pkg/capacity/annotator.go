@@ -77,9 +77,7 @@ func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients component.C
 	}
 	r.Server.AddInformersSyncedCheck(ctrl.HasSynced)
 	// After a gap in lease renewals, writes wait until these views are current.
-	for _, i := range []garden.Informer{seeds, shoots} {
-		clients.Fence.Track(i.Informer, i.Resource, i.Namespace, i.LabelSelector)
-	}
+	garden.Track(clients.Fence, seeds, shoots)
 	return &Annotator{runner: r, informers: informers, controller: ctrl, workers: int(cfg.ConcurrentSyncs)}, nil
 }
 

@@ -71,7 +71,5 @@ func (d *Descheduler) Ready() bool {
 // trackInformers makes writes after a gap in lease renewals wait until the
 // descheduler's views are current.
 func trackInformers(f *leadership.Fence, d *Descheduler) {
-	for _, i := range []garden.Informer{d.informers.Seeds(), d.informers.Shoots(), d.informers.CloudProfiles(), d.regionConfigs.ConfigMaps()} {
-		f.Track(i.Informer, i.Resource, i.Namespace, i.LabelSelector)
-	}
+	garden.Track(f, d.informers.Seeds(), d.informers.Shoots(), d.informers.CloudProfiles(), d.regionConfigs.ConfigMaps())
 }

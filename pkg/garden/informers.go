@@ -20,6 +20,7 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/component/cachetrim"
+	"github.com/graft-dev/graft/pkg/component/leadership"
 )
 
 // Informers are the shared informers of one API's shoots, seeds, cloud
@@ -50,6 +51,14 @@ type Informer struct {
 	Resource schema.GroupVersionResource
 	// Namespace and LabelSelector narrow the list; empty for all.
 	Namespace, LabelSelector string
+}
+
+// Track makes the fence's writes after a gap in lease renewals wait until
+// these informers have caught up.
+func Track(f *leadership.Fence, informers ...Informer) {
+	for _, i := range informers {
+		f.Track(i.Informer, i.Resource, i.Namespace, i.LabelSelector)
+	}
 }
 
 // NewInformers returns the informers of api. transform trims what a daemon

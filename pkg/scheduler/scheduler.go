@@ -152,7 +152,7 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 	configMaps := s.regionConfigs.ConfigMaps()
 	s.inputs = &algorithm.InputsBuilder{
 		Config:           algConfig,
-		CloudProfile:     s.shootCloudProfile,
+		CloudProfile:     s.cloudProfile,
 		Project:          s.informers.Project,
 		RegionConfigMaps: s.regionConfigs.List,
 	}
@@ -196,9 +196,7 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 	if hasProjects {
 		tracked = append(tracked, projects)
 	}
-	for _, t := range tracked {
-		clients.Fence.Track(t.Informer, t.Resource, t.Namespace, t.LabelSelector)
-	}
+	garden.Track(clients.Fence, tracked...)
 	return s, nil
 }
 
@@ -349,20 +347,15 @@ func (s *Scheduler) decide(shoot *corev1alpha1.Shoot) (string, error) {
 	return s.cache.decide(shoot, in)
 }
 
-// shootCloudProfile is the inputs' cloud profile of a shoot.
-func (s *Scheduler) shootCloudProfile(shoot *corev1alpha1.Shoot) (*corev1alpha1.CloudProfile, error) {
-	profileName := algorithm.CloudProfileNameOf(shoot)
-	if profileName == "" {
-		return nil, errors.New("the shoot names no cloud profile")
-	}
-	return s.cloudProfile(shoot, profileName)
-}
-
 // cloudProfile is the profile the shoot is decided with: the cluster-wide
 // CloudProfile it names, or, for a NamespacedCloudProfile of its namespace,
 // that profile's merged spec under the namespaced profile's name (under
 // which region ConfigMaps name it), as Gardener's scheduler reads it.
-func (s *Scheduler) cloudProfile(shoot *corev1alpha1.Shoot, name string) (*corev1alpha1.CloudProfile, error) {
+func (s *Scheduler) cloudProfile(shoot *corev1alpha1.Shoot) (*corev1alpha1.CloudProfile, error) {
+	name := algorithm.CloudProfileNameOf(shoot)
+	if name == "" {
+		return nil, errors.New("the shoot names no cloud profile")
+	}
 	if ref := shoot.Spec.CloudProfile; ref != nil && ref.Kind == algorithm.KindNamespacedCloudProfile {
 		ncp, err := s.nsProfileLister.NamespacedCloudProfiles(shoot.Namespace).Get(name)
 		switch {
