@@ -10,10 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/ptr"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
-	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
 
@@ -107,7 +105,7 @@ func fromPublished(cfg *configv1alpha1.DeschedulerConfiguration, p schedulingcon
 		out.Strategy = configv1alpha1.SchedulingStrategy(p.Strategy)
 	}
 	if cfg.ScoreWeights == nil {
-		out.ScoreWeights = componentWeights(p.ScoreWeights)
+		out.ScoreWeights = schedulingconfig.ComponentScoreWeights(p.ScoreWeights)
 	}
 	own, theirs := schedulingconfig.FromComponentConfig(out.Strategy, out.ScoreWeights), p.Config()
 	if own.Strategy != theirs.Strategy || !maps.Equal(own.ScoreWeights, theirs.ScoreWeights) {
@@ -123,23 +121,4 @@ func fromPublished(cfg *configv1alpha1.DeschedulerConfiguration, p schedulingcon
 		warnings = append(warnings, fmt.Sprintf("regionConfigNamespace %s, graft-scheduler's is %s", cfg.RegionConfigNamespace, p.RegionConfigNamespace))
 	}
 	return out, warnings, nil
-}
-
-// componentWeights are published weights in the configuration's terms; nil
-// for none.
-func componentWeights(w map[algorithm.ScorePlugin]int32) *configv1alpha1.ScoreWeights {
-	if len(w) == 0 {
-		return nil
-	}
-	weight := func(p algorithm.ScorePlugin) *int32 {
-		if v, ok := w[p]; ok {
-			return ptr.To(v)
-		}
-		return nil
-	}
-	return &configv1alpha1.ScoreWeights{
-		MinimalDistance:  weight(algorithm.ScorePluginMinimalDistance),
-		LeastAllocated:   weight(algorithm.ScorePluginLeastAllocated),
-		PreferNoSchedule: weight(algorithm.ScorePluginPreferNoSchedule),
-	}
 }

@@ -25,3 +25,22 @@ func FromComponentConfig(strategy configv1alpha1.SchedulingStrategy, weights *co
 	}
 	return c
 }
+
+// ComponentScoreWeights translates the algorithm's score weights back into a
+// component configuration's; nil for none.
+func ComponentScoreWeights(w map[algorithm.ScorePlugin]int32) *configv1alpha1.ScoreWeights {
+	if len(w) == 0 {
+		return nil
+	}
+	weight := func(p algorithm.ScorePlugin) *int32 {
+		if v, ok := w[p]; ok {
+			return &v
+		}
+		return nil
+	}
+	return &configv1alpha1.ScoreWeights{
+		MinimalDistance:  weight(algorithm.ScorePluginMinimalDistance),
+		LeastAllocated:   weight(algorithm.ScorePluginLeastAllocated),
+		PreferNoSchedule: weight(algorithm.ScorePluginPreferNoSchedule),
+	}
+}

@@ -1,6 +1,7 @@
 package schedulingconfig
 
 import (
+	"maps"
 	"reflect"
 	"testing"
 
@@ -20,5 +21,17 @@ func TestFromComponentConfig(t *testing.T) {
 	}
 	if err := got.Validate(); err != nil {
 		t.Errorf("translated config invalid: %v", err)
+	}
+}
+
+// Published weights read back into a component configuration translate to
+// the same weights.
+func TestComponentScoreWeightsRoundTrip(t *testing.T) {
+	w := map[algorithm.ScorePlugin]int32{algorithm.ScorePluginLeastAllocated: 3, algorithm.ScorePluginPreferNoSchedule: 0}
+	if got := FromComponentConfig("", ComponentScoreWeights(w)).ScoreWeights; !maps.Equal(got, w) {
+		t.Errorf("round trip gave %v, want %v", got, w)
+	}
+	if ComponentScoreWeights(nil) != nil {
+		t.Error("no weights gave a configuration's weights")
 	}
 }
