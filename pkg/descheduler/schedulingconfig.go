@@ -28,9 +28,10 @@ const (
 // leader publishes them on cfg.SchedulerLease, where cfg leaves them unset:
 // requireFit must ask what the scheduler decides. A setting of cfg's own
 // overrides the published one and is logged as a warning when it differs.
-// It waits for a configuration not yet published and fails, saying why, on
-// one it cannot read or that this build does not understand; with all three
-// set, the published one is only compared.
+// It waits, up to publishedWait, for a configuration not yet published or an
+// API server that cannot answer yet, and fails at once, saying why, on one
+// this build does not understand; with all three set, the published one is
+// only compared.
 func ResolveSchedulingConfiguration(ctx context.Context, cfg *configv1alpha1.DeschedulerConfiguration, leases coordinationv1client.LeasesGetter) (*configv1alpha1.DeschedulerConfiguration, error) {
 	return resolveSchedulingConfiguration(ctx, cfg, leases, publishedWait)
 }
@@ -63,11 +64,12 @@ func resolveSchedulingConfiguration(ctx context.Context, cfg *configv1alpha1.Des
 }
 
 // waitPublished reads the published configuration until there is one, the
-// timeout passes or the Lease answers with something other than "not yet".
+// timeout passes or the Lease holds one this build cannot use. Anything else
+// (no Lease or annotation yet, an API server restarting, RBAC caches not yet
+// warm) is waited out, and logged each time the reason changes.
 func waitPublished(ctx context.Context, leases coordinationv1client.LeasesGetter, ref configv1alpha1.LeaseReference, timeout time.Duration, log klog.Logger) (schedulingconfig.Published, error) {
 	var published schedulingconfig.Published
 	var last error
-	logged := false
 	err := wait.PollUntilContextTimeout(ctx, publishedPoll, timeout, true, func(ctx context.Context) (bool, error) {
 		p, err := schedulingconfig.Read(ctx, leases, ref.Namespace, ref.Name, Name)
 		var re *schedulingconfig.ReadError
@@ -75,21 +77,19 @@ func waitPublished(ctx context.Context, leases coordinationv1client.LeasesGetter
 		case err == nil:
 			published = p
 			return true, nil
-		case errors.As(err, &re) && re.NotPublished:
-			last = err
-			if !logged {
-				log.Info("Waiting for graft-scheduler to publish its scheduling configuration", "reason", err.Error())
-				logged = true
-			}
-			return false, nil
-		default:
+		case errors.As(err, &re) && re.Invalid:
 			return false, err
 		}
+		if last == nil || last.Error() != err.Error() {
+			log.Info("Waiting for graft-scheduler's scheduling configuration", "reason", err.Error())
+		}
+		last = err
+		return false, nil
 	})
 	switch {
 	case err == nil:
 		return published, nil
-	case last != nil && ctx.Err() == nil:
+	case last != nil && ctx.Err() == nil && !errors.As(err, new(*schedulingconfig.ReadError)):
 		return published, fmt.Errorf("graft-scheduler published no scheduling configuration within %s: %w; set strategy, scoreWeights and regionConfigNamespace to run without it, or point schedulerLease at its Lease", timeout, last)
 	default:
 		return published, fmt.Errorf("reading graft-scheduler's scheduling configuration: %w", err)

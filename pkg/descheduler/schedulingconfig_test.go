@@ -7,8 +7,11 @@ import (
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
@@ -128,5 +131,27 @@ func defaultResolved(cfg *configv1alpha1.DeschedulerConfiguration) {
 	}
 	if cfg.RegionConfigNamespace == "" {
 		cfg.RegionConfigNamespace = "garden"
+	}
+}
+
+// An API server that cannot answer yet (restarting, or its RBAC caches not
+// warm) is waited out, as a Lease not yet published is: the chaos run
+// restarts the API server while descheduler replicas start.
+func TestResolveWaitsOutAnAPIServerThatCannotAnswerYet(t *testing.T) {
+	kube := kubefake.NewSimpleClientset(schedulerLease(publishedWeighted))
+	refusals := 0
+	kube.PrependReactor("get", "leases", func(clienttesting.Action) (bool, runtime.Object, error) {
+		if refusals < 2 {
+			refusals++
+			return true, nil, apierrors.NewServiceUnavailable("the API server is starting")
+		}
+		return false, nil, nil
+	})
+	cfg, err := resolveSchedulingConfiguration(t.Context(), defaultedConfig(nil), kube.CoordinationV1(), time.Minute)
+	if err != nil {
+		t.Fatalf("resolve after %d refusals: %v", refusals, err)
+	}
+	if refusals != 2 || cfg.Strategy != configv1alpha1.StrategyMinimalDistance {
+		t.Errorf("after %d refusals resolved strategy %q, want MinimalDistance after 2", refusals, cfg.Strategy)
 	}
 }
