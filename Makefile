@@ -26,7 +26,7 @@ build:
 
 ## images: the graft image and the pod sandbox (pause) image as OCI archives in
 ## _output/images, for `ctr -n k8s.io images import` on a node without a registry
-## (see hack/image/doc.go)
+## (see docs/images.md)
 IMAGES := _output/images
 images:
 	@mkdir -p $(IMAGES)
