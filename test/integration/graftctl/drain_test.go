@@ -16,48 +16,27 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component"
-	"github.com/graft-dev/graft/pkg/scheduler"
 
 	"github.com/graft-dev/graft/test/framework"
 	"github.com/graft-dev/graft/test/integration/descheduler/fixture"
 )
 
-// startScheduler runs graft-scheduler in-process until the test ends.
+// startScheduler runs a leader-elected graft-scheduler in-process until the
+// test ends.
 func startScheduler(t *testing.T, lease string) {
 	t.Helper()
-	cfg := &configv1alpha1.SchedulerConfiguration{}
-	cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
-	cfg.Server.MetricsBindAddress = configv1alpha1.DisabledBindAddress
-	cfg.LeaderElection.ResourceName = lease
-	cfg.LeaderElection.LeaseDuration = metav1.Duration{Duration: 3 * time.Second}
-	cfg.LeaderElection.RenewDeadline = metav1.Duration{Duration: 2 * time.Second}
-	cfg.LeaderElection.RetryPeriod = metav1.Duration{Duration: 500 * time.Millisecond}
-	cfg.ClientConnection.QPS, cfg.ClientConnection.Burst = 1000, 1000
-	cfg.Default()
-	if errs := cfg.Validate(); len(errs) > 0 {
-		t.Fatal(errs.ToAggregate())
-	}
-	clients, err := component.NewClients(component.ApplyClientConnection(envConfig(t), cfg.ClientConnection), scheduler.Name)
+	c, err := fixture.StartScheduler(context.Background(), envConfig(t), lease, func(cfg *configv1alpha1.SchedulerConfiguration) {
+		cfg.LeaderElection.LeaderElect = ptr.To(true)
+		cfg.LeaderElection.LeaseDuration = metav1.Duration{Duration: 3 * time.Second}
+		cfg.LeaderElection.RenewDeadline = metav1.Duration{Duration: 2 * time.Second}
+		cfg.LeaderElection.RetryPeriod = metav1.Duration{Duration: 500 * time.Millisecond}
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := scheduler.New(cfg, clients, scheduler.Options{Identity: "graftctl-test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx) }()
 	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("scheduler: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("scheduler did not stop")
+		if err := c.Stop(); err != nil {
+			t.Errorf("scheduler: %v", err)
 		}
 	})
 }

@@ -5,21 +5,18 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
-	"k8s.io/component-base/metrics"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component"
-	"github.com/graft-dev/graft/pkg/component/leadership"
 	"github.com/graft-dev/graft/pkg/descheduler"
 	"github.com/graft-dev/graft/pkg/scheduler"
 	"github.com/graft-dev/graft/test/framework"
@@ -192,19 +189,16 @@ func measureDrain(ctx context.Context, cfg *rest.Config, l *fixture.Landscape) (
 	if err != nil {
 		return writes.Stats{}, 0, err
 	}
-	desched := startDescheduler(ctx, componentCfg, dcfg, identity)
-	defer desched.stop()
+	desched := fixture.StartDescheduler(ctx, componentCfg, dcfg, identity)
+	defer desched.Stop()
 	// Start when the descheduler leads and may write: the catch-up after
 	// taking the lease is start-up, which a drain of a running garden does
 	// not wait for.
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(context.Context) (bool, error) {
-		select {
-		case err := <-desched.done:
-			desched.done <- err
+		if ended, err := desched.Ended(); ended {
 			return false, fmt.Errorf("the descheduler stopped: %v", err)
-		default:
 		}
-		return desched.ready(), nil
+		return desched.Writing(), nil
 	})
 	if err != nil {
 		return writes.Stats{}, 0, fmt.Errorf("waiting for the descheduler to lead with its write fence open: %w", err)
@@ -242,7 +236,7 @@ func measureDrain(ctx context.Context, cfg *rest.Config, l *fixture.Landscape) (
 			l.Name, missing, descheduler.EventDescheduled, scheduler.ReasonScheduled)
 	}
 	// Stopping writes the Events still queued; the counter sees their acknowledgements.
-	if err := desched.stop(); err != nil {
+	if err := desched.Stop(); err != nil {
 		return writes.Stats{}, 0, fmt.Errorf("stopping the descheduler: %w", err)
 	}
 	if err := sched.Stop(); err != nil {
@@ -253,54 +247,6 @@ func measureDrain(ctx context.Context, cfg *rest.Config, l *fixture.Landscape) (
 	fmt.Printf("%s: %d shoots moved off %s; their last write acknowledged after %v (%.1f shoots/s)\n",
 		l.Name, total, src, elapsed.Round(time.Millisecond), float64(total)/elapsed.Seconds())
 	return stats, elapsed, nil
-}
-
-// deschedulerRun is graft-descheduler running in-process.
-type deschedulerRun struct {
-	cancel context.CancelFunc
-	done   chan error
-	// d and fence are set before the descheduler runs (nil if it could not be built).
-	d     *descheduler.Descheduler
-	fence *leadership.Fence
-
-	stopOnce sync.Once
-	stopErr  error
-}
-
-func startDescheduler(ctx context.Context, cfg *rest.Config, dcfg *configv1alpha1.DeschedulerConfiguration, identity string) *deschedulerRun {
-	ctx, cancel := context.WithCancel(ctx)
-	r := &deschedulerRun{cancel: cancel, done: make(chan error, 1)}
-	clients, err := component.NewClients(component.ApplyClientConnection(cfg, dcfg.ClientConnection), descheduler.Name)
-	if err == nil {
-		r.d, err = descheduler.New(dcfg, clients, descheduler.Options{Identity: identity, Registry: metrics.NewKubeRegistry()})
-	}
-	if err != nil {
-		r.done <- err
-		return r
-	}
-	r.fence = clients.Fence
-	go func() { r.done <- r.d.Run(ctx) }()
-	return r
-}
-
-// ready tells whether the descheduler's informers have synced and it leads
-// with its write fence open.
-func (r *deschedulerRun) ready() bool {
-	return r.d != nil && r.d.Ready() && r.d.IsLeader() && r.fence.Check() == nil
-}
-
-// stop stops the descheduler, which writes the Events it still holds, and
-// returns what its run returned; stopping again returns the same.
-func (r *deschedulerRun) stop() error {
-	r.stopOnce.Do(func() {
-		r.cancel()
-		select {
-		case r.stopErr = <-r.done:
-		case <-time.After(30 * time.Second):
-			r.stopErr = fmt.Errorf("the descheduler did not stop within 30s")
-		}
-	})
-	return r.stopErr
 }
 
 func countShoots(ctx context.Context, l *fixture.Landscape) (int, error) {
