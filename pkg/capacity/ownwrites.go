@@ -10,16 +10,10 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
-// The informer shows the annotator's own write only once its watch event
-// arrives. A sync in between (a shoot event, a recheck, another writer's
-// earlier change) that decided on the cached seed would find the status it
-// has just written missing: it would write it again, report
-// AllocatableChanged again, and send a taint patch bound to an outdated
-// resourceVersion, refused with a conflict. And the watch event of each
-// write would queue the seed once more for a sync that can find nothing to
-// do. So the controller keeps, per seed, the object the API server returned
-// for its last write (in an ownwrites.Tracker, as the other daemons keep
-// theirs) and the writes whose events are still to come.
+// The controller keeps, per seed, what the API server returned for its last
+// write until the informer shows it, so that a sync in between neither writes
+// the same status again nor sends a stale taint patch (docs/daemons.md, "The
+// annotator's own writes").
 
 // echo is a write of the annotator whose watch event has not arrived yet.
 type echo struct {

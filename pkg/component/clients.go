@@ -69,19 +69,10 @@ type Clients struct {
 }
 
 // NewClients builds the clients from one REST config. userAgent is the whole
-// user agent, so that API server logs and the managedFields of every write name
-// the component (also when it runs inside another binary, as in tests).
-//
-// cfg's content type (clientConnection.contentType) applies to the Kubernetes
-// and Lease clients only, protobuf when it names none. The graft client always
-// speaks JSON: the API server serves custom resources in JSON (and YAML) only,
-// so a protobuf request for a Seed or Shoot would fail.
-//
-// Each client waits for a rate limiter of its own, of cfg's QPS and burst as
-// client-go would build it, whose waits count in graft_client_throttled_seconds;
-// a wait over a second counts in graft_client_throttled_requests_total and is
-// logged at default verbosity, once until throttling has stopped for ten
-// minutes.
+// user agent, so that API server logs and managedFields name the component.
+// cfg's content type applies to the Kubernetes and Lease clients; the graft
+// client speaks JSON, all custom resources are served in. Each client has a
+// rate limiter of its own whose waits are counted and logged.
 func NewClients(cfg *rest.Config, userAgent string) (Clients, error) {
 	m, err := clientMetricsFor(nil)
 	if err != nil {

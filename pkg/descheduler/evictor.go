@@ -176,24 +176,10 @@ func (ev *evictor) reasonHolds(ctx context.Context, e eviction) bool {
 	return false
 }
 
-// evict writes one eviction: it reads the seed again and drops the eviction
-// when the plugin's reason no longer holds, waits for the token bucket, then
-// writes the eviction patch with the read resourceVersion and the shoot's
-// Descheduled Event. It returns whether the shoot was evicted; the pass
-// announces its evictions on each seed in one Event (passEvictions).
-//
-// The patch is the whole eviction. Why the shoot moves and from where are
-// in its annotations, written with the cleared spec.seedName in that one
-// request, and in the shoot's Event; lastOperation is not written. The Shoot
-// CRD has a status subresource, so a status write would be a second request
-// that graft-scheduler's binding races (and its clearing of that Pending
-// state a third): two writes per move for a state the annotations and the
-// empty spec.seedName already show, and that graftctl shows as Pending. When
-// no seed takes the shoot, graft-scheduler records that in lastOperation.
-//
-// It is a merge patch naming only what it changes, never the cached shoot
-// sent back: the informers keep only what graft reads (cachetrim), and an
-// update built from such a copy would erase the rest on the server.
+// evict writes one eviction once the seed, read again, still gives the
+// plugin's reason and the token bucket allows: one merge patch on the read
+// resourceVersion and the shoot's Descheduled Event. It returns whether the
+// shoot was evicted. docs/daemons.md ("An eviction") says why no status.
 func (ev *evictor) evict(ctx context.Context, e eviction) bool {
 	log := klog.FromContext(ctx).WithValues("shoot", klog.KObj(e.shoot), "seed", e.seed.Name, "plugin", e.plugin)
 	reason := e.plugin + ": " + e.reason

@@ -15,21 +15,11 @@ import (
 	"github.com/graft-dev/graft/pkg/taintclock"
 )
 
-// stampTaintClocks writes timeAdded on the seed's NoExecute taints that lack
-// it (a taint written by hand, by an older writer or from a Gardener
-// manifest), so that their tolerations keep counting from the same moment
-// across restarts, failovers and one-shot runs. The stamp is the time this
-// process first saw the taint (taintclock.Stamp), the same moment the
-// in-memory fallback counts from, so a pass decides the same before and after
-// the stamp lands.
-//
-// It is one merge patch of spec.taints per seed, preconditioned on the
-// resourceVersion it was computed from; on a conflict it reads the seed again
-// and decides again. Like every write of the descheduler it goes through the
-// component's fenced client, with the leader's context. It returns the seed a
-// pass should evaluate: the written one, a fresher one read after a conflict,
-// or, when nothing was to be stamped or the write failed, the one given (the
-// in-memory sighting then still counts). Dry-run mode writes nothing.
+// stampTaintClocks writes timeAdded, the time this process first saw it, on
+// the seed's NoExecute taints that lack it, in one preconditioned merge patch
+// (docs/daemons.md, "Taint stamps"). It returns the seed a pass should
+// evaluate: the written one, a fresher one read after a conflict, or the one
+// given when nothing was written.
 func (d *Descheduler) stampTaintClocks(ctx context.Context, seed *v1alpha1.Seed) *v1alpha1.Seed {
 	if d.cfg.DryRun {
 		return seed

@@ -69,28 +69,10 @@ type binding struct {
 	patch     []byte
 }
 
-// bindingAttempts returns the patches bind sends in turn, each only when a
-// test of the one before failed. The last is always the binding
-// preconditioned on the whole resourceVersion: a shoot that changed since it
-// was read fails it with a conflict, and an unchanged one is bound, so a field
-// the API server renders differently from the read (an empty map it keeps as
-// {}) never keeps a shoot from its seed.
-//
-//   - A shoot read with status gets a tested binding first.
-//   - A new shoot, read without status, is bound on its resourceVersion
-//     alone: nothing else writes to it before it is bound.
-//   - An evicted shoot (graft-descheduler annotated it) read without status
-//     mostly still has none when the binding arrives (graft-descheduler's
-//     eviction is one patch that writes no status), so the first binding
-//     tests that there is none. JSON patch cannot test below a /status that
-//     may not exist, so should a status have been written since the read,
-//     the second tests the fields the decision read in it: a status is never
-//     removed, so an unchanged shoot is bound by one of them, and in the
-//     common case by the first, with no refused write.
-//
-// Each records the placement in graft.dev/placed-on (seed and time), so
-// that a toleration of a NoExecute taint already on the seed counts from
-// the placement also for a graft-descheduler that starts later.
+// bindingAttempts returns the JSON patches bind sends in turn, each only when
+// a test of the one before failed; the last is preconditioned on the whole
+// resourceVersion, and each records graft.dev/placed-on. docs/daemons.md ("A
+// binding") gives the cases.
 func bindingAttempts(shoot *corev1alpha1.Shoot, seed string, at time.Time) []binding {
 	placed := helper.FormatPlacement(seed, at)
 	versioned := binding{types.MergePatchType, versionedBinding(shoot, seed, placed)}

@@ -13,16 +13,9 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
-// Gardener refuses to clear a bound shoot's spec.seedName; changing it through
-// shoots/binding to another seed is a control-plane migration, which its
-// ShootValidator admission plugin admits only when both seeds have
-// spec.backup, both have the same spec.dns.internal.domain, a shoot whose
-// spec.dns.domain lies under one of the old seed's default domains
-// (spec.dns.defaults) finds that default domain on the new seed too, and
-// nothing but spec.seedName changes in the same call. What follows holds those
-// rules: the facts graftctl reads to predict them (--dry-run), and the
-// explanation of a refusal, predicted or answered by the API server, in words
-// an operator can act on.
+// Gardener's rules for a control-plane migration through shoots/binding, the
+// facts graftctl reads to predict them, and the words of a refusal
+// (docs/daemons.md, "Gardener's migration rules").
 
 // MigrationSeed is what Gardener looks at on either seed of a control-plane
 // migration.

@@ -376,18 +376,10 @@ func (s *Scheduler) cloudProfile(shoot *corev1alpha1.Shoot) (*corev1alpha1.Cloud
 	return profile, nil
 }
 
-// confirmSeed reads the seed from the API server before an evicted shoot is
-// sent back to the seed it was evicted from. The seed informer can lag far
-// behind (after an API server restart its watch may back off for half a
-// minute) and miss the very taint that evicted the shoot; binding on that view
-// would start a ping-pong with the descheduler. A seed that changed since the
-// cache saw it is put into the cache and the shoot decided again.
-//
-// The live seed is compared with the version the decision read, not with the
-// cache's: the seed informer may deliver the taint between the decision and
-// this check (it often does right after an eviction, which the shoot informer
-// delivered first), and the cache would then agree with the live seed while
-// the decision did not see the taint.
+// confirmSeed reads the seed an evicted shoot would return to from the API
+// server: a lagging seed informer may miss the taint that evicted it. A seed
+// changed since the decision read it goes into the cache and the shoot is
+// decided again (docs/daemons.md, "A binding").
 func (s *Scheduler) confirmSeed(ctx context.Context, key, name string) error {
 	live, err := s.garden.GetSeed(ctx, name)
 	if err != nil {
@@ -405,23 +397,9 @@ func (s *Scheduler) confirmSeed(ctx context.Context, key, name string) error {
 // errSeedChanged makes the worker decide again with the seed just read.
 var errSeedChanged = errors.New("the seed changed since the cache saw it")
 
-// bind writes spec.seedName, preconditioned on what the decision read: a
-// shoot whose spec, labels, annotations, deletion, seed in status or networks
-// in status changed meanwhile (or that was bound by someone else, which
-// changes its spec) is not bound, and the write fails with a conflict. A
-// change to other status fields does not matter to the decision and does not
-// refuse it: status is written by others (a gardenlet, or a graft-descheduler
-// of an older release writing lastOperation right after its eviction) while
-// the scheduler answers an eviction, and a resourceVersion precondition
-// refused most re-placements for it. Once bound, the shoot no longer waits: a
-// Pending lastOperation is cleared (clearPending), which costs a second write
-// only when there is one. It returns the binding's resourceVersion: versions
-// between the read and the binding show the shoot unbound, and the cache
-// must not take them for news after the binding.
-//
-// On Gardener the binding goes through shoots/binding, preconditioned on the
-// whole resourceVersion (see gardenerAPI.bind), and Gardener's binding clears
-// a Create/Pending lastOperation itself.
+// bind writes spec.seedName, preconditioned on what the decision read, and
+// clears a Pending lastOperation; it returns the binding's resourceVersion
+// for the cache. docs/daemons.md ("A binding") says why it is shaped so.
 func (s *Scheduler) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, at time.Time) (boundRV string, err error) {
 	bound, err := s.garden.Bind(ctx, shoot, seed, at)
 	if err != nil {

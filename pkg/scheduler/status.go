@@ -22,18 +22,10 @@ func waitingForSeed(op *corev1alpha1.LastOperation) bool {
 }
 
 // clearPending removes the lastOperation of a shoot just bound to seed when it
-// says the shoot waits for a seed, as Gardener's binding does for
-// Create/Pending; otherwise a re-placed shoot would read Pending for good.
-//
-// bound is the binding's response, so a shoot with nothing to clear (most
-// shoots) costs no further request. The status write is preconditioned on the
-// resourceVersion of the binding. On a conflict the shoot is read again and
-// cleared only while it is still bound to seed and still waiting. The Pending
-// states are this scheduler's Create/Pending (no seed fitted earlier) and
-// the Migrate/Pending that graft-descheduler of earlier releases wrote after
-// each eviction (the current one writes no status): its write for an
-// eviction that the binding overtook finds the shoot bound and is dropped,
-// and a newer eviction keeps its own Migrate/Pending.
+// says the shoot waits for a seed, as Gardener's binding does. bound is the
+// binding's response; the write is preconditioned on its resourceVersion and,
+// after a conflict, made only while the shoot is still bound there and
+// waiting (docs/daemons.md, "A binding").
 func (s *Scheduler) clearPending(ctx context.Context, bound *corev1alpha1.Shoot, seed string) {
 	logger := klog.FromContext(ctx).WithValues("shoot", klog.KObj(bound), "seed", seed)
 	current := bound

@@ -68,28 +68,9 @@ type MonitorOptions struct {
 }
 
 // Monitor follows shoots, seeds, cloud profiles and region ConfigMaps through
-// watches for the whole life of a suite and records, with its time, every
-// broken invariant it sees; nothing it recorded is ever taken back, so a
-// violation that a component repaired later still counts. It judges:
-//
-//   - RuleBoundOnce: spec.seedName goes from one seed to another only through
-//     an unbound state. Across a watch gap (a relist), where the unbound state
-//     cannot be seen, a move is accepted only when the shoot's generation
-//     advanced by exactly two (one eviction and one binding) and the
-//     descheduler's graft.dev/descheduled-from annotation newly names the seed
-//     the shoot left.
-//   - At every binding (a shoot seen unbound, then bound): the seed exists and
-//     passes the shoot's hard filters (RuleUnknownSeed, RuleSeedFilters), and
-//     the shoots already counted on it stay below its allocatable shoots
-//     (RuleCapacity), for some state of the inputs the scheduler could have
-//     known (see MonitorOptions.Grace). Shoots created already bound by their
-//     creator are not bindings and are not judged.
-//
-// A binding is judged only once the checker's own views of seeds, cloud
-// profiles and ConfigMaps have reached the binding's resourceVersion (see
-// Lagging and Relist), so a slow watch on the checker's side cannot make it
-// judge with less than the scheduler knew. Whatever cannot be judged is
-// logged with the reason and kept in Skips.
+// watches for a whole suite and records every broken Rule with its time, never
+// taking one back. docs/architecture.md ("The invariant monitor") lists what it
+// judges and when.
 type Monitor struct {
 	opts MonitorOptions
 
@@ -207,32 +188,12 @@ func objectKey(o metav1.Object) string {
 
 // Observe records an object from a watch event (ADDED or MODIFIED), in the
 // order the watch delivered it.
-func (m *Monitor) Observe(obj runtime.Object) {
-	kind, ok := kindOf(obj)
-	if !ok {
-		return
-	}
-	acc, err := meta.Accessor(obj)
-	if err != nil {
-		return
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	rv, ok := m.rvOf(kind, acc)
-	if !ok {
-		return
-	}
-	m.advance(kind, rv)
-	now := m.opts.Now()
-	if kind == KindShoot {
-		m.observeShoot(obj.(*corev1alpha1.Shoot), rv, now, time.Time{})
-		return
-	}
-	m.addVersion(kind, acc, version{rv: rv, seen: now, obj: acc}, now)
-}
+func (m *Monitor) Observe(obj runtime.Object) { m.record(obj, false) }
 
 // Delete records an object from a watch event DELETED.
-func (m *Monitor) Delete(obj runtime.Object) {
+func (m *Monitor) Delete(obj runtime.Object) { m.record(obj, true) }
+
+func (m *Monitor) record(obj runtime.Object, deleted bool) {
 	kind, ok := kindOf(obj)
 	if !ok {
 		return
@@ -249,11 +210,16 @@ func (m *Monitor) Delete(obj runtime.Object) {
 	}
 	m.advance(kind, rv)
 	now := m.opts.Now()
-	if kind == KindShoot {
+	switch {
+	case kind == KindShoot && deleted:
 		m.forgetShoot(objectKey(acc))
-		return
+	case kind == KindShoot:
+		m.observeShoot(obj.(*corev1alpha1.Shoot), rv, now, time.Time{})
+	case deleted:
+		m.addVersion(kind, acc, version{rv: rv, seen: now}, now)
+	default:
+		m.addVersion(kind, acc, version{rv: rv, seen: now, obj: acc}, now)
 	}
-	m.addVersion(kind, acc, version{rv: rv, seen: now}, now)
 }
 
 // Progress records a watch bookmark: the watch has delivered everything up

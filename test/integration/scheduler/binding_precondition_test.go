@@ -16,6 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/scheduler"
 )
 
 // beforeBinding is a transport that, on the first binding PATCH of a shoot
@@ -128,9 +129,9 @@ func TestBindingIsPreconditionedOnWhatTheDecisionRead(t *testing.T) {
 		}
 		transport.hooks[c.name] = c.change(c.name)
 	}
-	startSchedulerWithConfig(t, "sched-preconditions", func(c *rest.Config) {
+	startSchedulerWith(t, "sched-preconditions", func(c *rest.Config) {
 		c.Wrap(func(rt http.RoundTripper) http.RoundTripper { transport.next = rt; return transport })
-	}, nil)
+	}, nil, scheduler.Options{})
 
 	for _, c := range cases {
 		f.waitForSeed(c.name, time.Minute)

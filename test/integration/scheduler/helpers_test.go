@@ -48,12 +48,12 @@ func (i *instance) stop() {
 // writes in managedFields, so tests can tell which instance bound a shoot.
 func startScheduler(t *testing.T, userAgent string, mutate func(*configv1alpha1.SchedulerConfiguration)) *instance {
 	t.Helper()
-	return startSchedulerWithConfig(t, userAgent, nil, mutate)
+	return startSchedulerWith(t, userAgent, nil, mutate, scheduler.Options{})
 }
 
-// startSchedulerWithConfig is startScheduler with a hook on the REST config
-// (for example to cut the instance off the API server).
-func startSchedulerWithConfig(t *testing.T, userAgent string, restMutate func(*rest.Config), mutate func(*configv1alpha1.SchedulerConfiguration)) *instance {
+// startSchedulerWith is startScheduler with a hook on the REST config (for
+// example to cut the instance off the API server) and the scheduler's options.
+func startSchedulerWith(t *testing.T, userAgent string, restMutate func(*rest.Config), mutate func(*configv1alpha1.SchedulerConfiguration), opts scheduler.Options) *instance {
 	t.Helper()
 	env := framework.Shared(t)
 	cfg := &configv1alpha1.SchedulerConfiguration{}
@@ -77,7 +77,8 @@ func startSchedulerWithConfig(t *testing.T, userAgent string, restMutate func(*r
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := scheduler.New(cfg, clients, scheduler.Options{Identity: userAgent})
+	opts.Identity = userAgent
+	s, err := scheduler.New(cfg, clients, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component/leadership"
+	"github.com/graft-dev/graft/pkg/scheduler"
 )
 
 // cuttable is a transport that fails every request once cut, as a network
@@ -53,9 +54,9 @@ func TestStandbyTakesOverFromPartitionedLeader(t *testing.T) {
 		c.LeaderElection.RetryPeriod = metav1.Duration{Duration: retryPeriod}
 	}
 	var cut atomic.Bool
-	leader := startSchedulerWithConfig(t, "sched-partitioned", func(c *rest.Config) {
+	leader := startSchedulerWith(t, "sched-partitioned", func(c *rest.Config) {
 		c.Wrap(func(rt http.RoundTripper) http.RoundTripper { return cuttable{next: rt, cut: &cut} })
-	}, lease)
+	}, lease, scheduler.Options{})
 	f.waitFor("the first instance to lead", time.Minute, func() (bool, error) { return leader.IsLeader(), nil })
 	standby := startScheduler(t, "sched-standby", lease)
 	f.createShoot(f.newShoot("before", "eu-west-1"))

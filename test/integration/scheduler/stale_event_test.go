@@ -3,7 +3,6 @@
 package scheduler
 
 import (
-	"context"
 	"math"
 	"strconv"
 	"strings"
@@ -15,11 +14,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
-	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/scheduler"
-	"github.com/graft-dev/graft/test/framework"
 )
 
 // notificationGate holds back the scheduler's shoot notifications, in order,
@@ -119,40 +115,6 @@ func (g *notificationGate) waitDelivered(t *testing.T, rv string, timeout time.D
 	}
 }
 
-// startSchedulerWithOptions runs an in-process scheduler without leader
-// election with the given options until the test ends.
-func startSchedulerWithOptions(t *testing.T, userAgent string, opts scheduler.Options) *instance {
-	t.Helper()
-	env := framework.Shared(t)
-	cfg := &configv1alpha1.SchedulerConfiguration{}
-	cfg.LeaderElection.LeaderElect = ptr.To(false)
-	cfg.Server.HealthProbeBindAddress = "127.0.0.1:0"
-	cfg.Server.MetricsBindAddress = "127.0.0.1:0"
-	cfg.ClientConnection.QPS = 500
-	cfg.ClientConnection.Burst = 1000
-	cfg.Default()
-	if errs := cfg.Validate(); len(errs) > 0 {
-		t.Fatalf("invalid scheduler configuration: %v", errs.ToAggregate())
-	}
-	clients, err := component.NewClients(component.ApplyClientConnection(env.Config(), cfg.ClientConnection), userAgent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Identity = userAgent
-	s, err := scheduler.New(cfg, clients, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	inst := &instance{Scheduler: s, cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(inst.done)
-		inst.err = s.Run(ctx)
-	}()
-	t.Cleanup(inst.stop)
-	return inst
-}
-
 // TestStaleShootNotificationDoesNotOverfillSeed replays, against a real API
 // server, the order that overfilled a seed: a shoot evicted by the
 // descheduler (spec, then status) is bound to the only free slot of seed a
@@ -178,7 +140,7 @@ func TestStaleShootNotificationDoesNotOverfillSeed(t *testing.T) {
 	f.createShoot(second)
 
 	gate := newNotificationGate("moved")
-	startSchedulerWithOptions(t, "sched-stale-"+f.name, scheduler.Options{WrapShootHandler: gate.wrap})
+	startSchedulerWith(t, "sched-stale-"+f.name, nil, nil, scheduler.Options{WrapShootHandler: gate.wrap})
 	f.waitFor("second to be found unschedulable", 30*time.Second, func() (bool, error) {
 		return len(f.events("second", scheduler.ReasonSchedulingFailed)) > 0, nil
 	})
