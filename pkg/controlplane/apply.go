@@ -100,86 +100,45 @@ func applyOne(ctx context.Context, kube kubernetes.Interface, graft graftclient.
 		}
 		return wrap("namespace", o.Name, err)
 	case *corev1.ConfigMap:
-		c := kube.CoreV1().ConfigMaps(o.Namespace)
-		_, err := c.Create(ctx, o, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			var cur *corev1.ConfigMap
-			if cur, err = c.Get(ctx, o.Name, metav1.GetOptions{}); err == nil {
-				o.ResourceVersion = cur.ResourceVersion
-				_, err = c.Update(ctx, o, metav1.UpdateOptions{})
-			}
-		}
-		return wrap("configmap", o.Namespace+"/"+o.Name, err)
+		return wrap("configmap", o.Namespace+"/"+o.Name, createOrUpdate(ctx, kube.CoreV1().ConfigMaps(o.Namespace), o))
 	case *corev1alpha1.CloudProfile:
-		c := graft.CoreV1alpha1().CloudProfiles()
-		_, err := c.Create(ctx, o, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			var cur *corev1alpha1.CloudProfile
-			if cur, err = c.Get(ctx, o.Name, metav1.GetOptions{}); err == nil {
-				o.ResourceVersion = cur.ResourceVersion
-				_, err = c.Update(ctx, o, metav1.UpdateOptions{})
-			}
-		}
-		return wrap("cloudprofile", o.Name, err)
+		return wrap("cloudprofile", o.Name, createOrUpdate(ctx, graft.CoreV1alpha1().CloudProfiles(), o))
 	case *corev1alpha1.Seed:
-		c := graft.CoreV1alpha1().Seeds()
-		status := o.Status
-		_, err := c.Create(ctx, o, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				cur, err := c.Get(ctx, o.Name, metav1.GetOptions{})
-				if err != nil {
-					return err
-				}
-				o.ResourceVersion = cur.ResourceVersion
-				_, err = c.Update(ctx, o, metav1.UpdateOptions{})
-				return err
-			})
-		}
+		c, status := graft.CoreV1alpha1().Seeds(), o.Status
+		err := createOrUpdate(ctx, c, o)
 		if err == nil && !isZeroSeedStatus(status) {
 			// Controllers may change the new seed at once; write the status on
 			// top of whatever they wrote.
-			err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				cur, err := c.Get(ctx, o.Name, metav1.GetOptions{})
-				if err != nil {
-					return err
-				}
-				mergeSeedStatus(&cur.Status, status)
-				_, err = c.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
-				return err
-			})
+			err = updateStatus(ctx, c, o.Name, func(cur *corev1alpha1.Seed) { mergeSeedStatus(&cur.Status, status) })
 		}
 		return wrap("seed", o.Name, err)
 	case *corev1alpha1.Shoot:
-		c := graft.CoreV1alpha1().Shoots(o.Namespace)
-		status := o.Status
-		_, err := c.Create(ctx, o, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				cur, err := c.Get(ctx, o.Name, metav1.GetOptions{})
-				if err != nil {
-					return err
-				}
-				o.ResourceVersion = cur.ResourceVersion
-				_, err = c.Update(ctx, o, metav1.UpdateOptions{})
-				return err
-			})
-		}
+		c, status := graft.CoreV1alpha1().Shoots(o.Namespace), o.Status
+		err := createOrUpdate(ctx, c, o)
 		if err == nil && (status.LastOperation != nil || status.SeedName != nil || status.Networking != nil) {
-			err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				cur, err := c.Get(ctx, o.Name, metav1.GetOptions{})
-				if err != nil {
-					return err
-				}
-				cur.Status = status
-				_, err = c.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
-				return err
-			})
+			err = updateStatus(ctx, c, o.Name, func(cur *corev1alpha1.Shoot) { cur.Status = status })
 		}
 		return wrap("shoot", o.Namespace+"/"+o.Name, err)
 	default:
 		return fmt.Errorf("cannot apply a %T", obj)
 	}
+}
+
+// updateStatus changes the live object's status with set and writes it
+// through the status subresource.
+func updateStatus[T metav1.Object](ctx context.Context, c interface {
+	Get(context.Context, string, metav1.GetOptions) (T, error)
+	UpdateStatus(context.Context, T, metav1.UpdateOptions) (T, error)
+}, name string, set func(T)) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := c.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		set(cur)
+		_, err = c.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
 }
 
 // mergeSeedStatus sets the parts of a seed's status that the landscape gives,
