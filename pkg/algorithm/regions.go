@@ -77,16 +77,10 @@ func orientationCorrection(a, b string) int {
 	}
 }
 
-// SelectRegionConfigMap returns the region ConfigMap for a cloud profile: among
-// the ConfigMaps labelled scheduling.gardener.cloud/purpose=region-config whose
-// annotation scheduling.gardener.cloud/cloudprofiles lists the profile
-// (comma-separated), the first by name (then namespace). Nil when none matches.
-//
-// Callers pass only the ConfigMaps of the one namespace region ConfigMaps are
-// read from (garden by default): a ConfigMap anywhere else must not steer
-// decisions. The reference scheduler takes the first of its cache's list when
-// several ConfigMaps name the profile, an order it does not define; the first
-// by name is the order the API server lists one namespace in.
+// SelectRegionConfigMap returns the region ConfigMap of a cloud profile: of
+// the region-config ConfigMaps whose cloudprofiles annotation lists it, the
+// first by name (then namespace), or nil. Callers pass the ConfigMaps of the
+// one namespace they read them from, so that no tenant steers decisions.
 func SelectRegionConfigMap(cloudProfileName string, configMaps []*corev1.ConfigMap) *corev1.ConfigMap {
 	var best *corev1.ConfigMap
 	for _, cm := range configMaps {

@@ -531,15 +531,9 @@ func (r *run) checkMoveStaysLonger(v *verdict) Filter {
 }
 
 // setAsideLimitedStay drops, for an evicted shoot, the candidates whose
-// NoExecute taints it tolerates only for a while when any candidate where it
-// may stay is left. On such a seed the shoot would be evicted again once its
-// toleration runs out, and with two such seeds (say, both being drained) it
-// would bounce between them; a control plane move is too expensive for that.
-// A new shoot is not affected: nothing has proven that it must move yet.
-// FitsElsewhere asks where the shoot would go once evicted, so it sets these
-// seeds aside too; it keeps rejecting the seed an earlier eviction came from
-// (returnsToEvictingSeed), so that requireFit never lets a shoot bounce
-// between two seeds it tolerates only for a while.
+// NoExecute taints it tolerates only for a while when a candidate where it
+// may stay is left, so that it never bounces between two seeds being drained
+// (docs/algorithm.md, step 8). A new shoot is not affected.
 func (r *run) setAsideLimitedStay() {
 	if r.evicted() {
 		r.setAside((*run).staysOnlyAWhile, FilterLimitedToleration)

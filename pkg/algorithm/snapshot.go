@@ -56,18 +56,10 @@ func (s *Snapshot) Clone() *Snapshot {
 }
 
 // Fork returns a snapshot for hypothetical changes on top of s as it is now,
-// such as the evictions a descheduler pass plans. It copies the per-seed
-// counts, O(seeds), and shares the seeds until either snapshot next adds or
-// removes one. Unlike Clone it keeps none of s's per-shoot records, so
-// neither snapshot ever copies them (a Clone's first shoot update copies
-// every record, O(shoots)). In exchange a fork does not know
-// where s counted each shoot: it takes a shoot it has not changed to be
-// counted where the object it is handed says. So change a shoot s counted
-// only with UpdateShoot(old, new), old being the object s counted, and ask
-// Schedule or FitsElsewhere about such a shoot with that object; AddShoot is
-// for shoots s did not count. NumShoots and CountedOn answer for the shoots
-// changed on the fork only.
-// Fork counts as a seed update of s for the locking rules.
+// such as the evictions a descheduler pass plans: O(seeds), sharing seeds and
+// keeping no per-shoot records. Change a shoot s counted only with
+// UpdateShoot(old, new), old being the object s counted (docs/algorithm.md,
+// "Snapshot"). Fork counts as a seed update of s for the locking rules.
 func (s *Snapshot) Fork() *Snapshot {
 	s.seedsShared = true
 	return &Snapshot{

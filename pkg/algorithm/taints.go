@@ -10,15 +10,9 @@ import (
 )
 
 // ShootTolerations returns the tolerations the algorithm honours for a shoot:
-// every toleration the API server admitted, as Gardener's scheduler does.
-// Who may tolerate the protected taint (seed.gardener.cloud/protected) is
-// admission's to decide (graft-protected-taint on graft's API, a project's
-// toleration whitelist on Gardener's). A shoot in the garden namespace
-// tolerates it without saying so, because Gardener defaults that toleration
-// onto each of them (graft's admission policy does the same where the API
-// server can mutate). The shoot's own slice is returned when nothing
-// changes, so the common case does not allocate; callers must not modify the
-// result.
+// every admitted one, plus the protected taint's for a shoot in the garden
+// namespace, where Gardener defaults it. The shoot's own slice is returned
+// when nothing changes; callers must not modify the result.
 func ShootTolerations(shoot *v1alpha1.Shoot) []v1alpha1.Toleration {
 	own := shoot.Spec.Tolerations
 	if shoot.Namespace == v1alpha1.GardenNamespace && !slices.ContainsFunc(own, isProtectedToleration) {

@@ -205,42 +205,37 @@ func TestRequireFit(t *testing.T) {
 	}
 }
 
+// TestRequireFitReservesCapacity: requireFit promises seed b's free slots
+// once each, and a shoot waiting for its first seed takes a slot as surely as
+// an evicted one does.
 func TestRequireFitReservesCapacity(t *testing.T) {
-	h := start(t, nil, newSeed("a", -1, drainTaint), newSeed("b", 2),
-		newShoot("x1", "a"), newShoot("x2", "a"), newShoot("x3", "a"))
-	h.pass(t)
-	n := 0
-	for _, name := range []string{"x1", "x2", "x3"} {
-		if evicted(h.shoot(t, name)) {
-			n++
-		}
-	}
-	if n != 2 {
-		t.Errorf("%d shoots evicted, want 2 (seed b has room for 2)", n)
-	}
-	if events := h.events(); countPrefix(events, "Warning EvictionSkipped") != 1 {
-		t.Errorf("want one EvictionSkipped, got %v", events)
-	}
-}
-
-// TestRequireFitCountsWaitingShoots: a shoot waiting for its first seed takes
-// a free slot as surely as an evicted one does, so requireFit must not promise
-// that slot to a shoot it evicts.
-func TestRequireFitCountsWaitingShoots(t *testing.T) {
-	h := start(t, nil, newSeed("a", -1, drainTaint), newSeed("b", 2),
-		newShoot("x1", "a"), newShoot("x2", "a"), newShoot("new", ""))
-	h.pass(t)
-	n := 0
-	for _, name := range []string{"x1", "x2"} {
-		if evicted(h.shoot(t, name)) {
-			n++
-		}
-	}
-	if n != 1 {
-		t.Errorf("%d shoots evicted, want 1 (seed b has room for 2, one of them for the waiting shoot)", n)
-	}
-	if events := h.events(); countPrefix(events, "Warning EvictionSkipped") != 1 {
-		t.Errorf("want one EvictionSkipped, got %v", events)
+	for _, tc := range []struct {
+		name        string
+		third       *v1alpha1.Shoot
+		candidates  []string
+		wantEvicted int
+		wantSkipped string
+	}{
+		{"two slots for three shoots", newShoot("x3", "a"), []string{"x1", "x2", "x3"}, 2, "seed b has room for 2"},
+		{"a waiting shoot takes a slot", newShoot("new", ""), []string{"x1", "x2"}, 1, "seed b has room for 2, one of them for the waiting shoot"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := start(t, nil, newSeed("a", -1, drainTaint), newSeed("b", 2),
+				newShoot("x1", "a"), newShoot("x2", "a"), tc.third)
+			h.pass(t)
+			n := 0
+			for _, name := range tc.candidates {
+				if evicted(h.shoot(t, name)) {
+					n++
+				}
+			}
+			if n != tc.wantEvicted {
+				t.Errorf("%d shoots evicted, want %d (%s)", n, tc.wantEvicted, tc.why)
+			}
+			if events := h.events(); countPrefix(events, "Warning EvictionSkipped") != 1 {
+				t.Errorf("want one EvictionSkipped, got %v", events)
+			}
+		})
 	}
 }
 

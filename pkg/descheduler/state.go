@@ -333,14 +333,10 @@ type view struct {
 	waiting []*v1alpha1.Shoot
 }
 
-// takeView copies what a pass over the named seeds needs. It first decides
-// from each seed's own facts (its taints, usage, allocatable and leaving
-// shoots, all kept up to date by the informer handlers) whether a plugin may
-// act on it, and copies the shoots of those seeds only, so that a pass costs
-// in proportion to them: O(named seeds) plus O(their shoots). A seed with a
-// NoExecute taint still to be stamped is taken as well, since the pass stamps
-// it and may then evaluate the seed as read fresh. Seeds the snapshot does
-// not hold are left out.
+// takeView copies what a pass over the named seeds needs: the shoots of the
+// seeds a plugin may act on by their own facts, and of seeds with a NoExecute
+// taint still to be stamped, so that a pass costs O(named seeds) plus
+// O(their shoots). Seeds the snapshot does not hold are left out.
 func (st *state) takeView(seedNames []string, now time.Time) *view {
 	st.mu.Lock()
 	defer st.mu.Unlock()

@@ -6,15 +6,9 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
-// internShoot makes the strings of a Shoot that many shoots share (its
-// namespace, label and annotation keys and values, finalizers, cloud
-// profile, region, networks, provider, zones, seeds, tolerations) point to
-// one canonical copy each, through the unique package: a decoded shoot
-// brings its own copy of every string, and a garden of 100,000 shoots holds
-// the same few hundred values 100,000 times. Strings that are the shoot's
-// own (name, uid, resourceVersion, descriptions) are left alone: interning
-// them would only grow the table. Values are unchanged; only where their
-// bytes live changes.
+// internShoot makes the strings of a Shoot that many shoots share point to
+// one canonical copy each (the unique package); strings of the shoot's own
+// (name, uid, resourceVersion, descriptions) are left alone.
 func internShoot(s *v1alpha1.Shoot) {
 	s.Namespace = intern(s.Namespace)
 	s.Labels = internMap(s.Labels)

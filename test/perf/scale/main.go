@@ -256,18 +256,18 @@ func (b *bench) steady(d *daemon, r *result, from, to time.Time) error {
 	return nil
 }
 
-// window waits out the steady window of b.o.window, which starts now: a
-// measurement period, not a wait for something to happen.
-func (b *bench) window(ctx context.Context, d *daemon) (from, to time.Time, err error) {
-	from = time.Now()
+// steadyWindow waits out the steady window of b.o.window, which starts now
+// (a measurement period, not a wait for something to happen), and samples it.
+func (b *bench) steadyWindow(ctx context.Context, d *daemon, r *result) error {
+	from := time.Now()
 	t := time.NewTimer(b.o.window)
 	defer t.Stop()
 	select {
 	case <-t.C:
 	case <-ctx.Done():
-		return from, from, ctx.Err()
+		return ctx.Err()
 	}
-	return from, time.Now(), nil
+	return b.steady(d, r, from, time.Now())
 }
 
 func (b *bench) stop(d *daemon, r *result) error {
@@ -283,10 +283,7 @@ func (b *bench) measureEmpty(ctx context.Context, chart string) error {
 	if err != nil {
 		return err
 	}
-	from, to, err := b.window(ctx, d)
-	if err == nil {
-		err = b.steady(d, &r, from, to)
-	}
+	err = b.steadyWindow(ctx, d, &r)
 	if serr := b.stop(d, &r); err == nil {
 		err = serr
 	}
@@ -327,11 +324,7 @@ func (b *bench) measureScheduler(ctx context.Context) error {
 		}
 	}
 	bind := last.Sub(d.start)
-	from, to, err := b.window(ctx, d)
-	if err != nil {
-		return err
-	}
-	if err := b.steady(d, &r, from, to); err != nil {
+	if err := b.steadyWindow(ctx, d, &r); err != nil {
 		return err
 	}
 	if err := b.stop(d, &r); err != nil {
@@ -475,11 +468,7 @@ func (b *bench) measureAnnotator(ctx context.Context) error {
 	if err != nil {
 		return d.failed(fmt.Errorf("waiting for every seed's capacity and usage: %w", err))
 	}
-	from, to, err := b.window(ctx, d)
-	if err != nil {
-		return err
-	}
-	if err := b.steady(d, &r, from, to); err != nil {
+	if err := b.steadyWindow(ctx, d, &r); err != nil {
 		return err
 	}
 	metric, err := d.samples(ctx, `graft_capacity_annotator_writes_total{kind="status"}`)
