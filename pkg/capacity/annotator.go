@@ -110,8 +110,5 @@ func (a *Annotator) HealthAddr() net.Addr { return a.runner.Server.HealthAddr() 
 // MetricsAddr is where /metrics is served once Run started (nil when disabled).
 func (a *Annotator) MetricsAddr() net.Addr { return a.runner.Server.MetricsAddr() }
 
-// IsLeader tells whether this instance holds the lease and annotates.
-func (a *Annotator) IsLeader() bool { return a.runner.Elector.IsLeader() }
-
 // HasSynced tells whether the informers have synced (on a standby replica too).
 func (a *Annotator) HasSynced() bool { return a.controller.HasSynced() }

@@ -214,7 +214,7 @@ func TestRequireFitReservesCapacity(t *testing.T) {
 		third       *v1alpha1.Shoot
 		candidates  []string
 		wantEvicted int
-		wantSkipped string
+		why         string
 	}{
 		{"two slots for three shoots", newShoot("x3", "a"), []string{"x1", "x2", "x3"}, 2, "seed b has room for 2"},
 		{"a waiting shoot takes a slot", newShoot("new", ""), []string{"x1", "x2"}, 1, "seed b has room for 2, one of them for the waiting shoot"},

@@ -48,9 +48,6 @@ func (d *Descheduler) Run(ctx context.Context) error {
 	return d.runner.Run(ctx, d.startInformers, d.deschedule)
 }
 
-// HealthAddr is where /healthz and /readyz are served once Run started (nil when disabled).
-func (d *Descheduler) HealthAddr() net.Addr { return d.runner.Server.HealthAddr() }
-
 // MetricsAddr is where /metrics is served once Run started (nil when disabled).
 func (d *Descheduler) MetricsAddr() net.Addr { return d.runner.Server.MetricsAddr() }
 
