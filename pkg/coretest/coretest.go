@@ -40,6 +40,9 @@ func MakeSeed(name string) *SeedWrapper {
 // Obj returns the seed.
 func (s *SeedWrapper) Obj() *v1alpha1.Seed { return s.Seed }
 
+// With changes the seed with f, for what no other method sets.
+func (s *SeedWrapper) With(f func(*v1alpha1.Seed)) *SeedWrapper { f(s.Seed); return s }
+
 // Provider sets the provider type and region.
 func (s *SeedWrapper) Provider(typ, region string) *SeedWrapper {
 	s.Spec.Provider.Type, s.Spec.Provider.Region = typ, region
@@ -160,6 +163,9 @@ func MakeShoot(namespace, name string) *ShootWrapper {
 
 // Obj returns the shoot.
 func (s *ShootWrapper) Obj() *v1alpha1.Shoot { return s.Shoot }
+
+// With changes the shoot with f, for what no other method sets.
+func (s *ShootWrapper) With(f func(*v1alpha1.Shoot)) *ShootWrapper { f(s.Shoot); return s }
 
 // Seed sets spec.seedName; empty for none.
 func (s *ShootWrapper) Seed(seed string) *ShootWrapper {

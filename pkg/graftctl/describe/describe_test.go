@@ -15,8 +15,8 @@ import (
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
+	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
-	gt "github.com/graft-dev/graft/pkg/graftctl/graftctltest"
 )
 
 var testNow = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -44,11 +44,11 @@ func run(t *testing.T, graft *fake.Clientset, kube *kubefake.Clientset, args ...
 }
 
 func TestDescribeUnscheduledShootExplains(t *testing.T) {
-	full := gt.Seed("b-full", gt.WithAllocatable(0))
-	tainted := gt.Seed("c-tainted", gt.WithTaints(corev1alpha1.SeedTaint{Key: "dedicated", Effect: corev1alpha1.TaintEffectNoSchedule}))
-	far := gt.Seed("a-far", gt.WithRegion("us-east-1"))
-	shoot := gt.Shoot("dev", "s1", "")
-	graft := fake.NewSimpleClientset(gt.CloudProfile(), far, full, tainted, shoot)
+	full := coretest.MakeSeed("b-full").Allocatable(0).Obj()
+	tainted := coretest.MakeSeed("c-tainted").Taints(corev1alpha1.SeedTaint{Key: "dedicated", Effect: corev1alpha1.TaintEffectNoSchedule}).Obj()
+	far := coretest.MakeSeed("a-far").Region("us-east-1").Obj()
+	shoot := coretest.MakeShoot("dev", "s1").Obj()
+	graft := fake.NewSimpleClientset(coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), far, full, tainted, shoot)
 	kube := kubefake.NewSimpleClientset(
 		event("e2", "SchedulingFailed", "0/3 seeds fit", testNow.Add(-time.Minute)),
 		event("e1", "SchedulingFailed", "older", testNow.Add(-time.Hour)),
@@ -78,8 +78,7 @@ func TestDescribeUnscheduledShootExplains(t *testing.T) {
 }
 
 func TestDescribeScheduledShootHasNoExplanation(t *testing.T) {
-	graft := fake.NewSimpleClientset(gt.CloudProfile(), gt.Seed("a"), gt.Shoot("dev", "s1", "a",
-		gt.WithTolerations(corev1alpha1.Toleration{Key: "k", Effect: corev1alpha1.TaintEffectNoExecute})))
+	graft := fake.NewSimpleClientset(coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), coretest.MakeSeed("a").Obj(), coretest.MakeShoot("dev", "s1").Seed("a").Tolerations(corev1alpha1.Toleration{Key: "k", Effect: corev1alpha1.TaintEffectNoExecute}).Obj())
 	out, err := run(t, graft, kubefake.NewSimpleClientset(), "shoot", "s1")
 	if err != nil {
 		t.Fatal(err)

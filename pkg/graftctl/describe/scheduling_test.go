@@ -11,7 +11,7 @@ import (
 
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 
-	gt "github.com/graft-dev/graft/pkg/graftctl/graftctltest"
+	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
 
@@ -26,10 +26,10 @@ func schedulerLease(value string) *coordinationv1.Lease {
 // A landscape where the reference order picks b-small (fewer shoots) and
 // LeastAllocated scoring picks a-big (more room).
 func weightedLandscape() *fake.Clientset {
-	return fake.NewSimpleClientset(gt.CloudProfile(),
-		gt.Seed("a-big", gt.WithAllocatable(100)), gt.Seed("b-small", gt.WithAllocatable(2)),
-		gt.Shoot("dev", "on-a-1", "a-big"), gt.Shoot("dev", "on-a-2", "a-big"), gt.Shoot("dev", "on-b", "b-small"),
-		gt.Shoot("dev", "s1", ""))
+	return fake.NewSimpleClientset(coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(),
+		coretest.MakeSeed("a-big").Allocatable(100).Obj(), coretest.MakeSeed("b-small").Allocatable(2).Obj(),
+		coretest.MakeShoot("dev", "on-a-1").Seed("a-big").Obj(), coretest.MakeShoot("dev", "on-a-2").Seed("a-big").Obj(), coretest.MakeShoot("dev", "on-b").Seed("b-small").Obj(),
+		coretest.MakeShoot("dev", "s1").Obj())
 }
 
 func TestDescribeExplainsWithThePublishedConfiguration(t *testing.T) {

@@ -20,22 +20,22 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
+	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
-	gt "github.com/graft-dev/graft/pkg/graftctl/graftctltest"
 )
 
 var tolerateDrain = corev1alpha1.Toleration{Key: corev1alpha1.SeedTaintUnschedulable}
 
 func landscapeObjects() []runtime.Object {
 	return []runtime.Object{
-		gt.CloudProfile(),
-		gt.Seed("a"),
-		gt.Seed("b", gt.WithAllocatable(1)),
-		gt.Seed("c", gt.WithRegion("us-east-1")),
-		gt.Shoot("ns", "s1", "a"),
-		gt.Shoot("ns", "s2", "a"),
-		gt.Shoot("ns", "s3", "a", gt.WithTolerations(tolerateDrain)),
-		gt.Shoot("ns", "elsewhere", "c"),
+		coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(),
+		coretest.MakeSeed("a").Obj(),
+		coretest.MakeSeed("b").Allocatable(1).Obj(),
+		coretest.MakeSeed("c").Region("us-east-1").Obj(),
+		coretest.MakeShoot("ns", "s1").Seed("a").Obj(),
+		coretest.MakeShoot("ns", "s2").Seed("a").Obj(),
+		coretest.MakeShoot("ns", "s3").Seed("a").Tolerations(tolerateDrain).Obj(),
+		coretest.MakeShoot("ns", "elsewhere").Seed("c").Obj(),
 	}
 }
 
@@ -100,7 +100,7 @@ shoot/ns/s2 cannot move: `
 // takes the last free slot of seed b before any shoot the drain would evict,
 // as graft-descheduler reserves it.
 func TestDryRunCountsShootsWaitingForASeed(t *testing.T) {
-	graft := fake.NewSimpleClientset(append(landscapeObjects(), gt.Shoot("ns", "new", ""))...)
+	graft := fake.NewSimpleClientset(append(landscapeObjects(), coretest.MakeShoot("ns", "new").Obj())...)
 	out, _, err := run(context.Background(), graft, kubefake.NewSimpleClientset(), "a", "--dry-run")
 	if err != nil {
 		t.Fatal(err)
@@ -292,8 +292,8 @@ func TestDryRunCountsTolerationsFromTimeAdded(t *testing.T) {
 	drainTaint := corev1alpha1.SeedTaint{Key: corev1alpha1.SeedTaintUnschedulable, Effect: corev1alpha1.TaintEffectNoExecute, TimeAdded: ptr.To(metav1.NewTime(added))}
 	cordonTaint := corev1alpha1.SeedTaint{Key: corev1alpha1.SeedTaintUnschedulable, Effect: corev1alpha1.TaintEffectNoSchedule}
 	twoHours := corev1alpha1.Toleration{Key: corev1alpha1.SeedTaintUnschedulable, Effect: corev1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](7200)}
-	graft := fake.NewSimpleClientset(gt.CloudProfile(), gt.Seed("a", gt.WithTaints(cordonTaint, drainTaint)), gt.Seed("b"),
-		gt.Shoot("ns", "s1", "a", gt.WithTolerations(twoHours)))
+	graft := fake.NewSimpleClientset(coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), coretest.MakeSeed("a").Taints(cordonTaint, drainTaint).Obj(), coretest.MakeSeed("b").Obj(),
+		coretest.MakeShoot("ns", "s1").Seed("a").Tolerations(twoHours).Obj())
 	out, _, err := run(context.Background(), graft, kubefake.NewSimpleClientset(), "a", "--dry-run")
 	if err != nil {
 		t.Fatal(err)

@@ -29,8 +29,6 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
-
-	gt "github.com/graft-dev/graft/pkg/graftctl/graftctltest"
 )
 
 func runOnGardener(newCmd func(factory.Factory, genericiooptions.IOStreams) *cobra.Command, client *dynamicfake.FakeDynamicClient, args ...string) (string, error) {
@@ -153,7 +151,7 @@ func asGardener(t *testing.T, obj any, kind string, edit func(map[string]any)) *
 // (and its BackupBucketsReady condition) when backup is set, in the internal
 // DNS domain internal.example.
 func migrationSeed(t *testing.T, name string, backup bool) *unstructured.Unstructured {
-	seed := gt.Seed(name, gt.WithLabels(map[string]string{"role": name}))
+	seed := coretest.MakeSeed(name).Labels(map[string]string{"role": name}).Obj()
 	if backup {
 		seed.Spec.Backup = &corev1alpha1.SeedBackup{Provider: "aws"}
 		seed.Status.Conditions = append(seed.Status.Conditions, corev1alpha1.Condition{Type: corev1alpha1.SeedBackupBucketsReady, Status: corev1alpha1.ConditionTrue})
@@ -167,7 +165,7 @@ func migrationSeed(t *testing.T, name string, backup bool) *unstructured.Unstruc
 // selecting returns a Gardener shoot on seed a that may go only to seeds
 // labelled role=role.
 func selecting(t *testing.T, name, role string) *unstructured.Unstructured {
-	shoot := gt.Shoot("ns", name, "a")
+	shoot := coretest.MakeShoot("ns", name).Seed("a").Obj()
 	shoot.Spec.SeedSelector = &corev1alpha1.SeedSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"role": role}}}
 	shoot.ResourceVersion = "7"
 	return asGardener(t, shoot, "Shoot", nil)
@@ -177,7 +175,7 @@ func selecting(t *testing.T, name, role string) *unstructured.Unstructured {
 // (may go to b), nobackup (may go to c only) and nowhere (fits no seed).
 func migrationLandscape(t *testing.T) *dynamicfake.FakeDynamicClient {
 	return coretest.FakeGardener(
-		asGardener(t, gt.CloudProfile(), "CloudProfile", nil),
+		asGardener(t, coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), "CloudProfile", nil),
 		migrationSeed(t, "a", true), migrationSeed(t, "b", true), migrationSeed(t, "c", false),
 		selecting(t, "good", "b"), selecting(t, "nobackup", "c"), selecting(t, "nowhere", "none"))
 }
@@ -262,7 +260,7 @@ func TestMigrateOnGardener(t *testing.T) {
 // passed since the first.
 func TestMigrationIsRateLimited(t *testing.T) {
 	client := coretest.FakeGardener(
-		asGardener(t, gt.CloudProfile(), "CloudProfile", nil),
+		asGardener(t, coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), "CloudProfile", nil),
 		migrationSeed(t, "a", true), migrationSeed(t, "b", true),
 		selecting(t, "s1", "b"), selecting(t, "s2", "b"), selecting(t, "s3", "b"))
 	var sent []time.Time

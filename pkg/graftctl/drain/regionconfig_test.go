@@ -12,7 +12,7 @@ import (
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
-	gt "github.com/graft-dev/graft/pkg/graftctl/graftctltest"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // TestDryRunReadsRegionConfigMapsOfOneNamespace: --dry-run decides with the
@@ -27,7 +27,7 @@ func TestDryRunReadsRegionConfigMapsOfOneNamespace(t *testing.T) {
 				Namespace:   namespace,
 				Name:        "regions",
 				Labels:      map[string]string{corev1alpha1.LabelSchedulingPurpose: corev1alpha1.LabelSchedulingPurposeRegionConfig},
-				Annotations: map[string]string{corev1alpha1.AnnotationSchedulingCloudProfiles: gt.CloudProfileName},
+				Annotations: map[string]string{corev1alpha1.AnnotationSchedulingCloudProfiles: coretest.CloudProfileName},
 			},
 			Data: map[string]string{"eu-west-1": "us-east-1: 1\n"},
 		}
@@ -41,8 +41,8 @@ func TestDryRunReadsRegionConfigMapsOfOneNamespace(t *testing.T) {
 		{"flag names the namespace", []string{"--region-config-namespace", "garden-ops"}, "shoot/ns/s1 would move to seed/far\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			graft := fake.NewSimpleClientset(gt.CloudProfile(), gt.Seed("a"), gt.Seed("near", gt.WithRegion("eu-central-1")),
-				gt.Seed("far", gt.WithRegion("us-east-1")), gt.Shoot("ns", "s1", "a"))
+			graft := fake.NewSimpleClientset(coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), coretest.MakeSeed("a").Obj(), coretest.MakeSeed("near").Region("eu-central-1").Obj(),
+				coretest.MakeSeed("far").Region("us-east-1").Obj(), coretest.MakeShoot("ns", "s1").Seed("a").Obj())
 			kube := kubefake.NewSimpleClientset(regionCM("ns"), regionCM("garden-ops"))
 			args := append([]string{"a", "--dry-run", "--strategy", "MinimalDistance"}, tc.args...)
 			out, _, err := run(context.Background(), graft, kube, args...)

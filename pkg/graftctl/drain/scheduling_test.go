@@ -12,17 +12,17 @@ import (
 
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 
-	gt "github.com/graft-dev/graft/pkg/graftctl/graftctltest"
+	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
 
 // A drained seed whose shoot goes to b-small in the reference order (fewer
 // shoots) and to a-big with LeastAllocated scoring (more room).
 func weightedLandscape() *fake.Clientset {
-	return fake.NewSimpleClientset(gt.CloudProfile(),
-		gt.Seed("a-big", gt.WithAllocatable(100)), gt.Seed("b-small", gt.WithAllocatable(2)), gt.Seed("z", gt.WithAllocatable(100)),
-		gt.Shoot("ns", "on-a-1", "a-big"), gt.Shoot("ns", "on-a-2", "a-big"), gt.Shoot("ns", "on-b", "b-small"),
-		gt.Shoot("ns", "s1", "z"))
+	return fake.NewSimpleClientset(coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(),
+		coretest.MakeSeed("a-big").Allocatable(100).Obj(), coretest.MakeSeed("b-small").Allocatable(2).Obj(), coretest.MakeSeed("z").Allocatable(100).Obj(),
+		coretest.MakeShoot("ns", "on-a-1").Seed("a-big").Obj(), coretest.MakeShoot("ns", "on-a-2").Seed("a-big").Obj(), coretest.MakeShoot("ns", "on-b").Seed("b-small").Obj(),
+		coretest.MakeShoot("ns", "s1").Seed("z").Obj())
 }
 
 func TestDryRunPlacesWithThePublishedConfiguration(t *testing.T) {

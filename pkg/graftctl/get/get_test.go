@@ -17,8 +17,8 @@ import (
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
+	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
-	gt "github.com/graft-dev/graft/pkg/graftctl/graftctltest"
 )
 
 var created = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -26,15 +26,15 @@ var created = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 func init() { now = func() time.Time { return created.Add(49 * time.Hour) } }
 
 func objects() []runtime.Object {
-	a := gt.Seed("aws-eu1", gt.WithAllocatable(40), gt.WithTaints(corev1alpha1.SeedTaint{Key: corev1alpha1.SeedTaintUnschedulable, Effect: corev1alpha1.TaintEffectNoSchedule}))
+	a := coretest.MakeSeed("aws-eu1").Allocatable(40).Taints(corev1alpha1.SeedTaint{Key: corev1alpha1.SeedTaintUnschedulable, Effect: corev1alpha1.TaintEffectNoSchedule}).Obj()
 	a.Status.Usage = corev1.ResourceList{corev1alpha1.ResourceShoots: *resource.NewQuantity(3, resource.DecimalSI)}
-	b := gt.Seed("aws-eu2")
+	b := coretest.MakeSeed("aws-eu2").Obj()
 	b.Status.Conditions[0].Status = corev1alpha1.ConditionFalse
-	s1 := gt.Shoot("dev", "s1", "aws-eu1", gt.WithPurpose(corev1alpha1.ShootPurposeProduction))
+	s1 := coretest.MakeShoot("dev", "s1").Seed("aws-eu1").Purpose(corev1alpha1.ShootPurposeProduction).Obj()
 	s1.Status.LastOperation = &corev1alpha1.LastOperation{Type: corev1alpha1.LastOperationTypeReconcile, State: corev1alpha1.LastOperationStateSucceeded}
-	s2 := gt.Shoot("dev", "s2", "")
-	s3 := gt.Shoot("prod", "s3", "aws-eu2")
-	s4 := gt.Shoot("prod", "s4", "aws-eu2")
+	s2 := coretest.MakeShoot("dev", "s2").Obj()
+	s3 := coretest.MakeShoot("prod", "s3").Seed("aws-eu2").Obj()
+	s4 := coretest.MakeShoot("prod", "s4").Seed("aws-eu2").Obj()
 	out := []runtime.Object{a, b, s1, s2, s3, s4}
 	for _, o := range out {
 		o.(metav1.Object).SetCreationTimestamp(metav1.NewTime(created))
@@ -176,21 +176,21 @@ func TestSeedAndShootCells(t *testing.T) {
 		seed        *corev1alpha1.Seed
 		ready, tnts string
 	}{
-		{name: "ready", seed: gt.Seed("a"), ready: "True", tnts: "<none>"},
-		{name: "agent not ready", seed: gt.Seed("a", func(s *corev1alpha1.Seed) { s.Status.Conditions[0].Status = corev1alpha1.ConditionFalse }),
+		{name: "ready", seed: coretest.MakeSeed("a").Obj(), ready: "True", tnts: "<none>"},
+		{name: "agent not ready", seed: coretest.MakeSeed("a").Condition(corev1alpha1.SeedGardenletReady, corev1alpha1.ConditionFalse).Obj(),
 			ready: "False", tnts: "<none>"},
 		// The scheduler does not use a seed that was never reconciled.
-		{name: "never reconciled", seed: gt.Seed("a", func(s *corev1alpha1.Seed) { s.Status.LastOperation = nil }),
+		{name: "never reconciled", seed: coretest.MakeSeed("a").With(func(s *corev1alpha1.Seed) { s.Status.LastOperation = nil }).Obj(),
 			ready: "Unknown", tnts: "<none>"},
-		{name: "backup failing on a seed with backup", seed: gt.Seed("a", func(s *corev1alpha1.Seed) {
+		{name: "backup failing on a seed with backup", seed: coretest.MakeSeed("a").With(func(s *corev1alpha1.Seed) {
 			s.Spec.Backup = &corev1alpha1.SeedBackup{}
 			s.Status.Conditions = append(s.Status.Conditions, corev1alpha1.Condition{Type: corev1alpha1.SeedBackupBucketsReady, Status: corev1alpha1.ConditionFalse})
-		}), ready: "False", tnts: "<none>"},
-		{name: "taints in kubectl's form", seed: gt.Seed("a", gt.WithTaints(
+		}).Obj(), ready: "False", tnts: "<none>"},
+		{name: "taints in kubectl's form", seed: coretest.MakeSeed("a").Taints(
 			corev1alpha1.SeedTaint{Key: corev1alpha1.SeedTaintProtected},
 			corev1alpha1.SeedTaint{Key: "dedicated", Value: ptr.To(""), Effect: corev1alpha1.TaintEffectNoExecute},
 			corev1alpha1.SeedTaint{Key: "team", Value: ptr.To("a"), Effect: corev1alpha1.TaintEffectPreferNoSchedule},
-		)), ready: "True", tnts: "seed.gardener.cloud/protected:NoSchedule,dedicated:NoExecute,team=a:PreferNoSchedule"},
+		).Obj(), ready: "True", tnts: "seed.gardener.cloud/protected:NoSchedule,dedicated:NoExecute,team=a:PreferNoSchedule"},
 	} {
 		table := SeedTable([]corev1alpha1.Seed{*tc.seed}, nil)
 		if got := cell(table, "Ready"); got != tc.ready {
@@ -200,10 +200,10 @@ func TestSeedAndShootCells(t *testing.T) {
 			t.Errorf("%s: TAINTS %q, want %q", tc.name, got, tc.tnts)
 		}
 	}
-	shoot := gt.Shoot("dev", "s", "", gt.WithTolerations(
+	shoot := coretest.MakeShoot("dev", "s").Tolerations(
 		corev1alpha1.Toleration{Key: "a"},
 		corev1alpha1.Toleration{Key: "b", Value: ptr.To(""), Effect: corev1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300)},
-	))
+	).Obj()
 	if got, want := cell(ShootTable([]corev1alpha1.Shoot{*shoot}), "Tolerations"), "a,b:NoExecute for 300s"; got != want {
 		t.Errorf("TOLERATIONS %q, want %q", got, want)
 	}
@@ -241,11 +241,11 @@ func TestShootStatus(t *testing.T) {
 		shoot *corev1alpha1.Shoot
 		want  string
 	}{
-		{"bound, no operation", gt.Shoot("dev", "s", "a"), "<none>"},
-		{"bound, succeeded", gt.Shoot("dev", "s", "a", succeeded), "Succeeded"},
-		{"new, no operation", gt.Shoot("dev", "s", ""), "Pending"},
-		{"evicted, succeeded before", gt.Shoot("dev", "s", "a", succeeded, evicted), "Pending"},
-		{"evicted and placed again", gt.Shoot("dev", "s", "b", succeeded, placedAgain), "Succeeded"},
+		{"bound, no operation", coretest.MakeShoot("dev", "s").Seed("a").Obj(), "<none>"},
+		{"bound, succeeded", coretest.MakeShoot("dev", "s").Seed("a").With(succeeded).Obj(), "Succeeded"},
+		{"new, no operation", coretest.MakeShoot("dev", "s").Obj(), "Pending"},
+		{"evicted, succeeded before", coretest.MakeShoot("dev", "s").Seed("a").With(succeeded).With(evicted).Obj(), "Pending"},
+		{"evicted and placed again", coretest.MakeShoot("dev", "s").Seed("b").With(succeeded).With(placedAgain).Obj(), "Succeeded"},
 	} {
 		if got := ShootStatus(tc.shoot); got != tc.want {
 			t.Errorf("%s: STATUS %q, want %q", tc.name, got, tc.want)

@@ -10,12 +10,12 @@ import (
 
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 
+	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
-	gt "github.com/graft-dev/graft/pkg/graftctl/graftctltest"
 )
 
 func TestCompleteSeedNames(t *testing.T) {
-	f := &factory.Static{Graft: fake.NewSimpleClientset(gt.Seed("aws-eu1"), gt.Seed("aws-eu2"), gt.Seed("gcp-us1"))}
+	f := &factory.Static{Graft: fake.NewSimpleClientset(coretest.MakeSeed("aws-eu1").Obj(), coretest.MakeSeed("aws-eu2").Obj(), coretest.MakeSeed("gcp-us1").Obj())}
 	root := &cobra.Command{Use: "graftctl"}
 	child := &cobra.Command{Use: "cordon", ValidArgsFunction: CompleteSeedNames(f), Run: func(*cobra.Command, []string) {}}
 	root.AddCommand(child)
