@@ -78,14 +78,7 @@ func cloudProfile(name string) *v1alpha1.CloudProfile {
 }
 
 func regionConfigMap(name string, profiles string, data map[string]string) *corev1.ConfigMap {
-	return &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: name, Namespace: "garden",
-			Labels:      map[string]string{v1alpha1.LabelSchedulingPurpose: v1alpha1.LabelSchedulingPurposeRegionConfig},
-			Annotations: map[string]string{v1alpha1.AnnotationSchedulingCloudProfiles: profiles},
-		},
-		Data: data,
-	}
+	return coretest.RegionConfigMap("garden", name, profiles, data)
 }
 
 func snapshotOf(seeds []*v1alpha1.Seed, shoots ...*v1alpha1.Shoot) *Snapshot {

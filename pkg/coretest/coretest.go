@@ -267,3 +267,16 @@ func (c *CloudProfileWrapper) Regions(names ...string) *CloudProfileWrapper {
 	}
 	return c
 }
+
+// RegionConfigMap returns a region ConfigMap for the comma-separated cloud
+// profiles with data, region to "other-region: distance" lines.
+func RegionConfigMap(namespace, name, profiles string, data map[string]string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: namespace, Name: name,
+			Labels:      map[string]string{v1alpha1.LabelSchedulingPurpose: v1alpha1.LabelSchedulingPurposeRegionConfig},
+			Annotations: map[string]string{v1alpha1.AnnotationSchedulingCloudProfiles: profiles},
+		},
+		Data: data,
+	}
+}

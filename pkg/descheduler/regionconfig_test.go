@@ -15,6 +15,7 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // TestRegionConfigMapsOnlyFromTheirNamespace: requireFit asks the algorithm
@@ -22,15 +23,7 @@ import (
 // namespace, whose name sorts first, is not seen.
 func TestRegionConfigMapsOnlyFromTheirNamespace(t *testing.T) {
 	regionCM := func(namespace, name string) *corev1.ConfigMap {
-		return &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{
-				Namespace:   namespace,
-				Name:        name,
-				Labels:      map[string]string{v1alpha1.LabelSchedulingPurpose: v1alpha1.LabelSchedulingPurposeRegionConfig},
-				Annotations: map[string]string{v1alpha1.AnnotationSchedulingCloudProfiles: "aws"},
-			},
-			Data: map[string]string{"eu-west-1": "us-east-1: 1\n"},
-		}
+		return coretest.RegionConfigMap(namespace, name, "aws", map[string]string{"eu-west-1": "us-east-1: 1\n"})
 	}
 	for _, tc := range []struct {
 		namespace string

@@ -16,6 +16,7 @@ import (
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // drain empties the scheduler's queue (the informers' initial adds) so that
@@ -183,15 +184,7 @@ func TestCloudProfileHandlersRequeueOnSpecChanges(t *testing.T) {
 
 func TestRegionConfigMapHandlersRequeue(t *testing.T) {
 	s, _, _ := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile())
-	cm := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace:   "garden",
-			Name:        "regions",
-			Labels:      map[string]string{corev1alpha1.LabelSchedulingPurpose: corev1alpha1.LabelSchedulingPurposeRegionConfig},
-			Annotations: map[string]string{corev1alpha1.AnnotationSchedulingCloudProfiles: "aws"},
-		},
-		Data: map[string]string{"eu-west-1": "eu-west-2: 1\n"},
-	}
+	cm := coretest.RegionConfigMap("garden", "regions", "aws", map[string]string{"eu-west-1": "eu-west-2: 1\n"})
 	if !requeues(t, s, func() { s.onConfigMapAdd(cm) }) {
 		t.Error("a new region ConfigMap did not requeue unschedulable shoots")
 	}

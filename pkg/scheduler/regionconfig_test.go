@@ -13,23 +13,15 @@ import (
 
 	graftfake "github.com/graft-dev/client-go/clientset/versioned/fake"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
-	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // regionConfigMapIn is a region ConfigMap for the aws profile that puts
 // us-east-1 next to eu-west-1 and eu-central-1 far away, the opposite of the
 // Levenshtein fallback (2 and 6).
 func regionConfigMapIn(namespace, name string) *corev1.ConfigMap {
-	return &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace:   namespace,
-			Name:        name,
-			Labels:      map[string]string{corev1alpha1.LabelSchedulingPurpose: corev1alpha1.LabelSchedulingPurposeRegionConfig},
-			Annotations: map[string]string{corev1alpha1.AnnotationSchedulingCloudProfiles: "aws"},
-		},
-		Data: map[string]string{"eu-west-1": "us-east-1: 1\neu-central-1: 10\n"},
-	}
+	return coretest.RegionConfigMap(namespace, name, "aws", map[string]string{"eu-west-1": "us-east-1: 1\neu-central-1: 10\n"})
 }
 
 // TestRegionConfigMapsOnlyFromTheirNamespace: a region ConfigMap in a project

@@ -21,6 +21,7 @@ import (
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/test/charts"
 	"github.com/graft-dev/graft/test/e2e/landscapegen"
 )
@@ -106,17 +107,10 @@ var _ = Describe("Scenario 7: bad input while running", processLabel, Ordered, f
 	}
 
 	It("fails only the shoots whose region entry in a malformed region ConfigMap is broken, saying which", func(ctx SpecContext) {
-		cm := &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{
-				Name: "s7-regions", Namespace: corev1alpha1.GardenNamespace,
-				Labels:      map[string]string{corev1alpha1.LabelSchedulingPurpose: corev1alpha1.LabelSchedulingPurposeRegionConfig},
-				Annotations: map[string]string{corev1alpha1.AnnotationSchedulingCloudProfiles: l.CloudProfiles[0].Name},
-			},
-			Data: map[string]string{
-				region1: region2 + ": 10\n",
-				region2: "{ this is: [not a map",
-			},
-		}
+		cm := coretest.RegionConfigMap(corev1alpha1.GardenNamespace, "s7-regions", l.CloudProfiles[0].Name, map[string]string{
+			region1: region2 + ": 10\n",
+			region2: "{ this is: [not a map",
+		})
 		_, err := env.KubeClient().CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{})
 		Expect(err).NotTo(HaveOccurred())
 

@@ -10,12 +10,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/test/e2e/landscapegen"
 )
 
@@ -439,11 +439,7 @@ func TestMonitorTaints(t *testing.T) {
 }
 
 func TestMonitorRegionConfigMap(t *testing.T) {
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
-		Name: "regions", Namespace: corev1alpha1.GardenNamespace,
-		Labels:      map[string]string{corev1alpha1.LabelSchedulingPurpose: corev1alpha1.LabelSchedulingPurposeRegionConfig},
-		Annotations: map[string]string{corev1alpha1.AnnotationSchedulingCloudProfiles: "t-aws"},
-	}, Data: map[string]string{"aws-region-1": "{ not a map"}}
+	cm := coretest.RegionConfigMap(corev1alpha1.GardenNamespace, "regions", "t-aws", map[string]string{"aws-region-1": "{ not a map"})
 	distance := func(s *corev1alpha1.Shoot) { s.Spec.SchedulerName = ptr.To("distance") }
 	t.Run("created just before the binding", func(t *testing.T) {
 		f := newFixture(t)

@@ -6,11 +6,9 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
-	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/coretest"
 )
@@ -22,15 +20,7 @@ func TestDryRunReadsRegionConfigMapsOfOneNamespace(t *testing.T) {
 	// By the Levenshtein fallback eu-central-1 is at 2 from eu-west-1 and
 	// us-east-1 at 6; the ConfigMaps turn that around.
 	regionCM := func(namespace string) *corev1.ConfigMap {
-		return &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{
-				Namespace:   namespace,
-				Name:        "regions",
-				Labels:      map[string]string{corev1alpha1.LabelSchedulingPurpose: corev1alpha1.LabelSchedulingPurposeRegionConfig},
-				Annotations: map[string]string{corev1alpha1.AnnotationSchedulingCloudProfiles: coretest.CloudProfileName},
-			},
-			Data: map[string]string{"eu-west-1": "us-east-1: 1\n"},
-		}
+		return coretest.RegionConfigMap(namespace, "regions", coretest.CloudProfileName, map[string]string{"eu-west-1": "us-east-1: 1\n"})
 	}
 	for _, tc := range []struct {
 		name string

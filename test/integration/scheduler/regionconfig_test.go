@@ -12,6 +12,7 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // TestRegionConfigMapInTenantNamespaceIsIgnored: a region ConfigMap in a
@@ -26,15 +27,7 @@ func TestRegionConfigMapInTenantNamespaceIsIgnored(t *testing.T) {
 	f.createSeed("near", "eu-central-1", nil, nil)
 	f.createSeed("far", "us-east-1", nil, nil)
 	regionCM := func(namespace, name string) *corev1.ConfigMap {
-		return &corev1.ConfigMap{
-			ObjectMeta: metav1.ObjectMeta{
-				Namespace:   namespace,
-				Name:        name,
-				Labels:      map[string]string{v1alpha1.LabelSchedulingPurpose: v1alpha1.LabelSchedulingPurposeRegionConfig},
-				Annotations: map[string]string{v1alpha1.AnnotationSchedulingCloudProfiles: f.name},
-			},
-			Data: map[string]string{"eu-west-1": "us-east-1: 1\neu-central-1: 10\n"},
-		}
+		return coretest.RegionConfigMap(namespace, name, f.name, map[string]string{"eu-west-1": "us-east-1: 1\neu-central-1: 10\n"})
 	}
 	cms := f.env.KubeClient().CoreV1()
 	if _, err := cms.ConfigMaps(f.ns).Create(f.ctx, regionCM(f.ns, "a-steer"), metav1.CreateOptions{}); err != nil {

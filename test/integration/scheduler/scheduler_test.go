@@ -16,6 +16,7 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 func TestSameRegion(t *testing.T) {
@@ -85,15 +86,7 @@ func TestMinimalDistance(t *testing.T) {
 	}
 
 	// A region ConfigMap for this cloud profile overrides the fallback.
-	cm := &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace:   f.ns,
-			Name:        "regions",
-			Labels:      map[string]string{v1alpha1.LabelSchedulingPurpose: v1alpha1.LabelSchedulingPurposeRegionConfig},
-			Annotations: map[string]string{v1alpha1.AnnotationSchedulingCloudProfiles: "unrelated," + f.name},
-		},
-		Data: map[string]string{"eu-west-2": "us-east-1: 1\neu-west-1: 5\n"},
-	}
+	cm := coretest.RegionConfigMap(f.ns, "regions", "unrelated,"+f.name, map[string]string{"eu-west-2": "us-east-1: 1\neu-west-1: 5\n"})
 	if _, err := f.env.KubeClient().CoreV1().ConfigMaps(f.ns).Create(f.ctx, cm, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
