@@ -45,16 +45,19 @@ type componentChart struct {
 	checkCustom func(t *testing.T, cfg configv1alpha1.Configuration)
 }
 
+// loadAs decodes, defaults and validates a T like the binary does.
+func loadAs[T configv1alpha1.Configuration](data []byte) (configv1alpha1.Configuration, *configv1alpha1.CommonConfiguration, error) {
+	cfg, err := component.DecodeConfig[T](data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg, cfg.Common(), nil
+}
+
 var components = []componentChart{
 	{
 		chart: "graft-scheduler",
-		load: func(data []byte) (configv1alpha1.Configuration, *configv1alpha1.CommonConfiguration, error) {
-			cfg, err := component.DecodeConfig[*configv1alpha1.SchedulerConfiguration](data)
-			if err != nil {
-				return nil, nil, err
-			}
-			return cfg, &cfg.CommonConfiguration, nil
-		},
+		load:  loadAs[*configv1alpha1.SchedulerConfiguration],
 		checkCustom: func(t *testing.T, c configv1alpha1.Configuration) {
 			cfg := c.(*configv1alpha1.SchedulerConfiguration)
 			if cfg.SchedulerName != "custom-scheduler" || cfg.Strategy != configv1alpha1.StrategyMinimalDistance || cfg.ConcurrentSyncs != 25 ||
@@ -68,13 +71,7 @@ var components = []componentChart{
 	},
 	{
 		chart: "graft-capacity-annotator",
-		load: func(data []byte) (configv1alpha1.Configuration, *configv1alpha1.CommonConfiguration, error) {
-			cfg, err := component.DecodeConfig[*configv1alpha1.CapacityAnnotatorConfiguration](data)
-			if err != nil {
-				return nil, nil, err
-			}
-			return cfg, &cfg.CommonConfiguration, nil
-		},
+		load:  loadAs[*configv1alpha1.CapacityAnnotatorConfiguration],
 		checkCustom: func(t *testing.T, c configv1alpha1.Configuration) {
 			cfg := c.(*configv1alpha1.CapacityAnnotatorConfiguration)
 			if got := cfg.Capacity.Name("shoots", "").Value(); got != 150 {
@@ -96,13 +93,7 @@ var components = []componentChart{
 	},
 	{
 		chart: "graft-descheduler",
-		load: func(data []byte) (configv1alpha1.Configuration, *configv1alpha1.CommonConfiguration, error) {
-			cfg, err := component.DecodeConfig[*configv1alpha1.DeschedulerConfiguration](data)
-			if err != nil {
-				return nil, nil, err
-			}
-			return cfg, &cfg.CommonConfiguration, nil
-		},
+		load:  loadAs[*configv1alpha1.DeschedulerConfiguration],
 		checkCustom: func(t *testing.T, c configv1alpha1.Configuration) {
 			cfg := c.(*configv1alpha1.DeschedulerConfiguration)
 			if cfg.Interval.Duration != 30*time.Second || !cfg.DryRun || *cfg.RequireFit || *cfg.MaxEvictionsPerSeed != 0 ||

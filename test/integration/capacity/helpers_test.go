@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -81,21 +80,7 @@ func startAnnotatorWith(t *testing.T, mutate func(*configv1alpha1.CapacityAnnota
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- inst.annotator.Run(ctx) }()
-	inst.stop = sync.OnceFunc(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("annotator returned: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("annotator did not stop within 30s")
-		}
-	})
-	t.Cleanup(inst.stop)
+	inst.stop = framework.RunUntilCleanup(t, "graft-capacity-annotator", inst.annotator.Run)
 	waitFor(t, "the annotator to sync", func(context.Context) (bool, error) {
 		return inst.annotator.HasSynced(), nil
 	})
