@@ -22,6 +22,8 @@ func FakeGardener(objs ...runtime.Object) *dynamicfake.FakeDynamicClient {
 		GardenerResource("cloudprofiles"):           "CloudProfileList",
 		GardenerResource("namespacedcloudprofiles"): "NamespacedCloudProfileList",
 		GardenerResource("projects"):                "ProjectList",
+		seedManagement("managedseeds"):              "ManagedSeedList",
+		seedManagement("gardenlets"):                "GardenletList",
 	}, objs...)
 }
 
@@ -44,6 +46,38 @@ func GardenerSeed(name, resourceVersion string, taintKeys ...string) *unstructur
 		"apiVersion": "core.gardener.cloud/v1beta1",
 		"kind":       "Seed",
 		"metadata":   map[string]any{"name": name, "resourceVersion": resourceVersion},
+		"spec":       spec,
+	}}
+}
+
+func seedManagement(resource string) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: "seedmanagement.gardener.cloud", Version: "v1alpha1", Resource: resource}
+}
+
+// GardenerSeedConfig returns a ManagedSeed or Gardenlet (kind) of the garden
+// namespace for seed name whose gardenlet configuration's seedConfig holds
+// the given taint keys.
+func GardenerSeedConfig(kind, name, resourceVersion string, taintKeys ...string) *unstructured.Unstructured {
+	taints := make([]any, 0, len(taintKeys))
+	for _, k := range taintKeys {
+		taints = append(taints, map[string]any{"key": k})
+	}
+	config := map[string]any{
+		"apiVersion": "gardenlet.config.gardener.cloud/v1alpha1",
+		"kind":       "GardenletConfiguration",
+		"seedConfig": map[string]any{
+			"metadata": map[string]any{"name": name},
+			"spec":     map[string]any{"provider": map[string]any{"type": "aws", "region": "eu-west-1"}, "taints": taints},
+		},
+	}
+	spec := map[string]any{"config": config}
+	if kind == "ManagedSeed" {
+		spec = map[string]any{"shoot": map[string]any{"name": name}, "gardenlet": spec}
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "seedmanagement.gardener.cloud/v1alpha1",
+		"kind":       kind,
+		"metadata":   map[string]any{"name": name, "namespace": "garden", "resourceVersion": resourceVersion},
 		"spec":       spec,
 	}}
 }

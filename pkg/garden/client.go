@@ -40,6 +40,15 @@ type Client interface {
 	PatchSeedStatus(ctx context.Context, name string, patch []byte, opts metav1.PatchOptions) (*corev1alpha1.Seed, error)
 	// PatchShootStatus merge-patches the shoot's status subresource.
 	PatchShootStatus(ctx context.Context, namespace, name string, patch []byte) (*corev1alpha1.Shoot, error)
+	// GetSeedConfig returns the object holding the seed's gardenlet
+	// configuration in the garden, nil when there is none (always on graft's
+	// API, whose seeds no gardenlet writes).
+	GetSeedConfig(ctx context.Context, seed string) (*SeedConfig, error)
+	// ListSeedConfigs returns every seed's configuration object by seed name.
+	ListSeedConfigs(ctx context.Context) (map[string]*SeedConfig, error)
+	// PatchSeedConfigTaints replaces the configuration's seedConfig.spec.taints,
+	// preconditioned on the resourceVersion it was read at.
+	PatchSeedConfigTaints(ctx context.Context, config *SeedConfig, taints []corev1alpha1.SeedTaint, opts metav1.PatchOptions) (*SeedConfig, error)
 }
 
 // NewGraft returns a Client over graft's typed clientset.
@@ -97,6 +106,16 @@ func (g graftClient) ListCloudProfiles(ctx context.Context, opts metav1.ListOpti
 	return list.Items, nil
 }
 
+func (graftClient) GetSeedConfig(context.Context, string) (*SeedConfig, error) { return nil, nil }
+
+func (graftClient) ListSeedConfigs(context.Context) (map[string]*SeedConfig, error) {
+	return nil, nil
+}
+
+func (graftClient) PatchSeedConfigTaints(context.Context, *SeedConfig, []corev1alpha1.SeedTaint, metav1.PatchOptions) (*SeedConfig, error) {
+	return nil, fmt.Errorf("graft's API has no seed configuration objects")
+}
+
 // NewGardener returns a Client that reads Gardener's core.gardener.cloud/v1beta1
 // through the dynamic client and converts each object into graft's type.
 func NewGardener(client dynamic.Interface) Client { return gardenerClient{client} }
@@ -143,6 +162,18 @@ func (g gardenerClient) PatchShootStatus(ctx context.Context, namespace, name st
 
 func (g gardenerClient) ListCloudProfiles(ctx context.Context, opts metav1.ListOptions) ([]corev1alpha1.CloudProfile, error) {
 	return convertList[corev1alpha1.CloudProfile](g.resource("cloudprofiles").List(ctx, opts))
+}
+
+func (g gardenerClient) GetSeedConfig(ctx context.Context, seed string) (*SeedConfig, error) {
+	return seedConfigs{g.c}.get(ctx, seed)
+}
+
+func (g gardenerClient) ListSeedConfigs(ctx context.Context) (map[string]*SeedConfig, error) {
+	return seedConfigs{g.c}.list(ctx)
+}
+
+func (g gardenerClient) PatchSeedConfigTaints(ctx context.Context, config *SeedConfig, taints []corev1alpha1.SeedTaint, opts metav1.PatchOptions) (*SeedConfig, error) {
+	return seedConfigs{g.c}.patchTaints(ctx, config, taints, opts)
 }
 
 // convert turns one of Gardener's objects, as the API server returned it for

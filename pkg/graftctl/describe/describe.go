@@ -271,7 +271,30 @@ func (o *Options) describeScheduling(l *livelandscape.Landscape, choice scheduli
 		fmt.Fprintf(o.Out, "  cannot explain: %s\n", err.Error())
 		return nil
 	}
-	return algorithm.FormatExplanation(indent{o.Out}, algorithm.Explain(shoot, l.Snapshot, in))
+	e := algorithm.Explain(shoot, l.Snapshot, in)
+	e.Notes = append(e.Notes, o.passingTaints(l, e)...)
+	return algorithm.FormatExplanation(indent{o.Out}, e)
+}
+
+// passingTaints notes, for the seeds taints keep the shoot off, the taints
+// their gardenlet configuration lacks: gardenlet removes them when it next
+// starts, and the seed may then take the shoot.
+func (o *Options) passingTaints(l *livelandscape.Landscape, e *algorithm.Explanation) []string {
+	if l.SeedConfigs == nil {
+		return nil
+	}
+	var notes []string
+	for _, r := range e.Seeds {
+		seed, ok := l.Snapshot.Seed(r.Seed)
+		if r.Filter != algorithm.FilterTaints || !ok {
+			continue
+		}
+		if passing := l.SeedConfigs[r.Seed].Passing(seed.Spec.Taints); len(passing) > 0 {
+			notes = append(notes, fmt.Sprintf("seed %s: taint(s) %s are not in %s, so gardenlet removes them when it next starts",
+				r.Seed, helper.FormatTaints(passing, ","), l.SeedConfigs[r.Seed]))
+		}
+	}
+	return notes
 }
 
 // eventTime is when an Event last happened, whichever API wrote it.

@@ -78,33 +78,31 @@ func (o *CordonOptions) Complete(f factory.Factory, cmd *cobra.Command, args []s
 
 // Run cordons or uncordons every selected seed.
 func (o *CordonOptions) Run(ctx context.Context) error {
-	return o.WriteEach(ctx, o.Out, func(name string) (*corev1alpha1.Seed, string, error) {
+	return o.WriteEach(ctx, o.Out, o.ErrOut, func(name string) (seedcmd.Outcome, error) {
 		return Set(ctx, o.Client, name, o.Cordon, o.DryRun)
 	})
 }
 
-// Set cordons (cordon true) or uncordons a seed and returns it with the word
-// to print: cordoned, already cordoned, uncordoned or already uncordoned.
-func Set(ctx context.Context, client garden.Client, name string, cordon bool, strategy seedcmd.DryRunStrategy) (*corev1alpha1.Seed, string, error) {
-	seed, changed, err := seedcmd.UpdateTaints(ctx, client, name, strategy, func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
+// Set cordons (cordon true) or uncordons a seed where that lasts
+// (seedcmd.UpdateSeedTaints) and says what it did: cordoned, already
+// cordoned, uncordoned or already uncordoned.
+func Set(ctx context.Context, client garden.Client, name string, cordon bool, strategy seedcmd.DryRunStrategy) (seedcmd.Outcome, error) {
+	edit := func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
 		if cordon {
 			return Cordoned(seed.Spec.Taints)
 		}
 		return Uncordoned(seed.Spec.Taints)
-	})
+	}
+	u, err := seedcmd.UpdateSeedTaints(ctx, client, name, strategy, edit, edit)
 	if err != nil {
-		return nil, "", err
+		return seedcmd.Outcome{}, err
 	}
-	switch {
-	case cordon && changed:
-		return seed, "cordoned", nil
-	case cordon:
-		return seed, "already cordoned", nil
-	case changed:
-		return seed, "uncordoned", nil
-	default:
-		return seed, "already uncordoned", nil
-	}
+	// The word follows the lasting change: a cordon the Seed alone had
+	// (gone at gardenlet's restart) is not "already" there.
+	changed := u.Changed || u.ConfigChanged
+	word := map[[2]bool]string{{true, true}: "cordoned", {true, false}: "already cordoned",
+		{false, true}: "uncordoned", {false, false}: "already uncordoned"}[[2]bool{cordon, changed}]
+	return seedcmd.Outcome{TaintUpdate: u, Operation: word}, nil
 }
 
 // Cordoned returns taints with the cordon taint added, and whether it was missing.

@@ -29,6 +29,7 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
+	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
 )
 
 func runOnGardener(newCmd func(factory.Factory, genericiooptions.IOStreams) *cobra.Command, client *dynamicfake.FakeDynamicClient, args ...string) (string, error) {
@@ -51,14 +52,24 @@ func lastPatch(t *testing.T, client *dynamicfake.FakeDynamicClient) string {
 	return last
 }
 
+// warning is what graftctl says of a seed whose gardenlet configuration the
+// garden does not hold.
+func warning(seed string) string {
+	var out bytes.Buffer
+	seedcmd.WarnPassing(&out, []string{seed})
+	return out.String()
+}
+
+// TestCordonAndUncordonOnGardener: without a ManagedSeed or Gardenlet, the
+// Seed alone is written, with the warning.
 func TestCordonAndUncordonOnGardener(t *testing.T) {
 	client := coretest.FakeGardener(coretest.GardenerSeed("a", "4", "other"), coretest.GardenerSeed("b", "9", "seed.gardener.cloud/unschedulable"))
 	out, err := runOnGardener(NewCordonCommand, client, "a", "b")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out != "seed/a cordoned\nseed/b already cordoned\n" {
-		t.Errorf("cordon output %q", out)
+	if want := "seed/a cordoned\nseed/b already cordoned\n" + warning("a"); out != want {
+		t.Errorf("cordon output %q, want %q", out, want)
 	}
 	want := `{"metadata":{"resourceVersion":"4"},"spec":{"taints":[{"key":"other"},{"key":"seed.gardener.cloud/unschedulable"}]}}`
 	if got := lastPatch(t, client); got != want {
@@ -70,8 +81,8 @@ func TestCordonAndUncordonOnGardener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out != "seed/b uncordoned\n" {
-		t.Errorf("uncordon output %q", out)
+	if want := "seed/b uncordoned\n" + warning("b"); out != want {
+		t.Errorf("uncordon output %q, want %q", out, want)
 	}
 	if got, want := lastPatch(t, client), `{"metadata":{"resourceVersion":"9"},"spec":{"taints":null}}`; got != want {
 		t.Errorf("uncordon patch %s, want %s", got, want)
@@ -177,6 +188,7 @@ func migrationLandscape(t *testing.T) *dynamicfake.FakeDynamicClient {
 	return coretest.FakeGardener(
 		asGardener(t, coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), "CloudProfile", nil),
 		migrationSeed(t, "a", true), migrationSeed(t, "b", true), migrationSeed(t, "c", false),
+		coretest.GardenerSeedConfig("ManagedSeed", "a", "2"),
 		selecting(t, "good", "b"), selecting(t, "nobackup", "c"), selecting(t, "nowhere", "none"))
 }
 
@@ -196,7 +208,8 @@ func TestMigrationDryRunOnGardener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `seed/a cordoned (dry run)
+	want := `managedseed.seedmanagement.gardener.cloud/a cordoned (dry run)
+seed/a cordoned (dry run)
 Scheduling configuration: SameRegion, no score weights (from flags)
 shoot/ns/good would move to seed/b
 shoot/ns/nobackup would move to seed/c, but Gardener would refuse: destination seed c has no spec.backup: Gardener migrates a control plane only between seeds that both have backup; configure backup on seed c, or cordon seed c so that another seed is chosen

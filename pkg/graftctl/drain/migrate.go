@@ -38,12 +38,18 @@ func (o *Options) migrate(ctx context.Context) error {
 	if !ok {
 		return fmt.Errorf("the %s client cannot migrate shoots", o.Garden.API())
 	}
-	seed, word, err := Set(ctx, o.Garden, o.SeedName, true, o.DryRun)
+	cordon, err := Set(ctx, o.Garden, o.SeedName, true, o.DryRun)
 	if err != nil {
 		return err
 	}
-	suffix := o.DryRun.Suffix()
-	o.printf("seed/%s %s%s\n", o.SeedName, word, suffix)
+	seed, suffix := cordon.Seed, o.DryRun.Suffix()
+	if c := cordon.Config; c != nil && c.HasSeedConfig {
+		o.printf("%s %s%s\n", c, cordon.Operation, suffix)
+	}
+	o.printf("seed/%s %s%s\n", o.SeedName, cordon.Operation, suffix)
+	if cordon.Changed && !cordon.Lasting(o.Garden.API()) {
+		seedcmd.WarnPassing(o.ErrOut, []string{o.SeedName})
+	}
 
 	l, err := livelandscape.Load(ctx, o.Garden, o.Kube, o.schedulingConfig(ctx), o.regionConfigNamespace())
 	if err != nil {

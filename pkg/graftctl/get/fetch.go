@@ -2,13 +2,16 @@ package get
 
 import (
 	"context"
+	"fmt"
 	"sort"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/garden"
 )
 
 func (o *Options) getSeeds(ctx context.Context) ([]corev1alpha1.Seed, error) {
@@ -88,4 +91,29 @@ func (o *Options) shootCounts(ctx context.Context, items []corev1alpha1.Seed) ma
 		counts[items[i].Name] = counter.Count(items[i].Name)
 	}
 	return counts
+}
+
+// seedConfigs reads the configuration objects of Gardener's seeds. Without
+// permission to read them it returns nil, and no taint is marked.
+func (o *Options) seedConfigs(ctx context.Context) map[string]*garden.SeedConfig {
+	configs, err := o.client.ListSeedConfigs(ctx)
+	if err != nil {
+		return nil
+	}
+	return configs
+}
+
+// notePassing explains PassingMark under the table, on ErrOut, when a taint
+// carries it.
+func (o *Options) notePassing(items []corev1alpha1.Seed, configs map[string]*garden.SeedConfig) {
+	var seeds []string
+	for i := range items {
+		if len(configs[items[i].Name].Passing(items[i].Spec.Taints)) > 0 {
+			seeds = append(seeds, items[i].Name)
+		}
+	}
+	if len(seeds) > 0 {
+		fmt.Fprintf(o.ErrOut, "%s: on the Seed but not in its gardenlet configuration (%s): gardenlet removes it when it next starts\n",
+			PassingMark, strings.Join(seeds, ", "))
+	}
 }

@@ -140,7 +140,9 @@ func (o *Options) Run(ctx context.Context) error {
 			return err
 		}
 		if o.table() || o.wide() {
-			table = SeedTable(items, o.shootCounts(ctx, items))
+			configs := o.seedConfigs(ctx)
+			table = SeedTable(items, o.shootCounts(ctx, items), configs)
+			o.notePassing(items, configs)
 		} else {
 			list = seedList(items)
 		}

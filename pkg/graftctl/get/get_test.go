@@ -18,6 +18,7 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/coretest"
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 )
 
@@ -192,7 +193,7 @@ func TestSeedAndShootCells(t *testing.T) {
 			corev1alpha1.SeedTaint{Key: "team", Value: ptr.To("a"), Effect: corev1alpha1.TaintEffectPreferNoSchedule},
 		).Obj(), ready: "True", tnts: "seed.gardener.cloud/protected:NoSchedule,dedicated:NoExecute,team=a:PreferNoSchedule"},
 	} {
-		table := SeedTable([]corev1alpha1.Seed{*tc.seed}, nil)
+		table := SeedTable([]corev1alpha1.Seed{*tc.seed}, nil, nil)
 		if got := cell(table, "Ready"); got != tc.ready {
 			t.Errorf("%s: READY %q, want %q", tc.name, got, tc.ready)
 		}
@@ -250,5 +251,31 @@ func TestShootStatus(t *testing.T) {
 		if got := ShootStatus(tc.shoot); got != tc.want {
 			t.Errorf("%s: STATUS %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestGetSeedsOnGardenerMarksTaintsGardenletRemoves: a taint on the Seed that
+// its Gardenlet's seedConfig lacks is marked, and the mark explained on
+// stderr; a seed without a configuration object has nothing marked.
+func TestGetSeedsOnGardenerMarksTaintsGardenletRemoves(t *testing.T) {
+	client := coretest.FakeGardener(
+		coretest.GardenerSeed("a", "1", "seed.gardener.cloud/protected", "maintenance"),
+		coretest.GardenerSeed("b", "2", "maintenance"),
+		coretest.GardenerSeedConfig("Gardenlet", "a", "3", "seed.gardener.cloud/protected"))
+	var out, errOut bytes.Buffer
+	cmd := NewCommand(&factory.Static{API: garden.Gardener, Dynamic: client}, genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut})
+	cmd.SetArgs([]string{"seeds"})
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if want := "seed.gardener.cloud/protected:NoSchedule,maintenance:NoSchedule* "; !strings.Contains(out.String(), want) {
+		t.Errorf("output:\n%s\nwant seed a's taints as %q", out.String(), want)
+	}
+	if !strings.Contains(out.String(), " maintenance:NoSchedule ") {
+		t.Errorf("output:\n%s\nwant seed b's taint unmarked", out.String())
+	}
+	if want := "*: on the Seed but not in its gardenlet configuration (a): gardenlet removes it when it next starts\n"; errOut.String() != want {
+		t.Errorf("stderr %q, want %q", errOut.String(), want)
 	}
 }

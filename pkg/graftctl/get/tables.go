@@ -14,6 +14,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/garden"
 )
 
 // now is the clock for the AGE column; tests replace it.
@@ -37,8 +38,10 @@ func columns(names, wide []string) []metav1.TableColumnDefinition {
 }
 
 // SeedTable renders seeds as a table. counts fills USAGE for seeds whose
-// status has no usage; nil leaves them as "-".
-func SeedTable(items []corev1alpha1.Seed, counts map[string]int) *metav1.Table {
+// status has no usage; nil leaves them as "-". configs are the Gardener
+// seeds' configuration objects: a taint on the Seed that its configuration
+// lacks is marked PassingMark, for gardenlet removes it when it next starts.
+func SeedTable(items []corev1alpha1.Seed, counts map[string]int, configs map[string]*garden.SeedConfig) *metav1.Table {
 	table := &metav1.Table{ColumnDefinitions: seedColumns}
 	for i := range items {
 		seed := &items[i]
@@ -63,13 +66,34 @@ func SeedTable(items []corev1alpha1.Seed, counts map[string]int) *metav1.Table {
 		table.Rows = append(table.Rows, metav1.TableRow{
 			Cells: []any{
 				seed.Name, seedReady(seed), seed.Spec.Provider.Type, seed.Spec.Provider.Region,
-				usage + "/" + allocatable, helper.FormatTaints(seed.Spec.Taints, ","), age(seed.CreationTimestamp),
+				usage + "/" + allocatable, formatTaints(seed.Spec.Taints, configs[seed.Name]), age(seed.CreationTimestamp),
 				zones, strconv.FormatBool(helper.SeedVisible(seed)), capacity, lastOperation(seed.Status.LastOperation),
 			},
 			Object: runtime.RawExtension{Object: seed},
 		})
 	}
 	return table
+}
+
+// PassingMark follows a taint that lasts only until gardenlet next starts.
+const PassingMark = "*"
+
+// formatTaints is the TAINTS cell: kubectl's form, each taint that config
+// (when there is one) lacks marked.
+func formatTaints(taints []corev1alpha1.SeedTaint, config *garden.SeedConfig) string {
+	passing := config.Passing(taints)
+	if len(passing) == 0 {
+		return helper.FormatTaints(taints, ",")
+	}
+	parts := make([]string, 0, len(taints))
+	for _, t := range taints {
+		part := helper.FormatTaint(t)
+		if !config.Holds(t) {
+			part += PassingMark
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, ",")
 }
 
 // seedReady is the READY column: the status of helper.SeedReadiness, the

@@ -31,6 +31,9 @@ type Landscape struct {
 	// RegionConfigWarning says why region ConfigMaps could not be read, if so;
 	// decisions then fall back to the Levenshtein distance.
 	RegionConfigWarning string
+	// SeedConfigs are the Gardener seeds' configuration objects by seed name
+	// (nil on graft's API, or without permission to read them).
+	SeedConfigs map[string]*garden.SeedConfig
 
 	inputs *algorithm.InputsBuilder
 }
@@ -81,6 +84,10 @@ func Load(ctx context.Context, client garden.Client, kube kubernetes.Interface, 
 	for i := range shoots {
 		l.Snapshot.AddShoot(&shoots[i])
 		l.Shoots = append(l.Shoots, &shoots[i])
+	}
+	if client.API() == garden.Gardener {
+		// Only marks taints that will not last; without it nothing is marked.
+		l.SeedConfigs, _ = client.ListSeedConfigs(ctx)
 	}
 	profiles, err := client.ListCloudProfiles(ctx, metav1.ListOptions{})
 	if err != nil {

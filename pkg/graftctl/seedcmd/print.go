@@ -36,6 +36,17 @@ func (p *Printer) Print(out io.Writer, seed *corev1alpha1.Seed, operation string
 	return printer.PrintObj(seed.DeepCopy(), out)
 }
 
+// PrintName writes one result for an object graft has no type of (a seed's
+// configuration object): its line in the default and name formats, nothing
+// in the others, which print the seed.
+func (p *Printer) PrintName(out io.Writer, name, operation string, strategy DryRunStrategy) error {
+	if f := p.Flags.OutputFormat; f != nil && *f != "" && *f != "name" {
+		return nil
+	}
+	_, err := fmt.Fprintf(out, "%s %s%s\n", name, operation, strategy.Suffix())
+	return err
+}
+
 // Validate rejects an unknown -o format before anything is changed.
 func (p *Printer) Validate() error {
 	if p.Flags.OutputFormat == nil || *p.Flags.OutputFormat == "" {

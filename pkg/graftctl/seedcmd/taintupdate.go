@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
@@ -52,6 +53,74 @@ func UpdateTaints(ctx context.Context, client garden.Client, name string, strate
 			return err
 		}
 		result, err = client.PatchSeed(ctx, name, patch, strategy.PatchOptions(FieldManager))
+		return err
+	})
+	return result, changed, err
+}
+
+// TaintUpdate is what UpdateSeedTaints wrote, or would write with --dry-run.
+type TaintUpdate struct {
+	Seed    *corev1alpha1.Seed
+	Changed bool
+	// Config is the seed's configuration object in the garden (nil: none),
+	// ConfigChanged whether its taints changed.
+	Config        *garden.SeedConfig
+	ConfigChanged bool
+}
+
+// Lasting reports whether the update outlives a restart of the seed's
+// gardenlet: on Gardener only a configuration object's seedConfig does.
+func (u TaintUpdate) Lasting(api garden.API) bool {
+	return api != garden.Gardener || (u.Config != nil && u.Config.HasSeedConfig)
+}
+
+// UpdateSeedTaints edits a seed's taints where they last. On Gardener the
+// edit goes first into the seedConfig of the seed's ManagedSeed or Gardenlet,
+// when the garden holds one, since gardenlet writes the Seed's spec from it at
+// every start; then onto the Seed for the effect now. configEdit is the edit
+// of the lasting taints (the Seed's when there is no configuration), seedEdit
+// the same change made onto the Seed after its configuration.
+func UpdateSeedTaints(ctx context.Context, client garden.Client, name string, strategy DryRunStrategy, configEdit, seedEdit TaintEdit) (TaintUpdate, error) {
+	var u TaintUpdate
+	var err error
+	if client.API() == garden.Gardener {
+		if u.Config, u.ConfigChanged, err = updateConfigTaints(ctx, client, name, strategy, configEdit); err != nil {
+			return u, err
+		}
+	}
+	edit := configEdit
+	if u.Config != nil && u.Config.HasSeedConfig {
+		edit = seedEdit
+	}
+	u.Seed, u.Changed, err = UpdateTaints(ctx, client, name, strategy, edit)
+	return u, err
+}
+
+// updateConfigTaints edits the taints of the seed's configuration object, as
+// UpdateTaints does the Seed's: read, edit, preconditioned patch, again on a
+// conflict. It returns nil when the garden holds none.
+func updateConfigTaints(ctx context.Context, client garden.Client, name string, strategy DryRunStrategy, edit TaintEdit) (*garden.SeedConfig, bool, error) {
+	var result *garden.SeedConfig
+	var changed bool
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		config, err := client.GetSeedConfig(ctx, name)
+		if err != nil || config == nil || !config.HasSeedConfig {
+			result = config
+			return err
+		}
+		held := &corev1alpha1.Seed{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1alpha1.SeedSpec{Taints: config.Taints}}
+		taints, diff, err := edit(held)
+		if err != nil {
+			return fmt.Errorf("%s: %w", config, err)
+		}
+		changed = diff
+		if !diff || strategy == DryRunClient {
+			edited := *config
+			edited.Taints = taints
+			result = &edited
+			return nil
+		}
+		result, err = client.PatchSeedConfigTaints(ctx, config, taints, strategy.PatchOptions(FieldManager))
 		return err
 	})
 	return result, changed, err

@@ -2,7 +2,9 @@ package seedcmd
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -58,25 +60,55 @@ func (w *Writer) Validate() error {
 	return w.Printer.Validate()
 }
 
-// WriteEach calls write for every selected seed and prints the seed it
-// returns with the operation it did, continuing past a failing seed as
-// kubectl does. The failures come back together, each on its own line after
-// "error: ".
-func (w *Writer) WriteEach(ctx context.Context, out io.Writer, write func(name string) (*corev1alpha1.Seed, string, error)) error {
+// Outcome is what a command did to one seed, and the past-tense verb printed
+// for it ("tainted", "already cordoned").
+type Outcome struct {
+	TaintUpdate
+	Operation string
+}
+
+// WriteEach calls write for every selected seed and prints what it wrote (the
+// seed's configuration object, then the seed) with the operation it did,
+// continuing past a failing seed as kubectl does. The failures come back
+// together, each on its own line after "error: ". On Gardener it warns once,
+// on errOut, of the seeds whose change lasts only until gardenlet restarts.
+func (w *Writer) WriteEach(ctx context.Context, out, errOut io.Writer, write func(name string) (Outcome, error)) error {
 	names, err := w.Selection.Resolve(ctx, w.Client)
 	if err != nil {
 		return err
 	}
 	var errs []error
+	var passing []string
 	for _, name := range names {
-		seed, operation, err := write(name)
+		o, err := write(name)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		if err := w.Printer.Print(out, seed, operation, w.DryRun); err != nil {
+		if o.Config != nil && o.Config.HasSeedConfig {
+			if err := w.Printer.PrintName(out, o.Config.String(), o.Operation, w.DryRun); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if err := w.Printer.Print(out, o.Seed, o.Operation, w.DryRun); err != nil {
 			errs = append(errs, err)
 		}
+		if o.Changed && !o.Lasting(w.Client.API()) {
+			passing = append(passing, name)
+		}
 	}
+	WarnPassing(errOut, passing)
 	return utilerrors.Flatten(utilerrors.NewAggregate(errs))
+}
+
+// WarnPassing tells, once, that the taints just written onto these seeds'
+// Seeds last only until gardenlet restarts, and where to make them last.
+func WarnPassing(errOut io.Writer, seeds []string) {
+	if len(seeds) == 0 {
+		return
+	}
+	fmt.Fprintf(errOut, "Warning: seed(s) %s: no ManagedSeed or Gardenlet in namespace %s holds their gardenlet configuration, "+
+		"so the change is made to the Seed alone and lasts only until gardenlet next starts and writes its configured taints back. "+
+		"To keep it, change seedConfig.spec.taints in the configuration that gardenlet is deployed with.\n",
+		strings.Join(seeds, ", "), corev1alpha1.GardenNamespace)
 }

@@ -17,12 +17,69 @@ import (
 )
 
 func runOnGardener(client *dynamicfake.FakeDynamicClient, args ...string) (string, error) {
-	var out bytes.Buffer
-	cmd := NewCommand(&factory.Static{API: garden.Gardener, Dynamic: client}, genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &out})
+	out, _, err := runOnGardenerErr(client, args...)
+	return out, err
+}
+
+func runOnGardenerErr(client *dynamicfake.FakeDynamicClient, args ...string) (stdout, stderr string, _ error) {
+	var out, errOut bytes.Buffer
+	cmd := NewCommand(&factory.Static{API: garden.Gardener, Dynamic: client}, genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut})
 	cmd.SetArgs(args)
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	err := cmd.ExecuteContext(context.Background())
-	return out.String(), err
+	return out.String(), errOut.String(), err
+}
+
+// passing is the start of the warning for a seed whose gardenlet
+// configuration the garden does not hold.
+const passing = "Warning: seed(s) a: no ManagedSeed or Gardenlet in namespace garden holds their gardenlet configuration, so the change is made to the Seed alone and lasts only until gardenlet next starts"
+
+func TestTaintOnGardenerWithoutConfigurationWarnsOnce(t *testing.T) {
+	client := coretest.FakeGardener(coretest.GardenerSeed("a", "7"), coretest.GardenerSeed("b", "8"))
+	out, errOut, err := runOnGardenerErr(client, "seed", "a", "b", "k=v:NoSchedule")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != "seed/a tainted\nseed/b tainted\n" {
+		t.Errorf("output %q", out)
+	}
+	if want := strings.Replace(passing, "seed(s) a:", "seed(s) a, b:", 1); !strings.HasPrefix(errOut, want) || strings.Count(errOut, "Warning:") != 1 {
+		t.Errorf("stderr %q, want one warning starting %q", errOut, want)
+	}
+}
+
+// TestTaintOnGardenerWritesTheSeedConfiguration: a seed whose gardenlet
+// configuration is a Gardenlet or ManagedSeed of the garden gets the taint
+// there (only seedConfig.spec.taints, preconditioned) and on the Seed, which
+// may already have it, and no warning.
+func TestTaintOnGardenerWritesTheSeedConfiguration(t *testing.T) {
+	for _, tc := range []struct {
+		kind, object, path string
+	}{
+		{"Gardenlet", "gardenlet.seedmanagement.gardener.cloud/a", `{"spec":{"config":{"seedConfig":{"spec":{"taints":[{"key":"k","value":"v"},{"key":"seed.gardener.cloud/protected"}]}}}}}`},
+		{"ManagedSeed", "managedseed.seedmanagement.gardener.cloud/a", `{"spec":{"gardenlet":{"config":{"seedConfig":{"spec":{"taints":[{"key":"k","value":"v"},{"key":"seed.gardener.cloud/protected"}]}}}}}}`},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			seed := coretest.GardenerSeed("a", "7", "seed.gardener.cloud/protected")
+			seed.Object["spec"].(map[string]any)["taints"] = []any{map[string]any{"key": "seed.gardener.cloud/protected"}, map[string]any{"key": "k", "value": "v"}}
+			client := coretest.FakeGardener(seed, coretest.GardenerSeedConfig(tc.kind, "a", "3", "seed.gardener.cloud/protected"))
+			out, errOut, err := runOnGardenerErr(client, "seed", "a", "k=v:NoSchedule")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := tc.object + " tainted\nseed/a tainted\n"; out != want || errOut != "" {
+				t.Errorf("stdout %q, stderr %q; want stdout %q and no warning", out, errOut, want)
+			}
+			patches := gardenerPatches(client)
+			wantConfig := `{"metadata":{"resourceVersion":"3"},` + tc.path[1:]
+			if len(patches) != 2 || patches[0] != wantConfig {
+				t.Fatalf("patches %q, want the configuration's %s first, then the Seed's", patches, wantConfig)
+			}
+			if want := `{"metadata":{"resourceVersion":"7"},"spec":{"taints":[{"key":"k","value":"v"},{"key":"seed.gardener.cloud/protected"}]}}`; patches[1] != want {
+				t.Errorf("seed patch %s, want %s", patches[1], want)
+			}
+		})
+	}
 }
 
 func gardenerPatches(client *dynamicfake.FakeDynamicClient) []string {

@@ -128,13 +128,20 @@ func checkResource(resource string) error {
 // Run applies the taint changes to every selected seed, continuing past a
 // failing seed as kubectl does and returning the failures together.
 func (o *Options) Run(ctx context.Context) error {
-	return o.WriteEach(ctx, o.Out, func(name string) (*corev1alpha1.Seed, string, error) {
+	return o.WriteEach(ctx, o.Out, o.ErrOut, func(name string) (seedcmd.Outcome, error) {
 		var operation seedcmd.TaintOperation
-		seed, _, err := seedcmd.UpdateTaints(ctx, o.Client, name, o.DryRun, func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
-			op, taints, err := seedcmd.ApplyTaints(seed.Name, seed.Spec.Taints, o.Changes, o.Overwrite, o.Clock.Now())
-			operation = op
-			return taints, err == nil, err
-		})
-		return seed, string(operation), err
+		edit := func(overwrite bool, record bool) seedcmd.TaintEdit {
+			return func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
+				op, taints, err := seedcmd.ApplyTaints(seed.Name, seed.Spec.Taints, o.Changes, overwrite, o.Clock.Now())
+				if record {
+					operation = op
+				}
+				return taints, err == nil, err
+			}
+		}
+		// After the lasting taints, the Seed only follows them: a taint it
+		// already has is no reason to refuse.
+		u, err := seedcmd.UpdateSeedTaints(ctx, o.Client, name, o.DryRun, edit(o.Overwrite, true), edit(true, false))
+		return seedcmd.Outcome{TaintUpdate: u, Operation: string(operation)}, err
 	})
 }
