@@ -38,11 +38,11 @@ images:
 deps:
 	@bash hack/install-deps.sh
 
-## gardener-deps: Gardener's API server (gardener-apiserver), built once per
+## gardener-deps: Gardener's API server and gardenlet, built once per
 ## machine from the Go module proxy (5 to 35 minutes cold), for the Gardener
 ## integration tests and make demo-gardener
 gardener-deps:
-	@bash hack/install-deps.sh gardener-apiserver
+	@bash hack/install-deps.sh gardener-apiserver gardenlet
 
 ## kind-deps: what a kind cluster needs here (Debian's docker.io, debootstrap and
 ## jq; kind; the binaries of the node image hack/kind.sh builds when kind's own

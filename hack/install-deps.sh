@@ -11,10 +11,11 @@
 #                kubelet, the control plane, etcd, CoreDNS; hack/build-kind-node.sh
 #                --binaries), each built once per machine into the cache
 #                (kind-path: kind alone, then print the binary's path)
-#   gardener-apiserver
-#                Gardener's API server, built once per machine
-#                (hack/build-gardener-apiserver.sh; 5 to 35 minutes cold), for
-#                test/integration/gardener and hack/local-garden.sh up --gardener
+#   gardener-apiserver, gardenlet
+#                Gardener's API server and its seed agent, built once per
+#                machine (hack/build-gardener.sh; 5 to 35 minutes cold, about a
+#                minute for the second), for test/integration/gardener and
+#                hack/local-garden.sh up --gardener
 # With no argument, etcd, apiserver and helm.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -88,7 +89,7 @@ for w in "${what[@]}"; do
       ;;
     kind-path) install_kind ;;  # installs when missing, prints the binary's path
     kind-packages) install_kind_packages ;;
-    gardener-apiserver) bash "${ROOT}/hack/build-gardener-apiserver.sh" >/dev/null ;;
+    gardener-apiserver|gardenlet) bash "${ROOT}/hack/build-gardener.sh" "${w}" >/dev/null ;;
     *) echo "unknown dependency ${w}" >&2; exit 2 ;;
   esac
 done

@@ -23,7 +23,7 @@ const usage = `usage: local-garden.sh up [--gardener]|down|env|status
           and the admission policies of charts/graft-crds
           --gardener: also run Gardener's API server, registered with
           kube-apiserver's aggregation layer, so that core.gardener.cloud is
-          served beside graft's API (hack/build-gardener-apiserver.sh builds
+          served beside graft's API (hack/build-gardener.sh builds
           it once)
   down    stop them (gardener-apiserver, then kube-apiserver, then etcd)
   env     print the shell line that points KUBECONFIG at the local garden

@@ -369,11 +369,17 @@ func lastLines(path string, n int) string {
 }
 
 func startProcess(dir, name string, detach bool, bin string, args ...string) (*process, error) {
+	return startChild(dir, name, detach, nil, bin, args...)
+}
+
+// startChild is startProcess with the environment env (nil: this process's).
+func startChild(dir, name string, detach bool, env []string, bin string, args ...string) (*process, error) {
 	logFile, err := os.OpenFile(filepath.Join(dir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(bin, args...)
+	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Its own process group: a Ctrl-C meant for the test runner or the demo
 	// must not kill the control plane before the orderly shutdown.

@@ -3,7 +3,7 @@
 // request Gardener's gardener-apiserver behind the aggregation layer. Nothing
 // is downloaded at test time: the binaries are built once per machine
 // (hack/build-kube-apiserver.sh,
-// hack/build-gardener-apiserver.sh).
+// hack/build-gardener.sh).
 //
 // It owns the control plane's certificates (pki.go), the processes it runs
 // (StartProcess, BuildBinaries), applying manifests (Apply) and the operators

@@ -30,7 +30,7 @@ import (
 )
 
 // GardenerVersion is the Gardener release whose API server the framework
-// runs. hack/build-gardener-apiserver.sh builds the same release by default;
+// runs. hack/build-gardener.sh builds the same release by default;
 // change both together.
 const GardenerVersion = "v1.149.3"
 
@@ -571,13 +571,24 @@ func groupVersionList() string {
 
 // GardenerAPIServerBinary returns the path of the gardener-apiserver binary:
 // $GRAFT_GARDENER_APISERVER when set, otherwise the cached build of
-// hack/build-gardener-apiserver.sh. Unlike kube-apiserver it is not built on
-// demand: a cold build takes 5 to 35 minutes, too long to hide inside a test
-// run, so a missing binary is an error that says how to build it.
+// hack/build-gardener.sh.
 func GardenerAPIServerBinary() (string, error) {
-	if bin := os.Getenv("GRAFT_GARDENER_APISERVER"); bin != "" {
+	return gardenerBinary("gardener-apiserver", "GRAFT_GARDENER_APISERVER")
+}
+
+// GardenletBinary returns the path of the gardenlet binary: $GRAFT_GARDENLET
+// when set, otherwise the cached build of hack/build-gardener.sh.
+func GardenletBinary() (string, error) {
+	return gardenerBinary("gardenlet", "GRAFT_GARDENLET")
+}
+
+// gardenerBinary finds one of Gardener's commands. Unlike kube-apiserver it is
+// not built on demand: a cold build takes 5 to 35 minutes, too long to hide
+// inside a test run, so a missing binary is an error that says how to build it.
+func gardenerBinary(command, env string) (string, error) {
+	if bin := os.Getenv(env); bin != "" {
 		if _, err := os.Stat(bin); err != nil {
-			return "", fmt.Errorf("GRAFT_GARDENER_APISERVER names %s: %w", bin, err)
+			return "", fmt.Errorf("%s names %s: %w", env, bin, err)
 		}
 		return bin, nil
 	}
@@ -585,13 +596,13 @@ func GardenerAPIServerBinary() (string, error) {
 	if dir == "" {
 		cache, err := os.UserCacheDir()
 		if err != nil {
-			return "", fmt.Errorf("locating the cache directory of hack/build-gardener-apiserver.sh: %w", err)
+			return "", fmt.Errorf("locating the cache directory of hack/build-gardener.sh: %w", err)
 		}
 		dir = filepath.Join(cache, "graft")
 	}
-	bin := filepath.Join(dir, "gardener-apiserver-"+GardenerVersion)
+	bin := filepath.Join(dir, command+"-"+GardenerVersion)
 	if _, err := os.Stat(bin); err != nil {
-		return "", fmt.Errorf("gardener-apiserver %s is not built on this machine (%s: %v): build it once with `hack/install-deps.sh gardener-apiserver` (5 to 35 minutes), or set GRAFT_GARDENER_APISERVER to a binary", GardenerVersion, bin, errors.Unwrap(err))
+		return "", fmt.Errorf("%s %s is not built on this machine (%s: %v): build it once with `hack/install-deps.sh %s` (5 to 35 minutes), or set %s to a binary", command, GardenerVersion, bin, errors.Unwrap(err), command, env)
 	}
 	return bin, nil
 }

@@ -16,7 +16,9 @@
 //   - what only Gardener has (migration.go): a control-plane migration of a
 //     bound shoot through shoots/binding (Migrator), the fields of Gardener's
 //     seeds and shoots that decide whether Gardener admits one, and the
-//     wording of its refusals, predicted or answered by the API server.
+//     wording of its refusals, predicted or answered by the API server; and
+//     the seeds' gardenlet configuration objects, ManagedSeeds and Gardenlets
+//     (seedconfig.go), where a seed taint lasts.
 //
 // It is the only package of graft's binaries that imports the dynamic client
 // or names Gardener's group (layer_test.go holds that).
