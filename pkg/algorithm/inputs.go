@@ -15,6 +15,9 @@ import (
 type InputsBuilder struct {
 	// Config is the strategy and scoring.
 	Config Config
+	// Migration is Inputs.Migration: Gardener's API, whose admission decides
+	// where a bound shoot's control plane may move.
+	Migration bool
 	// CloudProfile returns the shoot's cloud profile (see
 	// CloudProfileNameOf), or an error saying why there is none.
 	CloudProfile func(shoot *v1alpha1.Shoot) (*v1alpha1.CloudProfile, error)
@@ -45,7 +48,7 @@ func (b *InputsBuilder) Inputs(shoot *v1alpha1.Shoot) (Inputs, error) {
 	if err != nil {
 		return Inputs{}, err
 	}
-	in := Inputs{CloudProfile: profile, Config: b.Config}
+	in := Inputs{CloudProfile: profile, Config: b.Config, Migration: b.Migration}
 	if b.Project != nil {
 		in.Project = b.Project(shoot.Namespace)
 	}

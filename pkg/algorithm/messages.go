@@ -60,6 +60,8 @@ func (r *run) headline() string {
 		return fmt.Sprintf("none of the %d seeds support the domain %q configured in the shoot specification", n, clip(domain))
 	case FilterEmergencyStop:
 		return fmt.Sprintf("none of the %d seeds have enabled shoot reconciliations currently", n)
+	case FilterMigration:
+		return fmt.Sprintf("none of the %d seeds is one Gardener would move the control plane to from seed %q", n, r.source.Name)
 	case FilterNetworks:
 		return fmt.Sprintf("0/%d seed cluster candidate(s) are eligible for scheduling", n)
 	case FilterLimitedToleration:
@@ -102,6 +104,11 @@ func (r *run) message(v *verdict) string {
 		domain, _ := shootDomain(r.shoot)
 		return fmt.Sprintf("shoot domain %q lies under a seed's default domain, and no default domain of this seed gives it as <shoot>.<project>.<domain> (project %s)",
 			clip(domain), r.project())
+	case FilterMigration:
+		if refusal := CheckMigration(r.shoot, r.source, info.seed); refusal != nil {
+			return refusal.String()
+		}
+		return "Gardener would refuse the migration"
 	case FilterEmergencyStop:
 		return fmt.Sprintf("seed is annotated %s=true: its shoots' reconciliations are stopped, it takes no shoots", v1alpha1.AnnotationEmergencyStopShootReconciliations)
 	case FilterNetworks:

@@ -210,6 +210,9 @@ type run struct {
 	// defaultDomain is set when the shoot's domain lies under a default
 	// domain of a seed left when the domain step began.
 	defaultDomain bool
+	// source is the seed a bound shoot's control plane leaves when Gardener's
+	// migration rules apply (migratesFrom), nil otherwise.
+	source *v1alpha1.Seed
 }
 
 func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, ignoreCapacity bool) (*run, error) {
@@ -247,6 +250,7 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 		ignoreCapacity: ignoreCapacity,
 		zones:          workerZones(shoot),
 	}
+	r.source = r.migratesFrom()
 	var err error
 	if r.nets, err = parseShootNetworks(shoot); err != nil {
 		return nil, err
@@ -304,6 +308,7 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 		{filters: []Filter{FilterAccessRestrictions}, reject: r.checkAccessRestrictions, off: len(shoot.Spec.AccessRestrictions) == 0},
 		{filters: []Filter{FilterDomain}, reject: r.checkDomain, prepare: r.prepareDomain, off: !hasDomain},
 		{filters: []Filter{FilterEmergencyStop}, reject: r.checkEmergencyStop},
+		{filters: []Filter{FilterMigration}, reject: r.checkMigration, off: r.source == nil},
 		{filters: []Filter{FilterNetworks, FilterTaints, FilterTolerationRunsOut, FilterCapacity}, reject: r.checkCandidate},
 		{filters: []Filter{FilterStrategy}, reject: r.checkStrategy},
 		{filters: []Filter{FilterLimitedToleration}, reject: r.checkMoveStaysLonger},

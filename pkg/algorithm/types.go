@@ -120,6 +120,10 @@ type Inputs struct {
 	// domain rule needs. Empty: the name Gardener gives a project's
 	// namespace is assumed (see ProjectOf).
 	Project string
+	// Migration applies Gardener's admission rules for moving a bound
+	// shoot's control plane (CheckMigration): on Gardener's API a bound shoot
+	// moves only to a seed Gardener would accept.
+	Migration bool
 }
 
 // Filter names a step of the decision; it is what rejected a seed.
@@ -154,6 +158,9 @@ const (
 	// FilterEmergencyStop rejects seeds whose shoot reconciliations are
 	// stopped (shoot.gardener.cloud/emergency-stop-reconciliations: "true").
 	FilterEmergencyStop Filter = "EmergencyStop"
+	// FilterMigration rejects, for a bound shoot on Gardener's API, the seeds
+	// Gardener would refuse to move its control plane to (CheckMigration).
+	FilterMigration Filter = "Migration"
 	// FilterNetworks rejects seeds whose networks intersect the shoot's.
 	FilterNetworks Filter = "Networks"
 	// FilterTaints rejects seeds with untolerated NoSchedule or NoExecute taints.
@@ -319,6 +326,7 @@ var filterShort = map[Filter]string{
 	FilterAccessRestrictions:       "access restrictions",
 	FilterDomain:                   "default domain",
 	FilterEmergencyStop:            "reconciliations stopped",
+	FilterMigration:                "migration refused by Gardener",
 	FilterNetworks:                 "networks overlap",
 	FilterTaints:                   "taints not tolerated",
 	FilterTolerationRunsOut:        "NoExecute tolerated under a minute",
@@ -334,7 +342,7 @@ var filterShort = map[Filter]string{
 var filterOrderList = []Filter{
 	FilterExcluded, FilterUsable, FilterCloudProfileSeedSelector, FilterShootSeedSelector, FilterProvider,
 	FilterHighAvailability, FilterZoneSelection, FilterZonePreference, FilterAccessRestrictions, FilterDomain,
-	FilterEmergencyStop, FilterNetworks, FilterTaints, FilterTolerationRunsOut, FilterCapacity, FilterStrategy,
+	FilterEmergencyStop, FilterMigration, FilterNetworks, FilterTaints, FilterTolerationRunsOut, FilterCapacity, FilterStrategy,
 	FilterLimitedToleration, FilterPreferNoSchedule, FilterMinimalDistance, FilterLeastUsed, FilterScore,
 }
 

@@ -170,11 +170,27 @@ const (
 
 // SeedDNS is a seed's DNS configuration.
 type SeedDNS struct {
+	// Internal is the domain of the shoots' internal DNS records. Gardener
+	// moves a control plane only between seeds with the same one.
+	// +optional
+	Internal *SeedDNSInternal `json:"internal,omitempty"`
 	// Defaults are the default domains of shoots on this seed: a shoot whose
 	// domain lies under one of them is named <shoot>.<project>.<domain>.
 	// +kubebuilder:validation:MaxItems=32
 	// +optional
 	Defaults []SeedDNSDefault `json:"defaults,omitempty"`
+}
+
+// SeedDNSInternal is a seed's internal domain.
+type SeedDNSInternal struct {
+	// Type is the type of the DNS provider serving the domain.
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Type string `json:"type,omitempty"`
+	// Domain is the internal domain.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Domain string `json:"domain"`
 }
 
 // SeedDNSDefault is one default domain of a seed.

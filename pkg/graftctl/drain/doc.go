@@ -11,5 +11,6 @@
 // be cleared, `graftctl drain --migrate` drains by control-plane migration
 // (migrate.go): it cordons the seed and moves each shoot's spec.seedName to
 // the algorithm's choice through shoots/binding, rate limited, explaining
-// Gardener's refusals per shoot with the rules garden.PredictRefusal holds.
+// Gardener's refusals per shoot; the algorithm chooses only seeds Gardener's
+// migration rules accept (algorithm.CheckMigration).
 package drain

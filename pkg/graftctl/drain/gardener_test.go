@@ -182,14 +182,15 @@ func selecting(t *testing.T, name, role string) *unstructured.Unstructured {
 	return asGardener(t, shoot, "Shoot", nil)
 }
 
-// migrationLandscape: seed a and b with backup, c without; on a, shoot good
-// (may go to b), nobackup (may go to c only) and nowhere (fits no seed).
+// migrationLandscape: seed a and b with backup, c without; on a, shoots good
+// and late (may go to b), nobackup (may go to c only) and nowhere (fits no
+// seed).
 func migrationLandscape(t *testing.T) *dynamicfake.FakeDynamicClient {
 	return coretest.FakeGardener(
 		asGardener(t, coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), "CloudProfile", nil),
 		migrationSeed(t, "a", true), migrationSeed(t, "b", true), migrationSeed(t, "c", false),
 		coretest.GardenerSeedConfig("ManagedSeed", "a", "2"),
-		selecting(t, "good", "b"), selecting(t, "nobackup", "c"), selecting(t, "nowhere", "none"))
+		selecting(t, "good", "b"), selecting(t, "late", "b"), selecting(t, "nobackup", "c"), selecting(t, "nowhere", "none"))
 }
 
 func runMigration(t *testing.T, client *dynamicfake.FakeDynamicClient, args ...string) (string, error) {
@@ -212,12 +213,13 @@ func TestMigrationDryRunOnGardener(t *testing.T) {
 seed/a cordoned (dry run)
 Scheduling configuration: SameRegion, no score weights (from flags)
 shoot/ns/good would move to seed/b
-shoot/ns/nobackup would move to seed/c, but Gardener would refuse: destination seed c has no spec.backup: Gardener migrates a control plane only between seeds that both have backup; configure backup on seed c, or cordon seed c so that another seed is chosen
+shoot/ns/late would move to seed/b
+shoot/ns/nobackup cannot move: 0/3 seeds fit: current seed (1), shoot seed selector (1), migration refused by Gardener (1); destination seed c has no spec.backup: Gardener migrates a control plane only between seeds that both have backup; configure backup on seed c, or cordon seed c so that another seed is chosen
 shoot/ns/nowhere cannot move: `
 	if !strings.HasPrefix(out, want) {
 		t.Errorf("dry run printed\n%s\nwant it to start with\n%s", out, want)
 	}
-	if !strings.HasSuffix(out, "3 shoot(s) on seed/a: 1 would move, 1 cannot move, 1 would be refused by Gardener (dry run)\n") {
+	if !strings.HasSuffix(out, "4 shoot(s) on seed/a: 2 would move, 2 cannot move, 0 would be refused by Gardener (dry run)\n") {
 		t.Errorf("dry run summary:\n%s", out)
 	}
 	for _, a := range client.Actions() {
@@ -231,36 +233,38 @@ func TestMigrateOnGardener(t *testing.T) {
 	client := migrationLandscape(t)
 	var bindings []string
 	// The fake stands in for gardener-apiserver's admission: it refuses the
-	// binding to the seed without backup as the ShootValidator does, and
-	// records the others.
+	// binding of late as the ShootValidator does once seed b lost its backup
+	// after graftctl read it, and records the others. The seed without
+	// backup is never asked for: the algorithm knows Gardener's rules.
 	client.PrependReactor("update", "shoots", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		u := a.(clienttesting.UpdateAction)
 		obj := u.GetObject().(*unstructured.Unstructured)
 		seed, _, _ := unstructured.NestedString(obj.Object, "spec", "seedName")
 		bindings = append(bindings, fmt.Sprintf("%s %s->%s rv=%s", u.GetSubresource(), obj.GetName(), seed, obj.GetResourceVersion()))
-		if seed == "c" {
+		if obj.GetName() == "late" {
 			return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "core.gardener.cloud", Resource: "shoots"}, obj.GetName(),
-				errors.New(`cannot change seed name because backup is not configured for seed "c"`))
+				errors.New(`cannot change seed name because backup is not configured for seed "b"`))
 		}
 		return false, nil, nil
 	})
 	out, err := runMigration(t, client, "a", "--migrate")
 	t.Logf("drain --migrate printed:\n%s", out)
-	if err == nil || !strings.Contains(err.Error(), "seed a not drained: 1/3 shoots moved, 2 left (1 fit no other seed, 1 refused by Gardener;") {
+	if err == nil || !strings.Contains(err.Error(), "seed a not drained: 1/4 shoots moved, 3 left (2 fit no other seed, 1 refused by Gardener;") {
 		t.Errorf("drain --migrate: %v, want a non-zero exit naming what is left", err)
 	}
 	for _, want := range []string{
 		"seed/a cordoned\n",
-		"3 shoot(s) to migrate off seed/a\n",
-		"shoot/ns/good moved to seed/b\n1/3 shoots moved\n",
-		"shoot/ns/nobackup not moved to seed/c: destination seed c has no spec.backup: Gardener migrates a control plane only between seeds that both have backup; configure backup on seed c, or cordon seed c so that another seed is chosen\n",
+		"4 shoot(s) to migrate off seed/a\n",
+		"shoot/ns/good moved to seed/b\n1/4 shoots moved\n",
+		"shoot/ns/late not moved to seed/b: destination seed b has no spec.backup: Gardener migrates a control plane only between seeds that both have backup; configure backup on seed b, or cordon seed b so that another seed is chosen\n",
+		"shoot/ns/nobackup cannot move: 0/3 seeds fit: current seed (1), shoot seed selector (1), migration refused by Gardener (1); destination seed c has no spec.backup",
 		"shoot/ns/nowhere cannot move: ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("drain --migrate printed\n%s\nwant it to contain %q", out, want)
 		}
 	}
-	if want := []string{"binding good->b rv=7", "binding nobackup->c rv=7"}; !reflect.DeepEqual(bindings, want) {
+	if want := []string{"binding good->b rv=7", "binding late->b rv=7"}; !reflect.DeepEqual(bindings, want) {
 		t.Errorf("updates sent %q, want %q", bindings, want)
 	}
 	if got := lastPatch(t, client); got != `{"metadata":{"resourceVersion":"1"},"spec":{"taints":[{"key":"seed.gardener.cloud/unschedulable"}]}}` {

@@ -58,10 +58,6 @@ func (o *Options) migrate(ctx context.Context) error {
 	if l.RegionConfigWarning != "" {
 		fmt.Fprintf(o.ErrOut, "Warning: %s\n", l.RegionConfigWarning)
 	}
-	facts, err := migrator.MigrationFacts(ctx)
-	if err != nil {
-		return err
-	}
 	l = l.WithSeed(seed)
 	// Shoots already waiting for a seed take theirs first, as they would
 	// from graft-scheduler.
@@ -88,15 +84,11 @@ func (o *Options) migrate(ctx context.Context) error {
 		target, err := placeElsewhere(l, shoot, o.SeedName)
 		if err != nil {
 			m.cannotMove++
-			o.printf("shoot/%s cannot move: %s\n", key, algorithm.ShortReason(err))
+			o.printf("shoot/%s cannot move: %s%s\n", key, algorithm.ShortReason(err), migrationRefusals(err))
 			continue
 		}
 		if o.DryRun == seedcmd.DryRunClient {
-			if r := garden.PredictRefusal(facts.ShootDomains[key], facts.Seeds[o.SeedName], facts.Seeds[target]); r != nil {
-				m.refused++
-				o.printf("shoot/%s would move to seed/%s, but Gardener would refuse: %s\n", key, target, r)
-				continue
-			}
+			// The algorithm chose a seed Gardener's migration rules accept.
 			m.moved++
 			o.printf("shoot/%s would move to seed/%s\n", key, target)
 			countOn(l, shoot, target)
@@ -132,6 +124,22 @@ func (o *Options) migrate(ctx context.Context) error {
 		o.printf("%d/%d shoots moved\n", m.moved, m.total-m.deleting)
 	}
 	return o.migrationResult(m)
+}
+
+// migrationRefusals words the seeds a decision left out because Gardener
+// would refuse the migration, which an operator can fix on those seeds.
+func migrationRefusals(err error) string {
+	var se *algorithm.ScheduleError
+	if !errors.As(err, &se) {
+		return ""
+	}
+	var b strings.Builder
+	for _, r := range se.Rejections {
+		if r.Filter == algorithm.FilterMigration {
+			b.WriteString("; " + r.Message)
+		}
+	}
+	return b.String()
 }
 
 // countOn makes a shoot count on its new seed for the next decisions.

@@ -66,7 +66,7 @@ func Load(ctx context.Context, client garden.Client, kube kubernetes.Interface, 
 		regionConfigNamespace = corev1alpha1.GardenNamespace
 	}
 	l := &Landscape{Snapshot: algorithm.NewSnapshot(), CloudProfiles: map[string]*corev1alpha1.CloudProfile{}, Config: config}
-	l.inputs = &algorithm.InputsBuilder{Config: config, CloudProfile: l.cloudProfile,
+	l.inputs = &algorithm.InputsBuilder{Config: config, CloudProfile: l.cloudProfile, Migration: client.API() == garden.Gardener,
 		RegionConfigMaps: func() []*corev1.ConfigMap { return l.RegionConfigs }}
 
 	seeds, err := client.ListSeeds(ctx, metav1.ListOptions{})

@@ -4,6 +4,7 @@ package gardener
 
 import (
 	"maps"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,7 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
+	"github.com/graft-dev/graft/pkg/garden"
+	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
+	"github.com/graft-dev/graft/test/framework"
 )
 
 // The domains of the migration landscape's seeds: a control plane may move
@@ -25,16 +30,21 @@ const (
 
 // TestDrainMigratesOnGardener: on a Gardener garden `graftctl drain --migrate`
 // cordons the seed and moves each shoot's control plane to the seed the
-// algorithm chooses, through shoots/binding. The drained seed has backup;
-// each shoot runs on it (status.seedName) and may go to one seed only (its
-// seedSelector): one with backup and
-// the same internal and default domains, which Gardener accepts, and three
-// that Gardener refuses (no backup, another internal domain, no default
-// domain for the shoot's domain). --dry-run predicts exactly what
-// --dry-run=server gets from Gardener's admission, and neither writes; the
-// drain moves the one shoot, whose spec Gardener then keeps until gardenlet
-// has moved its control plane, explains each refusal, leaves those shoots
-// where they were and exits non-zero.
+// algorithm chooses, through shoots/binding, choosing only seeds Gardener's
+// migration rules accept. The drained seed has backup; every shoot runs on
+// it. Of the other seeds one has backup and the same internal and default
+// domains, which Gardener accepts, and three Gardener refuses (no backup,
+// another internal domain, no default domain for the shoot's domain).
+//
+// First, for each of them, Gardener's admission answers a dry-run binding as
+// algorithm.CheckMigration predicts from the seeds as graft reads them. Then
+// the drain: shoot "moves" may go to any seed and the refused seed
+// "dom" would be the algorithm's first choice without the rules (the least
+// used seed, the name sorting first), yet it goes to "dst" with no refusal;
+// "nobackup" may go to the seed without backup only, and stays, the line
+// saying why. --dry-run predicts what --dry-run=server gets and neither
+// writes; the drain exits non-zero for the shoot left, and Gardener keeps the
+// moved shoot's spec until gardenlet has moved its control plane.
 func TestDrainMigratesOnGardener(t *testing.T) {
 	same := gardenerlandscape.SeedSpec{Backup: true, InternalDomain: migrationInternalDomain, DefaultDomain: migrationDefaultDomain}
 	spec := func(name string, edit func(*gardenerlandscape.SeedSpec)) gardenerlandscape.SeedSpec {
@@ -60,12 +70,18 @@ func TestDrainMigratesOnGardener(t *testing.T) {
 			t.Fatalf("labelling seed %s: %v", seed, err)
 		}
 	}
-	// Each shoot may go to its destination only; all start on src, where
-	// Gardener gives them a domain under src's default domain.
-	destinations := map[string]string{"moves": dst, "nobackup": nob, "domain": dom, "default": def}
-	for name, to := range destinations {
+	// Every shoot starts on src, where Gardener gives it a domain under src's
+	// default domain. "moves" may go to any seed of the landscape; the others
+	// only to the seed named.
+	selectors := map[string]map[string]string{
+		"moves":    {landscapeLabel: l.project},
+		"nobackup": {"graft.dev/role": nob},
+		"domain":   {"graft.dev/role": dom},
+		"default":  {"graft.dev/role": def},
+	}
+	for name, selector := range selectors {
 		spec := l.shootSpec(name)
-		spec.SeedSelector = map[string]string{"graft.dev/role": to}
+		spec.SeedSelector = selector
 		shoot := create(t, shoots, l.namespace, gardenerlandscape.Shoot(spec))
 		bound := bind(t, l, shoot, src)
 		if domain, _, _ := unstructured.NestedString(bound.Object, "spec", "dns", "domain"); !strings.HasSuffix(domain, "."+migrationDefaultDomain) {
@@ -73,22 +89,66 @@ func TestDrainMigratesOnGardener(t *testing.T) {
 		}
 		runsOn(t, bound, src)
 	}
+
+	// Gardener's admission and the algorithm's rules agree, seed by seed.
+	client, err := garden.New(garden.Gardener, nil, dynamicClient(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, to := range map[string]string{"moves": dst, "nobackup": nob, "domain": dom, "default": def} {
+		shoot, err := client.GetShoot(t.Context(), l.namespace, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		from, err1 := client.GetSeed(t.Context(), src)
+		dest, err2 := client.GetSeed(t.Context(), to)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		predicted := algorithm.CheckMigration(shoot, from, dest)
+		migrator, _ := garden.AsMigrator(client)
+		_, err = migrator.Migrate(t.Context(), shoot, to, "graft-test", true)
+		answered := garden.RefusalOf(err, src, to)
+		if err != nil && answered == nil {
+			t.Fatalf("dry-run binding of %s to %s: %v", name, to, err)
+		}
+		if !reflect.DeepEqual(predicted, answered) {
+			t.Errorf("shoot %s to seed %s: the algorithm predicts %+v, Gardener's admission answers %+v (%v)", name, to, predicted, answered, err)
+		}
+	}
+
+	// Without Gardener's rules the algorithm would move "moves" to dom (def,
+	// without the shoot's default domain, is out by the scheduler's own
+	// domain rule while seeds with it are left).
+	live, err := livelandscape.Load(t.Context(), client, framework.Shared(t).KubeClient(), algorithm.Config{Strategy: algorithm.StrategySameRegion}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	moves, err := client.GetShoot(t.Context(), l.namespace, "moves")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := live.Inputs(moves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Migration = false
+	if first, err := algorithm.FitsElsewhere(moves, live.Snapshot, in, src); err != nil || first != dom {
+		t.Fatalf("without Gardener's migration rules the algorithm chooses %q (%v) for shoot moves, want %s, a seed Gardener refuses", first, err, dom)
+	}
+
 	before := l.shootVersions(t)
 	taints, seedVersion := seedTaints(t, src)
-
 	key := func(name string) string { return "shoot/" + l.namespace + "/" + name }
-	wouldRefuse := func(name, to, why string) string {
-		return key(name) + " would move to seed/" + to + ", but Gardener would refuse: " + why
-	}
 	args := []string{"drain", src, "--strategy=SameRegion"}
 	predicted := onGardener(t, append(args, "--dry-run")...)
 	for _, want := range []string{
 		"seed/" + src + " cordoned (dry run)\n",
-		wouldRefuse("default", def, `the shoot's domain lies under "`+migrationDefaultDomain+`", a default domain of seed `+src+` that seed `+def+` does not offer`),
-		wouldRefuse("domain", dom, "seeds "+src+" and "+dom+` have different internal DNS domains ("`+migrationInternalDomain+`" and "other-internal.migration.graft.example")`),
 		key("moves") + " would move to seed/" + dst + "\n",
-		wouldRefuse("nobackup", nob, "destination seed "+nob+" has no spec.backup: Gardener migrates a control plane only between seeds that both have backup; configure backup on seed "+nob+", or cordon seed "+nob+" so that another seed is chosen\n"),
-		"4 shoot(s) on seed/" + src + ": 1 would move, 0 cannot move, 3 would be refused by Gardener (dry run)\n",
+		key("nobackup") + " cannot move: 0/5 seeds fit: shoot seed selector (3), current seed (1), migration refused by Gardener (1); destination seed " + nob + " has no spec.backup: Gardener migrates a control plane only between seeds that both have backup; configure backup on seed " + nob + ", or cordon seed " + nob + " so that another seed is chosen\n",
+		key("domain") + " cannot move: 0/5 seeds fit: shoot seed selector (3), current seed (1), migration refused by Gardener (1); seeds " + src + " and " + dom + ` have different internal DNS domains ("` + migrationInternalDomain + `" and "other-internal.migration.graft.example")`,
+		key("default") + " cannot move: 0/5 seeds fit: shoot seed selector (3), current seed (1), migration refused by Gardener (1); the shoot's domain lies under \"" + migrationDefaultDomain + "\", a default domain of seed " + src + " that seed " + def + " does not offer",
+		"4 shoot(s) on seed/" + src + ": 1 would move, 3 cannot move, 0 would be refused by Gardener (dry run)\n",
 	} {
 		if !strings.Contains(predicted, want) {
 			t.Errorf("drain --dry-run printed\n%s\nwant it to contain %q", predicted, want)
@@ -110,25 +170,26 @@ func TestDrainMigratesOnGardener(t *testing.T) {
 
 	r := runGraftctl(t.Context(), t, append([]string{"--api=core.gardener.cloud"}, append(args, "--migrate", "--migration-rate=0")...)...)
 	t.Logf("drain --migrate printed:\n%s%s", r.out, r.errOut)
-	if r.err == nil || !strings.Contains(r.errOut, "seed "+src+" not drained: 1/4 shoots moved, 3 left (3 refused by Gardener;") {
+	if r.err == nil || !strings.Contains(r.errOut, "seed "+src+" not drained: 1/4 shoots moved, 3 left (3 fit no other seed;") {
 		t.Errorf("drain --migrate: %v, want a non-zero exit naming the shoots left", r.err)
 	}
 	for _, want := range []string{
 		"seed/" + src + " cordoned\n",
 		"4 shoot(s) to migrate off seed/" + src + "\n",
 		key("moves") + " moved to seed/" + dst + "\n1/4 shoots moved\n",
-		key("nobackup") + " not moved to seed/" + nob + ": destination seed " + nob + " has no spec.backup",
-		key("domain") + " not moved to seed/" + dom + ": seeds " + src + " and " + dom + " have different internal DNS domains",
-		key("default") + " not moved to seed/" + def + `: the shoot's domain lies under "` + migrationDefaultDomain + `"`,
+		key("nobackup") + " cannot move: ",
 	} {
 		if !strings.Contains(r.out, want) {
 			t.Errorf("drain --migrate printed\n%s\nwant it to contain %q", r.out, want)
 		}
 	}
+	if strings.Contains(r.out, "not moved") {
+		t.Errorf("drain --migrate sent a binding Gardener refused:\n%s", r.out)
+	}
 	if got, _ := seedTaints(t, src); got != `[{"key":"seed.gardener.cloud/unschedulable"}]` {
 		t.Errorf("seed %s taints after the drain: %s, want the cordon taint", src, got)
 	}
-	for name, to := range destinations {
+	for name := range selectors {
 		shoot, err := dynamicClient(t).Resource(shoots).Namespace(l.namespace).Get(t.Context(), name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -136,12 +197,12 @@ func TestDrainMigratesOnGardener(t *testing.T) {
 		seed, _, _ := unstructured.NestedString(shoot.Object, "spec", "seedName")
 		if name != "moves" {
 			if seed != src || shoot.GetResourceVersion() != before[name] {
-				t.Errorf("refused shoot %s is on %q at resourceVersion %s, want it left on %s at %s", name, seed, shoot.GetResourceVersion(), src, before[name])
+				t.Errorf("shoot %s is on %q at resourceVersion %s, want it left on %s at %s", name, seed, shoot.GetResourceVersion(), src, before[name])
 			}
 			continue
 		}
-		if seed != to {
-			t.Errorf("shoot %s has spec.seedName %q after the drain, want %s", name, seed, to)
+		if seed != dst {
+			t.Errorf("shoot %s has spec.seedName %q after the drain, want %s", name, seed, dst)
 		}
 		if !boundBy(shoot, "graftctl") {
 			t.Errorf("shoot %s was not moved by graftctl through shoots/binding: managedFields %v", name, shoot.GetManagedFields())

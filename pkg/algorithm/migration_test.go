@@ -1,0 +1,75 @@
+package algorithm
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+)
+
+// migratable gives a seed backup and an internal domain.
+func migratable(internal string) seedOpt {
+	return func(s *v1alpha1.Seed) {
+		s.Spec.Backup = &v1alpha1.SeedBackup{Provider: "aws"}
+		s.Spec.DNS.Internal = &v1alpha1.SeedDNSInternal{Domain: internal}
+	}
+}
+
+// TestMigrationFilter: with Gardener's migration rules on, a bound shoot
+// moves only to a seed Gardener would accept, even when a seed it would
+// refuse is less used; the explanation says why each refused seed is out.
+// Without the rules (graft's API) the least used seed wins.
+func TestMigrationFilter(t *testing.T) {
+	snap := snapshotOf(seeds(
+		newSeed("a", migratable("internal.example")),
+		newSeed("b", migratable("internal.example")),
+		newSeed("c-no-backup"),
+		newSeed("d-other-domain", migratable("internal.other.example")),
+	), append(fill("b", 3), fill("a", 1)...)...)
+	shoot := newShoot("s", onSeed("a", "a"))
+	in := Inputs{CloudProfile: cloudProfile("aws"), Migration: true}
+
+	got, err := FitsElsewhere(shoot, snap, in, "a")
+	if err != nil || got != "b" {
+		t.Fatalf("FitsElsewhere = %q, %v; want b, the one seed Gardener accepts", got, err)
+	}
+	e := ExplainElsewhere(shoot, snap, in, "a")
+	says := map[string]string{
+		"c-no-backup":    "destination seed c-no-backup has no spec.backup",
+		"d-other-domain": `seeds a and d-other-domain have different internal DNS domains ("internal.example" and "internal.other.example")`,
+	}
+	for _, r := range e.Seeds {
+		if want, ok := says[r.Seed]; ok && (r.Filter != FilterMigration || !strings.Contains(r.Message, want)) {
+			t.Errorf("seed %s: %s %q, want %s saying %q", r.Seed, r.Filter, r.Message, FilterMigration, want)
+		}
+	}
+
+	in.Migration = false
+	if got, err := FitsElsewhere(shoot, snap, in, "a"); err != nil || got != "c-no-backup" {
+		t.Errorf("without the rules FitsElsewhere = %q, %v; want the least used seed c-no-backup", got, err)
+	}
+}
+
+// TestMigrationFilterSourceWithoutBackup: a shoot on a seed without backup
+// can go nowhere, and the error says so.
+func TestMigrationFilterSourceWithoutBackup(t *testing.T) {
+	snap := snapshotOf(seeds(newSeed("a"), newSeed("b", migratable(""))))
+	shoot := newShoot("s", onSeed("a", "a"))
+	_, err := FitsElsewhere(shoot, snap, Inputs{CloudProfile: cloudProfile("aws"), Migration: true}, "a")
+	if err == nil || !strings.Contains(err.Error(), `none of the 1 seeds is one Gardener would move the control plane to from seed "a"`) ||
+		!strings.Contains(err.Error(), "seed a has no spec.backup") {
+		t.Errorf("error %v, want the migration headline and the source's missing backup", err)
+	}
+	if ShortReason(err) != "0/2 seeds fit: current seed (1), migration refused by Gardener (1)" {
+		t.Errorf("short reason %q", ShortReason(err))
+	}
+}
+
+// TestMigrationFilterLeavesNewShootsAlone: a shoot without a seed is no
+// migration, whatever the seeds' backup.
+func TestMigrationFilterLeavesNewShootsAlone(t *testing.T) {
+	snap := snapshotOf(seeds(newSeed("a")))
+	if got, err := Schedule(newShoot("s"), snap, Inputs{CloudProfile: cloudProfile("aws"), Migration: true}); err != nil || got != "a" {
+		t.Errorf("Schedule = %q, %v; want a", got, err)
+	}
+}
