@@ -11,6 +11,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/graft-dev/graft/pkg/graftctl"
+	"github.com/graft-dev/graft/pkg/graftctl/factory"
 )
 
 func main() {
@@ -22,6 +23,6 @@ func main() {
 	stop()
 	if err != nil {
 		graftctl.PrintError(graftctl.EscapingWriter(os.Stderr), err)
-		os.Exit(1)
+		os.Exit(factory.ExitCode(err))
 	}
 }

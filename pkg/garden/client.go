@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/graft-dev/client-go/clientset/versioned"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
@@ -49,6 +50,9 @@ type Client interface {
 	// PatchSeedConfigTaints replaces the configuration's seedConfig.spec.taints,
 	// preconditioned on the resourceVersion it was read at.
 	PatchSeedConfigTaints(ctx context.Context, config *SeedConfig, taints []corev1alpha1.SeedTaint, opts metav1.PatchOptions) (*SeedConfig, error)
+	// Informers returns informers of the client's API, objects trimmed by
+	// transform (see NewInformers).
+	Informers(transform cache.TransformFunc) (Informers, error)
 }
 
 // NewGraft returns a Client over graft's typed clientset.
@@ -116,6 +120,10 @@ func (graftClient) PatchSeedConfigTaints(context.Context, *SeedConfig, []corev1a
 	return nil, fmt.Errorf("graft's API has no seed configuration objects")
 }
 
+func (g graftClient) Informers(transform cache.TransformFunc) (Informers, error) {
+	return NewInformers(Graft, g.c, nil, transform)
+}
+
 // NewGardener returns a Client that reads Gardener's core.gardener.cloud/v1beta1
 // through the dynamic client and converts each object into graft's type.
 func NewGardener(client dynamic.Interface) Client { return gardenerClient{client} }
@@ -174,6 +182,10 @@ func (g gardenerClient) ListSeedConfigs(ctx context.Context) (map[string]*SeedCo
 
 func (g gardenerClient) PatchSeedConfigTaints(ctx context.Context, config *SeedConfig, taints []corev1alpha1.SeedTaint, opts metav1.PatchOptions) (*SeedConfig, error) {
 	return seedConfigs{g.c}.patchTaints(ctx, config, taints, opts)
+}
+
+func (g gardenerClient) Informers(transform cache.TransformFunc) (Informers, error) {
+	return NewInformers(Gardener, nil, g.c, transform)
 }
 
 // convert turns one of Gardener's objects, as the API server returned it for

@@ -54,14 +54,19 @@ seed (Gardener's taint, as 'graftctl cordon' writes it), then, for each shoot
 on it in name order, asks the scheduling algorithm for another seed that fits
 (a shoot that fits nowhere stays and is reported) and changes the shoot's
 spec.seedName to it through shoots/binding, preconditioned on the
-resourceVersion read, at most --migration-rate shoots per second. Gardener
-accepts the change only when both seeds have spec.backup and the same internal
-DNS domain (spec.dns.internal.domain), and a shoot under a default domain of
-the old seed finds it on the new one; a refusal is explained per shoot.
-gardenlet then migrates the control plane, and Gardener freezes the shoot's
-spec until status.seedName follows. graftctl exits non-zero when a shoot could
-not be moved. With --dry-run it prints each shoot's destination and whether
-Gardener would refuse it (--dry-run=server asks Gardener itself).
+resourceVersion read, at most --migration-rate shoots per second.
+The algorithm chooses only seeds Gardener accepts: both seeds have
+spec.backup and the same internal DNS domain (spec.dns.internal.domain), and a
+shoot under a default domain of the old seed finds it on the new one; a shoot
+without such a seed stays, and the line says why. gardenlet then migrates the
+control plane, and Gardener freezes the shoot's spec until status.seedName
+follows. With --wait (the default) graftctl follows each migration until
+status.seedName names the new seed; --max-in-flight starts a migration only
+while fewer are in flight in the whole garden (whoever started them). graftctl
+exits 1 when a shoot could not be moved, 2 when --timeout ended the drain
+first (listing what finished, what is still moving and what was left). With
+--dry-run it prints each shoot's destination (--dry-run=server asks
+Gardener's admission itself).
 
 'graftctl uncordon' undoes a drain.`
 
@@ -77,8 +82,9 @@ const example = `  # Drain seed "aws-eu1" and follow its shoots until they have 
   # Show where every shoot would go, changing nothing
   graftctl drain aws-eu1 --dry-run
 
-  # On a Gardener garden: migrate every shoot's control plane to another seed
-  graftctl drain aws-eu1 --migrate --migration-rate=0.2`
+  # On a Gardener garden: migrate every shoot's control plane to another seed,
+  # at most five migrations in flight, and follow them for at most an hour
+  graftctl drain aws-eu1 --migrate --max-in-flight=5 --timeout=1h`
 
 // Options are the inputs of `graftctl drain`.
 type Options struct {
@@ -103,6 +109,10 @@ type Options struct {
 	// bucket of MigrationRate per second (0: no limit) and MigrationBurst.
 	MigrationRate  float64
 	MigrationBurst int
+	// MaxInFlight limits --migrate's bindings to while fewer control-plane
+	// migrations are in flight in the garden (status.seedName differs from
+	// spec.seedName), whoever started them; 0: no limit.
+	MaxInFlight int
 
 	// Garden is the client of the API the cluster serves; on Gardener the
 	// drain migrates through it.
@@ -153,6 +163,7 @@ func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	flags.BoolVar(&o.Migrate, "migrate", false, "On a Gardener garden, migrate each shoot's control plane to the seed the scheduling algorithm chooses (through shoots/binding).")
 	flags.Float64Var(&o.MigrationRate, "migration-rate", o.MigrationRate, "With --migrate, shoots migrated per second at most; 0 means no limit.")
 	flags.IntVar(&o.MigrationBurst, "migration-burst", o.MigrationBurst, "With --migrate, shoots migrated at once before --migration-rate applies.")
+	flags.IntVar(&o.MaxInFlight, "max-in-flight", 0, "With --migrate, start a migration only while fewer control-plane migrations than this are in flight in the garden (status.seedName differs from spec.seedName), whoever started them; 0 means no limit.")
 	o.Scheduling.AddFlags(flags)
 	livelandscape.AddRegionConfigNamespaceFlag(flags, &o.RegionConfigNamespace)
 	seedcmd.AddDryRunFlag(cmd)
@@ -172,7 +183,7 @@ func (o *Options) Complete(f factory.Factory, cmd *cobra.Command, args []string)
 	if o.Garden, err = f.Garden(); err != nil {
 		return err
 	}
-	if err := o.checkAPI(cmd.Flags().Changed("wait")); err != nil {
+	if err := o.checkAPI(); err != nil {
 		return err
 	}
 	if o.Garden.API() == garden.Gardener {
@@ -199,6 +210,9 @@ func (o *Options) Validate() error {
 	}
 	if o.MigrationBurst < 1 {
 		return fmt.Errorf("--migration-burst must be at least 1")
+	}
+	if o.MaxInFlight < 0 {
+		return fmt.Errorf("--max-in-flight must not be negative")
 	}
 	if err := livelandscape.ValidateRegionConfigNamespace(o.regionConfigNamespace()); err != nil {
 		return err
@@ -290,9 +304,8 @@ func (o *Options) Run(ctx context.Context) error {
 // checkAPI refuses the combinations of API and flags that cannot drain:
 // --migrate on graft's API, where graft-descheduler evicts and graft-scheduler
 // places; on Gardener a drain without --migrate (other than a dry run), since
-// its taints evict nothing, and --wait, since gardenlet, not graftctl, carries
-// a migration out.
-func (o *Options) checkAPI(waitSet bool) error {
+// its taints evict nothing.
+func (o *Options) checkAPI() error {
 	switch {
 	case o.Garden.API() != garden.Gardener && o.Migrate:
 		return fmt.Errorf("--migrate works on a Gardener garden (%s) only: on graft's API (%s) drain marks the seed for eviction and graft-descheduler evicts its shoots, which graft-scheduler places elsewhere; run 'graftctl drain %s' without --migrate",
@@ -302,8 +315,6 @@ func (o *Options) checkAPI(waitSet bool) error {
 	case !o.Migrate && o.DryRun == seedcmd.DryRunNone:
 		return fmt.Errorf("on a Gardener garden (%s) drain moves shoots by migrating their control planes, which needs --migrate: Gardener's seed taints evict nothing and Gardener refuses to clear spec.seedName; run 'graftctl drain %s --dry-run' to see where each shoot would go, then 'graftctl drain %s --migrate' ('graftctl cordon %s' only keeps new shoots off)",
 			garden.Gardener, o.SeedName, o.SeedName, o.SeedName)
-	case waitSet:
-		return fmt.Errorf("--wait is not supported on a Gardener garden (%s): drain --migrate ends once each shoot's spec.seedName names its new seed, and gardenlet then migrates the control plane; follow it with 'graftctl get shoots'", garden.Gardener)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/ptr"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -101,13 +103,6 @@ func TestDrainOnGardenerWithoutMigrateIsRefused(t *testing.T) {
 	if n := len(client.Actions()); n != 0 {
 		t.Errorf("%d requests sent, want none", n)
 	}
-	_, err = runOnGardener(NewCommand, client, "a", "--migrate", "--wait")
-	if err == nil || !strings.Contains(err.Error(), "--wait is not supported on a Gardener garden") {
-		t.Errorf("drain --migrate --wait on Gardener: %v, want a refusal", err)
-	}
-	if n := len(client.Actions()); n != 0 {
-		t.Errorf("%d requests sent, want none", n)
-	}
 }
 
 func TestMigrateOnGraftsAPIIsRefused(t *testing.T) {
@@ -127,6 +122,7 @@ func TestMigrationFlagsAreChecked(t *testing.T) {
 	for flag, want := range map[string]string{
 		"--migration-rate=-1": "--migration-rate must not be negative",
 		"--migration-burst=0": "--migration-burst must be at least 1",
+		"--max-in-flight=-1":  "--max-in-flight must not be negative",
 	} {
 		_, err := runMigration(t, client, "a", "--migrate", flag)
 		if err == nil || err.Error() != want {
@@ -247,7 +243,7 @@ func TestMigrateOnGardener(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	out, err := runMigration(t, client, "a", "--migrate")
+	out, err := runMigration(t, client, "a", "--migrate", "--wait=false")
 	t.Logf("drain --migrate printed:\n%s", out)
 	if err == nil || !strings.Contains(err.Error(), "seed a not drained: 1/4 shoots moved, 3 left (2 fit no other seed, 1 refused by Gardener;") {
 		t.Errorf("drain --migrate: %v, want a non-zero exit naming what is left", err)
@@ -285,7 +281,7 @@ func TestMigrationIsRateLimited(t *testing.T) {
 		sent = append(sent, time.Now())
 		return false, nil, nil
 	})
-	out, err := runMigration(t, client, "a", "--migrate", "--migration-rate=20", "--migration-burst=1")
+	out, err := runMigration(t, client, "a", "--migrate", "--wait=false", "--migration-rate=20", "--migration-burst=1")
 	if err != nil {
 		t.Fatalf("drain --migrate: %v\n%s", err, out)
 	}
@@ -297,5 +293,119 @@ func TestMigrationIsRateLimited(t *testing.T) {
 	}
 	if gap := sent[2].Sub(sent[0]); gap < 100*time.Millisecond-5*time.Millisecond {
 		t.Errorf("three bindings within %s; at 20 per second with a burst of 1 they take at least 100ms", gap)
+	}
+}
+
+// gardenletStandIn stands in for gardenlet's side of a control-plane
+// migration: every delay it sets status.seedName of each shoot in flight to
+// its spec.seedName, except shoots hold reports true for. It also records the
+// most migrations it saw in flight at once.
+type gardenletStandIn struct {
+	client *dynamicfake.FakeDynamicClient
+	hold   func(name string) bool
+	mu     sync.Mutex
+	most   int
+}
+
+func (g *gardenletStandIn) run(ctx context.Context, delay time.Duration) {
+	shoots := g.client.Resource(coretest.GardenerResource("shoots")).Namespace("ns")
+	for tick := time.NewTicker(delay); ; {
+		select {
+		case <-ctx.Done():
+			tick.Stop()
+			return
+		case <-tick.C:
+		}
+		list, err := shoots.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			continue
+		}
+		n := 0
+		for i := range list.Items {
+			s := &list.Items[i]
+			spec, _, _ := unstructured.NestedString(s.Object, "spec", "seedName")
+			status, _, _ := unstructured.NestedString(s.Object, "status", "seedName")
+			if spec == "" || status == "" || spec == status {
+				continue
+			}
+			n++
+			if g.hold(s.GetName()) {
+				continue
+			}
+			_ = unstructured.SetNestedField(s.Object, spec, "status", "seedName")
+			_, _ = shoots.UpdateStatus(ctx, s, metav1.UpdateOptions{})
+		}
+		g.mu.Lock()
+		g.most = max(g.most, n)
+		g.mu.Unlock()
+	}
+}
+
+// inFlightShoot is a shoot of ns running on seed a that may go to b only,
+// or, with from set, one migrating from there to b, started by someone else.
+func inFlightShoot(t *testing.T, name, from string) *unstructured.Unstructured {
+	shoot := coretest.MakeShoot("ns", name).Seed("a").StatusSeed("a").Obj()
+	shoot.Spec.SeedSelector = &corev1alpha1.SeedSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"role": "b"}}}
+	if from != "" {
+		shoot.Spec.SeedName, shoot.Status.SeedName = ptr.To("b"), ptr.To(from)
+	}
+	shoot.ResourceVersion = "7"
+	return asGardener(t, shoot, "Shoot", nil)
+}
+
+// TestMigrateWaitsForGardenlet: drain --migrate (--wait by default) follows
+// each migration until status.seedName names the new seed, never has more
+// than --max-in-flight migrations in flight in the garden, counting one
+// started by someone else, and says it is drained once all are done.
+func TestMigrateWaitsForGardenlet(t *testing.T) {
+	client := coretest.FakeGardener(
+		asGardener(t, coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), "CloudProfile", nil),
+		migrationSeed(t, "a", true), migrationSeed(t, "b", true), migrationSeed(t, "c", true),
+		inFlightShoot(t, "s1", ""), inFlightShoot(t, "s2", ""), inFlightShoot(t, "s3", ""), inFlightShoot(t, "others", "c"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	g := &gardenletStandIn{client: client, hold: func(string) bool { return false }}
+	go g.run(ctx, 20*time.Millisecond)
+	out, err := runMigration(t, client, "a", "--migrate", "--migration-rate=0", "--max-in-flight=2", "--timeout=30s")
+	if err != nil {
+		t.Fatalf("drain --migrate: %v\n%s", err, out)
+	}
+	for _, want := range []string{"shoot/ns/s1 migrated to seed/b\n", "shoot/ns/s2 migrated to seed/b\n", "shoot/ns/s3 migrated to seed/b\n",
+		"seed/a drained: 3 control plane(s) migrated\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("drain printed\n%s\nwant it to contain %q", out, want)
+		}
+	}
+	if !strings.Contains(out, "migration(s) in flight (--max-in-flight=2): waiting for one to finish\n") {
+		t.Errorf("drain printed\n%s\nwant it to wait for a slot", out)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.most > 2 {
+		t.Errorf("%d migrations were in flight at once, more than --max-in-flight=2", g.most)
+	}
+}
+
+// TestMigrateTimesOutWhileMoving: a migration gardenlet does not finish
+// within --timeout ends the drain with exit code 2 and says what moved and
+// what is still moving.
+func TestMigrateTimesOutWhileMoving(t *testing.T) {
+	client := coretest.FakeGardener(
+		asGardener(t, coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), "CloudProfile", nil),
+		migrationSeed(t, "a", true), migrationSeed(t, "b", true),
+		inFlightShoot(t, "s1", ""), inFlightShoot(t, "stuck", ""))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	g := &gardenletStandIn{client: client, hold: func(name string) bool { return name == "stuck" }}
+	go g.run(ctx, 20*time.Millisecond)
+	out, err := runMigration(t, client, "a", "--migrate", "--migration-rate=0", "--timeout=1s")
+	if factory.ExitCode(err) != ExitTimedOut {
+		t.Fatalf("drain --migrate: %v (exit code %d), want exit code %d\n%s", err, factory.ExitCode(err), ExitTimedOut, out)
+	}
+	if !strings.Contains(err.Error(), "timed out after 1s draining seed a: 1 control plane(s) migrated, 1 still moving (ns/stuck to seed/b), 0 not bound yet, 0 left behind") {
+		t.Errorf("error %v", err)
+	}
+	if !strings.Contains(out, "shoot/ns/s1 migrated to seed/b\n") || !strings.Contains(out, "shoot/ns/stuck to seed/b still moving\n") {
+		t.Errorf("drain printed\n%s", out)
 	}
 }

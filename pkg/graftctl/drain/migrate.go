@@ -74,6 +74,14 @@ func (o *Options) migrate(ctx context.Context) error {
 	}
 	limiter := rate.NewLimiter(limit, max(o.MigrationBurst, 1))
 	m := migration{total: len(shoots)}
+	var f *flights
+	if o.DryRun == seedcmd.DryRunNone && (o.Wait || o.MaxInFlight > 0) {
+		var stop func()
+		if f, stop, err = o.watchFlights(ctx); err != nil {
+			return err
+		}
+		defer stop()
+	}
 	for i, shoot := range shoots {
 		key := algorithm.ShootKey(shoot)
 		if shoot.DeletionTimestamp != nil {
@@ -94,12 +102,17 @@ func (o *Options) migrate(ctx context.Context) error {
 			countOn(l, shoot, target)
 			continue
 		}
+		if f != nil {
+			if err := o.waitForSlot(ctx, f); err != nil {
+				return o.interrupted(ctx, f, m, len(shoots)-i)
+			}
+		}
 		if err := limiter.Wait(ctx); err != nil {
-			return o.interrupted(ctx, m, len(shoots)-i)
+			return o.interrupted(ctx, f, m, len(shoots)-i)
 		}
 		if _, err := migrator.Migrate(ctx, shoot, target, seedcmd.FieldManager, o.DryRun == seedcmd.DryRunServer); err != nil {
 			if ctx.Err() != nil {
-				return o.interrupted(ctx, m, len(shoots)-i)
+				return o.interrupted(ctx, f, m, len(shoots)-i)
 			}
 			if r := garden.RefusalOf(err, o.SeedName, target); r != nil {
 				m.refused++
@@ -122,8 +135,16 @@ func (o *Options) migrate(ctx context.Context) error {
 		}
 		o.printf("shoot/%s moved to seed/%s\n", key, target)
 		o.printf("%d/%d shoots moved\n", m.moved, m.total-m.deleting)
+		if f != nil {
+			f.moving[key] = target
+		}
 	}
-	return o.migrationResult(m)
+	if f != nil && o.Wait {
+		if err := o.waitMigrated(ctx, f, &m); err != nil {
+			return o.interrupted(ctx, f, m, 0)
+		}
+	}
+	return o.migrationResult(m, f)
 }
 
 // migrationRefusals words the seeds a decision left out because Gardener
@@ -160,7 +181,7 @@ func migrationError(err error) string {
 
 // migrationResult prints the summary and returns the error that makes
 // graftctl exit non-zero when a shoot that should have left did not.
-func (o *Options) migrationResult(m migration) error {
+func (o *Options) migrationResult(m migration, f *flights) error {
 	if o.DryRun != seedcmd.DryRunNone {
 		failed := ""
 		if m.failed > 0 {
@@ -170,7 +191,11 @@ func (o *Options) migrationResult(m migration) error {
 			m.total, o.SeedName, m.moved, m.cannotMove, m.refused, failed, o.DryRun.Suffix())
 		return nil
 	}
-	if m.left() == 0 {
+	switch {
+	case m.left() == 0 && f != nil && o.Wait:
+		o.printf("seed/%s drained: %d control plane(s) migrated\n", o.SeedName, f.migrated)
+		return nil
+	case m.left() == 0:
 		o.printf("seed/%s drained: gardenlet now migrates %d control plane(s); Gardener keeps each shoot's spec frozen until its status.seedName names the new seed\n", o.SeedName, m.moved)
 		return nil
 	}
@@ -188,13 +213,12 @@ func (o *Options) migrationResult(m migration) error {
 		o.SeedName, m.moved, m.total-m.deleting, m.left(), strings.Join(why, ", "), o.SeedName)
 }
 
-// interrupted reports a drain stopped by --timeout or a signal between two
-// bindings.
-func (o *Options) interrupted(ctx context.Context, m migration, notTried int) error {
-	what := "interrupted"
+// interrupted reports a drain stopped by --timeout (ExitTimedOut) or a
+// signal, while binding or while waiting for gardenlet.
+func (o *Options) interrupted(ctx context.Context, f *flights, m migration, notTried int) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		what = fmt.Sprintf("timed out after %s", o.Timeout)
+		return o.timedOut(f, m, notTried)
 	}
-	return fmt.Errorf("%s migrating shoots off seed %s: %d/%d shoots moved, %d not tried yet; the seed stays cordoned, run 'graftctl drain %s --migrate' again to go on",
-		what, o.SeedName, m.moved, m.total-m.deleting, notTried, o.SeedName)
+	return fmt.Errorf("interrupted migrating shoots off seed %s: %d/%d shoots moved, %d not tried yet; the seed stays cordoned, run 'graftctl drain %s --migrate' again to go on",
+		o.SeedName, m.moved, m.total-m.deleting, notTried, o.SeedName)
 }

@@ -168,7 +168,7 @@ func TestDrainMigratesOnGardener(t *testing.T) {
 		t.Errorf("the dry runs changed seed %s: taints %s (resourceVersion %s), before %s (%s)", src, now, nowVersion, taints, seedVersion)
 	}
 
-	r := runGraftctl(t.Context(), t, append([]string{"--api=core.gardener.cloud"}, append(args, "--migrate", "--migration-rate=0")...)...)
+	r := runGraftctl(t.Context(), t, append([]string{"--api=core.gardener.cloud"}, append(args, "--migrate", "--migration-rate=0", "--wait=false")...)...)
 	t.Logf("drain --migrate printed:\n%s%s", r.out, r.errOut)
 	if r.err == nil || !strings.Contains(r.errOut, "seed "+src+" not drained: 1/4 shoots moved, 3 left (3 fit no other seed;") {
 		t.Errorf("drain --migrate: %v, want a non-zero exit naming the shoots left", r.err)
