@@ -34,24 +34,21 @@ func gardenletEnv() []string {
 	return append(env, "EXPERIMENTAL_DISABLE_KUBERNETES_VERSION_CHECK=true")
 }
 
-// RunGardenlet starts Gardener's gardenlet (GardenletBinary) with config, a
-// GardenletConfiguration as a ManagedSeed's spec.gardenlet.config or a
-// Gardenlet's spec.config holds it, the way the parent gardenlet or
-// gardener-operator deploys it: with the connections and ports only the
-// deployment knows added. cp, started with Gardener, is both its garden and
-// its seed cluster. Its log is dir/gardenlet.log.
+// RunGardenlet starts Gardener's gardenlet (GardenletBinary) for seed with
+// config, a GardenletConfiguration as a ManagedSeed's spec.gardenlet.config or
+// a Gardenlet's spec.config holds it, the way the parent gardenlet or
+// gardener-operator deploys it: with the seed's name (the object's), the
+// connections and the ports only the deployment knows added. cp, started with
+// Gardener, is both its garden and its seed cluster. Its log is
+// dir/gardenlet.log.
 //
 // At start gardenlet writes its Seed's spec from seedConfig; then it stops,
 // for lack of the seed cluster it would manage, which is all a test of what
 // survives its restart needs.
-func RunGardenlet(ctx context.Context, cp *ControlPlane, dir string, config map[string]any) (*Process, error) {
+func RunGardenlet(ctx context.Context, cp *ControlPlane, dir, seed string, config map[string]any) (*Process, error) {
 	bin, err := GardenletBinary()
 	if err != nil {
 		return nil, err
-	}
-	seed, _, _ := unstructured.NestedString(config, "seedConfig", "metadata", "name")
-	if seed == "" {
-		return nil, fmt.Errorf("the gardenlet configuration names no seed (seedConfig.metadata.name)")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -68,6 +65,9 @@ func RunGardenlet(ctx context.Context, cp *ControlPlane, dir string, config map[
 		return nil, err
 	}
 	cfg := runtime.DeepCopyJSON(config)
+	if err := unstructured.SetNestedField(cfg, seed, "seedConfig", "metadata", "name"); err != nil {
+		return nil, err
+	}
 	for _, conn := range []string{"gardenClientConnection", "seedClientConnection"} {
 		if err := unstructured.SetNestedField(cfg, kubeconfig, conn, "kubeconfig"); err != nil {
 			return nil, err
