@@ -3,20 +3,26 @@
 package gardener
 
 import (
+	"context"
 	"maps"
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
 	"github.com/graft-dev/graft/pkg/garden"
+	"github.com/graft-dev/graft/pkg/graftctl/drain"
+	"github.com/graft-dev/graft/pkg/graftctl/factory"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/test/framework"
 )
@@ -179,8 +185,8 @@ func TestDrainMigratesOnGardener(t *testing.T) {
 
 	r := runGraftctl(t.Context(), t, append([]string{"--api=core.gardener.cloud"}, append(args, "--migrate", "--migration-rate=0", "--wait=false")...)...)
 	t.Logf("drain --migrate printed:\n%s%s", r.out, r.errOut)
-	if r.err == nil || !strings.Contains(r.errOut, "seed "+src+" not drained: 1/4 shoots moved, 3 left (3 fit no other seed;") {
-		t.Errorf("drain --migrate: %v, want a non-zero exit naming the shoots left", r.err)
+	if factory.ExitCode(r.err) != 1 || !strings.Contains(r.errOut, "seed "+src+" not drained: 1/4 shoots moved, 3 left (3 fit no other seed;") {
+		t.Errorf("drain --migrate: %v (exit code %d), want exit code 1 naming the shoots left", r.err, factory.ExitCode(r.err))
 	}
 	for _, want := range []string{
 		"seed/" + src + " cordoned\n",
@@ -272,4 +278,158 @@ func boundBy(shoot *unstructured.Unstructured, manager string) bool {
 		}
 	}
 	return false
+}
+
+// gardenletStandIn stands in for gardenlet's part of a control-plane
+// migration, which no gardenlet runs here to carry out: a while after a
+// shoot's spec.seedName changed, it reports the control plane running on the
+// new seed (status.seedName), as gardenlet does once the migration is done.
+// Shoots hold names are left in flight. It also follows every shoot of the
+// garden and records the most migrations in flight at once.
+type gardenletStandIn struct {
+	delay time.Duration
+	hold  map[string]bool
+
+	mu       sync.Mutex
+	inFlight map[string]bool
+	most     int
+}
+
+func (g *gardenletStandIn) run(t *testing.T, ctx context.Context) {
+	w, err := dynamicClient(t).Resource(shoots).Namespace(metav1.NamespaceAll).Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Errorf("watching shoots: %v", err)
+		return
+	}
+	defer w.Stop()
+	for ev := range w.ResultChan() {
+		shoot, ok := ev.Object.(*unstructured.Unstructured)
+		if !ok {
+			continue
+		}
+		spec, _, _ := unstructured.NestedString(shoot.Object, "spec", "seedName")
+		status, _, _ := unstructured.NestedString(shoot.Object, "status", "seedName")
+		key := shoot.GetNamespace() + "/" + shoot.GetName()
+		moving := ev.Type != watch.Deleted && spec != "" && status != "" && spec != status
+		g.mu.Lock()
+		if moving {
+			g.inFlight[key] = true
+		} else {
+			delete(g.inFlight, key)
+		}
+		g.most = max(g.most, len(g.inFlight))
+		held := g.hold[shoot.GetName()]
+		g.mu.Unlock()
+		if moving && !held {
+			go g.finish(t, ctx, shoot.DeepCopy(), spec)
+		}
+	}
+}
+
+// finish reports, after the delay, the shoot's control plane running on seed.
+func (g *gardenletStandIn) finish(t *testing.T, ctx context.Context, shoot *unstructured.Unstructured, seed string) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(g.delay):
+	}
+	client := dynamicClient(t).Resource(shoots).Namespace(shoot.GetNamespace())
+	_ = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		now, err := client.Get(ctx, shoot.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if s, _, _ := unstructured.NestedString(now.Object, "spec", "seedName"); s != seed {
+			return nil
+		}
+		_ = unstructured.SetNestedField(now.Object, seed, "status", "seedName")
+		_, err = client.UpdateStatus(ctx, now, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+func (g *gardenletStandIn) mostInFlight() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.most
+}
+
+// TestDrainWaitsForMigrationsOnGardener: drain --migrate follows each
+// migration until gardenlet (a stand-in here) reports the control plane on
+// its new seed, never lets more than --max-in-flight migrations be in flight
+// in the garden, one started by someone else included (checked on every
+// change of every shoot), and exits 0 once all are done; a migration that
+// does not finish within --timeout ends it with exit code 2, saying what
+// migrated and what still moves.
+func TestDrainWaitsForMigrationsOnGardener(t *testing.T) {
+	same := gardenerlandscape.SeedSpec{Backup: true, InternalDomain: migrationInternalDomain, DefaultDomain: migrationDefaultDomain}
+	spec := func(name string) gardenerlandscape.SeedSpec { s := same; s.Name = name; return s }
+	l := newLandscapeWith(t, "waits", spec("src"), spec("dst"), spec("other"))
+	src, dst, other := l.seeds[0], l.seeds[1], l.seeds[2]
+	for _, seed := range l.seeds {
+		markReady(t, seed)
+		patch := []byte(`{"metadata":{"labels":{"graft.dev/role":"` + seed + `"}}}`)
+		if _, err := dynamicClient(t).Resource(seeds).Patch(t.Context(), seed, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			t.Fatalf("labelling seed %s: %v", seed, err)
+		}
+	}
+	// Every shoot may go to dst only.
+	onSeed := func(name, seed string) *unstructured.Unstructured {
+		spec := l.shootSpec(name)
+		spec.SeedSelector = map[string]string{"graft.dev/role": dst}
+		shoot := bind(t, l, create(t, shoots, l.namespace, gardenerlandscape.Shoot(spec)), seed)
+		runsOn(t, shoot, seed)
+		return shoot
+	}
+	for _, name := range []string{"s1", "s2", "s3", "s4"} {
+		onSeed(name, src)
+	}
+	// A migration someone else started: from other to dst.
+	others := onSeed("others", other)
+	others, err := dynamicClient(t).Resource(shoots).Namespace(l.namespace).Get(t.Context(), others.GetName(), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bind(t, l, others, dst)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	g := &gardenletStandIn{delay: 2 * time.Second, hold: map[string]bool{}, inFlight: map[string]bool{}}
+	go g.run(t, ctx)
+
+	r := runGraftctl(t.Context(), t, "--api=core.gardener.cloud", "drain", src, "--migrate", "--strategy=SameRegion",
+		"--migration-rate=0", "--max-in-flight=2", "--timeout=3m")
+	t.Logf("drain --migrate printed:\n%s%s", r.out, r.errOut)
+	if r.err != nil {
+		t.Fatalf("drain --migrate: %v (exit code %d)", r.err, factory.ExitCode(r.err))
+	}
+	for _, want := range []string{"waiting for one to finish\n", "seed/" + src + " drained: 4 control plane(s) migrated\n"} {
+		if !strings.Contains(r.out, want) {
+			t.Errorf("drain --migrate printed\n%s\nwant it to contain %q", r.out, want)
+		}
+	}
+	for _, name := range []string{"s1", "s2", "s3", "s4"} {
+		if want := "shoot/" + l.namespace + "/" + name + " migrated to seed/" + dst + "\n"; !strings.Contains(r.out, want) {
+			t.Errorf("drain --migrate printed\n%s\nwant it to contain %q", r.out, want)
+		}
+	}
+	if most := g.mostInFlight(); most > 2 {
+		t.Errorf("%d migrations were in flight at once, more than --max-in-flight=2", most)
+	}
+
+	// A migration gardenlet does not finish in time.
+	g.mu.Lock()
+	g.hold["stuck"] = true
+	g.mu.Unlock()
+	if _, err := dynamicClient(t).Resource(seeds).Patch(t.Context(), src, types.MergePatchType, []byte(`{"spec":{"taints":null}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	onSeed("stuck", src)
+	r = runGraftctl(t.Context(), t, "--api=core.gardener.cloud", "drain", src, "--migrate", "--strategy=SameRegion", "--migration-rate=0", "--timeout=10s")
+	if code := factory.ExitCode(r.err); code != drain.ExitTimedOut {
+		t.Fatalf("drain --migrate with a migration that does not finish: %v, exit code %d, want %d\n%s%s", r.err, code, drain.ExitTimedOut, r.out, r.errOut)
+	}
+	if want := "timed out after 10s draining seed " + src + ": 0 control plane(s) migrated, 1 still moving (" + l.namespace + "/stuck to seed/" + dst + ")"; !strings.Contains(r.errOut, want) {
+		t.Errorf("drain --migrate printed\n%s%s\nwant it to say %q", r.out, r.errOut, want)
+	}
 }
