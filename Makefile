@@ -104,7 +104,7 @@ kind-down:
 
 ## bench-scheduler: schedule M pending shoots onto N seeds against a plain loop making
 ## the same writes with as many writers in flight; BENCH_ARGS="-seeds 1000 -shoots 20000"
-## for the large size
+## for the large size, BENCH_ARGS="-api core.gardener.cloud" through gardener-apiserver
 bench-scheduler: deps
 	$(GO) run ./test/perf/scheduler $(BENCH_ARGS)
 

@@ -3,7 +3,6 @@ package garden
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"time"
 
@@ -39,28 +38,24 @@ func (g graftClient) Bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed s
 // fails with a conflict and the informer brings the new version. The binding
 // subresource takes the seed alone: the placement's time is not recorded.
 func (g gardenerClient) Bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, _ time.Time) (*corev1alpha1.Shoot, error) {
-	return convert[corev1alpha1.Shoot](bindGardener(ctx, g.resource("shoots").Namespace(shoot.Namespace), shoot.Name, shoot.ResourceVersion, seed, metav1.UpdateOptions{}))
+	return convert[corev1alpha1.Shoot](bindGardener(ctx, g.resource("shoots").Namespace(shoot.Namespace), shoot.Name, shoot.ResourceVersion, seed, metav1.PatchOptions{}))
 }
 
-// bindGardener sets spec.seedName of the named Shoot to seed through shoots/binding.
-// graft's types do not hold every field of Gardener's, so the Shoot is read
-// afresh and must still be at resourceVersion, the version the decision read;
-// the update carries that resourceVersion, so the API server refuses it with a
-// conflict when the Shoot changes in between as well. shoots is the Shoot's
-// namespace of Gardener's Shoots.
-func bindGardener(ctx context.Context, shoots dynamic.ResourceInterface, name, resourceVersion, seed string, opts metav1.UpdateOptions) (*unstructured.Unstructured, error) {
-	live, err := shoots.Get(ctx, name, metav1.GetOptions{})
+// bindGardener sets spec.seedName of the named Shoot to seed through
+// shoots/binding: one merge patch of the subresource, naming the seed and the
+// resourceVersion the decision read, so that the API server refuses it with a
+// conflict when the Shoot changed since. The API server applies it to the
+// Shoot it holds, so the fields graft's types lack are kept without graft
+// reading them first. shoots is the Shoot's namespace of Gardener's Shoots.
+func bindGardener(ctx context.Context, shoots dynamic.ResourceInterface, name, resourceVersion, seed string, opts metav1.PatchOptions) (*unstructured.Unstructured, error) {
+	patch, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"resourceVersion": resourceVersion},
+		"spec":     map[string]any{"seedName": seed},
+	})
 	if err != nil {
 		return nil, err
 	}
-	if live.GetResourceVersion() != resourceVersion {
-		return nil, apierrors.NewConflict(Gardener.Resource("shoots").GroupResource(), name,
-			fmt.Errorf("the shoot changed since it was decided on (resourceVersion %s, decided on %s)", live.GetResourceVersion(), resourceVersion))
-	}
-	if err := unstructured.SetNestedField(live.Object, seed, "spec", "seedName"); err != nil {
-		return nil, err
-	}
-	return shoots.Update(ctx, live, opts, "binding")
+	return shoots.Patch(ctx, name, types.MergePatchType, patch, opts, "binding")
 }
 
 // binding is one patch that binds a shoot.

@@ -2,12 +2,16 @@ package garden
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
 
@@ -24,33 +28,33 @@ func shootClient(rv string) *dynamicfake.FakeDynamicClient {
 	return coretest.FakeGardener(shoot)
 }
 
-func TestBindUpdatesThroughBindingAtTheVersionDecidedOn(t *testing.T) {
+func TestBindPatchesBindingAtTheVersionDecidedOn(t *testing.T) {
 	client := shootClient("5")
-	opts := metav1.UpdateOptions{FieldManager: "graftctl", DryRun: []string{metav1.DryRunAll}}
+	opts := metav1.PatchOptions{FieldManager: "graftctl", DryRun: []string{metav1.DryRunAll}}
 	if _, err := bindGardener(context.Background(), client.Resource(Gardener.Resource("shoots")).Namespace("ns"), "s", "5", "b", opts); err != nil {
 		t.Fatal(err)
 	}
-	var update clienttesting.UpdateActionImpl
+	var patches []clienttesting.PatchActionImpl
 	for _, a := range client.Actions() {
-		if u, ok := a.(clienttesting.UpdateActionImpl); ok {
-			update = u
+		switch a := a.(type) {
+		case clienttesting.PatchActionImpl:
+			patches = append(patches, a)
+		case clienttesting.GetAction, clienttesting.UpdateAction:
+			t.Errorf("bind sent a %s: one patch is the whole binding", a.GetVerb())
 		}
 	}
-	obj, ok := update.GetObject().(*unstructured.Unstructured)
-	if !ok {
-		t.Fatalf("no update sent: %v", client.Actions())
+	if len(patches) != 1 {
+		t.Fatalf("patches sent: %v, want one", client.Actions())
 	}
-	if update.GetSubresource() != "binding" {
-		t.Errorf("update of subresource %q, want binding", update.GetSubresource())
+	p := patches[0]
+	if p.GetSubresource() != "binding" || p.GetPatchType() != types.MergePatchType {
+		t.Errorf("patch of subresource %q (%s), want a merge patch of binding", p.GetSubresource(), p.GetPatchType())
 	}
-	if seed, _, _ := unstructured.NestedString(obj.Object, "spec", "seedName"); seed != "b" || obj.GetResourceVersion() != "5" {
-		t.Errorf("sent spec.seedName %q at resourceVersion %s, want b at 5", seed, obj.GetResourceVersion())
+	if want := `{"metadata":{"resourceVersion":"5"},"spec":{"seedName":"b"}}`; string(p.GetPatch()) != want {
+		t.Errorf("patch %s, want %s", p.GetPatch(), want)
 	}
-	if region, _, _ := unstructured.NestedString(obj.Object, "spec", "region"); region != "eu-west-1" {
-		t.Errorf("the rest of the spec was not kept: region %q", region)
-	}
-	if update.UpdateOptions.FieldManager != "graftctl" || len(update.UpdateOptions.DryRun) != 1 {
-		t.Errorf("update options %+v, want the caller's", update.UpdateOptions)
+	if p.PatchOptions.FieldManager != "graftctl" || len(p.PatchOptions.DryRun) != 1 {
+		t.Errorf("patch options %+v, want the caller's", p.PatchOptions)
 	}
 }
 
@@ -68,9 +72,11 @@ func gardenerShoot(resourceVersion string) *unstructured.Unstructured {
 	}}
 }
 
-// On Gardener a shoot is bound with an update of the whole Shoot, read
-// afresh, through shoots/binding, carrying the resourceVersion decided on; a
-// shoot that changed since the decision is not written at all.
+// On Gardener a shoot is bound with a merge patch of shoots/binding carrying
+// the resourceVersion decided on, which the API server applies to the Shoot
+// it holds (fields graft's types lack are kept); a shoot that changed since
+// the decision gets a conflict. The fake answers the precondition as the API
+// server does.
 func TestGardenerBindUsesBindingSubresource(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -82,6 +88,18 @@ func TestGardenerBindUsesBindingSubresource(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dyn := coretest.FakeGardener(gardenerShoot(tc.liveRV))
+			dyn.PrependReactor("patch", "shoots", func(a clienttesting.Action) (bool, runtime.Object, error) {
+				var p struct {
+					Metadata struct {
+						ResourceVersion string `json:"resourceVersion"`
+					} `json:"metadata"`
+				}
+				_ = json.Unmarshal(a.(clienttesting.PatchAction).GetPatch(), &p)
+				if p.Metadata.ResourceVersion != tc.liveRV {
+					return true, nil, apierrors.NewConflict(Gardener.Resource("shoots").GroupResource(), "s", errors.New("the object has been modified"))
+				}
+				return false, nil, nil
+			})
 			api := NewGardener(dyn)
 			decided, err := convert[corev1alpha1.Shoot](gardenerShoot("5"), nil)
 			if err != nil {
@@ -89,36 +107,24 @@ func TestGardenerBindUsesBindingSubresource(t *testing.T) {
 			}
 			bound, err := api.Bind(t.Context(), decided, "seed-a", time.Now())
 
-			var updates []clienttesting.UpdateAction
-			for _, a := range dyn.Actions() {
-				if u, ok := a.(clienttesting.UpdateAction); ok {
-					updates = append(updates, u)
-				}
-			}
 			if !tc.wantUpdate {
 				if !apierrors.IsConflict(err) {
 					t.Errorf("bind of a shoot changed since the decision: %v, want a conflict", err)
-				}
-				if len(updates) != 0 {
-					t.Errorf("bind of a shoot changed since the decision wrote %v", updates)
 				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(updates) != 1 || updates[0].GetSubresource() != "binding" {
-				t.Fatalf("bind sent updates %v, want one of shoots/binding", updates)
+			stored, err := dyn.Resource(Gardener.Resource("shoots")).Namespace("garden-dev").Get(t.Context(), "s", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
 			}
-			sent := updates[0].GetObject().(*unstructured.Unstructured)
-			if sent.GetResourceVersion() != "5" {
-				t.Errorf("binding carries resourceVersion %q, want the one decided on, 5", sent.GetResourceVersion())
+			if seed, _, _ := unstructured.NestedString(stored.Object, "spec", "seedName"); seed != "seed-a" {
+				t.Errorf("stored spec.seedName %q, want seed-a", seed)
 			}
-			if seed, _, _ := unstructured.NestedString(sent.Object, "spec", "seedName"); seed != "seed-a" {
-				t.Errorf("binding sets spec.seedName %q, want seed-a", seed)
-			}
-			if enabled, _, _ := unstructured.NestedBool(sent.Object, "spec", "addons", "nginxIngress", "enabled"); !enabled {
-				t.Errorf("binding dropped a field of Gardener's Shoot that graft's type lacks: %v", sent.Object["spec"])
+			if enabled, _, _ := unstructured.NestedBool(stored.Object, "spec", "addons", "nginxIngress", "enabled"); !enabled {
+				t.Errorf("the binding lost a field of Gardener's Shoot that graft's type lacks: %v", stored.Object["spec"])
 			}
 			if bound == nil || bound.Spec.SeedName == nil || *bound.Spec.SeedName != "seed-a" {
 				t.Errorf("bind returned %+v, want the bound shoot", bound)

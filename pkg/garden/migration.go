@@ -32,7 +32,7 @@ func AsMigrator(c Client) (Migrator, bool) {
 }
 
 func (g gardenerClient) Migrate(ctx context.Context, shoot *corev1alpha1.Shoot, seed, fieldManager string, dryRun bool) (*corev1alpha1.Shoot, error) {
-	opts := metav1.UpdateOptions{FieldManager: fieldManager}
+	opts := metav1.PatchOptions{FieldManager: fieldManager}
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}

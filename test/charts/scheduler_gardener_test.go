@@ -20,7 +20,7 @@ import (
 // TestSchedulerChartOnGardener: with config.api core.gardener.cloud the
 // rendered config makes graft-scheduler work on Gardener's API, and the
 // ClusterRole grants exactly what it does there (informers on Shoots, Seeds
-// and CloudProfiles, reads of a Shoot and a Seed, bindings through
+// and CloudProfiles, reads of a Shoot and a Seed, bindings as patches of
 // shoots/binding, lastOperation through shoots/status, Events) and nothing on
 // core.graft.dev. The objects pass a server-side dry run. A value of
 // config.api the scheduler does not know is refused at render time.
@@ -47,7 +47,7 @@ func TestSchedulerChartOnGardener(t *testing.T) {
 	checkNoWildcards(t, "ClusterRole", cr.Rules)
 	want := map[string][]string{
 		"core.gardener.cloud/shoots":                  {"get", "list", "watch"},
-		"core.gardener.cloud/shoots/binding":          {"update"},
+		"core.gardener.cloud/shoots/binding":          {"patch"},
 		"core.gardener.cloud/shoots/status":           {"patch"},
 		"core.gardener.cloud/seeds":                   {"get", "list", "watch"},
 		"core.gardener.cloud/cloudprofiles":           {"list", "watch"},

@@ -14,8 +14,8 @@ What graft-scheduler does with the API, and nothing more:
 - records Events (Scheduled, SchedulingFailed);
 - with config.api core.gardener.cloud, all of the above on Gardener's
   Shoots, Seeds and CloudProfiles instead of graft's, and nothing on
-  core.graft.dev: a binding reads the Shoot (get) and updates it through
-  shoots/binding, preconditioned on the resourceVersion decided on;
+  core.graft.dev: a binding is one merge patch of shoots/binding,
+  preconditioned on the resourceVersion decided on;
 - when it starts leading, annotates its own Lease with the scheduling
   configuration it applies (scheduler.graft.dev/scheduling-configuration) for
   graftctl: an update of the Lease read with it as holder, preconditioned on
@@ -30,7 +30,7 @@ What graft-scheduler does with the API, and nothing more:
   verbs: ["get", "list", "watch"]
 - apiGroups: ["core.gardener.cloud"]
   resources: ["shoots/binding"]
-  verbs: ["update"]
+  verbs: ["patch"]
 - apiGroups: ["core.gardener.cloud"]
   resources: ["shoots/status"]
   verbs: ["patch"]

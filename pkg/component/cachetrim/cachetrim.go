@@ -27,8 +27,12 @@ func Transform(obj any) (any, error) {
 }
 
 // After returns a transform that runs first and then then on what first
-// returned; an error of first is returned as it is.
+// returned; an error of first is returned as it is. A nil then leaves first
+// alone.
 func After(first, then cache.TransformFunc) cache.TransformFunc {
+	if then == nil {
+		return first
+	}
 	return func(obj any) (any, error) {
 		out, err := first(obj)
 		if err != nil {

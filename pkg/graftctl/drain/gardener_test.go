@@ -43,6 +43,18 @@ func runOnGardener(newCmd func(factory.Factory, genericiooptions.IOStreams) *cob
 	return out.String(), err
 }
 
+// seedPatch is the last patch of a Seed.
+func seedPatch(t *testing.T, client *dynamicfake.FakeDynamicClient) string {
+	t.Helper()
+	var last string
+	for _, a := range client.Actions() {
+		if p, ok := a.(clienttesting.PatchAction); ok && p.GetResource().Resource == "seeds" {
+			last = string(p.GetPatch())
+		}
+	}
+	return last
+}
+
 func lastPatch(t *testing.T, client *dynamicfake.FakeDynamicClient) string {
 	t.Helper()
 	var last string
@@ -232,13 +244,16 @@ func TestMigrateOnGardener(t *testing.T) {
 	// binding of late as the ShootValidator does once seed b lost its backup
 	// after graftctl read it, and records the others. The seed without
 	// backup is never asked for: the algorithm knows Gardener's rules.
-	client.PrependReactor("update", "shoots", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		u := a.(clienttesting.UpdateAction)
-		obj := u.GetObject().(*unstructured.Unstructured)
-		seed, _, _ := unstructured.NestedString(obj.Object, "spec", "seedName")
-		bindings = append(bindings, fmt.Sprintf("%s %s->%s rv=%s", u.GetSubresource(), obj.GetName(), seed, obj.GetResourceVersion()))
-		if obj.GetName() == "late" {
-			return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "core.gardener.cloud", Resource: "shoots"}, obj.GetName(),
+	client.PrependReactor("patch", "shoots", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		p := a.(clienttesting.PatchAction)
+		var patch struct {
+			Metadata struct{ ResourceVersion string } `json:"metadata"`
+			Spec     struct{ SeedName string }        `json:"spec"`
+		}
+		_ = json.Unmarshal(p.GetPatch(), &patch)
+		bindings = append(bindings, fmt.Sprintf("%s %s->%s rv=%s", p.GetSubresource(), p.GetName(), patch.Spec.SeedName, patch.Metadata.ResourceVersion))
+		if p.GetName() == "late" {
+			return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "core.gardener.cloud", Resource: "shoots"}, p.GetName(),
 				errors.New(`cannot change seed name because backup is not configured for seed "b"`))
 		}
 		return false, nil, nil
@@ -263,7 +278,7 @@ func TestMigrateOnGardener(t *testing.T) {
 	if want := []string{"binding good->b rv=7", "binding late->b rv=7"}; !reflect.DeepEqual(bindings, want) {
 		t.Errorf("updates sent %q, want %q", bindings, want)
 	}
-	if got := lastPatch(t, client); got != `{"metadata":{"resourceVersion":"1"},"spec":{"taints":[{"key":"seed.gardener.cloud/unschedulable"}]}}` {
+	if got := seedPatch(t, client); got != `{"metadata":{"resourceVersion":"1"},"spec":{"taints":[{"key":"seed.gardener.cloud/unschedulable"}]}}` {
 		t.Errorf("cordon patch %s", got)
 	}
 }
@@ -277,7 +292,7 @@ func TestMigrationIsRateLimited(t *testing.T) {
 		migrationSeed(t, "a", true), migrationSeed(t, "b", true),
 		selecting(t, "s1", "b"), selecting(t, "s2", "b"), selecting(t, "s3", "b"))
 	var sent []time.Time
-	client.PrependReactor("update", "shoots", func(clienttesting.Action) (bool, runtime.Object, error) {
+	client.PrependReactor("patch", "shoots", func(clienttesting.Action) (bool, runtime.Object, error) {
 		sent = append(sent, time.Now())
 		return false, nil, nil
 	})

@@ -6,6 +6,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/graft-dev/graft/pkg/controlplane"
 
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
@@ -210,7 +212,10 @@ func TestTenantInputsAreBounded(t *testing.T) {
 // TestResourceQuotaBoundsATenantsShoots: the object-count quota docs/tenants.md
 // recommends refuses a tenant's shoot beyond it. No quota controller runs
 // here, so the test gives the quota the status that controller would; the
-// API server's ResourceQuota admission counts from there.
+// API server's ResourceQuota admission counts from there. That admission
+// reads quotas from an informer: the test first waits until it refuses a
+// shoot against a full quota, then frees the quota, repeating a create the
+// admission refuses on the full quota it may still hold.
 func TestResourceQuotaBoundsATenantsShoots(t *testing.T) {
 	ctx := t.Context()
 	ns := newNamespace(t, "tenant-quota")
@@ -224,16 +229,42 @@ func TestResourceQuotaBoundsATenantsShoots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q.Status = corev1.ResourceQuotaStatus{Hard: q.Spec.Hard, Used: corev1.ResourceList{shoots: resource.MustParse("0")}}
-	if _, err := quotas.UpdateStatus(ctx, q, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
+	setUsed := func(used string) {
+		t.Helper()
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			q, err := quotas.Get(ctx, q.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			q.Status = corev1.ResourceQuotaStatus{Hard: q.Spec.Hard, Used: corev1.ResourceList{shoots: resource.MustParse(used)}}
+			_, err = quotas.UpdateStatus(ctx, q, metav1.UpdateOptions{})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
+	exceeded := func(err error) bool {
+		return apierrors.IsForbidden(err) && strings.Contains(err.Error(), "exceeded quota")
+	}
+	setUsed("2")
+	waitFor(t, "the quota admission to count the full quota", time.Minute, func(ctx context.Context) (bool, error) {
+		_, err := create(ctx, tenant, shoot(ns, "probe"), true)
+		return exceeded(err), err
+	})
+	setUsed("0")
 	for _, name := range []string{"one", "two"} {
-		_, err := create(ctx, tenant, shoot(ns, name), false)
-		expectAllowed(t, "shoot "+name+" within the quota", err)
+		waitFor(t, "shoot "+name+" within the quota", time.Minute, func(ctx context.Context) (bool, error) {
+			_, err := create(ctx, tenant, shoot(ns, name), false)
+			if exceeded(err) {
+				return false, err
+			}
+			expectAllowed(t, "shoot "+name+" within the quota", err)
+			return true, nil
+		})
 	}
 	_, err = create(ctx, tenant, shoot(ns, "three"), false)
-	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "exceeded quota") {
+	if !exceeded(err) {
 		t.Fatalf("third shoot with a quota of two: %v, want exceeded quota", err)
 	}
 }

@@ -7,13 +7,17 @@ import (
 	"os"
 	"runtime/pprof"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/graft-dev/graft/pkg/controlplane"
 	"github.com/graft-dev/graft/pkg/coretest"
+	"github.com/graft-dev/graft/pkg/garden"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
@@ -33,6 +37,7 @@ type options struct {
 	kubeconfig             string
 	cpuProfile             string
 	verbose                bool
+	api                    garden.API
 }
 
 func main() {
@@ -43,7 +48,13 @@ func main() {
 	flag.StringVar(&o.kubeconfig, "kubeconfig", "", "use this garden instead of starting a local control plane")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the scheduler's run to this file")
 	flag.BoolVar(&o.verbose, "verbose", false, "show the control plane's and the scheduler's logs")
+	api := flag.String("api", string(garden.Graft), "the garden's API: core.graft.dev, or core.gardener.cloud through gardener-apiserver and shoots/binding")
 	flag.Parse()
+	var err error
+	if o.api, err = garden.ParseAPI(*api); err != nil {
+		fmt.Fprintf(os.Stderr, "bench-scheduler: %v\n", err)
+		os.Exit(2)
+	}
 	if !o.verbose {
 		klog.LogToStderr(false)
 		klog.SetOutput(devNull{})
@@ -60,11 +71,15 @@ func (devNull) Write(p []byte) (int, error) { return len(p), nil }
 
 func run(ctx context.Context, o options) error {
 	var restConfig *rest.Config
-	if o.kubeconfig != "" {
-		env, err := framework.Start(ctx, framework.Options{UseKubeconfig: true})
+	if o.kubeconfig != "" || o.api == garden.Gardener {
+		if o.api == garden.Gardener && o.kubeconfig == "" {
+			fmt.Println("starting the local control plane with gardener-apiserver")
+		}
+		env, err := framework.Start(ctx, framework.Options{UseKubeconfig: o.kubeconfig != "", Gardener: o.api == garden.Gardener})
 		if err != nil {
 			return err
 		}
+		defer env.Stop()
 		restConfig = env.RESTConfig
 	} else {
 		fmt.Println("starting the local control plane")
@@ -88,7 +103,10 @@ func run(ctx context.Context, o options) error {
 	graft := graftclient.NewForConfigOrDie(restConfig)
 	kube := kubernetes.NewForConfigOrDie(restConfig)
 
-	b := &bench{o: o, graft: graft, kube: kube, restConfig: restConfig, profile: "bench"}
+	if o.api == garden.Gardener {
+		nsCalibration, nsBaseline1, nsScheduler, nsBaseline2 = "garden-bcal", "garden-bbase1", "garden-bsched", "garden-bbase2"
+	}
+	b := &bench{o: o, graft: graft, kube: kube, restConfig: restConfig, profile: "bench", gardener: dynamic.NewForConfigOrDie(restConfig)}
 	fmt.Printf("creating %d seeds\n", o.seeds)
 	if err := b.setup(ctx); err != nil {
 		return err
@@ -150,7 +168,8 @@ func run(ctx context.Context, o options) error {
 	if d := baseOK.Diff(graftStats.OK); d != "" {
 		fmt.Printf("the baseline's writes differ from graft-scheduler's: %s\n", d)
 	}
-	fmt.Printf("scheduler %.1f shoots/s, baseline %.1f shoots/s, ratio %.2f\n", rate, baseRate, rate/baseRate)
+	fmt.Printf("writes per binding: graft-scheduler %.2f, baseline %.2f\n", float64(graftStats.OK.Total())/float64(o.shoots), float64(baseOK.Total())/float64(o.shoots))
+	fmt.Printf("%sscheduler %.1f shoots/s, baseline %.1f shoots/s, ratio %.2f\n", b.label(), rate, baseRate, rate/baseRate)
 	return nil
 }
 
@@ -159,8 +178,9 @@ func meanOf(a writes.Stats, da time.Duration, b writes.Stats, db time.Duration) 
 	return (a.Mean*da.Seconds() + b.Mean*db.Seconds()) / (da + db).Seconds()
 }
 
-// The namespaces: each run has its own.
-const (
+// The namespaces: each run has its own. On Gardener's API each is a
+// project's, and named as Gardener requires (garden-<project>).
+var (
 	nsCalibration = "bench-calibration"
 	nsBaseline1   = "bench-baseline-1"
 	nsScheduler   = "bench-scheduler"
@@ -171,8 +191,19 @@ type bench struct {
 	o          options
 	graft      graftclient.Interface
 	kube       kubernetes.Interface
+	gardener   dynamic.Interface
 	restConfig *rest.Config
 	profile    string
+	// gardenerShoots are the Gardener shoots as created, by namespace/name.
+	gardenerShoots sync.Map
+}
+
+// label prefixes the result line on Gardener's API.
+func (b *bench) label() string {
+	if b.o.api == garden.Gardener {
+		return "gardener: "
+	}
+	return ""
 }
 
 // regions spread the landscape so that decisions have work to do.
@@ -201,7 +232,7 @@ func (b *bench) runBaseline(ctx context.Context, ns string, n int, counts writes
 	}
 	// The same observer follows both sides, so the API server serves the
 	// baseline the same watches as the scheduler.
-	obs, err := writes.Observe(ctx, b.graft, b.kube, ns, nil)
+	obs, err := b.observe(ctx, ns, nil)
 	if err != nil {
 		return writes.Stats{}, 0, err
 	}
@@ -212,6 +243,13 @@ func (b *bench) runBaseline(ctx context.Context, ns string, n int, counts writes
 		seeds[i] = seedName(i)
 	}
 	bl := &writes.Baseline{Graft: clients.Graft, Kube: clients.Kubernetes, Seeds: seeds, Writers: writers, Counter: counter}
+	if b.o.api == garden.Gardener {
+		bl.Gardener, bl.GardenerShoots = clients.Dynamic, map[string]*unstructured.Unstructured{}
+		for _, shoot := range shoots {
+			obj, _ := b.gardenerShoots.Load(shoot.Namespace + "/" + shoot.Name)
+			bl.GardenerShoots[shoot.Namespace+"/"+shoot.Name] = obj.(*unstructured.Unstructured)
+		}
+	}
 	elapsed, err := bl.Run(ctx, shoots, plan)
 	if err != nil {
 		return writes.Stats{}, 0, err
@@ -223,7 +261,18 @@ func (b *bench) runBaseline(ctx context.Context, ns string, n int, counts writes
 
 func seedName(i int) string { return fmt.Sprintf("seed-%04d", i) }
 
+// observe follows ns on the bench's API.
+func (b *bench) observe(ctx context.Context, ns string, done func(*v1alpha1.Shoot) bool, reasons ...string) (*writes.Observer, error) {
+	if b.o.api == garden.Gardener {
+		return writes.ObserveGardener(ctx, b.gardener, b.kube, ns, done, reasons...)
+	}
+	return writes.Observe(ctx, b.graft, b.kube, ns, done, reasons...)
+}
+
 func (b *bench) setup(ctx context.Context) error {
+	if b.o.api == garden.Gardener {
+		return b.setupGardener(ctx)
+	}
 	for _, ns := range []string{nsCalibration, nsBaseline1, nsScheduler, nsBaseline2} {
 		if _, err := b.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 			return err
@@ -257,6 +306,9 @@ type created struct {
 }
 
 func (b *bench) createShoots(ctx context.Context, ns, schedulerName string, n int) ([]created, error) {
+	if b.o.api == garden.Gardener {
+		return b.createGardenerShoots(ctx, ns, schedulerName, n)
+	}
 	out := make([]created, n)
 	err := writes.Parallel(n, 32, func(i int) error {
 		shoot := coretest.MakeShoot(ns, fmt.Sprintf("shoot-%05d", i)).CloudProfileName(b.profile).Region(regions[i%len(regions)]).Obj()
@@ -280,8 +332,7 @@ func (b *bench) createShoots(ctx context.Context, ns, schedulerName string, n in
 // its last write. It returns the writes, the time until the last binding was
 // seen, and each shoot's time from creation to binding as seen by a watch.
 func (b *bench) schedule(ctx context.Context, ns string, shoots []created, cpuProfile string) (_ writes.Stats, bound time.Duration, _ []time.Duration, _ error) {
-	obs, err := writes.Observe(ctx, b.graft, b.kube, ns,
-		func(s *v1alpha1.Shoot) bool { return s.Spec.SeedName != nil }, scheduler.ReasonScheduled)
+	obs, err := b.observe(ctx, ns, func(s *v1alpha1.Shoot) bool { return s.Spec.SeedName != nil }, scheduler.ReasonScheduled)
 	if err != nil {
 		return writes.Stats{}, 0, nil, err
 	}
@@ -293,6 +344,10 @@ func (b *bench) schedule(ctx context.Context, ns string, shoots []created, cpuPr
 	cfg.Server.MetricsBindAddress = configv1alpha1.DisabledBindAddress
 	cfg.ClientConnection.QPS, cfg.ClientConnection.Burst = 100000, 100000
 	cfg.ConcurrentSyncs = int32(b.o.workers)
+	if b.o.api == garden.Gardener {
+		// Gardener's own scheduler takes shoots that name no scheduler.
+		cfg.API, cfg.SchedulerName = configv1alpha1.APIGardener, gardenerSchedulerName
+	}
 	cfg.Default()
 	if errs := cfg.Validate(); len(errs) > 0 {
 		return writes.Stats{}, 0, nil, errs.ToAggregate()

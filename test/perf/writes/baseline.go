@@ -11,7 +11,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
@@ -32,6 +35,7 @@ var replayOrder = []Kind{
 	{"update", "shoots/status"},
 	{"patch", "shoots"},
 	{"patch", "shoots/status"},
+	{"update", "shoots/binding"},
 	{"create", "events"},
 	{"patch", "events"},
 	{"update", "events"},
@@ -72,6 +76,11 @@ func Plan(counts Counts, n int) ([][]Kind, error) {
 type Baseline struct {
 	Graft versioned.Interface
 	Kube  kubernetes.Interface
+	// Gardener and GardenerShoots (by namespace/name, as created; only read
+	// while Run runs) make the bindings of Gardener's API (update
+	// shoots/binding).
+	Gardener       dynamic.Interface
+	GardenerShoots map[string]*unstructured.Unstructured
 	// Seeds are the seed names bindings choose from (two at least, so that a
 	// binding always changes the shoot); seed patches go to the first.
 	Seeds   []string
@@ -140,6 +149,8 @@ func (b *Baseline) replay(ctx context.Context, shoot *v1alpha1.Shoot, kinds []Ki
 	shoots := b.Graft.CoreV1alpha1().Shoots(shoot.Namespace)
 	events := b.Kube.CoreV1().Events(shoot.Namespace)
 	cur := shoot
+	// gcur is the shoot as Gardener's API last returned it (Gardener).
+	var gcur *unstructured.Unstructured
 	for _, k := range kinds {
 		var err error
 		switch k {
@@ -197,6 +208,16 @@ func (b *Baseline) replay(ctx context.Context, shoot *v1alpha1.Shoot, kinds []Ki
 				"status":   map[string]any{"lastOperation": lastOperation},
 			})
 			cur, err = shoots.Patch(ctx, cur.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+		case Kind{"update", "shoots/binding"}:
+			// A binding through Gardener's subresource, of the object
+			// as created: nothing else writes the baseline's shoots.
+			if gcur == nil {
+				gcur = b.GardenerShoots[shoot.Namespace+"/"+shoot.Name]
+			}
+			next := gcur.DeepCopy()
+			if err = unstructured.SetNestedField(next.Object, b.seedFor(cur), "spec", "seedName"); err == nil {
+				gcur, err = b.Gardener.Resource(gardenerShoots).Namespace(shoot.Namespace).Update(ctx, next, metav1.UpdateOptions{}, "binding")
+			}
 		case Kind{"create", "events"}:
 			_, err = events.Create(ctx, b.event(cur, "written by the baseline"), metav1.CreateOptions{})
 		case Kind{"patch", "events"}:
@@ -220,6 +241,8 @@ func (b *Baseline) replay(ctx context.Context, shoot *v1alpha1.Shoot, kinds []Ki
 	}
 	return nil
 }
+
+var gardenerShoots = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"}
 
 // Parallel runs fn(0..n-1) on workers goroutines and returns the first error.
 func Parallel(n, workers int, fn func(i int) error) error {

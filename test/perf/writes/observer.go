@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/dynamic"
 	kubeinformers "k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -15,6 +16,7 @@ import (
 	versioned "github.com/graft-dev/client-go/clientset/versioned"
 	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/garden"
 )
 
 // Observer follows the shoots and Events of one namespace until a number of
@@ -22,6 +24,7 @@ import (
 // a benchmark run one, so the API server serves both the same watches.
 type Observer struct {
 	cancel  context.CancelFunc
+	ns      string
 	done    func(*v1alpha1.Shoot) bool
 	reasons []string
 
@@ -35,14 +38,28 @@ type Observer struct {
 // Observe starts following ns. done tells when a shoot's work is done (nil:
 // never); every done shoot must also have one Event of each reason.
 func Observe(ctx context.Context, graft versioned.Interface, kube kubernetes.Interface, ns string, done func(*v1alpha1.Shoot) bool, reasons ...string) (*Observer, error) {
+	gf := graftinformers.NewSharedInformerFactoryWithOptions(graft, 0, graftinformers.WithNamespace(ns))
+	return observe(ctx, gf.Core().V1alpha1().Shoots().Informer(), gf.Start, kube, ns, done, reasons)
+}
+
+// ObserveGardener is Observe on Gardener's API, whose shoots it reads as
+// graft's types.
+func ObserveGardener(ctx context.Context, gardener dynamic.Interface, kube kubernetes.Interface, ns string, done func(*v1alpha1.Shoot) bool, reasons ...string) (*Observer, error) {
+	informers, err := garden.NewInformers(garden.Gardener, nil, gardener, nil)
+	if err != nil {
+		return nil, err
+	}
+	return observe(ctx, informers.Shoots().Informer, informers.Start, kube, ns, done, reasons)
+}
+
+func observe(ctx context.Context, shoots cache.SharedIndexInformer, start func(<-chan struct{}), kube kubernetes.Interface, ns string, done func(*v1alpha1.Shoot) bool, reasons []string) (*Observer, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	o := &Observer{
-		cancel: cancel, done: done, reasons: reasons,
+		cancel: cancel, ns: ns, done: done, reasons: reasons,
 		doneAt: map[string]time.Time{}, seen: map[string]map[string]bool{}, complete: map[string]bool{}, changed: make(chan struct{}, 1),
 	}
-	gf := graftinformers.NewSharedInformerFactoryWithOptions(graft, 0, graftinformers.WithNamespace(ns))
 	kf := kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0, kubeinformers.WithNamespace(ns))
-	shoots, events := gf.Core().V1alpha1().Shoots().Informer(), kf.Core().V1().Events().Informer()
+	events := kf.Core().V1().Events().Informer()
 	if _, err := shoots.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    o.onShoot,
 		UpdateFunc: func(_, obj any) { o.onShoot(obj) },
@@ -57,7 +74,7 @@ func Observe(ctx context.Context, graft versioned.Interface, kube kubernetes.Int
 		cancel()
 		return nil, err
 	}
-	gf.Start(ctx.Done())
+	start(ctx.Done())
 	kf.Start(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), shoots.HasSynced, events.HasSynced) {
 		cancel()
@@ -71,7 +88,7 @@ func (o *Observer) Stop() { o.cancel() }
 
 func (o *Observer) onShoot(obj any) {
 	shoot, ok := obj.(*v1alpha1.Shoot)
-	if !ok || o.done == nil || !o.done(shoot) {
+	if !ok || shoot.Namespace != o.ns || o.done == nil || !o.done(shoot) {
 		return
 	}
 	o.mu.Lock()
