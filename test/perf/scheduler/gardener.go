@@ -59,7 +59,6 @@ func (b *bench) createGardenerShoots(ctx context.Context, ns, schedulerName stri
 			return err
 		}
 		at := time.Now()
-		b.gardenerShoots.Store(ns+"/"+obj.GetName(), obj)
 		converted, err := garden.FromGardener(obj.DeepCopy())
 		if err != nil {
 			return err

@@ -7,7 +7,6 @@ import (
 	"os"
 	"runtime/pprof"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/graft-dev/graft/pkg/controlplane"
@@ -16,7 +15,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -194,8 +192,6 @@ type bench struct {
 	gardener   dynamic.Interface
 	restConfig *rest.Config
 	profile    string
-	// gardenerShoots are the Gardener shoots as created, by namespace/name.
-	gardenerShoots sync.Map
 }
 
 // label prefixes the result line on Gardener's API.
@@ -244,11 +240,7 @@ func (b *bench) runBaseline(ctx context.Context, ns string, n int, counts writes
 	}
 	bl := &writes.Baseline{Graft: clients.Graft, Kube: clients.Kubernetes, Seeds: seeds, Writers: writers, Counter: counter}
 	if b.o.api == garden.Gardener {
-		bl.Gardener, bl.GardenerShoots = clients.Dynamic, map[string]*unstructured.Unstructured{}
-		for _, shoot := range shoots {
-			obj, _ := b.gardenerShoots.Load(shoot.Namespace + "/" + shoot.Name)
-			bl.GardenerShoots[shoot.Namespace+"/"+shoot.Name] = obj.(*unstructured.Unstructured)
-		}
+		bl.Gardener = clients.Dynamic
 	}
 	elapsed, err := bl.Run(ctx, shoots, plan)
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
@@ -35,7 +34,7 @@ var replayOrder = []Kind{
 	{"update", "shoots/status"},
 	{"patch", "shoots"},
 	{"patch", "shoots/status"},
-	{"update", "shoots/binding"},
+	{"patch", "shoots/binding"},
 	{"create", "events"},
 	{"patch", "events"},
 	{"update", "events"},
@@ -76,11 +75,8 @@ func Plan(counts Counts, n int) ([][]Kind, error) {
 type Baseline struct {
 	Graft versioned.Interface
 	Kube  kubernetes.Interface
-	// Gardener and GardenerShoots (by namespace/name, as created; only read
-	// while Run runs) make the bindings of Gardener's API (update
-	// shoots/binding).
-	Gardener       dynamic.Interface
-	GardenerShoots map[string]*unstructured.Unstructured
+	// Gardener makes the bindings of Gardener's API (patch shoots/binding).
+	Gardener dynamic.Interface
 	// Seeds are the seed names bindings choose from (two at least, so that a
 	// binding always changes the shoot); seed patches go to the first.
 	Seeds   []string
@@ -149,8 +145,6 @@ func (b *Baseline) replay(ctx context.Context, shoot *v1alpha1.Shoot, kinds []Ki
 	shoots := b.Graft.CoreV1alpha1().Shoots(shoot.Namespace)
 	events := b.Kube.CoreV1().Events(shoot.Namespace)
 	cur := shoot
-	// gcur is the shoot as Gardener's API last returned it (Gardener).
-	var gcur *unstructured.Unstructured
 	for _, k := range kinds {
 		var err error
 		switch k {
@@ -208,16 +202,15 @@ func (b *Baseline) replay(ctx context.Context, shoot *v1alpha1.Shoot, kinds []Ki
 				"status":   map[string]any{"lastOperation": lastOperation},
 			})
 			cur, err = shoots.Patch(ctx, cur.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
-		case Kind{"update", "shoots/binding"}:
-			// A binding through Gardener's subresource, of the object
-			// as created: nothing else writes the baseline's shoots.
-			if gcur == nil {
-				gcur = b.GardenerShoots[shoot.Namespace+"/"+shoot.Name]
-			}
-			next := gcur.DeepCopy()
-			if err = unstructured.SetNestedField(next.Object, b.seedFor(cur), "spec", "seedName"); err == nil {
-				gcur, err = b.Gardener.Resource(gardenerShoots).Namespace(shoot.Namespace).Update(ctx, next, metav1.UpdateOptions{}, "binding")
-			}
+		case Kind{"patch", "shoots/binding"}:
+			// A binding through Gardener's subresource, as graft-scheduler
+			// sends it, at the version created: nothing else writes the
+			// baseline's shoots.
+			patch, _ := json.Marshal(map[string]any{
+				"metadata": map[string]any{"resourceVersion": cur.ResourceVersion},
+				"spec":     map[string]any{"seedName": b.seedFor(cur)},
+			})
+			_, err = b.Gardener.Resource(gardenerShoots).Namespace(shoot.Namespace).Patch(ctx, cur.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "binding")
 		case Kind{"create", "events"}:
 			_, err = events.Create(ctx, b.event(cur, "written by the baseline"), metav1.CreateOptions{})
 		case Kind{"patch", "events"}:
