@@ -55,17 +55,6 @@ func seedPatch(t *testing.T, client *dynamicfake.FakeDynamicClient) string {
 	return last
 }
 
-func lastPatch(t *testing.T, client *dynamicfake.FakeDynamicClient) string {
-	t.Helper()
-	var last string
-	for _, a := range client.Actions() {
-		if p, ok := a.(clienttesting.PatchAction); ok {
-			last = string(p.GetPatch())
-		}
-	}
-	return last
-}
-
 // warning is what graftctl says of a seed whose gardenlet configuration the
 // garden does not hold.
 func warning(seed string) string {
@@ -86,7 +75,7 @@ func TestCordonAndUncordonOnGardener(t *testing.T) {
 		t.Errorf("cordon output %q, want %q", out, want)
 	}
 	want := `{"metadata":{"resourceVersion":"4"},"spec":{"taints":[{"key":"other"},{"key":"seed.gardener.cloud/unschedulable"}]}}`
-	if got := lastPatch(t, client); got != want {
+	if got := seedPatch(t, client); got != want {
 		t.Errorf("cordon patch %s, want %s", got, want)
 	}
 
@@ -98,7 +87,7 @@ func TestCordonAndUncordonOnGardener(t *testing.T) {
 	if want := "seed/b uncordoned\n" + warning("b"); out != want {
 		t.Errorf("uncordon output %q, want %q", out, want)
 	}
-	if got, want := lastPatch(t, client), `{"metadata":{"resourceVersion":"9"},"spec":{"taints":null}}`; got != want {
+	if got, want := seedPatch(t, client), `{"metadata":{"resourceVersion":"9"},"spec":{"taints":null}}`; got != want {
 		t.Errorf("uncordon patch %s, want %s", got, want)
 	}
 }
