@@ -3,12 +3,14 @@ package describe
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
@@ -16,6 +18,7 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/coretest"
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 )
 
@@ -106,5 +109,44 @@ func TestDescribeErrors(t *testing.T) {
 		if _, err := run(t, graft, kubefake.NewSimpleClientset(), tc.args...); err == nil || err.Error() != tc.want {
 			t.Errorf("describe %q: error %v, want %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// gardenerObject is obj as Gardener's API serves it, of kind.
+func gardenerObject(t *testing.T, obj any, kind string) *unstructured.Unstructured {
+	t.Helper()
+	data, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := json.Unmarshal(data, &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	u.SetAPIVersion("core.gardener.cloud/v1beta1")
+	u.SetKind(kind)
+	return u
+}
+
+// TestDescribeOnGardenerNotesTaintsGardenletRemoves: a seed kept from a
+// pending shoot by a taint its Gardenlet's seedConfig lacks is named, with
+// the taint, as one gardenlet frees when it next starts.
+func TestDescribeOnGardenerNotesTaintsGardenletRemoves(t *testing.T) {
+	tainted := coretest.MakeSeed("b").Taints(corev1alpha1.SeedTaint{Key: "maintenance"}).Obj()
+	client := coretest.FakeGardener(
+		gardenerObject(t, coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), "CloudProfile"),
+		gardenerObject(t, tainted, "Seed"),
+		gardenerObject(t, coretest.MakeShoot("dev", "s1").Obj(), "Shoot"),
+		coretest.GardenerSeedConfig("Gardenlet", "b", "3"))
+	var out bytes.Buffer
+	cmd := NewCommand(&factory.Static{API: garden.Gardener, Dynamic: client, Kube: kubefake.NewSimpleClientset(), DefaultNamespace: "dev"},
+		genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &out})
+	cmd.SetArgs([]string{"shoot", "s1"})
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if want := "note: seed b: taint(s) maintenance:NoSchedule are not in gardenlet.seedmanagement.gardener.cloud/b, so gardenlet removes them when it next starts"; !strings.Contains(out.String(), want) {
+		t.Errorf("output lacks %q:\n%s", want, out.String())
 	}
 }
