@@ -1,6 +1,9 @@
 package coretest
 
 import (
+	"encoding/json"
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -80,4 +83,20 @@ func GardenerSeedConfig(kind, name, resourceVersion string, taintKeys ...string)
 		"metadata":   map[string]any{"name": name, "namespace": "garden", "resourceVersion": resourceVersion},
 		"spec":       spec,
 	}}
+}
+
+// AsGardener turns one of graft's objects into Gardener's of kind, as
+// gardener-apiserver would serve it: the field names are the same.
+func AsGardener(obj any, kind string) *unstructured.Unstructured {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		panic(fmt.Sprintf("encoding a %T: %v", obj, err))
+	}
+	u := &unstructured.Unstructured{}
+	if err := json.Unmarshal(data, &u.Object); err != nil {
+		panic(fmt.Sprintf("decoding a %T: %v", obj, err))
+	}
+	u.SetAPIVersion("core.gardener.cloud/v1beta1")
+	u.SetKind(kind)
+	return u
 }

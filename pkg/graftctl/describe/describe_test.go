@@ -3,14 +3,12 @@ package describe
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 
@@ -112,31 +110,15 @@ func TestDescribeErrors(t *testing.T) {
 	}
 }
 
-// gardenerObject is obj as Gardener's API serves it, of kind.
-func gardenerObject(t *testing.T, obj any, kind string) *unstructured.Unstructured {
-	t.Helper()
-	data, err := json.Marshal(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := &unstructured.Unstructured{}
-	if err := json.Unmarshal(data, &u.Object); err != nil {
-		t.Fatal(err)
-	}
-	u.SetAPIVersion("core.gardener.cloud/v1beta1")
-	u.SetKind(kind)
-	return u
-}
-
 // TestDescribeOnGardenerNotesTaintsGardenletRemoves: a seed kept from a
 // pending shoot by a taint its Gardenlet's seedConfig lacks is named, with
 // the taint, as one gardenlet frees when it next starts.
 func TestDescribeOnGardenerNotesTaintsGardenletRemoves(t *testing.T) {
 	tainted := coretest.MakeSeed("b").Taints(corev1alpha1.SeedTaint{Key: "maintenance"}).Obj()
 	client := coretest.FakeGardener(
-		gardenerObject(t, coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), "CloudProfile"),
-		gardenerObject(t, tainted, "Seed"),
-		gardenerObject(t, coretest.MakeShoot("dev", "s1").Obj(), "Shoot"),
+		coretest.AsGardener(coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), "CloudProfile"),
+		coretest.AsGardener(tainted, "Seed"),
+		coretest.AsGardener(coretest.MakeShoot("dev", "s1").Obj(), "Shoot"),
 		coretest.GardenerSeedConfig("Gardenlet", "b", "3"))
 	var out bytes.Buffer
 	cmd := NewCommand(&factory.Static{API: garden.Gardener, Dynamic: client, Kube: kubefake.NewSimpleClientset(), DefaultNamespace: "dev"},

@@ -135,26 +135,6 @@ func TestMigrationFlagsAreChecked(t *testing.T) {
 	}
 }
 
-// asGardener turns one of graft's objects into Gardener's, as
-// gardener-apiserver would serve it: the field names are the same.
-func asGardener(t *testing.T, obj any, kind string, edit func(map[string]any)) *unstructured.Unstructured {
-	t.Helper()
-	data, err := json.Marshal(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := &unstructured.Unstructured{}
-	if err := json.Unmarshal(data, &u.Object); err != nil {
-		t.Fatal(err)
-	}
-	u.SetAPIVersion("core.gardener.cloud/v1beta1")
-	u.SetKind(kind)
-	if edit != nil {
-		edit(u.Object)
-	}
-	return u
-}
-
 // migrationSeed is a ready Gardener seed labelled role=name, with backup
 // (and its BackupBucketsReady condition) when backup is set, in the internal
 // DNS domain internal.example.
@@ -165,9 +145,9 @@ func migrationSeed(t *testing.T, name string, backup bool) *unstructured.Unstruc
 		seed.Status.Conditions = append(seed.Status.Conditions, corev1alpha1.Condition{Type: corev1alpha1.SeedBackupBucketsReady, Status: corev1alpha1.ConditionTrue})
 	}
 	seed.ResourceVersion = "1"
-	return asGardener(t, seed, "Seed", func(o map[string]any) {
-		_ = unstructured.SetNestedField(o, "internal.example", "spec", "dns", "internal", "domain")
-	})
+	u := coretest.AsGardener(seed, "Seed")
+	_ = unstructured.SetNestedField(u.Object, "internal.example", "spec", "dns", "internal", "domain")
+	return u
 }
 
 // selecting returns a Gardener shoot on seed a that may go only to seeds
@@ -176,7 +156,7 @@ func selecting(t *testing.T, name, role string) *unstructured.Unstructured {
 	shoot := coretest.MakeShoot("ns", name).Seed("a").Obj()
 	shoot.Spec.SeedSelector = &corev1alpha1.SeedSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"role": role}}}
 	shoot.ResourceVersion = "7"
-	return asGardener(t, shoot, "Shoot", nil)
+	return coretest.AsGardener(shoot, "Shoot")
 }
 
 // migrationLandscape: seed a and b with backup, c without; on a, shoots good
@@ -184,7 +164,7 @@ func selecting(t *testing.T, name, role string) *unstructured.Unstructured {
 // seed).
 func migrationLandscape(t *testing.T) *dynamicfake.FakeDynamicClient {
 	return coretest.FakeGardener(
-		asGardener(t, coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), "CloudProfile", nil),
+		coretest.AsGardener(coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), "CloudProfile"),
 		migrationSeed(t, "a", true), migrationSeed(t, "b", true), migrationSeed(t, "c", false),
 		coretest.GardenerSeedConfig("ManagedSeed", "a", "2"),
 		selecting(t, "good", "b"), selecting(t, "late", "b"), selecting(t, "nobackup", "c"), selecting(t, "nowhere", "none"))
@@ -277,7 +257,7 @@ func TestMigrateOnGardener(t *testing.T) {
 // passed since the first.
 func TestMigrationIsRateLimited(t *testing.T) {
 	client := coretest.FakeGardener(
-		asGardener(t, coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), "CloudProfile", nil),
+		coretest.AsGardener(coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), "CloudProfile"),
 		migrationSeed(t, "a", true), migrationSeed(t, "b", true),
 		selecting(t, "s1", "b"), selecting(t, "s2", "b"), selecting(t, "s3", "b"))
 	var sent []time.Time
@@ -354,7 +334,7 @@ func inFlightShoot(t *testing.T, name, from string) *unstructured.Unstructured {
 		shoot.Spec.SeedName, shoot.Status.SeedName = ptr.To("b"), ptr.To(from)
 	}
 	shoot.ResourceVersion = "7"
-	return asGardener(t, shoot, "Shoot", nil)
+	return coretest.AsGardener(shoot, "Shoot")
 }
 
 // TestMigrateWaitsForGardenlet: drain --migrate (--wait by default) follows
@@ -363,7 +343,7 @@ func inFlightShoot(t *testing.T, name, from string) *unstructured.Unstructured {
 // started by someone else, and says it is drained once all are done.
 func TestMigrateWaitsForGardenlet(t *testing.T) {
 	client := coretest.FakeGardener(
-		asGardener(t, coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), "CloudProfile", nil),
+		coretest.AsGardener(coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), "CloudProfile"),
 		migrationSeed(t, "a", true), migrationSeed(t, "b", true), migrationSeed(t, "c", true),
 		inFlightShoot(t, "s1", ""), inFlightShoot(t, "s2", ""), inFlightShoot(t, "s3", ""), inFlightShoot(t, "others", "c"))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -395,7 +375,7 @@ func TestMigrateWaitsForGardenlet(t *testing.T) {
 // what is still moving.
 func TestMigrateTimesOutWhileMoving(t *testing.T) {
 	client := coretest.FakeGardener(
-		asGardener(t, coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), "CloudProfile", nil),
+		coretest.AsGardener(coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), "CloudProfile"),
 		migrationSeed(t, "a", true), migrationSeed(t, "b", true),
 		inFlightShoot(t, "s1", ""), inFlightShoot(t, "stuck", ""))
 	ctx, cancel := context.WithCancel(context.Background())
