@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/graft-dev/client-go/clientset/versioned"
@@ -235,11 +234,6 @@ func objectName(obj *unstructured.Unstructured) string {
 // Dynamic is the client of the groups graft has no typed client for:
 // Gardener's core.gardener.cloud. Only this package reads it.
 type Dynamic = dynamic.Interface
-
-// NewDynamic builds the client of Gardener's groups from cfg.
-func NewDynamic(cfg *rest.Config) (Dynamic, error) {
-	return dynamic.NewForConfig(cfg)
-}
 
 // New returns the Client of api: over graft's typed clientset for graft's,
 // over the dynamic client for Gardener's.

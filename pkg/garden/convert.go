@@ -45,14 +45,11 @@ func Convert(data []byte, into any) error {
 // graft's type, by the same rules as a landscape file: Gardener's field names
 // are graft's, unknown fields are dropped and Gardener's semantics apply (see
 // gardenerSemantics). The informers on a Gardener garden store what it
-// returns.
+// returns. It reads the map the API server's JSON was decoded into, without
+// writing it as JSON again (a quarter of the cost; BenchmarkFromGardenerShoot).
 func FromGardener(obj *unstructured.Unstructured) (runtime.Object, error) {
 	if want := GardenerGroup + "/" + GardenerVersion; obj.GetAPIVersion() != want {
 		return nil, fmt.Errorf("%s %s: apiVersion %q is not %s", obj.GetKind(), obj.GetName(), obj.GetAPIVersion(), want)
-	}
-	data, err := obj.MarshalJSON()
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", obj.GetKind(), obj.GetName(), err)
 	}
 	var into runtime.Object
 	switch obj.GetKind() {
@@ -67,7 +64,7 @@ func FromGardener(obj *unstructured.Unstructured) (runtime.Object, error) {
 	default:
 		return nil, fmt.Errorf("%s %s: graft reads only Seeds, Shoots, CloudProfiles and NamespacedCloudProfiles of %s", obj.GetKind(), obj.GetName(), GardenerGroup)
 	}
-	if err := Convert(data, into); err != nil {
+	if err := fromUnstructured(obj.Object, into); err != nil {
 		// Named as a landscape file names a document, so that a bad object
 		// reads alike from a file and from a garden.
 		return nil, fmt.Errorf("%s document 0 (%s %s): %s", GardenerGroup, obj.GetKind(), objectName(obj), err)
@@ -96,5 +93,24 @@ func gardenerSemantics(obj any) {
 			o.Spec.Tolerations[i].Effect = ""
 			o.Spec.Tolerations[i].TolerationSeconds = nil
 		}
+	case *v1alpha1.SeedList:
+		for i := range o.Items {
+			gardenerSemantics(&o.Items[i])
+		}
+	case *v1alpha1.ShootList:
+		for i := range o.Items {
+			gardenerSemantics(&o.Items[i])
+		}
 	}
+}
+
+// fromUnstructured is Convert for an object the API server already decoded:
+// it reads the map without writing it as JSON again.
+func fromUnstructured(obj map[string]any, into runtime.Object) error {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, into); err != nil {
+		return err
+	}
+	into.GetObjectKind().SetGroupVersionKind(v1alpha1.SchemeGroupVersion.WithKind(into.GetObjectKind().GroupVersionKind().Kind))
+	gardenerSemantics(into)
+	return nil
 }

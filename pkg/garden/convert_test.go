@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -135,5 +136,114 @@ func TestInformerConversionIsIdempotent(t *testing.T) {
 	again, err := fromGardener(seed)
 	if err != nil || again != seed {
 		t.Errorf("the transform changed an object already converted: %v", err)
+	}
+}
+
+// A Shoot as gardener-apiserver serves one of a small production cluster:
+// the fields graft reads and the many it drops.
+const benchShoot = `
+apiVersion: core.gardener.cloud/v1beta1
+kind: Shoot
+metadata:
+  name: prod-eu
+  namespace: garden-team
+  uid: 3f0c2a4e-8a51-4d8e-9b7c-1d2e3f4a5b6c
+  resourceVersion: "123456"
+  generation: 7
+  creationTimestamp: "2026-01-01T00:00:00Z"
+  labels: {shoot.gardener.cloud/status: healthy, cost-center: "4711"}
+  annotations: {gardener.cloud/created-by: someone@example.com, shoot.gardener.cloud/cloud-config-execution-max-delay-seconds: "300"}
+  finalizers: [gardener]
+  managedFields:
+  - {manager: gardener-apiserver, operation: Update, apiVersion: core.gardener.cloud/v1beta1, time: "2026-01-01T00:00:00Z", fieldsType: FieldsV1, fieldsV1: {"f:spec": {"f:seedName": {}}}}
+spec:
+  cloudProfile: {kind: CloudProfile, name: aws}
+  region: eu-west-1
+  purpose: production
+  seedName: aws-eu1
+  secretBindingName: my-aws
+  kubernetes: {version: 1.33.2, kubeAPIServer: {enableAnonymousAuthentication: false}}
+  networking: {type: calico, nodes: 10.250.0.0/16, pods: 100.96.0.0/11, services: 100.64.0.0/13, ipFamilies: [IPv4]}
+  maintenance:
+    autoUpdate: {kubernetesVersion: true, machineImageVersion: true}
+    timeWindow: {begin: 220000+0100, end: 230000+0100}
+  provider:
+    type: aws
+    controlPlaneConfig: {apiVersion: aws.provider.extensions.gardener.cloud/v1alpha1, kind: ControlPlaneConfig}
+    infrastructureConfig:
+      apiVersion: aws.provider.extensions.gardener.cloud/v1alpha1
+      kind: InfrastructureConfig
+      networks:
+        vpc: {cidr: 10.250.0.0/16}
+        zones:
+        - {name: eu-west-1a, internal: 10.250.112.0/22, public: 10.250.96.0/22, workers: 10.250.0.0/19}
+        - {name: eu-west-1b, internal: 10.250.116.0/22, public: 10.250.100.0/22, workers: 10.250.32.0/19}
+    workers:
+    - name: worker-a
+      machine: {type: m5.large, image: {name: gardenlinux, version: 1592.1.0}, architecture: amd64}
+      maximum: 5
+      minimum: 2
+      volume: {type: gp3, size: 50Gi}
+      zones: [eu-west-1a, eu-west-1b]
+  tolerations: [{key: dedicated, value: team}]
+  controlPlane: {highAvailability: {failureTolerance: {type: zone}}}
+status:
+  seedName: aws-eu1
+  technicalID: shoot--team--prod-eu
+  uid: 3f0c2a4e-8a51-4d8e-9b7c-1d2e3f4a5b6c
+  observedGeneration: 7
+  hibernated: false
+  gardener: {id: abc, name: gardener-controller-manager, version: v1.149.3}
+  networking: {nodes: [10.250.0.0/16], pods: [100.96.0.0/11], services: [100.64.0.0/13]}
+  lastOperation: {type: Reconcile, state: Succeeded, progress: 100, description: Shoot cluster has been successfully reconciled., lastUpdateTime: "2026-01-02T00:00:00Z"}
+  conditions:
+  - {type: APIServerAvailable, status: "True", lastTransitionTime: "2026-01-01T00:00:00Z", lastUpdateTime: "2026-01-02T00:00:00Z", reason: HealthzRequestSucceeded, message: API server /healthz endpoint responded with success status code.}
+  - {type: ControlPlaneHealthy, status: "True", lastTransitionTime: "2026-01-01T00:00:00Z", lastUpdateTime: "2026-01-02T00:00:00Z", reason: ControlPlaneRunning, message: All control plane components are healthy.}
+  - {type: EveryNodeReady, status: "True", lastTransitionTime: "2026-01-01T00:00:00Z", lastUpdateTime: "2026-01-02T00:00:00Z", reason: EveryNodeReady, message: All nodes are ready.}
+`
+
+// FromGardener reads the decoded map an informer holds; Convert reads the
+// JSON of a landscape file. Both must give the same object.
+func TestFromGardenerAgreesWithConvert(t *testing.T) {
+	data, err := yaml.YAMLToJSON([]byte(benchShoot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(data); err != nil {
+		t.Fatal(err)
+	}
+	obj, err := FromGardener(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want v1alpha1.Shoot
+	if err := Convert(data, &want); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(&want, obj); diff != "" {
+		t.Errorf("FromGardener and Convert differ (-Convert +FromGardener):\n%s", diff)
+	}
+	if want.Spec.Networking == nil || want.Status.LastOperation == nil || len(want.Spec.Tolerations) != 1 {
+		t.Errorf("the fields compared were not read: %+v", want)
+	}
+}
+
+// BenchmarkFromGardenerShoot measures the conversion every Shoot a Gardener
+// garden's informers and bindings return goes through.
+func BenchmarkFromGardenerShoot(b *testing.B) {
+	data, err := yaml.YAMLToJSON([]byte(benchShoot))
+	if err != nil {
+		b.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(data); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := FromGardener(u); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

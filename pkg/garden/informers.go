@@ -2,12 +2,15 @@ package garden
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	kubeinformers "k8s.io/client-go/informers"
@@ -150,29 +153,60 @@ func (g *graftInformers) Project(string) string      { return "" }
 func (g *graftInformers) Start(stop <-chan struct{}) { g.factory.Start(stop) }
 func (g *graftInformers) Shutdown()                  { g.factory.Shutdown() }
 
-// gardenerInformers list a Gardener garden's core.gardener.cloud/v1beta1
-// through the dynamic client; FromGardener converts each object into graft's
-// type as it enters the store.
+// gardenerInformers list a Gardener garden's core.gardener.cloud/v1beta1.
+// Its Seeds, Shoots and cloud profiles come through the typed client, which
+// decodes them straight into graft's types, or, for a Dynamic NewDynamic did
+// not build, through the dynamic client and FromGardener; its Projects
+// through the dynamic client.
 type gardenerInformers struct {
 	factory dynamicinformer.DynamicSharedInformerFactory
+	// typed are the informers of gardenerKinds on the typed client.
+	typed map[string]cache.SharedIndexInformer
+
+	mu      sync.Mutex
+	running map[string]bool
+	wg      sync.WaitGroup
 }
 
 // projectNamespaceIndex indexes Projects by spec.namespace, as Gardener's
 // scheduler finds a shoot's Project.
 const projectNamespaceIndex = "spec.namespace"
 
-// gardenerKinds are the resources whose objects are converted into graft's.
-var gardenerKinds = []string{"shoots", "seeds", "cloudprofiles", "namespacedcloudprofiles"}
+// gardenerKinds are the resources whose objects are converted into graft's,
+// and the type each is read into.
+var gardenerKinds = map[string]runtime.Object{
+	"shoots":                  &corev1alpha1.Shoot{},
+	"seeds":                   &corev1alpha1.Seed{},
+	"cloudprofiles":           &corev1alpha1.CloudProfile{},
+	"namespacedcloudprofiles": &corev1alpha1.NamespacedCloudProfile{},
+}
 
 func newGardenerInformers(client Dynamic, transform cache.TransformFunc) (*gardenerInformers, error) {
 	if client == nil {
 		return nil, fmt.Errorf("no dynamic client for %s", GardenerGroup)
 	}
-	g := &gardenerInformers{factory: dynamicinformer.NewDynamicSharedInformerFactory(client, 0)}
-	for _, r := range gardenerKinds {
-		if err := g.factory.ForResource(Gardener.Resource(r)).Informer().SetTransform(cachetrim.After(fromGardener, transform)); err != nil {
-			return nil, fmt.Errorf("converting %s in the informer: %w", r, err)
+	g := &gardenerInformers{factory: dynamicinformer.NewDynamicSharedInformerFactory(client, 0), running: map[string]bool{}}
+	typed := typedOf(client)
+	if typed != nil {
+		g.typed = map[string]cache.SharedIndexInformer{}
+	}
+	for r, obj := range gardenerKinds {
+		gvr := Gardener.Resource(r)
+		if typed == nil {
+			if err := g.factory.ForResource(gvr).Informer().SetTransform(cachetrim.After(fromGardener, transform)); err != nil {
+				return nil, fmt.Errorf("converting %s in the informer: %w", r, err)
+			}
+			continue
 		}
+		informer := cache.NewSharedIndexInformerWithOptions(typedListWatch(typed, r), obj, cache.SharedIndexInformerOptions{
+			Indexers:          cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
+			ObjectDescription: gvr.String(),
+		})
+		kind := gvr.GroupVersion().WithKind(reflect.TypeOf(obj).Elem().Name())
+		if err := informer.SetTransform(cachetrim.After(withKind(kind), transform)); err != nil {
+			return nil, fmt.Errorf("trimming %s in the informer: %w", r, err)
+		}
+		g.typed[r] = informer
 	}
 	projects := g.factory.ForResource(Gardener.Resource("projects")).Informer()
 	if err := projects.SetTransform(trimProject); err != nil {
@@ -186,6 +220,9 @@ func newGardenerInformers(client Dynamic, transform cache.TransformFunc) (*garde
 
 func (g *gardenerInformers) informer(resource string) Informer {
 	gvr := Gardener.Resource(resource)
+	if informer, ok := g.typed[resource]; ok {
+		return Informer{Informer: informer, Resource: gvr}
+	}
 	return Informer{Informer: g.factory.ForResource(gvr).Informer(), Resource: gvr}
 }
 
@@ -196,8 +233,24 @@ func (g *gardenerInformers) NamespacedCloudProfiles() Informer {
 	return g.informer("namespacedcloudprofiles")
 }
 func (g *gardenerInformers) Projects() (Informer, bool) { return g.informer("projects"), true }
-func (g *gardenerInformers) Start(stop <-chan struct{}) { g.factory.Start(stop) }
-func (g *gardenerInformers) Shutdown()                  { g.factory.Shutdown() }
+
+// Start starts the informers not started yet.
+func (g *gardenerInformers) Start(stop <-chan struct{}) {
+	g.factory.Start(stop)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for r, informer := range g.typed {
+		if !g.running[r] {
+			g.running[r] = true
+			g.wg.Go(func() { informer.Run(stop) })
+		}
+	}
+}
+
+func (g *gardenerInformers) Shutdown() {
+	g.factory.Shutdown()
+	g.wg.Wait()
+}
 
 // Project is the first Project whose spec.namespace is namespace, as
 // Gardener's scheduler takes it.
@@ -243,6 +296,17 @@ func projectNamespace(obj any) ([]string, error) {
 		return []string{ns}, nil
 	}
 	return nil, nil
+}
+
+// withKind sets the apiVersion and kind of the objects the typed client
+// decoded to Gardener's, as fromGardener does.
+func withKind(gvk schema.GroupVersionKind) cache.TransformFunc {
+	return func(obj any) (any, error) {
+		if o, ok := obj.(runtime.Object); ok {
+			o.GetObjectKind().SetGroupVersionKind(gvk)
+		}
+		return obj, nil
+	}
 }
 
 // fromGardener is the informers' conversion, before the daemon's transform

@@ -36,7 +36,7 @@ func (g gardenerClient) Migrate(ctx context.Context, shoot *corev1alpha1.Shoot, 
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	return convert[corev1alpha1.Shoot](bindGardener(ctx, g.resource("shoots").Namespace(shoot.Namespace), shoot.Name, shoot.ResourceVersion, seed, opts))
+	return g.bind(ctx, shoot, seed, opts)
 }
 
 // Gardener's refusals of a seed change, as its ShootValidator words them.
