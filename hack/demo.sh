@@ -151,13 +151,11 @@ up_gardener() {
   say "Cordon and taint Gardener seeds"
   gctl cordon eu-west-a
   gctl taint seed us-east maintenance=planned:NoSchedule --overwrite
-  gctl get seeds
   echo
-  echo "Gardener's taints have no effect: a NoExecute taint is refused (graftctl exits non-zero):"
-  if gctl taint seed us-east evict=now:NoExecute; then
-    echo "graftctl accepted a NoExecute taint on a Gardener seed" >&2
-    return 1
-  fi
+  echo "Gardener's taints have no effect; graft keeps it in the Seed's annotation graft.dev/taints."
+  echo "A PreferNoSchedule taint lives there alone: graft-scheduler avoids us-east, Gardener's scheduler does not see it."
+  gctl taint seed us-east busy=yes:PreferNoSchedule --overwrite
+  gctl get seeds
 
   say "Where would the shoots without a seed go now? (graftctl simulate --from-cluster, writes nothing)"
   gctl simulate --from-cluster --explain

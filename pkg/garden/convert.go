@@ -73,26 +73,20 @@ func FromGardener(obj *unstructured.Unstructured) (runtime.Object, error) {
 }
 
 // gardenerSemantics makes an object read from Gardener's group mean what it
-// means to Gardener. Gardener's seed taints have no effect: every one keeps
-// shoots that do not tolerate it off the seed, which is graft's NoSchedule,
-// and none evicts. Its tolerations have neither effect nor tolerationSeconds.
-// A field of graft's that Gardener lacks is cleared, so that an object that
-// carries one anyway (a landscape file written by hand) behaves as on
-// Gardener. Allocatable shoots are read from status.allocatable.shoots as
-// gardenlet publishes them; usage is counted from the shoots, as graft always
-// does.
+// means to Gardener, with what graft keeps in its annotations: a seed taint
+// keeps shoots off the seed (graft's NoSchedule) unless AnnotationTaints
+// gives it another effect, and a toleration tolerates every effect for ever
+// unless AnnotationTolerationSeconds limits it (see GardenerSeedTaints,
+// gardenerTolerations). Effects written into the spec itself count for
+// nothing, as Gardener's API server would drop them. Allocatable shoots are
+// read from status.allocatable.shoots as gardenlet publishes them; usage is
+// counted from the shoots, as graft always does.
 func gardenerSemantics(obj any) {
 	switch o := obj.(type) {
 	case *v1alpha1.Seed:
-		for i := range o.Spec.Taints {
-			o.Spec.Taints[i].Effect = v1alpha1.TaintEffectNoSchedule
-			o.Spec.Taints[i].TimeAdded = nil
-		}
+		o.Spec.Taints = GardenerSeedTaints(o.Spec.Taints, o.Annotations[v1alpha1.AnnotationTaints])
 	case *v1alpha1.Shoot:
-		for i := range o.Spec.Tolerations {
-			o.Spec.Tolerations[i].Effect = ""
-			o.Spec.Tolerations[i].TolerationSeconds = nil
-		}
+		o.Spec.Tolerations = gardenerTolerations(o.Spec.Tolerations, o.Annotations[v1alpha1.AnnotationTolerationSeconds])
 	case *v1alpha1.SeedList:
 		for i := range o.Items {
 			gardenerSemantics(&o.Items[i])

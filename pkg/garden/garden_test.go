@@ -96,37 +96,18 @@ func TestGardenerClientReadsSeedsAsGrafts(t *testing.T) {
 }
 
 func TestSeedTaintsOnGardenerKeepKeyAndValueOnly(t *testing.T) {
-	got, err := Gardener.SeedTaints([]corev1alpha1.SeedTaint{
+	got := Gardener.SeedTaints([]corev1alpha1.SeedTaint{
 		{Key: "a", Value: ptr.To("x"), Effect: corev1alpha1.TaintEffectNoSchedule},
 		{Key: "b"},
+		{Key: "a", Value: ptr.To("x"), Effect: corev1alpha1.TaintEffectNoExecute},
+		{Key: "soft", Effect: corev1alpha1.TaintEffectPreferNoSchedule},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	data, _ := json.Marshal(got)
 	if string(data) != `[{"key":"a","value":"x"},{"key":"b"}]` {
-		t.Errorf("Gardener taints %s", data)
+		t.Errorf("Gardener taints %s, want each key and value that keeps shoots off once", data)
 	}
-	graft, _ := Graft.SeedTaints([]corev1alpha1.SeedTaint{{Key: "a", Effect: corev1alpha1.TaintEffectNoExecute}})
+	graft := Graft.SeedTaints([]corev1alpha1.SeedTaint{{Key: "a", Effect: corev1alpha1.TaintEffectNoExecute}})
 	if data, _ := json.Marshal(graft); string(data) != `[{"key":"a","effect":"NoExecute"}]` {
 		t.Errorf("graft's taints %s", data)
-	}
-}
-
-func TestGardenerRefusesEffectsOtherThanNoSchedule(t *testing.T) {
-	for _, effect := range []corev1alpha1.TaintEffect{corev1alpha1.TaintEffectNoExecute, corev1alpha1.TaintEffectPreferNoSchedule} {
-		err := Gardener.CheckTaintEffect(effect)
-		if err == nil || !strings.Contains(err.Error(), "Gardener's seed taints have no effects") {
-			t.Errorf("CheckTaintEffect(%s) = %v", effect, err)
-		}
-		if _, err := Gardener.SeedTaints([]corev1alpha1.SeedTaint{{Key: "a", Effect: effect}}); err == nil {
-			t.Errorf("SeedTaints accepted a %s taint", effect)
-		}
-		if err := Graft.CheckTaintEffect(effect); err != nil {
-			t.Errorf("graft's API refused %s: %v", effect, err)
-		}
-	}
-	if err := Gardener.CheckTaintEffect(corev1alpha1.TaintEffectNoSchedule); err != nil {
-		t.Errorf("NoSchedule refused: %v", err)
 	}
 }

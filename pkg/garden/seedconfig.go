@@ -78,16 +78,18 @@ func (c *SeedConfig) Holds(t corev1alpha1.SeedTaint) bool {
 	return false
 }
 
-// Passing returns the taints of the Seed that the configuration lacks:
-// gardenlet removes them when it next starts. Nil for no configuration (a
-// gardenlet deployed by hand, whose configuration graft cannot see).
+// Passing returns the taints of the Seed's spec.taints that the
+// configuration lacks: gardenlet removes them when it next starts. (A
+// PreferNoSchedule taint lives in an annotation, which gardenlet keeps.) Nil
+// for no configuration (a gardenlet deployed by hand, whose configuration
+// graft cannot see).
 func (c *SeedConfig) Passing(taints []corev1alpha1.SeedTaint) []corev1alpha1.SeedTaint {
 	if c == nil || !c.HasSeedConfig {
 		return nil
 	}
 	var out []corev1alpha1.SeedTaint
 	for _, t := range taints {
-		if !c.Holds(t) {
+		if t.Effect != corev1alpha1.TaintEffectPreferNoSchedule && !c.Holds(t) {
 			out = append(out, t)
 		}
 	}
@@ -192,14 +194,7 @@ func (s seedConfigs) patchTaints(ctx context.Context, c *SeedConfig, taints []co
 	if !c.HasSeedConfig {
 		return nil, fmt.Errorf("%s holds no seedConfig to write taints into", c)
 	}
-	list, err := Gardener.SeedTaints(taints)
-	if err != nil {
-		return nil, err
-	}
-	if len(taints) == 0 {
-		list = nil // null deletes the field
-	}
-	patch := map[string]any{"taints": list}
+	patch := map[string]any{"taints": Gardener.SeedTaints(taints)}
 	path := pathOf(c.Kind)
 	patch = map[string]any{"spec": patch}
 	for i := len(path) - 1; i >= 0; i-- {

@@ -15,10 +15,9 @@ type SchedulerConfiguration struct {
 	// API is the API group the scheduler reads Seeds, Shoots and CloudProfiles
 	// from and binds shoots in: core.graft.dev (default), graft's own API, or
 	// core.gardener.cloud, a Gardener garden's (version v1beta1). On Gardener,
-	// seed taints all act as NoSchedule (Gardener's taints have no effect),
-	// shoots are bound through the shoots/binding subresource, and features
-	// that need graft's API (taint effects, tolerationSeconds) are not
-	// available.
+	// taint effects and tolerationSeconds are read from graft's annotations
+	// (Gardener's taints have no effect) and shoots are bound through the
+	// shoots/binding subresource.
 	// +optional
 	API SchedulerAPI `json:"api,omitempty"`
 	// SchedulerName is the name this scheduler answers to: it schedules shoots

@@ -64,6 +64,16 @@ const (
 	// evicted twice for the same cause within graft-descheduler's
 	// repeatEvictionWindow, across restarts and failovers.
 	AnnotationEvictions = "graft.dev/evictions"
+	// AnnotationTaints keeps, on a Gardener Seed, what Gardener's taints lack:
+	// a JSON list of graft's SeedTaints with their effect and timeAdded. A
+	// NoSchedule or NoExecute taint counts only while spec.taints holds its
+	// key and value; a PreferNoSchedule taint lives here alone.
+	AnnotationTaints = "graft.dev/taints"
+	// AnnotationTolerationSeconds limits, on a Gardener Shoot, how long its
+	// tolerations let it stay under a NoExecute taint: a JSON list of key,
+	// value and tolerationSeconds, each applying to the toleration of
+	// spec.tolerations with that key and value. It can only shorten a stay.
+	AnnotationTolerationSeconds = "graft.dev/toleration-seconds"
 )
 
 // DefaultSchedulerName is the scheduler responsible for shoots without spec.schedulerName.

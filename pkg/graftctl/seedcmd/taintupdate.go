@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
@@ -48,7 +49,7 @@ func UpdateTaints(ctx context.Context, client garden.Client, name string, strate
 			result.Spec.Taints = taints
 			return nil
 		}
-		patch, err := taintsPatch(client.API(), seed.ResourceVersion, taints)
+		patch, err := taintsPatch(client.API(), seed, taints)
 		if err != nil {
 			return err
 		}
@@ -108,12 +109,20 @@ func updateConfigTaints(ctx context.Context, client garden.Client, name string, 
 			result = config
 			return err
 		}
-		held := &corev1alpha1.Seed{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1alpha1.SeedSpec{Taints: config.Taints}}
+		// The configuration holds keys and values; their effects, and the
+		// PreferNoSchedule taints, are the Seed's annotation's.
+		seed, err := client.GetSeed(ctx, name)
+		if err != nil {
+			return err
+		}
+		held := &corev1alpha1.Seed{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: corev1alpha1.SeedSpec{Taints: garden.GardenerSeedTaints(config.Taints, seed.Annotations[corev1alpha1.AnnotationTaints])}}
 		taints, diff, err := edit(held)
 		if err != nil {
 			return fmt.Errorf("%s: %w", config, err)
 		}
-		changed = diff
+		// The configuration changes only where spec.taints does.
+		changed = diff && !apiequality.Semantic.DeepEqual(garden.Gardener.SeedTaints(held.Spec.Taints), garden.Gardener.SeedTaints(taints))
 		if !diff || strategy == DryRunClient {
 			edited := *config
 			edited.Taints = taints
@@ -127,22 +136,15 @@ func updateConfigTaints(ctx context.Context, client garden.Client, name string, 
 }
 
 // taintsPatch is a merge patch replacing spec.taints as a whole (merge patches
-// replace lists) in the API's shape and pinning the resourceVersion it was
-// computed from.
-func taintsPatch(api garden.API, resourceVersion string, taints []corev1alpha1.SeedTaint) ([]byte, error) {
-	list, err := api.SeedTaints(taints)
-	if err != nil {
-		return nil, err
+// replace lists) in the API's shape, and on Gardener the annotation keeping
+// what Gardener's taints lack (garden.TaintsAnnotation), pinning the
+// resourceVersion it was computed from.
+func taintsPatch(api garden.API, seed *corev1alpha1.Seed, taints []corev1alpha1.SeedTaint) ([]byte, error) {
+	metadata := map[string]any{"resourceVersion": seed.ResourceVersion}
+	if annotation := garden.TaintsAnnotation(taints); api == garden.Gardener && (annotation != nil || seed.Annotations[corev1alpha1.AnnotationTaints] != "") {
+		metadata["annotations"] = map[string]any{corev1alpha1.AnnotationTaints: annotation}
 	}
-	if len(taints) == 0 {
-		// null deletes the field; an empty list would be stored as [].
-		list = nil
-	}
-	patch := map[string]any{
-		"metadata": map[string]any{"resourceVersion": resourceVersion},
-		"spec":     map[string]any{"taints": list},
-	}
-	data, err := json.Marshal(patch)
+	data, err := json.Marshal(map[string]any{"metadata": metadata, "spec": map[string]any{"taints": api.SeedTaints(taints)}})
 	if err != nil {
 		return nil, fmt.Errorf("encoding the taints patch: %w", err)
 	}

@@ -108,16 +108,57 @@ func TestTaintOnGardenerWritesKeyAndValueWithResourceVersion(t *testing.T) {
 	}
 }
 
-func TestTaintOnGardenerRefusesOtherEffectsBeforeReading(t *testing.T) {
-	for _, arg := range []string{"drain=now:NoExecute", "maybe:PreferNoSchedule", "seed.gardener.cloud/protected:NoExecute-"} {
-		client := coretest.FakeGardener(coretest.GardenerSeed("a", "7", "seed.gardener.cloud/protected"))
-		_, err := runOnGardener(client, "seed", "a", arg)
-		if err == nil || !strings.Contains(err.Error(), "Gardener's seed taints have no effects, every taint keeps new shoots off the seed and none evicts the shoots on it") {
-			t.Errorf("taint %s: error %v, want the refusal", arg, err)
+// Every effect can be set on Gardener: the configuration gets the keys and
+// values that keep shoots off, the Seed those and the annotation with their
+// effects; a PreferNoSchedule taint only the annotation. Removing a taint by
+// its effect finds it through the annotation.
+func TestTaintOnGardenerWritesEffectsIntoTheAnnotation(t *testing.T) {
+	seed := coretest.GardenerSeed("a", "7", "seed.gardener.cloud/protected")
+	client := coretest.FakeGardener(seed, coretest.GardenerSeedConfig("ManagedSeed", "a", "3", "seed.gardener.cloud/protected"))
+	out, err := runOnGardener(client, "seed", "a", "drain=now:NoExecute", "soft:PreferNoSchedule")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "managedseed.seedmanagement.gardener.cloud/a tainted\nseed/a tainted\n"; out != want {
+		t.Errorf("output %q, want %q", out, want)
+	}
+	patches := gardenerPatches(client)
+	if len(patches) != 2 {
+		t.Fatalf("patches %q, want the configuration's and the Seed's", patches)
+	}
+	if want := `{"metadata":{"resourceVersion":"3"},"spec":{"gardenlet":{"config":{"seedConfig":{"spec":{"taints":[{"key":"drain","value":"now"},{"key":"seed.gardener.cloud/protected"}]}}}}}}`; patches[0] != want {
+		t.Errorf("configuration patch %s, want %s", patches[0], want)
+	}
+	for _, want := range []string{
+		`"spec":{"taints":[{"key":"drain","value":"now"},{"key":"seed.gardener.cloud/protected"}]}`,
+		`{\"key\":\"drain\",\"value\":\"now\",\"effect\":\"NoExecute\",\"timeAdded\":`,
+		`{\"key\":\"soft\",\"effect\":\"PreferNoSchedule\"}`,
+	} {
+		if !strings.Contains(patches[1], want) {
+			t.Errorf("seed patch %s lacks %s", patches[1], want)
 		}
-		if n := len(client.Actions()); n != 0 {
-			t.Errorf("taint %s: %d requests sent, want none", arg, n)
-		}
+	}
+
+	// Read back, the seed has every effect; removing the NoExecute taint by
+	// its effect removes it from the configuration, the Seed and the annotation.
+	live, err := garden.NewGardener(client).GetSeed(context.Background(), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	effects := map[string]string{}
+	for _, taint := range live.Spec.Taints {
+		effects[taint.Key] = string(taint.Effect)
+	}
+	if effects["drain"] != "NoExecute" || effects["soft"] != "PreferNoSchedule" || effects["seed.gardener.cloud/protected"] != "NoSchedule" {
+		t.Errorf("taints read back %+v", live.Spec.Taints)
+	}
+	client.ClearActions()
+	if _, err := runOnGardener(client, "seed", "a", "drain:NoExecute-"); err != nil {
+		t.Fatal(err)
+	}
+	patches = gardenerPatches(client)
+	if len(patches) != 2 || strings.Contains(patches[0], "drain") || strings.Contains(patches[1], "drain") || !strings.Contains(patches[1], "soft") {
+		t.Errorf("patches after removing drain:NoExecute %q", patches)
 	}
 }
 

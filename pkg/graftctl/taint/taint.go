@@ -24,7 +24,11 @@ const long = `Update the taints on one or more seeds.
  * A shoot that does not tolerate a NoExecute taint is evicted from the seed by graft-descheduler.
  * An added NoExecute taint records when it was added (timeAdded): a shoot's toleration with
    tolerationSeconds runs out that long after it. --overwrite with the same key, value and effect
-   keeps the taint and its time; a new value is a new taint with a new time. Other effects record no time.`
+   keeps the taint and its time; a new value is a new taint with a new time. Other effects record no time.
+ * On Gardener, whose seed taints are a key and a value, a NoSchedule or NoExecute taint is written to
+   spec.taints (of the seed's ManagedSeed or Gardenlet too, when it has one) and its effect to the
+   seed's annotation graft.dev/taints; a PreferNoSchedule taint to the annotation alone, which
+   Gardener's own scheduler does not read.`
 
 const example = `  # Taint seed 'aws-eu1' with key 'dedicated', value 'team-a' and effect 'NoSchedule'
   # If a taint with that key and effect already exists, --overwrite replaces its value
@@ -104,16 +108,7 @@ func (o *Options) Complete(f factory.Factory, cmd *cobra.Command, args []string)
 	if o.Changes, err = seedcmd.ParseTaints(taintArgs); err != nil {
 		return err
 	}
-	if err := o.CompleteSeeds(f, names); err != nil {
-		return err
-	}
-	// Refused before any seed is read, so that no seed gets part of the change.
-	for _, t := range append(append([]corev1alpha1.SeedTaint{}, o.Changes.Add...), o.Changes.Remove...) {
-		if err := o.Client.API().CheckTaintEffect(t.Effect); err != nil {
-			return err
-		}
-	}
-	return nil
+	return o.CompleteSeeds(f, names)
 }
 
 // checkResource accepts the spellings of the seed resource, as kubectl accepts

@@ -186,18 +186,35 @@ func TestGraftctlTaintsGardenerSeeds(t *testing.T) {
 	if out := onGardener(t, "taint", "seed", seed, "maintenance-", "--dry-run=server"); out != "seed/"+seed+" untainted (server dry run)\n" {
 		t.Errorf("taint --dry-run=server printed %q", out)
 	}
-	for _, arg := range []string{"evict=now:NoExecute", "maybe:PreferNoSchedule"} {
-		r := runGraftctl(t.Context(), t, "--api=core.gardener.cloud", "taint", "seed", seed, arg)
-		if r.err == nil || !strings.Contains(r.errOut, "Gardener's seed taints have no effects, every taint keeps new shoots off the seed and none evicts the shoots on it") {
-			t.Errorf("taint %s on Gardener: err %v\nstderr:\n%s", arg, r.err, r.errOut)
-		}
-	}
 	r := runGraftctl(t.Context(), t, "--api=core.gardener.cloud", "drain", seed)
 	if r.err == nil || !strings.Contains(r.errOut, "drain moves shoots by migrating their control planes, which needs --migrate") {
 		t.Errorf("drain on Gardener: err %v\nstderr:\n%s", r.err, r.errOut)
 	}
 	if now, nowRV := seedTaints(t, seed); now != want || nowRV != rv {
-		t.Errorf("the dry run and the refused commands changed the seed: taints %s (resourceVersion %s), want %s (%s)", now, nowRV, want, rv)
+		t.Errorf("the dry run and the refused drain changed the seed: taints %s (resourceVersion %s), want %s (%s)", now, nowRV, want, rv)
+	}
+
+	// Every effect: NoExecute in spec.taints and the annotation, which keeps
+	// its effect and time; PreferNoSchedule in the annotation alone, where
+	// Gardener's scheduler and admission do not look.
+	if out := onGardener(t, "taint", "seed", seed, "evict=now:NoExecute", "maybe:PreferNoSchedule"); out != "seed/"+seed+" tainted\n" {
+		t.Errorf("taint with effects printed %q", out)
+	}
+	if got, _ := seedTaints(t, seed); got != `[{"key":"evict","value":"now"},{"key":"maintenance","value":"planned"},{"key":"seed.gardener.cloud/unschedulable"}]` {
+		t.Errorf("spec.taints after NoExecute and PreferNoSchedule: %s", got)
+	}
+	if out := onGardener(t, "get", "seed", seed); !strings.Contains(out, "evict=now:NoExecute,maintenance=planned:NoSchedule,seed.gardener.cloud/unschedulable:NoSchedule,maybe:PreferNoSchedule") {
+		t.Errorf("get seed shows the taints as:\n%s", out)
+	}
+	if out := onGardener(t, "taint", "seed", seed, "evict:NoExecute-", "maybe:PreferNoSchedule-"); out != "seed/"+seed+" untainted\n" {
+		t.Errorf("removing the taints with effects printed %q", out)
+	}
+	live, err := dynamicClient(t).Resource(seeds).Get(t.Context(), seed, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, found := live.GetAnnotations()["graft.dev/taints"]; found {
+		t.Errorf("annotation graft.dev/taints left after the taints with effects went: %s", a)
 	}
 
 	if out := onGardener(t, "uncordon", seed); out != "seed/"+seed+" uncordoned\n" {

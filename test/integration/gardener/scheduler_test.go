@@ -20,6 +20,7 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/scheduler"
 	"github.com/graft-dev/graft/test/charts"
 	"github.com/graft-dev/graft/test/framework"
@@ -270,4 +271,48 @@ func wroteThrough(obj *unstructured.Unstructured, manager, subresource string) b
 		}
 	}
 	return false
+}
+
+// TestPreferNoScheduleOnGardener: a PreferNoSchedule taint graftctl sets on a
+// Gardener seed changes graft-scheduler's choice and not Gardener's. Of two
+// empty ready seeds graft-scheduler would take the one whose name sorts
+// first; tainted PreferNoSchedule, it takes the other. Gardener's admission,
+// which keeps shoots off the seeds whose spec.taints they do not tolerate,
+// still accepts the tainted seed: the taint is in graft's annotation alone.
+func TestPreferNoScheduleOnGardener(t *testing.T) {
+	l := newLandscape(t, "prefer", "seed-a", "seed-b")
+	preferred, other := l.seeds[0], l.seeds[1]
+	readySeed(t, preferred, 10, nil)
+	readySeed(t, other, 10, nil)
+	if out := onGardener(t, "taint", "seed", preferred, "soft:PreferNoSchedule"); out != "seed/"+preferred+" tainted\n" {
+		t.Fatalf("taint printed %q", out)
+	}
+	if got, _ := seedTaints(t, preferred); got != "null" {
+		t.Fatalf("spec.taints of %s: %s, want none (PreferNoSchedule lives in the annotation)", preferred, got)
+	}
+
+	startGraftScheduler(t, "graft-scheduler-prefer", l.schedulerName())
+	one := l.createGraftShoot(t, "one")
+	bound := waitForShoot(t, l, one.GetName(), "spec.seedName set", func(s *unstructured.Unstructured) bool {
+		_, found, _ := unstructured.NestedString(s.Object, "spec", "seedName")
+		return found
+	})
+	if got, _, _ := unstructured.NestedString(bound.Object, "spec", "seedName"); got != other {
+		t.Errorf("graft-scheduler bound shoot one to %q, want %s (%s is tainted PreferNoSchedule)", got, other, preferred)
+	}
+
+	// Gardener's admission takes a shoot to the tainted seed.
+	client, err := garden.New(garden.Gardener, nil, dynamicClient(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.createShoot(t, "gardeners")
+	shoot, err := client.GetShoot(t.Context(), l.namespace, "gardeners")
+	if err != nil {
+		t.Fatal(err)
+	}
+	migrator, _ := garden.AsMigrator(client)
+	if _, err := migrator.Migrate(t.Context(), shoot, preferred, "graft-test", true); err != nil {
+		t.Errorf("Gardener refused a dry-run binding to %s, tainted PreferNoSchedule only: %v", preferred, err)
+	}
 }
