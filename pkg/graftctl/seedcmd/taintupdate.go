@@ -67,12 +67,16 @@ type TaintUpdate struct {
 	// ConfigChanged whether its taints changed.
 	Config        *garden.SeedConfig
 	ConfigChanged bool
+	// SpecChanged is whether the Seed's spec.taints changed (on Gardener a
+	// PreferNoSchedule taint changes only an annotation).
+	SpecChanged bool
 }
 
 // Lasting reports whether the update outlives a restart of the seed's
-// gardenlet: on Gardener only a configuration object's seedConfig does.
+// gardenlet: on Gardener gardenlet rewrites the Seed's spec.taints from its
+// configuration, and keeps its annotations.
 func (u TaintUpdate) Lasting(api garden.API) bool {
-	return api != garden.Gardener || (u.Config != nil && u.Config.HasSeedConfig)
+	return api != garden.Gardener || (u.Config != nil && u.Config.HasSeedConfig) || !u.SpecChanged
 }
 
 // UpdateSeedTaints edits a seed's taints where they last. On Gardener the
@@ -93,7 +97,12 @@ func UpdateSeedTaints(ctx context.Context, client garden.Client, name string, st
 	if u.Config != nil && u.Config.HasSeedConfig {
 		edit = seedEdit
 	}
-	u.Seed, u.Changed, err = UpdateTaints(ctx, client, name, strategy, edit)
+	u.Seed, u.Changed, err = UpdateTaints(ctx, client, name, strategy, func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
+		taints, changed, err := edit(seed)
+		api := client.API()
+		u.SpecChanged = changed && !apiequality.Semantic.DeepEqual(api.SeedTaints(seed.Spec.Taints), api.SeedTaints(taints))
+		return taints, changed, err
+	})
 	return u, err
 }
 

@@ -48,6 +48,20 @@ func TestTaintOnGardenerWithoutConfigurationWarnsOnce(t *testing.T) {
 	}
 }
 
+// A PreferNoSchedule taint lives in the Seed's annotation, which gardenlet
+// keeps: no warning, where a NoExecute taint on the same seed gets one.
+func TestPreferNoScheduleOnGardenerLastsWithoutConfiguration(t *testing.T) {
+	client := coretest.FakeGardener(coretest.GardenerSeed("a", "7"))
+	out, errOut, err := runOnGardenerErr(client, "seed", "a", "soft:PreferNoSchedule")
+	if err != nil || out != "seed/a tainted\n" || errOut != "" {
+		t.Errorf("PreferNoSchedule: stdout %q, stderr %q, error %v; want no warning", out, errOut, err)
+	}
+	_, errOut, err = runOnGardenerErr(client, "seed", "a", "drain:NoExecute")
+	if err != nil || !strings.HasPrefix(errOut, passing) {
+		t.Errorf("NoExecute: stderr %q, error %v; want the warning", errOut, err)
+	}
+}
+
 // TestTaintOnGardenerWritesTheSeedConfiguration: a seed whose gardenlet
 // configuration is a Gardenlet or ManagedSeed of the garden gets the taint
 // there (only seedConfig.spec.taints, preconditioned) and on the Seed, which
