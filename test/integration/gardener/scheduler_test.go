@@ -5,6 +5,7 @@ package gardener
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/component-base/metrics"
@@ -195,10 +197,13 @@ func (l *landscape) createGraftShoot(t *testing.T, name string) *unstructured.Un
 }
 
 // createGraftShootSelecting creates a shoot for graft-scheduler that selects
-// the seeds labelled with landscapeLabel=landscape.
-func (l *landscape) createGraftShootSelecting(t *testing.T, name, landscape string) *unstructured.Unstructured {
+// the seeds labelled with landscapeLabel=landscape, edited by edits.
+func (l *landscape) createGraftShootSelecting(t *testing.T, name, landscape string, edits ...func(*unstructured.Unstructured)) *unstructured.Unstructured {
 	t.Helper()
 	obj := object(t, l.shootYAML(name))
+	for _, edit := range edits {
+		edit(obj)
+	}
 	if err := unstructured.SetNestedField(obj.Object, l.schedulerName(), "spec", "schedulerName"); err != nil {
 		t.Fatal(err)
 	}
@@ -314,5 +319,62 @@ func TestPreferNoScheduleOnGardener(t *testing.T) {
 	migrator, _ := garden.AsMigrator(client)
 	if _, err := migrator.Migrate(t.Context(), shoot, preferred, "graft-test", true); err != nil {
 		t.Errorf("Gardener refused a dry-run binding to %s, tainted PreferNoSchedule only: %v", preferred, err)
+	}
+}
+
+// TestLimitedTolerationsOnGardener: on a Gardener seed tainted NoExecute
+// through graftctl, graft-scheduler places a shoot whose toleration holds for
+// good, and not one whose tenant limited its toleration to 30 seconds with
+// graft.dev/toleration-seconds (it would have to move again at once). The
+// annotation limits only tolerations the shoot has: one naming the taint's key
+// without a toleration of it tolerates nothing.
+func TestLimitedTolerationsOnGardener(t *testing.T) {
+	l := newLandscape(t, "limited", "seed-a")
+	seed := l.seeds[0]
+	readySeed(t, seed, 10, nil)
+	if out := onGardener(t, "taint", "seed", seed, "maintenance:NoExecute"); out != "seed/"+seed+" tainted\n" {
+		t.Fatalf("taint printed %q", out)
+	}
+	// Gardener admits a toleration its project allows.
+	allow := []byte(`{"spec":{"tolerations":{"whitelist":[{"key":"maintenance"}]}}}`)
+	if _, err := dynamicClient(t).Resource(projects).Patch(t.Context(), l.project, types.MergePatchType, allow, metav1.PatchOptions{}); err != nil {
+		t.Fatalf("allowing the toleration in project %s: %v", l.project, err)
+	}
+	startGraftScheduler(t, "graft-scheduler-limited", l.schedulerName())
+
+	tolerating := func(obj *unstructured.Unstructured) {
+		if err := unstructured.SetNestedSlice(obj.Object, []any{map[string]any{"key": "maintenance"}}, "spec", "tolerations"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	limiting := func(obj *unstructured.Unstructured) {
+		obj.SetAnnotations(map[string]string{"graft.dev/toleration-seconds": `[{"key":"maintenance","tolerationSeconds":30}]`})
+	}
+	widening := func(obj *unstructured.Unstructured) {
+		obj.SetAnnotations(map[string]string{"graft.dev/toleration-seconds": `[{"key":"maintenance","tolerationSeconds":99999}]`})
+	}
+	l.createGraftShootSelecting(t, "forever", l.project, tolerating)
+	l.createGraftShootSelecting(t, "limited", l.project, tolerating, limiting)
+	l.createGraftShootSelecting(t, "widening", l.project, widening)
+
+	bound := waitForShoot(t, l, "forever", "spec.seedName set", func(s *unstructured.Unstructured) bool {
+		_, found, _ := unstructured.NestedString(s.Object, "spec", "seedName")
+		return found
+	})
+	if got, _, _ := unstructured.NestedString(bound.Object, "spec", "seedName"); got != seed {
+		t.Errorf("shoot forever bound to %q, want %s", got, seed)
+	}
+	for name, want := range map[string]string{"limited": "NoExecute taints for less than 1m0s (maintenance:NoExecute for 30s)", "widening": "does not tolerate the seed's taints (maintenance:NoExecute)"} {
+		pending := waitForShoot(t, l, name, "lastOperation Create/Pending", func(s *unstructured.Unstructured) bool {
+			state, _, _ := unstructured.NestedString(s.Object, "status", "lastOperation", "state")
+			return state == "Pending"
+		})
+		if got, found, _ := unstructured.NestedString(pending.Object, "spec", "seedName"); found {
+			t.Errorf("shoot %s bound to %s", name, got)
+		}
+		description, _, _ := unstructured.NestedString(pending.Object, "status", "lastOperation", "description")
+		if !strings.Contains(description, want) {
+			t.Errorf("shoot %s waits with %q, want a reason saying %q", name, description, want)
+		}
 	}
 }
