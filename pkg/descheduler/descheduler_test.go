@@ -195,6 +195,26 @@ func TestRequireFit(t *testing.T) {
 	if events := h.events(); len(events) != 0 {
 		t.Errorf("repeated EvictionSkipped: %v", events)
 	}
+	// A seed rejected by another filter changes the reason; one more seed
+	// rejected by a filter already named changes only the counts.
+	for _, seed := range []struct {
+		name       string
+		wantEvents int
+	}{{"b", 1}, {"c", 0}} {
+		if _, err := h.client.CoreV1alpha1().Seeds().Create(t.Context(), newSeed(seed.name, 10, drainTaint), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if !waitFor(func() bool { _, ok := h.d.state.snapshot.Seed(seed.name); return ok }) {
+			t.Fatalf("seed %s never reached the descheduler", seed.name)
+		}
+		h.pass(t)
+		if events := h.events(); countPrefix(events, "Warning EvictionSkipped") != seed.wantEvents {
+			t.Errorf("after seed %s: EvictionSkipped %v, want %d", seed.name, events, seed.wantEvents)
+		}
+	}
+	if got := counter(t, h.d.metrics.Evictions.WithLabelValues("NoExecuteTaints", ResultSkippedNoFit)); got != 4 {
+		t.Errorf("evictions{result=%s} = %v, want 4, one per pass", ResultSkippedNoFit, got)
+	}
 
 	forced := start(t, func(c *configv1alpha1.DeschedulerConfiguration) {
 		c.Plugins = []configv1alpha1.DeschedulerPlugin{{Name: "NoExecuteTaints", Args: runtime.RawExtension{Raw: []byte(`{"force":true}`)}}}

@@ -51,8 +51,8 @@ type evictor struct {
 	// waiting are seeds held back by maxPendingEvicted or requireFit, looked
 	// at again when an evicted shoot is placed or seeds and placements change.
 	waiting sets.Set[string]
-	// skipped remembers the last EvictionSkipped message per shoot so that an
-	// unchanged reason is not written again on every pass.
+	// skipped remembers the reason of the last EvictionSkipped per shoot so
+	// that an unchanged reason is not written again on every pass.
 	skipped map[string]string
 }
 
@@ -127,13 +127,17 @@ func (ev *evictor) returnBudget(seed string) {
 }
 
 // skip counts a candidate left in place under result and emits
-// EvictionSkipped, once per distinct message and shoot.
-func (ev *evictor) skip(shoot *v1alpha1.Shoot, plugin, result, msg string) {
+// EvictionSkipped with msg, once per shoot and reason: again only when the
+// reason changes. reason names what holds the shoot without what changes
+// from pass to pass (seed counts, usage), so that a backlog of held shoots
+// does not write an Event each per pass.
+func (ev *evictor) skip(shoot *v1alpha1.Shoot, plugin, result, reason, msg string) {
 	key := algorithm.ShootKey(shoot)
 	ev.metrics.Evictions.WithLabelValues(plugin, result).Inc()
+	reason = plugin + "|" + result + "|" + reason
 	ev.mu.Lock()
-	same := ev.skipped[key] == msg
-	ev.skipped[key] = msg
+	same := ev.skipped[key] == reason
+	ev.skipped[key] = reason
 	ev.mu.Unlock()
 	if same {
 		return
@@ -346,7 +350,7 @@ func (ev *evictor) heldRepeat(shoot *v1alpha1.Shoot, seed, plugin, reason, cause
 	if requeue {
 		ev.queue.AddAfter(seed, until.Sub(ev.clock.Now())+requeueSlack)
 	}
-	ev.skip(shoot, plugin, ResultHeldRepeat, fmt.Sprintf("%s wants the shoot off seed %s (%s), but it was evicted from that seed for the same cause (%s) less than %s ago: held until %s, so that it does not move back and forth",
+	ev.skip(shoot, plugin, ResultHeldRepeat, seed+"|"+cause+"|"+until.String(), fmt.Sprintf("%s wants the shoot off seed %s (%s), but it was evicted from that seed for the same cause (%s) less than %s ago: held until %s, so that it does not move back and forth",
 		plugin, seed, reason, cause, ev.repeatWindow(), until.UTC().Format(time.RFC3339)))
 	return true
 }
@@ -354,7 +358,7 @@ func (ev *evictor) heldRepeat(shoot *v1alpha1.Shoot, seed, plugin, reason, cause
 // noFit leaves an admitted candidate in place because requireFit found no
 // other seed (err says why): its budget is returned and the seed held back
 // until an evicted shoot is placed.
-func (ev *evictor) noFit(shoot *v1alpha1.Shoot, seed, plugin, reason string, err error) {
+func (ev *evictor) noFit(shoot *v1alpha1.Shoot, seed, plugin, reason, cause string, err error) {
 	ev.returnBudget(seed)
 	ev.hold(seed)
 	result, why := ResultSkippedNoFit, "no other seed fits"
@@ -363,7 +367,7 @@ func (ev *evictor) noFit(shoot *v1alpha1.Shoot, seed, plugin, reason string, err
 		// Moving would only trade one limited stay for another.
 		result, why = ResultSkippedLimitedStay, "the seeds that fit elsewhere would let it stay only for a limited time, so it stays"
 	}
-	ev.skip(shoot, plugin, result, fmt.Sprintf("%s wants the shoot off seed %s (%s), but %s: %s",
+	ev.skip(shoot, plugin, result, seed+"|"+cause+"|"+algorithm.RejectingFilters(err), fmt.Sprintf("%s wants the shoot off seed %s (%s), but %s: %s",
 		plugin, seed, reason, why, algorithm.ShortReason(err)))
 }
 

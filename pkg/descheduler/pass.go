@@ -153,7 +153,7 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 	}
 	target, err := algorithm.FitsElsewhere(c.Shoot, r.fitSnapshot(), d.inputs(c.Shoot), seed.Name)
 	if err != nil && *d.cfg.RequireFit && !c.Force {
-		d.ev.noFit(c.Shoot, seed.Name, plugin, c.Reason, err)
+		d.ev.noFit(c.Shoot, seed.Name, plugin, c.Reason, cause, err)
 		return true
 	}
 	r.evicted.Insert(key)
