@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
@@ -28,7 +27,11 @@ import (
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
 
-const example = `  # Describe a shoot: its placement, its last Events and, if it has no seed,
+const example = `  # Describe a seed: taints, conditions, capacity and usage, its shoots and
+  # why the shoots waiting for a seed do not go to it
+  graftctl describe seed aws-eu1
+
+  # Describe a shoot: its placement, its last Events and, if it has no seed,
   # why every seed was rejected
   graftctl describe shoot my-cluster -n garden-dev
 
@@ -40,6 +43,8 @@ var now = time.Now
 
 // Options are the inputs of `graftctl describe`.
 type Options struct {
+	// Resource is seedcmd.Seeds or seedcmd.Shoots.
+	Resource    seedcmd.Resource
 	Names       []string
 	ShowEvents  bool
 	EventsLimit int
@@ -62,17 +67,22 @@ type Options struct {
 func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := &Options{ShowEvents: true, EventsLimit: 10, Scheduling: schedulingconfig.NewFlags(), Now: now, IOStreams: streams}
 	cmd := &cobra.Command{
-		Use:                   "describe shoot NAME...",
+		Use:                   "describe (seed|shoot) NAME...",
 		DisableFlagsInUseLine: true,
-		Short:                 "Show details of a shoot and why it is (not) scheduled",
+		Short:                 "Show details of a seed or a shoot and why shoots are (not) scheduled",
 		Long: `Show details of a shoot: its placement, tolerations and seed selector, its
 last operation and its last Events. For a shoot without a seed, the shared
 scheduling algorithm is run against the live landscape and every seed is
-listed with the step that rejected it.`,
+listed with the step that rejected it.
+
+Show details of a seed: its taints with their effects and age, conditions,
+capacity, allocatable and usage (counted from the shoots now), the shoots on
+it and those migrating to or from it, its last Events, and for every shoot
+waiting for a seed why this seed does not take it now.`,
 		Example: example,
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) == 0 {
-				return []string{"shoot"}, cobra.ShellCompDirectiveNoFileComp
+				return []string{"seed", "shoot"}, cobra.ShellCompDirectiveNoFileComp
 			}
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},
@@ -88,10 +98,12 @@ listed with the step that rejected it.`,
 // Complete reads the resource type, names and namespace and obtains the clients.
 func (o *Options) Complete(f factory.Factory, _ *cobra.Command, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("you must specify the type of resource to describe: shoot")
+		return fmt.Errorf("you must specify the type of resource to describe: seed or shoot")
 	}
-	if seedcmd.ResourceOf(args[0]) != seedcmd.Shoots {
-		return fmt.Errorf("invalid resource type %s, only shoots can be described", args[0])
+	switch o.Resource = seedcmd.ResourceOf(args[0]); o.Resource {
+	case seedcmd.Seeds, seedcmd.Shoots:
+	default:
+		return fmt.Errorf("invalid resource type %s, only seeds and shoots can be described", args[0])
 	}
 	o.Names = args[1:]
 	var err error
@@ -108,6 +120,9 @@ func (o *Options) Complete(f factory.Factory, _ *cobra.Command, args []string) e
 // Validate checks the options.
 func (o *Options) Validate() error {
 	if len(o.Names) == 0 {
+		if o.Resource == seedcmd.Seeds {
+			return fmt.Errorf("at least one seed name must be specified")
+		}
 		return fmt.Errorf("at least one shoot name must be specified")
 	}
 	if o.EventsLimit < 0 {
@@ -121,8 +136,11 @@ func (o *Options) Validate() error {
 	return o.Scheduling.Validate()
 }
 
-// Run describes each named shoot, separated by blank lines.
+// Run describes each named seed or shoot, separated by blank lines.
 func (o *Options) Run(ctx context.Context) error {
+	if o.Resource == seedcmd.Seeds {
+		return o.runSeeds(ctx)
+	}
 	var (
 		l      *livelandscape.Landscape
 		choice schedulingconfig.Choice
@@ -143,7 +161,7 @@ func (o *Options) Run(ctx context.Context) error {
 		if o.ShowEvents {
 			// The Events table aligns its own columns.
 			w := tabwriter.NewWriter(o.Out, 0, 8, 2, ' ', 0)
-			if err := o.describeEvents(ctx, w, shoot); err != nil {
+			if err := o.describeEvents(ctx, w, eventsOf{kind: "Shoot", namespace: shoot.Namespace, name: shoot.Name, uid: shoot.UID}); err != nil {
 				return err
 			}
 			if err := w.Flush(); err != nil {
@@ -220,20 +238,17 @@ func (o *Options) describeShoot(w io.Writer, shoot *corev1alpha1.Shoot) {
 	}
 }
 
-func (o *Options) describeEvents(ctx context.Context, w io.Writer, shoot *corev1alpha1.Shoot) error {
-	selector := fields.Set{
-		"involvedObject.kind":      "Shoot",
-		"involvedObject.name":      shoot.Name,
-		"involvedObject.namespace": shoot.Namespace,
-	}.AsSelector().String()
-	list, err := o.Kube.CoreV1().Events(shoot.Namespace).List(ctx, metav1.ListOptions{FieldSelector: selector})
+// describeEvents lists the last Events about an object: a shoot's in its
+// namespace, a seed's (cluster-scoped, so recorded in any namespace) in all.
+func (o *Options) describeEvents(ctx context.Context, w io.Writer, of eventsOf) error {
+	list, err := o.Kube.CoreV1().Events(of.namespace).List(ctx, metav1.ListOptions{FieldSelector: of.selector()})
 	if err != nil {
 		return err
 	}
 	events := make([]corev1.Event, 0, len(list.Items))
 	for _, e := range list.Items {
-		// Events of an earlier shoot of the same name do not belong here.
-		if e.InvolvedObject.UID == "" || e.InvolvedObject.UID == shoot.UID {
+		// Events of an earlier object of the same name do not belong here.
+		if of.owns(e) {
 			events = append(events, e)
 		}
 	}

@@ -100,7 +100,9 @@ func TestDescribeErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"seed", "a"}, "invalid resource type seed, only shoots can be described"},
+		{[]string{"node", "a"}, "invalid resource type node, only seeds and shoots can be described"},
+		{[]string{"seed"}, "at least one seed name must be specified"},
+		{[]string{"seed", "nope"}, `seeds.core.graft.dev "nope" not found`},
 		{[]string{"shoot"}, "at least one shoot name must be specified"},
 		{[]string{"shoot", "nope"}, `shoots.core.graft.dev "nope" not found`},
 	} {

@@ -2,6 +2,7 @@ package get
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -88,7 +89,7 @@ func formatTaints(taints []corev1alpha1.SeedTaint, config *garden.SeedConfig) st
 	parts := make([]string, 0, len(taints))
 	for _, t := range taints {
 		part := helper.FormatTaint(t)
-		if !config.Holds(t) {
+		if slices.Contains(passing, t) {
 			part += PassingMark
 		}
 		parts = append(parts, part)

@@ -206,6 +206,9 @@ func TestGraftctlTaintsGardenerSeeds(t *testing.T) {
 	if out := onGardener(t, "get", "seed", seed); !strings.Contains(out, "evict=now:NoExecute,maintenance=planned:NoSchedule,seed.gardener.cloud/unschedulable:NoSchedule,maybe:PreferNoSchedule") {
 		t.Errorf("get seed shows the taints as:\n%s", out)
 	}
+	if out := onGardener(t, "describe", "seed", seed); !strings.Contains(out, "evict=now:NoExecute (added ") || !strings.Contains(out, "maybe:PreferNoSchedule\n") {
+		t.Errorf("describe seed shows the taints as:\n%s", out)
+	}
 	if out := onGardener(t, "taint", "seed", seed, "evict:NoExecute-", "maybe:PreferNoSchedule-"); out != "seed/"+seed+" untainted\n" {
 		t.Errorf("removing the taints with effects printed %q", out)
 	}

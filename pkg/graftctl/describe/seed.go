@@ -1,0 +1,229 @@
+package describe
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/duration"
+
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
+
+	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
+	"github.com/graft-dev/graft/pkg/schedulingconfig"
+)
+
+// runSeeds describes each named seed, separated by blank lines. The live
+// landscape is read once for all of them: it gives the shoots on each seed,
+// the migrations to and from it and why the shoots waiting for a seed do not
+// go to it.
+func (o *Options) runSeeds(ctx context.Context) error {
+	choice := o.Scheduling.Choose(ctx, o.Kube.CoordinationV1())
+	if choice.Warning != "" {
+		fmt.Fprintf(o.ErrOut, "Warning: %s\n", choice.Warning)
+	}
+	l, err := livelandscape.Load(ctx, o.Garden, o.Kube, choice.Config, o.RegionConfigNamespace)
+	if err != nil {
+		return err
+	}
+	for i, name := range o.Names {
+		seed, err := o.Garden.GetSeed(ctx, name)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			fmt.Fprintln(o.Out)
+		}
+		w := tabwriter.NewWriter(o.Out, 0, 8, 2, ' ', 0)
+		o.describeSeed(w, l, seed)
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		if o.ShowEvents {
+			w := tabwriter.NewWriter(o.Out, 0, 8, 2, ' ', 0)
+			if err := o.describeEvents(ctx, w, eventsOf{kind: "Seed", name: seed.Name, uid: seed.UID}); err != nil {
+				return err
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+		}
+		o.describeWaiting(l, choice, seed.Name)
+	}
+	return nil
+}
+
+func (o *Options) describeSeed(w io.Writer, l *livelandscape.Landscape, seed *corev1alpha1.Seed) {
+	fmt.Fprintf(w, "Name:\t%s\n", seed.Name)
+	fmt.Fprintf(w, "Labels:\t%s\n", mapString(seed.Labels))
+	fmt.Fprintf(w, "Annotations:\t%s\n", mapString(seed.Annotations))
+	fmt.Fprintf(w, "Created:\t%s\n", o.age(seed.CreationTimestamp))
+	fmt.Fprintf(w, "Provider:\t%s\n", seed.Spec.Provider.Type)
+	fmt.Fprintf(w, "Region:\t%s\n", seed.Spec.Provider.Region)
+	fmt.Fprintf(w, "Zones:\t%s\n", orNone(strings.Join(seed.Spec.Provider.Zones, ",")))
+	ready, why := helper.SeedReadiness(seed)
+	fmt.Fprintf(w, "Ready:\t%s\n", readyLine(ready, why))
+	o.describeTaints(w, l, seed)
+
+	if len(seed.Status.Conditions) == 0 {
+		fmt.Fprintf(w, "Conditions:\t<none>\n")
+	} else {
+		fmt.Fprintf(w, "Conditions:\n  Type\tStatus\tLastTransitionTime\tReason\tMessage\n  ----\t------\t------------------\t------\t-------\n")
+		for _, c := range seed.Status.Conditions {
+			fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\n", c.Type, c.Status, o.since(c.LastTransitionTime), orNone(c.Reason), c.Message)
+		}
+	}
+
+	fmt.Fprintf(w, "Shoots:\n")
+	fmt.Fprintf(w, "  Capacity:\t%s\n", shootsOf(seed.Status.Capacity))
+	fmt.Fprintf(w, "  Allocatable:\t%s\n", shootsOf(seed.Status.Allocatable))
+	usage := strconv.Itoa(l.Snapshot.Usage(seed.Name)) + " counted now"
+	if q, ok := seed.Status.Usage[corev1alpha1.ResourceShoots]; ok {
+		usage += ", " + q.String() + " in status.usage"
+	}
+	fmt.Fprintf(w, "  Usage:\t%s\n", usage)
+
+	var on, in, out []string
+	for _, s := range l.Shoots {
+		spec, status := deref(s.Spec.SeedName), deref(s.Status.SeedName)
+		switch {
+		case spec == seed.Name && status != "" && status != seed.Name:
+			in = append(in, fmt.Sprintf("%s (from %s)", algorithm.ShootKey(s), status))
+		case status == seed.Name && spec != seed.Name && spec != "":
+			out = append(out, fmt.Sprintf("%s (to %s)", algorithm.ShootKey(s), spec))
+		case spec == seed.Name:
+			on = append(on, algorithm.ShootKey(s))
+		}
+	}
+	listLines(w, "Shoots On It", on)
+	listLines(w, "Migrating In", in)
+	listLines(w, "Migrating Out", out)
+}
+
+// describeTaints lists the taints with their effects and, for a NoExecute
+// taint, when it was added; on Gardener it notes the taints gardenlet
+// removes when it next starts.
+func (o *Options) describeTaints(w io.Writer, l *livelandscape.Landscape, seed *corev1alpha1.Seed) {
+	if len(seed.Spec.Taints) == 0 {
+		fmt.Fprintf(w, "Taints:\t<none>\n")
+		return
+	}
+	config := l.SeedConfigs[seed.Name]
+	passing := config.Passing(seed.Spec.Taints)
+	for i, t := range seed.Spec.Taints {
+		label := ""
+		if i == 0 {
+			label = "Taints:"
+		}
+		line := helper.FormatTaint(t)
+		if t.TimeAdded != nil {
+			line += " (added " + o.since(*t.TimeAdded) + ")"
+		}
+		for _, p := range passing {
+			if p == t {
+				line += fmt.Sprintf(" (not in %s: gardenlet removes it when it next starts)", config)
+			}
+		}
+		fmt.Fprintf(w, "%s\t%s\n", label, line)
+	}
+}
+
+// describeWaiting says, for each shoot waiting for a seed, why this seed
+// does not take it now, or that it would: the algorithm's verdict on the
+// seed, run against the live landscape.
+func (o *Options) describeWaiting(l *livelandscape.Landscape, choice schedulingconfig.Choice, seedName string) {
+	var lines []string
+	for _, s := range l.Shoots {
+		if deref(s.Spec.SeedName) != "" {
+			continue
+		}
+		in, err := l.Inputs(s)
+		if err != nil {
+			lines = append(lines, fmt.Sprintf("%s: cannot explain: %v", algorithm.ShootKey(s), err))
+			continue
+		}
+		e := algorithm.Explain(s, l.Snapshot, in)
+		for _, r := range e.Seeds {
+			switch {
+			case r.Seed != seedName:
+			case r.Chosen:
+				lines = append(lines, fmt.Sprintf("%s: would be scheduled to this seed", algorithm.ShootKey(s)))
+			case r.Filter == "":
+				lines = append(lines, fmt.Sprintf("%s: fits, but seed %s is chosen", algorithm.ShootKey(s), orNone(e.Seed)))
+			default:
+				lines = append(lines, fmt.Sprintf("%s: %s: %s", algorithm.ShootKey(s), r.Filter, r.Message))
+			}
+		}
+	}
+	if len(lines) == 0 {
+		fmt.Fprintf(o.Out, "Waiting Shoots:  <none>\n")
+		return
+	}
+	fmt.Fprintf(o.Out, "Waiting Shoots (why this seed does not take them now):\n  %s\n", choice)
+	for _, line := range lines {
+		fmt.Fprintf(o.Out, "  %s\n", line)
+	}
+}
+
+// eventsOf names the object whose Events describeEvents lists.
+type eventsOf struct {
+	kind, namespace, name string
+	uid                   types.UID
+}
+
+// selector selects the object's Events; those of an earlier object of the
+// same name are left out by UID afterwards.
+func (e eventsOf) selector() string {
+	set := fields.Set{"involvedObject.kind": e.kind, "involvedObject.name": e.name}
+	if e.namespace != "" {
+		set["involvedObject.namespace"] = e.namespace
+	}
+	return set.AsSelector().String()
+}
+
+func (e eventsOf) owns(ev corev1.Event) bool {
+	return ev.InvolvedObject.UID == "" || ev.InvolvedObject.UID == e.uid
+}
+
+func readyLine(status corev1alpha1.ConditionStatus, why string) string {
+	if why == "" {
+		return string(status)
+	}
+	return fmt.Sprintf("%s (%s)", status, why)
+}
+
+func shootsOf(list corev1.ResourceList) string {
+	if q, ok := list[corev1alpha1.ResourceShoots]; ok {
+		return q.String()
+	}
+	return "<none>"
+}
+
+// listLines prints a labelled list, one item per line.
+func listLines(w io.Writer, label string, items []string) {
+	if len(items) == 0 {
+		fmt.Fprintf(w, "  %s:\t<none>\n", label)
+		return
+	}
+	fmt.Fprintf(w, "  %s (%d):\t%s\n", label, len(items), items[0])
+	for _, item := range items[1:] {
+		fmt.Fprintf(w, "  \t%s\n", item)
+	}
+}
+
+// since is how long ago t was, or <unknown>.
+func (o *Options) since(t metav1.Time) string {
+	if t.IsZero() {
+		return "<unknown>"
+	}
+	return duration.HumanDuration(o.Now().Sub(t.Time)) + " ago"
+}

@@ -1,0 +1,66 @@
+package describe
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/ptr"
+
+	"github.com/graft-dev/client-go/clientset/versioned/fake"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+
+	"github.com/graft-dev/graft/pkg/coretest"
+)
+
+// describe seed shows what an operator asks of a seed: its taints with
+// effects and age, its conditions, capacity and the shoots counted on it now,
+// the shoots on it and migrating to or from it, its Events, and why the
+// shoots waiting for a seed do not go to it.
+func TestDescribeSeed(t *testing.T) {
+	added := metav1.NewTime(testNow.Add(-10 * time.Minute))
+	seed := coretest.MakeSeed("a").Allocatable(3).Taints(
+		corev1alpha1.SeedTaint{Key: "maintenance", Effect: corev1alpha1.TaintEffectNoExecute, TimeAdded: &added},
+		corev1alpha1.SeedTaint{Key: "soft", Effect: corev1alpha1.TaintEffectPreferNoSchedule},
+	).Obj()
+	seed.Status.Conditions = []corev1alpha1.Condition{{Type: "GardenletReady", Status: corev1alpha1.ConditionTrue, Reason: "GardenletReady", LastTransitionTime: metav1.NewTime(testNow.Add(-time.Hour))}}
+	other := coretest.MakeSeed("b").Obj()
+	arriving := coretest.MakeShoot("dev", "arriving").Seed("a").Obj()
+	arriving.Status.SeedName = ptr.To("b")
+	leaving := coretest.MakeShoot("dev", "leaving").Seed("b").Obj()
+	leaving.Status.SeedName = ptr.To("a")
+	graft := fake.NewSimpleClientset(coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), seed, other,
+		coretest.MakeShoot("dev", "tolerating").Seed("a").Tolerations(corev1alpha1.Toleration{Key: "maintenance"}).Obj(),
+		arriving, leaving,
+		coretest.MakeShoot("dev", "waiting").Obj())
+	kube := kubefake.NewSimpleClientset(&corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Namespace: "default", Name: "e1"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Seed", Name: "a"},
+		Type:           corev1.EventTypeNormal, Reason: "Descheduled", Message: "Evicted 1 shoot(s)",
+		Source: corev1.EventSource{Component: "graft-descheduler"}, LastTimestamp: metav1.NewTime(testNow.Add(-time.Minute)), Count: 1,
+	})
+	out, err := run(t, graft, kube, "seed", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Name:         a\n",
+		"Taints:       maintenance:NoExecute (added 10m ago)\n",
+		"              soft:PreferNoSchedule\n",
+		"  GardenletReady  True    60m ago",
+		"  Allocatable:        3\n",
+		"  Shoots On It (1):   dev/tolerating\n",
+		"  Migrating In (1):   dev/arriving (from b)\n",
+		"  Migrating Out (1):  dev/leaving (to b)\n",
+		"  Normal  Descheduled  60s   graft-descheduler  Evicted 1 shoot(s)\n",
+		"  Usage:              3 counted now\n", // a migrating shoot counts on both seeds
+		"  dev/waiting: Taints: shoot does not tolerate the seed's taints (maintenance:NoExecute)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
