@@ -19,6 +19,7 @@ func main() {
 	// the taints already written.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	cmd := graftctl.NewGraftctlCommand(genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
+	graftctl.ActAs(cmd, os.Args[0])
 	err := cmd.ExecuteContext(ctx)
 	stop()
 	if err != nil {

@@ -2,6 +2,8 @@ package graftctl
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -55,4 +57,20 @@ simulates scheduling decisions, in the habits of kubectl.`,
 	cmd.AddCommand(simulate.NewCmdSimulate(f, streams))
 	cmd.AddCommand(version.NewCommand(f, streams))
 	return cmd
+}
+
+// PluginName is the name kubectl gives graftctl installed as the plugin
+// kubectl-graft on the PATH.
+const PluginName = "kubectl graft"
+
+// ActAs makes cmd present itself as the program named by argv0 calls it:
+// installed as kubectl-graft, kubectl runs it for `kubectl graft ...`, and
+// its usage lines and examples then say `kubectl graft`.
+func ActAs(cmd *cobra.Command, argv0 string) {
+	if strings.HasPrefix(filepath.Base(argv0), "kubectl-") {
+		if cmd.Annotations == nil {
+			cmd.Annotations = map[string]string{}
+		}
+		cmd.Annotations[cobra.CommandDisplayNameAnnotation] = PluginName
+	}
 }

@@ -21,3 +21,21 @@ func TestInvalidAPIFlagIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// Installed as kubectl-graft, graftctl's usage says `kubectl graft`, as
+// kubectl runs it; under its own name it says graftctl.
+func TestActsAsKubectlPlugin(t *testing.T) {
+	for argv0, want := range map[string]string{"/usr/local/bin/kubectl-graft": "kubectl graft taint seed NAME", "./graftctl": "graftctl taint seed NAME"} {
+		var out bytes.Buffer
+		cmd := NewGraftctlCommand(genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &out})
+		ActAs(cmd, argv0)
+		cmd.SetOut(&out)
+		cmd.SetArgs([]string{"taint", "--help"})
+		if err := cmd.ExecuteContext(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("run as %s, help lacks %q:\n%s", argv0, want, out.String())
+		}
+	}
+}
