@@ -56,6 +56,14 @@ func (o *Options) watchFlights(ctx context.Context) (_ *flights, stop func(), _ 
 		return nil, nil, err
 	}
 	f := &flights{from: o.SeedName, informer: informers.Shoots().Informer, dirty: make(chan struct{}, 1), moving: map[string]string{}}
+	if err := f.informer.AddIndexers(cache.Indexers{inFlightIndex: func(obj any) ([]string, error) {
+		if s, ok := obj.(*corev1alpha1.Shoot); ok && inFlight(s) {
+			return []string{inFlightValue}, nil
+		}
+		return nil, nil
+	}}); err != nil {
+		return nil, nil, err
+	}
 	notify := func(any) {
 		select {
 		case f.dirty <- struct{}{}:
@@ -85,16 +93,22 @@ func (o *Options) watchFlights(ctx context.Context) (_ *flights, stop func(), _ 
 // counts too.
 func (f *flights) count() int {
 	keys := map[string]bool{}
-	for _, obj := range f.informer.GetStore().List() {
-		if s, ok := obj.(*corev1alpha1.Shoot); ok && inFlight(s) {
-			keys[algorithm.ShootKey(s)] = true
-		}
+	objs, _ := f.informer.GetIndexer().ByIndex(inFlightIndex, inFlightValue)
+	for _, obj := range objs {
+		keys[algorithm.ShootKey(obj.(*corev1alpha1.Shoot))] = true
 	}
 	for key := range f.moving {
 		keys[key] = true
 	}
 	return len(keys)
 }
+
+// inFlightIndex indexes the shoots in flight, so that counting them costs
+// what is in flight, not the garden's size.
+const (
+	inFlightIndex = "migration"
+	inFlightValue = "in-flight"
+)
 
 // settle drops the shoots of this drain whose migration ended and returns a
 // line for each: migrated, deleted, or bound elsewhere by someone else.
