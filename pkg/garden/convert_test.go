@@ -202,17 +202,24 @@ status:
   - {type: EveryNodeReady, status: "True", lastTransitionTime: "2026-01-01T00:00:00Z", lastUpdateTime: "2026-01-02T00:00:00Z", reason: EveryNodeReady, message: All nodes are ready.}
 `
 
-// FromGardener reads the decoded map an informer holds; Convert reads the
-// JSON of a landscape file. Both must give the same object.
-func TestFromGardenerAgreesWithConvert(t *testing.T) {
+// decodedShoot returns benchShoot as JSON and as the dynamic client decodes it.
+func decodedShoot(tb testing.TB) ([]byte, *unstructured.Unstructured) {
+	tb.Helper()
 	data, err := yaml.YAMLToJSON([]byte(benchShoot))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	u := &unstructured.Unstructured{}
 	if err := u.UnmarshalJSON(data); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+	return data, u
+}
+
+// FromGardener reads the decoded map an informer holds; Convert reads the
+// JSON of a landscape file. Both must give the same object.
+func TestFromGardenerAgreesWithConvert(t *testing.T) {
+	data, u := decodedShoot(t)
 	obj, err := FromGardener(u)
 	if err != nil {
 		t.Fatal(err)
@@ -232,14 +239,7 @@ func TestFromGardenerAgreesWithConvert(t *testing.T) {
 // BenchmarkFromGardenerShoot measures the conversion every Shoot a Gardener
 // garden's informers and bindings return goes through.
 func BenchmarkFromGardenerShoot(b *testing.B) {
-	data, err := yaml.YAMLToJSON([]byte(benchShoot))
-	if err != nil {
-		b.Fatal(err)
-	}
-	u := &unstructured.Unstructured{}
-	if err := u.UnmarshalJSON(data); err != nil {
-		b.Fatal(err)
-	}
+	_, u := decodedShoot(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := FromGardener(u); err != nil {
