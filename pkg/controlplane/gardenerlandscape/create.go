@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 )
 
 // ProjectSpec is a project with its namespace, cloud profile, credentials and
@@ -96,12 +97,15 @@ func (c Creator) Apply(ctx context.Context, gvr schema.GroupVersionResource, nam
 func (c Creator) MarkReady(ctx context.Context, name string, allocatable int) error {
 	client := c.Dynamic.Resource(Seeds)
 	return Admitted(ctx, func(ctx context.Context) error {
-		seed, err := client.Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
+		// A running gardenlet writes the status too.
+		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			seed, err := client.Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			seed.Object["status"] = ReadyStatus(seed, allocatable, time.Now())
+			_, err = client.UpdateStatus(ctx, seed, metav1.UpdateOptions{})
 			return err
-		}
-		seed.Object["status"] = ReadyStatus(seed, allocatable, time.Now())
-		_, err = client.UpdateStatus(ctx, seed, metav1.UpdateOptions{})
-		return err
+		})
 	}, c.OnMiss)
 }

@@ -3,6 +3,7 @@ package gardenerlandscape
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -343,7 +344,9 @@ func Object(manifest string) (*unstructured.Unstructured, error) {
 // succeeded reconciliation, GardenletReady True, BackupBucketsReady True when
 // the seed has spec.backup and, when allocatable is not negative, room for
 // that many shoots. Without gardenlet a seed has no status, and neither graft
-// nor Gardener places shoots on it.
+// nor Gardener places shoots on it. The rest of the seed's status is kept:
+// a gardenlet that runs has written its own fields (clusterIdentity, which
+// may not change once set).
 func ReadyStatus(seed *unstructured.Unstructured, allocatable int, now time.Time) map[string]any {
 	ts := now.UTC().Format(time.RFC3339)
 	condition := func(kind, message string) any {
@@ -356,13 +359,15 @@ func ReadyStatus(seed *unstructured.Unstructured, allocatable int, now time.Time
 	if _, backup, _ := unstructured.NestedMap(seed.Object, "spec", "backup"); backup {
 		conditions = append(conditions, condition("BackupBucketsReady", "the seed's backup buckets are ready"))
 	}
-	status := map[string]any{
-		"lastOperation": map[string]any{
-			"type": "Reconcile", "state": "Succeeded", "progress": int64(100),
-			"description": "seed is ready", "lastUpdateTime": ts,
-		},
-		"conditions": conditions,
+	status := map[string]any{}
+	if existing, ok := seed.Object["status"].(map[string]any); ok {
+		maps.Copy(status, existing)
 	}
+	status["lastOperation"] = map[string]any{
+		"type": "Reconcile", "state": "Succeeded", "progress": int64(100),
+		"description": "seed is ready", "lastUpdateTime": ts,
+	}
+	status["conditions"] = conditions
 	if allocatable >= 0 {
 		status["allocatable"] = map[string]any{"shoots": fmt.Sprint(allocatable)}
 	}
