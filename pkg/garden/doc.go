@@ -9,10 +9,14 @@
 //     semantics (convert.go), which the informers, the plain reads and the
 //     landscape files share;
 //   - the informers, with a daemon's cache transform, and the informers of the
-//     region ConfigMaps of one namespace (informers.go);
+//     region ConfigMaps of one namespace (informers.go); on Gardener they and
+//     the bindings read through a typed client whose decoder applies the
+//     conversion as it decodes (typed.go);
+//   - the taint effects and tolerationSeconds graft keeps in annotations on
+//     Gardener (taints.go, docs/gardener.md);
 //   - the plain reads and every write graft makes (client.go, binding.go): a
 //     new shoot's binding, shoot and seed patches and status, and seed taints
-//     in the API's shape (taints.go);
+//     in the API's shape;
 //   - what only Gardener has (migration.go): a control-plane migration of a
 //     bound shoot through shoots/binding (Migrator), the fields of Gardener's
 //     seeds and shoots that decide whether Gardener admits one, and the
