@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strings"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
@@ -154,7 +153,6 @@ func fieldComments(dir string) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(files)
 	for _, file := range files {
 		f, err := parser.ParseFile(fset, file, nil, parser.ParseComments)
 		if err != nil {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
@@ -47,6 +49,13 @@ func (a API) SeedTaints(taints []corev1alpha1.SeedTaint) any {
 		return nil
 	}
 	return out
+}
+
+// SameSpecTaints reports whether two lists of taints are the same in the
+// API's spec.taints (on Gardener a PreferNoSchedule taint, or an effect,
+// lives in AnnotationTaints alone).
+func (a API) SameSpecTaints(x, y []corev1alpha1.SeedTaint) bool {
+	return apiequality.Semantic.DeepEqual(a.SeedTaints(x), a.SeedTaints(y))
 }
 
 // TaintsAnnotation returns the value of AnnotationTaints for a Gardener Seed
@@ -117,6 +126,11 @@ func parseTaintsAnnotation(annotation string) []corev1alpha1.SeedTaint {
 	})
 }
 
+// maxTolerationSecondsAnnotation bounds what graft parses of a tenant's
+// AnnotationTolerationSeconds on every read of its shoot; a longer value
+// (far more than one entry per toleration needs) counts as absent.
+const maxTolerationSecondsAnnotation = 4096
+
 // TolerationLimit is one entry of AnnotationTolerationSeconds.
 type TolerationLimit struct {
 	Key               string  `json:"key"`
@@ -133,7 +147,7 @@ type TolerationLimit struct {
 // An annotation graft cannot read counts as absent.
 func gardenerTolerations(spec []corev1alpha1.Toleration, annotation string) []corev1alpha1.Toleration {
 	var limits []TolerationLimit
-	if annotation != "" && json.Unmarshal([]byte(annotation), &limits) != nil {
+	if annotation != "" && (len(annotation) > maxTolerationSecondsAnnotation || json.Unmarshal([]byte(annotation), &limits) != nil) {
 		limits = nil
 	}
 	out := make([]corev1alpha1.Toleration, 0, len(spec))

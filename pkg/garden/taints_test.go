@@ -2,6 +2,7 @@ package garden
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,6 +101,11 @@ func TestTenantTolerationSecondsOnlyShortenAStay(t *testing.T) {
 	}
 	if got := gardenerTolerations(spec, `[{"key":"maintenance","tolerationSeconds":"soon"}]`); got[0].TolerationSeconds != nil {
 		t.Errorf("a malformed annotation limited a toleration: %+v", got[0])
+	}
+	// An oversized annotation is not parsed on every read of the shoot.
+	huge := `[{"key":"maintenance","tolerationSeconds":1}` + strings.Repeat(`,{"key":"x","tolerationSeconds":1}`, 200) + `]`
+	if got := gardenerTolerations(spec, huge); got[0].TolerationSeconds != nil {
+		t.Errorf("an annotation of %d bytes was read: %+v", len(huge), got[0])
 	}
 }
 

@@ -35,6 +35,7 @@ func (o *Options) runSeeds(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	waiting := explainWaiting(l)
 	for i, name := range o.Names {
 		seed, err := o.Garden.GetSeed(ctx, name)
 		if err != nil {
@@ -57,7 +58,7 @@ func (o *Options) runSeeds(ctx context.Context) error {
 				return err
 			}
 		}
-		o.describeWaiting(l, choice, seed.Name)
+		o.describeWaiting(waiting, choice, seed.Name)
 	}
 	return nil
 }
@@ -137,30 +138,50 @@ func (o *Options) describeTaints(w io.Writer, l *livelandscape.Landscape, seed *
 	}
 }
 
-// describeWaiting says, for each shoot waiting for a seed, why this seed
-// does not take it now, or that it would: the algorithm's verdict on the
-// seed, run against the live landscape.
-func (o *Options) describeWaiting(l *livelandscape.Landscape, choice schedulingconfig.Choice, seedName string) {
-	var lines []string
+// waitingShoot is a shoot waiting for a seed and the algorithm's verdict on
+// every seed, run once against the live landscape for all seeds described.
+type waitingShoot struct {
+	key         string
+	explanation *algorithm.Explanation
+	err         error
+}
+
+func explainWaiting(l *livelandscape.Landscape) []waitingShoot {
+	var out []waitingShoot
 	for _, s := range l.Shoots {
 		if deref(s.Spec.SeedName) != "" {
 			continue
 		}
+		w := waitingShoot{key: algorithm.ShootKey(s)}
 		in, err := l.Inputs(s)
 		if err != nil {
-			lines = append(lines, fmt.Sprintf("%s: cannot explain: %v", algorithm.ShootKey(s), err))
+			w.err = err
+		} else {
+			w.explanation = algorithm.Explain(s, l.Snapshot, in)
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// describeWaiting says, for each shoot waiting for a seed, why this seed
+// does not take it now, or that it would.
+func (o *Options) describeWaiting(waiting []waitingShoot, choice schedulingconfig.Choice, seedName string) {
+	var lines []string
+	for _, w := range waiting {
+		if w.err != nil {
+			lines = append(lines, fmt.Sprintf("%s: cannot explain: %v", w.key, w.err))
 			continue
 		}
-		e := algorithm.Explain(s, l.Snapshot, in)
-		for _, r := range e.Seeds {
+		for _, r := range w.explanation.Seeds {
 			switch {
 			case r.Seed != seedName:
 			case r.Chosen:
-				lines = append(lines, fmt.Sprintf("%s: would be scheduled to this seed", algorithm.ShootKey(s)))
+				lines = append(lines, fmt.Sprintf("%s: would be scheduled to this seed", w.key))
 			case r.Filter == "":
-				lines = append(lines, fmt.Sprintf("%s: fits, but seed %s is chosen", algorithm.ShootKey(s), orNone(e.Seed)))
+				lines = append(lines, fmt.Sprintf("%s: fits, but seed %s is chosen", w.key, orNone(w.explanation.Seed)))
 			default:
-				lines = append(lines, fmt.Sprintf("%s: %s: %s", algorithm.ShootKey(s), r.Filter, r.Message))
+				lines = append(lines, fmt.Sprintf("%s: %s: %s", w.key, r.Filter, r.Message))
 			}
 		}
 	}

@@ -3,6 +3,8 @@ package drain
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -114,12 +116,7 @@ const (
 // line for each: migrated, deleted, or bound elsewhere by someone else.
 func (f *flights) settle() []string {
 	var lines []string
-	keys := make([]string, 0, len(f.moving))
-	for key := range f.moving {
-		keys = append(keys, key)
-	}
-	sort.Strings(keys)
-	for _, key := range keys {
+	for _, key := range slices.Sorted(maps.Keys(f.moving)) {
 		target := f.moving[key]
 		obj, exists, err := f.informer.GetStore().GetByKey(key)
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
@@ -100,7 +99,7 @@ func UpdateSeedTaints(ctx context.Context, client garden.Client, name string, st
 	u.Seed, u.Changed, err = UpdateTaints(ctx, client, name, strategy, func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
 		taints, changed, err := edit(seed)
 		api := client.API()
-		u.SpecChanged = changed && !apiequality.Semantic.DeepEqual(api.SeedTaints(seed.Spec.Taints), api.SeedTaints(taints))
+		u.SpecChanged = changed && !api.SameSpecTaints(seed.Spec.Taints, taints)
 		return taints, changed, err
 	})
 	return u, err
@@ -131,7 +130,7 @@ func updateConfigTaints(ctx context.Context, client garden.Client, name string, 
 			return fmt.Errorf("%s: %w", config, err)
 		}
 		// The configuration changes only where spec.taints does.
-		changed = diff && !apiequality.Semantic.DeepEqual(garden.Gardener.SeedTaints(held.Spec.Taints), garden.Gardener.SeedTaints(taints))
+		changed = diff && !garden.Gardener.SameSpecTaints(held.Spec.Taints, taints)
 		if !diff || strategy == DryRunClient {
 			edited := *config
 			edited.Taints = taints
