@@ -62,6 +62,8 @@ func (r *run) headline() string {
 		return fmt.Sprintf("none of the %d seeds have enabled shoot reconciliations currently", n)
 	case FilterMigration:
 		return fmt.Sprintf("none of the %d seeds is one Gardener would move the control plane to from seed %q", n, r.source.Name)
+	case FilterEvacuating:
+		return fmt.Sprintf("control planes are being moved off each of the %d seeds left", n)
 	case FilterNetworks:
 		return fmt.Sprintf("0/%d seed cluster candidate(s) are eligible for scheduling", n)
 	case FilterLimitedToleration:
@@ -104,6 +106,8 @@ func (r *run) message(v *verdict) string {
 		domain, _ := shootDomain(r.shoot)
 		return fmt.Sprintf("shoot domain %q lies under a seed's default domain, and no default domain of this seed gives it as <shoot>.<project>.<domain> (project %s)",
 			clip(domain), r.project())
+	case FilterEvacuating:
+		return "control planes are being moved off the seed: it receives none until that ends"
 	case FilterMigration:
 		if refusal := CheckMigration(r.shoot, r.source, info.seed); refusal != nil {
 			return refusal.String()

@@ -309,6 +309,7 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 		{filters: []Filter{FilterDomain}, reject: r.checkDomain, prepare: r.prepareDomain, off: !hasDomain},
 		{filters: []Filter{FilterEmergencyStop}, reject: r.checkEmergencyStop},
 		{filters: []Filter{FilterMigration}, reject: r.checkMigration, off: r.source == nil},
+		{filters: []Filter{FilterEvacuating}, reject: r.checkEvacuating, off: in.Evacuating == nil},
 		{filters: []Filter{FilterNetworks, FilterTaints, FilterTolerationRunsOut, FilterCapacity}, reject: r.checkCandidate},
 		{filters: []Filter{FilterStrategy}, reject: r.checkStrategy},
 		{filters: []Filter{FilterLimitedToleration}, reject: r.checkMoveStaysLonger},
@@ -393,6 +394,13 @@ func (r *run) mostFrequent(filters []Filter) Filter {
 func (r *run) checkExcluded(v *verdict) Filter {
 	if r.exclude != "" && v.info.name == r.exclude {
 		return FilterExcluded
+	}
+	return ""
+}
+
+func (r *run) checkEvacuating(v *verdict) Filter {
+	if r.in.Evacuating(v.info.name) {
+		return FilterEvacuating
 	}
 	return ""
 }

@@ -125,6 +125,10 @@ type Inputs struct {
 	// shoot's control plane (CheckMigration): on Gardener's API a bound shoot
 	// moves only to a seed Gardener would accept.
 	Migration bool
+	// Evacuating tells whether control planes are being moved off a seed;
+	// nil: none is. A shoot being moved is not sent to such a seed, whose
+	// gardenlet is busy (or failing), even where it would be tolerated.
+	Evacuating func(seed string) bool
 }
 
 // Filter names a step of the decision; it is what rejected a seed.
@@ -133,6 +137,9 @@ type Filter string
 const (
 	// FilterExcluded rejects the seed FitsElsewhere was asked to leave out.
 	FilterExcluded Filter = "Excluded"
+	// FilterEvacuating rejects seeds control planes are being moved off
+	// (Inputs.Evacuating).
+	FilterEvacuating Filter = "Evacuating"
 	// FilterUsable rejects seeds being deleted, invisible or not ready.
 	FilterUsable Filter = "Usable"
 	// FilterCloudProfileSeedSelector rejects seeds the cloud profile's seedSelector does not select.
@@ -328,6 +335,7 @@ var filterShort = map[Filter]string{
 	FilterDomain:                   "default domain",
 	FilterEmergencyStop:            "reconciliations stopped",
 	FilterMigration:                "migration refused by Gardener",
+	FilterEvacuating:               "being evacuated",
 	FilterNetworks:                 "networks overlap",
 	FilterTaints:                   "taints not tolerated",
 	FilterTolerationRunsOut:        "NoExecute tolerated under a minute",
@@ -343,7 +351,7 @@ var filterShort = map[Filter]string{
 var filterOrderList = []Filter{
 	FilterExcluded, FilterUsable, FilterCloudProfileSeedSelector, FilterShootSeedSelector, FilterProvider,
 	FilterHighAvailability, FilterZoneSelection, FilterZonePreference, FilterAccessRestrictions, FilterDomain,
-	FilterEmergencyStop, FilterMigration, FilterNetworks, FilterTaints, FilterTolerationRunsOut, FilterCapacity, FilterStrategy,
+	FilterEmergencyStop, FilterMigration, FilterEvacuating, FilterNetworks, FilterTaints, FilterTolerationRunsOut, FilterCapacity, FilterStrategy,
 	FilterLimitedToleration, FilterPreferNoSchedule, FilterMinimalDistance, FilterLeastUsed, FilterScore,
 }
 

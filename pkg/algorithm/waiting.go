@@ -14,6 +14,14 @@ func WaitsForSeed(shoot *v1alpha1.Shoot) bool {
 	return (shoot.Spec.SeedName == nil || *shoot.Spec.SeedName == "") && shoot.DeletionTimestamp == nil
 }
 
+// Migrating reports whether the shoot's control plane is moving between
+// seeds: it is bound to one (spec.seedName) and still runs on another
+// (status.seedName), until gardenlet finishes the move.
+func Migrating(shoot *v1alpha1.Shoot) bool {
+	spec, status := shoot.Spec.SeedName, shoot.Status.SeedName
+	return spec != nil && status != nil && *spec != "" && *status != "" && *spec != *status
+}
+
 // Evicted reports whether graft-descheduler evicted the shoot and it waits
 // for a new seed.
 func Evicted(shoot *v1alpha1.Shoot) bool {

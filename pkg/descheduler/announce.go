@@ -12,6 +12,7 @@ import (
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/garden"
 )
 
 // maxSeedEventMessage bounds the message of a seed's Descheduled Event. A
@@ -56,12 +57,12 @@ func (p *passEvictions) add(e eviction) {
 }
 
 // announce emits one Descheduled Event on each seed the pass evicted from.
-func (p *passEvictions) announce(recorder record.EventRecorder) {
+func (p *passEvictions) announce(api garden.API, recorder record.EventRecorder) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, name := range slices.Sorted(maps.Keys(p.bySeed)) {
 		s := p.bySeed[name]
-		recorder.Event(seedRef(s.seed), corev1.EventTypeNormal, EventDescheduled, s.message())
+		recorder.Event(seedRef(api, s.seed), corev1.EventTypeNormal, EventDescheduled, s.message())
 	}
 }
 

@@ -50,6 +50,7 @@ func DefaultRegistry() framework.Registry {
 // Create it with New, start it with Run.
 type Descheduler struct {
 	cfg     *configv1alpha1.DeschedulerConfiguration
+	api     garden.API
 	garden  garden.Client
 	runner  *component.Runner
 	metrics *Metrics
@@ -74,6 +75,13 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	if cfg == nil || clients.Graft == nil || clients.Kubernetes == nil {
 		return nil, errors.New("descheduler: a configuration and the Graft and Kubernetes clients are required")
 	}
+	api, err := apiOf(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if api == garden.Gardener && clients.Dynamic == nil {
+		return nil, errors.New("descheduler: api core.gardener.cloud needs the dynamic client")
+	}
 	if cfg.RegionConfigNamespace == "" {
 		// Empty would watch every namespace and let tenants steer requireFit.
 		return nil, errors.New("descheduler: regionConfigNamespace is empty")
@@ -94,9 +102,14 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	if err != nil {
 		return nil, fmt.Errorf("descheduler: registering metrics: %w", err)
 	}
+	client, err := garden.New(api, clients.Graft, clients.Dynamic)
+	if err != nil {
+		return nil, fmt.Errorf("descheduler: %w", err)
+	}
 	d := &Descheduler{
 		cfg:     cfg,
-		garden:  garden.NewGraft(clients.Graft),
+		api:     api,
+		garden:  client,
 		metrics: metrics,
 		clock:   clk,
 		plugins: plugins,
@@ -108,14 +121,23 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: queueName, Clock: clk}),
 	}
 	d.ev = &evictor{
-		cfg: cfg, garden: d.garden, metrics: metrics, clock: clk, limiter: newLimiter(cfg), state: d.state, queue: d.queue,
+		cfg: cfg, api: api, garden: d.garden, metrics: metrics, clock: clk, limiter: newLimiter(cfg), state: d.state, queue: d.queue,
 		perSeed: map[string]int{}, waiting: sets.New[string](), skipped: map[string]string{},
 	}
 	if err := d.algo.Validate(); err != nil {
 		return nil, fmt.Errorf("descheduler: %w", err)
 	}
+	if api == garden.Gardener {
+		// Only a Gardener garden migrates: the destination is the
+		// descheduler's to choose, and Gardener binds nowhere else.
+		d.ev.migrator, _ = garden.AsMigrator(d.garden)
+		d.state.migrations = true
+	}
 	if len(cfg.SchedulerNames) > 0 {
 		d.state.schedulers = sets.New(cfg.SchedulerNames...)
+	}
+	if len(cfg.MoveSchedulerNames) > 0 {
+		d.state.movable = sets.New(cfg.MoveSchedulerNames...)
 	}
 	d.state.actsOn = func(facts *framework.SeedState) bool { return actsOn(plugins, facts) }
 	d.state.onPendingDrop = d.ev.wakeWaiting
@@ -123,7 +145,7 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 
 	// Every informer drops what no code path reads (cachetrim): at 100,000
 	// shoots the shoot cache is most of the descheduler's memory.
-	if d.informers, err = garden.NewInformers(garden.Graft, clients.Graft, nil, cachetrim.Transform); err != nil {
+	if d.informers, err = garden.NewInformers(api, clients.Graft, clients.Dynamic, cachetrim.Transform); err != nil {
 		return nil, fmt.Errorf("descheduler: %w", err)
 	}
 	// Region ConfigMaps count only in their one namespace, as for the
@@ -132,7 +154,10 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	seeds, shoots, profiles := d.informers.Seeds().Informer, d.informers.Shoots().Informer, d.informers.CloudProfiles().Informer
 	cms := d.regionConfigs.ConfigMaps().Informer
 	d.cloudProfiles = graftlisters.NewCloudProfileLister(profiles.GetIndexer())
-	d.inputsBuilder = &algorithm.InputsBuilder{Config: d.algo, CloudProfile: d.cloudProfile, RegionConfigMaps: d.regionConfigs.List}
+	d.inputsBuilder = &algorithm.InputsBuilder{
+		Config: d.algo, CloudProfile: d.cloudProfile, RegionConfigMaps: d.regionConfigs.List,
+		Project: d.informers.Project, Migration: api == garden.Gardener,
+	}
 	// The state passes read is built by the seed and shoot handlers: synced
 	// means they have been given every object of the first list, not only
 	// that the informers' stores hold them, or a first pass (the only one
@@ -146,6 +171,14 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 		return nil, fmt.Errorf("watching shoots: %w", err)
 	}
 	d.synced = []cache.InformerSynced{seedsReg.HasSynced, shootsReg.HasSynced, profiles.HasSynced, cms.HasSynced}
+	if projects, ok := d.informers.Projects(); ok {
+		// Read through the index only, for the default-domain rule.
+		reg, err := projects.Informer.AddEventHandler(cache.ResourceEventHandlerFuncs{})
+		if err != nil {
+			return nil, fmt.Errorf("watching projects: %w", err)
+		}
+		d.synced = append(d.synced, reg.HasSynced)
+	}
 	// A new cloud profile or region ConfigMap can make a held-back shoot fit.
 	wake := cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { d.ev.wakeWaiting() },
@@ -167,6 +200,17 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	d.runner.Server.AddInformersSyncedCheck(d.Ready)
 	trackInformers(clients.Fence, d)
 	return d, nil
+}
+
+// apiOf is the API a configuration names; empty is graft's.
+func apiOf(cfg *configv1alpha1.DeschedulerConfiguration) (garden.API, error) {
+	switch cfg.API {
+	case configv1alpha1.APIGraft, "":
+		return garden.Graft, nil
+	case configv1alpha1.APIGardener:
+		return garden.Gardener, nil
+	}
+	return "", fmt.Errorf("descheduler: api %q is neither %s nor %s", cfg.API, configv1alpha1.APIGraft, configv1alpha1.APIGardener)
 }
 
 // SchedulingConfiguration is the strategy and score weights requireFit asks
@@ -393,18 +437,18 @@ func withSeed(shoot *v1alpha1.Shoot, seed string) *v1alpha1.Shoot {
 	return &c
 }
 
-// shootRef and seedRef are what Events are recorded on: references carry the
-// kind, which informer objects do not.
-func shootRef(s *v1alpha1.Shoot) *corev1.ObjectReference {
+// shootRef and seedRef are what Events are recorded on, in the API's group
+// and version: references carry the kind, which informer objects do not.
+func shootRef(api garden.API, s *v1alpha1.Shoot) *corev1.ObjectReference {
 	return &corev1.ObjectReference{
-		APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "Shoot",
+		APIVersion: api.GroupVersion().String(), Kind: "Shoot",
 		Namespace: s.Namespace, Name: s.Name, UID: s.UID, ResourceVersion: s.ResourceVersion,
 	}
 }
 
-func seedRef(s *v1alpha1.Seed) *corev1.ObjectReference {
+func seedRef(api garden.API, s *v1alpha1.Seed) *corev1.ObjectReference {
 	return &corev1.ObjectReference{
-		APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "Seed",
+		APIVersion: api.GroupVersion().String(), Kind: "Seed",
 		Name: s.Name, UID: s.UID, ResourceVersion: s.ResourceVersion,
 	}
 }

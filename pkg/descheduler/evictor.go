@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 
 	corev1 "k8s.io/api/core/v1"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -36,7 +37,11 @@ import (
 // The pass orchestrates the plugins and asks it.
 type evictor struct {
 	cfg      *configv1alpha1.DeschedulerConfiguration
+	api      garden.API
 	garden   garden.Client
+	// migrator is set on Gardener's API: an eviction there is a migration
+	// to the destination the pass chose (eviction.target).
+	migrator garden.Migrator
 	recorder record.EventRecorder
 	metrics  *Metrics
 	clock    clock.WithTicker
@@ -79,6 +84,10 @@ type eviction struct {
 
 // retryAfterError is when a seed is looked at again after a failed write.
 const retryAfterError = 2 * time.Second
+
+// retryAfterRefusal is when a seed is looked at again after Gardener refused
+// a migration off it for a reason graft's migration rules do not predict.
+const retryAfterRefusal = time.Minute
 
 // newWindow starts a new pass window: the per-pass budgets start over.
 func (ev *evictor) newWindow() {
@@ -143,7 +152,7 @@ func (ev *evictor) skip(shoot *v1alpha1.Shoot, plugin, result, reason, msg strin
 		return
 	}
 	klog.V(1).InfoS("Eviction skipped", "shoot", klog.KObj(shoot), "reason", msg)
-	ev.recorder.Event(shootRef(shoot), corev1.EventTypeWarning, EventEvictionSkipped, msg)
+	ev.recorder.Event(shootRef(ev.api, shoot), corev1.EventTypeWarning, EventEvictionSkipped, msg)
 }
 
 // evictionWriteTimeout bounds the writes of one eviction once its spec
@@ -173,7 +182,7 @@ func (ev *evictor) reasonHolds(ctx context.Context, e eviction) bool {
 		log.V(1).Info("The reason no longer holds on the seed as read now; eviction dropped", "reason", e.reason, "err", err)
 		ev.metrics.Evictions.WithLabelValues(e.plugin, ResultConflict).Inc()
 	}
-	ev.state.addInflight(-1)
+	ev.state.addInflight(ev.flight(e), -1)
 	if ctx.Err() == nil {
 		ev.queue.AddAfter(e.seed.Name, retryAfterError)
 	}
@@ -196,7 +205,7 @@ func (ev *evictor) evict(ctx context.Context, e eviction) bool {
 	waitStart := time.Now()
 	if err := ev.limiter.Wait(ctx); err != nil {
 		ev.returnBudget(e.seed.Name)
-		ev.state.addInflight(-1)
+		ev.state.addInflight(ev.flight(e), -1)
 		return false
 	}
 	if time.Since(waitStart) > rereadAfterWait && !ev.reasonHolds(ctx, e) {
@@ -210,39 +219,85 @@ func (ev *evictor) evict(ctx context.Context, e eviction) bool {
 	wctx, cancelWrites := context.WithTimeout(context.WithoutCancel(ctx), evictionWriteTimeout)
 	defer cancelWrites()
 	record := helper.RecordEviction(shoot, helper.Eviction{Seed: e.seed.Name, Cause: e.cause, At: ev.clock.Now()}, ev.repeatWindow())
-	patch := evictionPatch(shoot.ResourceVersion, e.seed.Name, reason, record)
-	updated, err := ev.garden.PatchShoot(wctx, shoot.Namespace, shoot.Name, patch, metav1.PatchOptions{FieldManager: Name})
+	updated, err := ev.write(wctx, e, reason, record)
 	switch {
 	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
 		// The shoot changed since it was read: that change wins, and the seed
 		// is looked at again with the new state.
 		log.V(1).Info("Shoot changed concurrently; eviction dropped", "err", err)
 		ev.metrics.Evictions.WithLabelValues(e.plugin, ResultConflict).Inc()
-		ev.state.addInflight(-1)
+		ev.state.addInflight(ev.flight(e), -1)
 		ev.queue.AddAfter(e.seed.Name, retryAfterError)
 		return false
 	case err != nil && ctx.Err() != nil:
 		// Shutting down or the lease was lost, and the update was refused
 		// or timed out: the next leader decides again.
 		log.V(1).Info("Eviction stopped", "err", err)
-		ev.state.addInflight(-1)
+		ev.state.addInflight(ev.flight(e), -1)
+		return false
+	case ev.migrator != nil && garden.RefusalOf(err, e.seed.Name, e.target) != nil:
+		// The migration rules graft knows let the destination through, and
+		// Gardener refused: say so on the shoot, and try again later.
+		ev.returnBudget(e.seed.Name)
+		ev.state.addInflight(ev.flight(e), -1)
+		ev.skip(shoot, e.plugin, ResultRefused, e.seed.Name+"|"+e.target, fmt.Sprintf("%s wants the shoot off seed %s (%s), but Gardener refused its migration: %s",
+			e.plugin, e.seed.Name, e.reason, garden.RefusalOf(err, e.seed.Name, e.target)))
+		ev.queue.AddAfter(e.seed.Name, retryAfterRefusal)
 		return false
 	case err != nil:
 		log.Error(err, "Evicting shoot failed")
 		ev.metrics.Evictions.WithLabelValues(e.plugin, ResultError).Inc()
-		ev.state.addInflight(-1)
+		ev.state.addInflight(ev.flight(e), -1)
 		ev.queue.AddAfter(e.seed.Name, retryAfterError)
 		return false
 	}
-	ev.state.settleEviction(updated, ev.clock.Now())
+	ev.state.settleEviction(updated, ev.clock.Now(), ev.flight(e))
 	ev.metrics.Evictions.WithLabelValues(e.plugin, ResultEvicted).Inc()
 	ev.mu.Lock()
 	delete(ev.skipped, algorithm.ShootKey(shoot))
 	ev.mu.Unlock()
+	if ev.migrator != nil {
+		log.Info("Migrating shoot's control plane", "reason", e.reason, "target", e.target)
+		ev.recorder.Eventf(shootRef(ev.api, updated), corev1.EventTypeNormal, EventDescheduled,
+			"Migrating the control plane from seed %s to seed %s: %s", e.seed.Name, e.target, reason)
+		return true
+	}
 	log.Info("Evicted shoot", "reason", e.reason, "expectedTarget", e.target)
-	ev.recorder.Eventf(shootRef(updated), corev1.EventTypeNormal, EventDescheduled,
+	ev.recorder.Eventf(shootRef(ev.api, updated), corev1.EventTypeNormal, EventDescheduled,
 		"Evicted from seed %s: %s", e.seed.Name, reason)
 	return true
+}
+
+// write sends one eviction: on graft's API a merge patch clearing
+// spec.seedName, on Gardener's a binding to the chosen destination; both
+// record where from, why and the shoot's recent evictions in its
+// annotations, in the same write, preconditioned on the version read.
+func (ev *evictor) write(ctx context.Context, e eviction, reason, record string) (*v1alpha1.Shoot, error) {
+	shoot := e.shoot
+	if ev.migrator != nil {
+		return ev.migrator.Migrate(ctx, shoot, e.target, evictionAnnotations(e.seed.Name, reason, record), Name, false)
+	}
+	patch := evictionPatch(shoot.ResourceVersion, e.seed.Name, reason, record)
+	return ev.garden.PatchShoot(ctx, shoot.Namespace, shoot.Name, patch, metav1.PatchOptions{FieldManager: Name})
+}
+
+// flight is the destination an eviction counts in flight to: its target on
+// Gardener, where it is a migration, "" otherwise.
+func (ev *evictor) flight(e eviction) string {
+	if ev.migrator == nil {
+		return ""
+	}
+	return e.target
+}
+
+// evictionAnnotations record an eviction on the shoot: the seed it leaves,
+// why, and its recent evictions (graft.dev/evictions, for the repeat guard).
+func evictionAnnotations(seed, reason, evictions string) map[string]string {
+	return map[string]string{
+		v1alpha1.AnnotationDescheduledFrom:   seed,
+		v1alpha1.AnnotationDescheduledReason: reason,
+		v1alpha1.AnnotationEvictions:         evictions,
+	}
 }
 
 // evictionPatch is the merge patch of an eviction: it clears spec.seedName
@@ -254,11 +309,7 @@ func evictionPatch(resourceVersion, seed, reason, evictions string) []byte {
 	patch, err := json.Marshal(map[string]any{
 		"metadata": map[string]any{
 			"resourceVersion": resourceVersion,
-			"annotations": map[string]string{
-				v1alpha1.AnnotationDescheduledFrom:   seed,
-				v1alpha1.AnnotationDescheduledReason: reason,
-				v1alpha1.AnnotationEvictions:         evictions,
-			},
+			"annotations":     evictionAnnotations(seed, reason, evictions),
 		},
 		"spec": map[string]any{"seedName": nil},
 	})
@@ -339,6 +390,55 @@ func (ev *evictor) admit(log klog.Logger, seed string, dryPending int) admission
 	return admitted
 }
 
+// slot is the evictor's answer to a migration before it is written.
+type slot int
+
+const (
+	// slotFree: the migration may start.
+	slotFree slot = iota
+	// gardenFull: maxMigrationsInFlight migrations are in flight; the seed is
+	// held back until one finishes, and the pass stops.
+	gardenFull
+	// destinationFull: maxMigrationsInFlightPerSeed migrations are in flight
+	// to the destination; the seed is held back until one finishes, and the
+	// pass goes on with the next candidate.
+	destinationFull
+)
+
+// migrationSlot checks, for a migration admitted to the budgets, the
+// migrations in flight in the garden and to its destination, counting the
+// pass's dry-run migrations (dryTotal, dryTo) as in flight. When there is no
+// slot, the budget is returned and the seed held back: a migration that
+// finishes (status.seedName catching up) wakes it.
+func (ev *evictor) migrationSlot(log klog.Logger, plugin, seed, target string, dryTotal, dryTo int) slot {
+	check := func() slot {
+		total, to := ev.state.migrationsInFlight(target)
+		ev.metrics.MigrationsInFlight.Set(float64(total))
+		if m := ptr.Deref(ev.cfg.MaxMigrationsInFlight, 0); m > 0 && total+dryTotal >= int(m) {
+			return gardenFull
+		}
+		if m := ptr.Deref(ev.cfg.MaxMigrationsInFlightPerSeed, 0); m > 0 && to+dryTo >= int(m) {
+			return destinationFull
+		}
+		return slotFree
+	}
+	if check() == slotFree {
+		return slotFree
+	}
+	// Re-check after holding, so that a migration finishing in between is
+	// not missed.
+	ev.hold(seed)
+	s := check()
+	if s == slotFree {
+		return slotFree
+	}
+	ev.returnBudget(seed)
+	ev.metrics.Evictions.WithLabelValues(plugin, ResultWaitingForMigrations).Inc()
+	log.V(2).Info("Too many control-plane migrations in flight; holding back", "target", target,
+		"maxMigrationsInFlight", ptr.Deref(ev.cfg.MaxMigrationsInFlight, 0), "maxMigrationsInFlightPerSeed", ptr.Deref(ev.cfg.MaxMigrationsInFlightPerSeed, 0))
+	return s
+}
+
 // heldRepeat tells whether the repeat guard holds the candidate on seed
 // back, and then says so (EvictionSkipped) and, with requeue, looks at the
 // seed again when it no longer does.
@@ -378,7 +478,7 @@ func (ev *evictor) wouldEvict(log klog.Logger, e eviction) {
 		where = "it would go to seed " + e.target
 	}
 	log.Info("Dry run: would evict shoot", "reason", e.reason, "target", e.target)
-	ev.recorder.Eventf(shootRef(e.shoot), corev1.EventTypeNormal, EventWouldDeschedule,
+	ev.recorder.Eventf(shootRef(ev.api, e.shoot), corev1.EventTypeNormal, EventWouldDeschedule,
 		"Dry run: %s would evict the shoot from seed %s (%s); %s", e.plugin, e.seed.Name, e.reason, where)
 	ev.metrics.Evictions.WithLabelValues(e.plugin, ResultDryRun).Inc()
 }
@@ -415,7 +515,7 @@ func (ev *evictor) startWriters(ctx context.Context) *writers {
 // submit hands an eviction to a writer, which waits for the token bucket
 // after reading the seed again.
 func (w *writers) submit(e eviction) {
-	w.ev.state.addInflight(1)
+	w.ev.state.addInflight(w.ev.flight(e), 1)
 	w.jobs <- e
 }
 
@@ -426,5 +526,5 @@ func (w *writers) finish() {
 	}
 	close(w.jobs)
 	w.wg.Wait()
-	w.written.announce(w.ev.recorder)
+	w.written.announce(w.ev.api, w.ev.recorder)
 }

@@ -21,6 +21,12 @@ const (
 	// for the same cause within repeatEvictionWindow: the guard against
 	// eviction loops, which should never have to act.
 	ResultHeldRepeat = "held_repeat"
+	// ResultRefused is a migration Gardener refused (on core.gardener.cloud).
+	ResultRefused = "refused"
+	// ResultWaitingForMigrations is a migration held back by
+	// maxMigrationsInFlight or maxMigrationsInFlightPerSeed (on
+	// core.gardener.cloud) until a migration in flight finishes.
+	ResultWaitingForMigrations = "waiting_for_migrations"
 	// ResultConflict is an eviction lost to a concurrent change of the shoot.
 	ResultConflict = "conflict"
 	// ResultError is an eviction the API server refused for another reason.
@@ -36,19 +42,24 @@ type Metrics struct {
 	PassDuration *metrics.Histogram
 	// PendingEvicted is the number of evicted shoots still without a seed.
 	PendingEvicted *metrics.Gauge
+	// MigrationsInFlight is the number of control-plane migrations in
+	// flight in the garden as the last pass counted them (core.gardener.cloud).
+	MigrationsInFlight *metrics.Gauge
 }
 
 // newMetrics creates the metrics and lists them for metricsFor to register.
 func newMetrics() (*Metrics, []metrics.Registerable) {
 	m := &Metrics{
 		Evictions: component.NewCounterVec("graft_descheduler_evictions_total",
-			"Eviction attempts of graft-descheduler by plugin and result (evicted, dry_run, skipped_no_fit, skipped_limited_stay, held_repeat, conflict, error).", "plugin", "result"),
+			"Eviction attempts of graft-descheduler by plugin and result (evicted, dry_run, skipped_no_fit, skipped_limited_stay, held_repeat, refused, waiting_for_migrations, conflict, error). On core.gardener.cloud an eviction is a control-plane migration.", "plugin", "result"),
 		PassDuration: component.NewHistogram("graft_descheduler_pass_duration_seconds",
 			"Duration of one descheduler pass over seeds, writes included.", metrics.ExponentialBuckets(0.001, 4, 10)),
 		PendingEvicted: component.NewGauge("graft_descheduler_pending_evicted",
 			"Evicted shoots (annotated graft.dev/descheduled-from) that have no spec.seedName yet."),
+		MigrationsInFlight: component.NewGauge("graft_descheduler_migrations_in_flight",
+			"Control-plane migrations in flight in the garden (status.seedName differs from spec.seedName), whoever started them, as the descheduler last counted them (core.gardener.cloud)."),
 	}
-	return m, []metrics.Registerable{m.Evictions, m.PassDuration, m.PendingEvicted}
+	return m, []metrics.Registerable{m.Evictions, m.PassDuration, m.PendingEvicted, m.MigrationsInFlight}
 }
 
 // metricsFor returns metrics registered with a test's registry, or with nil the

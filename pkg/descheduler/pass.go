@@ -37,9 +37,14 @@ type passRun struct {
 	// leaving counts this pass's evictions still counted on their seed
 	// through status.seedName.
 	leaving map[string]int
-	// dryPending counts dry-run evictions as if they were pending.
+	// dryPending counts dry-run evictions as if they were pending (or, on
+	// Gardener, in flight), dryTo the dry-run migrations per destination.
 	dryPending int
-	stop       bool
+	dryTo      map[string]int
+	// sources are, on Gardener, the seeds this pass migrates control planes
+	// off: like the view's evacuating seeds, they receive none.
+	sources sets.Set[string]
+	stop    bool
 
 	// writers write the pass's evictions; nil in dry-run mode.
 	writers *writers
@@ -64,6 +69,7 @@ func (d *Descheduler) passOver(ctx context.Context, v *view, once bool) {
 		d: d, ctx: ctx, log: klog.FromContext(ctx), once: once, view: v,
 		real: v.snapshot, fit: v.snapshot.Fork(),
 		evicted: sets.New[string](), leaving: map[string]int{},
+		dryTo: map[string]int{}, sources: sets.New[string](),
 	}
 	r.writers = d.ev.startWriters(ctx)
 	last := ""
@@ -151,14 +157,36 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 		r.stop = true
 		return false
 	}
-	target, err := algorithm.FitsElsewhere(c.Shoot, r.fitSnapshot(), d.inputs(c.Shoot), seed.Name)
-	if err != nil && *d.cfg.RequireFit && !c.Force {
+	in := d.inputs(c.Shoot)
+	migrating := d.ev.migrator != nil
+	if migrating {
+		in.Evacuating = r.evacuating
+	}
+	target, err := algorithm.FitsElsewhere(c.Shoot, r.fitSnapshot(), in, seed.Name)
+	// A migration needs a destination: requireFit holds on Gardener whatever
+	// the configuration or the plugin say.
+	if err != nil && (migrating || *d.cfg.RequireFit && !c.Force) {
 		d.ev.noFit(c.Shoot, seed.Name, plugin, c.Reason, cause, err)
 		return true
 	}
+	if migrating {
+		switch d.ev.migrationSlot(log, plugin, seed.Name, target, r.dryPending, r.dryTo[target]) {
+		case gardenFull:
+			r.stop = true
+			return false
+		case destinationFull:
+			return true
+		}
+		r.sources.Insert(seed.Name)
+	}
 	r.evicted.Insert(key)
-	// Updates, not adds: the pass's snapshots are forks (see takeView).
-	r.real.UpdateShoot(c.Shoot, withSeed(c.Shoot, ""))
+	// Updates, not adds: the pass's snapshots are forks (see takeView). A
+	// migrating shoot counts on both seeds until gardenlet finishes.
+	after := ""
+	if migrating {
+		after = target
+	}
+	r.real.UpdateShoot(c.Shoot, withSeed(c.Shoot, after))
 	r.fit.UpdateShoot(c.Shoot, withSeed(c.Shoot, target))
 	if c.Shoot.Status.SeedName != nil && *c.Shoot.Status.SeedName == seed.Name {
 		r.leaving[seed.Name]++
@@ -166,11 +194,18 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 	e := eviction{shoot: c.Shoot, seed: seed, plugin: plugin, reason: c.Reason, cause: cause, target: target, recheck: recheck}
 	if r.writers == nil {
 		r.dryPending++
+		r.dryTo[target]++
 		d.ev.wouldEvict(log, e)
 		return true
 	}
 	r.writers.submit(e)
 	return true
+}
+
+// evacuating tells, on Gardener, whether control planes are migrating off a
+// seed, by the view or by this pass: such a seed receives none.
+func (r *passRun) evacuating(seed string) bool {
+	return r.view.evacuating.Has(seed) || r.sources.Has(seed)
 }
 
 // stillWanted returns a check whether plugin, seeing the state of the pass

@@ -68,5 +68,9 @@ func (d *Descheduler) Ready() bool {
 // trackInformers makes writes after a gap in lease renewals wait until the
 // descheduler's views are current.
 func trackInformers(f *leadership.Fence, d *Descheduler) {
-	garden.Track(f, d.informers.Seeds(), d.informers.Shoots(), d.informers.CloudProfiles(), d.regionConfigs.ConfigMaps())
+	tracked := []garden.Informer{d.informers.Seeds(), d.informers.Shoots(), d.informers.CloudProfiles(), d.regionConfigs.ConfigMaps()}
+	if projects, ok := d.informers.Projects(); ok {
+		tracked = append(tracked, projects)
+	}
+	garden.Track(f, tracked...)
 }

@@ -2,7 +2,6 @@ package descheduler
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -36,12 +35,10 @@ func (d *Descheduler) stampTaintClocks(ctx context.Context, seed *v1alpha1.Seed)
 			stamped = nil
 			return nil
 		}
-		patch, err := json.Marshal(map[string]any{
-			"metadata": map[string]any{"resourceVersion": current.ResourceVersion},
-			"spec":     map[string]any{"taints": taints},
-		})
+		// On Gardener timeAdded lives in the graft.dev/taints annotation.
+		patch, err := d.api.TaintsPatch(current, taints)
 		if err != nil {
-			return fmt.Errorf("encoding the timeAdded patch: %w", err)
+			return err
 		}
 		out, err := d.garden.PatchSeed(ctx, current.Name, patch, metav1.PatchOptions{FieldManager: Name})
 		if apierrors.IsConflict(err) {

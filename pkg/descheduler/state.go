@@ -58,8 +58,19 @@ type state struct {
 	// arrived is when a shoot came to its current spec.seedName, as far as
 	// this process knows (see setShootLocked).
 	arrived map[string]arrival
-	// inflight counts evictions being written.
-	inflight int
+	// inflight counts evictions being written, inflightTo the migrations
+	// among them by destination.
+	inflight   int
+	inflightTo map[string]int
+	// migrations is set on Gardener's API, where an eviction is a
+	// control-plane migration: a shoot whose migration has not finished
+	// (algorithm.Migrating) is not moved again, and migrations in flight
+	// are indexed by destination in arriving.
+	migrations bool
+	arriving   map[string]sets.Set[string]
+	// movable are the scheduler names whose shoots may be moved; nil: every
+	// shoot's.
+	movable sets.Set[string]
 
 	// actsOn tells, from a seed's own facts (Seed, Usage, Leaving, Now of
 	// the state), whether some plugin may act on the seed; nil means every
@@ -85,6 +96,8 @@ func newState() *state {
 		shoots:      map[string]*v1alpha1.Shoot{},
 		onSeed:      map[string]sets.Set[string]{},
 		leaving:     map[string]sets.Set[string]{},
+		arriving:    map[string]sets.Set[string]{},
+		inflightTo:  map[string]int{},
 		deleting:    map[string]int{},
 		pending:     sets.New[string](),
 		waiting:     sets.New[string](),
@@ -170,17 +183,18 @@ func (st *state) removeSeed(name string) {
 // setShoot records a shoot seen by the informer (own=false) or written by the
 // descheduler (own=true).
 func (st *state) setShoot(s *v1alpha1.Shoot, now time.Time, own bool) {
-	st.applyShoot(s, now, own, 0)
+	st.applyShoot(s, now, own, 0, "")
 }
 
-// settleEviction records a written eviction and, in the same step, ends its
-// inflight count, so that it is never counted twice nor not at all.
-func (st *state) settleEviction(s *v1alpha1.Shoot, now time.Time) {
-	st.applyShoot(s, now, true, -1)
+// settleEviction records a written eviction (a migration to target on
+// Gardener, "" otherwise) and, in the same step, ends its inflight count, so
+// that it is never counted twice nor not at all.
+func (st *state) settleEviction(s *v1alpha1.Shoot, now time.Time, target string) {
+	st.applyShoot(s, now, true, -1, target)
 }
 
-func (st *state) applyShoot(s *v1alpha1.Shoot, now time.Time, own bool, inflight int) {
-	dropped, count := st.setShootLocked(s, now, own, inflight)
+func (st *state) applyShoot(s *v1alpha1.Shoot, now time.Time, own bool, inflight int, target string) {
+	dropped, count := st.setShootLocked(s, now, own, inflight, target)
 	if st.onPendingChange != nil {
 		st.onPendingChange(count)
 	}
@@ -189,10 +203,10 @@ func (st *state) applyShoot(s *v1alpha1.Shoot, now time.Time, own bool, inflight
 	}
 }
 
-func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, inflight int) (dropped bool, pending int) {
+func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, inflight int, target string) (dropped bool, pending int) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.inflight += inflight
+	st.addInflightLocked(target, inflight)
 	key := algorithm.ShootKey(s)
 	if own && !st.written.Wrote(key, s) || !own && st.written.Observe(key, s.ResourceVersion) {
 		// An older write of our own, or the informer has not caught up
@@ -229,6 +243,9 @@ func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, infl
 	}
 	if s.Status.SeedName != nil && (s.Spec.SeedName == nil || *s.Spec.SeedName != *s.Status.SeedName) {
 		addTo(st.leaving, *s.Status.SeedName, key)
+	}
+	if algorithm.Migrating(s) {
+		addTo(st.arriving, *s.Spec.SeedName, key)
 	}
 	wasPending := st.pending.Has(key)
 	placed := st.schedulers.Has(helper.ShootSchedulerName(s)) && algorithm.WaitsForSeed(s)
@@ -294,6 +311,9 @@ func (st *state) unindex(key string, s *v1alpha1.Shoot) {
 	if s.Status.SeedName != nil {
 		removeFrom(st.leaving, *s.Status.SeedName, key)
 	}
+	if algorithm.Migrating(s) {
+		removeFrom(st.arriving, *s.Spec.SeedName, key)
+	}
 }
 
 func addTo(index map[string]sets.Set[string], seed, key string) {
@@ -331,6 +351,9 @@ type view struct {
 	// pending are the evicted shoots waiting for a seed, waiting the others.
 	pending []*v1alpha1.Shoot
 	waiting []*v1alpha1.Shoot
+	// evacuating are, on Gardener, the seeds control planes are migrating
+	// off (status.seedName names them, spec.seedName another seed).
+	evacuating sets.Set[string]
 }
 
 // takeView copies what a pass over the named seeds needs: the shoots of the
@@ -367,6 +390,9 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 	}
 	v.snapshot = st.snapshot.Fork()
 	v.pending, v.waiting = st.queued()
+	if st.migrations {
+		v.evacuating = sets.KeySet(st.leaving)
+	}
 	return v
 }
 
@@ -395,7 +421,7 @@ func (st *state) gather(facts *framework.SeedState, now time.Time) {
 		// A shoot being deleted leaves anyway: moving it would only cost a
 		// migration, and the room it frees must not be made again by moving
 		// a live shoot, so it counts as leaving (st.deleting).
-		if s := st.shoots[k]; s.DeletionTimestamp == nil {
+		if s := st.shoots[k]; s.DeletionTimestamp == nil && st.mayMove(s) {
 			shoots = append(shoots, s)
 		}
 	}
@@ -414,6 +440,16 @@ func (st *state) gather(facts *framework.SeedState, now time.Time) {
 	}
 }
 
+// mayMove tells whether the descheduler may move the shoot: its scheduler
+// name is one it moves, and on Gardener its last migration has finished.
+// The caller holds st.mu.
+func (st *state) mayMove(s *v1alpha1.Shoot) bool {
+	if st.movable != nil && !st.movable.Has(helper.ShootSchedulerName(s)) {
+		return false
+	}
+	return !st.migrations || !algorithm.Migrating(s)
+}
+
 // pendingCount is the number of evicted shoots without a seed, counting the
 // evictions being written.
 func (st *state) pendingCount() int {
@@ -422,10 +458,34 @@ func (st *state) pendingCount() int {
 	return st.pending.Len() + st.inflight
 }
 
-func (st *state) addInflight(delta int) {
+// addInflight counts an eviction being written (delta 1) or no longer
+// (-1); target is its destination on Gardener, "" otherwise.
+func (st *state) addInflight(target string, delta int) {
 	st.mu.Lock()
-	st.inflight += delta
+	st.addInflightLocked(target, delta)
 	st.mu.Unlock()
+}
+
+func (st *state) addInflightLocked(target string, delta int) {
+	st.inflight += delta
+	if target == "" || delta == 0 {
+		return
+	}
+	if st.inflightTo[target] += delta; st.inflightTo[target] <= 0 {
+		delete(st.inflightTo, target)
+	}
+}
+
+// migrationsInFlight counts the control-plane migrations in flight in the
+// garden, whoever started them (shoots the informers show migrating, and
+// the migrations being written), and those of them to seed.
+func (st *state) migrationsInFlight(seed string) (total, to int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, keys := range st.arriving {
+		total += keys.Len()
+	}
+	return total + st.inflight, st.arriving[seed].Len() + st.inflightTo[seed]
 }
 
 // seedNames returns the names of every known seed, sorted.

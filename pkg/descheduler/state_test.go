@@ -37,8 +37,8 @@ func TestOwnWritesWinOverStaleEvents(t *testing.T) {
 	evictedShoot := version(bound, "12")
 	evictedShoot.Spec.SeedName = nil
 	markEvicted(evictedShoot, "a")
-	st.addInflight(1)
-	st.settleEviction(evictedShoot, t0)
+	st.addInflight("", 1)
+	st.settleEviction(evictedShoot, t0, "")
 	if st.pendingCount() != 1 || st.snapshot.Usage("a") != 0 {
 		t.Fatalf("after the eviction: pending %d, usage %d", st.pendingCount(), st.snapshot.Usage("a"))
 	}
@@ -88,8 +88,8 @@ func TestOwnWritesCompareResourceVersionsAsAPIMachinery(t *testing.T) {
 
 	evictedShoot := version(bound, "100000000000000000000") // beyond uint64
 	evictedShoot.Spec.SeedName = nil
-	st.addInflight(1)
-	st.settleEviction(evictedShoot, t0)
+	st.addInflight("", 1)
+	st.settleEviction(evictedShoot, t0, "")
 
 	st.setShoot(version(bound, "99999999999999999999"), t0, false)
 	if st.snapshot.Usage("a") != 0 || st.onSeed["a"].Len() != 0 {

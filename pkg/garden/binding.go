@@ -38,36 +38,43 @@ func (g graftClient) Bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed s
 // fails with a conflict and the informer brings the new version. The binding
 // subresource takes the seed alone: the placement's time is not recorded.
 func (g gardenerClient) Bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, _ time.Time) (*corev1alpha1.Shoot, error) {
-	return g.bind(ctx, shoot, seed, metav1.PatchOptions{})
+	return g.bind(ctx, shoot, seed, nil, metav1.PatchOptions{})
 }
 
 // bind binds shoot to seed with opts through the typed client when there is
-// one, else through the dynamic client.
-func (g gardenerClient) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, opts metav1.PatchOptions) (*corev1alpha1.Shoot, error) {
+// one, else through the dynamic client, setting annotations in the same
+// write (the binding subresource keeps a change of metadata).
+func (g gardenerClient) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, annotations map[string]string, opts metav1.PatchOptions) (*corev1alpha1.Shoot, error) {
+	patch := gardenerBinding(shoot.ResourceVersion, seed, annotations)
 	if typed := typedOf(g.c); typed != nil {
-		return bindTyped(ctx, typed, shoot.Namespace, shoot.Name, gardenerBinding(shoot.ResourceVersion, seed), opts)
+		return bindTyped(ctx, typed, shoot.Namespace, shoot.Name, patch, opts)
 	}
-	return convert[corev1alpha1.Shoot](bindGardener(ctx, g.resource("shoots").Namespace(shoot.Namespace), shoot.Name, shoot.ResourceVersion, seed, opts))
+	return convert[corev1alpha1.Shoot](bindGardener(ctx, g.resource("shoots").Namespace(shoot.Namespace), shoot.Name, patch, opts))
 }
 
 // gardenerBinding is the patch of shoots/binding that sets spec.seedName to
 // seed: a merge patch naming the seed and the resourceVersion the decision
 // read, so that the API server refuses it with a conflict when the Shoot
-// changed since. The API server applies it to the Shoot it holds, so the
-// fields graft's types lack are kept without graft reading them first.
-func gardenerBinding(resourceVersion, seed string) []byte {
+// changed since, with annotations to set (nil: none). The API server applies
+// it to the Shoot it holds, so the fields graft's types lack are kept without
+// graft reading them first.
+func gardenerBinding(resourceVersion, seed string, annotations map[string]string) []byte {
+	metadata := map[string]any{"resourceVersion": resourceVersion}
+	if len(annotations) > 0 {
+		metadata["annotations"] = annotations
+	}
 	patch, err := json.Marshal(map[string]any{
-		"metadata": map[string]any{"resourceVersion": resourceVersion},
+		"metadata": metadata,
 		"spec":     map[string]any{"seedName": seed},
 	})
 	utilruntime.Must(err)
 	return patch
 }
 
-// bindGardener binds the named Shoot to seed through the dynamic client.
-// shoots is the Shoot's namespace of Gardener's Shoots.
-func bindGardener(ctx context.Context, shoots dynamic.ResourceInterface, name, resourceVersion, seed string, opts metav1.PatchOptions) (*unstructured.Unstructured, error) {
-	return shoots.Patch(ctx, name, types.MergePatchType, gardenerBinding(resourceVersion, seed), opts, "binding")
+// bindGardener sends a binding patch of the named Shoot through the dynamic
+// client. shoots is the Shoot's namespace of Gardener's Shoots.
+func bindGardener(ctx context.Context, shoots dynamic.ResourceInterface, name string, patch []byte, opts metav1.PatchOptions) (*unstructured.Unstructured, error) {
+	return shoots.Patch(ctx, name, types.MergePatchType, patch, opts, "binding")
 }
 
 // binding is one patch that binds a shoot.

@@ -20,9 +20,9 @@ import (
 type Migrator interface {
 	// Migrate changes the shoot's spec.seedName to seed through
 	// shoots/binding, preconditioned on the shoot's resourceVersion, under
-	// fieldManager; with dryRun the API server admits the change without
-	// storing it.
-	Migrate(ctx context.Context, shoot *corev1alpha1.Shoot, seed, fieldManager string, dryRun bool) (*corev1alpha1.Shoot, error)
+	// fieldManager, and sets annotations (nil: none) in the same write; with
+	// dryRun the API server admits the change without storing it.
+	Migrate(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, annotations map[string]string, fieldManager string, dryRun bool) (*corev1alpha1.Shoot, error)
 }
 
 // AsMigrator returns the client's Migrator, if its API has one.
@@ -31,12 +31,12 @@ func AsMigrator(c Client) (Migrator, bool) {
 	return m, ok
 }
 
-func (g gardenerClient) Migrate(ctx context.Context, shoot *corev1alpha1.Shoot, seed, fieldManager string, dryRun bool) (*corev1alpha1.Shoot, error) {
+func (g gardenerClient) Migrate(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, annotations map[string]string, fieldManager string, dryRun bool) (*corev1alpha1.Shoot, error) {
 	opts := metav1.PatchOptions{FieldManager: fieldManager}
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	return g.bind(ctx, shoot, seed, opts)
+	return g.bind(ctx, shoot, seed, annotations, opts)
 }
 
 // Gardener's refusals of a seed change, as its ShootValidator words them.

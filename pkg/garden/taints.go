@@ -2,6 +2,7 @@ package garden
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -56,6 +57,22 @@ func (a API) SeedTaints(taints []corev1alpha1.SeedTaint) any {
 // lives in AnnotationTaints alone).
 func (a API) SameSpecTaints(x, y []corev1alpha1.SeedTaint) bool {
 	return apiequality.Semantic.DeepEqual(a.SeedTaints(x), a.SeedTaints(y))
+}
+
+// TaintsPatch is a merge patch replacing the seed's spec.taints as a whole
+// (merge patches replace lists) in the API's shape, and on Gardener the
+// annotation keeping what Gardener's taints lack (TaintsAnnotation), pinning
+// the resourceVersion it was computed from.
+func (a API) TaintsPatch(seed *corev1alpha1.Seed, taints []corev1alpha1.SeedTaint) ([]byte, error) {
+	metadata := map[string]any{"resourceVersion": seed.ResourceVersion}
+	if annotation := TaintsAnnotation(taints); a == Gardener && (annotation != nil || seed.Annotations[corev1alpha1.AnnotationTaints] != "") {
+		metadata["annotations"] = map[string]any{corev1alpha1.AnnotationTaints: annotation}
+	}
+	data, err := json.Marshal(map[string]any{"metadata": metadata, "spec": map[string]any{"taints": a.SeedTaints(taints)}})
+	if err != nil {
+		return nil, fmt.Errorf("encoding the taints patch: %w", err)
+	}
+	return data, nil
 }
 
 // TaintsAnnotation returns the value of AnnotationTaints for a Gardener Seed

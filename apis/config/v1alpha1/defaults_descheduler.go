@@ -30,6 +30,12 @@ const (
 	// DefaultRepeatEvictionWindow is the default time a shoot is not evicted
 	// again for the same cause.
 	DefaultRepeatEvictionWindow = 10 * time.Minute
+	// DefaultMaxMigrationsInFlight is the default bound on control-plane
+	// migrations in flight in a Gardener garden.
+	DefaultMaxMigrationsInFlight = 10
+	// DefaultMaxMigrationsInFlightPerSeed is the default bound on migrations
+	// in flight to one destination seed.
+	DefaultMaxMigrationsInFlightPerSeed = 3
 	// DefaultConcurrentEvictions is the default number of evictions written at once.
 	DefaultConcurrentEvictions = 4
 )
@@ -44,6 +50,17 @@ func (c *DeschedulerConfiguration) Default() {
 		HealthProbeBindAddress: ":10258",
 		MetricsBindAddress:     ":19258",
 	})
+	if c.API == "" {
+		c.API = APIGraft
+	}
+	if c.API == APIGardener {
+		if c.MaxMigrationsInFlight == nil {
+			c.MaxMigrationsInFlight = ptr.To[int32](DefaultMaxMigrationsInFlight)
+		}
+		if c.MaxMigrationsInFlightPerSeed == nil {
+			c.MaxMigrationsInFlightPerSeed = ptr.To[int32](DefaultMaxMigrationsInFlightPerSeed)
+		}
+	}
 	if c.Interval == nil {
 		c.Interval = &metav1.Duration{Duration: DefaultDeschedulerInterval}
 	}

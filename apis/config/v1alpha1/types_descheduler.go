@@ -15,6 +15,15 @@ type DeschedulerConfiguration struct {
 	// CommonConfiguration holds clientConnection, leaderElection, server and logging.
 	CommonConfiguration `json:",inline"`
 
+	// API is the API group the descheduler reads Seeds and Shoots from and
+	// moves shoots in, as for graft-scheduler: core.graft.dev (default),
+	// where an eviction clears spec.seedName and graft-scheduler places the
+	// shoot again, or core.gardener.cloud, where Gardener refuses to clear it
+	// and an eviction is a control-plane migration: the descheduler chooses
+	// the destination (requireFit always holds there, with Gardener's
+	// migration rules) and binds the shoot to it through shoots/binding.
+	// +optional
+	API SchedulerAPI `json:"api,omitempty"`
 	// Interval is the time between two full passes over all seeds; a pass also
 	// runs for a seed when its taints change. 0 runs one pass and exits (for a
 	// CronJob). Default 1m.
@@ -62,6 +71,26 @@ type DeschedulerConfiguration struct {
 	// Default 10m.
 	// +optional
 	RepeatEvictionWindow *metav1.Duration `json:"repeatEvictionWindow,omitempty"`
+	// MaxMigrationsInFlight bounds, on core.gardener.cloud, the control-plane
+	// migrations in flight in the whole garden: every shoot whose
+	// status.seedName names another seed than its spec.seedName, whoever
+	// started its move. No migration starts while this many are in flight.
+	// 0 means no limit. Default 10 on core.gardener.cloud; not allowed on
+	// core.graft.dev, where maxPendingEvicted bounds evictions.
+	// +optional
+	MaxMigrationsInFlight *int32 `json:"maxMigrationsInFlight,omitempty"`
+	// MaxMigrationsInFlightPerSeed bounds, as MaxMigrationsInFlight, the
+	// migrations in flight to one destination seed, whose gardenlet restores
+	// each control plane. 0 means no limit. Default 3 on core.gardener.cloud.
+	// +optional
+	MaxMigrationsInFlightPerSeed *int32 `json:"maxMigrationsInFlightPerSeed,omitempty"`
+	// MoveSchedulerNames, when set, limits what the descheduler moves to the
+	// shoots whose spec.schedulerName is one of these (a shoot without one
+	// names default-scheduler): on a garden where some projects keep
+	// Gardener's own scheduling, their shoots stay where they are. Empty:
+	// every shoot may move.
+	// +optional
+	MoveSchedulerNames []string `json:"moveSchedulerNames,omitempty"`
 	// SchedulerNames are the spec.schedulerName values of the graft-schedulers
 	// that place shoots again after this descheduler evicts them. Only
 	// shoots one of them is responsible for count as waiting for a seed:

@@ -13,6 +13,23 @@ import (
 // themselves when the descheduler is built.
 func (c *DeschedulerConfiguration) Validate() field.ErrorList {
 	errs := c.CommonConfiguration.Validate(nil)
+	switch c.API {
+	case APIGraft:
+		for _, p := range []struct {
+			name  string
+			value *int32
+		}{{"maxMigrationsInFlight", c.MaxMigrationsInFlight}, {"maxMigrationsInFlightPerSeed", c.MaxMigrationsInFlightPerSeed}} {
+			if p.value != nil {
+				errs = append(errs, field.Forbidden(field.NewPath(p.name), "only core.gardener.cloud migrates control planes; on core.graft.dev maxPendingEvicted bounds evictions"))
+			}
+		}
+	case APIGardener:
+		if c.RequireFit != nil && !*c.RequireFit {
+			errs = append(errs, field.Invalid(field.NewPath("requireFit"), false, "must be true on core.gardener.cloud: a migration needs a destination seed"))
+		}
+	default:
+		errs = append(errs, field.NotSupported(field.NewPath("api"), c.API, []SchedulerAPI{APIGraft, APIGardener}))
+	}
 	if c.Interval != nil && c.Interval.Duration < 0 {
 		errs = append(errs, field.Invalid(field.NewPath("interval"), c.Interval.Duration.String(), "must not be negative (0 runs one pass)"))
 	}
@@ -26,6 +43,8 @@ func (c *DeschedulerConfiguration) Validate() field.ErrorList {
 		{"maxEvictionsPerSeed", c.MaxEvictionsPerSeed},
 		{"maxEvictionsTotal", c.MaxEvictionsTotal},
 		{"maxPendingEvicted", c.MaxPendingEvicted},
+		{"maxMigrationsInFlight", c.MaxMigrationsInFlight},
+		{"maxMigrationsInFlightPerSeed", c.MaxMigrationsInFlightPerSeed},
 	} {
 		if p.value != nil && *p.value < 0 {
 			errs = append(errs, field.Invalid(field.NewPath(p.name), *p.value, "must not be negative (0 means no limit)"))
@@ -40,6 +59,11 @@ func (c *DeschedulerConfiguration) Validate() field.ErrorList {
 	for i, name := range c.SchedulerNames {
 		if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
 			errs = append(errs, field.Invalid(field.NewPath("schedulerNames").Index(i), name, strings.Join(msgs, "; ")))
+		}
+	}
+	for i, name := range c.MoveSchedulerNames {
+		if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
+			errs = append(errs, field.Invalid(field.NewPath("moveSchedulerNames").Index(i), name, strings.Join(msgs, "; ")))
 		}
 	}
 	if c.ConcurrentEvictions < 1 {

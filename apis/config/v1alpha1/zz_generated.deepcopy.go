@@ -188,6 +188,21 @@ func (in *DeschedulerConfiguration) DeepCopyInto(out *DeschedulerConfiguration) 
 		*out = new(metav1.Duration)
 		**out = **in
 	}
+	if in.MaxMigrationsInFlight != nil {
+		in, out := &in.MaxMigrationsInFlight, &out.MaxMigrationsInFlight
+		*out = new(int32)
+		**out = **in
+	}
+	if in.MaxMigrationsInFlightPerSeed != nil {
+		in, out := &in.MaxMigrationsInFlightPerSeed, &out.MaxMigrationsInFlightPerSeed
+		*out = new(int32)
+		**out = **in
+	}
+	if in.MoveSchedulerNames != nil {
+		in, out := &in.MoveSchedulerNames, &out.MoveSchedulerNames
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.SchedulerNames != nil {
 		in, out := &in.SchedulerNames, &out.SchedulerNames
 		*out = make([]string, len(*in))

@@ -110,7 +110,7 @@ func (o *Options) migrate(ctx context.Context) error {
 		if err := limiter.Wait(ctx); err != nil {
 			return o.interrupted(ctx, f, m, len(shoots)-i)
 		}
-		if _, err := migrator.Migrate(ctx, shoot, target, seedcmd.FieldManager, o.DryRun == seedcmd.DryRunServer); err != nil {
+		if _, err := migrator.Migrate(ctx, shoot, target, nil, seedcmd.FieldManager, o.DryRun == seedcmd.DryRunServer); err != nil {
 			if ctx.Err() != nil {
 				return o.interrupted(ctx, f, m, len(shoots)-i)
 			}

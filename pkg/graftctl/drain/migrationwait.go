@@ -37,12 +37,6 @@ type flights struct {
 	migrated int
 }
 
-// inFlight reports whether the shoot's control plane is being migrated.
-func inFlight(s *corev1alpha1.Shoot) bool {
-	spec, status := deref(s.Spec.SeedName), deref(s.Status.SeedName)
-	return spec != "" && status != "" && spec != status
-}
-
 func deref(s *string) string {
 	if s == nil {
 		return ""
@@ -59,7 +53,7 @@ func (o *Options) watchFlights(ctx context.Context) (_ *flights, stop func(), _ 
 	}
 	f := &flights{from: o.SeedName, informer: informers.Shoots().Informer, dirty: make(chan struct{}, 1), moving: map[string]string{}}
 	if err := f.informer.AddIndexers(cache.Indexers{inFlightIndex: func(obj any) ([]string, error) {
-		if s, ok := obj.(*corev1alpha1.Shoot); ok && inFlight(s) {
+		if s, ok := obj.(*corev1alpha1.Shoot); ok && algorithm.Migrating(s) {
 			return []string{inFlightValue}, nil
 		}
 		return nil, nil

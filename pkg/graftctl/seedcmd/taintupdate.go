@@ -2,7 +2,6 @@ package seedcmd
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,7 +47,7 @@ func UpdateTaints(ctx context.Context, client garden.Client, name string, strate
 			result.Spec.Taints = taints
 			return nil
 		}
-		patch, err := taintsPatch(client.API(), seed, taints)
+		patch, err := client.API().TaintsPatch(seed, taints)
 		if err != nil {
 			return err
 		}
@@ -143,18 +142,3 @@ func updateConfigTaints(ctx context.Context, client garden.Client, name string, 
 	return result, changed, err
 }
 
-// taintsPatch is a merge patch replacing spec.taints as a whole (merge patches
-// replace lists) in the API's shape, and on Gardener the annotation keeping
-// what Gardener's taints lack (garden.TaintsAnnotation), pinning the
-// resourceVersion it was computed from.
-func taintsPatch(api garden.API, seed *corev1alpha1.Seed, taints []corev1alpha1.SeedTaint) ([]byte, error) {
-	metadata := map[string]any{"resourceVersion": seed.ResourceVersion}
-	if annotation := garden.TaintsAnnotation(taints); api == garden.Gardener && (annotation != nil || seed.Annotations[corev1alpha1.AnnotationTaints] != "") {
-		metadata["annotations"] = map[string]any{corev1alpha1.AnnotationTaints: annotation}
-	}
-	data, err := json.Marshal(map[string]any{"metadata": metadata, "spec": map[string]any{"taints": api.SeedTaints(taints)}})
-	if err != nil {
-		return nil, fmt.Errorf("encoding the taints patch: %w", err)
-	}
-	return data, nil
-}

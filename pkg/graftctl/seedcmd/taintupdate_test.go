@@ -118,7 +118,7 @@ func TestUpdateTaintsServerDryRunSetsDryRunAll(t *testing.T) {
 }
 
 func TestUpdateTaintsRemovingLastTaintSendsNull(t *testing.T) {
-	data, err := taintsPatch(garden.Graft, &corev1alpha1.Seed{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "3"}}, nil)
+	data, err := garden.Graft.TaintsPatch(&corev1alpha1.Seed{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "3"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

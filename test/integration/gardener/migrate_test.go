@@ -113,7 +113,7 @@ func TestDrainMigratesOnGardener(t *testing.T) {
 		}
 		predicted := algorithm.CheckMigration(shoot, from, dest)
 		migrator, _ := garden.AsMigrator(client)
-		_, err = migrator.Migrate(t.Context(), shoot, to, "graft-test", true)
+		_, err = migrator.Migrate(t.Context(), shoot, to, nil, "graft-test", true)
 		answered := garden.RefusalOf(err, src, to)
 		if err != nil && answered == nil {
 			t.Fatalf("dry-run binding of %s to %s: %v", name, to, err)
