@@ -163,7 +163,10 @@ type gardenerInformers struct {
 	// typed are the informers of gardenerKinds on the typed client.
 	typed map[string]cache.SharedIndexInformer
 
-	mu      sync.Mutex
+	mu sync.Mutex
+	// asked are the typed informers a caller asked for: only they start,
+	// as the factory starts only the informers asked of it.
+	asked   map[string]bool
 	running map[string]bool
 	wg      sync.WaitGroup
 }
@@ -185,7 +188,7 @@ func newGardenerInformers(client Dynamic, transform cache.TransformFunc) (*garde
 	if client == nil {
 		return nil, fmt.Errorf("no dynamic client for %s", GardenerGroup)
 	}
-	g := &gardenerInformers{factory: dynamicinformer.NewDynamicSharedInformerFactory(client, 0), running: map[string]bool{}}
+	g := &gardenerInformers{factory: dynamicinformer.NewDynamicSharedInformerFactory(client, 0), asked: map[string]bool{}, running: map[string]bool{}}
 	typed := typedOf(client)
 	if typed != nil {
 		g.typed = map[string]cache.SharedIndexInformer{}
@@ -221,6 +224,9 @@ func newGardenerInformers(client Dynamic, transform cache.TransformFunc) (*garde
 func (g *gardenerInformers) informer(resource string) Informer {
 	gvr := Gardener.Resource(resource)
 	if informer, ok := g.typed[resource]; ok {
+		g.mu.Lock()
+		g.asked[resource] = true
+		g.mu.Unlock()
 		return Informer{Informer: informer, Resource: gvr}
 	}
 	return Informer{Informer: g.factory.ForResource(gvr).Informer(), Resource: gvr}
@@ -240,7 +246,7 @@ func (g *gardenerInformers) Start(stop <-chan struct{}) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for r, informer := range g.typed {
-		if !g.running[r] {
+		if g.asked[r] && !g.running[r] {
 			g.running[r] = true
 			g.wg.Go(func() { informer.Run(stop) })
 		}

@@ -10,9 +10,30 @@ What graft-descheduler does with the API, and nothing more:
 - records Events on Shoots and Seeds (Descheduled, EvictionSkipped, WouldDeschedule);
 - patches a Seed's spec.taints once to record timeAdded on a NoExecute taint
   that lacks it (preconditioned on the resourceVersion, reading the Seed again
-  on a conflict), so that tolerations survive restarts and failovers.
+  on a conflict), so that tolerations survive restarts and failovers;
+- with config.api core.gardener.cloud, all of the above on Gardener's Shoots,
+  Seeds, CloudProfiles and Projects (the default-domain rule) instead of
+  graft's, and nothing on core.graft.dev: an eviction is a control-plane
+  migration, one merge patch of shoots/binding (spec.seedName and the same
+  annotations) preconditioned on the resourceVersion read, and timeAdded is
+  kept in the Seed's graft.dev/taints annotation.
 */}}
 {{- define "graft-descheduler.rules" -}}
+{{- $api := .Values.config.api | default "core.graft.dev" }}
+{{- if eq $api "core.gardener.cloud" -}}
+- apiGroups: ["core.gardener.cloud"]
+  resources: ["shoots"]
+  verbs: ["list", "watch"]
+- apiGroups: ["core.gardener.cloud"]
+  resources: ["shoots/binding"]
+  verbs: ["patch"]
+- apiGroups: ["core.gardener.cloud"]
+  resources: ["seeds", "cloudprofiles", "projects"]
+  verbs: ["list", "watch"]
+- apiGroups: ["core.gardener.cloud"]
+  resources: ["seeds"]
+  verbs: ["get", "patch"]
+{{- else if eq $api "core.graft.dev" -}}
 - apiGroups: ["core.graft.dev"]
   resources: ["shoots"]
   verbs: ["list", "watch", "patch"]
@@ -22,6 +43,9 @@ What graft-descheduler does with the API, and nothing more:
 - apiGroups: ["core.graft.dev"]
   resources: ["seeds"]
   verbs: ["get", "patch"]
+{{- else }}
+{{- fail (printf "config.api %q: graft-descheduler works on core.graft.dev or core.gardener.cloud" $api) }}
+{{- end }}
 # core/v1 Events through client-go's broadcaster: new ones are created,
 # repeated ones are patched (count, lastTimestamp).
 - apiGroups: [""]
@@ -40,5 +64,6 @@ What graft-descheduler does with the API, and nothing more:
 {{- define "graft-descheduler.metricsToWatch" -}}
 graft_descheduler_evictions_total{result="skipped_no_fit"}   evictions held back: no other seed fits
 graft_descheduler_pending_evicted                            evicted shoots still waiting for a seed
+graft_descheduler_migrations_in_flight                       control-plane migrations in flight (core.gardener.cloud)
 graft_descheduler_pass_duration_seconds                      one pass over the seeds, writes included
 {{- end }}

@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
@@ -285,44 +287,91 @@ func boundBy(shoot *unstructured.Unstructured, manager string) bool {
 // shoot's spec.seedName changed, it reports the control plane running on the
 // new seed (status.seedName), as gardenlet does once the migration is done.
 // Shoots hold names are left in flight. It also follows every shoot of the
-// garden and records the most migrations in flight at once.
+// garden and records the most migrations in flight at once, in all and to
+// one seed, and how often each shoot's spec.seedName changed.
 type gardenletStandIn struct {
 	delay time.Duration
 	hold  map[string]bool
 
 	mu       sync.Mutex
-	inFlight map[string]bool
+	inFlight map[string]string
 	most     int
+	mostTo   int
+	spec     map[string]string
+	moves    map[string]int
 }
 
-func (g *gardenletStandIn) run(t *testing.T, ctx context.Context) {
-	w, err := dynamicClient(t).Resource(shoots).Namespace(metav1.NamespaceAll).Watch(ctx, metav1.ListOptions{})
+func newGardenletStandIn(delay time.Duration) *gardenletStandIn {
+	return &gardenletStandIn{delay: delay, hold: map[string]bool{}, inFlight: map[string]string{}, spec: map[string]string{}, moves: map[string]int{}}
+}
+
+// start runs the stand-in until ctx ends, from a list of every shoot on:
+// it sees every change after that list. The watch is retried from the last
+// version seen (gardener-apiserver's watch cache may answer a watch that is
+// ahead of it with a timeout).
+func (g *gardenletStandIn) start(t *testing.T, ctx context.Context) {
+	t.Helper()
+	client := dynamicClient(t).Resource(shoots).Namespace(metav1.NamespaceAll)
+	list, err := client.List(ctx, metav1.ListOptions{})
 	if err != nil {
-		t.Errorf("watching shoots: %v", err)
-		return
+		t.Fatalf("listing shoots: %v", err)
 	}
-	defer w.Stop()
-	for ev := range w.ResultChan() {
-		shoot, ok := ev.Object.(*unstructured.Unstructured)
-		if !ok {
-			continue
+	for i := range list.Items {
+		g.observe(t, ctx, watch.Added, &list.Items[i])
+	}
+	w, err := watchtools.NewRetryWatcherWithContext(ctx, list.GetResourceVersion(), &cache.ListWatch{
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			return client.Watch(ctx, opts)
+		},
+	})
+	if err != nil {
+		t.Fatalf("watching shoots: %v", err)
+	}
+	go func() {
+		defer w.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev, open := <-w.ResultChan():
+				if !open {
+					return
+				}
+				if shoot, ok := ev.Object.(*unstructured.Unstructured); ok {
+					g.observe(t, ctx, ev.Type, shoot)
+				}
+			}
 		}
-		spec, _, _ := unstructured.NestedString(shoot.Object, "spec", "seedName")
-		status, _, _ := unstructured.NestedString(shoot.Object, "status", "seedName")
-		key := shoot.GetNamespace() + "/" + shoot.GetName()
-		moving := ev.Type != watch.Deleted && spec != "" && status != "" && spec != status
-		g.mu.Lock()
-		if moving {
-			g.inFlight[key] = true
-		} else {
-			delete(g.inFlight, key)
-		}
-		g.most = max(g.most, len(g.inFlight))
-		held := g.hold[shoot.GetName()]
-		g.mu.Unlock()
-		if moving && !held {
-			go g.finish(t, ctx, shoot.DeepCopy(), spec)
-		}
+	}()
+}
+
+// observe records one state of a shoot and, when its migration is to be
+// finished, finishes it after the delay.
+func (g *gardenletStandIn) observe(t *testing.T, ctx context.Context, event watch.EventType, shoot *unstructured.Unstructured) {
+	spec, _, _ := unstructured.NestedString(shoot.Object, "spec", "seedName")
+	status, _, _ := unstructured.NestedString(shoot.Object, "status", "seedName")
+	key := shoot.GetNamespace() + "/" + shoot.GetName()
+	moving := event != watch.Deleted && spec != "" && status != "" && spec != status
+	g.mu.Lock()
+	if moving {
+		g.inFlight[key] = spec
+	} else {
+		delete(g.inFlight, key)
+	}
+	g.most = max(g.most, len(g.inFlight))
+	to := map[string]int{}
+	for _, dest := range g.inFlight {
+		to[dest]++
+		g.mostTo = max(g.mostTo, to[dest])
+	}
+	if last, seen := g.spec[key]; seen && last != "" && spec != last {
+		g.moves[key]++
+	}
+	g.spec[key] = spec
+	held := g.hold[shoot.GetName()]
+	g.mu.Unlock()
+	if moving && !held {
+		go g.finish(t, ctx, shoot.DeepCopy(), spec)
 	}
 }
 
@@ -352,6 +401,21 @@ func (g *gardenletStandIn) mostInFlight() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.most
+}
+
+// mostInFlightTo is the most migrations seen in flight to one seed at once.
+func (g *gardenletStandIn) mostInFlightTo() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.mostTo
+}
+
+// movesOf is how often the shoot's spec.seedName changed from one seed to
+// another while the stand-in watched.
+func (g *gardenletStandIn) movesOf(key string) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.moves[key]
 }
 
 // TestDrainWaitsForMigrationsOnGardener: drain --migrate follows each
@@ -394,8 +458,8 @@ func TestDrainWaitsForMigrationsOnGardener(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	g := &gardenletStandIn{delay: 2 * time.Second, hold: map[string]bool{}, inFlight: map[string]bool{}}
-	go g.run(t, ctx)
+	g := newGardenletStandIn(2 * time.Second)
+	g.start(t, ctx)
 
 	r := runGraftctl(t.Context(), t, "--api=core.gardener.cloud", "drain", src, "--migrate", "--strategy=SameRegion",
 		"--migration-rate=0", "--max-in-flight=2", "--timeout=3m")

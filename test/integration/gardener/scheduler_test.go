@@ -246,6 +246,13 @@ func waitForShoot(t *testing.T, l *landscape, name, what string, cond func(*unst
 // waitForEvent waits up to a minute for an Event of reason and type about the shoot.
 func waitForEvent(t *testing.T, namespace, shoot, reason, eventType string) corev1.Event {
 	t.Helper()
+	return waitForEventFrom(t, scheduler.Name, namespace, shoot, reason, eventType)
+}
+
+// waitForEventFrom waits up to a minute for an Event of component about the
+// shoot.
+func waitForEventFrom(t *testing.T, component, namespace, shoot, reason, eventType string) corev1.Event {
+	t.Helper()
 	var found corev1.Event
 	selector := fields.Set{"involvedObject.name": shoot, "reason": reason}.AsSelector().String()
 	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
@@ -254,7 +261,7 @@ func waitForEvent(t *testing.T, namespace, shoot, reason, eventType string) core
 			return false, err
 		}
 		for _, e := range list.Items {
-			if e.Type == eventType && e.Source.Component == scheduler.Name {
+			if e.Type == eventType && e.Source.Component == component {
 				found = e
 				return true, nil
 			}

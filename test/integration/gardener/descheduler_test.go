@@ -1,0 +1,353 @@
+//go:build gardener
+
+package gardener
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/testutil"
+
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
+	"github.com/graft-dev/graft/pkg/component"
+	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
+	"github.com/graft-dev/graft/pkg/descheduler"
+	"github.com/graft-dev/graft/test/charts"
+	"github.com/graft-dev/graft/test/framework"
+)
+
+// startGraftDescheduler runs graft-descheduler in the test process, as the
+// graft-descheduler chart deploys it with config.api core.gardener.cloud and
+// the values set: with the chart's rendered configuration (leader election
+// included) and as the chart's ServiceAccount, so that its RBAC is shown to
+// be enough on Gardener. It returns the descheduler's metrics registry and
+// a function that stops it (it stops with the test otherwise).
+func startGraftDescheduler(t *testing.T, identity string, set ...string) (metrics.KubeRegistry, func()) {
+	t.Helper()
+	ctx := t.Context()
+	env := framework.Shared(t)
+	const ns = "graft-on-gardener"
+	if _, err := env.KubeClient().CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	rendered, err := charts.RunAsChart(ctx, env.Config(), "graft-descheduler", charts.TemplateOptions{Release: "graft", Namespace: ns,
+		Set: append([]string{"config.api=core.gardener.cloud", "config.strategy=SameRegion"}, set...)}, kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := component.DecodeConfig[*configv1alpha1.DeschedulerConfiguration]([]byte(rendered))
+	if err != nil {
+		t.Fatalf("the chart's configuration does not load: %v\n%s", err, rendered)
+	}
+	if cfg.API != configv1alpha1.APIGardener || !configv1alpha1.IsLeaderElectionEnabled(cfg.LeaderElection) {
+		t.Fatalf("the chart rendered api %q, leader election %v; want core.gardener.cloud with leader election", cfg.API, cfg.LeaderElection.LeaderElect)
+	}
+	cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
+	cfg.Server.MetricsBindAddress = configv1alpha1.DisabledBindAddress
+	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients, err := component.NewClients(component.ApplyClientConnection(restConfig, cfg.ClientConnection), identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := metrics.NewKubeRegistry()
+	d, err := descheduler.New(cfg, clients, descheduler.Options{Identity: identity, Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg, framework.RunUntilCleanup(t, identity, d.Run)
+}
+
+// createOn creates a shoot that selects the landscape's seeds, edited by
+// edits, binds it to seed and reports its control plane running there.
+func (l *landscape) createOn(t *testing.T, name, seed string, edits ...func(*unstructured.Unstructured)) {
+	t.Helper()
+	obj := object(t, l.shootYAML(name))
+	for _, edit := range edits {
+		edit(obj)
+	}
+	if err := unstructured.SetNestedStringMap(obj.Object, map[string]string{landscapeLabel: l.project}, "spec", "seedSelector", "matchLabels"); err != nil {
+		t.Fatal(err)
+	}
+	var created *unstructured.Unstructured
+	err := admitted(t, func(ctx context.Context) (err error) {
+		created, err = dynamicClient(t).Resource(shoots).Namespace(l.namespace).Create(ctx, obj, metav1.CreateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("creating shoot %s: %v", name, err)
+	}
+	runsOn(t, bind(t, l, created, seed), seed)
+}
+
+// migrationLandscape is a landscape whose seeds Gardener migrates control
+// planes between (backup, one internal and one default domain), ready with
+// room for allocatable shoots each, labelled for the landscape's shoots,
+// with tolerations of key "maintenance" allowed in its project.
+func migrationLandscape(t *testing.T, prefix string, allocatable int, names ...string) *landscape {
+	t.Helper()
+	var specs []gardenerlandscape.SeedSpec
+	for _, name := range names {
+		specs = append(specs, gardenerlandscape.SeedSpec{Name: name, Backup: true, InternalDomain: migrationInternalDomain, DefaultDomain: migrationDefaultDomain})
+	}
+	l := newLandscapeWith(t, prefix, specs...)
+	for _, seed := range l.seeds {
+		readySeed(t, seed, allocatable, nil)
+	}
+	l.labelSeeds(t)
+	allow := []byte(`{"spec":{"tolerations":{"whitelist":[{"key":"maintenance"}]}}}`)
+	if _, err := dynamicClient(t).Resource(projects).Patch(t.Context(), l.project, types.MergePatchType, allow, metav1.PatchOptions{}); err != nil {
+		t.Fatalf("allowing the toleration in project %s: %v", l.project, err)
+	}
+	return l
+}
+
+func tolerating(t *testing.T) func(*unstructured.Unstructured) {
+	return func(obj *unstructured.Unstructured) {
+		if err := unstructured.SetNestedSlice(obj.Object, []any{map[string]any{"key": "maintenance"}}, "spec", "tolerations"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func limitedTo(seconds int) func(*unstructured.Unstructured) {
+	return func(obj *unstructured.Unstructured) {
+		obj.SetAnnotations(map[string]string{corev1alpha1.AnnotationTolerationSeconds: fmt.Sprintf(`[{"key":"maintenance","tolerationSeconds":%d}]`, seconds)})
+	}
+}
+
+// shootOf reads a shoot of the landscape.
+func (l *landscape) shootOf(t *testing.T, name string) *unstructured.Unstructured {
+	t.Helper()
+	s, err := dynamicClient(t).Resource(shoots).Namespace(l.namespace).Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// migratedOff waits up to two minutes for the shoot's control plane to run
+// on another seed than from (status.seedName, as the gardenlet stand-in
+// reports it) and returns the shoot.
+func (l *landscape) migratedOff(t *testing.T, name, from string) *unstructured.Unstructured {
+	t.Helper()
+	var last *unstructured.Unstructured
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		s, err := dynamicClient(t).Resource(shoots).Namespace(l.namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		last = s
+		spec, _, _ := unstructured.NestedString(s.Object, "spec", "seedName")
+		status, _, _ := unstructured.NestedString(s.Object, "status", "seedName")
+		return spec != from && status == spec, nil
+	})
+	if err != nil {
+		t.Fatalf("shoot %s not migrated off seed %s: %v; last seen %v %v", name, from, err, last.Object["spec"], last.Object["status"])
+	}
+	return last
+}
+
+// evictionsOf reads the shoot's eviction record (graft.dev/evictions).
+func evictionsOf(t *testing.T, s *unstructured.Unstructured) []helper.Eviction {
+	t.Helper()
+	shoot := &corev1alpha1.Shoot{ObjectMeta: metav1.ObjectMeta{Annotations: s.GetAnnotations()}}
+	return helper.Evictions(shoot)
+}
+
+// noExecuteSince is when the seed's NoExecute taint with key was added, as
+// its graft.dev/taints annotation records it (graftctl, or the descheduler's
+// stamp).
+func noExecuteSince(t *testing.T, seed, key string) time.Time {
+	t.Helper()
+	var since time.Time
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		s, err := dynamicClient(t).Resource(seeds).Get(ctx, seed, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		var taints []corev1alpha1.SeedTaint
+		if err := json.Unmarshal([]byte(s.GetAnnotations()[corev1alpha1.AnnotationTaints]), &taints); err != nil {
+			return false, nil
+		}
+		for _, taint := range taints {
+			if taint.Key == key && taint.Effect == corev1alpha1.TaintEffectNoExecute && taint.TimeAdded != nil {
+				since = taint.TimeAdded.Time
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("seed %s records no timeAdded of its NoExecute taint %s: %v", seed, key, err)
+	}
+	return since
+}
+
+// TestDeschedulerMigratesOnGardener: with api core.gardener.cloud,
+// graft-descheduler answers a NoExecute taint on a seed by migrating the
+// control planes of exactly the shoots that do not tolerate it, each once,
+// through shoots/binding to seeds Gardener accepts, never more in flight than
+// maxMigrationsInFlight (2) in all and maxMigrationsInFlightPerSeed (1) to
+// one seed, checked on every change of every shoot by a gardenlet stand-in
+// that finishes each migration after two seconds. A shoot that tolerates the
+// taint stays; one whose tenant limited its toleration to 15 s through
+// graft.dev/toleration-seconds moves when that ran out, counted from the
+// taint's timeAdded across a restart of the descheduler in between; one
+// whose tenant annotation names a toleration it does not have moves at once.
+func TestDeschedulerMigratesOnGardener(t *testing.T) {
+	l := migrationLandscape(t, "evacuate", 20, "src", "dst1", "dst2")
+	src := l.seeds[0]
+	movers := []string{"m1", "m2", "m3", "m4", "m5", "m6"}
+	for _, name := range movers {
+		l.createOn(t, name, src)
+	}
+	l.createOn(t, "tolerates", src, tolerating(t))
+	l.createOn(t, "limited", src, tolerating(t), limitedTo(15))
+	l.createOn(t, "widening", src, limitedTo(99999))
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	g := newGardenletStandIn(2 * time.Second)
+	g.start(t, ctx)
+	set := []string{"config.interval=2s", "config.evictionRate=0", "config.maxMigrationsInFlight=2", "config.maxMigrationsInFlightPerSeed=1"}
+	_, stop := startGraftDescheduler(t, "graft-descheduler-evacuate-1", set...)
+
+	if out := onGardener(t, "taint", "seed", src, "maintenance:NoExecute"); out != "seed/"+src+" tainted\n" {
+		t.Fatalf("taint printed %q", out)
+	}
+	since := noExecuteSince(t, src, "maintenance")
+	for _, name := range append(movers, "widening") {
+		l.migratedOff(t, name, src)
+	}
+	// The descheduler stops and another starts: the limited toleration
+	// still counts from the taint's timeAdded.
+	stop()
+	restarted := time.Now()
+	startGraftDescheduler(t, "graft-descheduler-evacuate-2", set...)
+	limited := l.migratedOff(t, "limited", src)
+
+	for _, name := range append(movers, "widening", "limited") {
+		s := l.shootOf(t, name)
+		key := l.namespace + "/" + name
+		dest, _, _ := unstructured.NestedString(s.Object, "spec", "seedName")
+		if dest != l.seeds[1] && dest != l.seeds[2] {
+			t.Errorf("shoot %s migrated to %s, not to a seed of the landscape", name, dest)
+		}
+		if n := g.movesOf(key); n != 1 {
+			t.Errorf("shoot %s was moved %d times, want once", name, n)
+		}
+		if from := s.GetAnnotations()[corev1alpha1.AnnotationDescheduledFrom]; from != src {
+			t.Errorf("shoot %s records it was descheduled from %q, want %s", name, from, src)
+		}
+		if records := evictionsOf(t, s); len(records) != 1 || records[0].Seed != src {
+			t.Errorf("shoot %s has eviction records %+v, want one from %s", name, records, src)
+		}
+		if !boundBy(s, descheduler.Name) {
+			t.Errorf("shoot %s was not bound through shoots/binding by graft-descheduler", name)
+		}
+		e := waitForEventFrom(t, descheduler.Name, l.namespace, name, descheduler.EventDescheduled, corev1.EventTypeNormal)
+		if e.InvolvedObject.APIVersion != "core.gardener.cloud/v1beta1" || !strings.Contains(e.Message, "to seed "+dest) {
+			t.Errorf("shoot %s: Descheduled Event on %s saying %q", name, e.InvolvedObject.APIVersion, e.Message)
+		}
+	}
+	tolerates := l.shootOf(t, "tolerates")
+	if seed, _, _ := unstructured.NestedString(tolerates.Object, "spec", "seedName"); seed != src || g.movesOf(l.namespace+"/tolerates") != 0 {
+		t.Errorf("the shoot tolerating the taint moved to %s", seed)
+	}
+	if _, marked := tolerates.GetAnnotations()[corev1alpha1.AnnotationDescheduledFrom]; marked {
+		t.Errorf("the shoot tolerating the taint is marked descheduled: %v", tolerates.GetAnnotations())
+	}
+
+	at := evictionsOf(t, limited)[0].At
+	t.Logf("NoExecute taint added at %s, descheduler restarted %s later; limited shoot moved %s after the taint", since.Format(time.RFC3339), restarted.Sub(since), at.Sub(since))
+	if at.Before(since.Add(15 * time.Second).Truncate(time.Second)) {
+		t.Errorf("the shoot limited to 15 s moved %s after the taint was added", at.Sub(since))
+	}
+	if !at.Before(restarted.Add(15 * time.Second)) {
+		t.Errorf("the limited shoot moved %s after the restart: its toleration counted from the restart, not from the taint", at.Sub(restarted))
+	}
+	if most := g.mostInFlight(); most > 2 {
+		t.Errorf("%d migrations were in flight at once, more than maxMigrationsInFlight 2", most)
+	}
+	if most := g.mostInFlightTo(); most > 1 {
+		t.Errorf("%d migrations were in flight to one seed at once, more than maxMigrationsInFlightPerSeed 1", most)
+	}
+}
+
+// TestDeschedulerMovesOnlyTheExcessOnGardener: with OverCapacity on, a seed
+// holding four shoots but allowing two has exactly two control planes
+// migrated, and none more in the passes that follow.
+func TestDeschedulerMovesOnlyTheExcessOnGardener(t *testing.T) {
+	l := migrationLandscape(t, "excess", 20, "full", "room")
+	full := l.seeds[0]
+	names := []string{"e1", "e2", "e3", "e4"}
+	for _, name := range names {
+		l.createOn(t, name, full)
+	}
+	// Gardener binds no shoot beyond a seed's allocatable: the seed shrinks
+	// under its shoots, as when gardenlet reports less room.
+	readySeed(t, full, 2, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	g := newGardenletStandIn(time.Second)
+	g.start(t, ctx)
+	reg, _ := startGraftDescheduler(t, "graft-descheduler-excess", "config.interval=1s", "config.evictionRate=0",
+		"config.plugins[0].name=NoExecuteTaints", "config.plugins[0].enabled=true", "config.plugins[1].name=OverCapacity", "config.plugins[1].enabled=true")
+
+	moved := func() (n int) {
+		for _, name := range names {
+			if g.movesOf(l.namespace+"/"+name) > 0 {
+				n++
+			}
+		}
+		return n
+	}
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 2*time.Minute, true, func(context.Context) (bool, error) {
+		return moved() >= 2, nil
+	})
+	if err != nil {
+		t.Fatalf("%d shoots moved off the over-full seed, want 2", moved())
+	}
+	for _, name := range names {
+		if g.movesOf(l.namespace+"/"+name) > 0 {
+			l.migratedOff(t, name, full)
+		}
+	}
+	// Three more passes over every seed see the seed at its allocatable.
+	passes := func() uint64 {
+		h, err := testutil.GetHistogramVecFromGatherer(reg, "graft_descheduler_pass_duration_seconds", nil)
+		if err != nil {
+			return 0
+		}
+		return h.GetAggregatedSampleCount()
+	}
+	after := passes()
+	err = wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		return passes() >= after+3, nil
+	})
+	if err != nil {
+		t.Fatalf("the descheduler made no further passes: %v", err)
+	}
+	if n := moved(); n != 2 {
+		t.Errorf("%d shoots moved off the seed allowing 2 of 4, want exactly the excess, 2", n)
+	}
+}
