@@ -36,9 +36,9 @@ import (
 // shoot is placed, the EvictionSkipped Events, and the eviction write itself.
 // The pass orchestrates the plugins and asks it.
 type evictor struct {
-	cfg      *configv1alpha1.DeschedulerConfiguration
-	api      garden.API
-	garden   garden.Client
+	cfg    *configv1alpha1.DeschedulerConfiguration
+	api    garden.API
+	garden garden.Client
 	// migrator is set on Gardener's API: an eviction there is a migration
 	// to the destination the pass chose (eviction.target).
 	migrator garden.Migrator

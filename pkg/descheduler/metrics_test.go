@@ -27,7 +27,7 @@ func TestMetricsAsDeclared(t *testing.T) {
 		"graft_descheduler_evictions_total": `COUNTER [plugin result] [] "[ALPHA] Eviction attempts of graft-descheduler by plugin and result (evicted, dry_run, skipped_no_fit, skipped_limited_stay, held_repeat, refused, waiting_for_migrations, conflict, error). On core.gardener.cloud an eviction is a control-plane migration."`,
 		"graft_descheduler_pass_duration_seconds": fmt.Sprintf(`HISTOGRAM [] %v "[ALPHA] Duration of one descheduler pass over seeds, writes included."`,
 			metrics.ExponentialBuckets(0.001, 4, 10)),
-		"graft_descheduler_pending_evicted": `GAUGE [] [] "[ALPHA] Evicted shoots (annotated graft.dev/descheduled-from) that have no spec.seedName yet."`,
+		"graft_descheduler_pending_evicted":      `GAUGE [] [] "[ALPHA] Evicted shoots (annotated graft.dev/descheduled-from) that have no spec.seedName yet."`,
 		"graft_descheduler_migrations_in_flight": `GAUGE [] [] "[ALPHA] Control-plane migrations in flight in the garden (status.seedName differs from spec.seedName), whoever started them, as the descheduler last counted them (core.gardener.cloud)."`,
 	}
 	got, err := componenttest.MetricDeclarations(reg)

@@ -141,4 +141,3 @@ func updateConfigTaints(ctx context.Context, client garden.Client, name string, 
 	})
 	return result, changed, err
 }
-
