@@ -73,3 +73,32 @@ func TestMigrationFilterLeavesNewShootsAlone(t *testing.T) {
 		t.Errorf("Schedule = %q, %v; want a", got, err)
 	}
 }
+
+// TestEvacuatingSeedsReceiveNone: a seed control planes are being moved off
+// is no destination, even the least used one, and says why; with every
+// other seed evacuating the move fails with that reason.
+func TestEvacuatingSeedsReceiveNone(t *testing.T) {
+	snap := snapshotOf(seeds(
+		newSeed("a", migratable("internal.example")),
+		newSeed("b", migratable("internal.example")),
+		newSeed("c", migratable("internal.example")),
+	), fill("c", 3)...)
+	shoot := newShoot("s", onSeed("a", "a"))
+	in := Inputs{CloudProfile: cloudProfile("aws"), Migration: true, Evacuating: func(seed string) bool { return seed == "b" }}
+
+	got, err := FitsElsewhere(shoot, snap, in, "a")
+	if err != nil || got != "c" {
+		t.Fatalf("FitsElsewhere = %q, %v; want c, the one seed not being evacuated", got, err)
+	}
+	for _, r := range ExplainElsewhere(shoot, snap, in, "a").Seeds {
+		if r.Seed == "b" && (r.Filter != FilterEvacuating || !strings.Contains(r.Message, "control planes are being moved off the seed")) {
+			t.Errorf("seed b: %s %q, want %s", r.Filter, r.Message, FilterEvacuating)
+		}
+	}
+
+	in.Evacuating = func(seed string) bool { return seed != "a" }
+	_, err = FitsElsewhere(shoot, snap, in, "a")
+	if err == nil || ShortReason(err) != "0/3 seeds fit: being evacuated (2), current seed (1)" {
+		t.Errorf("with every other seed evacuating: %v (short reason %q)", err, ShortReason(err))
+	}
+}

@@ -62,18 +62,23 @@ func (p *passEvictions) announce(api garden.API, recorder record.EventRecorder) 
 	defer p.mu.Unlock()
 	for _, name := range slices.Sorted(maps.Keys(p.bySeed)) {
 		s := p.bySeed[name]
-		recorder.Event(seedRef(api, s.seed), corev1.EventTypeNormal, EventDescheduled, s.message())
+		verb := "Evicted"
+		if api == garden.Gardener {
+			verb = "Migrating the control plane of"
+		}
+		recorder.Event(seedRef(api, s.seed), corev1.EventTypeNormal, EventDescheduled, s.message(verb))
 	}
 }
 
 // message reads as the per-shoot Event on the seed did for a single
-// eviction ("Evicted shoot ns/a: REASON"). Several are grouped by reason,
+// eviction ("Evicted shoot ns/a: REASON"; verb says what happened to the
+// shoots). Several are grouped by reason,
 // each reason followed by its shoots: "Evicted 3 shoots; REASON1: ns/a,
 // ns/b; REASON2: ns/c". Past maxSeedEventMessage the shoots left out are
 // counted ("... and 950 more"); the first reason and shoot are always named.
-func (s *seedEvictions) message() string {
+func (s *seedEvictions) message(verb string) string {
 	if len(s.shoots) == 1 {
-		return fmt.Sprintf("Evicted shoot %s: %s", s.shoots[0], s.reasons[0])
+		return fmt.Sprintf("%s shoot %s: %s", verb, s.shoots[0], s.reasons[0])
 	}
 	// Reasons in the order first written, shoots sorted within each.
 	var order []string
@@ -86,7 +91,7 @@ func (s *seedEvictions) message() string {
 	}
 	limit := maxSeedEventMessage - len(fmt.Sprintf(" and %d more", len(s.shoots)))
 	var b strings.Builder
-	fmt.Fprintf(&b, "Evicted %d shoots", len(s.shoots))
+	fmt.Fprintf(&b, "%s %d shoots", verb, len(s.shoots))
 	named := 0
 	fits := func(more ...string) bool {
 		n := b.Len()

@@ -43,11 +43,11 @@ func TestOneSeedEventPerPass(t *testing.T) {
 func TestSeedEventMessage(t *testing.T) {
 	seed := newSeed("a", -1)
 	one := &seedEvictions{seed: seed, shoots: []string{"ns/x"}, reasons: []string{"P: why"}}
-	if got, want := one.message(), "Evicted shoot ns/x: P: why"; got != want {
+	if got, want := one.message("Evicted"), "Evicted shoot ns/x: P: why"; got != want {
 		t.Errorf("one eviction: %q, want %q (as the per-shoot Event on the seed read)", got, want)
 	}
 	mixed := &seedEvictions{seed: seed, shoots: []string{"ns/c", "ns/b", "ns/a"}, reasons: []string{"P: one", "Q: two", "P: one"}}
-	if got, want := mixed.message(), "Evicted 3 shoots; P: one: ns/a, ns/c; Q: two: ns/b"; got != want {
+	if got, want := mixed.message("Evicted"), "Evicted 3 shoots; P: one: ns/a, ns/c; Q: two: ns/b"; got != want {
 		t.Errorf("two reasons: %q, want %q", got, want)
 	}
 	many := &seedEvictions{seed: seed}
@@ -55,7 +55,7 @@ func TestSeedEventMessage(t *testing.T) {
 		many.shoots = append(many.shoots, fmt.Sprintf("namespace/shoot-%04d", i))
 		many.reasons = append(many.reasons, "NoExecuteTaints: seed a has NoExecute taint k:NoExecute that the shoot does not tolerate")
 	}
-	msg := many.message()
+	msg := many.message("Evicted")
 	if len(msg) > maxSeedEventMessage {
 		t.Errorf("message of %d bytes, want at most %d", len(msg), maxSeedEventMessage)
 	}
@@ -66,7 +66,7 @@ func TestSeedEventMessage(t *testing.T) {
 	}
 	// A reason longer than the limit still names its first shoot.
 	long := &seedEvictions{seed: seed, shoots: []string{"ns/a", "ns/b"}, reasons: []string{strings.Repeat("r", 2000), strings.Repeat("r", 2000)}}
-	if got := long.message(); !strings.Contains(got, ": ns/a and 1 more") {
+	if got := long.message("Evicted"); !strings.Contains(got, ": ns/a and 1 more") {
 		t.Errorf("long reason: %q", got[len(got)-40:])
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/component-base/metrics"
 	"k8s.io/utils/ptr"
@@ -160,4 +161,58 @@ func markEvicted(s *v1alpha1.Shoot, seed string) {
 	}
 	s.Annotations[v1alpha1.AnnotationDescheduledFrom] = seed
 	s.Annotations[v1alpha1.AnnotationEvictions] = helper.RecordEviction(s, helper.Eviction{Seed: seed, Cause: "test", At: t0}, time.Hour)
+}
+
+// On Gardener a shoot whose control plane is moving is not moved again, and
+// every migration in flight counts, per destination too, whoever started it:
+// those the informer shows and those being written. Only the shoots of the
+// schedulers named in moveSchedulerNames may move.
+func TestMigrationsInFlight(t *testing.T) {
+	st := newState()
+	st.migrations = true
+	st.movable = sets.New("graft-scheduler")
+	st.setSeed(nil, newSeed("a", -1), t0)
+	st.setSeed(nil, newSeed("b", -1), t0)
+	ours := func(s *v1alpha1.Shoot) *v1alpha1.Shoot {
+		s.Spec.SchedulerName = ptr.To("graft-scheduler")
+		return s
+	}
+	running := func(s *v1alpha1.Shoot, seed string) *v1alpha1.Shoot {
+		s.Status.SeedName = ptr.To(seed)
+		return s
+	}
+	moving := running(ours(newShoot("moving", "b")), "a")
+	st.setShoot(version(moving, "1"), t0, false)
+	st.setShoot(version(running(newShoot("gardeners", "a"), "a"), "2"), t0, false)
+	st.setShoot(version(running(ours(newShoot("ours", "a")), "a"), "3"), t0, false)
+
+	if total, to := st.migrationsInFlight("b"); total != 1 || to != 1 {
+		t.Errorf("in flight %d, to b %d; want 1 and 1", total, to)
+	}
+	v := st.takeView([]string{"a", "b"}, t0)
+	if got := v.seeds["a"].Shoots; len(got) != 1 || got[0].Name != "ours" {
+		t.Errorf("shoots that may move off a: %v, want only ours (gardeners names another scheduler)", got)
+	}
+	if got := v.seeds["b"].Shoots; len(got) != 0 {
+		t.Errorf("shoots that may move off b: %v, want none (moving has not arrived)", got)
+	}
+	if !v.evacuating.Has("a") || v.evacuating.Has("b") {
+		t.Errorf("evacuating seeds %v, want a only", v.evacuating)
+	}
+
+	// A migration being written counts at once, and once when written.
+	st.addInflight("b", 1)
+	if total, to := st.migrationsInFlight("b"); total != 2 || to != 2 {
+		t.Errorf("with one being written: in flight %d, to b %d; want 2 and 2", total, to)
+	}
+	written := version(running(ours(newShoot("ours", "b")), "a"), "4")
+	st.settleEviction(written, t0, "b")
+	if total, to := st.migrationsInFlight("b"); total != 2 || to != 2 {
+		t.Errorf("once written: in flight %d, to b %d; want 2 and 2", total, to)
+	}
+	// gardenlet finishes one.
+	st.setShoot(version(running(ours(newShoot("moving", "b")), "b"), "5"), t0, false)
+	if total, to := st.migrationsInFlight("a"); total != 1 || to != 0 {
+		t.Errorf("after one finished: in flight %d, to a %d; want 1 and 0", total, to)
+	}
 }

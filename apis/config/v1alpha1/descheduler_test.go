@@ -85,3 +85,63 @@ func TestDeschedulerValidation(t *testing.T) {
 		t.Errorf("got %d errors, want %d: %v", len(errs), len(want), errs)
 	}
 }
+
+func TestDeschedulerOnGardener(t *testing.T) {
+	c := &DeschedulerConfiguration{API: APIGardener}
+	c.Default()
+	if *c.MaxMigrationsInFlight != DefaultMaxMigrationsInFlight || *c.MaxMigrationsInFlightPerSeed != DefaultMaxMigrationsInFlightPerSeed {
+		t.Errorf("in-flight limits on Gardener = %d, %d; want the defaults", *c.MaxMigrationsInFlight, *c.MaxMigrationsInFlightPerSeed)
+	}
+	if errs := c.Validate(); len(errs) > 0 {
+		t.Errorf("defaulted configuration on Gardener is invalid: %v", errs)
+	}
+
+	graft := &DeschedulerConfiguration{}
+	graft.Default()
+	if graft.API != APIGraft || graft.MaxMigrationsInFlight != nil || graft.MaxMigrationsInFlightPerSeed != nil {
+		t.Errorf("on graft's API: api %q, in-flight limits %v %v; want core.graft.dev and none", graft.API, graft.MaxMigrationsInFlight, graft.MaxMigrationsInFlightPerSeed)
+	}
+
+	for name, tc := range map[string]struct {
+		cfg  DeschedulerConfiguration
+		want []string
+	}{
+		"limits on graft's API": {
+			DeschedulerConfiguration{MaxMigrationsInFlight: ptr.To[int32](3), MaxMigrationsInFlightPerSeed: ptr.To[int32](1)},
+			[]string{"maxMigrationsInFlight: Forbidden", "maxMigrationsInFlightPerSeed: Forbidden"},
+		},
+		"requireFit off on Gardener": {
+			DeschedulerConfiguration{API: APIGardener, RequireFit: ptr.To(false)},
+			[]string{"requireFit: Invalid value: false: must be true on core.gardener.cloud"},
+		},
+		"negative limits": {
+			DeschedulerConfiguration{API: APIGardener, MaxMigrationsInFlight: ptr.To[int32](-1), MaxMigrationsInFlightPerSeed: ptr.To[int32](-1)},
+			[]string{"maxMigrationsInFlight: Invalid value: -1", "maxMigrationsInFlightPerSeed: Invalid value: -1"},
+		},
+		"unknown API": {
+			DeschedulerConfiguration{API: "core.example.com"},
+			[]string{`api: Unsupported value: "core.example.com"`},
+		},
+		"bad scheduler name to move": {
+			DeschedulerConfiguration{MoveSchedulerNames: []string{"Not_A_Name"}},
+			[]string{`moveSchedulerNames[0]: Invalid value: "Not_A_Name"`},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := tc.cfg
+			c.Default()
+			got := c.Validate().ToAggregate()
+			if got == nil {
+				t.Fatalf("valid; want %v", tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got.Error(), w) {
+					t.Errorf("errors %q do not say %q", got, w)
+				}
+			}
+			if n := len(c.Validate()); n != len(tc.want) {
+				t.Errorf("%d errors %q, want %d", n, got, len(tc.want))
+			}
+		})
+	}
+}
