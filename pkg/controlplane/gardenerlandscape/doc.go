@@ -12,5 +12,7 @@
 // documentation shows them and decode them into unstructured objects: graft's
 // go.mod does not take on Gardener's module. Admitted repeats a write that
 // gardener-apiserver's admission refused only because its caches had not yet
-// seen an object created a moment before.
+// seen an object created a moment before. GardenletStandIn reports control
+// planes running on the seeds shoots are bound to, after a delay, where no
+// gardenlet runs to do it (tests, the demo, the chaos run).
 package gardenerlandscape

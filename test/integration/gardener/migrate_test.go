@@ -16,9 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
-	watchtools "k8s.io/client-go/tools/watch"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
@@ -282,18 +279,16 @@ func boundBy(shoot *unstructured.Unstructured, manager string) bool {
 	return false
 }
 
-// gardenletStandIn stands in for gardenlet's part of a control-plane
-// migration, which no gardenlet runs here to carry out: a while after a
-// shoot's spec.seedName changed, it reports the control plane running on the
-// new seed (status.seedName), as gardenlet does once the migration is done.
-// Shoots hold names are left in flight. It also follows every shoot of the
-// garden and records the most migrations in flight at once, in all and to
-// one seed, and how often each shoot's spec.seedName changed.
+// gardenletStandIn runs gardenerlandscape.GardenletStandIn, which finishes
+// each control-plane migration after a delay (shoots hold names are left in
+// flight), and follows every shoot of the garden: it records the most
+// migrations in flight at once, in all and to one seed, and how often each
+// shoot's spec.seedName changed.
 type gardenletStandIn struct {
 	delay time.Duration
-	hold  map[string]bool
 
 	mu       sync.Mutex
+	hold     map[string]bool
 	inFlight map[string]string
 	most     int
 	mostTo   int
@@ -305,55 +300,28 @@ func newGardenletStandIn(delay time.Duration) *gardenletStandIn {
 	return &gardenletStandIn{delay: delay, hold: map[string]bool{}, inFlight: map[string]string{}, spec: map[string]string{}, moves: map[string]int{}}
 }
 
-// start runs the stand-in until ctx ends, from a list of every shoot on:
-// it sees every change after that list. The watch is retried from the last
-// version seen (gardener-apiserver's watch cache may answer a watch that is
-// ahead of it with a timeout).
+// start runs the stand-in until ctx ends; it sees every change from its
+// return on.
 func (g *gardenletStandIn) start(t *testing.T, ctx context.Context) {
 	t.Helper()
-	client := dynamicClient(t).Resource(shoots).Namespace(metav1.NamespaceAll)
-	list, err := client.List(ctx, metav1.ListOptions{})
-	if err != nil {
-		t.Fatalf("listing shoots: %v", err)
+	s := &gardenerlandscape.GardenletStandIn{Dynamic: dynamicClient(t), Delay: g.delay, Observe: g.observe,
+		Hold: func(_, name string) bool {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			return g.hold[name]
+		}}
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
 	}
-	for i := range list.Items {
-		g.observe(t, ctx, watch.Added, &list.Items[i])
-	}
-	w, err := watchtools.NewRetryWatcherWithContext(ctx, list.GetResourceVersion(), &cache.ListWatch{
-		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-			return client.Watch(ctx, opts)
-		},
-	})
-	if err != nil {
-		t.Fatalf("watching shoots: %v", err)
-	}
-	go func() {
-		defer w.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case ev, open := <-w.ResultChan():
-				if !open {
-					return
-				}
-				if shoot, ok := ev.Object.(*unstructured.Unstructured); ok {
-					g.observe(t, ctx, ev.Type, shoot)
-				}
-			}
-		}
-	}()
 }
 
-// observe records one state of a shoot and, when its migration is to be
-// finished, finishes it after the delay.
-func (g *gardenletStandIn) observe(t *testing.T, ctx context.Context, event watch.EventType, shoot *unstructured.Unstructured) {
+func (g *gardenletStandIn) observe(event watch.EventType, shoot *unstructured.Unstructured) {
 	spec, _, _ := unstructured.NestedString(shoot.Object, "spec", "seedName")
 	status, _, _ := unstructured.NestedString(shoot.Object, "status", "seedName")
 	key := shoot.GetNamespace() + "/" + shoot.GetName()
-	moving := event != watch.Deleted && spec != "" && status != "" && spec != status
 	g.mu.Lock()
-	if moving {
+	defer g.mu.Unlock()
+	if event != watch.Deleted && spec != "" && status != "" && spec != status {
 		g.inFlight[key] = spec
 	} else {
 		delete(g.inFlight, key)
@@ -368,33 +336,6 @@ func (g *gardenletStandIn) observe(t *testing.T, ctx context.Context, event watc
 		g.moves[key]++
 	}
 	g.spec[key] = spec
-	held := g.hold[shoot.GetName()]
-	g.mu.Unlock()
-	if moving && !held {
-		go g.finish(t, ctx, shoot.DeepCopy(), spec)
-	}
-}
-
-// finish reports, after the delay, the shoot's control plane running on seed.
-func (g *gardenletStandIn) finish(t *testing.T, ctx context.Context, shoot *unstructured.Unstructured, seed string) {
-	select {
-	case <-ctx.Done():
-		return
-	case <-time.After(g.delay):
-	}
-	client := dynamicClient(t).Resource(shoots).Namespace(shoot.GetNamespace())
-	_ = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		now, err := client.Get(ctx, shoot.GetName(), metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if s, _, _ := unstructured.NestedString(now.Object, "spec", "seedName"); s != seed {
-			return nil
-		}
-		_ = unstructured.SetNestedField(now.Object, seed, "status", "seedName")
-		_, err = client.UpdateStatus(ctx, now, metav1.UpdateOptions{})
-		return err
-	})
 }
 
 func (g *gardenletStandIn) mostInFlight() int {

@@ -1,0 +1,152 @@
+package gardenerlandscape
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
+	"k8s.io/client-go/util/retry"
+)
+
+// GardenletStandIn stands in for gardenlet's part of placing and moving a
+// control plane, which no gardenlet runs here to carry out: a while after a
+// shoot's spec.seedName changed away from its status.seedName, it reports
+// the control plane running on the new seed (status.seedName), as gardenlet
+// does once a migration is done; with ReportNew, it does the same for a
+// shoot bound for the first time (no status.seedName yet).
+type GardenletStandIn struct {
+	Dynamic dynamic.Interface
+	// Delay is how long a move takes.
+	Delay time.Duration
+	// ReportNew also reports a newly bound shoot running on its seed.
+	ReportNew bool
+	// Hold, if set, leaves the shoots it names in flight.
+	Hold func(namespace, name string) bool
+	// Observe, if set, is called with every state of every shoot the
+	// stand-in sees, in order: first each shoot of the initial list (as
+	// Added), then every change.
+	Observe func(event watch.EventType, shoot *unstructured.Unstructured)
+
+	mu     sync.Mutex
+	moving map[string]string
+}
+
+// Start lists every shoot, then follows every change until ctx ends; it
+// returns once the list is read. The watch is retried from the last version
+// seen (gardener-apiserver's watch cache may answer a watch that is ahead of
+// it with a timeout). Errors of its status writes end nothing: the next
+// change of the shoot tries again.
+func (g *GardenletStandIn) Start(ctx context.Context) error {
+	client := g.Dynamic.Resource(Shoots).Namespace(metav1.NamespaceAll)
+	list, err := client.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing shoots: %w", err)
+	}
+	g.mu.Lock()
+	g.moving = map[string]string{}
+	g.mu.Unlock()
+	for i := range list.Items {
+		g.observe(ctx, watch.Added, &list.Items[i])
+	}
+	w, err := watchtools.NewRetryWatcherWithContext(ctx, list.GetResourceVersion(), &cache.ListWatch{
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			return client.Watch(ctx, opts)
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("watching shoots: %w", err)
+	}
+	go func() {
+		defer w.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev, open := <-w.ResultChan():
+				if !open {
+					return
+				}
+				if shoot, ok := ev.Object.(*unstructured.Unstructured); ok {
+					g.observe(ctx, ev.Type, shoot)
+				}
+			}
+		}
+	}()
+	return nil
+}
+
+// observe hands a shoot's state to Observe and, when its control plane is to
+// be reported on a new seed, does so after the delay (once per move).
+func (g *GardenletStandIn) observe(ctx context.Context, event watch.EventType, shoot *unstructured.Unstructured) {
+	if g.Observe != nil {
+		g.Observe(event, shoot)
+	}
+	spec, _, _ := unstructured.NestedString(shoot.Object, "spec", "seedName")
+	status, _, _ := unstructured.NestedString(shoot.Object, "status", "seedName")
+	key := shoot.GetNamespace() + "/" + shoot.GetName()
+	due := event != watch.Deleted && spec != "" && spec != status && (status != "" || g.ReportNew) &&
+		(g.Hold == nil || !g.Hold(shoot.GetNamespace(), shoot.GetName()))
+	g.mu.Lock()
+	started := due && g.moving[key] != spec
+	if started {
+		g.moving[key] = spec
+	} else if !due {
+		delete(g.moving, key)
+	}
+	g.mu.Unlock()
+	if started {
+		go g.finish(ctx, shoot.GetNamespace(), shoot.GetName(), spec)
+	}
+}
+
+// finish reports, after the delay, the shoot's control plane running on seed,
+// unless the shoot was bound elsewhere in between.
+func (g *GardenletStandIn) finish(ctx context.Context, namespace, name, seed string) {
+	defer func() {
+		g.mu.Lock()
+		if g.moving[namespace+"/"+name] == seed {
+			delete(g.moving, namespace+"/"+name)
+		}
+		g.mu.Unlock()
+	}()
+	client := g.Dynamic.Resource(Shoots).Namespace(namespace)
+	// A write that fails (the API server restarting) is tried again after
+	// another delay, as gardenlet would.
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(g.Delay):
+		}
+		if err := g.report(ctx, client, name, seed); err == nil || apierrors.IsNotFound(err) {
+			return
+		}
+	}
+}
+
+// report writes status.seedName of the named shoot, if it is still bound to
+// seed.
+func (g *GardenletStandIn) report(ctx context.Context, client dynamic.ResourceInterface, name, seed string) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		now, err := client.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if s, _, _ := unstructured.NestedString(now.Object, "spec", "seedName"); s != seed {
+			return nil
+		}
+		if err := unstructured.SetNestedField(now.Object, seed, "status", "seedName"); err != nil {
+			return err
+		}
+		_, err = client.UpdateStatus(ctx, now, metav1.UpdateOptions{})
+		return err
+	})
+}
