@@ -8,7 +8,10 @@
 #         bring up the local garden with Gardener's API server, create a
 #         Gardener landscape through it, run graft-scheduler on
 #         core.gardener.cloud and show what it did and what graftctl shows and
-#         changes on Gardener's objects; everything keeps running afterwards
+#         changes on Gardener's objects, then evacuate a seed with
+#         graft-descheduler on core.gardener.cloud (a stand-in finishes the
+#         migrations gardenlet would carry out); everything keeps running
+#         afterwards
 #   down  stop everything either up started
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -36,7 +39,7 @@ start_component() {
 
 stop_components() {
   local name pid
-  for name in "${COMPONENTS[@]}"; do
+  for name in "${COMPONENTS[@]}" demo-gardenlet; do
     [[ -f "${DEMO_DIR}/${name}.pid" ]] || continue
     pid="$(cat "${DEMO_DIR}/${name}.pid")"
     kill "${pid}" 2>/dev/null && echo "stopped ${name}" || true
@@ -127,8 +130,13 @@ up_gardener() {
   go build -o "${BIN}/demo" ./hack/demo
   "${BIN}/demo" gardener-landscape
 
-  say "Starting graft-scheduler on Gardener's API (hack/demo/config/graft-scheduler-gardener.yaml)"
+  say "A stand-in for gardenlet (none runs here): it reports each control plane running on its seed a few seconds after a binding"
   stop_components
+  setsid "${BIN}/demo" gardenlet >"${DEMO_DIR}/demo-gardenlet.log" 2>&1 < /dev/null &
+  echo $! >"${DEMO_DIR}/demo-gardenlet.pid"
+  echo "started the gardenlet stand-in (log: ${DEMO_DIR}/demo-gardenlet.log)"
+
+  say "Starting graft-scheduler on Gardener's API (hack/demo/config/graft-scheduler-gardener.yaml)"
   grep -E '^(api|schedulerName|strategy):' hack/demo/config/graft-scheduler-gardener.yaml
   start_component graft-scheduler graft-scheduler-gardener
   wait_ready graft-scheduler http://127.0.0.1:10251/readyz
@@ -165,13 +173,29 @@ up_gardener() {
   "${BIN}/demo" wait-shoot docs bound eu-west-b
   gctl get shoots -n "${GARDENER_NS}" docs
 
+  say "Evacuating a seed: graft-descheduler on Gardener's API migrates control planes (hack/demo/config/graft-descheduler-gardener.yaml)"
+  grep -E '^(api|maxMigrationsInFlight|maxMigrationsInFlightPerSeed):' hack/demo/config/graft-descheduler-gardener.yaml
+  start_component graft-descheduler graft-descheduler-gardener
+  wait_ready graft-descheduler http://127.0.0.1:10258/readyz
+  gctl uncordon eu-west-a
+  for shoot in web shop docs; do "${BIN}/demo" wait-shoot "${shoot}" running; done
+  echo
+  echo "A NoExecute taint on eu-west-b: each shoot on it that does not tolerate it moves to eu-west-a,"
+  echo "one migration in flight at a time; the stand-in finishes each a few seconds later."
+  gctl taint seed eu-west-b maintenance=true:NoExecute
+  "${BIN}/demo" watch-migrations eu-west-b
+  "${BIN}/demo" wait-event docs Descheduled
+  gctl get shoots -A
+  gctl describe seed eu-west-b
+
   cat <<MSG
 
-Everything keeps running: the local garden with gardener-apiserver, and
-graft-scheduler on core.gardener.cloud (log in ${DEMO_DIR}).
+Everything keeps running: the local garden with gardener-apiserver,
+graft-scheduler and graft-descheduler on core.gardener.cloud, and the
+gardenlet stand-in (logs in ${DEMO_DIR}).
 Try next:
   export KUBECONFIG=${KUBECONFIG}
-  ${BIN}/graftctl --api=core.gardener.cloud uncordon eu-west-a
+  ${BIN}/graftctl --api=core.gardener.cloud taint seed eu-west-b maintenance=true:NoExecute-
   ${BIN}/graftctl --api=core.gardener.cloud describe shoot -n ${GARDENER_NS} legacy
   ${BIN}/graftctl --api=core.gardener.cloud get seeds -o yaml
 Stop it all with:

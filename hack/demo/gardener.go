@@ -33,6 +33,9 @@ const (
 	gardenerDNSSecret    = "seed-dns"
 	// graftSchedulerName is the schedulerName of hack/demo/config/graft-scheduler-gardener.yaml.
 	graftSchedulerName = "graft-scheduler"
+	// The seeds' domains: one for all, so that control planes may migrate.
+	gardenerInternalDomain = "internal.demo.graft.example"
+	gardenerDefaultDomain  = "shoots.demo.graft.example"
 )
 
 var gardenerRegions = []string{"eu-west-1", "eu-central-1", "us-east-1", "ap-south-1"}
@@ -73,7 +76,10 @@ func gardenerLandscape(ctx context.Context, cfg *rest.Config) error {
 	project := gardenerlandscape.ProjectSpec{Name: gardenerProject, Namespace: gardenerNamespace, CloudProfile: gardenerCloudProfile,
 		Credentials: gardenerCredentials, DNSSecret: gardenerDNSSecret, Regions: gardenerRegions}
 	for i, s := range gardenerSeeds {
-		project.Seeds = append(project.Seeds, gardenerlandscape.SeedSpec{Name: s.name, Region: s.region, DNSSecret: gardenerDNSSecret, Index: i})
+		// Backup and one internal and default domain for all: Gardener then
+		// migrates control planes between them.
+		project.Seeds = append(project.Seeds, gardenerlandscape.SeedSpec{Name: s.name, Region: s.region, DNSSecret: gardenerDNSSecret, Index: i,
+			Backup: true, InternalDomain: gardenerInternalDomain, DefaultDomain: gardenerDefaultDomain})
 	}
 	if err := c.Create(ctx, project); err != nil {
 		return err
@@ -128,6 +134,13 @@ var shootConditions = map[string]func(*unstructured.Unstructured) (bool, string)
 		seed, found, _ := unstructured.NestedString(s.Object, "spec", "seedName")
 		return found, "bound to seed/" + seed
 	},
+	// running: its control plane runs on the seed it is bound to
+	// (status.seedName, which the gardenlet stand-in reports).
+	"running": func(s *unstructured.Unstructured) (bool, string) {
+		spec, _, _ := unstructured.NestedString(s.Object, "spec", "seedName")
+		status, _, _ := unstructured.NestedString(s.Object, "status", "seedName")
+		return spec != "" && status == spec, "running on seed/" + status
+	},
 	// pending: status.lastOperation is Create/Pending, graft-scheduler's
 	// (and Gardener's) word for a shoot that waits for a seed.
 	"pending": func(s *unstructured.Unstructured) (bool, string) {
@@ -143,7 +156,7 @@ var shootConditions = map[string]func(*unstructured.Unstructured) (bool, string)
 func waitShoot(ctx context.Context, cfg *rest.Config, name, condition, seed string) error {
 	cond, ok := shootConditions[condition]
 	if !ok {
-		return fmt.Errorf("unknown condition %q (bound or pending)", condition)
+		return fmt.Errorf("unknown condition %q (bound, running or pending)", condition)
 	}
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
@@ -292,4 +305,70 @@ func gardenerShootFor(ctx context.Context, cfg *rest.Config, name, region string
 		return err
 	}
 	return gardenerShoot(ctx, c, name, region, graftSchedulerName)
+}
+
+// gardenlet runs a stand-in for gardenlet until ctx ends: a few seconds after
+// a shoot is bound to a seed, or moved to another, it reports the control
+// plane running there (status.seedName), as gardenlet does.
+func gardenlet(ctx context.Context, cfg *rest.Config) error {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	standIn := &gardenerlandscape.GardenletStandIn{Dynamic: dyn, Delay: 4 * time.Second, ReportNew: true}
+	if err := standIn.Start(ctx); err != nil {
+		return err
+	}
+	fmt.Println("gardenlet stand-in running")
+	<-ctx.Done()
+	return nil
+}
+
+// watchMigrations prints the control-plane migrations off seed as they start
+// and finish, until no shoot of the landscape is bound to or runs on it.
+func watchMigrations(ctx context.Context, cfg *rest.Config, seed string) error {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	client := dyn.Resource(gardenerlandscape.Shoots).Namespace(gardenerNamespace)
+	said := map[string]string{}
+	moving, done := map[string]bool{}, 0
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+		list, err := client.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		left := 0
+		for _, s := range list.Items {
+			spec, _, _ := unstructured.NestedString(s.Object, "spec", "seedName")
+			status, _, _ := unstructured.NestedString(s.Object, "status", "seedName")
+			var line string
+			switch {
+			case spec == seed || status == seed && spec == "":
+				left++
+				line = "on seed/" + seed
+			case status == seed:
+				left++
+				moving[s.GetName()] = true
+				line = fmt.Sprintf("migrating seed/%s -> seed/%s", seed, spec)
+			case moving[s.GetName()] && status == spec:
+				delete(moving, s.GetName())
+				done++
+				line = fmt.Sprintf("migrated to seed/%s", spec)
+			default:
+				continue
+			}
+			if said[s.GetName()] != line {
+				said[s.GetName()] = line
+				fmt.Printf("%s shoot/%s/%s %s\n", time.Now().Format("15:04:05"), gardenerNamespace, s.GetName(), line)
+			}
+		}
+		return left == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("seed %s still hosts control planes after three minutes", seed)
+	}
+	fmt.Printf("seed/%s evacuated: %d control plane(s) migrated\n", seed, done)
+	return nil
 }

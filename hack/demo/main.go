@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/graft-dev/graft/pkg/controlplane"
@@ -18,9 +20,12 @@ const usage = `usage (KUBECONFIG names the garden):
   demo gardener-landscape            create the Gardener landscape of make demo-gardener
   demo gardener-shoot NAME REGION    create a shoot for graft-scheduler in that landscape
   demo wait-shoot NAME bound [SEED]  wait until the landscape's shoot is bound (to SEED, if given)
+  demo wait-shoot NAME running       wait until its control plane runs on its seed (status.seedName)
   demo wait-shoot NAME pending       wait until it waits for a seed (lastOperation Create/Pending)
   demo wait-event NAME REASON        wait for an Event of that reason about the landscape's shoot
-  demo table shoots|seeds            print Gardener's objects as gardener-apiserver's table shows them`
+  demo table shoots|seeds            print Gardener's objects as gardener-apiserver's table shows them
+  demo gardenlet                     stand in for gardenlet: report control planes on their new seeds, until stopped
+  demo watch-migrations SEED         print the migrations off SEED until none of the landscape's shoots is on it`
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -30,7 +35,7 @@ func main() {
 }
 
 func run(args []string) error {
-	want := map[string]int{"apply": 1, "gardener-landscape": 0, "gardener-shoot": 2, "wait-shoot": 2, "wait-event": 2, "table": 1}
+	want := map[string]int{"apply": 1, "gardener-landscape": 0, "gardener-shoot": 2, "wait-shoot": 2, "wait-event": 2, "table": 1, "gardenlet": 0, "watch-migrations": 1}
 	if len(args) == 0 {
 		args = []string{""}
 	}
@@ -46,9 +51,16 @@ func run(args []string) error {
 	if err != nil {
 		return fmt.Errorf("loading KUBECONFIG: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	if args[0] == "gardenlet" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return gardenlet(ctx, cfg)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	switch args[0] {
+	case "watch-migrations":
+		return watchMigrations(ctx, cfg, args[1])
 	case "apply":
 		return apply(ctx, cfg, args[1])
 	case "gardener-landscape":
