@@ -50,6 +50,18 @@ func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients component.C
 	if clients.Graft == nil || clients.Kubernetes == nil {
 		return nil, errors.New("the Graft and Kubernetes clients are required")
 	}
+	api := garden.Graft
+	switch cfg.API {
+	case configv1alpha1.APIGraft, "":
+	case configv1alpha1.APIGardener:
+		api = garden.Gardener
+	default:
+		return nil, fmt.Errorf("api %q is neither %s nor %s", cfg.API, configv1alpha1.APIGraft, configv1alpha1.APIGardener)
+	}
+	client, err := garden.New(api, clients.Graft, clients.Dynamic)
+	if err != nil {
+		return nil, err
+	}
 	m, err := metricsFor(opts.Registry)
 	if err != nil {
 		return nil, fmt.Errorf("registering metrics: %w", err)
@@ -59,13 +71,13 @@ func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients component.C
 	})
 	// The annotator only counts shoots per seed: its shoots keep their
 	// placement alone (cachetrim.Placement), seeds all but managedFields.
-	informers, err := garden.NewInformers(garden.Graft, clients.Graft, nil, cachetrim.Placement)
+	informers, err := garden.NewInformers(api, clients.Graft, clients.Dynamic, cachetrim.Placement)
 	if err != nil {
 		return nil, err
 	}
 	seeds, shoots := informers.Seeds(), informers.Shoots()
 	ctrl, err := newController(controllerOptions{
-		Client:   garden.NewGraft(clients.Graft),
+		Client:   client,
 		Seeds:    seeds.Informer,
 		Shoots:   shoots.Informer,
 		Recorder: r.Recorder,

@@ -68,6 +68,10 @@ type controllerOptions struct {
 // controller keeps seeds' capacity, allocatable, usage and not-ready taints.
 type controller struct {
 	client garden.Client
+	// api is the client's: on Gardener's the annotator writes no status
+	// (gardenlet reports capacity and allocatable; Gardener's Seed has no
+	// usage) and keeps its taints in Gardener's shape.
+	api garden.API
 	// written are the seeds as the API server returned them after the
 	// annotator's last write, until the informer's copy is at least as new:
 	// see freshest.
@@ -122,6 +126,7 @@ func newController(opts controllerOptions) (*controller, error) {
 	}
 	c := &controller{
 		client:     opts.Client,
+		api:        opts.Client.API(),
 		seedLister: listers.NewSeedLister(opts.Seeds.GetIndexer()),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[string](),
@@ -303,6 +308,10 @@ func (c *controller) syncSeed(ctx context.Context, name string) error {
 func (c *controller) syncStatus(ctx context.Context, seed *v1alpha1.Seed) error {
 	now := c.clock.Now()
 	st := c.state(seed.Name)
+	if c.api == garden.Gardener {
+		c.observeOnly(seed, st)
+		return nil
+	}
 	decision := c.rules.decide(seed)
 	c.reportInvalid(seed, st, decision.Invalid)
 
@@ -360,10 +369,20 @@ func (c *controller) syncStatus(ctx context.Context, seed *v1alpha1.Seed) error 
 		if had {
 			from = old.String()
 		}
-		c.recorder.Eventf(seed, corev1.EventTypeNormal, ReasonAllocatableChanged,
+		c.recorder.Eventf(c.api.SeedRef(seed), corev1.EventTypeNormal, ReasonAllocatableChanged,
 			"Allocatable %s changed from %s to %s (capacity %s, from %s)", name, from, q.String(), capacityString(decision.Capacity, name), sourceString(decision))
 	}
 	return nil
+}
+
+// observeOnly publishes, for a Gardener seed, the usage counted next to the
+// capacity and allocatable gardenlet reports, and says when the seed holds
+// more shoots than its allocatable; it writes nothing.
+func (c *controller) observeOnly(seed *v1alpha1.Seed, st *seedState) {
+	count := c.counter.Count(seed.Name)
+	used := corev1.ResourceList{v1alpha1.ResourceShoots: *resource.NewQuantity(int64(count), resource.DecimalSI)}
+	c.metrics.SetSeed(seed.Name, seed.Status.Capacity, seed.Status.Allocatable, used)
+	c.reportOverCapacity(seed, st, count, seed.Status.Allocatable)
 }
 
 func (c *controller) reportInvalid(seed *v1alpha1.Seed, st *seedState, invalid []error) {
@@ -377,7 +396,7 @@ func (c *controller) reportInvalid(seed *v1alpha1.Seed, st *seedState, invalid [
 	st.invalid = text
 	c.mu.Unlock()
 	if report {
-		c.recorder.Eventf(seed, corev1.EventTypeWarning, ReasonInvalidAnnotation,
+		c.recorder.Eventf(c.api.SeedRef(seed), corev1.EventTypeWarning, ReasonInvalidAnnotation,
 			"Ignoring invalid capacity annotation, keeping the last good capacity and allocatable: %s", text)
 	}
 }
@@ -390,7 +409,7 @@ func (c *controller) reportOverCapacity(seed *v1alpha1.Seed, st *seedState, coun
 	st.overCapacity = over
 	c.mu.Unlock()
 	if report {
-		c.recorder.Eventf(seed, corev1.EventTypeWarning, ReasonOverCapacity,
+		c.recorder.Eventf(c.api.SeedRef(seed), corev1.EventTypeWarning, ReasonOverCapacity,
 			"%d shoots are counted on the seed, more than its allocatable %s", count, alloc.String())
 	}
 }
@@ -416,18 +435,12 @@ func (c *controller) syncTaints(ctx context.Context, seed *v1alpha1.Seed) (*v1al
 		if !decision.Changed {
 			return nil
 		}
-		var taints any // null removes spec.taints
-		if len(decision.Taints) > 0 {
-			taints = decision.Taints
-		}
-		data, err := json.Marshal(map[string]any{
-			// The resourceVersion makes the API server refuse the patch when
-			// the taints changed since the decision was made.
-			"metadata": map[string]any{"resourceVersion": seed.ResourceVersion},
-			"spec":     map[string]any{"taints": taints},
-		})
+		// The resourceVersion makes the API server refuse the patch when the
+		// taints changed since the decision was made. On Gardener the effects
+		// and timeAdded go to the graft.dev/taints annotation.
+		data, err := c.api.TaintsPatch(seed, decision.Taints)
 		if err != nil {
-			return fmt.Errorf("encoding the taint patch of seed %s: %w", seed.Name, err)
+			return fmt.Errorf("the taint patch of seed %s: %w", seed.Name, err)
 		}
 		want := seed.DeepCopy()
 		want.Spec.Taints = decision.Taints
@@ -477,15 +490,15 @@ func (c *controller) reportTaints(ctx context.Context, seed *v1alpha1.Seed, d ta
 	switch {
 	case has[v1alpha1.TaintEffectNoExecute] && !had[v1alpha1.TaintEffectNoExecute]:
 		logger.Info("Seed stayed not ready, tainting NoExecute", "reason", d.Reason)
-		c.recorder.Eventf(seed, corev1.EventTypeWarning, ReasonNotReadyEviction,
+		c.recorder.Eventf(c.api.SeedRef(seed), corev1.EventTypeWarning, ReasonNotReadyEviction,
 			"Seed is still not ready (%s): added taint %s:NoExecute", d.Reason, v1alpha1.SeedTaintNotReady)
 	case has[v1alpha1.TaintEffectNoSchedule] && !had[v1alpha1.TaintEffectNoSchedule]:
 		logger.Info("Seed not ready, tainting NoSchedule", "reason", d.Reason)
-		c.recorder.Eventf(seed, corev1.EventTypeWarning, ReasonNotReady,
+		c.recorder.Eventf(c.api.SeedRef(seed), corev1.EventTypeWarning, ReasonNotReady,
 			"Seed is not ready (%s): added taint %s:NoSchedule", d.Reason, v1alpha1.SeedTaintNotReady)
 	case d.Ready:
 		logger.Info("Seed ready again, removed the not-ready taints")
-		c.recorder.Eventf(seed, corev1.EventTypeNormal, ReasonReady, "Seed is ready: removed the %s taints", v1alpha1.SeedTaintNotReady)
+		c.recorder.Eventf(c.api.SeedRef(seed), corev1.EventTypeNormal, ReasonReady, "Seed is ready: removed the %s taints", v1alpha1.SeedTaintNotReady)
 	}
 }
 

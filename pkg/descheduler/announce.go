@@ -66,7 +66,7 @@ func (p *passEvictions) announce(api garden.API, recorder record.EventRecorder) 
 		if api == garden.Gardener {
 			verb = "Migrating the control plane of"
 		}
-		recorder.Event(seedRef(api, s.seed), corev1.EventTypeNormal, EventDescheduled, s.message(verb))
+		recorder.Event(api.SeedRef(s.seed), corev1.EventTypeNormal, EventDescheduled, s.message(verb))
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -435,20 +434,4 @@ func withSeed(shoot *v1alpha1.Shoot, seed string) *v1alpha1.Shoot {
 		c.Spec.SeedName = &seed
 	}
 	return &c
-}
-
-// shootRef and seedRef are what Events are recorded on, in the API's group
-// and version: references carry the kind, which informer objects do not.
-func shootRef(api garden.API, s *v1alpha1.Shoot) *corev1.ObjectReference {
-	return &corev1.ObjectReference{
-		APIVersion: api.GroupVersion().String(), Kind: "Shoot",
-		Namespace: s.Namespace, Name: s.Name, UID: s.UID, ResourceVersion: s.ResourceVersion,
-	}
-}
-
-func seedRef(api garden.API, s *v1alpha1.Seed) *corev1.ObjectReference {
-	return &corev1.ObjectReference{
-		APIVersion: api.GroupVersion().String(), Kind: "Seed",
-		Name: s.Name, UID: s.UID, ResourceVersion: s.ResourceVersion,
-	}
 }

@@ -152,7 +152,7 @@ func (ev *evictor) skip(shoot *v1alpha1.Shoot, plugin, result, reason, msg strin
 		return
 	}
 	klog.V(1).InfoS("Eviction skipped", "shoot", klog.KObj(shoot), "reason", msg)
-	ev.recorder.Event(shootRef(ev.api, shoot), corev1.EventTypeWarning, EventEvictionSkipped, msg)
+	ev.recorder.Event(ev.api.ShootRef(shoot), corev1.EventTypeWarning, EventEvictionSkipped, msg)
 }
 
 // evictionWriteTimeout bounds the writes of one eviction once its spec
@@ -258,12 +258,12 @@ func (ev *evictor) evict(ctx context.Context, e eviction) bool {
 	ev.mu.Unlock()
 	if ev.migrator != nil {
 		log.Info("Migrating shoot's control plane", "reason", e.reason, "target", e.target)
-		ev.recorder.Eventf(shootRef(ev.api, updated), corev1.EventTypeNormal, EventDescheduled,
+		ev.recorder.Eventf(ev.api.ShootRef(updated), corev1.EventTypeNormal, EventDescheduled,
 			"Migrating the control plane from seed %s to seed %s: %s", e.seed.Name, e.target, reason)
 		return true
 	}
 	log.Info("Evicted shoot", "reason", e.reason, "expectedTarget", e.target)
-	ev.recorder.Eventf(shootRef(ev.api, updated), corev1.EventTypeNormal, EventDescheduled,
+	ev.recorder.Eventf(ev.api.ShootRef(updated), corev1.EventTypeNormal, EventDescheduled,
 		"Evicted from seed %s: %s", e.seed.Name, reason)
 	return true
 }
@@ -478,7 +478,7 @@ func (ev *evictor) wouldEvict(log klog.Logger, e eviction) {
 		where = "it would go to seed " + e.target
 	}
 	log.Info("Dry run: would evict shoot", "reason", e.reason, "target", e.target)
-	ev.recorder.Eventf(shootRef(ev.api, e.shoot), corev1.EventTypeNormal, EventWouldDeschedule,
+	ev.recorder.Eventf(ev.api.ShootRef(e.shoot), corev1.EventTypeNormal, EventWouldDeschedule,
 		"Dry run: %s would evict the shoot from seed %s (%s); %s", e.plugin, e.seed.Name, e.reason, where)
 	ev.metrics.Evictions.WithLabelValues(e.plugin, ResultDryRun).Inc()
 }

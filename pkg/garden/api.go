@@ -3,6 +3,8 @@ package garden
 import (
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -44,6 +46,24 @@ func (a API) GroupVersion() schema.GroupVersion {
 // Resource is one of the API's resources (seeds, shoots, cloudprofiles, ...).
 func (a API) Resource(resource string) schema.GroupVersionResource {
 	return a.GroupVersion().WithResource(resource)
+}
+
+// SeedRef and ShootRef are what Events about a seed or shoot are recorded
+// on, in the API's group and version: a reference carries the kind, which
+// informer objects and converted objects may lack or give as graft's.
+func (a API) SeedRef(s *corev1alpha1.Seed) *corev1.ObjectReference {
+	return &corev1.ObjectReference{
+		APIVersion: a.GroupVersion().String(), Kind: "Seed",
+		Name: s.Name, UID: s.UID, ResourceVersion: s.ResourceVersion,
+	}
+}
+
+// ShootRef: see SeedRef.
+func (a API) ShootRef(s *corev1alpha1.Shoot) *corev1.ObjectReference {
+	return &corev1.ObjectReference{
+		APIVersion: a.GroupVersion().String(), Kind: "Shoot",
+		Namespace: s.Namespace, Name: s.Name, UID: s.UID, ResourceVersion: s.ResourceVersion,
+	}
 }
 
 // Discover asks the API server which of the two APIs it serves, graft's first

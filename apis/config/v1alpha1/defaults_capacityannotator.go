@@ -29,6 +29,19 @@ func (c *CapacityAnnotatorConfiguration) Default() {
 		HealthProbeBindAddress: ":10252",
 		MetricsBindAddress:     ":19252",
 	})
+	if c.API == "" {
+		c.API = APIGraft
+	}
+	if c.SyncPeriod.Duration == 0 {
+		c.SyncPeriod.Duration = DefaultCapacityAnnotatorSyncPeriod
+	}
+	if c.ConcurrentSyncs == 0 {
+		c.ConcurrentSyncs = DefaultCapacityAnnotatorConcurrentSyncs
+	}
+	if c.API == APIGardener {
+		// gardenlet reports capacity and allocatable there.
+		return
+	}
 	if c.Capacity == nil {
 		c.Capacity = corev1.ResourceList{}
 	}
@@ -40,11 +53,5 @@ func (c *CapacityAnnotatorConfiguration) Default() {
 	}
 	if _, ok := c.Reserved[corev1alpha1.ResourceShoots]; !ok {
 		c.Reserved[corev1alpha1.ResourceShoots] = *resource.NewQuantity(0, resource.DecimalSI)
-	}
-	if c.SyncPeriod.Duration == 0 {
-		c.SyncPeriod.Duration = DefaultCapacityAnnotatorSyncPeriod
-	}
-	if c.ConcurrentSyncs == 0 {
-		c.ConcurrentSyncs = DefaultCapacityAnnotatorConcurrentSyncs
 	}
 }

@@ -15,8 +15,18 @@ type CapacityAnnotatorConfiguration struct {
 	// CommonConfiguration holds clientConnection, leaderElection, server and logging.
 	CommonConfiguration `json:",inline"`
 
+	// API is the API group the annotator reads Seeds and Shoots from, as for
+	// graft-scheduler: core.graft.dev (default) or core.gardener.cloud. On a
+	// Gardener garden gardenlet reports each seed's capacity and allocatable
+	// and Gardener's Seed has no status.usage: the annotator writes no
+	// status there, counts usage for its metrics and Events, and, with
+	// healthTaints enabled, keeps the not-ready taints (in spec.taints and
+	// the graft.dev/taints annotation). capacity, reserved, overrides and
+	// respectSeedCapacity are refused there.
+	// +optional
+	API SchedulerAPI `json:"api,omitempty"`
 	// Capacity is the capacity of a seed that no override and no annotation
-	// applies to, per resource. Default shoots: 200.
+	// applies to, per resource. Default shoots: 200 (on core.graft.dev).
 	// +optional
 	Capacity corev1.ResourceList `json:"capacity,omitempty"`
 	// Reserved is how much of a seed's capacity is held back from shoots, per

@@ -12,6 +12,25 @@ import (
 // Validate returns every invalid field of the capacity annotator's configuration.
 func (c *CapacityAnnotatorConfiguration) Validate() field.ErrorList {
 	errs := c.CommonConfiguration.Validate(nil)
+	switch c.API {
+	case APIGraft:
+	case APIGardener:
+		const why = "gardenlet reports a Gardener seed's capacity and allocatable; the annotator writes neither on core.gardener.cloud"
+		if len(c.Capacity) > 0 {
+			errs = append(errs, field.Forbidden(field.NewPath("capacity"), why))
+		}
+		if len(c.Reserved) > 0 {
+			errs = append(errs, field.Forbidden(field.NewPath("reserved"), why))
+		}
+		if len(c.Overrides) > 0 {
+			errs = append(errs, field.Forbidden(field.NewPath("overrides"), why))
+		}
+		if c.RespectSeedCapacity {
+			errs = append(errs, field.Forbidden(field.NewPath("respectSeedCapacity"), why))
+		}
+	default:
+		errs = append(errs, field.NotSupported(field.NewPath("api"), c.API, []SchedulerAPI{APIGraft, APIGardener}))
+	}
 
 	errs = append(errs, validateResourceList(field.NewPath("capacity"), c.Capacity)...)
 	errs = append(errs, validateResourceList(field.NewPath("reserved"), c.Reserved)...)

@@ -7,9 +7,22 @@ What graft-capacity-annotator does with the API, and nothing more:
   merge patch of the status subresource;
 - adds and removes its not-ready taints with a merge patch of the Seed
   (resourceVersion precondition; on a conflict it reads the Seed again);
-- records Events on Seeds (allocatable changed, OverCapacity, bad annotation).
+- records Events on Seeds (allocatable changed, OverCapacity, bad annotation);
+- with config.api core.gardener.cloud, on Gardener's Seeds and Shoots
+  instead of graft's, and nothing on core.graft.dev: no status write (gardenlet
+  reports capacity and allocatable), the not-ready taints in spec.taints and
+  the graft.dev/taints annotation.
 */}}
 {{- define "graft-capacity-annotator.rules" -}}
+{{- $api := .Values.config.api | default "core.graft.dev" }}
+{{- if eq $api "core.gardener.cloud" -}}
+- apiGroups: ["core.gardener.cloud"]
+  resources: ["seeds"]
+  verbs: ["get", "list", "watch", "patch"]
+- apiGroups: ["core.gardener.cloud"]
+  resources: ["shoots"]
+  verbs: ["list", "watch"]
+{{- else if eq $api "core.graft.dev" -}}
 - apiGroups: ["core.graft.dev"]
   resources: ["seeds"]
   verbs: ["get", "list", "watch", "patch"]
@@ -19,6 +32,9 @@ What graft-capacity-annotator does with the API, and nothing more:
 - apiGroups: ["core.graft.dev"]
   resources: ["shoots"]
   verbs: ["list", "watch"]
+{{- else }}
+{{- fail (printf "config.api %q: graft-capacity-annotator works on core.graft.dev or core.gardener.cloud" $api) }}
+{{- end }}
 # core/v1 Events through client-go's broadcaster: new ones are created,
 # repeated ones are patched (count, lastTimestamp).
 - apiGroups: [""]

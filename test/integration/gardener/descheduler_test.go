@@ -18,15 +18,18 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/testutil"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
+	"github.com/graft-dev/graft/pkg/capacity"
 	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
 	"github.com/graft-dev/graft/pkg/descheduler"
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/test/charts"
 	"github.com/graft-dev/graft/test/framework"
 )
@@ -350,4 +353,221 @@ func TestDeschedulerMovesOnlyTheExcessOnGardener(t *testing.T) {
 	if n := moved(); n != 2 {
 		t.Errorf("%d shoots moved off the seed allowing 2 of 4, want exactly the excess, 2", n)
 	}
+}
+
+// startGraftCapacityAnnotator runs graft-capacity-annotator in the test
+// process as its chart deploys it with config.api core.gardener.cloud and the
+// values set, as the chart's ServiceAccount; it returns its metrics registry.
+func startGraftCapacityAnnotator(t *testing.T, identity string, set ...string) metrics.KubeRegistry {
+	t.Helper()
+	ctx := t.Context()
+	env := framework.Shared(t)
+	const ns = "graft-on-gardener"
+	if _, err := env.KubeClient().CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	rendered, err := charts.RunAsChart(ctx, env.Config(), "graft-capacity-annotator", charts.TemplateOptions{Release: "graft", Namespace: ns,
+		Set: append([]string{"config.api=core.gardener.cloud"}, set...)}, kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := component.DecodeConfig[*configv1alpha1.CapacityAnnotatorConfiguration]([]byte(rendered))
+	if err != nil {
+		t.Fatalf("the chart's configuration does not load: %v\n%s", err, rendered)
+	}
+	cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
+	cfg.Server.MetricsBindAddress = configv1alpha1.DisabledBindAddress
+	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients, err := component.NewClients(component.ApplyClientConnection(restConfig, cfg.ClientConnection), identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := metrics.NewKubeRegistry()
+	a, err := capacity.New(cfg, clients, capacity.Options{Identity: identity, Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	framework.RunUntilCleanup(t, identity, a.Run)
+	return reg
+}
+
+// setGardenletReady sets the seed's GardenletReady condition, as Gardener's
+// seed lifecycle controller does when gardenlet stops (or resumes)
+// reporting.
+func setGardenletReady(t *testing.T, seed string, ready bool) {
+	t.Helper()
+	client := dynamicClient(t).Resource(seeds)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		s, err := client.Get(t.Context(), seed, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		conditions, _, _ := unstructured.NestedSlice(s.Object, "status", "conditions")
+		now := time.Now().UTC().Format(time.RFC3339)
+		for _, c := range conditions {
+			if m, ok := c.(map[string]any); ok && m["type"] == "GardenletReady" {
+				m["status"], m["reason"], m["lastTransitionTime"], m["lastUpdateTime"] = "False", "GardenletDown", now, now
+				if ready {
+					m["status"], m["reason"] = "True", "GardenletReady"
+				}
+			}
+		}
+		if err := unstructured.SetNestedSlice(s.Object, conditions, "status", "conditions"); err != nil {
+			return err
+		}
+		_, err = client.UpdateStatus(t.Context(), s, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("setting GardenletReady of seed %s: %v", seed, err)
+	}
+}
+
+// notReadyTaints reads the effects of the not-ready taints the seed holds
+// as graft reads a Gardener Seed.
+func notReadyTaints(t *testing.T, seed string) []corev1alpha1.TaintEffect {
+	t.Helper()
+	client, err := garden.New(garden.Gardener, nil, dynamicClient(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := client.GetSeed(t.Context(), seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var effects []corev1alpha1.TaintEffect
+	for _, taint := range s.Spec.Taints {
+		if taint.Key == corev1alpha1.SeedTaintNotReady {
+			effects = append(effects, taint.Effect)
+		}
+	}
+	return effects
+}
+
+// TestAnnotatorEvacuatesAFailingSeedOnGardener: with api core.gardener.cloud
+// and health taints on, graft-capacity-annotator taints a seed whose
+// GardenletReady condition turned False NoSchedule, then NoExecute after
+// unhealthyEvictionDelay (both in spec.taints and the graft.dev/taints
+// annotation, Events on the Seed), and graft-descheduler migrates its
+// control planes to the healthy seed: paced, automatic evacuation. When the
+// seed is ready again the taints go. The annotator writes no status on
+// Gardener and publishes the usage it counts.
+func TestAnnotatorEvacuatesAFailingSeedOnGardener(t *testing.T) {
+	l := migrationLandscape(t, "failing", 20, "bad", "good")
+	bad, good := l.seeds[0], l.seeds[1]
+	names := []string{"f1", "f2", "f3"}
+	for _, name := range names {
+		l.createOn(t, name, bad)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	g := newGardenletStandIn(time.Second)
+	g.start(t, ctx)
+	reg := startGraftCapacityAnnotator(t, "graft-capacity-annotator-failing", "config.healthTaints.enabled=true", "config.healthTaints.unhealthyEvictionDelay=3s")
+	startGraftDescheduler(t, "graft-descheduler-failing", "config.interval=2s", "config.evictionRate=0", "config.maxMigrationsInFlight=2")
+
+	usage := func(seed string) float64 {
+		return gaugeValue(reg, "graft_seed_usage", map[string]string{"seed": seed, "resource": "shoots"})
+	}
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		return usage(bad) == 3, nil
+	})
+	if err != nil {
+		t.Fatalf("graft_seed_usage of seed %s is %v, want 3", bad, usage(bad))
+	}
+
+	setGardenletReady(t, bad, false)
+	for _, name := range names {
+		l.migratedOff(t, name, bad)
+	}
+	if effects := notReadyTaints(t, bad); len(effects) != 2 {
+		t.Errorf("the failing seed has not-ready taints %v, want NoSchedule and NoExecute", effects)
+	}
+	for _, reason := range []string{capacity.ReasonNotReady, capacity.ReasonNotReadyEviction} {
+		e := waitForSeedEvent(t, bad, reason)
+		if e.InvolvedObject.APIVersion != "core.gardener.cloud/v1beta1" {
+			t.Errorf("Event %s refers to %s", reason, e.InvolvedObject.APIVersion)
+		}
+	}
+	for _, name := range names {
+		s := l.shootOf(t, name)
+		if seed, _, _ := unstructured.NestedString(s.Object, "spec", "seedName"); seed != good || g.movesOf(l.namespace+"/"+name) != 1 {
+			t.Errorf("shoot %s is on %s after %d moves, want on %s after one", name, seed, g.movesOf(l.namespace+"/"+name), good)
+		}
+	}
+	err = wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		return usage(good) == 3 && usage(bad) == 0, nil
+	})
+	if err != nil {
+		t.Errorf("graft_seed_usage: %v on %s, %v on %s; want 3 and 0", usage(good), good, usage(bad), bad)
+	}
+
+	setGardenletReady(t, bad, true)
+	waitForSeedEvent(t, bad, capacity.ReasonReady)
+	if effects := notReadyTaints(t, bad); len(effects) != 0 {
+		t.Errorf("the seed ready again still has not-ready taints %v", effects)
+	}
+	s, err := dynamicClient(t).Resource(seeds).Get(t.Context(), bad, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wroteThrough(s, capacity.FieldManager, "status") {
+		t.Errorf("graft-capacity-annotator wrote the status of a Gardener seed")
+	}
+	if taints, _, _ := unstructured.NestedSlice(s.Object, "spec", "taints"); len(taints) != 0 {
+		t.Errorf("spec.taints of the seed ready again: %v", taints)
+	}
+}
+
+// waitForSeedEvent waits up to a minute for an Event of
+// graft-capacity-annotator with the reason about the seed.
+func waitForSeedEvent(t *testing.T, seed, reason string) corev1.Event {
+	t.Helper()
+	var found corev1.Event
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		list, err := framework.Shared(t).KubeClient().CoreV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{
+			FieldSelector: "involvedObject.name=" + seed + ",reason=" + reason})
+		if err != nil {
+			return false, err
+		}
+		for _, e := range list.Items {
+			if e.Source.Component == capacity.Name {
+				found = e
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("no %s Event about seed %s: %v", reason, seed, err)
+	}
+	return found
+}
+
+// gaugeValue is the value of the gauge with the labels in reg, -1 when reg
+// has none.
+func gaugeValue(reg metrics.KubeRegistry, name string, labels map[string]string) float64 {
+	families, err := reg.Gather()
+	if err != nil {
+		return -1
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+	metric:
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if want, ok := labels[l.GetName()]; ok && want != l.GetValue() {
+					continue metric
+				}
+			}
+			return m.GetGauge().GetValue()
+		}
+	}
+	return -1
 }
