@@ -79,16 +79,17 @@ func startGraftDescheduler(t *testing.T, identity string, set ...string) (metric
 	return reg, framework.RunUntilCleanup(t, identity, d.Run)
 }
 
-// createOn creates a shoot that selects the landscape's seeds, edited by
-// edits, binds it to seed and reports its control plane running there.
+// createOn creates a shoot that selects the landscape's seeds (unless edits
+// give it a selector), edited by edits, binds it to seed and reports its
+// control plane running there.
 func (l *landscape) createOn(t *testing.T, name, seed string, edits ...func(*unstructured.Unstructured)) {
 	t.Helper()
 	obj := object(t, l.shootYAML(name))
-	for _, edit := range edits {
-		edit(obj)
-	}
 	if err := unstructured.SetNestedStringMap(obj.Object, map[string]string{landscapeLabel: l.project}, "spec", "seedSelector", "matchLabels"); err != nil {
 		t.Fatal(err)
+	}
+	for _, edit := range edits {
+		edit(obj)
 	}
 	var created *unstructured.Unstructured
 	err := admitted(t, func(ctx context.Context) (err error) {
@@ -226,6 +227,12 @@ func TestDeschedulerMigratesOnGardener(t *testing.T) {
 	l.createOn(t, "tolerates", src, tolerating(t))
 	l.createOn(t, "limited", src, tolerating(t), limitedTo(15))
 	l.createOn(t, "widening", src, limitedTo(99999))
+	// stuck selects src alone: no other seed may take it.
+	l.createOn(t, "stuck", src, func(obj *unstructured.Unstructured) {
+		if err := unstructured.SetNestedStringMap(obj.Object, map[string]string{"name.seed.gardener.cloud/" + src: "true"}, "spec", "seedSelector", "matchLabels"); err != nil {
+			t.Fatal(err)
+		}
+	})
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -271,6 +278,21 @@ func TestDeschedulerMigratesOnGardener(t *testing.T) {
 		if e.InvolvedObject.APIVersion != "core.gardener.cloud/v1beta1" || !strings.Contains(e.Message, "to seed "+dest) {
 			t.Errorf("shoot %s: Descheduled Event on %s saying %q", name, e.InvolvedObject.APIVersion, e.Message)
 		}
+	}
+	// graftctl describe says why a shoot moved, and why one stays.
+	if out := onGardener(t, "describe", "shoot", "-n", l.namespace, "m1"); !strings.Contains(out, "Descheduled From:") ||
+		!strings.Contains(out, src) || !strings.Contains(out, "Migrating the control plane from seed "+src) {
+		t.Errorf("describe shoot m1 does not say it migrated from %s:\n%s", src, out)
+	}
+	skipped := waitForEventFrom(t, descheduler.Name, l.namespace, "stuck", descheduler.EventEvictionSkipped, corev1.EventTypeWarning)
+	if !strings.Contains(skipped.Message, "no other seed fits") {
+		t.Errorf("EvictionSkipped of the shoot no other seed may take: %q", skipped.Message)
+	}
+	if out := onGardener(t, "describe", "shoot", "-n", l.namespace, "stuck"); !strings.Contains(out, "EvictionSkipped") {
+		t.Errorf("describe shoot stuck does not show why it stays:\n%s", out)
+	}
+	if seed, _, _ := unstructured.NestedString(l.shootOf(t, "stuck").Object, "spec", "seedName"); seed != src {
+		t.Errorf("the shoot no other seed may take moved to %s", seed)
 	}
 	tolerates := l.shootOf(t, "tolerates")
 	if seed, _, _ := unstructured.NestedString(tolerates.Object, "spec", "seedName"); seed != src || g.movesOf(l.namespace+"/tolerates") != 0 {
