@@ -55,8 +55,8 @@ kind-deps:
 ## kube-apiserver, the integration tests against Gardener's real API server, then
 ## the end-to-end suite with the real binaries, then the pod scenarios against
 ## graft's charts on a kind cluster (as root without Docker: hack/kind.sh runs its
-## own engine and gives the host back), then a short chaos run (one minute of
-## faults, a fixed seed)
+## own engine and gives the host back), then two short chaos runs (one minute of
+## faults, a fixed seed), on graft's API and on Gardener's
 test: deps kind-deps gardener-deps
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./test/...
@@ -68,6 +68,7 @@ test: deps kind-deps gardener-deps
 	$(GO) test -tags e2e -timeout 40m ./test/e2e/ -args -ginkgo.label-filter='!pods'
 	E2E_LABELS=pods bash hack/kind-e2e.sh
 	$(GO) run ./test/chaos -seed 13 -duration 60s
+	$(GO) run ./test/chaos -seed 13 -duration 60s -api core.gardener.cloud
 
 ## test-unit: unit tests only
 test-unit:
@@ -125,11 +126,14 @@ bench-scale: deps
 
 ## chaos: a seeded, bounded, randomized fault run of the real daemons (two replicas
 ## each) against a local control plane, checking invariants throughout;
-## SEED=<n> repeats a run, DURATION sets how long faults go on (default 90s)
+## SEED=<n> repeats a run, DURATION sets how long faults go on (default 90s),
+## API=core.gardener.cloud runs it on gardener-apiserver (evictions as
+## control-plane migrations, a stand-in for gardenlet finishing them)
 SEED ?= 0
 DURATION ?= 90s
-chaos: deps
-	$(GO) run ./test/chaos -seed $(SEED) -duration $(DURATION)
+API ?= core.graft.dev
+chaos: deps $(if $(filter core.gardener.cloud,$(API)),gardener-deps)
+	$(GO) run ./test/chaos -seed $(SEED) -duration $(DURATION) -api $(API)
 
 ## codegen: regenerate deepcopy, clients and CRDs from apis/
 codegen:

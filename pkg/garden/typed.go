@@ -156,7 +156,11 @@ func (gardenerJSON) Identifier() runtime.Identifier { return "graft-gardener-jso
 // typedListWatch lists and watches resource of Gardener's group in every
 // namespace through the typed client.
 func typedListWatch(client rest.Interface, resource string) cache.ListerWatcher {
-	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+	return cache.ToListWatcherWithWatchListSemantics(listWatch(client, resource), client)
+}
+
+func listWatch(client rest.Interface, resource string) *cache.ListWatch {
+	return &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
 			return client.Get().Resource(resource).SpecificallyVersionedParams(&opts, metav1.ParameterCodec, metav1.SchemeGroupVersion).Do(ctx).Get()
 		},
@@ -164,7 +168,18 @@ func typedListWatch(client rest.Interface, resource string) cache.ListerWatcher 
 			opts.Watch = true
 			return client.Get().Resource(resource).SpecificallyVersionedParams(&opts, metav1.ParameterCodec, metav1.SchemeGroupVersion).Watch(ctx)
 		},
-	}, client)
+	}
+}
+
+// GardenerListWatch lists and watches resource (seeds, shoots,
+// cloudprofiles) of Gardener's group in every namespace, decoded into
+// graft's types, for a client NewDynamic built.
+func GardenerListWatch(client Dynamic, resource string) (*cache.ListWatch, error) {
+	typed := typedOf(client)
+	if typed == nil {
+		return nil, fmt.Errorf("the client of %s was not built by NewDynamic", GardenerGroup)
+	}
+	return listWatch(typed, resource), nil
 }
 
 // bindTyped is bindGardener through the typed client: the bound Shoot is

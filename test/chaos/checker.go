@@ -14,9 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
 
-	graftclient "github.com/graft-dev/client-go/clientset/versioned"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/algorithm"
@@ -32,7 +30,20 @@ const (
 	rulePending   invariant.Rule = "PendingTooLong"
 	ruleCrash     invariant.Rule = "Crash"
 	ruleLoop      invariant.Rule = "EvictedTooOften"
+	// On a Gardener garden (see migrationRules).
+	ruleInFlight invariant.Rule = "MigrationsInFlightExceeded"
+	ruleTwice    invariant.Rule = "MigratedTwiceForOneCause"
 )
+
+// migrationRules are what the checker judges on a Gardener garden, where an
+// eviction is a control-plane migration: never more migrations in flight
+// than graft-descheduler's limits, in all and to one seed, and no shoot
+// migrated off a seed twice for one cause within window (its
+// repeatEvictionWindow).
+type migrationRules struct {
+	total, perSeed int
+	window         time.Duration
+}
 
 // Every move must make progress: a shoot evicted more than loopEvictions
 // times within loopWindow is moving back and forth.
@@ -72,15 +83,25 @@ type checker struct {
 	mostEvicted           string
 	// maxPending and maxLeaving are the longest waits seen, for tuning the bound.
 	maxPending, maxLeaving time.Duration
+
+	// migrations is set on a Gardener garden; migratedFor is when each
+	// shoot was last migrated off a seed for a cause (shoot|seed|cause),
+	// maxInFlight and maxInFlightTo the most migrations seen in flight.
+	migrations                 *migrationRules
+	migratedFor                map[string]time.Time
+	maxInFlight, maxInFlightTo int
 }
 
-func newChecker(graft graftclient.Interface, kube kubernetes.Interface, bound time.Duration, logf func(string, ...any)) *checker {
+// newChecker follows sources; migrations is set on a Gardener garden.
+func newChecker(sources []invariant.Source, bound time.Duration, logf func(string, ...any), migrations *migrationRules) *checker {
 	c := &checker{
-		logf:  logf,
-		bound: bound,
-		monitor: invariant.NewMonitor(invariant.MonitorOptions{Logf: func(format string, args ...any) {
+		logf:       logf,
+		bound:      bound,
+		migrations: migrations,
+		monitor: invariant.NewMonitor(invariant.MonitorOptions{Migrations: migrations != nil, Logf: func(format string, args ...any) {
 			logf("monitor: "+format, args...)
 		}}),
+		migratedFor: map[string]time.Time{},
 		objects:     map[invariant.Kind]map[string]runtime.Object{},
 		seedOf:      map[string]string{},
 		boundAt:     map[string]time.Time{},
@@ -97,7 +118,7 @@ func newChecker(graft graftclient.Interface, kube kubernetes.Interface, bound ti
 	c.monitor.SetScheduler(corev1alpha1.DefaultSchedulerName, algorithm.Config{Strategy: algorithm.StrategySameRegion})
 	c.feed = &invariant.Feed{
 		Monitor: c.monitor,
-		Sources: invariant.Sources(graft, kube),
+		Sources: sources,
 		OnList:  c.listed,
 		OnEvent: c.event,
 		Logf: func(format string, args ...any) {
@@ -265,6 +286,9 @@ func (c *checker) observe(kind invariant.Kind, obj runtime.Object, gap bool) {
 	if !ok {
 		return
 	}
+	if c.migrations != nil {
+		defer c.countFlightsLocked()
+	}
 	prev, known := c.seedOf[k]
 	cur := seedName(shoot)
 	c.seedOf[k] = cur
@@ -289,6 +313,16 @@ func (c *checker) observe(kind invariant.Kind, obj runtime.Object, gap bool) {
 			c.violateLocked(invariant.Violation{Rule: ruleNoReason, Shoot: k, Seed: prev,
 				Message: fmt.Sprintf("left its seed without an eviction naming it (descheduled-from %q, descheduled-reason %q, resourceVersion %s)", from, reason, shoot.ResourceVersion)})
 		}
+	case c.migrations != nil: // a control-plane migration
+		c.bindings++
+		c.evictions++
+		c.evictedLocked(k, prev, reason, time.Now())
+		c.boundAt[k] = time.Now()
+		if from != prev || reason == "" {
+			c.violateLocked(invariant.Violation{Rule: ruleNoReason, Shoot: k, Seed: cur,
+				Message: fmt.Sprintf("was migrated from seed %s to %s without an eviction naming it (descheduled-from %q, descheduled-reason %q, resourceVersion %s)", prev, cur, from, reason, shoot.ResourceVersion)})
+		}
+		c.migratedLocked(k, prev, shoot, time.Now())
 	default: // seed to seed
 		c.bindings++
 		c.evictions++
@@ -323,6 +357,55 @@ func (c *checker) evictedLocked(k, seed, reason string, now time.Time) {
 		c.violateLocked(invariant.Violation{Rule: ruleLoop, Shoot: k, Seed: seed,
 			Message: fmt.Sprintf("was evicted %d times within %s (the last from seed %s): it moves back and forth", len(recent), loopWindow, seed)})
 	}
+}
+
+// migratedLocked records a migration of shoot k off seed for the cause its
+// eviction record gives, and reports a second one for the same cause within
+// the window.
+func (c *checker) migratedLocked(k, seed string, shoot *corev1alpha1.Shoot, now time.Time) {
+	var last helper.Eviction
+	for _, e := range helper.Evictions(shoot) {
+		if e.Seed == seed && e.At.After(last.At) {
+			last = e
+		}
+	}
+	id := k + "|" + seed + "|" + last.Cause
+	if at, ok := c.migratedFor[id]; ok && now.Sub(at) < c.migrations.window {
+		c.violateLocked(invariant.Violation{Rule: ruleTwice, Shoot: k, Seed: seed,
+			Message: fmt.Sprintf("was migrated off seed %s for %q again %s after the last time", seed, last.Cause, now.Sub(at).Round(time.Second))})
+	}
+	c.migratedFor[id] = now
+}
+
+// countFlightsLocked counts the migrations in flight in the state seen, in
+// all and per destination, and reports more than the limits allow.
+func (c *checker) countFlightsLocked() {
+	total, to := 0, map[string]int{}
+	for _, o := range c.objects[invariant.KindShoot] {
+		if s := o.(*corev1alpha1.Shoot); algorithm.Migrating(s) {
+			total++
+			to[*s.Spec.SeedName]++
+		}
+	}
+	c.maxInFlight = max(c.maxInFlight, total)
+	if total > c.migrations.total && !c.reported["inflight/"+strconv.Itoa(total)] {
+		c.reported["inflight/"+strconv.Itoa(total)] = true
+		c.violateLocked(invariant.Violation{Rule: ruleInFlight, Message: fmt.Sprintf("%d migrations in flight, more than maxMigrationsInFlight %d", total, c.migrations.total)})
+	}
+	for seed, n := range to {
+		c.maxInFlightTo = max(c.maxInFlightTo, n)
+		if n > c.migrations.perSeed && !c.reported["inflight/"+seed+"/"+strconv.Itoa(n)] {
+			c.reported["inflight/"+seed+"/"+strconv.Itoa(n)] = true
+			c.violateLocked(invariant.Violation{Rule: ruleInFlight, Seed: seed, Message: fmt.Sprintf("%d migrations in flight to the seed, more than maxMigrationsInFlightPerSeed %d", n, c.migrations.perSeed)})
+		}
+	}
+}
+
+// flights returns the most migrations seen in flight, in all and to one seed.
+func (c *checker) flights() (total, perSeed int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.maxInFlight, c.maxInFlightTo
 }
 
 // evictionSpread returns the most evictions of one shoot within loopWindow,
@@ -394,7 +477,7 @@ func (c *checker) judgeState(now time.Time) {
 		k := key(s)
 		name := algorithm.CloudProfileNameOf(s)
 		in := algorithm.Inputs{CloudProfile: profiles[name], RegionConfigMap: algorithm.SelectRegionConfigMap(name, cms),
-			Config: algorithm.Config{Strategy: algorithm.StrategySameRegion}}
+			Config: algorithm.Config{Strategy: algorithm.StrategySameRegion}, Migration: c.migrations != nil}
 		seed := seedName(s)
 		if seed == "" {
 			fit, err := algorithm.Schedule(s, snap, in)
@@ -416,7 +499,8 @@ func (c *checker) judgeState(now time.Time) {
 			continue
 		}
 		sd := seeds[seed]
-		if sd == nil {
+		if sd == nil || c.migrations != nil && algorithm.Migrating(s) {
+			// A shoot whose migration has not finished cannot move yet.
 			continue
 		}
 		arrived := c.boundAt[k]

@@ -14,12 +14,12 @@ import (
 	"github.com/graft-dev/graft/test/invariant"
 )
 
-// garden returns a checker that has seen two seeds of one region and their
+// observedGarden returns a checker that has seen two seeds of one region and their
 // cloud profile, and a pending shoot for that region.
-func garden(t *testing.T) (*checker, *landscapegen.Landscape, *corev1alpha1.Shoot) {
+func observedGarden(t *testing.T) (*checker, *landscapegen.Landscape, *corev1alpha1.Shoot) {
 	t.Helper()
 	l := landscapegen.Generate(landscapegen.Spec{Scenario: "chaos", Providers: []string{"aws"}, RegionsPerProvider: 1, SeedsPerRegion: 2, SeedCapacity: 5})
-	c := newChecker(nil, nil, 90*time.Second, t.Logf)
+	c := newChecker(nil, 90*time.Second, t.Logf, nil)
 	for i, s := range l.Seeds {
 		s.ResourceVersion = "1" + string(rune('0'+i))
 		c.observe(invariant.KindSeed, s, false)
@@ -40,7 +40,7 @@ func rules(c *checker) []invariant.Rule {
 }
 
 func TestPendingTooLong(t *testing.T) {
-	c, _, shoot := garden(t)
+	c, _, shoot := observedGarden(t)
 	c.observe(invariant.KindShoot, shoot, false)
 	t0 := time.Now()
 	c.judgeState(t0)
@@ -66,7 +66,7 @@ func TestStayedOnNoExecute(t *testing.T) {
 		{"tolerated for a while", []corev1alpha1.Toleration{{Key: "k", TolerationSeconds: ptr.To[int64](1)}}, []invariant.Rule{ruleMustLeave}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, l, shoot := garden(t)
+			c, l, shoot := observedGarden(t)
 			shoot.Spec.SeedName = ptr.To(l.Seeds[0].Name)
 			shoot.Spec.Tolerations = tc.tolerations
 			c.observe(invariant.KindShoot, shoot, false)
@@ -95,7 +95,7 @@ func TestMoveWithoutReason(t *testing.T) {
 		{"names another seed", map[string]string{corev1alpha1.AnnotationDescheduledFrom: "elsewhere", corev1alpha1.AnnotationDescheduledReason: "a taint"}, []invariant.Rule{ruleNoReason}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, l, shoot := garden(t)
+			c, l, shoot := observedGarden(t)
 			shoot.Spec.SeedName = ptr.To(l.Seeds[0].Name)
 			c.observe(invariant.KindShoot, shoot, false)
 			evicted := shoot.DeepCopy()
@@ -108,7 +108,7 @@ func TestMoveWithoutReason(t *testing.T) {
 			}
 		})
 	}
-	c, l, shoot := garden(t)
+	c, l, shoot := observedGarden(t)
 	shoot.Spec.SeedName = ptr.To(l.Seeds[0].Name)
 	c.observe(invariant.KindShoot, shoot, false)
 	moved := shoot.DeepCopy()
@@ -119,7 +119,7 @@ func TestMoveWithoutReason(t *testing.T) {
 		t.Fatalf("seed to seed: got %v, want one %s", got, ruleNoReason)
 	}
 	// An older state brought by a list does not count as a change.
-	c2, _, _ := garden(t)
+	c2, _, _ := observedGarden(t)
 	c2.observe(invariant.KindShoot, moved, false)
 	c2.observe(invariant.KindShoot, shoot, false)
 	if got := rules(c2); len(got) != 0 {
@@ -128,7 +128,7 @@ func TestMoveWithoutReason(t *testing.T) {
 }
 
 func TestLostShoot(t *testing.T) {
-	c, _, shoot := garden(t)
+	c, _, shoot := observedGarden(t)
 	k := shoot.Namespace + "/" + shoot.Name
 	c.Created(k)
 	c.observe(invariant.KindShoot, shoot, false)
@@ -159,7 +159,7 @@ func TestLostShoot(t *testing.T) {
 // forth: a violation, reported once. Three evictions, or four spread over
 // more than a minute, are not.
 func TestEvictedTooOften(t *testing.T) {
-	c, l, shoot := garden(t)
+	c, l, shoot := observedGarden(t)
 	k := shoot.Namespace + "/" + shoot.Name
 	t0 := time.Now()
 	c.mu.Lock()
@@ -188,7 +188,7 @@ func TestEvictedTooOften(t *testing.T) {
 	}
 
 	// Through observe: evicted and bound four times in a row.
-	c, l, shoot = garden(t)
+	c, l, shoot = observedGarden(t)
 	rv := 20
 	next := func(seed string) {
 		s := shoot.DeepCopy()

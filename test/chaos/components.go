@@ -77,13 +77,14 @@ func buildBinaries(ctx context.Context, dir string) error {
 
 // prepareReplica renders the chart, applies its ServiceAccount and RBAC and
 // writes the replica's kubeconfig (that ServiceAccount's token) and config.
-func prepareReplica(ctx context.Context, admin *rest.Config, binDir, dir, chart string, instance int) (*replica, error) {
+// extra are further values (the Gardener mode's).
+func prepareReplica(ctx context.Context, admin *rest.Config, binDir, dir, chart string, instance int, extra []string) (*replica, error) {
 	r := &replica{Name: fmt.Sprintf("%s-%d", chart, instance), Chart: chart, bin: filepath.Join(binDir, chart)}
 	rdir := filepath.Join(dir, r.Name)
 	if err := os.MkdirAll(rdir, 0o755); err != nil {
 		return nil, err
 	}
-	set := append(append([]string{}, leaseTimings...), chartValues[chart].set...)
+	set := append(append(append([]string{}, leaseTimings...), chartValues[chart].set...), extra...)
 	d, err := charts.PrepareDaemon(ctx, admin, rdir, chart, charts.TemplateOptions{Release: chart, Namespace: componentNamespace, Set: set, SetJSON: chartValues[chart].setJSON})
 	if err != nil {
 		return nil, err

@@ -10,4 +10,11 @@
 //
 // The seed is printed first; the same seed repeats the same choices (the
 // timing of the components, and so what they do, still varies).
+//
+// With -api core.gardener.cloud (make chaos API=core.gardener.cloud) the
+// garden is gardener-apiserver's: the daemons run in their Gardener mode, a
+// stand-in for gardenlet finishes each control-plane migration a few seconds
+// after its binding, and the checker also judges the migrations in flight
+// against graft-descheduler's limits and that no shoot is migrated off a
+// seed twice for one cause (gardener.go).
 package main

@@ -24,6 +24,7 @@ import (
 
 	graftclient "github.com/graft-dev/client-go/clientset/versioned"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/test/e2e/landscapegen"
 	"github.com/graft-dev/graft/test/invariant"
 )
@@ -33,21 +34,26 @@ func main() {
 	duration := flag.Duration("duration", 90*time.Second, "how long faults are injected")
 	bound := flag.Duration("bound", 90*time.Second, "how long a shoot may stay pending while a seed fits it, or on a seed it must leave while another fits it")
 	binaries := flag.String("binaries", "", "run the daemons built into this directory (for example from an older commit) instead of building this tree's")
+	api := flag.String("api", string(garden.Graft), "the API the daemons work on: core.graft.dev, or core.gardener.cloud (gardener-apiserver, a stand-in for gardenlet that finishes control-plane migrations, evictions as migrations)")
 	flag.Parse()
+	if *api != string(garden.Graft) && *api != string(garden.Gardener) {
+		fmt.Fprintf(os.Stderr, "chaos: -api %q is neither %s nor %s\n", *api, garden.Graft, garden.Gardener)
+		os.Exit(2)
+	}
 	if *seed == 0 {
 		*seed = uint64(time.Now().UnixNano()) % 1_000_000_000
 	}
-	fmt.Printf("chaos: SEED=%d DURATION=%s\n", *seed, *duration)
+	fmt.Printf("chaos: SEED=%d DURATION=%s API=%s\n", *seed, *duration, *api)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r := &run{seed: *seed, duration: *duration, bound: *bound, rng: rand.New(rand.NewPCG(*seed, 0x9e3779b97f4a7c15)),
-		actions: map[string]int{}, start: time.Now(), binaries: *binaries}
+		actions: map[string]int{}, start: time.Now(), binaries: *binaries, gardener: *api == string(garden.Gardener)}
 	err := r.main(ctx)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "chaos: %v\n", err)
 	}
 	if err != nil || r.failed {
-		fmt.Printf("chaos: FAILED; repeat with SEED=%d DURATION=%s; logs kept in %s\n", *seed, *duration, r.dir)
+		fmt.Printf("chaos: FAILED; repeat with SEED=%d DURATION=%s API=%s; logs kept in %s\n", *seed, *duration, *api, r.dir)
 		os.Exit(1)
 	}
 }
@@ -59,6 +65,9 @@ type run struct {
 	bound    time.Duration
 	// binaries is a directory of prebuilt daemons; empty builds the tree's.
 	binaries string
+	// gardener runs the daemons on core.gardener.cloud (see gardener.go).
+	gardener bool
+	g        *gardenerGarden
 	rng      *rand.Rand
 	start    time.Time
 	dir      string
@@ -123,46 +132,30 @@ func (r *run) main(ctx context.Context) (retErr error) {
 	} else {
 		r.logf("running the daemons in %s", binDir)
 	}
-	r.logf("starting etcd and kube-apiserver on loopback")
 	cpLog, err := os.Create(r.dir + "/controlplane.log")
 	if err != nil {
 		return err
 	}
 	defer cpLog.Close()
-	r.cp, err = controlplane.StartControlPlane(ctx, controlplane.ControlPlaneOptions{Dir: r.dir + "/garden", Log: cpLog})
+	// The watches and the gardenlet stand-in stop before the API servers.
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	if r.gardener {
+		err = r.startGardener(ctx, watchCtx, cpLog)
+	} else {
+		err = r.startGraft(ctx, cpLog)
+	}
+	defer func() {
+		if r.g != nil {
+			_ = r.g.apiserver.Stop()
+		}
+		if r.cp != nil {
+			_ = r.cp.Stop()
+		}
+	}()
+	defer stopWatch()
 	if err != nil {
 		return err
 	}
-	defer func() { _ = r.cp.Stop() }()
-	if err := controlplane.InstallCRDs(ctx, r.cp.RESTConfig); err != nil {
-		return err
-	}
-	if r.graft, err = graftclient.NewForConfig(r.cp.RESTConfig); err != nil {
-		return err
-	}
-	if r.kube, err = kubernetes.NewForConfig(r.cp.RESTConfig); err != nil {
-		return err
-	}
-	for _, ns := range []string{componentNamespace, corev1alpha1.GardenNamespace} {
-		if err := controlplane.Apply(ctx, r.cp.RESTConfig, nsObjects(ns)); err != nil {
-			return err
-		}
-	}
-
-	// Six seeds in two regions of one provider, little room each, so that
-	// capacity and taints matter.
-	r.land = landscapegen.Generate(landscapegen.Spec{Scenario: scenario, Providers: []string{"aws"}, RegionsPerProvider: 2, SeedsPerRegion: 3, SeedCapacity: 10})
-	r.land.Shoots = nil
-	if err := controlplane.Apply(ctx, r.cp.RESTConfig, r.land.Objects()); err != nil {
-		return err
-	}
-	for _, s := range r.land.Seeds {
-		r.seeds = append(r.seeds, s.Name)
-	}
-
-	r.check = newChecker(r.graft, r.kube, r.bound, r.logf)
-	watchCtx, stopWatch := context.WithCancel(context.Background())
-	defer stopWatch()
 	if err := r.check.start(watchCtx); err != nil {
 		return err
 	}
@@ -170,7 +163,11 @@ func (r *run) main(ctx context.Context) (retErr error) {
 	r.logf("starting two replicas of each daemon as their charts' ServiceAccounts")
 	for _, chart := range componentCharts {
 		for i := 0; i < 2; i++ {
-			rep, err := prepareReplica(ctx, r.cp.RESTConfig, binDir, r.dir, chart, i)
+			var extra []string
+			if r.gardener {
+				extra = gardenerValues[chart]
+			}
+			rep, err := prepareReplica(ctx, r.cp.RESTConfig, binDir, r.dir, chart, i, extra)
 			if err != nil {
 				return err
 			}
@@ -240,6 +237,44 @@ func (r *run) main(ctx context.Context) (retErr error) {
 	return ctx.Err()
 }
 
+// startGraft starts etcd and kube-apiserver with graft's CRDs, and the
+// landscape on graft's API.
+func (r *run) startGraft(ctx context.Context, cpLog *os.File) error {
+	r.logf("starting etcd and kube-apiserver on loopback")
+	var err error
+	r.cp, err = controlplane.StartControlPlane(ctx, controlplane.ControlPlaneOptions{Dir: r.dir + "/garden", Log: cpLog})
+	if err != nil {
+		return err
+	}
+	if err := controlplane.InstallCRDs(ctx, r.cp.RESTConfig); err != nil {
+		return err
+	}
+	if r.graft, err = graftclient.NewForConfig(r.cp.RESTConfig); err != nil {
+		return err
+	}
+	if r.kube, err = kubernetes.NewForConfig(r.cp.RESTConfig); err != nil {
+		return err
+	}
+	for _, ns := range []string{componentNamespace, corev1alpha1.GardenNamespace} {
+		if err := controlplane.Apply(ctx, r.cp.RESTConfig, nsObjects(ns)); err != nil {
+			return err
+		}
+	}
+
+	// Six seeds in two regions of one provider, little room each, so that
+	// capacity and taints matter.
+	r.land = landscapegen.Generate(landscapegen.Spec{Scenario: scenario, Providers: []string{"aws"}, RegionsPerProvider: 2, SeedsPerRegion: 3, SeedCapacity: 10})
+	r.land.Shoots = nil
+	if err := controlplane.Apply(ctx, r.cp.RESTConfig, r.land.Objects()); err != nil {
+		return err
+	}
+	for _, s := range r.land.Seeds {
+		r.seeds = append(r.seeds, s.Name)
+	}
+	r.check = newChecker(invariant.Sources(r.graft, r.kube), r.bound, r.logf, nil)
+	return nil
+}
+
 // faults injects random actions until the duration has passed, with one API
 // server restart in the middle third.
 func (r *run) faults(ctx context.Context) {
@@ -301,6 +336,23 @@ func (r *run) createShoot(ctx context.Context) {
 	name := fmt.Sprintf("s-%04d", r.next)
 	r.next++
 	r.mu.Unlock()
+	if r.gardener {
+		region = gardenerRegions[r.rng.IntN(2)]
+		desc := map[int]string{0: "tolerating", 1: fmt.Sprintf("tolerating %ds", secs), 2: "untolerating"}[tolerate]
+		k := gardenerNamespace + "/" + name
+		r.check.Created(k)
+		if err := r.createGardenerShoot(ctx, name, region, tolerate, secs); err != nil {
+			r.check.Deleted(k)
+			r.logf("create shoot %s: %v", k, err)
+			return
+		}
+		r.mu.Lock()
+		r.shoots = append(r.shoots, k)
+		r.mu.Unlock()
+		r.count("createShoot")
+		r.logf("created shoot %s in %s (%s)", k, region, desc)
+		return
+	}
 	shoot := landscapegen.Shoot(r.land.Spec, name, "aws", region, purpose, zoneHA)
 	desc := "untolerating"
 	switch tolerate {
@@ -341,7 +393,13 @@ func (r *run) deleteShoot(ctx context.Context) {
 	r.check.Deleted(k)
 	c, cancel := r.reqCtx(ctx)
 	defer cancel()
-	if err := r.graft.CoreV1alpha1().Shoots(ns).Delete(c, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	var err error
+	if r.gardener {
+		err = r.deleteGardenerShoot(c, name)
+	} else {
+		err = r.graft.CoreV1alpha1().Shoots(ns).Delete(c, name, metav1.DeleteOptions{})
+	}
+	if err != nil && !apierrors.IsNotFound(err) {
 		// It may or may not be gone; either is accounted for.
 		r.logf("delete shoot %s: %v", k, err)
 	}
@@ -374,6 +432,20 @@ func (r *run) updateSeed(ctx context.Context, name string, change func(*corev1al
 
 var errNoChange = errors.New("nothing to change")
 
+// updateTaints changes a seed's taints on the run's API.
+func (r *run) updateTaints(ctx context.Context, name string, change func([]corev1alpha1.SeedTaint) ([]corev1alpha1.SeedTaint, bool)) error {
+	if r.gardener {
+		return r.updateGardenerTaints(ctx, name, change)
+	}
+	return r.updateSeed(ctx, name, func(s *corev1alpha1.Seed) bool {
+		taints, changed := change(s.Spec.Taints)
+		if changed {
+			s.Spec.Taints = taints
+		}
+		return changed
+	})
+}
+
 func (r *run) addTaint(ctx context.Context) {
 	seed := r.seeds[r.rng.IntN(len(r.seeds))]
 	effects := []corev1alpha1.TaintEffect{corev1alpha1.TaintEffectNoSchedule, corev1alpha1.TaintEffectPreferNoSchedule,
@@ -383,14 +455,13 @@ func (r *run) addTaint(ctx context.Context) {
 		now := metav1.Now()
 		t.TimeAdded = &now
 	}
-	err := r.updateSeed(ctx, seed, func(s *corev1alpha1.Seed) bool {
-		for _, have := range s.Spec.Taints {
+	err := r.updateTaints(ctx, seed, func(taints []corev1alpha1.SeedTaint) ([]corev1alpha1.SeedTaint, bool) {
+		for _, have := range taints {
 			if have.Key == t.Key && have.Effect == t.Effect {
-				return false
+				return nil, false
 			}
 		}
-		s.Spec.Taints = append(s.Spec.Taints, t)
-		return true
+		return append(taints, t), true
 	})
 	if err != nil {
 		if !errors.Is(err, errNoChange) {
@@ -416,20 +487,19 @@ func (r *run) removeTaint(ctx context.Context) {
 	}
 	seed := tainted[pick%len(tainted)]
 	var removed string
-	err := r.updateSeed(ctx, seed, func(s *corev1alpha1.Seed) bool {
+	err := r.updateTaints(ctx, seed, func(taints []corev1alpha1.SeedTaint) ([]corev1alpha1.SeedTaint, bool) {
 		var ours []int
-		for i, t := range s.Spec.Taints {
+		for i, t := range taints {
 			if strings.HasPrefix(t.Key, "chaos.graft.dev/") {
 				ours = append(ours, i)
 			}
 		}
 		if len(ours) == 0 {
-			return false
+			return nil, false
 		}
 		i := ours[pick%len(ours)]
-		removed = string(s.Spec.Taints[i].Key) + ":" + string(s.Spec.Taints[i].Effect)
-		s.Spec.Taints = append(s.Spec.Taints[:i], s.Spec.Taints[i+1:]...)
-		return true
+		removed = string(taints[i].Key) + ":" + string(taints[i].Effect)
+		return append(taints[:i:i], taints[i+1:]...), true
 	})
 	if err != nil {
 		if !errors.Is(err, errNoChange) {
@@ -443,7 +513,17 @@ func (r *run) removeTaint(ctx context.Context) {
 
 func (r *run) setCapacity(ctx context.Context) {
 	seed := r.seeds[r.rng.IntN(len(r.seeds))]
-	capacity := fmt.Sprint(2 + r.rng.IntN(12))
+	n := 2 + r.rng.IntN(12)
+	capacity := fmt.Sprint(n)
+	if r.gardener {
+		if err := r.setGardenerCapacity(ctx, seed, n); err != nil {
+			r.logf("capacity of seed %s: %v", seed, err)
+			return
+		}
+		r.count("capacity")
+		r.logf("seed %s reports status.allocatable.shoots=%d", seed, n)
+		return
+	}
 	err := r.updateSeed(ctx, seed, func(s *corev1alpha1.Seed) bool {
 		if s.Annotations == nil {
 			s.Annotations = map[string]string{}
@@ -624,6 +704,11 @@ func (r *run) summary() {
 	perMinute, most, perShoot := r.check.evictionSpread()
 	fmt.Printf("chaos: most evictions of one shoot: %d within %s (%s; more than %d is a violation), %d in the run\n",
 		perMinute, loopWindow, most, loopEvictions, perShoot)
+	if r.gardener {
+		total, perSeed := r.check.flights()
+		fmt.Printf("chaos: most migrations in flight: %d in all (limit %d), %d to one seed (limit %d)\n",
+			total, chaosMaxMigrationsInFlight, perSeed, chaosMaxMigrationsInFlightPerSeed)
+	}
 	fmt.Printf("chaos: SEED=%d DURATION=%s wall=%s actions=%d (%s) bindings=%d evictions=%d judged=%d expectedExits=%d watchGaps=%d violations=%d\n",
 		r.seed, r.duration, time.Since(r.start).Round(time.Second), total, strings.Join(kinds, " "), bindings, evictions,
 		r.check.monitor.Judged(), expected, r.check.monitor.Gaps(), len(vs))

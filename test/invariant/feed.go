@@ -16,6 +16,7 @@ import (
 
 	graftclient "github.com/graft-dev/client-go/clientset/versioned"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/garden"
 )
 
 // Source is one kind a Feed follows: how to list it, and how to watch it
@@ -66,6 +67,30 @@ func Sources(graft graftclient.Interface, kube kubernetes.Interface) []Source {
 				return kube.CoreV1().ConfigMaps(corev1alpha1.GardenNamespace).Watch(ctx, watchOpts(regionConfigs, rv))
 			}},
 	}
+}
+
+// GardenerSources are Sources for a Gardener garden: its shoots, seeds and
+// cloud profiles (core.gardener.cloud) read as graft's types, and the region
+// ConfigMaps of the garden namespace. client must come from garden.NewDynamic.
+func GardenerSources(client garden.Dynamic, kube kubernetes.Interface) ([]Source, error) {
+	sources := Sources(nil, kube)
+	for i, s := range sources {
+		resource := map[Kind]string{KindShoot: "shoots", KindSeed: "seeds", KindCloudProfile: "cloudprofiles"}[s.Kind]
+		if resource == "" {
+			continue
+		}
+		lw, err := garden.GardenerListWatch(client, resource)
+		if err != nil {
+			return nil, err
+		}
+		sources[i].List = func(ctx context.Context) (runtime.Object, error) {
+			return lw.ListWithContext(ctx, metav1.ListOptions{})
+		}
+		sources[i].Watch = func(ctx context.Context, rv string) (watch.Interface, error) {
+			return lw.WatchWithContext(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
+		}
+	}
+	return sources, nil
 }
 
 // Feed lists and watches Sources and passes everything they deliver to a

@@ -65,6 +65,12 @@ type MonitorOptions struct {
 	Ignore func(*corev1alpha1.Shoot) bool
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// Migrations judges a Gardener garden, where a bound shoot moves from
+	// seed to seed in one spec change (a control-plane migration through
+	// shoots/binding): such a move is a migration, an eviction and a binding,
+	// when the shoot's eviction record newly names the seed it left; the
+	// binding is judged as any other.
+	Migrations bool
 }
 
 // Monitor follows shoots, seeds, cloud profiles and region ConfigMaps through
@@ -554,6 +560,10 @@ func (m *Monitor) observeShoot(shoot *corev1alpha1.Shoot, rv uint64, now, gapFro
 	case !afterGap && last == "":
 		m.binds[key]++
 		m.enqueue(shoot, rv, now.Add(-m.grace(now)), now, prev.rv, "")
+	case !afterGap && m.opts.Migrations && migrationRecorded(prev.obj, shoot):
+		m.evictions[key]++
+		m.binds[key]++
+		m.enqueue(shoot, rv, now.Add(-m.grace(now)), now, prev.rv, "")
 	case !afterGap:
 		m.binds[key]++
 		m.violate(Violation{Rule: RuleBoundOnce, Shoot: key, Seed: cur,
@@ -579,7 +589,10 @@ func (m *Monitor) observeShoot(shoot *corev1alpha1.Shoot, rv uint64, now, gapFro
 		m.enqueue(shoot, rv, gapFrom, now, prev.rv, "bound during a watch gap: the usage of the seed at the binding is not known")
 	default:
 		// Bound before and after the gap.
-		if proven, why := unbindProven(prev.obj, shoot, genDelta); !proven {
+		if m.opts.Migrations && genDelta == 1 && migrationRecorded(prev.obj, shoot) {
+			m.evictions[key]++
+			m.binds[key]++
+		} else if proven, why := unbindProven(prev.obj, shoot, genDelta); !proven {
 			m.binds[key]++
 			m.violate(Violation{Rule: RuleBoundOnce, Shoot: key, Seed: cur,
 				Message: fmt.Sprintf("was on seed %s before a watch gap and on %s after it, and nothing proves it was unbound in between: %s", last, cur, why)})
@@ -589,6 +602,23 @@ func (m *Monitor) observeShoot(shoot *corev1alpha1.Shoot, rv uint64, now, gapFro
 		}
 		m.enqueue(shoot, rv, gapFrom, now, prev.rv, "bound during a watch gap: the usage of the seed at the binding is not known")
 	}
+}
+
+// migrationRecorded tells whether a shoot that moved from the seed before to
+// another in one change was migrated by graft-descheduler: its eviction record
+// (graft.dev/evictions) has a newer eviction from that seed than before.
+func migrationRecorded(before, after *corev1alpha1.Shoot) bool {
+	from := seedOf(before)
+	latest := func(s *corev1alpha1.Shoot) (at time.Time) {
+		for _, e := range helper.Evictions(s) {
+			if e.Seed == from && e.At.After(at) {
+				at = e.At
+			}
+		}
+		return at
+	}
+	was, now := latest(before), latest(after)
+	return after.Annotations[corev1alpha1.AnnotationDescheduledFrom] == from && now.After(was)
 }
 
 // unbindProven tells whether a shoot seen on one seed before a watch gap and

@@ -40,47 +40,76 @@ type GardenletStandIn struct {
 }
 
 // Start lists every shoot, then follows every change until ctx ends; it
-// returns once the list is read. The watch is retried from the last version
-// seen (gardener-apiserver's watch cache may answer a watch that is ahead of
-// it with a timeout). Errors of its status writes end nothing: the next
-// change of the shoot tries again.
+// returns once the first list is read. The watch is retried from the last
+// version seen (gardener-apiserver's watch cache may answer a watch that is
+// ahead of it with a timeout); when that version is gone (an API server
+// restart), it lists again. Errors of its status writes end nothing: the
+// write is tried again after another delay.
 func (g *GardenletStandIn) Start(ctx context.Context) error {
-	client := g.Dynamic.Resource(Shoots).Namespace(metav1.NamespaceAll)
-	list, err := client.List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return fmt.Errorf("listing shoots: %w", err)
-	}
 	g.mu.Lock()
 	g.moving = map[string]string{}
 	g.mu.Unlock()
+	rv, err := g.list(ctx)
+	if err != nil {
+		return err
+	}
+	go func() {
+		for ctx.Err() == nil {
+			if rv != "" {
+				g.follow(ctx, rv)
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+			rv, _ = g.list(ctx)
+		}
+	}()
+	return nil
+}
+
+// list observes every shoot and returns the list's resourceVersion.
+func (g *GardenletStandIn) list(ctx context.Context) (string, error) {
+	list, err := g.Dynamic.Resource(Shoots).Namespace(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return "", fmt.Errorf("listing shoots: %w", err)
+	}
 	for i := range list.Items {
 		g.observe(ctx, watch.Added, &list.Items[i])
 	}
-	w, err := watchtools.NewRetryWatcherWithContext(ctx, list.GetResourceVersion(), &cache.ListWatch{
+	return list.GetResourceVersion(), nil
+}
+
+// follow observes every change after resourceVersion rv until the watch
+// cannot go on or ctx ends.
+func (g *GardenletStandIn) follow(ctx context.Context, rv string) {
+	client := g.Dynamic.Resource(Shoots).Namespace(metav1.NamespaceAll)
+	w, err := watchtools.NewRetryWatcherWithContext(ctx, rv, &cache.ListWatch{
 		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			return client.Watch(ctx, opts)
 		},
 	})
 	if err != nil {
-		return fmt.Errorf("watching shoots: %w", err)
+		return
 	}
-	go func() {
-		defer w.Stop()
-		for {
-			select {
-			case <-ctx.Done():
+	defer w.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, open := <-w.ResultChan():
+			if !open || ev.Type == watch.Error {
 				return
-			case ev, open := <-w.ResultChan():
-				if !open {
-					return
-				}
-				if shoot, ok := ev.Object.(*unstructured.Unstructured); ok {
-					g.observe(ctx, ev.Type, shoot)
-				}
+			}
+			if shoot, ok := ev.Object.(*unstructured.Unstructured); ok {
+				g.observe(ctx, ev.Type, shoot)
 			}
 		}
-	}()
-	return nil
+	}
 }
 
 // observe hands a shoot's state to Observe and, when its control plane is to
