@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/test/e2e/landscapegen"
@@ -165,17 +166,21 @@ type fixture struct {
 	log   []string
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T, options ...func(*MonitorOptions)) *fixture {
 	l := landscapegen.Generate(landscapegen.Spec{
 		Scenario: "t", Providers: []string{"aws", "gcp"}, RegionsPerProvider: 1, SeedsPerRegion: 2, SeedCapacity: 2, Shoots: 6,
 	})
 	f := &fixture{t: t, now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), l: l,
 		seeds: map[string]*corev1alpha1.Seed{}, cms: map[string]*corev1.ConfigMap{}}
-	f.m = NewMonitor(MonitorOptions{
+	opts := MonitorOptions{
 		Grace: time.Minute,
 		Now:   func() time.Time { return f.now },
 		Logf:  func(format string, args ...any) { f.log = append(f.log, fmt.Sprintf(format, args...)) },
-	})
+	}
+	for _, o := range options {
+		o(&opts)
+	}
+	f.m = NewMonitor(opts)
 	f.m.SetScheduler(corev1alpha1.DefaultSchedulerName, algorithm.Config{})
 	f.m.SetScheduler("distance", algorithm.Config{Strategy: algorithm.StrategyMinimalDistance})
 	var seeds, profiles []runtime.Object
@@ -297,6 +302,40 @@ func TestMonitorBoundOnce(t *testing.T) {
 	f.tick(time.Minute)
 	f.shoot(0, "", 6)
 	f.shoot(0, b, 7)
+	f.wantRules(RuleBoundOnce)
+}
+
+// On a Gardener garden a bound shoot moves from seed to seed in one change:
+// with its eviction record newly naming the seed it left, that is a
+// migration (an eviction and a binding, judged as any binding); without, it
+// is still a move over a binding.
+func TestMonitorMigrations(t *testing.T) {
+	f := newFixture(t, func(o *MonitorOptions) { o.Migrations = true })
+	key := "garden-t/" + f.l.Shoots[0].Name
+	a, b := "t-aws-region-1-0", "t-aws-region-1-1"
+	migrated := func(from string, at time.Time) func(*corev1alpha1.Shoot) {
+		return func(s *corev1alpha1.Shoot) {
+			s.Annotations = map[string]string{
+				corev1alpha1.AnnotationDescheduledFrom: from,
+				corev1alpha1.AnnotationEvictions:       helper.RecordEviction(s, helper.Eviction{Seed: from, Cause: "NoExecuteTaints: x", At: at}, time.Hour),
+			}
+		}
+	}
+	f.shoot(0, "", 1)
+	f.shoot(0, a, 2)
+	moved := f.shoot(0, b, 3, migrated(a, f.now))
+	f.wantRules()
+	if f.m.Binds(key) != 2 || f.m.Evictions(key) != 1 {
+		t.Fatalf("binds %d evictions %d, want 2 and 1", f.m.Binds(key), f.m.Evictions(key))
+	}
+	// Back to a, naming b, with no new record of it: nothing recorded
+	// this move.
+	f.shoot(0, a, 4, func(s *corev1alpha1.Shoot) {
+		s.Annotations = map[string]string{
+			corev1alpha1.AnnotationDescheduledFrom: b,
+			corev1alpha1.AnnotationEvictions:       moved.Annotations[corev1alpha1.AnnotationEvictions],
+		}
+	})
 	f.wantRules(RuleBoundOnce)
 }
 
