@@ -323,7 +323,7 @@ func (r *run) reqCtx(ctx context.Context) (context.Context, context.CancelFunc) 
 func (r *run) createShoot(ctx context.Context) {
 	// Every random draw comes first, so that a seed draws the same numbers
 	// whatever the garden's state.
-	region := landscapegen.Region("aws", r.rng.IntN(2))
+	regionIndex := r.rng.IntN(2)
 	purposes := []corev1alpha1.ShootPurpose{corev1alpha1.ShootPurposeEvaluation, corev1alpha1.ShootPurposeDevelopment, corev1alpha1.ShootPurposeProduction}
 	// Tolerations of 5 to 120 s: below a minute (algorithm.MinimumStay)
 	// the tainted seeds are no place for the shoot, above it a limited stay.
@@ -336,38 +336,33 @@ func (r *run) createShoot(ctx context.Context) {
 	name := fmt.Sprintf("s-%04d", r.next)
 	r.next++
 	r.mu.Unlock()
+	// tolerate: 0 tolerates the maintenance taint for ever, 1 for secs
+	// seconds, 2 not at all.
+	desc := map[int]string{0: "tolerating", 1: fmt.Sprintf("tolerating %ds", secs), 2: "untolerating"}[tolerate]
+	var k, region string
+	var create func(ctx context.Context) error
 	if r.gardener {
-		region = gardenerRegions[r.rng.IntN(2)]
-		desc := map[int]string{0: "tolerating", 1: fmt.Sprintf("tolerating %ds", secs), 2: "untolerating"}[tolerate]
-		k := gardenerNamespace + "/" + name
-		r.check.Created(k)
-		if err := r.createGardenerShoot(ctx, name, region, tolerate, secs); err != nil {
-			r.check.Deleted(k)
-			r.logf("create shoot %s: %v", k, err)
-			return
+		region, k = gardenerRegions[regionIndex], gardenerNamespace+"/"+name
+		create = func(ctx context.Context) error { return r.createGardenerShoot(ctx, name, region, tolerate, secs) }
+	} else {
+		region = landscapegen.Region("aws", regionIndex)
+		shoot := landscapegen.Shoot(r.land.Spec, name, "aws", region, purpose, zoneHA)
+		switch tolerate {
+		case 0:
+			shoot.Spec.Tolerations = []corev1alpha1.Toleration{{Key: tolKey}}
+		case 1:
+			shoot.Spec.Tolerations = []corev1alpha1.Toleration{{Key: tolKey, Effect: corev1alpha1.TaintEffectNoExecute, TolerationSeconds: &secs}}
 		}
-		r.mu.Lock()
-		r.shoots = append(r.shoots, k)
-		r.mu.Unlock()
-		r.count("createShoot")
-		r.logf("created shoot %s in %s (%s)", k, region, desc)
-		return
+		k = shoot.Namespace + "/" + shoot.Name
+		create = func(ctx context.Context) error {
+			_, err := r.graft.CoreV1alpha1().Shoots(shoot.Namespace).Create(ctx, shoot, metav1.CreateOptions{})
+			return err
+		}
 	}
-	shoot := landscapegen.Shoot(r.land.Spec, name, "aws", region, purpose, zoneHA)
-	desc := "untolerating"
-	switch tolerate {
-	case 0: // tolerates the maintenance taint for ever
-		shoot.Spec.Tolerations = []corev1alpha1.Toleration{{Key: tolKey}}
-		desc = "tolerating"
-	case 1: // for a while
-		shoot.Spec.Tolerations = []corev1alpha1.Toleration{{Key: tolKey, Effect: corev1alpha1.TaintEffectNoExecute, TolerationSeconds: &secs}}
-		desc = fmt.Sprintf("tolerating %ds", secs)
-	}
-	k := shoot.Namespace + "/" + shoot.Name
 	c, cancel := r.reqCtx(ctx)
 	defer cancel()
 	r.check.Created(k) // before the watch can see it
-	if _, err := r.graft.CoreV1alpha1().Shoots(shoot.Namespace).Create(c, shoot, metav1.CreateOptions{}); err != nil {
+	if err := create(c); err != nil {
 		r.check.Deleted(k) // never came to be
 		r.logf("create shoot %s: %v", k, err)
 		return

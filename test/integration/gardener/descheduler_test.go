@@ -6,18 +6,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/testutil"
@@ -26,50 +23,21 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/capacity"
-	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
 	"github.com/graft-dev/graft/pkg/descheduler"
 	"github.com/graft-dev/graft/pkg/garden"
-	"github.com/graft-dev/graft/test/charts"
 	"github.com/graft-dev/graft/test/framework"
 )
 
-// startGraftDescheduler runs graft-descheduler in the test process, as the
-// graft-descheduler chart deploys it with config.api core.gardener.cloud and
-// the values set: with the chart's rendered configuration (leader election
-// included) and as the chart's ServiceAccount, so that its RBAC is shown to
-// be enough on Gardener. It returns the descheduler's metrics registry and
-// a function that stops it (it stops with the test otherwise).
+// startGraftDescheduler runs graft-descheduler in the test process as its
+// chart deploys it with config.api core.gardener.cloud and the values set
+// (see chartDaemon). It returns the descheduler's metrics registry and a
+// function that stops it (it stops with the test otherwise).
 func startGraftDescheduler(t *testing.T, identity string, set ...string) (metrics.KubeRegistry, func()) {
 	t.Helper()
-	ctx := t.Context()
-	env := framework.Shared(t)
-	const ns = "graft-on-gardener"
-	if _, err := env.KubeClient().CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	rendered, err := charts.RunAsChart(ctx, env.Config(), "graft-descheduler", charts.TemplateOptions{Release: "graft", Namespace: ns,
-		Set: append([]string{"config.api=core.gardener.cloud", "config.strategy=SameRegion"}, set...)}, kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := component.DecodeConfig[*configv1alpha1.DeschedulerConfiguration]([]byte(rendered))
-	if err != nil {
-		t.Fatalf("the chart's configuration does not load: %v\n%s", err, rendered)
-	}
-	if cfg.API != configv1alpha1.APIGardener || !configv1alpha1.IsLeaderElectionEnabled(cfg.LeaderElection) {
-		t.Fatalf("the chart rendered api %q, leader election %v; want core.gardener.cloud with leader election", cfg.API, cfg.LeaderElection.LeaderElect)
-	}
-	cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
-	cfg.Server.MetricsBindAddress = configv1alpha1.DisabledBindAddress
-	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clients, err := component.NewClients(component.ApplyClientConnection(restConfig, cfg.ClientConnection), identity)
-	if err != nil {
-		t.Fatal(err)
+	cfg, clients := chartDaemon[*configv1alpha1.DeschedulerConfiguration](t, "graft-descheduler", identity, append([]string{"config.strategy=SameRegion"}, set...)...)
+	if cfg.API != configv1alpha1.APIGardener {
+		t.Fatalf("the chart rendered api %q", cfg.API)
 	}
 	reg := metrics.NewKubeRegistry()
 	d, err := descheduler.New(cfg, clients, descheduler.Options{Identity: identity, Registry: reg})
@@ -379,35 +347,10 @@ func TestDeschedulerMovesOnlyTheExcessOnGardener(t *testing.T) {
 
 // startGraftCapacityAnnotator runs graft-capacity-annotator in the test
 // process as its chart deploys it with config.api core.gardener.cloud and the
-// values set, as the chart's ServiceAccount; it returns its metrics registry.
+// values set (see chartDaemon); it returns its metrics registry.
 func startGraftCapacityAnnotator(t *testing.T, identity string, set ...string) metrics.KubeRegistry {
 	t.Helper()
-	ctx := t.Context()
-	env := framework.Shared(t)
-	const ns = "graft-on-gardener"
-	if _, err := env.KubeClient().CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	rendered, err := charts.RunAsChart(ctx, env.Config(), "graft-capacity-annotator", charts.TemplateOptions{Release: "graft", Namespace: ns,
-		Set: append([]string{"config.api=core.gardener.cloud"}, set...)}, kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := component.DecodeConfig[*configv1alpha1.CapacityAnnotatorConfiguration]([]byte(rendered))
-	if err != nil {
-		t.Fatalf("the chart's configuration does not load: %v\n%s", err, rendered)
-	}
-	cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
-	cfg.Server.MetricsBindAddress = configv1alpha1.DisabledBindAddress
-	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clients, err := component.NewClients(component.ApplyClientConnection(restConfig, cfg.ClientConnection), identity)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, clients := chartDaemon[*configv1alpha1.CapacityAnnotatorConfiguration](t, "graft-capacity-annotator", identity, set...)
 	reg := metrics.NewKubeRegistry()
 	a, err := capacity.New(cfg, clients, capacity.Options{Identity: identity, Registry: reg})
 	if err != nil {

@@ -110,10 +110,27 @@ func TestGraftSchedulerOnGardener(t *testing.T) {
 
 // startGraftScheduler runs graft-scheduler in the test process until the
 // test ends, as the graft-scheduler chart deploys it with config.api
-// core.gardener.cloud: with the chart's rendered configuration (leader
-// election included) and as the chart's ServiceAccount, so that its RBAC is
-// shown to be enough on Gardener. userAgent names its writes in managedFields.
+// core.gardener.cloud (see chartDaemon). userAgent names its writes in
+// managedFields.
 func startGraftScheduler(t *testing.T, userAgent, schedulerName string) {
+	t.Helper()
+	cfg, clients := chartDaemon[*configv1alpha1.SchedulerConfiguration](t, "graft-scheduler", userAgent, "config.schedulerName="+schedulerName)
+	if cfg.API != configv1alpha1.APIGardener || cfg.SchedulerName != schedulerName {
+		t.Fatalf("the chart rendered api %q, schedulerName %q", cfg.API, cfg.SchedulerName)
+	}
+	s, err := scheduler.New(cfg, clients, scheduler.Options{Identity: userAgent, Registry: metrics.NewKubeRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	framework.RunUntilCleanup(t, "graft-scheduler", s.Run)
+}
+
+// chartDaemon renders chart with config.api core.gardener.cloud and the
+// values set, as a Deployment of it would run: its configuration (leader
+// election included, the endpoints turned off in the test process) and
+// clients as the chart's ServiceAccount, so that its RBAC is shown to be
+// enough on Gardener. identity is the clients' user agent.
+func chartDaemon[C configv1alpha1.Configuration](t *testing.T, chart, identity string, set ...string) (C, component.Clients) {
 	t.Helper()
 	ctx := t.Context()
 	env := framework.Shared(t)
@@ -122,36 +139,30 @@ func startGraftScheduler(t *testing.T, userAgent, schedulerName string) {
 		t.Fatal(err)
 	}
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	rendered, err := charts.RunAsChart(ctx, env.Config(), "graft-scheduler", charts.TemplateOptions{Release: "graft", Namespace: ns, Set: []string{
-		"config.api=core.gardener.cloud",
-		"config.schedulerName=" + schedulerName,
-	}}, kubeconfig)
+	rendered, err := charts.RunAsChart(ctx, env.Config(), chart, charts.TemplateOptions{Release: "graft", Namespace: ns,
+		Set: append([]string{"config.api=core.gardener.cloud"}, set...)}, kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := component.DecodeConfig[*configv1alpha1.SchedulerConfiguration]([]byte(rendered))
+	cfg, err := component.DecodeConfig[C]([]byte(rendered))
 	if err != nil {
 		t.Fatalf("the chart's configuration does not load: %v\n%s", err, rendered)
 	}
-	if cfg.API != configv1alpha1.APIGardener || !configv1alpha1.IsLeaderElectionEnabled(cfg.LeaderElection) {
-		t.Fatalf("the chart rendered api %q, leader election %v; want core.gardener.cloud with leader election", cfg.API, cfg.LeaderElection.LeaderElect)
+	common := cfg.Common()
+	if !configv1alpha1.IsLeaderElectionEnabled(common.LeaderElection) {
+		t.Fatalf("the chart of %s rendered no leader election", chart)
 	}
-	// The test process serves no endpoints; everything else is the chart's.
-	cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
-	cfg.Server.MetricsBindAddress = configv1alpha1.DisabledBindAddress
+	common.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
+	common.Server.MetricsBindAddress = configv1alpha1.DisabledBindAddress
 	restConfig, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}
-	clients, err := component.NewClients(component.ApplyClientConnection(restConfig, cfg.ClientConnection), userAgent)
+	clients, err := component.NewClients(component.ApplyClientConnection(restConfig, common.ClientConnection), identity)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := scheduler.New(cfg, clients, scheduler.Options{Identity: userAgent, Registry: metrics.NewKubeRegistry()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	framework.RunUntilCleanup(t, "graft-scheduler", s.Run)
+	return cfg, clients
 }
 
 // readySeed makes a seed look reconciled by a ready gardenlet with room for
