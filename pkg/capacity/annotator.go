@@ -50,13 +50,9 @@ func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients component.C
 	if clients.Graft == nil || clients.Kubernetes == nil {
 		return nil, errors.New("the Graft and Kubernetes clients are required")
 	}
-	api := garden.Graft
-	switch cfg.API {
-	case configv1alpha1.APIGraft, "":
-	case configv1alpha1.APIGardener:
-		api = garden.Gardener
-	default:
-		return nil, fmt.Errorf("api %q is neither %s nor %s", cfg.API, configv1alpha1.APIGraft, configv1alpha1.APIGardener)
+	api, err := garden.ConfiguredAPI(string(cfg.API))
+	if err != nil {
+		return nil, err
 	}
 	client, err := garden.New(api, clients.Graft, clients.Dynamic)
 	if err != nil {

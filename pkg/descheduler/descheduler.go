@@ -74,9 +74,9 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	if cfg == nil || clients.Graft == nil || clients.Kubernetes == nil {
 		return nil, errors.New("descheduler: a configuration and the Graft and Kubernetes clients are required")
 	}
-	api, err := apiOf(cfg)
+	api, err := garden.ConfiguredAPI(string(cfg.API))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("descheduler: %w", err)
 	}
 	if api == garden.Gardener && clients.Dynamic == nil {
 		return nil, errors.New("descheduler: api core.gardener.cloud needs the dynamic client")
@@ -120,7 +120,7 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: queueName, Clock: clk}),
 	}
 	d.ev = &evictor{
-		cfg: cfg, api: api, garden: d.garden, metrics: metrics, clock: clk, limiter: newLimiter(cfg), state: d.state, queue: d.queue,
+		cfg: cfg, garden: d.garden, metrics: metrics, clock: clk, limiter: newLimiter(cfg), state: d.state, queue: d.queue,
 		perSeed: map[string]int{}, waiting: sets.New[string](), skipped: map[string]string{},
 	}
 	if err := d.algo.Validate(); err != nil {
@@ -199,17 +199,6 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	d.runner.Server.AddInformersSyncedCheck(d.Ready)
 	trackInformers(clients.Fence, d)
 	return d, nil
-}
-
-// apiOf is the API a configuration names; empty is graft's.
-func apiOf(cfg *configv1alpha1.DeschedulerConfiguration) (garden.API, error) {
-	switch cfg.API {
-	case configv1alpha1.APIGraft, "":
-		return garden.Graft, nil
-	case configv1alpha1.APIGardener:
-		return garden.Gardener, nil
-	}
-	return "", fmt.Errorf("descheduler: api %q is neither %s nor %s", cfg.API, configv1alpha1.APIGraft, configv1alpha1.APIGardener)
 }
 
 // SchedulingConfiguration is the strategy and score weights requireFit asks

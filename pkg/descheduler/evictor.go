@@ -37,7 +37,6 @@ import (
 // The pass orchestrates the plugins and asks it.
 type evictor struct {
 	cfg    *configv1alpha1.DeschedulerConfiguration
-	api    garden.API
 	garden garden.Client
 	// migrator is set on Gardener's API: an eviction there is a migration
 	// to the destination the pass chose (eviction.target).
@@ -152,7 +151,7 @@ func (ev *evictor) skip(shoot *v1alpha1.Shoot, plugin, result, reason, msg strin
 		return
 	}
 	klog.V(1).InfoS("Eviction skipped", "shoot", klog.KObj(shoot), "reason", msg)
-	ev.recorder.Event(ev.api.ShootRef(shoot), corev1.EventTypeWarning, EventEvictionSkipped, msg)
+	ev.recorder.Event(ev.garden.API().ShootRef(shoot), corev1.EventTypeWarning, EventEvictionSkipped, msg)
 }
 
 // evictionWriteTimeout bounds the writes of one eviction once its spec
@@ -220,6 +219,7 @@ func (ev *evictor) evict(ctx context.Context, e eviction) bool {
 	defer cancelWrites()
 	record := helper.RecordEviction(shoot, helper.Eviction{Seed: e.seed.Name, Cause: e.cause, At: ev.clock.Now()}, ev.repeatWindow())
 	updated, err := ev.write(wctx, e, reason, record)
+	refusal := ev.refused(err, e)
 	switch {
 	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
 		// The shoot changed since it was read: that change wins, and the seed
@@ -235,13 +235,13 @@ func (ev *evictor) evict(ctx context.Context, e eviction) bool {
 		log.V(1).Info("Eviction stopped", "err", err)
 		ev.state.addInflight(ev.flight(e), -1)
 		return false
-	case ev.migrator != nil && garden.RefusalOf(err, e.seed.Name, e.target) != nil:
+	case refusal != nil:
 		// The migration rules graft knows let the destination through, and
 		// Gardener refused: say so on the shoot, and try again later.
 		ev.returnBudget(e.seed.Name)
 		ev.state.addInflight(ev.flight(e), -1)
 		ev.skip(shoot, e.plugin, ResultRefused, e.seed.Name+"|"+e.target, fmt.Sprintf("%s wants the shoot off seed %s (%s), but Gardener refused its migration: %s",
-			e.plugin, e.seed.Name, e.reason, garden.RefusalOf(err, e.seed.Name, e.target)))
+			e.plugin, e.seed.Name, e.reason, refusal))
 		ev.queue.AddAfter(e.seed.Name, retryAfterRefusal)
 		return false
 	case err != nil:
@@ -258,12 +258,12 @@ func (ev *evictor) evict(ctx context.Context, e eviction) bool {
 	ev.mu.Unlock()
 	if ev.migrator != nil {
 		log.Info("Migrating shoot's control plane", "reason", e.reason, "target", e.target)
-		ev.recorder.Eventf(ev.api.ShootRef(updated), corev1.EventTypeNormal, EventDescheduled,
+		ev.recorder.Eventf(ev.garden.API().ShootRef(updated), corev1.EventTypeNormal, EventDescheduled,
 			"Migrating the control plane from seed %s to seed %s: %s", e.seed.Name, e.target, reason)
 		return true
 	}
 	log.Info("Evicted shoot", "reason", e.reason, "expectedTarget", e.target)
-	ev.recorder.Eventf(ev.api.ShootRef(updated), corev1.EventTypeNormal, EventDescheduled,
+	ev.recorder.Eventf(ev.garden.API().ShootRef(updated), corev1.EventTypeNormal, EventDescheduled,
 		"Evicted from seed %s: %s", e.seed.Name, reason)
 	return true
 }
@@ -279,6 +279,15 @@ func (ev *evictor) write(ctx context.Context, e eviction, reason, record string)
 	}
 	patch := evictionPatch(shoot.ResourceVersion, e.seed.Name, reason, record)
 	return ev.garden.PatchShoot(ctx, shoot.Namespace, shoot.Name, patch, metav1.PatchOptions{FieldManager: Name})
+}
+
+// refused is Gardener's refusal of a migration, nil for any other answer
+// (and on graft's API, which has no migrations).
+func (ev *evictor) refused(err error, e eviction) *algorithm.MigrationRefusal {
+	if ev.migrator == nil {
+		return nil
+	}
+	return garden.RefusalOf(err, e.seed.Name, e.target)
 }
 
 // flight is the destination an eviction counts in flight to: its target on
@@ -478,7 +487,7 @@ func (ev *evictor) wouldEvict(log klog.Logger, e eviction) {
 		where = "it would go to seed " + e.target
 	}
 	log.Info("Dry run: would evict shoot", "reason", e.reason, "target", e.target)
-	ev.recorder.Eventf(ev.api.ShootRef(e.shoot), corev1.EventTypeNormal, EventWouldDeschedule,
+	ev.recorder.Eventf(ev.garden.API().ShootRef(e.shoot), corev1.EventTypeNormal, EventWouldDeschedule,
 		"Dry run: %s would evict the shoot from seed %s (%s); %s", e.plugin, e.seed.Name, e.reason, where)
 	ev.metrics.Evictions.WithLabelValues(e.plugin, ResultDryRun).Inc()
 }
@@ -526,5 +535,5 @@ func (w *writers) finish() {
 	}
 	close(w.jobs)
 	w.wg.Wait()
-	w.written.announce(w.ev.api, w.ev.recorder)
+	w.written.announce(w.ev.garden.API(), w.ev.recorder)
 }

@@ -249,7 +249,10 @@ func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, infl
 	}
 	wasPending := st.pending.Has(key)
 	placed := st.schedulers.Has(helper.ShootSchedulerName(s)) && algorithm.WaitsForSeed(s)
-	ours := placed && algorithm.Evicted(s) && algorithm.EvictionRecorded(s)
+	// On Gardener an eviction is a migration and leaves no shoot without a
+	// seed: an unbound shoot marked evicted there was marked by its tenant,
+	// and must not hold evictions back through maxPendingEvicted.
+	ours := placed && !st.migrations && algorithm.Evicted(s) && algorithm.EvictionRecorded(s)
 	if ours {
 		st.pending.Insert(key)
 	} else {

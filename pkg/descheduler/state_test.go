@@ -215,4 +215,14 @@ func TestMigrationsInFlight(t *testing.T) {
 	if total, to := st.migrationsInFlight("a"); total != 1 || to != 0 {
 		t.Errorf("after one finished: in flight %d, to a %d; want 1 and 0", total, to)
 	}
+
+	// A tenant's new shoot marked as if evicted holds nothing back here:
+	// on Gardener no eviction leaves a shoot without a seed.
+	forged := ours(newShoot("forged", ""))
+	forged.Spec.SchedulerName = ptr.To(v1alpha1.DefaultSchedulerName)
+	markEvicted(forged, "a")
+	st.setShoot(version(forged, "6"), t0, false)
+	if n := st.pendingCount(); n != 0 {
+		t.Errorf("a shoot marked evicted by its tenant counts as %d pending evictions, want 0", n)
+	}
 }

@@ -35,6 +35,18 @@ func ParseAPI(value string) (API, error) {
 	return "", fmt.Errorf("invalid --%s %q: must be %s (graft's own API) or %s (a Gardener garden)", Flag, value, Graft, Gardener)
 }
 
+// ConfiguredAPI is the API a daemon's configuration names in its api field:
+// empty is graft's, as the configuration's defaulting makes it.
+func ConfiguredAPI(value string) (API, error) {
+	switch API(value) {
+	case "", Graft:
+		return Graft, nil
+	case Gardener:
+		return Gardener, nil
+	}
+	return "", fmt.Errorf("api %q is neither %s nor %s", value, Graft, Gardener)
+}
+
 // GroupVersion is the group and version graft reads of the API.
 func (a API) GroupVersion() schema.GroupVersion {
 	if a == Gardener {

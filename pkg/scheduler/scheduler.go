@@ -132,14 +132,9 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 		s.recorder = s.runner.Recorder
 	}
 
-	var api garden.API
-	switch cfg.API {
-	case configv1alpha1.APIGardener:
-		api = garden.Gardener
-	case configv1alpha1.APIGraft, "":
-		api = garden.Graft
-	default:
-		return nil, fmt.Errorf("invalid scheduling configuration: api %q is neither %s nor %s", cfg.API, configv1alpha1.APIGraft, configv1alpha1.APIGardener)
+	api, err := garden.ConfiguredAPI(string(cfg.API))
+	if err != nil {
+		return nil, fmt.Errorf("invalid scheduling configuration: %w", err)
 	}
 	if s.informers, err = garden.NewInformers(api, clients.Graft, clients.Dynamic, cachetrim.Unbound); err != nil {
 		return nil, err

@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
@@ -92,13 +91,8 @@ func (r *run) startGardener(ctx, watchCtx context.Context, cpLog *os.File) error
 	if err := apiserver.Start(ctx, r.cp); err != nil {
 		return err
 	}
-	if r.kube, err = kubernetes.NewForConfig(r.cp.RESTConfig); err != nil {
+	if err := r.kubeAndNamespaces(ctx); err != nil {
 		return err
-	}
-	for _, ns := range []string{componentNamespace, corev1alpha1.GardenNamespace} {
-		if err := controlplane.Apply(ctx, r.cp.RESTConfig, nsObjects(ns)); err != nil {
-			return err
-		}
 	}
 	g := r.g
 	if g.dynamic, err = garden.NewDynamic(r.cp.RESTConfig); err != nil {

@@ -252,13 +252,8 @@ func (r *run) startGraft(ctx context.Context, cpLog *os.File) error {
 	if r.graft, err = graftclient.NewForConfig(r.cp.RESTConfig); err != nil {
 		return err
 	}
-	if r.kube, err = kubernetes.NewForConfig(r.cp.RESTConfig); err != nil {
+	if err := r.kubeAndNamespaces(ctx); err != nil {
 		return err
-	}
-	for _, ns := range []string{componentNamespace, corev1alpha1.GardenNamespace} {
-		if err := controlplane.Apply(ctx, r.cp.RESTConfig, nsObjects(ns)); err != nil {
-			return err
-		}
 	}
 
 	// Six seeds in two regions of one provider, little room each, so that
@@ -272,6 +267,21 @@ func (r *run) startGraft(ctx context.Context, cpLog *os.File) error {
 		r.seeds = append(r.seeds, s.Name)
 	}
 	r.check = newChecker(invariant.Sources(r.graft, r.kube), r.bound, r.logf, nil)
+	return nil
+}
+
+// kubeAndNamespaces makes the Kubernetes client and the namespaces of the
+// charts' ServiceAccounts and of the garden.
+func (r *run) kubeAndNamespaces(ctx context.Context) error {
+	var err error
+	if r.kube, err = kubernetes.NewForConfig(r.cp.RESTConfig); err != nil {
+		return err
+	}
+	for _, ns := range []string{componentNamespace, corev1alpha1.GardenNamespace} {
+		if err := controlplane.Apply(ctx, r.cp.RESTConfig, nsObjects(ns)); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
