@@ -338,9 +338,14 @@ func (ev *evictor) evictedBefore(shoot *v1alpha1.Shoot, seed, cause string) (tim
 		return time.Time{}, false
 	}
 	now := ev.clock.Now()
+	// A shoot cannot have been evicted from its seed after it came there: a
+	// later record was written by someone else (on Gardener, where no
+	// admission guards graft's annotations, its tenant) and holds nothing
+	// back.
+	arrived, known := ev.state.arrivedOn(algorithm.ShootKey(shoot), seed)
 	var until time.Time
 	for _, e := range helper.Evictions(shoot) {
-		if e.Seed != seed || e.Cause != cause || e.At.After(now.Add(maxClockSkew)) {
+		if e.Seed != seed || e.Cause != cause || e.At.After(now.Add(maxClockSkew)) || known && e.At.After(arrived) {
 			continue
 		}
 		if end := e.At.Add(window); end.After(now) && end.After(until) {

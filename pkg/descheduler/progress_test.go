@@ -161,6 +161,8 @@ func TestRepeatEvictionGuard(t *testing.T) {
 		{"another seed", record("b", cause, t0.Add(-time.Minute)), false},
 		{"another cause", record("a", "OverCapacity: over capacity", t0.Add(-time.Minute)), false},
 		{"dated far in the future", record("a", cause, t0.Add(24*time.Hour)), false},
+		// x was created on a at t0: it cannot have left a since.
+		{"dated after the shoot came to the seed (written by its tenant)", record("a", cause, t0.Add(30*time.Second)), false},
 		{"malformed", "not json", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

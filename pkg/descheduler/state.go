@@ -453,6 +453,15 @@ func (st *state) mayMove(s *v1alpha1.Shoot) bool {
 	return !st.migrations || !algorithm.Migrating(s)
 }
 
+// arrivedOn is when the shoot came to seed as far as this process knows
+// (see setShootLocked), and whether it knows.
+func (st *state) arrivedOn(key, seed string) (time.Time, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	a, ok := st.arrived[key]
+	return a.at, ok && a.seed == seed
+}
+
 // pendingCount is the number of evicted shoots without a seed, counting the
 // evictions being written.
 func (st *state) pendingCount() int {
