@@ -28,7 +28,16 @@ func (r *run) scheduleError() *ScheduleError {
 		// seeds had room; decide again without the capacity check to know.
 		if again, err := decide(r.shoot, r.snap, r.in, r.exclude, true); err == nil {
 			e.NoCapacity = again.chosen >= 0
+			withRoom := map[string]Filter{}
+			for i := range r.verdicts {
+				if f := again.verdicts[i].filter; r.verdicts[i].filter == FilterCapacity && (f == FilterStrategy || f == FilterLimitedToleration) {
+					withRoom[r.verdicts[i].info.name] = f
+				}
+			}
 			again.release()
+			for i := range e.Rejections {
+				e.Rejections[i].WithRoom = withRoom[e.Rejections[i].Seed]
+			}
 		}
 	}
 	return e

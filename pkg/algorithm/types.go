@@ -205,6 +205,9 @@ type Rejection struct {
 	Seed    string
 	Filter  Filter
 	Message string
+	// WithRoom is, for a seed rejected for capacity, the filter that would
+	// reject it had it room (Strategy); empty when none would.
+	WithRoom Filter
 }
 
 // ScheduleError is a decision that found no seed. Error() reads like the

@@ -21,8 +21,9 @@ kind: SchedulerConfiguration
 	if err != nil {
 		t.Fatalf("Decode: %v", err)
 	}
-	if cfg.SchedulerName != "default-scheduler" || cfg.Strategy != configv1alpha1.StrategySameRegion || cfg.ConcurrentSyncs != 10 {
-		t.Errorf("scheduler defaults: got name %q strategy %q syncs %d", cfg.SchedulerName, cfg.Strategy, cfg.ConcurrentSyncs)
+	if cfg.SchedulerName != "default-scheduler" || cfg.Strategy != configv1alpha1.StrategySameRegion || cfg.ConcurrentSyncs != 10 ||
+		cfg.UnschedulableRetryInterval.Duration != 5*time.Minute {
+		t.Errorf("scheduler defaults: got name %q strategy %q syncs %d retry %v", cfg.SchedulerName, cfg.Strategy, cfg.ConcurrentSyncs, cfg.UnschedulableRetryInterval)
 	}
 	le := cfg.LeaderElection
 	if !*le.LeaderElect || le.LeaseDuration.Duration != 15*time.Second || le.RenewDeadline.Duration != 10*time.Second ||
@@ -100,6 +101,7 @@ func TestDecodeErrors(t *testing.T) {
 kind: SchedulerConfiguration
 strategy: Nearest
 concurrentSyncs: -1
+unschedulableRetryInterval: 1s
 schedulerName: Not_A_Name
 scoreWeights:
   minimalDistance: 101
@@ -117,6 +119,7 @@ logging:
 			want: []string{
 				"strategy: Unsupported value: \"Nearest\"",
 				"concurrentSyncs: Invalid value: -1",
+				"unschedulableRetryInterval: Invalid value: \"1s\": must be at least 10s",
 				"schedulerName: Invalid value: \"Not_A_Name\"",
 				"scoreWeights.minimalDistance: Invalid value: 101",
 				"clientConnection.burst",

@@ -49,6 +49,11 @@ func NewCounterVec(name, help string, labels ...string) *metrics.CounterVec {
 	return metrics.NewCounterVec(&metrics.CounterOpts{Name: name, Help: help, StabilityLevel: metrics.ALPHA}, labels)
 }
 
+// NewCounter returns a counter named name.
+func NewCounter(name, help string) *metrics.Counter {
+	return metrics.NewCounter(&metrics.CounterOpts{Name: name, Help: help, StabilityLevel: metrics.ALPHA})
+}
+
 // NewGauge returns a gauge named name.
 func NewGauge(name, help string) *metrics.Gauge {
 	return metrics.NewGauge(&metrics.GaugeOpts{Name: name, Help: help, StabilityLevel: metrics.ALPHA})

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -87,30 +88,38 @@ func (c *schedulingCache) removeSeed(name string) {
 // spec.seedName, or a version no older than the binding, replaces the
 // reservation; any other view is older than the binding and ignored. (An
 // evicted shoot keeps status.seedName, so "bound somewhere" says nothing about
-// the age of a view.) It returns whether the shoot stopped counting on some
-// seed (capacity freed).
-func (c *schedulingCache) upsertShoot(shoot *corev1alpha1.Shoot) (freed bool) {
+// the age of a view.) It returns the seeds the shoot stopped counting on
+// (capacity freed).
+func (c *schedulingCache) upsertShoot(shoot *corev1alpha1.Shoot) (freed []string) {
 	key := algorithm.ShootKey(shoot)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if a, ok := c.assumed[key]; ok {
 		if !c.supersedes(a, key, shoot) {
-			return false
+			return nil
 		}
 		c.dropAssumption(key)
 	}
+	return c.place(key, shoot)
+}
+
+// place counts the shoot of key as the view shows it (nil: not at all) and
+// returns the seeds it stopped counting on. Callers hold the lock.
+func (c *schedulingCache) place(key string, view *corev1alpha1.Shoot) (freed []string) {
 	before := c.snapshot.CountedOn(key)
-	c.snapshot.AddShoot(shoot)
-	if len(before) == 0 {
-		return false
+	var after []string
+	if view == nil {
+		c.snapshot.RemoveShootByKey(key)
+	} else {
+		c.snapshot.AddShoot(view)
+		after = algorithm.SeedNamesCountedFor(view)
 	}
-	after := algorithm.SeedNamesCountedFor(shoot)
 	for _, s := range before {
-		if !contains(after, s) {
-			return true
+		if !slices.Contains(after, s) {
+			freed = append(freed, s)
 		}
 	}
-	return false
+	return freed
 }
 
 // supersedes tells whether view makes the assumption a of key unnecessary:
@@ -126,23 +135,12 @@ func (c *schedulingCache) supersedes(a *assumption, key string, view *corev1alph
 	return c.bound.Shows(key, view.ResourceVersion)
 }
 
-// removeShoot forgets a deleted shoot; it returns whether it counted on a seed.
-func (c *schedulingCache) removeShoot(key string) (freed bool) {
+// removeShoot forgets a deleted shoot; it returns the seeds it counted on.
+func (c *schedulingCache) removeShoot(key string) (freed []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.dropAssumption(key)
-	freed = len(c.snapshot.CountedOn(key)) > 0
-	c.snapshot.RemoveShootByKey(key)
-	return freed
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return c.place(key, nil)
 }
 
 // decide chooses a seed for shoot and reserves it: the binding is assumed, so
@@ -198,19 +196,15 @@ func (c *schedulingCache) bindSucceeded(key, boundRV string, now time.Time) {
 }
 
 // bindFailed rolls the assumption back to the informer's view (current, nil
-// when the shoot is gone).
-func (c *schedulingCache) bindFailed(key string, current *corev1alpha1.Shoot) {
+// when the shoot is gone); it returns the seeds the reservation freed.
+func (c *schedulingCache) bindFailed(key string, current *corev1alpha1.Shoot) (freed []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.assumed[key]; !ok {
-		return
+		return nil
 	}
 	c.dropAssumption(key)
-	if current == nil {
-		c.snapshot.RemoveShootByKey(key)
-		return
-	}
-	c.snapshot.AddShoot(current)
+	return c.place(key, current)
 }
 
 // expire drops assumptions written more than ttl ago once the informer's
@@ -219,11 +213,11 @@ func (c *schedulingCache) bindFailed(key string, current *corev1alpha1.Shoot) {
 // shows the old version keeps the reservation however long it lags: dropping
 // it would count the shoot as unbound (or on the seed it was evicted from)
 // and free the chosen seed's slot for a second shoot. Only when the versions
-// cannot be compared does the TTL alone decide.
-func (c *schedulingCache) expire(now time.Time, ttl time.Duration, current func(key string) *corev1alpha1.Shoot) []string {
+// cannot be compared does the TTL alone decide. It returns the keys expired
+// and the seeds that freed.
+func (c *schedulingCache) expire(now time.Time, ttl time.Duration, current func(key string) *corev1alpha1.Shoot) (expired, freed []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var expired []string
 	for key, a := range c.assumed {
 		if !a.bindDone || now.Sub(a.doneAt) < ttl {
 			continue
@@ -233,14 +227,10 @@ func (c *schedulingCache) expire(now time.Time, ttl time.Duration, current func(
 			continue // the view is older than the binding
 		}
 		c.dropAssumption(key)
-		if shoot != nil {
-			c.snapshot.AddShoot(shoot)
-		} else {
-			c.snapshot.RemoveShootByKey(key)
-		}
+		freed = append(freed, c.place(key, shoot)...)
 		expired = append(expired, key)
 	}
-	return expired
+	return expired, freed
 }
 
 // usage returns the shoots counted on a seed, assumed bindings included.

@@ -84,7 +84,7 @@ func TestAssumedBindingLifecycle(t *testing.T) {
 		t.Fatalf("after confirmation: usage %d, assumed %d; want 1 and 0", u, n)
 	}
 	// Freeing: the shoot leaves the seed.
-	if !c.upsertShoot(shoot) {
+	if len(c.upsertShoot(shoot)) == 0 {
 		t.Error("unbinding a shoot did not report freed capacity")
 	}
 	if c.usage("a") != 0 {
@@ -111,16 +111,16 @@ func TestAssumedBindingLifecycle(t *testing.T) {
 	c.bindSucceeded(key, "4", t0)
 	view := shoot
 	current := func(string) *corev1alpha1.Shoot { return view }
-	if expired := c.expire(t0.Add(assumeTTL-time.Second), assumeTTL, current); len(expired) != 0 {
+	if expired, _ := c.expire(t0.Add(assumeTTL-time.Second), assumeTTL, current); len(expired) != 0 {
 		t.Errorf("expired %v before the TTL", expired)
 	}
-	if expired := c.expire(t0.Add(assumeTTL), assumeTTL, current); len(expired) != 0 {
+	if expired, _ := c.expire(t0.Add(assumeTTL), assumeTTL, current); len(expired) != 0 {
 		t.Errorf("expired %v at the TTL although the informer still shows the read version", expired)
 	}
 	unbound := shoot.DeepCopy()
 	unbound.ResourceVersion = "5"
 	view = unbound
-	if expired := c.expire(t0.Add(assumeTTL), assumeTTL, current); len(expired) != 1 || expired[0] != key {
+	if expired, _ := c.expire(t0.Add(assumeTTL), assumeTTL, current); len(expired) != 1 || expired[0] != key {
 		t.Errorf("expired %v with a newer informer view, want [%s]", expired, key)
 	}
 	if c.usage("a") != 0 {
@@ -129,7 +129,7 @@ func TestAssumedBindingLifecycle(t *testing.T) {
 
 	// Deleting a counted shoot frees capacity.
 	c.upsertShoot(boundTo(shoot, "a"))
-	if !c.removeShoot(key) || c.usage("a") != 0 {
+	if len(c.removeShoot(key)) == 0 || c.usage("a") != 0 {
 		t.Errorf("removing a bound shoot: usage %d", c.usage("a"))
 	}
 }
@@ -196,7 +196,7 @@ func TestExpiredAssumptionWaitsForLaggingInformer(t *testing.T) {
 	c.bindSucceeded(key, "12", t0)
 	lagging := func(string) *corev1alpha1.Shoot { return read }
 	for _, at := range []time.Duration{assumeTTL, 3 * assumeTTL, 10 * assumeTTL} {
-		if expired := c.expire(t0.Add(at), assumeTTL, lagging); len(expired) != 0 {
+		if expired, _ := c.expire(t0.Add(at), assumeTTL, lagging); len(expired) != 0 {
 			t.Fatalf("expired %v %s after the binding while the informer lags", expired, at)
 		}
 	}
@@ -208,7 +208,7 @@ func TestExpiredAssumptionWaitsForLaggingInformer(t *testing.T) {
 	again := read.DeepCopy()
 	again.Status.SeedName = nil
 	again.ResourceVersion = "14"
-	if !c.upsertShoot(again) {
+	if len(c.upsertShoot(again)) == 0 {
 		t.Error("a newer view without the seed did not report freed capacity")
 	}
 	if u, n := c.usage("a"), c.numAssumed(); u != 0 || n != 0 {
@@ -238,7 +238,7 @@ func TestStatusWriteBetweenReadAndBindingKeepsReservation(t *testing.T) {
 	statusWritten := read.DeepCopy()
 	statusWritten.ResourceVersion = "11"
 	statusWritten.Status.LastOperation = &corev1alpha1.LastOperation{Type: corev1alpha1.LastOperationTypeMigrate, State: corev1alpha1.LastOperationStatePending}
-	if c.upsertShoot(statusWritten) {
+	if len(c.upsertShoot(statusWritten)) != 0 {
 		t.Error("the status write older than the binding reported freed capacity")
 	}
 	if u, n := c.usage("a"), c.numAssumed(); u != 1 || n != 1 {
@@ -251,7 +251,7 @@ func TestStatusWriteBetweenReadAndBindingKeepsReservation(t *testing.T) {
 		t.Errorf("second shoot: seed %q, error %v; want a capacity error (a is full)", seed, err)
 	}
 	lagging := func(string) *corev1alpha1.Shoot { return statusWritten }
-	if expired := c.expire(t0.Add(3*assumeTTL), assumeTTL, lagging); len(expired) != 0 {
+	if expired, _ := c.expire(t0.Add(3*assumeTTL), assumeTTL, lagging); len(expired) != 0 {
 		t.Errorf("expired %v while the informer shows a version older than the binding", expired)
 	}
 	bound := boundTo(statusWritten, "a")

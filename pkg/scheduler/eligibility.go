@@ -1,7 +1,10 @@
 package scheduler
 
 import (
-	"slices"
+	"maps"
+	"reflect"
+
+	"k8s.io/utils/ptr"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
@@ -16,40 +19,18 @@ func responsible(shoot *corev1alpha1.Shoot, schedulerName string) bool {
 	return helper.ShootSchedulerName(shoot) == schedulerName
 }
 
-// seedMayNowFit tells whether a seed update could make an unschedulable shoot
-// fit: everything the filters read changed, except usage (which the scheduler
-// counts itself) and bookkeeping such as resourceVersion or conditions'
-// timestamps. A false negative only delays a shoot until its next backoff retry.
-func seedMayNowFit(old, cur *corev1alpha1.Seed) bool {
-	if cur.DeletionTimestamp != nil {
-		return false
-	}
-	if old.Generation != cur.Generation || !slices.Equal(mapPairs(old.Labels), mapPairs(cur.Labels)) {
+// decisionInputChanged tells whether a shoot's update changed what deciding
+// it reads: its spec (generation), labels, annotations, deletion or the seed
+// its status names. Its status alone, such as the lastOperation the scheduler
+// writes when no seed fits, needs no decision. A nil old (an object the
+// informer could not type) counts as changed.
+func decisionInputChanged(old, cur *corev1alpha1.Shoot) bool {
+	if old == nil || old.Generation != cur.Generation || (old.DeletionTimestamp == nil) != (cur.DeletionTimestamp == nil) {
 		return true
 	}
-	// Whether the seed may take shoots at all (visibility, lastOperation,
-	// conditions) is one rule; a change of its answer is what matters.
-	if helper.SeedUnusableReason(old) != helper.SeedUnusableReason(cur) {
+	if !maps.Equal(old.Labels, cur.Labels) || !maps.Equal(old.Annotations, cur.Annotations) {
 		return true
 	}
-	oldAlloc, oldSet := old.Status.Allocatable[corev1alpha1.ResourceShoots]
-	curAlloc, curSet := cur.Status.Allocatable[corev1alpha1.ResourceShoots]
-	if oldSet != curSet || (oldSet && oldAlloc.Cmp(curAlloc) != 0) {
-		return true
-	}
-	// Taints, networks and provider are spec fields: a CRD without generation
-	// bookkeeping would still change them in the spec, so compare the parts the
-	// filters read when the generation did not move.
-	return !slices.EqualFunc(old.Spec.Taints, cur.Spec.Taints, helper.SameTaint) ||
-		!slices.Equal(old.Spec.Provider.Zones, cur.Spec.Provider.Zones) ||
-		old.Spec.Provider.Region != cur.Spec.Provider.Region || old.Spec.Provider.Type != cur.Spec.Provider.Type
-}
-
-func mapPairs(m map[string]string) []string {
-	out := make([]string, 0, 2*len(m))
-	for k, v := range m {
-		out = append(out, k+"\x00"+v)
-	}
-	slices.Sort(out)
-	return out
+	return ptr.Deref(old.Status.SeedName, "") != ptr.Deref(cur.Status.SeedName, "") ||
+		!reflect.DeepEqual(old.Spec, cur.Spec)
 }

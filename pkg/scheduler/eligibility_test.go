@@ -4,8 +4,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -40,45 +38,32 @@ func TestResponsible(t *testing.T) {
 	}
 }
 
-func TestSeedMayNowFit(t *testing.T) {
-	base := readySeed("a", "eu-west-1", 10)
-	base.Spec.Taints = []corev1alpha1.SeedTaint{{Key: "k"}}
+func TestDecisionInputChanged(t *testing.T) {
+	base := pendingShoot("s", "eu-west-1")
+	base.Generation = 1
 	for _, tc := range []struct {
 		name   string
-		mutate func(*corev1alpha1.Seed)
+		mutate func(*corev1alpha1.Shoot)
 		want   bool
 	}{
-		{"nothing", func(*corev1alpha1.Seed) {}, false},
-		{"usage only", func(s *corev1alpha1.Seed) {
-			s.Status.Usage = corev1.ResourceList{corev1alpha1.ResourceShoots: resource.MustParse("7")}
+		{"nothing but the version", func(s *corev1alpha1.Shoot) { s.ResourceVersion = "9" }, false},
+		{"status written by the scheduler", func(s *corev1alpha1.Shoot) {
+			s.Status.LastOperation = &corev1alpha1.LastOperation{Description: "Failed to schedule shoot"}
 		}, false},
-		{"taint removed", func(s *corev1alpha1.Seed) { s.Spec.Taints = nil }, true},
-		{"allocatable raised", func(s *corev1alpha1.Seed) {
-			s.Status.Allocatable[corev1alpha1.ResourceShoots] = resource.MustParse("20")
-		}, true},
-		{"became not ready", func(s *corev1alpha1.Seed) { s.Status.Conditions[0].Status = corev1alpha1.ConditionFalse }, true},
-		{"became invisible", func(s *corev1alpha1.Seed) {
-			s.Spec.Settings = &corev1alpha1.SeedSettings{Scheduling: &corev1alpha1.SeedSettingScheduling{Visible: false}}
-		}, true},
-		{"label added", func(s *corev1alpha1.Seed) { s.Labels = map[string]string{"x": "y"} }, true},
-		{"lastOperation gone", func(s *corev1alpha1.Seed) { s.Status.LastOperation = nil }, true},
-		// Backup buckets count only for a seed with spec.backup.
-		{"backup buckets failing on a seed without backup", func(s *corev1alpha1.Seed) {
-			s.Status.Conditions = append(s.Status.Conditions, corev1alpha1.Condition{Type: corev1alpha1.SeedBackupBucketsReady, Status: corev1alpha1.ConditionFalse})
-		}, false},
-		{"backup buckets failing on a seed with backup", func(s *corev1alpha1.Seed) {
-			s.Spec.Backup = &corev1alpha1.SeedBackup{}
-			s.Status.Conditions = append(s.Status.Conditions, corev1alpha1.Condition{Type: corev1alpha1.SeedBackupBucketsReady, Status: corev1alpha1.ConditionFalse})
-		}, true},
-		{"being deleted", func(s *corev1alpha1.Seed) {
-			s.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)}
-			s.Spec.Taints = nil
-		}, false},
+		{"spec changed", func(s *corev1alpha1.Shoot) { s.Generation = 2; s.Spec.Region = "eu-west-2" }, true},
+		{"spec changed without a generation", func(s *corev1alpha1.Shoot) { s.Spec.Region = "eu-west-2" }, true},
+		{"annotation added", func(s *corev1alpha1.Shoot) { s.Annotations = map[string]string{"a": "b"} }, true},
+		{"label added", func(s *corev1alpha1.Shoot) { s.Labels = map[string]string{"a": "b"} }, true},
+		{"being deleted", func(s *corev1alpha1.Shoot) { s.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)} }, true},
+		{"status seed changed", func(s *corev1alpha1.Shoot) { s.Status.SeedName = ptr.To("a") }, true},
 	} {
 		cur := base.DeepCopy()
 		tc.mutate(cur)
-		if got := seedMayNowFit(base, cur); got != tc.want {
-			t.Errorf("%s: seedMayNowFit = %v, want %v", tc.name, got, tc.want)
+		if got := decisionInputChanged(base, cur); got != tc.want {
+			t.Errorf("%s: decisionInputChanged = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+	if !decisionInputChanged(nil, base) {
+		t.Error("an update without an old object must count as changed")
 	}
 }

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"reflect"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -11,7 +12,8 @@ import (
 )
 
 // Informer event handlers: keep the cache current, queue shoots to schedule,
-// and requeue unschedulable shoots when a change may make them fit.
+// and hand the pool of unschedulable shoots each change that may help some of
+// them (queueing hints, docs/algorithm.md).
 
 func (s *Scheduler) onShootAdd(obj any) {
 	shoot, ok := obj.(*corev1alpha1.Shoot)
@@ -24,15 +26,14 @@ func (s *Scheduler) onShootAdd(obj any) {
 	}
 }
 
-func (s *Scheduler) onShootUpdate(_, cur any) {
+func (s *Scheduler) onShootUpdate(old, cur any) {
 	shoot, ok := cur.(*corev1alpha1.Shoot)
 	if !ok {
 		return
 	}
-	if s.cache.upsertShoot(shoot) {
-		s.requeueUnschedulable()
-	}
-	if responsible(shoot, s.config.SchedulerName) {
+	s.capacityFreed(s.cache.upsertShoot(shoot))
+	oldShoot, _ := old.(*corev1alpha1.Shoot)
+	if responsible(shoot, s.config.SchedulerName) && decisionInputChanged(oldShoot, shoot) {
 		s.queue.Add(algorithm.ShootKey(shoot))
 	}
 }
@@ -43,9 +44,14 @@ func (s *Scheduler) onShootDelete(obj any) {
 		return
 	}
 	key := algorithm.ShootKey(shoot)
-	s.setUnschedulable(key, false)
-	if s.cache.removeShoot(key) {
-		s.requeueUnschedulable()
+	s.pool.forget(key)
+	s.capacityFreed(s.cache.removeShoot(key))
+}
+
+// capacityFreed tells the pool about seeds a shoot stopped counting on.
+func (s *Scheduler) capacityFreed(seeds []string) {
+	for _, seed := range seeds {
+		s.pool.event(poolEvent{trigger: triggerCapacityFreed, seed: seed})
 	}
 }
 
@@ -55,56 +61,92 @@ func (s *Scheduler) onSeedAdd(obj any) {
 		return
 	}
 	s.cache.addSeed(seed)
-	s.requeueUnschedulable()
+	s.pool.event(poolEvent{trigger: triggerSeedAdded, seed: seed.Name, added: seed})
 }
 
 func (s *Scheduler) onSeedUpdate(old, cur any) {
-	if oldSeed, seed, ok := updated[*corev1alpha1.Seed](old, cur); ok {
-		s.cache.addSeed(seed)
-		if seedMayNowFit(oldSeed, seed) {
-			s.requeueUnschedulable()
-		}
+	oldSeed, seed, ok := updated[*corev1alpha1.Seed](old, cur)
+	if !ok {
+		return
 	}
+	s.cache.addSeed(seed)
+	if oldSeed.ResourceVersion == seed.ResourceVersion {
+		return // a resync: nothing changed
+	}
+	change := algorithm.NewSeedChange(oldSeed, seed)
+	s.pool.event(poolEvent{trigger: triggerSeedChanged, seed: seed.Name, change: &change, zones: change.ZonesChanged()})
 }
 
 func (s *Scheduler) onSeedDelete(obj any) {
 	if seed, ok := deleted[*corev1alpha1.Seed](obj); ok {
 		s.cache.removeSeed(seed.Name)
+		s.pool.event(poolEvent{trigger: triggerSeedDeleted, seed: seed.Name, zones: true})
 	}
 }
 
-func (s *Scheduler) onProfileAdd(any) { s.requeueUnschedulable() }
+func (s *Scheduler) profileChanged(name string) {
+	s.pool.event(poolEvent{trigger: triggerCloudProfile, profiles: []string{name}})
+}
+
+func (s *Scheduler) onProfileAdd(obj any) {
+	switch p := obj.(type) {
+	case *corev1alpha1.CloudProfile:
+		s.profileChanged(p.Name)
+	case *corev1alpha1.NamespacedCloudProfile:
+		s.profileChanged(p.Name)
+	}
+}
 
 func (s *Scheduler) onProfileUpdate(old, cur any) {
 	if oldProfile, profile, ok := updated[*corev1alpha1.CloudProfile](old, cur); ok && !reflect.DeepEqual(oldProfile.Spec, profile.Spec) {
-		s.requeueUnschedulable()
+		s.profileChanged(profile.Name)
 	}
 }
 
 func (s *Scheduler) onNamespacedProfileUpdate(old, cur any) {
 	if oldProfile, profile, ok := updated[*corev1alpha1.NamespacedCloudProfile](old, cur); ok &&
 		!reflect.DeepEqual(oldProfile.Status.CloudProfileSpec, profile.Status.CloudProfileSpec) {
-		s.requeueUnschedulable()
+		s.profileChanged(profile.Name)
+	}
+}
+
+// regionConfigChanged requeues the shoots of the cloud profiles the region
+// ConfigMaps name, before and after the change.
+func (s *Scheduler) regionConfigChanged(cms ...*corev1.ConfigMap) {
+	var profiles []string
+	for _, cm := range cms {
+		if cm == nil || cm.Labels[corev1alpha1.LabelSchedulingPurpose] != corev1alpha1.LabelSchedulingPurposeRegionConfig {
+			continue
+		}
+		for _, name := range strings.Split(cm.Annotations[corev1alpha1.AnnotationSchedulingCloudProfiles], ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				profiles = append(profiles, name)
+			}
+		}
+	}
+	if len(profiles) > 0 {
+		s.pool.event(poolEvent{trigger: triggerRegionConfig, profiles: profiles})
 	}
 }
 
 func (s *Scheduler) onConfigMapAdd(obj any) {
-	if _, ok := obj.(*corev1.ConfigMap); ok {
-		s.requeueUnschedulable()
+	if cm, ok := obj.(*corev1.ConfigMap); ok {
+		s.regionConfigChanged(cm)
 	}
 }
 
 func (s *Scheduler) onConfigMapUpdate(old, cur any) {
 	if oldCM, cm, ok := updated[*corev1.ConfigMap](old, cur); ok {
-		if !reflect.DeepEqual(oldCM.Data, cm.Data) || !reflect.DeepEqual(oldCM.Annotations, cm.Annotations) {
-			s.requeueUnschedulable()
+		if !reflect.DeepEqual(oldCM.Data, cm.Data) || !reflect.DeepEqual(oldCM.Annotations, cm.Annotations) ||
+			!reflect.DeepEqual(oldCM.Labels, cm.Labels) {
+			s.regionConfigChanged(oldCM, cm)
 		}
 	}
 }
 
 func (s *Scheduler) onConfigMapDelete(obj any) {
-	if _, ok := deleted[*corev1.ConfigMap](obj); ok {
-		s.requeueUnschedulable()
+	if cm, ok := deleted[*corev1.ConfigMap](obj); ok {
+		s.regionConfigChanged(cm)
 	}
 }
 

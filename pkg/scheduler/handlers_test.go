@@ -4,15 +4,16 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/utils/ptr"
+	"k8s.io/component-base/metrics/testutil"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
@@ -40,177 +41,305 @@ func queued(s *Scheduler) []string {
 	return out
 }
 
-// requeues calls handle on a scheduler with one unschedulable shoot and an
-// empty queue, and tells whether handle queued that shoot again.
-func requeues(t *testing.T, s *Scheduler, handle func()) bool {
+// hintLandscape is a shoot no seed fits, with one seed per reason: full
+// (capacity), far (another region, also full), tainted (a NoSchedule taint),
+// gcp (another provider) and not-ready (unusable).
+func hintLandscape() []runtime.Object {
+	return []runtime.Object{
+		awsProfile(),
+		readySeed("full", "eu-west-1", 1),
+		readySeed("far", "eu-west-2", 1),
+		coretest.MakeSeed("tainted").Region("eu-west-1").Taint("k", nil, corev1alpha1.TaintEffectNoSchedule).Obj(),
+		coretest.MakeSeed("gcp").Provider("gcp", "eu-west-1").Obj(),
+		coretest.MakeSeed("not-ready").Region("eu-west-1").Condition(corev1alpha1.SeedGardenletReady, corev1alpha1.ConditionFalse).Obj(),
+		boundTo(pendingShoot("on-full", "eu-west-1"), "full"),
+		boundTo(pendingShoot("on-far", "eu-west-2"), "far"),
+		pendingShoot("waiting", "eu-west-1"),
+	}
+}
+
+const waitingKey = "garden-dev/waiting"
+
+// clock is a test's time, moved by hand.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time          { return c.t }
+func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
+
+// parkedScheduler returns a scheduler whose decision of the waiting shoot
+// failed, with an empty queue and the clock past the shoot's backoff (a
+// requeue queues it at once).
+func parkedScheduler(t *testing.T, objects ...runtime.Object) (*Scheduler, *clock) {
 	t.Helper()
+	s, _, _ := newTestScheduler(t, objects...)
+	c := &clock{t: time.Unix(1000, 0)}
+	s.now = c.now
 	drain(s)
-	s.setUnschedulable("garden-dev/waiting", true)
-	// The backoff of earlier failures must be reset by a requeue.
-	s.queue.AddRateLimited("garden-dev/waiting")
-	handle()
+	if err := s.syncHandler(context.Background(), waitingKey); err != nil {
+		t.Fatalf("deciding the waiting shoot: %v", err)
+	}
+	if s.pool.parked() != 1 {
+		t.Fatalf("%d shoots parked after the failed decision, want 1", s.pool.parked())
+	}
+	drain(s)
+	c.advance(maxBackoff)
+	return s, c
+}
+
+// requeued tells whether the waiting shoot is queued, taking the queue's
+// keys off it; anything else queued fails the test.
+func requeued(t *testing.T, s *Scheduler) bool {
+	t.Helper()
 	got := queued(s)
 	switch {
 	case len(got) == 0:
 		return false
-	case len(got) == 1 && got[0] == "garden-dev/waiting":
+	case len(got) == 1 && got[0] == waitingKey:
 		return true
 	default:
-		t.Fatalf("queued %v, want only garden-dev/waiting", got)
+		t.Fatalf("queued %v, want at most %s", got, waitingKey)
 		return false
 	}
 }
 
-func TestSeedHandlersRequeueWhatTheyMayHelp(t *testing.T) {
-	seed := readySeed("a", "eu-west-1", 1)
-	s, _, _ := newTestScheduler(t, seed, awsProfile())
-
-	unchanged := seed.DeepCopy()
-	unchanged.ResourceVersion = "2"
-	if requeues(t, s, func() { s.onSeedUpdate(seed, unchanged) }) {
-		t.Error("a seed update that changes nothing a filter reads requeued unschedulable shoots")
+func seedOf(objects []runtime.Object, name string) *corev1alpha1.Seed {
+	for _, o := range objects {
+		if seed, ok := o.(*corev1alpha1.Seed); ok && seed.Name == name {
+			return seed
+		}
 	}
-
-	more := seed.DeepCopy()
-	more.Status.Allocatable = corev1.ResourceList{corev1alpha1.ResourceShoots: *resource.NewQuantity(5, resource.DecimalSI)}
-	if !requeues(t, s, func() { s.onSeedUpdate(seed, more) }) {
-		t.Error("more allocatable shoots did not requeue unschedulable shoots")
-	}
-	if cached, ok := s.cache.snapshot.Seed("a"); !ok || !cached.Status.Allocatable[corev1alpha1.ResourceShoots].Equal(*resource.NewQuantity(5, resource.DecimalSI)) {
-		t.Errorf("the cache does not hold the updated seed: %v", cached)
-	}
-
-	untainted := more.DeepCopy()
-	tainted := more.DeepCopy()
-	tainted.Spec.Taints = []corev1alpha1.SeedTaint{{Key: corev1alpha1.SeedTaintUnschedulable}}
-	if !requeues(t, s, func() { s.onSeedUpdate(tainted, untainted) }) {
-		t.Error("removing a taint did not requeue unschedulable shoots")
-	}
-
-	deleting := more.DeepCopy()
-	deleting.DeletionTimestamp = ptr.To(metav1.Now())
-	if requeues(t, s, func() { s.onSeedUpdate(tainted, deleting) }) {
-		t.Error("a seed being deleted requeued unschedulable shoots: it can help none")
-	}
-
-	if !requeues(t, s, func() { s.onSeedAdd(readySeed("b", "eu-west-1", -1)) }) {
-		t.Error("a new seed did not requeue unschedulable shoots")
-	}
-	if _, ok := s.cache.snapshot.Seed("b"); !ok {
-		t.Error("the new seed is not in the cache")
-	}
-
-	// Deleting a seed helps no shoot: it leaves the cache, nothing is queued.
-	if requeues(t, s, func() { s.onSeedDelete(readySeed("b", "eu-west-1", -1)) }) {
-		t.Error("a deleted seed requeued unschedulable shoots")
-	}
-	if _, ok := s.cache.snapshot.Seed("b"); ok {
-		t.Error("the deleted seed is still in the cache")
-	}
-	// A missed delete arrives as a tombstone.
-	s.onSeedDelete(cache.DeletedFinalStateUnknown{Key: "a", Obj: more})
-	if _, ok := s.cache.snapshot.Seed("a"); ok {
-		t.Error("the seed deleted through a tombstone is still in the cache")
-	}
-
-	// Objects of the wrong type are ignored.
-	s.onSeedAdd("not a seed")
-	s.onSeedUpdate("not a seed", more)
-	s.onSeedDelete(cache.DeletedFinalStateUnknown{Key: "x", Obj: "not a seed"})
+	panic("no seed " + name)
 }
 
-func TestShootDeleteFreesCapacityAndForgetsTheShoot(t *testing.T) {
-	bound := boundTo(pendingShoot("bound", "eu-west-1"), "a")
-	s, _, _ := newTestScheduler(t, readySeed("a", "eu-west-1", 1), awsProfile(), bound)
-	if s.cache.usage("a") != 1 {
-		t.Fatalf("usage %d before the delete, want 1", s.cache.usage("a"))
+func shootOf(objects []runtime.Object, name string) *corev1alpha1.Shoot {
+	for _, o := range objects {
+		if shoot, ok := o.(*corev1alpha1.Shoot); ok && shoot.Name == name {
+			return shoot
+		}
 	}
-	if !requeues(t, s, func() { s.onShootDelete(bound) }) {
-		t.Error("deleting a bound shoot did not requeue unschedulable shoots (it freed capacity)")
-	}
-	if s.cache.usage("a") != 0 {
-		t.Errorf("usage %d after the delete, want 0", s.cache.usage("a"))
-	}
-
-	// A deleted shoot that counted nowhere frees nothing; a deleted
-	// unschedulable shoot is forgotten, so no later change requeues it.
-	waiting := pendingShoot("waiting", "ap-south-1")
-	if requeues(t, s, func() { s.onShootDelete(cache.DeletedFinalStateUnknown{Key: "garden-dev/waiting", Obj: waiting}) }) {
-		t.Error("deleting an unbound shoot requeued unschedulable shoots")
-	}
-	s.mu.Lock()
-	_, still := s.unschedulable["garden-dev/waiting"]
-	s.mu.Unlock()
-	if still {
-		t.Error("the deleted shoot is still remembered as unschedulable")
-	}
-	s.onShootDelete("not a shoot")
+	panic("no shoot " + name)
 }
 
-func TestShootUpdateThatFreesCapacityRequeues(t *testing.T) {
-	bound := boundTo(pendingShoot("bound", "eu-west-1"), "a")
-	s, _, _ := newTestScheduler(t, readySeed("a", "eu-west-1", 1), awsProfile(), bound)
-	moved := boundTo(bound, "elsewhere")
-	moved.ResourceVersion = "2"
-	if !requeues(t, s, func() { s.onShootUpdate(bound, moved) }) {
-		t.Error("a shoot leaving seed a did not requeue unschedulable shoots")
+// changed returns a copy of the seed at a new version with mutate applied.
+func changed(seed *corev1alpha1.Seed, mutate func(*corev1alpha1.Seed)) *corev1alpha1.Seed {
+	out := seed.DeepCopy()
+	out.ResourceVersion = "2"
+	mutate(out)
+	return out
+}
+
+// TestQueueingHints: each event requeues the waiting shoot only when it can
+// turn the rejection of some seed into a fit.
+func TestQueueingHints(t *testing.T) {
+	objects := hintLandscape()
+	seed := func(name string) *corev1alpha1.Seed { return seedOf(objects, name) }
+	shoot := func(name string) *corev1alpha1.Shoot { return shootOf(objects, name) }
+	allocatable := func(n int64) func(*corev1alpha1.Seed) {
+		return func(s *corev1alpha1.Seed) {
+			s.Status.Allocatable = corev1.ResourceList{corev1alpha1.ResourceShoots: *resource.NewQuantity(n, resource.DecimalSI)}
+		}
 	}
-	if s.cache.usage("a") != 0 {
-		t.Errorf("usage of a %d after the shoot left, want 0", s.cache.usage("a"))
+	regionConfig := func(profiles string) *corev1.ConfigMap {
+		cm := coretest.RegionConfigMap("garden", "regions", "aws", map[string]string{"eu-west-1": "eu-west-2: 1\n"})
+		cm.Annotations[corev1alpha1.AnnotationSchedulingCloudProfiles] = profiles
+		return cm
+	}
+	for _, tc := range []struct {
+		name   string
+		handle func(s *Scheduler)
+		want   bool
+	}{
+		{"a shoot leaving the full seed", func(s *Scheduler) { s.onShootDelete(shoot("on-full")) }, true},
+		{"a shoot bound to the full seed moving elsewhere", func(s *Scheduler) {
+			moved := boundTo(shoot("on-full"), "gcp")
+			moved.ResourceVersion = "2"
+			s.onShootUpdate(shoot("on-full"), moved)
+		}, true},
+		{"a shoot leaving a full seed of another region", func(s *Scheduler) { s.onShootDelete(shoot("on-far")) }, false},
+		{"more allocatable on the full seed", func(s *Scheduler) { s.onSeedUpdate(seed("full"), changed(seed("full"), allocatable(5))) }, true},
+		{"more allocatable on the seed of another region", func(s *Scheduler) { s.onSeedUpdate(seed("far"), changed(seed("far"), allocatable(5))) }, false},
+		{"the far seed moving to the shoot's region", func(s *Scheduler) {
+			s.onSeedUpdate(seed("far"), changed(seed("far"), func(s *corev1alpha1.Seed) { s.Spec.Provider.Region = "eu-west-1" }))
+		}, true},
+		{"more allocatable on the tainted seed", func(s *Scheduler) { s.onSeedUpdate(seed("tainted"), changed(seed("tainted"), allocatable(5))) }, false},
+		{"a taint added to the full seed", func(s *Scheduler) {
+			s.onSeedUpdate(seed("full"), changed(seed("full"), func(s *corev1alpha1.Seed) {
+				s.Spec.Taints = []corev1alpha1.SeedTaint{{Key: corev1alpha1.SeedTaintUnschedulable}}
+			}))
+		}, false},
+		{"the taint removed from the tainted seed", func(s *Scheduler) {
+			s.onSeedUpdate(seed("tainted"), changed(seed("tainted"), func(s *corev1alpha1.Seed) { s.Spec.Taints = nil }))
+		}, true},
+		{"a label on the seed of another provider", func(s *Scheduler) {
+			s.onSeedUpdate(seed("gcp"), changed(seed("gcp"), func(s *corev1alpha1.Seed) { s.Labels = map[string]string{"x": "y"} }))
+		}, false},
+		{"the seed of another provider turning aws", func(s *Scheduler) {
+			s.onSeedUpdate(seed("gcp"), changed(seed("gcp"), func(s *corev1alpha1.Seed) { s.Spec.Provider.Type = "aws" }))
+		}, true},
+		{"a label on the seed that is not ready", func(s *Scheduler) {
+			s.onSeedUpdate(seed("not-ready"), changed(seed("not-ready"), func(s *corev1alpha1.Seed) { s.Labels = map[string]string{"x": "y"} }))
+		}, false},
+		{"the seed that was not ready becoming ready", func(s *Scheduler) {
+			s.onSeedUpdate(seed("not-ready"), changed(seed("not-ready"), func(s *corev1alpha1.Seed) {
+				s.Status.Conditions = readySeed("x", "eu-west-1", -1).Status.Conditions
+			}))
+		}, true},
+		{"a resync of the tainted seed", func(s *Scheduler) { s.onSeedUpdate(seed("tainted"), seed("tainted")) }, false},
+		{"a new seed the shoot may use", func(s *Scheduler) { s.onSeedAdd(readySeed("new", "eu-west-1", -1)) }, true},
+		{"a new seed in another region", func(s *Scheduler) { s.onSeedAdd(readySeed("new", "eu-west-2", -1)) }, false},
+		{"a new seed in another region, then moved to the shoot's", func(s *Scheduler) {
+			added := readySeed("new", "eu-west-2", -1)
+			s.onSeedAdd(added)
+			if requeued(t, s) {
+				t.Error("a new seed in another region requeued the shoot")
+			}
+			s.onSeedUpdate(added, changed(added, func(s *corev1alpha1.Seed) { s.Spec.Provider.Region = "eu-west-1" }))
+		}, true},
+		{"a seed deleted", func(s *Scheduler) { s.onSeedDelete(seed("far")) }, false},
+		{"a seed deleted, seen through a tombstone", func(s *Scheduler) {
+			s.onSeedDelete(cache.DeletedFinalStateUnknown{Key: "gcp", Obj: seed("gcp")})
+		}, false},
+		{"its cloud profile changing", func(s *Scheduler) {
+			p := awsProfile()
+			changed := p.DeepCopy()
+			changed.Spec.SeedSelector = &corev1alpha1.SeedSelector{ProviderTypes: []string{"*"}}
+			s.onProfileUpdate(p, changed)
+		}, true},
+		{"its cloud profile relabelled", func(s *Scheduler) {
+			p := awsProfile()
+			relabelled := p.DeepCopy()
+			relabelled.Labels = map[string]string{"x": "y"}
+			s.onProfileUpdate(p, relabelled)
+		}, false},
+		{"another cloud profile created", func(s *Scheduler) { s.onProfileAdd(coretest.MakeCloudProfile("gcp").Obj()) }, false},
+		{"a region ConfigMap for its cloud profile", func(s *Scheduler) { s.onConfigMapAdd(regionConfig("aws")) }, true},
+		{"a region ConfigMap for another cloud profile", func(s *Scheduler) { s.onConfigMapAdd(regionConfig("gcp")) }, false},
+		{"a region ConfigMap turning to its cloud profile", func(s *Scheduler) {
+			s.onConfigMapUpdate(regionConfig("gcp"), regionConfig("gcp,aws"))
+		}, true},
+		{"a region ConfigMap for its cloud profile deleted", func(s *Scheduler) {
+			s.onConfigMapDelete(cache.DeletedFinalStateUnknown{Key: "garden/regions", Obj: regionConfig("aws")})
+		}, true},
+		{"its own status written", func(s *Scheduler) {
+			cur := s.currentShoot(waitingKey)
+			next := cur.DeepCopy()
+			next.ResourceVersion = "99"
+			next.Status.LastOperation = nil
+			s.onShootUpdate(cur, next)
+		}, false},
+		{"its own tolerations changed", func(s *Scheduler) {
+			cur := s.currentShoot(waitingKey)
+			next := cur.DeepCopy()
+			next.ResourceVersion, next.Generation = "99", cur.Generation+1
+			next.Spec.Tolerations = []corev1alpha1.Toleration{{Key: "k"}}
+			s.onShootUpdate(cur, next)
+		}, true},
+		{"objects of the wrong type", func(s *Scheduler) {
+			s.onSeedAdd("not a seed")
+			s.onSeedUpdate("not a seed", seed("full"))
+			s.onSeedDelete(cache.DeletedFinalStateUnknown{Key: "x", Obj: "not a seed"})
+			s.onShootDelete("not a shoot")
+			s.onProfileUpdate("not a profile", awsProfile())
+			s.onConfigMapUpdate("not a ConfigMap", regionConfig("aws"))
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _ := parkedScheduler(t, objects...)
+			tc.handle(s)
+			if got := requeued(t, s); got != tc.want {
+				t.Errorf("requeued: %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
 
-func TestCloudProfileHandlersRequeueOnSpecChanges(t *testing.T) {
-	profile := awsProfile()
-	s, _, _ := newTestScheduler(t, readySeed("a", "eu-west-1", -1), profile)
-
-	relabelled := profile.DeepCopy()
-	relabelled.Labels = map[string]string{"x": "y"}
-	if requeues(t, s, func() { s.onProfileUpdate(profile, relabelled) }) {
-		t.Error("a cloud profile change outside its spec requeued unschedulable shoots")
+// TestRequeueKeepsTheBackoff: a change that may help requeues a shoot only
+// once its backoff since the last failure has passed.
+func TestRequeueKeepsTheBackoff(t *testing.T) {
+	objects := hintLandscape()
+	s, _, _ := newTestScheduler(t, objects...)
+	c := &clock{t: time.Unix(1000, 0)}
+	s.now = c.now
+	drain(s)
+	if err := s.syncHandler(context.Background(), waitingKey); err != nil {
+		t.Fatal(err)
 	}
-	changed := profile.DeepCopy()
-	changed.Spec.SeedSelector = &corev1alpha1.SeedSelector{ProviderTypes: []string{"*"}}
-	if !requeues(t, s, func() { s.onProfileUpdate(profile, changed) }) {
-		t.Error("a cloud profile spec change did not requeue unschedulable shoots")
+	drain(s)
+	s.onShootDelete(shootOf(objects, "on-full"))
+	if requeued(t, s) {
+		t.Error("a requeue within the backoff queued the shoot at once")
 	}
-	if !requeues(t, s, func() { s.onProfileAdd(changed) }) {
-		t.Error("a new cloud profile did not requeue unschedulable shoots")
-	}
-	if requeues(t, s, func() { s.onProfileUpdate("not a profile", changed) }) {
-		t.Error("an object of the wrong type requeued unschedulable shoots")
+	if err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+		return s.queue.Len() == 1, nil
+	}); err != nil {
+		t.Fatalf("the requeued shoot was not queued after its backoff: %v", err)
 	}
 }
 
-func TestRegionConfigMapHandlersRequeue(t *testing.T) {
-	s, _, _ := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile())
-	cm := coretest.RegionConfigMap("garden", "regions", "aws", map[string]string{"eu-west-1": "eu-west-2: 1\n"})
-	if !requeues(t, s, func() { s.onConfigMapAdd(cm) }) {
-		t.Error("a new region ConfigMap did not requeue unschedulable shoots")
+// TestEventDuringADecisionRequeues: a change that lands while the shoot is
+// being decided, too late for the decision to see it, requeues the shoot
+// when the decision fails.
+func TestEventDuringADecisionRequeues(t *testing.T) {
+	s, c := parkedScheduler(t, hintLandscape()...)
+	s.pool.begin(waitingKey)
+	s.pool.event(poolEvent{trigger: triggerCapacityFreed, seed: "full"})
+	c.advance(maxBackoff)
+	s.pool.park(waitingKey, "aws", &algorithm.ScheduleError{Rejections: []algorithm.Rejection{{Seed: "full", Filter: algorithm.FilterCapacity}}})
+	if !requeued(t, s) {
+		t.Error("capacity freed during the decision on the seed it rejected for capacity did not requeue the shoot")
 	}
 
-	relabelled := cm.DeepCopy()
-	relabelled.Labels["other"] = "x"
-	if requeues(t, s, func() { s.onConfigMapUpdate(cm, relabelled) }) {
-		t.Error("a region ConfigMap change outside data and annotations requeued unschedulable shoots")
+	s.pool.begin(waitingKey)
+	s.pool.event(poolEvent{trigger: triggerCapacityFreed, seed: "tainted"})
+	s.pool.park(waitingKey, "aws", &algorithm.ScheduleError{Rejections: []algorithm.Rejection{
+		{Seed: "full", Filter: algorithm.FilterCapacity}, {Seed: "tainted", Filter: algorithm.FilterTaints}}})
+	if requeued(t, s) {
+		t.Error("capacity freed during the decision on a seed that rejected for taints requeued the shoot")
 	}
+	if n := len(s.pool.log); n != 0 {
+		t.Errorf("%d events kept with no decision in flight", n)
+	}
+}
 
-	newData := relabelled.DeepCopy()
-	newData.Data["eu-west-1"] = "eu-west-2: 7\n"
-	if !requeues(t, s, func() { s.onConfigMapUpdate(relabelled, newData) }) {
-		t.Error("new region distances did not requeue unschedulable shoots")
+// TestPeriodicRetryCatchesAMissedHint: a change no handler saw (the seed
+// gets room behind the pool's back) is found by the periodic retry, and the
+// metric says so.
+func TestPeriodicRetryCatchesAMissedHint(t *testing.T) {
+	objects := hintLandscape()
+	s, c := parkedScheduler(t, objects...)
+	s.cache.addSeed(changed(seedOf(objects, "full"), func(s *corev1alpha1.Seed) {
+		s.Status.Allocatable = corev1.ResourceList{corev1alpha1.ResourceShoots: *resource.NewQuantity(5, resource.DecimalSI)}
+	}))
+	interval := s.config.UnschedulableRetryInterval.Duration
+	c.advance(interval - maxBackoff - time.Second)
+	s.pool.retryParked(interval)
+	if requeued(t, s) {
+		t.Fatal("the periodic retry came early")
 	}
-	newProfiles := newData.DeepCopy()
-	newProfiles.Annotations[corev1alpha1.AnnotationSchedulingCloudProfiles] = "aws,gcp"
-	if !requeues(t, s, func() { s.onConfigMapUpdate(newData, newProfiles) }) {
-		t.Error("a region ConfigMap naming other cloud profiles did not requeue unschedulable shoots")
+	c.advance(time.Second)
+	s.pool.retryParked(interval)
+	if !requeued(t, s) {
+		t.Fatal("the periodic retry did not requeue the shoot")
 	}
+	if err := s.syncHandler(context.Background(), waitingKey); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := testutil.GetCounterMetricValue(s.metrics.requeues.WithLabelValues(triggerPeriodic, outcomeScheduled)); got != 1 {
+		t.Errorf("graft_scheduler_requeues_total{trigger=periodic,outcome=scheduled} = %v, want 1", got)
+	}
+	if s.pool.parked() != 0 {
+		t.Error("the placed shoot is still parked")
+	}
+}
 
-	if !requeues(t, s, func() { s.onConfigMapDelete(cache.DeletedFinalStateUnknown{Key: "garden/regions", Obj: newProfiles}) }) {
-		t.Error("a deleted region ConfigMap did not requeue unschedulable shoots")
+func TestShootDeleteForgetsTheShoot(t *testing.T) {
+	s, _ := parkedScheduler(t, hintLandscape()...)
+	s.onShootDelete(cache.DeletedFinalStateUnknown{Key: waitingKey, Obj: pendingShoot("waiting", "eu-west-1")})
+	if s.pool.parked() != 0 {
+		t.Error("the deleted shoot is still parked")
 	}
-	if requeues(t, s, func() { s.onConfigMapUpdate("not a ConfigMap", cm) }) {
-		t.Error("an object of the wrong type requeued unschedulable shoots")
+	if s.cache.usage("full") != 1 {
+		t.Errorf("usage of full %d, want 1", s.cache.usage("full"))
 	}
 }
 

@@ -25,6 +25,10 @@ type schedulerMetrics struct {
 	schedulingDuration *metrics.Histogram
 	attemptDuration    *metrics.HistogramVec
 	pendingShoots      *metrics.GaugeVec
+	// requeues counts the decisions of unschedulable shoots a change (or
+	// the periodic retry) requeued, by trigger and outcome.
+	requeues            *metrics.CounterVec
+	failureStatusWrites *metrics.Counter
 }
 
 // newMetrics creates the metrics and lists them for metricsFor to register.
@@ -38,9 +42,15 @@ func newMetrics() (*schedulerMetrics, []metrics.Registerable) {
 			"Time of one scheduling attempt, from taking the shoot off the queue to the end of its binding or failure report, by result.",
 			metrics.ExponentialBuckets(0.0005, 2, 16), "result"),
 		pendingShoots: component.NewGaugeVec("graft_scheduler_pending_shoots",
-			"Pending shoots by queue: active (waiting for a worker) or unschedulable (waiting for a change or a retry).", "queue"),
+			"Pending shoots by queue: active (waiting for a worker) or unschedulable (waiting for a change that may help, or the periodic retry).", "queue"),
+		requeues: component.NewCounterVec("graft_scheduler_requeues_total",
+			"Decisions of shoots no seed fitted that a change requeued, by trigger (seed_added, seed_changed, seed_deleted, capacity_freed, "+
+				"cloud_profile, region_config, or periodic: the safety net, which should find nothing) and outcome "+
+				"(scheduled: the requeue helped; same_failure; other_failure).", "trigger", "outcome"),
+		failureStatusWrites: component.NewCounter("graft_scheduler_failure_status_writes_total",
+			"Writes of a shoot's lastOperation for a scheduling failure: only when its stable reason changed."),
 	}
-	return m, []metrics.Registerable{m.scheduleAttempts, m.schedulingDuration, m.attemptDuration, m.pendingShoots}
+	return m, []metrics.Registerable{m.scheduleAttempts, m.schedulingDuration, m.attemptDuration, m.pendingShoots, m.requeues, m.failureStatusWrites}
 }
 
 // metricsFor returns metrics registered with a test's registry, or with nil the

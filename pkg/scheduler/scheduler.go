@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,7 +43,7 @@ const (
 
 const (
 	// initialBackoff and maxBackoff bound the retry delay of a shoot that could
-	// not be scheduled; changes that may help requeue it at once anyway.
+	// not be scheduled, also when a change that may help requeues it.
 	initialBackoff = time.Second
 	maxBackoff     = time.Minute
 	// assumeTTL is how long a written binding may stay unconfirmed by the
@@ -91,11 +92,8 @@ type Scheduler struct {
 
 	cache *schedulingCache
 	queue workqueue.TypedRateLimitingInterface[string]
-
-	// unschedulable holds the keys of shoots that no seed fits, requeued at
-	// once when something changes that may make them fit.
-	mu            sync.Mutex
-	unschedulable map[string]struct{}
+	// pool holds the shoots no seed fits until a change can help them.
+	pool *unschedulablePool
 }
 
 // New returns a scheduler for a defaulted and validated configuration.
@@ -121,9 +119,8 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 		runner: component.NewRunner(Name, cfg.CommonConfiguration, clients, component.RunnerOptions{
 			Identity: opts.Identity, EventWriters: int(cfg.ConcurrentSyncs), EventFlushTimeout: 10 * time.Second,
 		}),
-		now:           time.Now,
-		cache:         newSchedulingCache(),
-		unschedulable: map[string]struct{}{},
+		now:   time.Now,
+		cache: newSchedulingCache(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[string](initialBackoff, maxBackoff),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: "graft_scheduler"}),
@@ -131,6 +128,13 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 	if s.runner.Recorder != nil {
 		s.recorder = s.runner.Recorder
 	}
+	s.pool = newUnschedulablePool(func(key string, after time.Duration) {
+		if after <= 0 {
+			s.queue.Add(key)
+		} else {
+			s.queue.AddAfter(key, after)
+		}
+	}, s.admitsAlone, func() time.Time { return s.now() })
 
 	api, err := garden.ConfiguredAPI(string(cfg.API))
 	if err != nil {
@@ -247,13 +251,14 @@ func (s *Scheduler) housekeep(ctx context.Context) {
 			return
 		case <-ticker.C:
 		}
-		for _, key := range s.cache.expire(s.now(), assumeTTL, s.currentShoot) {
+		expired, freed := s.cache.expire(s.now(), assumeTTL, s.currentShoot)
+		for _, key := range expired {
 			klog.FromContext(ctx).Info("Binding not confirmed by the informer in time, using the informer's view", "shoot", key)
 			s.queue.Add(key)
 		}
-		s.mu.Lock()
-		n := len(s.unschedulable)
-		s.mu.Unlock()
+		s.capacityFreed(freed)
+		s.pool.retryParked(s.config.UnschedulableRetryInterval.Duration)
+		n := s.pool.parked()
 		s.metrics.pendingShoots.WithLabelValues(queueActive).Set(float64(s.queue.Len()))
 		s.metrics.pendingShoots.WithLabelValues(queueUnschedulable).Set(float64(n))
 	}
@@ -271,43 +276,52 @@ func (s *Scheduler) currentShoot(key string) *corev1alpha1.Shoot {
 	return shoot
 }
 
-// errUnschedulable makes the worker retry with backoff; the reason has been reported already.
-var errUnschedulable = errors.New("no seed fits")
-
-// syncHandler schedules one shoot: decide and reserve under the cache lock, then bind.
+// syncHandler schedules one shoot: decide and reserve under the cache lock,
+// then bind. A shoot no seed fits waits in the pool for a change that can
+// help it, not for a backoff retry.
 func (s *Scheduler) syncHandler(ctx context.Context, key string) error {
 	logger := klog.FromContext(ctx).WithValues("shoot", key)
 	shoot := s.currentShoot(key)
 	if shoot == nil || !responsible(shoot, s.config.SchedulerName) {
-		s.setUnschedulable(key, false)
+		s.pool.forget(key)
 		return nil
 	}
 	start := s.now()
+	trigger, prevReason := s.pool.begin(key)
 	seed, err := s.decide(shoot)
 	if errors.Is(err, errAssumed) {
+		s.pool.end(key)
 		return nil
 	}
 	if err != nil {
 		s.metrics.scheduleAttempts.WithLabelValues(resultUnschedulable).Inc()
+		s.pool.park(key, algorithm.CloudProfileNameOf(shoot), err)
 		s.reportFailure(ctx, shoot, err)
+		if trigger != "" {
+			outcome := outcomeOtherFailure
+			if algorithm.StableReason(err) == prevReason {
+				outcome = outcomeSameFailure
+			}
+			s.metrics.requeues.WithLabelValues(trigger, outcome).Inc()
+		}
 		s.metrics.attemptDuration.WithLabelValues(resultUnschedulable).Observe(s.now().Sub(start).Seconds())
-		return errUnschedulable
+		return nil
 	}
 	if ctx.Err() != nil {
 		// The lease was lost between decision and write: the new leader decides.
-		s.cache.bindFailed(key, shoot)
+		s.bindFailed(key, shoot)
 		return ctx.Err()
 	}
 	if shoot.Annotations[corev1alpha1.AnnotationDescheduledFrom] == seed {
 		if err := s.confirmSeed(ctx, key, seed); err != nil {
-			s.cache.bindFailed(key, shoot)
+			s.bindFailed(key, shoot)
 			logger.V(2).Info("Not sending an evicted shoot back before its seed is confirmed", "seed", seed, "reason", err.Error())
 			return err
 		}
 	}
 	boundRV, err := s.bind(ctx, shoot, seed, s.now())
 	if err != nil {
-		s.cache.bindFailed(key, s.currentShoot(key))
+		s.bindFailed(key, s.currentShoot(key))
 		s.metrics.scheduleAttempts.WithLabelValues(resultError).Inc()
 		s.metrics.attemptDuration.WithLabelValues(resultError).Observe(s.now().Sub(start).Seconds())
 		if apierrors.IsNotFound(err) {
@@ -324,7 +338,13 @@ func (s *Scheduler) syncHandler(ctx context.Context, key string) error {
 		return err
 	}
 	s.cache.bindSucceeded(key, boundRV, s.now())
-	s.setUnschedulable(key, false)
+	s.pool.forget(key)
+	if trigger != "" {
+		s.metrics.requeues.WithLabelValues(trigger, outcomeScheduled).Inc()
+		if trigger == triggerPeriodic {
+			logger.Info("The periodic retry placed a shoot no change had requeued: a queueing hint was missed", "seed", seed)
+		}
+	}
 	now := s.now()
 	s.metrics.scheduleAttempts.WithLabelValues(resultScheduled).Inc()
 	s.metrics.attemptDuration.WithLabelValues(resultScheduled).Observe(now.Sub(start).Seconds())
@@ -405,18 +425,18 @@ func (s *Scheduler) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed st
 }
 
 // reportFailure emits the Warning Event and records lastOperation (Create,
-// Pending) unless it already says the same.
+// Pending) unless it already gives the same stable reason: the counts and
+// per-seed details change with every seed that fills up elsewhere, what a
+// user acts on does not (docs/daemons.md, "A failure").
 func (s *Scheduler) reportFailure(ctx context.Context, shoot *corev1alpha1.Shoot, cause error) {
 	key := algorithm.ShootKey(shoot)
-	s.setUnschedulable(key, true)
 	short := algorithm.ShortReason(cause)
 	s.recorder.Event(shoot, corev1.EventTypeWarning, ReasonSchedulingFailed, short)
 	klog.FromContext(ctx).V(1).Info("No seed fits", "shoot", key, "reason", short)
 
-	const prefix = "Failed to schedule shoot: "
-	description := prefix + algorithm.TruncatedError(cause, maxDescriptionLength-len(prefix))
+	description, stable := failureDescription(cause)
 	if lo := shoot.Status.LastOperation; lo != nil && lo.Type == corev1alpha1.LastOperationTypeCreate &&
-		lo.State == corev1alpha1.LastOperationStatePending && lo.Description == description {
+		lo.State == corev1alpha1.LastOperationStatePending && strings.HasPrefix(lo.Description, stable) {
 		return
 	}
 	// Preconditioned on the version decided on: a shoot bound or evicted
@@ -432,37 +452,64 @@ func (s *Scheduler) reportFailure(ctx context.Context, shoot *corev1alpha1.Shoot
 		}},
 	})
 	utilruntime.Must(err)
+	s.metrics.failureStatusWrites.Inc()
 	_, err = s.garden.PatchShootStatus(ctx, shoot.Namespace, shoot.Name, patch)
 	switch {
 	case err == nil, apierrors.IsNotFound(err):
 	case apierrors.IsConflict(err):
 		klog.FromContext(ctx).V(2).Info("Shoot changed before the scheduling failure was recorded; deciding again", "shoot", key)
+		s.queue.Add(key)
 	default:
 		klog.FromContext(ctx).Error(err, "Could not record the scheduling failure in the shoot's status", "shoot", key)
 	}
 }
 
-func (s *Scheduler) setUnschedulable(key string, unschedulable bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if unschedulable {
-		s.unschedulable[key] = struct{}{}
-	} else {
-		delete(s.unschedulable, key)
+// failureDescription is lastOperation.description for a failed decision and
+// its stable prefix: "Failed to schedule shoot (<the rejecting filters in
+// words>): " and the long form, whose counts and per-seed reasons are those
+// of the decision that wrote it. An error that is not a decision's (a
+// missing cloud profile, a malformed region ConfigMap) is stable as a whole.
+func failureDescription(cause error) (description, stable string) {
+	var se *algorithm.ScheduleError
+	if !errors.As(cause, &se) {
+		const prefix = "Failed to schedule shoot: "
+		description = prefix + algorithm.TruncatedError(cause, maxDescriptionLength-len(prefix))
+		return description, description
 	}
+	stable = "Failed to schedule shoot (" + algorithm.StableReason(cause) + "): "
+	if len(stable) > maxDescriptionLength/2 {
+		stable = stable[:maxDescriptionLength/2]
+	}
+	return stable + algorithm.TruncatedError(cause, maxDescriptionLength-len(stable)), stable
 }
 
-// requeueUnschedulable retries every unschedulable shoot at once, with its
-// backoff reset: something changed that may make it fit.
-func (s *Scheduler) requeueUnschedulable() {
-	s.mu.Lock()
-	keys := make([]string, 0, len(s.unschedulable))
-	for key := range s.unschedulable {
-		keys = append(keys, key)
+// admitsAlone decides the shoot of key against seed alone (capacity as the
+// seed reports it, none used): the filter that rejects it, empty when the
+// seed could take it or the shoot cannot be decided now. A new seed gets a
+// waiting shoot decided again only when it passes.
+func (s *Scheduler) admitsAlone(key string, seed *corev1alpha1.Seed) algorithm.Filter {
+	shoot := s.currentShoot(key)
+	if shoot == nil {
+		return ""
 	}
-	s.mu.Unlock()
-	for _, key := range keys {
-		s.queue.Forget(key)
-		s.queue.Add(key)
+	in, err := s.inputs.Inputs(shoot)
+	if err != nil {
+		return ""
+	}
+	snap := algorithm.NewSnapshot()
+	snap.AddSeed(seed)
+	var se *algorithm.ScheduleError
+	if _, err := algorithm.Schedule(shoot, snap, in); errors.As(err, &se) && len(se.Rejections) == 1 {
+		return se.Rejections[0].Hint()
+	}
+	return ""
+}
+
+// bindFailed rolls a reservation back; the capacity it held may help a
+// waiting shoot.
+func (s *Scheduler) bindFailed(key string, current *corev1alpha1.Shoot) {
+	s.pool.end(key)
+	for _, seed := range s.cache.bindFailed(key, current) {
+		s.pool.event(poolEvent{trigger: triggerCapacityFreed, seed: seed})
 	}
 }

@@ -11,12 +11,15 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/testutil"
 	"k8s.io/utils/ptr"
 
 	graftfake "github.com/graft-dev/client-go/clientset/versioned/fake"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // newTestScheduler returns a scheduler on fake clients with its informers
@@ -29,7 +32,7 @@ func newTestScheduler(t *testing.T, objects ...runtime.Object) (*Scheduler, *gra
 	cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
 	cfg.Server.MetricsBindAddress = configv1alpha1.DisabledBindAddress
 	cfg.Default()
-	s, err := New(cfg, component.Clients{Graft: graft, Kubernetes: kubefake.NewSimpleClientset()}, Options{})
+	s, err := New(cfg, component.Clients{Graft: graft, Kubernetes: kubefake.NewSimpleClientset()}, Options{Registry: metrics.NewKubeRegistry()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,8 +75,8 @@ func TestSyncFailureRecordsEventAndLastOperation(t *testing.T) {
 	shoot := pendingShoot("s", "ap-south-1")
 	shoot.ResourceVersion = ""
 	s, graft, rec := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile(), shoot)
-	if err := s.syncHandler(context.Background(), "garden-dev/s"); err != errUnschedulable {
-		t.Fatalf("sync: %v, want errUnschedulable", err)
+	if err := s.syncHandler(context.Background(), "garden-dev/s"); err != nil {
+		t.Fatalf("sync: %v, want none: the shoot waits for a change that can help", err)
 	}
 	got, err := graft.CoreV1alpha1().Shoots("garden-dev").Get(context.Background(), "s", metav1.GetOptions{})
 	if err != nil {
@@ -87,11 +90,67 @@ func TestSyncFailureRecordsEventAndLastOperation(t *testing.T) {
 	if ev := <-rec.Events; !strings.HasPrefix(ev, "Warning SchedulingFailed 0/1") {
 		t.Errorf("event %q", ev)
 	}
-	s.mu.Lock()
-	_, unschedulable := s.unschedulable["garden-dev/s"]
-	s.mu.Unlock()
-	if !unschedulable {
-		t.Error("the shoot is not remembered as unschedulable")
+	if s.pool.parked() != 1 {
+		t.Error("the shoot does not wait among the unschedulable")
+	}
+}
+
+// TestFailureStatusWrittenOnlyWhenItsStableReasonChanges: a failure whose
+// counts changed but whose rejecting filters did not writes no status; the
+// Event still comes with the new counts.
+func TestFailureStatusWrittenOnlyWhenItsStableReasonChanges(t *testing.T) {
+	shoot := pendingShoot("s", "ap-south-1")
+	shoot.ResourceVersion = ""
+	s, graft, rec := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile(), shoot)
+	statusWrites := func() int {
+		n := 0
+		for _, a := range graft.Actions() {
+			if a.GetVerb() == "patch" && a.GetSubresource() == "status" {
+				n++
+			}
+		}
+		return n
+	}
+	decide := func() string {
+		t.Helper()
+		// The informer's view of the shoot, as the next decision reads it.
+		got, err := graft.CoreV1alpha1().Shoots("garden-dev").Get(context.Background(), "s", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.informers.Shoots().Informer.GetIndexer().Update(got); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.syncHandler(context.Background(), "garden-dev/s"); err != nil {
+			t.Fatal(err)
+		}
+		return <-rec.Events
+	}
+	first := decide()
+	if statusWrites() != 1 {
+		t.Fatalf("%d status writes after the first failure, want 1", statusWrites())
+	}
+	// Another seed of another region: the counts change, the reason not.
+	s.cache.addSeed(readySeed("b", "eu-west-2", -1))
+	second := decide()
+	if first == second {
+		t.Errorf("the Event did not follow the new counts: %q", second)
+	}
+	if statusWrites() != 1 {
+		t.Errorf("%d status writes after a failure with the same stable reason, want still 1", statusWrites())
+	}
+	// A seed that is not ready: a new reason.
+	s.cache.addSeed(coretest.MakeSeed("c").Region("ap-south-1").Condition(corev1alpha1.SeedGardenletReady, corev1alpha1.ConditionFalse).Obj())
+	decide()
+	if statusWrites() != 2 {
+		t.Errorf("%d status writes after a failure with a new reason, want 2", statusWrites())
+	}
+	got, _ := graft.CoreV1alpha1().Shoots("garden-dev").Get(context.Background(), "s", metav1.GetOptions{})
+	if d := got.Status.LastOperation.Description; !strings.HasPrefix(d, "Failed to schedule shoot (not usable, strategy): ") || !strings.Contains(d, "c => ") {
+		t.Errorf("description %q", d)
+	}
+	if n, _ := testutil.GetCounterMetricValue(s.metrics.failureStatusWrites); n != 2 {
+		t.Errorf("graft_scheduler_failure_status_writes_total = %v, want 2", n)
 	}
 }
 

@@ -1,6 +1,10 @@
 package v1alpha1
 
 import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
@@ -10,6 +14,12 @@ const (
 	DefaultSchedulerConcurrentSyncs = 10
 	// DefaultSchedulerLeaseName is the default name of graft-scheduler's Lease.
 	DefaultSchedulerLeaseName = "graft-scheduler"
+	// DefaultUnschedulableRetryInterval is how long a shoot no seed fits
+	// waits for a helpful change before it is decided again anyway.
+	DefaultUnschedulableRetryInterval = 5 * time.Minute
+	// MinUnschedulableRetryInterval keeps the safety net from turning into
+	// the retry loop it replaces.
+	MinUnschedulableRetryInterval = 10 * time.Second
 )
 
 var _ Configuration = &SchedulerConfiguration{}
@@ -35,5 +45,8 @@ func (c *SchedulerConfiguration) Default() {
 	}
 	if c.ConcurrentSyncs == 0 {
 		c.ConcurrentSyncs = DefaultSchedulerConcurrentSyncs
+	}
+	if c.UnschedulableRetryInterval == nil {
+		c.UnschedulableRetryInterval = &metav1.Duration{Duration: DefaultUnschedulableRetryInterval}
 	}
 }

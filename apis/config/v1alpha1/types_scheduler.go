@@ -40,6 +40,14 @@ type SchedulerConfiguration struct {
 	// ConcurrentSyncs is how many shoots are bound at the same time. Default 10.
 	// +optional
 	ConcurrentSyncs int32 `json:"concurrentSyncs,omitempty"`
+	// UnschedulableRetryInterval is how long a shoot no seed fits waits for
+	// a change that can help it (a new seed it may pass, freed capacity on a
+	// seed that rejected it only for capacity, a taint removed, its cloud
+	// profile or region ConfigMap changed) before it is decided again anyway:
+	// the safety net for a change the scheduler did not recognise as
+	// helpful. Default 5m; at least 10s.
+	// +optional
+	UnschedulableRetryInterval *metav1.Duration `json:"unschedulableRetryInterval,omitempty"`
 }
 
 // SchedulerAPI names the API group graft-scheduler works on.

@@ -49,5 +49,9 @@ func (c *SchedulerConfiguration) Validate() field.ErrorList {
 	if c.ConcurrentSyncs < 1 {
 		errs = append(errs, field.Invalid(field.NewPath("concurrentSyncs"), c.ConcurrentSyncs, "must be at least 1"))
 	}
+	if d := c.UnschedulableRetryInterval; d != nil && d.Duration < MinUnschedulableRetryInterval {
+		errs = append(errs, field.Invalid(field.NewPath("unschedulableRetryInterval"), d.Duration.String(),
+			"must be at least "+MinUnschedulableRetryInterval.String()))
+	}
 	return errs
 }

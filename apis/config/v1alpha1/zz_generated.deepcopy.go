@@ -311,6 +311,11 @@ func (in *SchedulerConfiguration) DeepCopyInto(out *SchedulerConfiguration) {
 		*out = new(ScoreWeights)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.UnschedulableRetryInterval != nil {
+		in, out := &in.UnschedulableRetryInterval, &out.UnschedulableRetryInterval
+		*out = new(metav1.Duration)
+		**out = **in
+	}
 	return
 }
 
