@@ -198,16 +198,24 @@ func TestCapacityUnderBurst(t *testing.T) {
 		return bound+pending == 100, nil
 	})
 	// A wrong extra binding would come from a retry of a pending shoot. A
-	// seed in another region fits none of them but requeues all 50 at once;
-	// once 50 more attempts have ended (a wrong binding counts as scheduled)
-	// and the queue is empty, the requeued shoots have been tried again, and
-	// the counts below include what those attempts did.
+	// change of their cloud profile's spec that lets no more seeds fit them
+	// requeues all 50 at once; once 50 more attempts have ended (a wrong
+	// binding counts as scheduled) and the queue is empty, the requeued
+	// shoots have been tried again, and the counts below include what those
+	// attempts did.
 	attempts := func() float64 {
 		return metricValue(t, "graft_scheduler_schedule_attempts_total", "result", "unschedulable") +
 			metricValue(t, "graft_scheduler_schedule_attempts_total", "result", "scheduled")
 	}
 	before := attempts()
-	f.createSeed("elsewhere", "us-east-1", nil, nil)
+	cp, err := f.graft.CoreV1alpha1().CloudProfiles().Get(f.ctx, f.name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp.Spec.SeedSelector = &v1alpha1.SeedSelector{ProviderTypes: []string{f.provider}}
+	if _, err := f.graft.CoreV1alpha1().CloudProfiles().Update(f.ctx, cp, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	f.waitFor("every pending shoot to be tried again", 2*time.Minute, func() (bool, error) {
 		return attempts() >= before+50 && metricValue(t, "workqueue_depth", "name", "graft_scheduler") == 0, nil
 	})

@@ -23,6 +23,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/graftctl/drain"
 	"github.com/graft-dev/graft/test/integration/descheduler/fixture"
+	"github.com/graft-dev/graft/test/perf/daemon"
 	"github.com/graft-dev/graft/test/perf/writes"
 )
 
@@ -72,7 +73,7 @@ type bench struct {
 	l      *fixture.Landscape
 	binDir string
 	dir    string
-	api    *memSampler
+	api    *daemon.MemSampler
 	// windows are the steady windows of the run, for the API server's RSS.
 	windows [][2]time.Time
 	empty   map[string]result
@@ -131,13 +132,13 @@ func run(ctx context.Context, o options) error {
 	if err := controlplane.InstallCRDs(ctx, b.cp.RESTConfig); err != nil {
 		return err
 	}
-	b.api = sampleMemory(b.cp.APIServerPID())
-	defer b.api.stop()
+	b.api = daemon.SampleMemory(b.cp.APIServerPID())
+	defer b.api.Stop()
 	b.l, err = fixture.New(ctx, b.cp.RESTConfig, landscapeName)
 	if err != nil {
 		return err
 	}
-	for _, ns := range []string{pendingNS, componentNamespace} {
+	for _, ns := range []string{pendingNS, daemon.ComponentNamespace} {
 		if _, err := b.l.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return err
 		}
@@ -204,17 +205,17 @@ func (b *bench) chartValues(chart string) (set, setJSON []string) {
 }
 
 // startMeasured starts chart and waits until it is ready and leads.
-func (b *bench) startMeasured(ctx context.Context, chart string) (*daemon, result, error) {
+func (b *bench) startMeasured(ctx context.Context, chart string) (*daemon.Daemon, result, error) {
 	set, setJSON := b.settings(chart)
-	apiCPU, err := readCPU(b.cp.APIServerPID())
+	apiCPU, err := daemon.ReadCPU(b.cp.APIServerPID())
 	if err != nil {
 		return nil, result{}, err
 	}
 	var r result
-	if r.auditFrom, err = auditSize(b.cp.AuditLog); err != nil {
+	if r.auditFrom, err = daemon.AuditSize(b.cp.AuditLog); err != nil {
 		return nil, result{}, err
 	}
-	d, err := startDaemon(ctx, b.cp.RESTConfig, b.binDir, b.dir, chart, set, setJSON)
+	d, err := daemon.Start(ctx, b.cp.RESTConfig, b.binDir, b.dir, chart, set, setJSON)
 	if err != nil {
 		return nil, result{}, err
 	}
@@ -222,43 +223,43 @@ func (b *bench) startMeasured(ctx context.Context, chart string) (*daemon, resul
 	leading := make(chan error, 1)
 	go func() {
 		var err error
-		r.leading, err = d.waitLeading(ctx, b.l.Kube)
+		r.leading, err = d.WaitLeading(ctx, b.l.Kube)
 		leading <- err
 	}()
-	r.ready, err = d.waitReady(ctx)
+	r.ready, err = d.WaitReady(ctx)
 	if err == nil {
-		r.readyCPU, err = readCPU(d.proc.Pid())
+		r.readyCPU, err = daemon.ReadCPU(d.Proc.Pid())
 	}
 	if err == nil {
 		var now time.Duration
-		now, err = readCPU(b.cp.APIServerPID())
+		now, err = daemon.ReadCPU(b.cp.APIServerPID())
 		r.apiCPU = now - apiCPU
 	}
 	if lerr := <-leading; err == nil {
 		err = lerr
 	}
 	if err != nil {
-		d.stop()
-		return nil, result{}, d.failed(err)
+		d.Stop()
+		return nil, result{}, d.Failed(err)
 	}
 	return d, r, nil
 }
 
 // steady samples the daemon's and the API server's RSS over [from, to] and
 // checks that the daemon is still running.
-func (b *bench) steady(d *daemon, r *result, from, to time.Time) error {
-	if err := d.proc.Exited(); err != nil {
-		return fmt.Errorf("%s: %w (log in %s)", d.chart, err, d.logDir())
+func (b *bench) steady(d *daemon.Daemon, r *result, from, to time.Time) error {
+	if err := d.Proc.Exited(); err != nil {
+		return fmt.Errorf("%s: %w (log in %s)", d.Chart, err, d.LogDir())
 	}
-	r.steadyKiB = d.mem.median(from, to)
-	r.apiKiB = b.api.median(from, to)
+	r.steadyKiB = d.Mem.Median(from, to)
+	r.apiKiB = b.api.Median(from, to)
 	b.windows = append(b.windows, [2]time.Time{from, to})
 	return nil
 }
 
 // steadyWindow waits out the steady window of b.o.window, which starts now
 // (a measurement period, not a wait for something to happen), and samples it.
-func (b *bench) steadyWindow(ctx context.Context, d *daemon, r *result) error {
+func (b *bench) steadyWindow(ctx context.Context, d *daemon.Daemon, r *result) error {
 	from := time.Now()
 	t := time.NewTimer(b.o.window)
 	defer t.Stop()
@@ -270,8 +271,8 @@ func (b *bench) steadyWindow(ctx context.Context, d *daemon, r *result) error {
 	return b.steady(d, r, from, time.Now())
 }
 
-func (b *bench) stop(d *daemon, r *result) error {
-	peak, err := d.stop()
+func (b *bench) stop(d *daemon.Daemon, r *result) error {
+	peak, err := d.Stop()
 	r.peakKiB = peak
 	return err
 }
@@ -311,11 +312,11 @@ func (b *bench) measureScheduler(ctx context.Context) error {
 	defer progress.Stop()
 	go func() {
 		for range progress.C {
-			fmt.Printf("%s: %d/%d pending shoots bound after %s\n", chart, len(obs.DoneAt()), b.o.pending, secs(time.Since(d.start)))
+			fmt.Printf("%s: %d/%d pending shoots bound after %s\n", chart, len(obs.DoneAt()), b.o.pending, secs(time.Since(d.Started)))
 		}
 	}()
 	if _, err := obs.Wait(ctx, b.o.pending, 5*time.Minute, time.Second); err != nil {
-		return d.failed(err)
+		return d.Failed(err)
 	}
 	var last time.Time
 	for _, at := range obs.DoneAt() {
@@ -323,14 +324,14 @@ func (b *bench) measureScheduler(ctx context.Context) error {
 			last = at
 		}
 	}
-	bind := last.Sub(d.start)
+	bind := last.Sub(d.Started)
 	if err := b.steadyWindow(ctx, d, &r); err != nil {
 		return err
 	}
 	if err := b.stop(d, &r); err != nil {
 		return err
 	}
-	ok, refused, _, err := auditWrites(b.cp.AuditLog, r.auditFrom, serviceAccountUser(chart))
+	ok, refused, _, err := daemon.AuditWrites(b.cp.AuditLog, r.auditFrom, serviceAccountUser(chart))
 	if err != nil {
 		return err
 	}
@@ -359,7 +360,7 @@ func (b *bench) measureDescheduler(ctx context.Context) error {
 	// the first to the end of the b.o.passes-th after it.
 	timeout := 5*time.Minute + time.Duration(b.o.passes+1)*b.o.interval
 	if err := w.waitFor(ctx, timeout, func(p []pass) bool { return passesIn(p) >= 1+b.o.passes }); err != nil {
-		return d.failed(fmt.Errorf("waiting for %d passes: %w", 1+b.o.passes, err))
+		return d.Failed(fmt.Errorf("waiting for %d passes: %w", 1+b.o.passes, err))
 	}
 	noTaints := w.list()
 	if err := b.steady(d, &r, noTaints[0].at, noTaints[len(noTaints)-1].at); err != nil {
@@ -372,7 +373,7 @@ func (b *bench) measureDescheduler(ctx context.Context) error {
 	}
 
 	// The drain: graftctl's cordon and then its NoExecute taint.
-	offset, err := auditSize(b.cp.AuditLog)
+	offset, err := daemon.AuditSize(b.cp.AuditLog)
 	if err != nil {
 		return err
 	}
@@ -393,7 +394,7 @@ func (b *bench) measureDescheduler(ctx context.Context) error {
 		return n >= b.o.drain
 	})
 	if err != nil {
-		return d.failed(fmt.Errorf("waiting for %d evictions: %w", b.o.drain, err))
+		return d.Failed(fmt.Errorf("waiting for %d evictions: %w", b.o.drain, err))
 	}
 	var drainSecs float64
 	var drainPasses, evictions int
@@ -407,7 +408,7 @@ func (b *bench) measureDescheduler(ctx context.Context) error {
 	if err := b.stop(d, &r); err != nil {
 		return err
 	}
-	ok, refused, _, err := auditWrites(b.cp.AuditLog, offset, serviceAccountUser(chart))
+	ok, refused, _, err := daemon.AuditWrites(b.cp.AuditLog, offset, serviceAccountUser(chart))
 	if err != nil {
 		return err
 	}
@@ -448,7 +449,7 @@ func (b *bench) measureAnnotator(ctx context.Context) error {
 	alloc := b.o.allocatable()
 	var converged time.Duration
 	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
-		if err := d.proc.Exited(); err != nil {
+		if err := d.Proc.Exited(); err != nil {
 			return false, err
 		}
 		list, err := b.l.Graft.CoreV1alpha1().Seeds().List(ctx, metav1.ListOptions{})
@@ -462,23 +463,23 @@ func (b *bench) measureAnnotator(ctx context.Context) error {
 				return false, nil
 			}
 		}
-		converged = time.Since(d.start)
+		converged = time.Since(d.Started)
 		return true, nil
 	})
 	if err != nil {
-		return d.failed(fmt.Errorf("waiting for every seed's capacity and usage: %w", err))
+		return d.Failed(fmt.Errorf("waiting for every seed's capacity and usage: %w", err))
 	}
 	if err := b.steadyWindow(ctx, d, &r); err != nil {
 		return err
 	}
-	metric, err := d.samples(ctx, `graft_capacity_annotator_writes_total{kind="status"}`)
+	metric, err := d.Samples(ctx, `graft_capacity_annotator_writes_total{kind="status"}`)
 	if err != nil {
 		return err
 	}
 	if err := b.stop(d, &r); err != nil {
 		return err
 	}
-	ok, refused, _, err := auditWrites(b.cp.AuditLog, r.auditFrom, serviceAccountUser(chart))
+	ok, refused, _, err := daemon.AuditWrites(b.cp.AuditLog, r.auditFrom, serviceAccountUser(chart))
 	if err != nil {
 		return err
 	}
@@ -514,7 +515,7 @@ func (b *bench) graftctl(ctx context.Context, args ...string) error {
 // serviceAccountUser is the user a daemon's requests carry: its chart's
 // ServiceAccount (release name = chart name).
 func serviceAccountUser(chart string) string {
-	return "system:serviceaccount:" + componentNamespace + ":" + chart
+	return "system:serviceaccount:" + daemon.ComponentNamespace + ":" + chart
 }
 
 // report prints the summary: per daemon, its figures beside the targets,
@@ -530,13 +531,13 @@ func (b *bench) report(elapsed time.Duration) {
 		apiEmpty = append(apiEmpty, r.apiKiB)
 	}
 	apiSteady, apiBase := medianInt(apiSamples), medianInt(apiEmpty)
-	_, apiPeak, _ := readMemory(b.cp.APIServerPID())
-	etcd, _, _ := readMemory(b.cp.EtcdPID())
+	_, apiPeak, _ := daemon.ReadMemory(b.cp.APIServerPID())
+	etcd, _, _ := daemon.ReadMemory(b.cp.EtcdPID())
 	fmt.Println()
 	fmt.Printf("seeds %d, shoots %d (%d pending, %d on the drained seed), allocatable %d per seed; run took %v; a shared 2-core machine: compare within one run\n",
 		o.seeds, o.shoots, o.pending, o.drain, o.allocatable(), elapsed.Round(time.Second))
 	fmt.Printf("steady RSS: the median of VmRSS sampled every %v over a window once the daemon is idle (scheduler, annotator: %v after the work was seen done; descheduler: from the end of its first pass to the end of the %d after it)\n",
-		samplePeriod, o.window, o.passes)
+		daemon.SamplePeriod, o.window, o.passes)
 	perShoot := map[string]float64{}
 	for _, chart := range daemons {
 		r, ok := b.results[chart]

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/graft-dev/graft/test/perf/daemon"
 )
 
 // The descheduler's metrics this benchmark reads: the pass-duration
@@ -36,7 +38,7 @@ type passWatcher struct {
 
 const scrapePeriod = 100 * time.Millisecond
 
-func watchPasses(ctx context.Context, d *daemon) *passWatcher {
+func watchPasses(ctx context.Context, d *daemon.Daemon) *passWatcher {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &passWatcher{changed: make(chan struct{}, 1), cancel: cancel, done: make(chan struct{})}
 	go func() {
@@ -52,7 +54,7 @@ func watchPasses(ctx context.Context, d *daemon) *passWatcher {
 			}
 			// One scrape: a pass's evictions are counted before its
 			// duration, so they belong to the pass whose end it shows next.
-			v, err := d.samples(ctx, evicted, passCount, passSum)
+			v, err := d.Samples(ctx, evicted, passCount, passSum)
 			if err != nil || v[1] <= lastCount {
 				continue
 			}

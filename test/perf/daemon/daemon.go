@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"bufio"
@@ -24,97 +24,97 @@ import (
 	"github.com/graft-dev/graft/test/framework"
 )
 
-// componentNamespace holds the charts' ServiceAccounts, as in an installation.
-const componentNamespace = "graft-system"
+// ComponentNamespace holds the charts' ServiceAccounts, as in an installation.
+const ComponentNamespace = "graft-system"
 
 // daemon is one graft daemon running as its binary, with the identity, RBAC
 // and configuration its chart gives it (charts.RunAsChart), its memory
 // sampled from /proc.
-type daemon struct {
-	chart   string
-	proc    *controlplane.Process
-	start   time.Time
+type Daemon struct {
+	Chart   string
+	Proc    *controlplane.Process
+	Started time.Time
 	health  string
 	metrics string
 	dir     string
-	mem     *memSampler
+	Mem     *MemSampler
 
 	stopOnce sync.Once
 	peakKiB  int64
 	stopErr  error
 }
 
-// startDaemon renders chart with the given values, starts its binary from
+// Start renders chart with the given values, starts its binary from
 // binDir and begins sampling its memory. The caller stops it.
-func startDaemon(ctx context.Context, admin *rest.Config, binDir, dir, chart string, set, setJSON []string) (*daemon, error) {
+func Start(ctx context.Context, admin *rest.Config, binDir, dir, chart string, set, setJSON []string) (*Daemon, error) {
 	ddir, err := os.MkdirTemp(dir, chart+"-")
 	if err != nil {
 		return nil, err
 	}
-	prepared, err := charts.PrepareDaemon(ctx, admin, ddir, chart, charts.TemplateOptions{Release: chart, Namespace: componentNamespace, Set: set, SetJSON: setJSON})
+	prepared, err := charts.PrepareDaemon(ctx, admin, ddir, chart, charts.TemplateOptions{Release: chart, Namespace: ComponentNamespace, Set: set, SetJSON: setJSON})
 	if err != nil {
 		return nil, err
 	}
-	d := &daemon{chart: chart, health: prepared.HealthAddr, metrics: prepared.MetricsAddr, dir: ddir}
-	d.start = time.Now()
-	d.proc, err = controlplane.StartProcess(ddir, chart, filepath.Join(binDir, chart), "--config", prepared.Config)
+	d := &Daemon{Chart: chart, health: prepared.HealthAddr, metrics: prepared.MetricsAddr, dir: ddir}
+	d.Started = time.Now()
+	d.Proc, err = controlplane.StartProcess(ddir, chart, filepath.Join(binDir, chart), "--config", prepared.Config)
 	if err != nil {
 		return nil, err
 	}
-	d.mem = sampleMemory(d.proc.Pid())
+	d.Mem = SampleMemory(d.Proc.Pid())
 	return d, nil
 }
 
 // waitReady waits for /readyz (informers synced, leader election healthy)
 // and returns the time from the process's start.
-func (d *daemon) waitReady(ctx context.Context) (time.Duration, error) {
-	if err := d.proc.WaitHTTP(ctx, "http://"+d.health+"/readyz", 10*time.Minute); err != nil {
-		return 0, fmt.Errorf("%s: %w (log in %s)", d.chart, err, d.logDir())
+func (d *Daemon) WaitReady(ctx context.Context) (time.Duration, error) {
+	if err := d.Proc.WaitHTTP(ctx, "http://"+d.health+"/readyz", 10*time.Minute); err != nil {
+		return 0, fmt.Errorf("%s: %w (log in %s)", d.Chart, err, d.LogDir())
 	}
-	return time.Since(d.start), nil
+	return time.Since(d.Started), nil
 }
 
 // waitLeading waits until the daemon's Lease garden/<chart> names a holder
 // that acquired it after the process started, and returns the time from the
 // process's start to that observation.
-func (d *daemon) waitLeading(ctx context.Context, kube kubernetes.Interface) (time.Duration, error) {
+func (d *Daemon) WaitLeading(ctx context.Context, kube kubernetes.Interface) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	w, err := kube.CoordinationV1().Leases(v1alpha1.GardenNamespace).Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + d.chart})
+	w, err := kube.CoordinationV1().Leases(v1alpha1.GardenNamespace).Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + d.Chart})
 	if err != nil {
 		return 0, err
 	}
 	defer w.Stop()
 	// The watch starts with the Lease as it is (an ADDED event), if it exists.
 	for {
-		if lease, err := kube.CoordinationV1().Leases(v1alpha1.GardenNamespace).Get(ctx, d.chart, metav1.GetOptions{}); err == nil {
+		if lease, err := kube.CoordinationV1().Leases(v1alpha1.GardenNamespace).Get(ctx, d.Chart, metav1.GetOptions{}); err == nil {
 			s := lease.Spec
 			// acquireTime has microseconds; the process started a little before.
-			if s.HolderIdentity != nil && *s.HolderIdentity != "" && s.AcquireTime != nil && !s.AcquireTime.Time.Before(d.start.Truncate(time.Second)) {
-				return time.Since(d.start), nil
+			if s.HolderIdentity != nil && *s.HolderIdentity != "" && s.AcquireTime != nil && !s.AcquireTime.Time.Before(d.Started.Truncate(time.Second)) {
+				return time.Since(d.Started), nil
 			}
 		} else if !apierrors.IsNotFound(err) {
 			return 0, err
 		}
-		if err := d.proc.Exited(); err != nil {
-			return 0, fmt.Errorf("%s: %w", d.chart, err)
+		if err := d.Proc.Exited(); err != nil {
+			return 0, fmt.Errorf("%s: %w", d.Chart, err)
 		}
 		select {
 		case _, ok := <-w.ResultChan():
 			if !ok {
-				return 0, fmt.Errorf("%s: the watch of its Lease ended", d.chart)
+				return 0, fmt.Errorf("%s: the watch of its Lease ended", d.Chart)
 			}
 		case <-ctx.Done():
-			return 0, fmt.Errorf("%s did not take its Lease: %w", d.chart, ctx.Err())
+			return 0, fmt.Errorf("%s did not take its Lease: %w", d.Chart, ctx.Err())
 		}
 	}
 }
 
-func (d *daemon) logDir() string { return d.dir }
+func (d *Daemon) LogDir() string { return d.dir }
 
 // failed adds the last lines of the daemon's log to err.
-func (d *daemon) failed(err error) error {
-	path := filepath.Join(d.dir, d.chart+".log")
+func (d *Daemon) Failed(err error) error {
+	path := filepath.Join(d.dir, d.Chart+".log")
 	data, rerr := os.ReadFile(path)
 	if rerr != nil {
 		return fmt.Errorf("%w (its log: %v)", err, rerr)
@@ -125,14 +125,14 @@ func (d *daemon) failed(err error) error {
 
 // samples reads the named samples from one scrape of the daemon's /metrics;
 // a series not served yet (a vector without that label set) reads 0.
-func (d *daemon) samples(ctx context.Context, names ...string) ([]float64, error) {
+func (d *Daemon) Samples(ctx context.Context, names ...string) ([]float64, error) {
 	body, err := framework.ScrapeMetrics(ctx, "http://"+d.metrics+"/metrics")
 	if err != nil {
 		return nil, err
 	}
 	out := make([]float64, len(names))
 	for i, name := range names {
-		if v, err := framework.MetricSample(body, d.chart, name); err == nil {
+		if v, err := framework.MetricSample(body, d.Chart, name); err == nil {
 			out[i] = v
 		}
 	}
@@ -141,17 +141,17 @@ func (d *daemon) samples(ctx context.Context, names ...string) ([]float64, error
 
 // stop stops the daemon and its sampling and returns its peak RSS (VmHWM,
 // read just before the stop) in KiB; stopping again returns the same.
-func (d *daemon) stop() (peakKiB int64, err error) {
+func (d *Daemon) Stop() (peakKiB int64, err error) {
 	d.stopOnce.Do(func() {
-		_, d.peakKiB, _ = readMemory(d.proc.Pid())
-		d.mem.stop()
-		d.stopErr = d.proc.Stop()
+		_, d.peakKiB, _ = ReadMemory(d.Proc.Pid())
+		d.Mem.Stop()
+		d.stopErr = d.Proc.Stop()
 	})
 	return d.peakKiB, d.stopErr
 }
 
-// memSampler reads a process's VmRSS from /proc every samplePeriod.
-type memSampler struct {
+// MemSampler reads a process's VmRSS from /proc every SamplePeriod.
+type MemSampler struct {
 	pid    int
 	cancel chan struct{}
 	done   chan struct{}
@@ -165,16 +165,17 @@ type memSample struct {
 	kib int64
 }
 
-const samplePeriod = 200 * time.Millisecond
+// SamplePeriod is how often a MemSampler reads.
+const SamplePeriod = 200 * time.Millisecond
 
-func sampleMemory(pid int) *memSampler {
-	m := &memSampler{pid: pid, cancel: make(chan struct{}), done: make(chan struct{})}
+func SampleMemory(pid int) *MemSampler {
+	m := &MemSampler{pid: pid, cancel: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(m.done)
-		t := time.NewTicker(samplePeriod)
+		t := time.NewTicker(SamplePeriod)
 		defer t.Stop()
 		for {
-			if rss, _, err := readMemory(pid); err == nil {
+			if rss, _, err := ReadMemory(pid); err == nil {
 				m.mu.Lock()
 				m.samples = append(m.samples, memSample{at: time.Now(), kib: rss})
 				m.mu.Unlock()
@@ -189,7 +190,7 @@ func sampleMemory(pid int) *memSampler {
 	return m
 }
 
-func (m *memSampler) stop() {
+func (m *MemSampler) Stop() {
 	select {
 	case <-m.cancel:
 	default:
@@ -199,7 +200,7 @@ func (m *memSampler) stop() {
 }
 
 // median is the median VmRSS (KiB) of the samples taken in [from, to].
-func (m *memSampler) median(from, to time.Time) int64 {
+func (m *MemSampler) Median(from, to time.Time) int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var in []int64
@@ -215,8 +216,8 @@ func (m *memSampler) median(from, to time.Time) int64 {
 	return in[len(in)/2]
 }
 
-// readMemory returns a process's VmRSS and VmHWM (peak RSS) in KiB.
-func readMemory(pid int) (rss, hwm int64, err error) {
+// ReadMemory returns a process's VmRSS and VmHWM (peak RSS) in KiB.
+func ReadMemory(pid int) (rss, hwm int64, err error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, 0, err
@@ -245,8 +246,8 @@ func readMemory(pid int) (rss, hwm int64, err error) {
 // 100 on every Linux architecture graft runs on.
 const clockTicks = 100
 
-// readCPU returns the CPU time (user and system) a process has used.
-func readCPU(pid int) (time.Duration, error) {
+// ReadCPU returns the CPU time (user and system) a process has used.
+func ReadCPU(pid int) (time.Duration, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err

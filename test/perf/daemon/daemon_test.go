@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"os"
@@ -11,7 +11,7 @@ import (
 // this process computes, and by no more than the wall time allows on the
 // machine's cores.
 func TestReadCPUCountsThisProcess(t *testing.T) {
-	before, err := readCPU(os.Getpid())
+	before, err := ReadCPU(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func TestReadCPUCountsThisProcess(t *testing.T) {
 		for i := range 1000000 {
 			x += i
 		}
-		after, err := readCPU(os.Getpid())
+		after, err := ReadCPU(os.Getpid())
 		if err != nil {
 			t.Fatal(err)
 		}

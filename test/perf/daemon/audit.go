@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"bufio"
@@ -24,11 +24,11 @@ type auditEntry struct {
 	} `json:"responseStatus"`
 }
 
-// auditWrites counts the writes the API server completed for user, as its
+// AuditWrites counts the writes the API server completed for user, as its
 // audit log recorded them from byte offset on (the control plane's policy
 // records every write but a Lease's), by "verb resource[/subresource]";
 // refused counts those it answered with an error.
-func auditWrites(path string, offset int64, user string) (accepted, refused map[string]int, end int64, err error) {
+func AuditWrites(path string, offset int64, user string) (accepted, refused map[string]int, end int64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, 0, err
@@ -69,8 +69,8 @@ func auditWrites(path string, offset int64, user string) (accepted, refused map[
 	}
 }
 
-// auditSize is the audit log's current size, the offset to count from.
-func auditSize(path string) (int64, error) {
+// AuditSize is the audit log's current size, the offset to count from.
+func AuditSize(path string) (int64, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return 0, err

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"os"
@@ -18,7 +18,7 @@ func TestAuditWritesCountsOneUsersWritesFromAnOffset(t *testing.T) {
 	if err := os.WriteFile(path, []byte(before+after), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ok, refused, end, err := auditWrites(path, int64(len(before)), user)
+	ok, refused, end, err := AuditWrites(path, int64(len(before)), user)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestAuditWritesCountsOneUsersWritesFromAnOffset(t *testing.T) {
 }
 
 func TestReadMemoryReadsThisProcess(t *testing.T) {
-	rss, hwm, err := readMemory(os.Getpid())
+	rss, hwm, err := ReadMemory(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
