@@ -245,29 +245,32 @@ func (p *unschedulablePool) helps(key string, w *waiting, ev *poolEvent, inFligh
 		return code == algorithm.FilterCode(algorithm.FilterCapacity)
 	case ev.trigger == triggerSeedDeleted:
 		return false
-	case ev.added != nil || (ev.change != nil && code == 0):
-		if inFlight && code != 0 {
-			return false // the decision saw the seed
-		}
-		if inFlight {
-			return true
-		}
-		seed := ev.added
-		if seed == nil {
-			seed = ev.change.Current()
-		}
-		f := p.admits(key, seed)
-		if f == "" {
-			return true
-		}
+	case ev.added != nil && inFlight:
+		return code == 0 // unless the decision saw the seed
+	case ev.change != nil && code != 0 && !ev.change.Lifts(algorithm.FilterOfCode(code)):
+		return false
+	case ev.added == nil && ev.change == nil:
+		return false
+	case inFlight:
+		return true
+	}
+	// A new seed, one the decision did not see, or one whose rejection was
+	// lifted: decide the shoot against it alone, and remember what rejects
+	// it now if something does.
+	seed := ev.added
+	if seed == nil {
+		seed = ev.change.Current()
+	}
+	f := p.admits(key, seed)
+	if f == "" {
+		return true
+	}
+	if code != algorithm.FilterCode(f) {
 		i := p.seedIndex(ev.seed)
 		if i >= len(w.rejections) {
 			w.rejections = append(w.rejections, make([]uint8, i+1-len(w.rejections))...)
 		}
 		w.rejections[i] = algorithm.FilterCode(f)
-		return false
-	case ev.change != nil:
-		return ev.change.Lifts(algorithm.FilterOfCode(code))
 	}
 	return false
 }

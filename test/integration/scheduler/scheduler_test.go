@@ -128,33 +128,28 @@ func TestFailureThenNewSeed(t *testing.T) {
 		t.Errorf("lastOperation %+v: want Create, Pending, naming the rejected seed", lo)
 	}
 
-	// Let the backoff grow: after the fifth failure (1s+2s+4s+8s of retries)
-	// the next retry is due 16s later. The Event's count says how many
-	// attempts failed; its lastTimestamp (whole seconds, rounded down) is no
-	// later than the fifth failure, so a binding seen before lastTimestamp +
-	// 16s cannot be the backoff's retry: the new seed requeued the shoot.
-	const failures, nextRetry = 5, 16 * time.Second
-	var fifth time.Time
-	f.waitFor(fmt.Sprintf("%d failed attempts", failures), 2*time.Minute, func() (bool, error) {
-		events := f.events("waiting", "SchedulingFailed")
-		if len(events) == 0 || events[0].Count < failures {
-			return false, nil
-		}
-		if events[0].Count > failures {
-			return false, fmt.Errorf("%d failed attempts seen at once, the window after the fifth was missed", events[0].Count)
-		}
-		fifth = events[0].LastTimestamp.Time
-		return true, nil
+	// The shoot now waits for a change that can help it: no retry loop
+	// decides it again meanwhile (the periodic retry is minutes away).
+	failedBefore := metricValue(t, "graft_scheduler_schedule_attempts_total", "result", "unschedulable")
+	f.waitFor("the shoot to wait among the unschedulable", time.Minute, func() (bool, error) {
+		return metricValue(t, "graft_scheduler_pending_shoots", "queue", "unschedulable") == 1, nil
 	})
+	// A seed the shoot cannot use changes nothing for it.
+	f.createSeed("elsewhere-too", "us-east-1", nil, nil)
 	start := time.Now()
 	f.createSeed("here", "ap-south-1", nil, nil)
 	if got, want := f.waitForSeed("waiting", time.Minute), f.name+"-here"; got != want {
 		t.Errorf("seed %s, want %s", got, want)
 	}
-	boundBy := time.Now()
-	t.Logf("bound %v after the new seed appeared", boundBy.Sub(start))
-	if !boundBy.Before(fifth.Add(nextRetry)) {
-		t.Errorf("bound %v after the fifth failure, not before the backoff's retry (%v): the new seed did not requeue the shoot", boundBy.Sub(fifth), nextRetry)
+	t.Logf("bound %v after the new seed appeared", time.Since(start))
+	if n := metricValue(t, "graft_scheduler_schedule_attempts_total", "result", "unschedulable") - failedBefore; n != 0 {
+		t.Errorf("%v more failed attempts while the shoot waited: the seed in another region requeued it, or a retry loop did", n)
+	}
+	// The seed is created, then its status says it is ready: either event
+	// may be the one that requeued the shoot.
+	if n := metricValue(t, "graft_scheduler_requeues_total", "trigger", "seed_added") +
+		metricValue(t, "graft_scheduler_requeues_total", "trigger", "seed_changed"); n != 1 {
+		t.Errorf("graft_scheduler_requeues_total{trigger=seed_added or seed_changed} = %v, want 1: the new seed requeued the shoot", n)
 	}
 }
 
