@@ -15,7 +15,7 @@ VERSION_PKG := k8s.io/component-base/version
 LDFLAGS := -X $(VERSION_PKG).gitVersion=$(VERSION) -X $(VERSION_PKG).gitCommit=$(GIT_COMMIT) \
 	-X $(VERSION_PKG).gitTreeState=$(GIT_TREE_STATE) -X $(VERSION_PKG).buildDate=$(BUILD_DATE)
 
-.PHONY: all build images test test-unit test-integration test-gardener gardener-deps test-e2e test-e2e-kind kind-deps kind-up kind-down bench-scheduler bench-drain bench-scale chaos deps codegen verify-codegen demo demo-gardener demo-down clean
+.PHONY: all build images test test-unit test-integration test-gardener gardener-deps test-e2e test-e2e-kind kind-deps kind-up kind-down bench-scheduler bench-drain bench-scale bench-backlog chaos deps codegen verify-codegen demo demo-gardener demo-down clean
 
 all: build
 
@@ -123,6 +123,14 @@ bench-drain: deps
 ## GRAFT_ETCD=$$(command -v etcd) measures on Debian's etcd 3.4 instead
 bench-scale: deps
 	GRAFT_ETCD="$${GRAFT_ETCD:-$$(bash hack/build-etcd.sh)}" $(GO) run ./test/perf/scale $(BENCH_ARGS)
+
+## bench-backlog: graft-scheduler and graft-descheduler as their binaries on 2,000 seeds,
+## churning schedulable shoots at a fixed rate with an empty backlog, then with 1,000
+## shoots no seed fits: failed decisions, status writes and Event writes per churn
+## event, the scheduler's CPU time, churn throughput and binding latency;
+## BENCH_ARGS="-before DIR" measures the binaries in DIR first (an earlier build)
+bench-backlog: deps
+	GRAFT_ETCD="$${GRAFT_ETCD:-$$(bash hack/build-etcd.sh)}" $(GO) run ./test/perf/backlog $(BENCH_ARGS)
 
 ## chaos: a seeded, bounded, randomized fault run of the real daemons (two replicas
 ## each) against a local control plane, checking invariants throughout;

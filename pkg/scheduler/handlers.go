@@ -33,8 +33,11 @@ func (s *Scheduler) onShootUpdate(old, cur any) {
 	}
 	s.capacityFreed(s.cache.upsertShoot(shoot))
 	oldShoot, _ := old.(*corev1alpha1.Shoot)
-	if responsible(shoot, s.config.SchedulerName) && decisionInputChanged(oldShoot, shoot) {
-		s.queue.Add(algorithm.ShootKey(shoot))
+	switch key := algorithm.ShootKey(shoot); {
+	case !responsible(shoot, s.config.SchedulerName):
+		s.pool.forget(key) // bound, being deleted, or another scheduler's
+	case decisionInputChanged(oldShoot, shoot):
+		s.queue.Add(key)
 	}
 }
 

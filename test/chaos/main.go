@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -714,6 +715,12 @@ func (r *run) summary() {
 		fmt.Printf("chaos: most migrations in flight: %d in all (limit %d), %d to one seed (limit %d)\n",
 			total, chaosMaxMigrationsInFlight, perSeed, chaosMaxMigrationsInFlightPerSeed)
 	}
+	if failed, placed, err := r.schedulerDecisions(); err != nil {
+		fmt.Printf("chaos: reading the schedulers' logs: %v\n", err)
+	} else {
+		fmt.Printf("chaos: graft-scheduler decisions: %d failed, %d bound: %.2f failed decisions per binding\n",
+			failed, placed, float64(failed)/float64(max(1, placed)))
+	}
 	fmt.Printf("chaos: SEED=%d DURATION=%s wall=%s actions=%d (%s) bindings=%d evictions=%d judged=%d expectedExits=%d watchGaps=%d violations=%d\n",
 		r.seed, r.duration, time.Since(r.start).Round(time.Second), total, strings.Join(kinds, " "), bindings, evictions,
 		r.check.monitor.Judged(), expected, r.check.monitor.Gaps(), len(vs))
@@ -721,4 +728,21 @@ func (r *run) summary() {
 
 func nsObjects(name string) []runtime.Object {
 	return []runtime.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}}
+}
+
+// schedulerDecisions counts the failed decisions ("No seed fits") and the
+// bindings ("Scheduled") every graft-scheduler replica logged (verbosity 2).
+func (r *run) schedulerDecisions() (failed, placed int, err error) {
+	for _, rep := range r.replicas {
+		if rep.Chart != "graft-scheduler" {
+			continue
+		}
+		data, err := os.ReadFile(rep.log)
+		if err != nil {
+			return 0, 0, err
+		}
+		failed += bytes.Count(data, []byte(`] "No seed fits" `))
+		placed += bytes.Count(data, []byte(`] "Scheduled" `))
+	}
+	return failed, placed, nil
 }

@@ -247,8 +247,8 @@ func ensureNamespace(t *testing.T, name string) {
 var errNotYet = errors.New("not yet")
 
 // metricValue reads a counter or gauge of the process's legacy registry (the
-// schedulers of these tests run in-process) for the given label value; 0
-// when the series does not exist yet.
+// schedulers of these tests run in-process): the sum of the series with the
+// given label value; 0 when none exists yet.
 func metricValue(t *testing.T, name, label, value string) float64 {
 	t.Helper()
 	families, err := legacyregistry.DefaultGatherer.Gather()
@@ -259,16 +259,19 @@ func metricValue(t *testing.T, name, label, value string) float64 {
 		if mf.GetName() != name {
 			continue
 		}
+		sum := 0.0
 		for _, m := range mf.GetMetric() {
 			for _, l := range m.GetLabel() {
 				if l.GetName() == label && l.GetValue() == value {
 					if c := m.GetCounter(); c != nil {
-						return c.GetValue()
+						sum += c.GetValue()
+					} else {
+						sum += m.GetGauge().GetValue()
 					}
-					return m.GetGauge().GetValue()
 				}
 			}
 		}
+		return sum
 	}
 	return 0
 }
