@@ -3,7 +3,6 @@ package algorithm
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -365,24 +364,6 @@ func filterOrder(f Filter) int { return slices.Index(filterOrderList, f) }
 func IsNoCapacity(err error) bool {
 	var se *ScheduleError
 	return errors.As(err, &se) && se.NoCapacity
-}
-
-// RejectingFilters names the filters that rejected seeds in a scheduling
-// failure, sorted and without counts: what stays the same while seeds come,
-// go and fill up for the same reasons. Another error gives its message.
-func RejectingFilters(err error) string {
-	var se *ScheduleError
-	if !errors.As(err, &se) {
-		if err == nil {
-			return ""
-		}
-		return err.Error()
-	}
-	filters := map[string]bool{}
-	for _, r := range se.Rejections {
-		filters[string(r.Filter)] = true
-	}
-	return strings.Join(slices.Sorted(maps.Keys(filters)), ",")
 }
 
 // ShortReason returns the short form of a decision error: ScheduleError's

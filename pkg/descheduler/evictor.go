@@ -481,7 +481,7 @@ func (ev *evictor) noFit(shoot *v1alpha1.Shoot, seed, plugin, reason, cause stri
 		// Moving would only trade one limited stay for another.
 		result, why = ResultSkippedLimitedStay, "the seeds that fit elsewhere would let it stay only for a limited time, so it stays"
 	}
-	ev.skip(shoot, plugin, result, seed+"|"+cause+"|"+algorithm.RejectingFilters(err), fmt.Sprintf("%s wants the shoot off seed %s (%s), but %s: %s",
+	ev.skip(shoot, plugin, result, seed+"|"+cause+"|"+algorithm.StableReason(err), fmt.Sprintf("%s wants the shoot off seed %s (%s), but %s: %s",
 		plugin, seed, reason, why, algorithm.ShortReason(err)))
 }
 

@@ -17,6 +17,7 @@ import (
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/component/leadership"
 	"github.com/graft-dev/graft/pkg/coretest"
 )
 
@@ -382,5 +383,23 @@ func TestFailedBindingGivesTheCapacityBack(t *testing.T) {
 				t.Errorf("another shoot after the failed binding: seed %q, %v; want a", seed, err)
 			}
 		})
+	}
+}
+
+// TestNoDecisionWhileFenced: a replica whose writes are fenced (paused past
+// its lease) does not decide: the decision would read a stale view and its
+// writes would be refused. The shoot is retried with backoff.
+func TestNoDecisionWhileFenced(t *testing.T) {
+	s, _, _ := newTestScheduler(t, hintLandscape()...)
+	s.clients.Fence = leadership.NewFence(Name, nil)
+	s.clients.Fence.Arm(context.Background(), time.Second) // armed, never renewed
+	if err := s.syncHandler(context.Background(), waitingKey); !errors.Is(err, leadership.ErrFenced) {
+		t.Fatalf("sync while fenced: %v, want ErrFenced", err)
+	}
+	if n, _ := testutil.GetCounterMetricValue(s.metrics.scheduleAttempts.WithLabelValues(resultUnschedulable)); n != 0 {
+		t.Errorf("%v decisions while fenced, want none", n)
+	}
+	if s.pool.parked() != 0 {
+		t.Error("a shoot not decided was parked")
 	}
 }

@@ -286,6 +286,12 @@ func (s *Scheduler) syncHandler(ctx context.Context, key string) error {
 		s.pool.forget(key)
 		return nil
 	}
+	if err := s.clients.Fence.Check(); err != nil {
+		// Paused past its lease, or catching up after a gap: a decision now
+		// reads a view that may be stale and its writes would be refused.
+		logger.V(4).Info("Not deciding while writes are fenced", "reason", err.Error())
+		return err
+	}
 	start := s.now()
 	trigger, prevReason := s.pool.begin(key)
 	seed, err := s.decide(shoot)

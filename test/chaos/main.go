@@ -34,6 +34,7 @@ func main() {
 	seed := flag.Uint64("seed", 0, "random seed; 0 picks one (printed first)")
 	duration := flag.Duration("duration", 90*time.Second, "how long faults are injected")
 	bound := flag.Duration("bound", 90*time.Second, "how long a shoot may stay pending while a seed fits it, or on a seed it must leave while another fits it")
+	keep := flag.Bool("keep", false, "keep the logs of a run that passed too")
 	binaries := flag.String("binaries", "", "run the daemons built into this directory (for example from an older commit) instead of building this tree's")
 	api := flag.String("api", string(garden.Graft), "the API the daemons work on: core.graft.dev, or core.gardener.cloud (gardener-apiserver, a stand-in for gardenlet that finishes control-plane migrations, evictions as migrations)")
 	flag.Parse()
@@ -48,7 +49,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	r := &run{seed: *seed, duration: *duration, bound: *bound, rng: rand.New(rand.NewPCG(*seed, 0x9e3779b97f4a7c15)),
-		actions: map[string]int{}, start: time.Now(), binaries: *binaries, gardener: *api == string(garden.Gardener)}
+		actions: map[string]int{}, start: time.Now(), binaries: *binaries, keep: *keep, gardener: *api == string(garden.Gardener)}
 	err := r.main(ctx)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "chaos: %v\n", err)
@@ -66,6 +67,8 @@ type run struct {
 	bound    time.Duration
 	// binaries is a directory of prebuilt daemons; empty builds the tree's.
 	binaries string
+	// keep keeps the logs of a run that passed.
+	keep bool
 	// gardener runs the daemons on core.gardener.cloud (see gardener.go).
 	gardener bool
 	g        *gardenerGarden
@@ -118,7 +121,7 @@ func (r *run) main(ctx context.Context) (retErr error) {
 	}
 	r.logf("logs in %s", r.dir)
 	defer func() {
-		if retErr == nil && !r.failed {
+		if retErr == nil && !r.failed && !r.keep {
 			_ = os.RemoveAll(r.dir)
 		}
 	}()

@@ -242,7 +242,9 @@ func (b *bench) landscape(ctx context.Context) error {
 		}
 	}
 	for _, p := range []string{"aws", "azure"} {
-		if _, err := b.graft.CoreV1alpha1().CloudProfiles().Create(ctx, coretest.MakeCloudProfile(p).Obj(), metav1.CreateOptions{}); err != nil {
+		profile := coretest.MakeCloudProfile(p).Obj()
+		profile.Spec.Type = p
+		if _, err := b.graft.CoreV1alpha1().CloudProfiles().Create(ctx, profile, metav1.CreateOptions{}); err != nil {
 			return err
 		}
 	}
