@@ -378,8 +378,9 @@ func user(chart string) string {
 	return "system:serviceaccount:" + daemon.ComponentNamespace + ":" + chart
 }
 
-// churn creates and deletes schedulable shoots, alternating, at the fixed
-// rate for the phase's duration, then waits for the last ones to be bound.
+// churn creates schedulable shoots and deletes the oldest, alternating, at
+// the fixed rate for the phase's duration (each phase creates as many), then
+// waits for the last ones to be bound.
 func (b *bench) churn(ctx context.Context, name string) (phase, error) {
 	p := phase{name: name}
 	obs, err := writes.Observe(ctx, b.graft, b.kube, nsChurn, func(s *v1alpha1.Shoot) bool { return s.Spec.SeedName != nil })
@@ -400,7 +401,10 @@ func (b *bench) churn(ctx context.Context, name string) (phase, error) {
 	start := time.Now()
 	for i := 0; time.Since(start) < b.o.duration; i++ {
 		<-tick.C
-		create := i%2 == 0 || len(b.livePs) < 10
+		create := i%2 == 0
+		if !create && len(b.livePs) == 0 {
+			continue
+		}
 		var target string
 		if create {
 			target = fmt.Sprintf("churn-%06d", b.next)
