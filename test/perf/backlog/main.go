@@ -213,6 +213,13 @@ func measure(ctx context.Context, o options, dir, binDir string, old bool) (_ [2
 		return [2]phase{}, err
 	}
 
+	// The churn deletes the oldest of a standing population, so that a
+	// shoot lives long enough to be bound however slow the scheduler is.
+	fmt.Printf("creating the churn's standing population: %d shoots\n", standing)
+	if err := b.populate(ctx); err != nil {
+		return [2]phase{}, err
+	}
+
 	var out [2]phase
 	fmt.Printf("churn with an empty backlog for %v\n", o.duration)
 	if out[0], err = b.churn(ctx, "empty backlog"); err != nil {
@@ -290,6 +297,46 @@ func (b *bench) landscape(ctx context.Context) error {
 		_, err := b.graft.CoreV1alpha1().Shoots(nsFill).Create(ctx, fill[i], metav1.CreateOptions{})
 		return err
 	})
+}
+
+// standing is the number of churn shoots alive when a phase starts.
+const standing = 200
+
+// populate creates the standing churn shoots and waits until they are bound.
+func (b *bench) populate(ctx context.Context) error {
+	names := make([]string, standing)
+	for i := range names {
+		names[i] = fmt.Sprintf("churn-%06d", b.next)
+		b.next++
+	}
+	b.livePs = append(b.livePs, names...)
+	if err := writes.Parallel(standing, 16, func(i int) error {
+		shoot := coretest.MakeShoot(nsChurn, names[i]).CloudProfileName("aws").Region(churnRegions[i%len(churnRegions)]).Obj()
+		_, err := b.graft.CoreV1alpha1().Shoots(nsChurn).Create(ctx, shoot, metav1.CreateOptions{})
+		return err
+	}); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		list, err := b.graft.CoreV1alpha1().Shoots(nsChurn).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		bound := 0
+		for _, s := range list.Items {
+			if s.Spec.SeedName != nil {
+				bound++
+			}
+		}
+		if bound == standing {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return b.sched.Failed(fmt.Errorf("%d of the %d standing churn shoots bound after 5 minutes", bound, standing))
+		}
+		time.Sleep(time.Second)
+	}
 }
 
 func (b *bench) createBacklog(ctx context.Context) error {
@@ -378,9 +425,9 @@ func user(chart string) string {
 	return "system:serviceaccount:" + daemon.ComponentNamespace + ":" + chart
 }
 
-// churn creates schedulable shoots and deletes the oldest, alternating, at
-// the fixed rate for the phase's duration (each phase creates as many), then
-// waits for the last ones to be bound.
+// churn creates schedulable shoots and deletes the oldest of the standing
+// population, alternating, at the fixed rate for the phase's duration (each
+// phase creates as many), then waits for the last ones to be bound.
 func (b *bench) churn(ctx context.Context, name string) (phase, error) {
 	p := phase{name: name}
 	obs, err := writes.Observe(ctx, b.graft, b.kube, nsChurn, func(s *v1alpha1.Shoot) bool { return s.Spec.SeedName != nil })
@@ -402,9 +449,6 @@ func (b *bench) churn(ctx context.Context, name string) (phase, error) {
 	for i := 0; time.Since(start) < b.o.duration; i++ {
 		<-tick.C
 		create := i%2 == 0
-		if !create && len(b.livePs) == 0 {
-			continue
-		}
 		var target string
 		if create {
 			target = fmt.Sprintf("churn-%06d", b.next)
