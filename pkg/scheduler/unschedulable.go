@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -158,11 +159,7 @@ func (p *unschedulablePool) park(key, profile string, cause error) {
 	var se *algorithm.ScheduleError
 	if errors.As(cause, &se) {
 		for _, r := range se.Rejections {
-			i := p.seedIndex(r.Seed)
-			if i >= len(w.rejections) {
-				w.rejections = append(w.rejections, make([]uint8, i+1-len(w.rejections))...)
-			}
-			w.rejections[i] = algorithm.FilterCode(r.Hint())
+			p.setHint(w, r.Seed, r.Hint())
 			w.zonePreference = w.zonePreference || r.Filter == algorithm.FilterZonePreference
 		}
 	}
@@ -204,14 +201,11 @@ func (p *unschedulablePool) event(ev poolEvent) {
 	if inFlight {
 		p.log = append(p.log, ev)
 	}
-	if ev.seed != "" {
-		i := p.seedIndex(ev.seed)
-		if ev.trigger == triggerSeedDeleted {
-			// A seed of that name created later is new to every shoot.
-			for _, w := range p.shoots {
-				if i < len(w.rejections) {
-					w.rejections[i] = 0
-				}
+	if i, ok := p.seeds[ev.seed]; ok && ev.trigger == triggerSeedDeleted {
+		// A seed of that name created later is new to every shoot.
+		for _, w := range p.shoots {
+			if i < len(w.rejections) {
+				w.rejections[i] = 0
 			}
 		}
 	}
@@ -225,12 +219,7 @@ func (p *unschedulablePool) helps(key string, w *waiting, ev *poolEvent, inFligh
 		return true
 	}
 	if len(ev.profiles) > 0 {
-		for _, name := range ev.profiles {
-			if name == w.profile {
-				return true
-			}
-		}
-		return false
+		return slices.Contains(ev.profiles, w.profile)
 	}
 	if ev.seed == "" {
 		return false
@@ -265,14 +254,18 @@ func (p *unschedulablePool) helps(key string, w *waiting, ev *poolEvent, inFligh
 	if f == "" {
 		return true
 	}
-	if code != algorithm.FilterCode(f) {
-		i := p.seedIndex(ev.seed)
-		if i >= len(w.rejections) {
-			w.rejections = append(w.rejections, make([]uint8, i+1-len(w.rejections))...)
-		}
-		w.rejections[i] = algorithm.FilterCode(f)
-	}
+	p.setHint(w, ev.seed, f)
 	return false
+}
+
+// setHint records the filter to watch on a seed for a waiting shoot.
+// Callers hold the lock.
+func (p *unschedulablePool) setHint(w *waiting, seed string, f algorithm.Filter) {
+	i := p.seedIndex(seed)
+	if i >= len(w.rejections) {
+		w.rejections = append(w.rejections, make([]uint8, i+1-len(w.rejections))...)
+	}
+	w.rejections[i] = algorithm.FilterCode(f)
 }
 
 // requeueLocked queues a parked shoot after what is left of its backoff.
