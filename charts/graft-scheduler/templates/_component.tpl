@@ -79,4 +79,5 @@ What graft-scheduler does with the API, and nothing more:
 graft_scheduler_pending_shoots{queue="unschedulable"}     shoots no seed fits now
 graft_scheduler_schedule_attempts_total{result="error"}   bindings the API server refused
 graft_scheduler_scheduling_duration_seconds               shoot creation to binding
+graft_scheduler_requeues_total{trigger="periodic",outcome="scheduled"}   changes the queueing hints missed
 {{- end }}
