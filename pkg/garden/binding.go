@@ -37,8 +37,8 @@ func (g graftClient) Bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed s
 // decision read. A shoot that changed in between is not bound: the write
 // fails with a conflict and the informer brings the new version. The binding
 // subresource takes the seed alone: the placement's time is not recorded.
-func (g gardenerClient) Bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, _ time.Time) (*corev1alpha1.Shoot, error) {
-	return g.bind(ctx, shoot, seed, nil, metav1.PatchOptions{})
+func (g gardenerClient) Bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, at time.Time) (*corev1alpha1.Shoot, error) {
+	return g.bind(ctx, shoot, seed, map[string]string{corev1alpha1.AnnotationPlacedOn: helper.FormatPlacement(seed, at)}, metav1.PatchOptions{})
 }
 
 // bind binds shoot to seed with opts through the typed client when there is

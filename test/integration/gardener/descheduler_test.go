@@ -238,6 +238,14 @@ func TestDeschedulerMigratesOnGardener(t *testing.T) {
 		}
 		if records := evictionsOf(t, s); len(records) != 1 || records[0].Seed != src {
 			t.Errorf("shoot %s has eviction records %+v, want one from %s", name, records, src)
+		} else {
+			// The migration records the placement on the destination, so that a
+			// descheduler starting later counts the stay from the migration.
+			typed := &corev1alpha1.Shoot{ObjectMeta: metav1.ObjectMeta{Annotations: s.GetAnnotations()}}
+			if at, ok := helper.PlacedOn(typed, dest); !ok || at.Before(records[0].At.Truncate(time.Second)) {
+				t.Errorf("shoot %s: graft.dev/placed-on %q, want %s at or after its eviction at %v",
+					name, s.GetAnnotations()[corev1alpha1.AnnotationPlacedOn], dest, records[0].At)
+			}
 		}
 		if !boundBy(s, descheduler.Name) {
 			t.Errorf("shoot %s was not bound through shoots/binding by graft-descheduler", name)
