@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// readmeExample is the configuration example of README.md; keep them in sync.
+// readmeExample is the configuration example of docs/install.md; keep them in sync.
 const readmeExample = `apiVersion: config.graft.dev/v1alpha1
 kind: SchedulerConfiguration
 clientConnection:
@@ -80,6 +80,6 @@ func TestReadmeExampleLoads(t *testing.T) {
 	path := write(t, strings.Replace(readmeExample, "%s", missing, 1))
 	err := run(t, "--config", path, "-v=0")
 	if err == nil || !strings.Contains(err.Error(), "loading kubeconfig "+missing) {
-		t.Errorf("README example: %v, want it to fail only on the missing kubeconfig", err)
+		t.Errorf("docs/install.md example: %v, want it to fail only on the missing kubeconfig", err)
 	}
 }

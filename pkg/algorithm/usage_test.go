@@ -59,7 +59,7 @@ func TestShootCounter(t *testing.T) {
 type shootCase struct{ name, spec, status string }
 
 // A shoot being deleted keeps its control plane until the deletion is done, so
-// it counts where it runs (the README's rule for usage and OverCapacity).
+// it counts where it runs (the rule docs/install.md gives for usage and OverCapacity).
 func TestShootCounterCountsShootsBeingDeleted(t *testing.T) {
 	c := NewShootCounter()
 	s := newShoot("a", onSeed("s1", "s1"))

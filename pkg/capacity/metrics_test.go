@@ -44,7 +44,7 @@ graft_capacity_annotator_reconciles_total{result="success"} 1
 }
 
 // TestMetricsAsDeclared pins the annotator's metrics as /metrics shows them:
-// names, types, labels and help are what dashboards, alerts and the README
+// names, types, labels and help are what dashboards, alerts and docs/install.md
 // rely on.
 func TestMetricsAsDeclared(t *testing.T) {
 	reg := metrics.NewKubeRegistry()

@@ -176,7 +176,7 @@ func TestNewClientsLimitsEachClient(t *testing.T) {
 }
 
 // TestClientMetricsAsDeclared pins the clients' metrics as /metrics shows
-// them, which the README and alerts on throttling rely on.
+// them, which docs/operations.md and alerts on throttling rely on.
 func TestClientMetricsAsDeclared(t *testing.T) {
 	reg := metrics.NewKubeRegistry()
 	m, err := clientMetricsFor(reg)

@@ -47,7 +47,7 @@ const (
 	// ShootCloudProfilePolicy wants a shoot's provider type to be its cloud profile's.
 	ShootCloudProfilePolicy = "graft-shoot-cloud-profile"
 	// ComponentNamespace is where graft's components and the parameter
-	// ConfigMap live, as in the README's installation.
+	// ConfigMap live, as in the installation docs/install.md describes.
 	ComponentNamespace = "graft-system"
 )
 

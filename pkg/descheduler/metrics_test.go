@@ -12,7 +12,7 @@ import (
 
 // TestMetricsAsDeclared pins the descheduler's metrics as /metrics shows
 // them: names, types, labels, buckets and help are what dashboards, alerts
-// and the README rely on.
+// and docs/install.md rely on.
 func TestMetricsAsDeclared(t *testing.T) {
 	reg := metrics.NewKubeRegistry()
 	m, err := metricsFor(reg)

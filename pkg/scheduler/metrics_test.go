@@ -11,8 +11,8 @@ import (
 )
 
 // TestMetricsAsDeclared pins the scheduler's metrics as /metrics shows them:
-// names, types, labels, buckets and help are what dashboards, alerts and the
-// README rely on.
+// names, types, labels, buckets and help are what dashboards, alerts and
+// docs/install.md rely on.
 func TestMetricsAsDeclared(t *testing.T) {
 	reg := metrics.NewKubeRegistry()
 	m, err := metricsFor(reg)

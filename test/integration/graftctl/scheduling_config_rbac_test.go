@@ -23,10 +23,10 @@ import (
 	"github.com/graft-dev/graft/test/framework"
 )
 
-// TestDescribeReadsTheLeaseWithTheREADMEsRole runs graftctl describe as a
-// user who may read the garden, with and without the README's Role that
+// TestDescribeReadsTheLeaseWithTheDocumentedRole runs graftctl describe as a
+// user who may read the garden, with and without the Role of docs/operations.md that
 // grants get on graft-scheduler's Lease.
-func TestDescribeReadsTheLeaseWithTheREADMEsRole(t *testing.T) {
+func TestDescribeReadsTheLeaseWithTheDocumentedRole(t *testing.T) {
 	ctx := t.Context()
 	l := newLandscape(t, "gctl-lease-rbac", "a")
 	if err := l.CreateShoots(ctx, []*corev1alpha1.Shoot{l.NewShoot("new", "")}, 1); err != nil {
@@ -63,7 +63,7 @@ func TestDescribeReadsTheLeaseWithTheREADMEsRole(t *testing.T) {
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: reader.Name},
 		Subjects:   subjects,
 	}
-	// The README's Role.
+	// The Role of docs/operations.md.
 	leaseReader := &rbacv1.Role{
 		ObjectMeta: metav1.ObjectMeta{Namespace: corev1alpha1.GardenNamespace, Name: l.Name + "-scheduling-configuration"},
 		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, ResourceNames: []string{lease}, Verbs: []string{"get"}}},
@@ -121,7 +121,7 @@ func TestDescribeReadsTheLeaseWithTheREADMEsRole(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "  Scheduling configuration: MinimalDistance, score weights LeastAllocated=3 (from Lease garden/" + lease + ")\n"
-	waitFor(t, 30*time.Second, "describe to read the Lease with the README's Role", func() bool {
+	waitFor(t, 30*time.Second, "describe to read the Lease with the Role of docs/operations.md", func() bool {
 		r = describe()
 		return r.err == nil && strings.Contains(r.out, want)
 	})
