@@ -275,13 +275,7 @@ func (ev *evictor) evict(ctx context.Context, e eviction) bool {
 func (ev *evictor) write(ctx context.Context, e eviction, reason, record string) (*v1alpha1.Shoot, error) {
 	shoot := e.shoot
 	if ev.migrator != nil {
-		// The placement on the destination, as a binding records it: a
-		// descheduler that starts later counts the shoot's stay there (its
-		// tolerations, the repeat guard) from the migration, not from an
-		// earlier stay on the same seed.
-		annotations := evictionAnnotations(e.seed.Name, reason, record)
-		annotations[v1alpha1.AnnotationPlacedOn] = helper.FormatPlacement(e.target, ev.clock.Now())
-		return ev.migrator.Migrate(ctx, shoot, e.target, annotations, Name, false)
+		return ev.migrator.Migrate(ctx, shoot, e.target, evictionAnnotations(e.seed.Name, reason, record), Name, false)
 	}
 	patch := evictionPatch(shoot.ResourceVersion, e.seed.Name, reason, record)
 	return ev.garden.PatchShoot(ctx, shoot.Namespace, shoot.Name, patch, metav1.PatchOptions{FieldManager: Name})

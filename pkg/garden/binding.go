@@ -38,14 +38,20 @@ func (g graftClient) Bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed s
 // fails with a conflict and the informer brings the new version. The binding
 // subresource takes the seed alone: the placement's time is not recorded.
 func (g gardenerClient) Bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, at time.Time) (*corev1alpha1.Shoot, error) {
-	return g.bind(ctx, shoot, seed, map[string]string{corev1alpha1.AnnotationPlacedOn: helper.FormatPlacement(seed, at)}, metav1.PatchOptions{})
+	return g.bind(ctx, shoot, seed, at, nil, metav1.PatchOptions{})
 }
 
 // bind binds shoot to seed with opts through the typed client when there is
-// one, else through the dynamic client, setting annotations in the same
-// write (the binding subresource keeps a change of metadata).
-func (g gardenerClient) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, annotations map[string]string, opts metav1.PatchOptions) (*corev1alpha1.Shoot, error) {
-	patch := gardenerBinding(shoot.ResourceVersion, seed, annotations)
+// one, else through the dynamic client, setting annotations and the
+// placement on seed at the given time (graft.dev/placed-on) in the same
+// write (the binding subresource keeps a change of metadata). Every
+// binding and migration records it, so that a daemon starting later counts
+// the shoot's stay from it, not from an earlier stay on the same seed.
+func (g gardenerClient) bind(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, at time.Time, annotations map[string]string, opts metav1.PatchOptions) (*corev1alpha1.Shoot, error) {
+	withPlacement := make(map[string]string, len(annotations)+1)
+	maps.Copy(withPlacement, annotations)
+	withPlacement[corev1alpha1.AnnotationPlacedOn] = helper.FormatPlacement(seed, at)
+	patch := gardenerBinding(shoot.ResourceVersion, seed, withPlacement)
 	if typed := typedOf(g.c); typed != nil {
 		return bindTyped(ctx, typed, shoot.Namespace, shoot.Name, patch, opts)
 	}

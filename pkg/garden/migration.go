@@ -3,6 +3,7 @@ package garden
 import (
 	"context"
 	"regexp"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,8 +21,9 @@ import (
 type Migrator interface {
 	// Migrate changes the shoot's spec.seedName to seed through
 	// shoots/binding, preconditioned on the shoot's resourceVersion, under
-	// fieldManager, and sets annotations (nil: none) in the same write; with
-	// dryRun the API server admits the change without storing it.
+	// fieldManager, and sets annotations (nil: none) and the placement on
+	// seed (graft.dev/placed-on, now) in the same write; with dryRun the API
+	// server admits the change without storing it.
 	Migrate(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, annotations map[string]string, fieldManager string, dryRun bool) (*corev1alpha1.Shoot, error)
 }
 
@@ -36,7 +38,7 @@ func (g gardenerClient) Migrate(ctx context.Context, shoot *corev1alpha1.Shoot, 
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
-	return g.bind(ctx, shoot, seed, annotations, opts)
+	return g.bind(ctx, shoot, seed, time.Now(), annotations, opts)
 }
 
 // Gardener's refusals of a seed change, as its ShootValidator words them.

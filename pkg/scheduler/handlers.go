@@ -73,8 +73,10 @@ func (s *Scheduler) onSeedUpdate(old, cur any) {
 		return
 	}
 	s.cache.addSeed(seed)
-	if oldSeed.ResourceVersion == seed.ResourceVersion {
-		return // a resync: nothing changed
+	if oldSeed.ResourceVersion == seed.ResourceVersion || s.pool.empty() {
+		// A resync, or nothing waits: a decision that begins later reads
+		// the cache, which has the seed already.
+		return
 	}
 	change := algorithm.NewSeedChange(oldSeed, seed)
 	s.pool.event(poolEvent{trigger: triggerSeedChanged, seed: seed.Name, change: &change, zones: change.ZonesChanged()})

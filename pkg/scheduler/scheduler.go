@@ -483,9 +483,6 @@ func failureDescription(cause error) (description, stable string) {
 		return description, description
 	}
 	stable = "Failed to schedule shoot (" + algorithm.StableReason(cause) + "): "
-	if len(stable) > maxDescriptionLength/2 {
-		stable = stable[:maxDescriptionLength/2]
-	}
 	return stable + algorithm.TruncatedError(cause, maxDescriptionLength-len(stable)), stable
 }
 

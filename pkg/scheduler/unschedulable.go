@@ -290,6 +290,9 @@ func (p *unschedulablePool) retryParked(after time.Duration) {
 // trimLog drops the events every decision in flight has seen. Callers hold
 // the lock.
 func (p *unschedulablePool) trimLog() {
+	if len(p.log) == 0 {
+		return
+	}
 	oldest := p.logBase + uint64(len(p.log))
 	for _, w := range p.shoots {
 		if w.deciding && w.since < oldest {
@@ -301,6 +304,14 @@ func (p *unschedulablePool) trimLog() {
 		p.log = append(p.log[:0], p.log[drop:]...)
 		p.logBase = oldest
 	}
+}
+
+// empty tells whether no shoot waits and none is being decided: then no
+// change needs preparing for the pool.
+func (p *unschedulablePool) empty() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.shoots) == 0
 }
 
 // parked returns how many shoots wait for a hint.

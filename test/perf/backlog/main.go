@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
@@ -45,16 +47,12 @@ func main() {
 	flag.Uint64Var(&o.seed, "rand", 1, "seed of the churn's random choices")
 	flag.Parse()
 	klog.LogToStderr(false)
-	klog.SetOutput(devNull{})
+	klog.SetOutput(io.Discard)
 	if err := run(context.Background(), o); err != nil {
 		fmt.Fprintf(os.Stderr, "bench-backlog: %v\n", err)
 		os.Exit(1)
 	}
 }
-
-type devNull struct{}
-
-func (devNull) Write(p []byte) (int, error) { return len(p), nil }
 
 func run(ctx context.Context, o options) error {
 	dir, err := os.MkdirTemp("", "graft-bench-backlog-")
@@ -158,7 +156,7 @@ const header = "build | phase | churn events | failed decisions (per event) | st
 func (p phase) row(build string) string {
 	return fmt.Sprintf("%s | %s | %d | %d (%.3f) | %d (%.3f) | %d (%.3f) | %d | %.1fs | %.2f | %v | %v", build, p.name, p.events(),
 		p.failed, p.perEvent(p.failed), p.statusWrites, p.perEvent(p.statusWrites), p.schedEvents, p.perEvent(p.schedEvents), p.deschEvents,
-		p.cpu.Seconds(), p.throughput(), percentile(p.latencies, 0.5).Round(time.Millisecond), percentile(p.latencies, 0.99).Round(time.Millisecond))
+		p.cpu.Seconds(), p.throughput(), writes.Percentile(p.latencies, 0.5).Round(time.Millisecond), writes.Percentile(p.latencies, 0.99).Round(time.Millisecond))
 }
 
 type bench struct {
@@ -317,26 +315,30 @@ func (b *bench) populate(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		list, err := b.graft.CoreV1alpha1().Shoots(nsChurn).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return err
-		}
-		bound := 0
-		for _, s := range list.Items {
-			if s.Spec.SeedName != nil {
-				bound++
-			}
-		}
-		if bound == standing {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return b.sched.Failed(fmt.Errorf("%d of the %d standing churn shoots bound after 5 minutes", bound, standing))
-		}
-		time.Sleep(time.Second)
+	var bound int
+	if err := wait.PollUntilContextTimeout(ctx, time.Second, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
+		var err error
+		bound, err = b.countShoots(ctx, nsChurn, func(s *v1alpha1.Shoot) bool { return s.Spec.SeedName != nil })
+		return bound == standing, err
+	}); err != nil {
+		return b.sched.Failed(fmt.Errorf("%d of the %d standing churn shoots bound: %w", bound, standing, err))
 	}
+	return nil
+}
+
+// countShoots counts the shoots of ns that match.
+func (b *bench) countShoots(ctx context.Context, ns string, match func(*v1alpha1.Shoot) bool) (int, error) {
+	list, err := b.graft.CoreV1alpha1().Shoots(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for i := range list.Items {
+		if match(&list.Items[i]) {
+			n++
+		}
+	}
+	return n, nil
 }
 
 func (b *bench) createBacklog(ctx context.Context) error {
@@ -359,30 +361,22 @@ func (b *bench) createBacklog(ctx context.Context) error {
 // Pending lastOperation and its queue is empty: every waiting shoot has
 // been decided at least once.
 func (b *bench) waitQuiet(ctx context.Context, n int) error {
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		list, err := b.graft.CoreV1alpha1().Shoots(nsBacklog).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return err
+	var pending int
+	var depth []float64
+	if err := wait.PollUntilContextTimeout(ctx, time.Second, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
+		var err error
+		if pending, err = b.countShoots(ctx, nsBacklog, func(s *v1alpha1.Shoot) bool {
+			lo := s.Status.LastOperation
+			return lo != nil && lo.State == v1alpha1.LastOperationStatePending
+		}); err != nil {
+			return false, err
 		}
-		pending := 0
-		for _, s := range list.Items {
-			if lo := s.Status.LastOperation; lo != nil && lo.State == v1alpha1.LastOperationStatePending {
-				pending++
-			}
-		}
-		depth, err := b.sched.Samples(ctx, `workqueue_depth{name="graft_scheduler"}`)
-		if err != nil {
-			return err
-		}
-		if pending == n && depth[0] == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return b.sched.Failed(fmt.Errorf("%d of %d backlog shoots decided, queue depth %v after 5 minutes", pending, n, depth[0]))
-		}
-		time.Sleep(time.Second)
+		depth, err = b.sched.Samples(ctx, `workqueue_depth{name="graft_scheduler"}`)
+		return err == nil && pending == n && depth[0] == 0, err
+	}); err != nil {
+		return b.sched.Failed(fmt.Errorf("%d of %d backlog shoots decided, queue depth %v: %w", pending, n, depth, err))
 	}
+	return nil
 }
 
 // counters are the cumulative figures a phase takes the difference of.
@@ -484,22 +478,18 @@ func (b *bench) churn(ctx context.Context, name string) (phase, error) {
 		return p, err
 	}
 	// Every shoot created in the phase is bound (a deleted one may be gone first).
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
+	missing := 0
+	if err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(context.Context) (bool, error) {
 		done := obs.DoneAt()
-		missing := 0
+		missing = 0
 		for n := range createdAt {
 			if _, ok := done[n]; !ok && slices.Contains(b.livePs, n) {
 				missing++
 			}
 		}
-		if missing == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			return p, b.sched.Failed(fmt.Errorf("%s: %d churn shoots still unbound 2 minutes after the churn", name, missing))
-		}
-		time.Sleep(200 * time.Millisecond)
+		return missing == 0, nil
+	}); err != nil {
+		return p, b.sched.Failed(fmt.Errorf("%s: %d churn shoots still unbound after the churn: %w", name, missing, err))
 	}
 	var last time.Time
 	for n, at := range obs.DoneAt() {
@@ -523,13 +513,4 @@ func (b *bench) churn(ctx context.Context, name string) (phase, error) {
 	p.cpu = after.schedCPU - before.schedCPU
 	fmt.Println(p.row("  "))
 	return p, nil
-}
-
-func percentile(d []time.Duration, q float64) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[max(0, min(len(s)-1, int(float64(len(s))*q+0.5)-1))]
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime/pprof"
-	"slices"
 	"time"
 
 	"github.com/graft-dev/graft/pkg/controlplane"
@@ -55,17 +55,13 @@ func main() {
 	}
 	if !o.verbose {
 		klog.LogToStderr(false)
-		klog.SetOutput(devNull{})
+		klog.SetOutput(io.Discard)
 	}
 	if err := run(context.Background(), o); err != nil {
 		fmt.Fprintf(os.Stderr, "bench-scheduler: %v\n", err)
 		os.Exit(1)
 	}
 }
-
-type devNull struct{}
-
-func (devNull) Write(p []byte) (int, error) { return len(p), nil }
 
 func run(ctx context.Context, o options) error {
 	var restConfig *rest.Config
@@ -159,7 +155,7 @@ func run(ctx context.Context, o options) error {
 	baseRate := float64(o.shoots) / (baseFirst + baseSecond).Seconds()
 	baseOK := base1.OK.Plus(base2.OK)
 	fmt.Printf("seeds %d, shoots %d, concurrentSyncs %d\n", o.seeds, o.shoots, o.workers)
-	fmt.Printf("creation to binding: p50 %v, p99 %v\n", percentile(latencies, 0.50).Round(time.Millisecond), percentile(latencies, 0.99).Round(time.Millisecond))
+	fmt.Printf("creation to binding: p50 %v, p99 %v\n", writes.Percentile(latencies, 0.50).Round(time.Millisecond), writes.Percentile(latencies, 0.99).Round(time.Millisecond))
 	fmt.Printf("graft-scheduler writes (Leases excluded): %s\n", graftStats)
 	fmt.Printf("baseline writes (graft-scheduler's accepted ones): %s; %d writers in the first half (graft-scheduler's peak in the calibration run), %d in the second (its peak in either run); peak %d and mean %.1f writes in flight\n",
 		baseOK, writers, writers2, max(base1.Peak, base2.Peak), meanOf(base1, baseFirst, base2, baseSecond))
@@ -407,14 +403,4 @@ func (b *bench) schedule(ctx context.Context, ns string, shoots []created, cpuPr
 		}
 	}
 	return stats, last.Sub(start), latencies, nil
-}
-
-func percentile(d []time.Duration, p float64) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	i := int(float64(len(s))*p+0.5) - 1
-	return s[max(0, min(i, len(s)-1))]
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -176,4 +177,15 @@ func (o *Observer) DoneAt() map[string]time.Time {
 		out[k] = v
 	}
 	return out
+}
+
+// Percentile returns the q-quantile (0 < q <= 1) of the durations, such as
+// the binding latencies DoneAt gives; 0 for none.
+func Percentile(d []time.Duration, q float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[max(0, min(len(s)-1, int(float64(len(s))*q+0.5)-1))]
 }
