@@ -13,8 +13,10 @@ import (
 
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-base/metrics/legacyregistry"
-	// Register client-go's workqueue and REST client metrics with the legacy registry.
+	// Register client-go's workqueue, REST client and leader election
+	// (leader_election_master_status) metrics with the legacy registry.
 	_ "k8s.io/component-base/metrics/prometheus/clientgo"
+	_ "k8s.io/component-base/metrics/prometheus/clientgo/leaderelection"
 	_ "k8s.io/component-base/metrics/prometheus/workqueue"
 	"k8s.io/klog/v2"
 

@@ -85,6 +85,9 @@ func (r *throttleReporter) limit(cfg *rest.Config, client string) *rest.Config {
 		}
 		inner = flowcontrol.NewTokenBucketRateLimiter(qps, burst)
 	}
+	// A zero series from the start, so that rate() and alerts see the
+	// first throttled request.
+	r.metrics.throttled.WithLabelValues(r.component, client).Add(0)
 	out.RateLimiter = &observedLimiter{RateLimiter: inner, reporter: r, client: client, qps: qps, burst: burst}
 	return out
 }

@@ -59,6 +59,8 @@ type Descheduler struct {
 	ev      *evictor
 
 	state *state
+	// toMove publishes the shoots picked to move and not evicted.
+	toMove *remaining
 	queue workqueue.TypedRateLimitingInterface[string]
 
 	informers     garden.Informers
@@ -114,11 +116,13 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 		plugins: plugins,
 		algo:    schedulingconfig.FromComponentConfig(cfg.Strategy, cfg.ScoreWeights),
 		state:   newState(),
+		toMove:  newRemaining(metrics.ToMove),
 		// Named, so that client-go's workqueue metrics carry it.
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: queueName, Clock: clk}),
 	}
+	d.metrics.zeroSeries(d.pluginNames())
 	d.ev = &evictor{
 		cfg: cfg, garden: d.garden, metrics: metrics, clock: clk, limiter: newLimiter(cfg), state: d.state, queue: d.queue,
 		perSeed: map[string]int{}, waiting: sets.New[string](), skipped: map[string]string{},
@@ -356,10 +360,12 @@ func (d *Descheduler) onSeed(oldObj, obj any) {
 func (d *Descheduler) onSeedDelete(obj any) {
 	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		d.state.removeSeed(t.Key)
+		d.toMove.dropSeed(t.Key)
 		return
 	}
 	if seed, ok := obj.(*v1alpha1.Seed); ok {
 		d.state.removeSeed(seed.Name)
+		d.toMove.dropSeed(seed.Name)
 	}
 }
 

@@ -119,3 +119,13 @@ func counter(t *testing.T, c metrics.CounterMetric) float64 {
 	}
 	return v
 }
+
+// gauge reads a gauge of a descheduler's metrics.
+func gauge(t *testing.T, g metrics.GaugeMetric) float64 {
+	t.Helper()
+	v, err := testutil.GetGaugeMetricValue(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

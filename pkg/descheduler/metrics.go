@@ -1,6 +1,8 @@
 package descheduler
 
 import (
+	"sync"
+
 	"k8s.io/component-base/metrics"
 
 	"github.com/graft-dev/graft/pkg/component"
@@ -45,6 +47,9 @@ type Metrics struct {
 	// MigrationsInFlight is the number of control-plane migrations in
 	// flight in the garden as the last pass counted them (core.gardener.cloud).
 	MigrationsInFlight *metrics.Gauge
+	// ToMove is, by plugin, the shoots that must leave their seed and that
+	// the last look at the seed did not evict (see remaining).
+	ToMove *metrics.GaugeVec
 }
 
 // newMetrics creates the metrics and lists them for metricsFor to register.
@@ -58,8 +63,75 @@ func newMetrics() (*Metrics, []metrics.Registerable) {
 			"Evicted shoots (annotated graft.dev/descheduled-from) that have no spec.seedName yet."),
 		MigrationsInFlight: component.NewGauge("graft_descheduler_migrations_in_flight",
 			"Control-plane migrations in flight in the garden (status.seedName differs from spec.seedName), whoever started them, as the descheduler last counted them (core.gardener.cloud)."),
+		ToMove: component.NewGaugeVec("graft_descheduler_shoots_to_move",
+			"Shoots a plugin picks to leave their seed that the last pass over the seed did not evict (held by a safety rule or a limit), by plugin.", "plugin"),
 	}
-	return m, []metrics.Registerable{m.Evictions, m.PassDuration, m.PendingEvicted, m.MigrationsInFlight}
+	return m, []metrics.Registerable{m.Evictions, m.PassDuration, m.PendingEvicted, m.MigrationsInFlight, m.ToMove}
+}
+
+// zeroSeries creates every series of the counters and gauges at 0 for the
+// enabled plugins, so that dashboards and alerts (rate(), increase()) see the
+// first eviction. Series of unregistered metrics are not kept, so this runs
+// after registration.
+func (m *Metrics) zeroSeries(plugins []string) {
+	results := []string{ResultEvicted, ResultDryRun, ResultSkippedNoFit, ResultSkippedLimitedStay, ResultHeldRepeat,
+		ResultRefused, ResultWaitingForMigrations, ResultConflict, ResultError}
+	for _, p := range plugins {
+		for _, r := range results {
+			m.Evictions.WithLabelValues(p, r).Add(0)
+		}
+		m.ToMove.WithLabelValues(p).Set(0)
+	}
+}
+
+// remaining keeps, per seed and plugin, the shoots the plugin picked to
+// leave the seed that the last pass over it did not evict, and publishes
+// their sum per plugin in ToMove: a sum the alert on stalled evictions
+// reads, kept per seed because a pass looks at some seeds only.
+type remaining struct {
+	gauge *metrics.GaugeVec
+
+	mu     sync.Mutex
+	bySeed map[string]map[string]int
+	total  map[string]int
+}
+
+func newRemaining(gauge *metrics.GaugeVec) *remaining {
+	return &remaining{gauge: gauge, bySeed: map[string]map[string]int{}, total: map[string]int{}}
+}
+
+// set records that n shoots plugin picked on seed are still there.
+func (r *remaining) set(seed, plugin string, n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	byPlugin := r.bySeed[seed]
+	if byPlugin == nil {
+		if n == 0 {
+			return
+		}
+		byPlugin = map[string]int{}
+		r.bySeed[seed] = byPlugin
+	}
+	r.total[plugin] += n - byPlugin[plugin]
+	if n == 0 {
+		delete(byPlugin, plugin)
+		if len(byPlugin) == 0 {
+			delete(r.bySeed, seed)
+		}
+	} else {
+		byPlugin[plugin] = n
+	}
+	r.gauge.WithLabelValues(plugin).Set(float64(r.total[plugin]))
+}
+
+// dropSeed forgets a seed no plugin acts on any more, or deleted.
+func (r *remaining) dropSeed(seed string) {
+	r.mu.Lock()
+	byPlugin := r.bySeed[seed]
+	r.mu.Unlock()
+	for plugin := range byPlugin {
+		r.set(seed, plugin, 0)
+	}
 }
 
 // metricsFor returns metrics registered with a test's registry, or with nil the

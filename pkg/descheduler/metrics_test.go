@@ -23,11 +23,13 @@ func TestMetricsAsDeclared(t *testing.T) {
 	m.PassDuration.Observe(1)
 	m.PendingEvicted.Set(1)
 	m.MigrationsInFlight.Set(1)
+	m.ToMove.WithLabelValues("NoExecuteTaints").Set(1)
 	want := map[string]string{
 		"graft_descheduler_evictions_total": `COUNTER [plugin result] [] "[ALPHA] Eviction attempts of graft-descheduler by plugin and result (evicted, dry_run, skipped_no_fit, skipped_limited_stay, held_repeat, refused, waiting_for_migrations, conflict, error). On core.gardener.cloud an eviction is a control-plane migration."`,
 		"graft_descheduler_pass_duration_seconds": fmt.Sprintf(`HISTOGRAM [] %v "[ALPHA] Duration of one descheduler pass over seeds, writes included."`,
 			metrics.ExponentialBuckets(0.001, 4, 10)),
 		"graft_descheduler_pending_evicted":      `GAUGE [] [] "[ALPHA] Evicted shoots (annotated graft.dev/descheduled-from) that have no spec.seedName yet."`,
+		"graft_descheduler_shoots_to_move":       `GAUGE [plugin] [] "[ALPHA] Shoots a plugin picks to leave their seed that the last pass over the seed did not evict (held by a safety rule or a limit), by plugin."`,
 		"graft_descheduler_migrations_in_flight": `GAUGE [] [] "[ALPHA] Control-plane migrations in flight in the garden (status.seedName differs from spec.seedName), whoever started them, as the descheduler last counted them (core.gardener.cloud)."`,
 	}
 	got, err := componenttest.MetricDeclarations(reg)
@@ -36,5 +38,33 @@ func TestMetricsAsDeclared(t *testing.T) {
 	}
 	if !maps.Equal(got, want) {
 		t.Errorf("metrics\n  %v\nwant\n  %v", got, want)
+	}
+}
+
+// The shoots left to move are summed over seeds per plugin; a seed dropped
+// (deleted, or no plugin acts on it any more) takes its part with it.
+func TestRemainingSumsOverSeeds(t *testing.T) {
+	m, err := metricsFor(metrics.NewKubeRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRemaining(m.ToMove)
+	r.set("a", "NoExecuteTaints", 3)
+	r.set("b", "NoExecuteTaints", 2)
+	r.set("b", "OverCapacity", 1)
+	r.set("a", "NoExecuteTaints", 1)
+	if got := gauge(t, m.ToMove.WithLabelValues("NoExecuteTaints")); got != 3 {
+		t.Errorf("NoExecuteTaints = %v, want 3 (1 on a, 2 on b)", got)
+	}
+	r.dropSeed("b")
+	if got := gauge(t, m.ToMove.WithLabelValues("NoExecuteTaints")); got != 1 {
+		t.Errorf("NoExecuteTaints = %v after b was dropped, want 1", got)
+	}
+	if got := gauge(t, m.ToMove.WithLabelValues("OverCapacity")); got != 0 {
+		t.Errorf("OverCapacity = %v after b was dropped, want 0", got)
+	}
+	r.set("a", "NoExecuteTaints", 0)
+	if len(r.bySeed) != 0 {
+		t.Errorf("seeds kept with nothing to move: %v", r.bySeed)
 	}
 }

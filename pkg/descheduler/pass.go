@@ -61,6 +61,12 @@ func (d *Descheduler) pass(ctx context.Context, seedNames []string, once bool) {
 
 // passOver makes a pass over the seeds of a view.
 func (d *Descheduler) passOver(ctx context.Context, v *view, once bool) {
+	for _, name := range v.named {
+		if _, acted := v.seeds[name]; !acted {
+			// No plugin acts on it any more: nothing is left to move.
+			d.toMove.dropSeed(name)
+		}
+	}
 	if len(v.seeds) == 0 {
 		// No plugin acts on any of the seeds.
 		return
@@ -128,11 +134,19 @@ func (r *passRun) seed(name string) {
 		if res.RequeueAfter > 0 && !r.once {
 			r.d.queue.AddAfter(name, res.RequeueAfter+requeueSlack)
 		}
+		moved := 0
 		for _, c := range res.Candidates {
-			if !r.consider(p.Name(), base.Seed, c, stillWanted(p, st, c.Shoot)) {
+			goOn := r.consider(p.Name(), base.Seed, c, stillWanted(p, st, c.Shoot))
+			if r.evicted.Has(algorithm.ShootKey(c.Shoot)) {
+				moved++
+			}
+			if !goOn {
+				// The candidates after this one are not looked at: they stay.
+				r.d.toMove.set(name, p.Name(), len(res.Candidates)-moved)
 				return
 			}
 		}
+		r.d.toMove.set(name, p.Name(), len(res.Candidates)-moved)
 	}
 }
 

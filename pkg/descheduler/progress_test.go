@@ -63,6 +63,10 @@ func TestLimitedStayIsNoTarget(t *testing.T) {
 	if got := counter(t, h.d.metrics.Evictions.WithLabelValues("NoExecuteTaints", ResultSkippedLimitedStay)); got != 1 {
 		t.Errorf("skipped_limited_stay = %v, want 1", got)
 	}
+	// The alert on stalled evictions reads this: one shoot must move, none did.
+	if got := gauge(t, h.d.metrics.ToMove.WithLabelValues("NoExecuteTaints")); got != 1 {
+		t.Errorf("shoots_to_move = %v, want 1", got)
+	}
 
 	// A seed where it may stay appears: the held seed is looked at again
 	// and the shoot moves there.
@@ -80,6 +84,9 @@ func TestLimitedStayIsNoTarget(t *testing.T) {
 	}
 	if n := countPrefix(h.events(), "Normal Descheduled"); n != 2 {
 		t.Errorf("want one Descheduled on the shoot and one on the seed, got %d", n)
+	}
+	if got := gauge(t, h.d.metrics.ToMove.WithLabelValues("NoExecuteTaints")); got != 0 {
+		t.Errorf("shoots_to_move = %v after the move, want 0", got)
 	}
 }
 

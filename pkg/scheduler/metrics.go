@@ -53,6 +53,24 @@ func newMetrics() (*schedulerMetrics, []metrics.Registerable) {
 	return m, []metrics.Registerable{m.scheduleAttempts, m.schedulingDuration, m.attemptDuration, m.pendingShoots, m.requeues, m.failureStatusWrites}
 }
 
+// zeroSeries creates every series of the counters and gauges at 0, so that
+// dashboards and alerts (rate(), increase()) see the first attempt, requeue
+// or waiting shoot. Series of unregistered metrics are not kept, so this
+// runs after registration.
+func (m *schedulerMetrics) zeroSeries() {
+	for _, r := range []string{resultScheduled, resultUnschedulable, resultError} {
+		m.scheduleAttempts.WithLabelValues(r).Add(0)
+	}
+	for _, q := range []string{queueActive, queueUnschedulable} {
+		m.pendingShoots.WithLabelValues(q).Set(0)
+	}
+	for _, t := range []string{triggerSeedAdded, triggerSeedChanged, triggerSeedDeleted, triggerCapacityFreed, triggerCloudProfile, triggerRegionConfig, triggerPeriodic} {
+		for _, o := range []string{outcomeScheduled, outcomeSameFailure, outcomeOtherFailure} {
+			m.requeues.WithLabelValues(t, o).Add(0)
+		}
+	}
+}
+
 // metricsFor returns metrics registered with a test's registry, or with nil the
 // process's metrics, registered once in the legacy registry that /metrics
 // serves.

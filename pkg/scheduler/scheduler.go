@@ -111,6 +111,7 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 	if err != nil {
 		return nil, fmt.Errorf("registering metrics: %w", err)
 	}
+	m.zeroSeries()
 	s := &Scheduler{
 		config:    cfg,
 		algConfig: algConfig,

@@ -63,6 +63,7 @@ What graft-descheduler does with the API, and nothing more:
 {{/* Metrics NOTES.txt points to (see pkg/descheduler/metrics.go). */}}
 {{- define "graft-descheduler.metricsToWatch" -}}
 graft_descheduler_evictions_total{result="skipped_no_fit"}   evictions held back: no other seed fits
+graft_descheduler_shoots_to_move                             shoots that must move and were not evicted
 graft_descheduler_pending_evicted                            evicted shoots still waiting for a seed
 graft_descheduler_migrations_in_flight                       control-plane migrations in flight (core.gardener.cloud)
 graft_descheduler_pass_duration_seconds                      one pass over the seeds, writes included

@@ -74,6 +74,11 @@ type Fence struct {
 // tracked informers must have seen after a gap (reads are never fenced).
 func NewFence(component string, lister metadata.Interface) *Fence {
 	registerOnce.Do(func() { legacyregistry.MustRegister(refusals) })
+	// Zero series from the start, so that rate() and alerts see the first
+	// refusal.
+	for _, reason := range []string{ReasonNotLeading, ReasonStale, ReasonCatchingUp} {
+		refusals.WithLabelValues(component, reason).Add(0)
+	}
 	return &Fence{component: component, clock: clock.RealClock{}, list: metadataLister(lister, catchUpPageSize)}
 }
 
