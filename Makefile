@@ -34,7 +34,8 @@ images:
 		--git-tree-state=$(GIT_TREE_STATE) --build-date=$(BUILD_DATE)
 	$(GO) run ./hack/image pause --out $(IMAGES)/pause.tar --version=$(VERSION) --build-date=$(BUILD_DATE)
 
-## deps: install what the tests need and this machine lacks (etcd, kube-apiserver, helm)
+## deps: install what the tests need and this machine lacks (etcd, kube-apiserver, helm,
+## prometheus and promtool)
 deps:
 	@bash hack/install-deps.sh
 

@@ -4,6 +4,8 @@
 #                etcd 3.6 that make bench-scale runs on)
 #   apiserver    kube-apiserver, built once per machine (hack/build-kube-apiserver.sh)
 #   helm         Helm from the Go module proxy, into the cache directory
+#   prometheus   Debian's prometheus package: the server and promtool, for the
+#                alert rule tests and the e2e spec that scrapes the daemons
 #                (helm-path: the same, then print the binary's path)
 #   kind         what hack/kind.sh needs: Debian's docker.io, debootstrap and
 #                jq, kind from the Go module proxy, and the binaries of the
@@ -16,7 +18,7 @@
 #                machine (hack/build-gardener.sh; 5 to 35 minutes cold, about a
 #                minute for the second), for test/integration/gardener and
 #                hack/local-garden.sh up --gardener
-# With no argument, etcd, apiserver and helm.
+# With no argument, etcd, apiserver, helm and prometheus.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE_DIR="${GRAFT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/graft}"
@@ -32,6 +34,17 @@ install_etcd() {
   # The package may start a system etcd on the default ports; graft's gardens
   # use ports of their own and need no system service.
   ${sudo} systemctl disable --now etcd >/dev/null 2>&1 || ${sudo} service etcd stop >/dev/null 2>&1 || true
+}
+
+install_prometheus() {
+  command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 && return 0
+  echo "installing prometheus and promtool (Debian's prometheus)" >&2
+  local sudo=""
+  [[ "$(id -u)" != 0 ]] && sudo="sudo"
+  ${sudo} apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive ${sudo} apt-get install -y -qq --no-install-recommends prometheus >&2
+  # The tests run Prometheus servers of their own on free ports.
+  ${sudo} systemctl disable --now prometheus >/dev/null 2>&1 || ${sudo} service prometheus stop >/dev/null 2>&1 || true
 }
 
 install_apiserver() {
@@ -75,12 +88,13 @@ install_kind() { go_tool kind sigs.k8s.io/kind "${KIND_VERSION}"; }
 install_helm() { go_tool helm helm.sh/helm/v3/cmd/helm "${HELM_VERSION}"; }
 
 what=("$@")
-[[ ${#what[@]} -eq 0 ]] && what=(etcd apiserver helm)
+[[ ${#what[@]} -eq 0 ]] && what=(etcd apiserver helm prometheus)
 for w in "${what[@]}"; do
   case "${w}" in
     etcd) install_etcd ;;
     apiserver) install_apiserver ;;
     helm) install_helm >/dev/null ;;
+    prometheus) install_prometheus ;;
     helm-path) install_helm ;;  # installs when missing, prints the binary's path
     kind)
       install_kind_packages

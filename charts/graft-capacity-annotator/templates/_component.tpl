@@ -51,3 +51,40 @@ graft_seed_usage{resource="shoots"}                         shoots counted per s
 graft_seed_allocatable{resource="shoots"}                   what each seed may host
 graft_capacity_annotator_reconciles_total{result="error"}   seed reconciles that failed
 {{- end }}
+
+{{/* Alerts of the PrometheusRule (graft-component.prometheusRule). */}}
+{{- define "graft-capacity-annotator.alerts" -}}
+{{- $sel := include "graft-component.alertSelector" . }}
+{{- $c := .Values.metrics.prometheusRule.seedCapacity }}
+{{- $ratio := printf `max by (namespace, job, seed) (graft_seed_usage{resource="shoots", %s}) / max by (namespace, job, seed) (graft_seed_allocatable{resource="shoots", %s} > 0)` $sel $sel }}
+- alert: GraftSeedApproachingCapacity
+  expr: {{ printf "%s >= %v < %v" $ratio $c.warning $c.critical | quote }}
+  for: {{ $c.for }}
+  labels:
+    severity: warning
+    component: graft-capacity-annotator
+  annotations:
+    summary: {{ printf "Seed {{ $labels.seed }} hosts %v%% or more of the shoots it may." (printf "%.0f" (mulf $c.warning 100)) | quote }}
+    description: "Seed {{`{{ $labels.seed }}`}} is at {{`{{ $value | humanizePercentage }}`}} of its allocatable shoots: new shoots soon go elsewhere or nowhere."
+    runbook_url: {{ include "graft-component.runbookURL" (dict "root" . "alert" "GraftSeedApproachingCapacity") }}
+- alert: GraftSeedApproachingCapacity
+  expr: {{ printf "%s >= %v" $ratio $c.critical | quote }}
+  for: {{ $c.for }}
+  labels:
+    severity: critical
+    component: graft-capacity-annotator
+  annotations:
+    summary: {{ printf "Seed {{ $labels.seed }} hosts %v%% or more of the shoots it may." (printf "%.0f" (mulf $c.critical 100)) | quote }}
+    description: "Seed {{`{{ $labels.seed }}`}} is at {{`{{ $value | humanizePercentage }}`}} of its allocatable shoots: it takes no more, and a seed out of service cannot be evacuated onto it."
+    runbook_url: {{ include "graft-component.runbookURL" (dict "root" . "alert" "GraftSeedApproachingCapacity") }}
+- alert: GraftSeedReconcileErrors
+  expr: sum by (namespace, job) (rate(graft_capacity_annotator_reconciles_total{result="error", {{ $sel }}}[10m])) > 0
+  for: 15m
+  labels:
+    severity: warning
+    component: graft-capacity-annotator
+  annotations:
+    summary: "graft-capacity-annotator fails to update seeds."
+    description: "Seed reconciles fail ({{`{{ $value | humanize }}`}} per second over 10 minutes): seeds' capacity, allocatable and usage go stale, and the scheduler decides on old numbers."
+    runbook_url: {{ include "graft-component.runbookURL" (dict "root" . "alert" "GraftSeedReconcileErrors") }}
+{{- end }}

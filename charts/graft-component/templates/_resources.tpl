@@ -13,6 +13,8 @@ chart's templates/ holds one file that includes it.
 {{ include "graft-component.deployment" . }}
 {{ include "graft-component.service" . }}
 {{ include "graft-component.serviceMonitor" . }}
+{{ include "graft-component.prometheusRule" . }}
+{{ include "graft-component.dashboards" . }}
 {{ include "graft-component.podDisruptionBudget" . }}
 {{- end }}
 

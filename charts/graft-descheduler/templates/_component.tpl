@@ -68,3 +68,32 @@ graft_descheduler_pending_evicted                            evicted shoots stil
 graft_descheduler_migrations_in_flight                       control-plane migrations in flight (core.gardener.cloud)
 graft_descheduler_pass_duration_seconds                      one pass over the seeds, writes included
 {{- end }}
+
+{{/* Alerts of the PrometheusRule (graft-component.prometheusRule). */}}
+{{- define "graft-descheduler.alerts" -}}
+{{- $sel := include "graft-component.alertSelector" . }}
+{{- $for := .Values.metrics.prometheusRule.evictionsStalledFor }}
+- alert: GraftEvictionsStalled
+  expr: |-
+    sum by (namespace, job) (graft_descheduler_shoots_to_move{plugin="NoExecuteTaints", {{ $sel }}}) > 0
+    unless on (namespace, job)
+    sum by (namespace, job) (increase(graft_descheduler_evictions_total{result=~"evicted|dry_run", {{ $sel }}}[{{ $for }}])) > 0
+  for: {{ $for }}
+  labels:
+    severity: warning
+    component: graft-descheduler
+  annotations:
+    summary: "Shoots wait to leave NoExecute-tainted seeds and nothing moves."
+    description: {{ printf "%s shoots must leave seeds whose NoExecute taints they do not tolerate, and graft-descheduler has evicted none for %s: a safety rule or a limit holds them (no other seed fits, too many evicted shoots pending, migrations in flight)." `{{ $value }}` $for | quote }}
+    runbook_url: {{ include "graft-component.runbookURL" (dict "root" . "alert" "GraftEvictionsStalled") }}
+- alert: GraftDeschedulerEvictionErrors
+  expr: sum by (namespace, job, result) (rate(graft_descheduler_evictions_total{result=~"error|refused", {{ $sel }}}[10m])) > 0
+  for: 10m
+  labels:
+    severity: warning
+    component: graft-descheduler
+  annotations:
+    summary: "graft-descheduler's evictions fail."
+    description: "Evictions end in {{`{{ $labels.result }}`}} ({{`{{ $value | humanize }}`}} per second over 10 minutes): the API server (or, on Gardener, its admission) refuses them, and the shoots stay where they must not."
+    runbook_url: {{ include "graft-component.runbookURL" (dict "root" . "alert" "GraftDeschedulerEvictionErrors") }}
+{{- end }}

@@ -81,3 +81,29 @@ graft_scheduler_schedule_attempts_total{result="error"}   bindings the API serve
 graft_scheduler_scheduling_duration_seconds               shoot creation to binding
 graft_scheduler_requeues_total{trigger="periodic",outcome="scheduled"}   changes the queueing hints missed
 {{- end }}
+
+{{/* Alerts of the PrometheusRule (graft-component.prometheusRule). */}}
+{{- define "graft-scheduler.alerts" -}}
+{{- $sel := include "graft-component.alertSelector" . }}
+{{- $for := .Values.metrics.prometheusRule.unschedulableFor }}
+- alert: GraftShootsUnschedulable
+  expr: max by (namespace, job) (graft_scheduler_pending_shoots{queue="unschedulable", {{ $sel }}}) > 0
+  for: {{ $for }}
+  labels:
+    severity: warning
+    component: graft-scheduler
+  annotations:
+    summary: "Shoots have found no seed for {{ $for }}."
+    description: {{ printf "%s shoots wait for a seed: no seed passes their filters and no change has helped them for %s. graftctl get shoots --pending and describe shoot say why." `{{ $value }}` $for | quote }}
+    runbook_url: {{ include "graft-component.runbookURL" (dict "root" . "alert" "GraftShootsUnschedulable") }}
+- alert: GraftBindingErrors
+  expr: sum by (namespace, job) (rate(graft_scheduler_schedule_attempts_total{result="error", {{ $sel }}}[10m])) > 0
+  for: 10m
+  labels:
+    severity: warning
+    component: graft-scheduler
+  annotations:
+    summary: "graft-scheduler's bindings fail."
+    description: "Shoots that have a seed are not bound: the API server refuses graft-scheduler's writes ({{`{{ $value | humanize }}`}} per second over 10 minutes)."
+    runbook_url: {{ include "graft-component.runbookURL" (dict "root" . "alert" "GraftBindingErrors") }}
+{{- end }}
