@@ -54,7 +54,8 @@ prometheus-operator gives the metrics Service's targets (its name).
 {{- if include "graft-component.leaderElect" . }}
 {{- $lease := include "graft-component.leaseName" . }}
 - alert: GraftNoLeader
-  expr: absent(leader_election_master_status{name={{ $lease | quote }}, {{ $sel }}} == 1)
+  {{- $leader := printf "leader_election_master_status{name=%q, %s}" $lease $sel }}
+  expr: {{ printf "(max by (namespace, job, name) (%s) < 1) or absent(%s)" $leader $leader | quote }}
   for: {{ .Values.metrics.prometheusRule.noLeaderFor }}
   labels:
     severity: critical

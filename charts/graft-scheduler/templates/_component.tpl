@@ -94,7 +94,7 @@ graft_scheduler_requeues_total{trigger="periodic",outcome="scheduled"}   changes
     component: graft-scheduler
   annotations:
     summary: "Shoots have found no seed for {{ $for }}."
-    description: {{ printf "%s shoots wait for a seed: no seed passes their filters and no change has helped them for %s. graftctl get shoots --pending and describe shoot say why." `{{ $value }}` $for | quote }}
+    description: {{ printf "%s shoots wait for a seed: no seed passes their filters and no change has helped them for %s. graftctl describe shoot says why." `{{ $value }}` $for | quote }}
     runbook_url: {{ include "graft-component.runbookURL" (dict "root" . "alert" "GraftShootsUnschedulable") }}
 - alert: GraftBindingErrors
   expr: sum by (namespace, job) (rate(graft_scheduler_schedule_attempts_total{result="error", {{ $sel }}}[10m])) > 0
