@@ -61,7 +61,7 @@ type Descheduler struct {
 	state *state
 	// toMove publishes the shoots picked to move and not evicted.
 	toMove *remaining
-	queue workqueue.TypedRateLimitingInterface[string]
+	queue  workqueue.TypedRateLimitingInterface[string]
 
 	informers     garden.Informers
 	regionConfigs *garden.RegionConfigs

@@ -265,4 +265,3 @@ func runbookAnchors(t *testing.T) map[string]bool {
 	}
 	return out
 }
-
