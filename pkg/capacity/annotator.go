@@ -62,6 +62,7 @@ func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients component.C
 	if err != nil {
 		return nil, fmt.Errorf("registering metrics: %w", err)
 	}
+	m.zeroSeries()
 	r := component.NewRunner(Name, cfg.CommonConfiguration, clients, component.RunnerOptions{
 		Identity: opts.Identity, EventWriters: eventWriters, EventFlushTimeout: 5 * time.Second,
 	})

@@ -357,7 +357,7 @@ func (c *controller) syncStatus(ctx context.Context, seed *v1alpha1.Seed) error 
 	c.mu.Lock()
 	st.lastWrite = c.clock.Now()
 	c.mu.Unlock()
-	c.metrics.Wrote("status")
+	c.metrics.Wrote(writeStatus)
 	klog.FromContext(ctx).V(4).Info("Wrote seed status", "patch", string(data))
 
 	for name, q := range decision.Allocatable {
@@ -468,7 +468,7 @@ func (c *controller) syncTaints(ctx context.Context, seed *v1alpha1.Seed) (*v1al
 	if !decision.Changed {
 		return seed, nil
 	}
-	c.metrics.Wrote("taints")
+	c.metrics.Wrote(writeTaints)
 	c.reportTaints(ctx, seed, decision)
 	return written, nil
 }

@@ -53,6 +53,25 @@ func newMetrics() (*annotatorMetrics, []metrics.Registerable) {
 // serves.
 var metricsFor = component.MetricsFor(newMetrics)
 
+// Kinds of writes, the values of the kind label.
+const (
+	writeStatus = "status"
+	writeTaints = "taints"
+)
+
+// zeroSeries creates every series of the counters at 0, so that dashboards
+// and alerts (rate(), increase()) see the first reconcile error or write.
+// Series of unregistered metrics are not kept, so this runs after
+// registration.
+func (m *annotatorMetrics) zeroSeries() {
+	for _, r := range []string{resultSuccess, resultError} {
+		m.reconciles.WithLabelValues(r).Add(0)
+	}
+	for _, k := range []string{writeStatus, writeTaints} {
+		m.writes.WithLabelValues(k).Add(0)
+	}
+}
+
 // SetSeed publishes a seed's capacity, allocatable and usage. Resources
 // missing from a list are left as they were.
 func (m *annotatorMetrics) SetSeed(seed string, capacity, allocatable, usage corev1.ResourceList) {
