@@ -155,9 +155,8 @@ var _ = Describe("Scenario 8: dashboards and alerts against a real Prometheus", 
 					g.Expect(warnings).To(BeEmpty())
 					g.Expect(value.Type()).To(Equal(model.ValVector), "panel %q: %s", q.Panel, expr)
 					g.Expect(value.(model.Vector)).NotTo(BeEmpty(), "panel %q of %s returns no data: %s", q.Panel, filepath.Base(d.File), expr)
-				}).WithContext(ctx).WithTimeout(30*time.Second).WithPolling(time.Second).Should(Succeed())
+				}).WithContext(ctx).WithTimeout(30 * time.Second).WithPolling(time.Second).Should(Succeed())
 			}
 		}
 	}, SpecTimeout(5*time.Minute))
 })
-
