@@ -21,14 +21,14 @@ import (
 	"github.com/graft-dev/graft/test/e2e/landscapegen"
 )
 
-// Scenario 8 runs a real Prometheus (Debian's) scraping the suite's
+// Scenario 9 runs a real Prometheus (Debian's) scraping the suite's
 // daemons, with the alert rules their charts render, as an operator's
 // Prometheus would: the rules evaluate without error on real series, the
 // seed capacity alert fires when a seed is filled to 90%, and every query of
 // the charts' dashboards returns data.
-var _ = Describe("Scenario 8: dashboards and alerts against a real Prometheus", processLabel, Label("prometheus"), Ordered, func() {
+var _ = Describe("Scenario 9: dashboards and alerts against a real Prometheus", processLabel, Label("prometheus"), Ordered, func() {
 	l := landscapegen.Generate(landscapegen.Spec{
-		Scenario: "s8", Providers: []string{"aws"}, RegionsPerProvider: 1, SeedsPerRegion: 1, SeedCapacity: 10, Shoots: 9,
+		Scenario: "s9", Providers: []string{"aws"}, RegionsPerProvider: 1, SeedsPerRegion: 1, SeedCapacity: 10, Shoots: 9,
 	})
 	seed := l.Seeds[0].Name
 	var prom promv1.API
