@@ -6,6 +6,7 @@ import (
 	"k8s.io/component-base/metrics"
 
 	"github.com/graft-dev/graft/pkg/component"
+	"github.com/graft-dev/graft/pkg/descheduler/framework"
 )
 
 // Results of an eviction attempt, the result label of graft_descheduler_evictions_total.
@@ -124,14 +125,35 @@ func (r *remaining) set(seed, plugin string, n int) {
 	r.gauge.WithLabelValues(plugin).Set(float64(r.total[plugin]))
 }
 
-// dropSeed forgets a seed no plugin acts on any more, or deleted.
+// dropSeed forgets a deleted seed.
 func (r *remaining) dropSeed(seed string) {
 	r.mu.Lock()
-	byPlugin := r.bySeed[seed]
-	r.mu.Unlock()
-	for plugin := range byPlugin {
-		r.set(seed, plugin, 0)
+	defer r.mu.Unlock()
+	r.dropLocked(seed)
+}
+
+// dropIdle forgets the seeds of named that no plugin acts on any more (not
+// in acted). Most passes have nothing to move anywhere, and cost nothing
+// here then.
+func (r *remaining) dropIdle(named []string, acted map[string]*framework.SeedState) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.bySeed) == 0 {
+		return
 	}
+	for _, seed := range named {
+		if _, ok := acted[seed]; !ok {
+			r.dropLocked(seed)
+		}
+	}
+}
+
+func (r *remaining) dropLocked(seed string) {
+	for plugin, n := range r.bySeed[seed] {
+		r.total[plugin] -= n
+		r.gauge.WithLabelValues(plugin).Set(float64(r.total[plugin]))
+	}
+	delete(r.bySeed, seed)
 }
 
 // metricsFor returns metrics registered with a test's registry, or with nil the

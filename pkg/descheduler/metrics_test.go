@@ -8,6 +8,7 @@ import (
 	"k8s.io/component-base/metrics"
 
 	"github.com/graft-dev/graft/pkg/component/componenttest"
+	"github.com/graft-dev/graft/pkg/descheduler/framework"
 )
 
 // TestMetricsAsDeclared pins the descheduler's metrics as /metrics shows
@@ -63,7 +64,13 @@ func TestRemainingSumsOverSeeds(t *testing.T) {
 	if got := gauge(t, m.ToMove.WithLabelValues("OverCapacity")); got != 0 {
 		t.Errorf("OverCapacity = %v after b was dropped, want 0", got)
 	}
-	r.set("a", "NoExecuteTaints", 0)
+	// A pass over a and c where no plugin acts on a any more.
+	r.set("c", "NoExecuteTaints", 2)
+	r.dropIdle([]string{"a", "c"}, map[string]*framework.SeedState{"c": {}})
+	if got := gauge(t, m.ToMove.WithLabelValues("NoExecuteTaints")); got != 2 {
+		t.Errorf("NoExecuteTaints = %v after a went idle, want 2 (c's)", got)
+	}
+	r.set("c", "NoExecuteTaints", 0)
 	if len(r.bySeed) != 0 {
 		t.Errorf("seeds kept with nothing to move: %v", r.bySeed)
 	}

@@ -61,12 +61,8 @@ func (d *Descheduler) pass(ctx context.Context, seedNames []string, once bool) {
 
 // passOver makes a pass over the seeds of a view.
 func (d *Descheduler) passOver(ctx context.Context, v *view, once bool) {
-	for _, name := range v.named {
-		if _, acted := v.seeds[name]; !acted {
-			// No plugin acts on it any more: nothing is left to move.
-			d.toMove.dropSeed(name)
-		}
-	}
+	// Seeds no plugin acts on any more have nothing left to move.
+	d.toMove.dropIdle(v.named, v.seeds)
 	if len(v.seeds) == 0 {
 		// No plugin acts on any of the seeds.
 		return
