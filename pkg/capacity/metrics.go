@@ -59,17 +59,10 @@ const (
 	writeTaints = "taints"
 )
 
-// zeroSeries creates every series of the counters at 0, so that dashboards
-// and alerts (rate(), increase()) see the first reconcile error or write.
-// Series of unregistered metrics are not kept, so this runs after
-// registration.
+// zeroSeries creates every series of the counters at 0 (component.ZeroSeries).
 func (m *annotatorMetrics) zeroSeries() {
-	for _, r := range []string{resultSuccess, resultError} {
-		m.reconciles.WithLabelValues(r).Add(0)
-	}
-	for _, k := range []string{writeStatus, writeTaints} {
-		m.writes.WithLabelValues(k).Add(0)
-	}
+	component.ZeroSeries(m.reconciles, []string{resultSuccess, resultError})
+	component.ZeroSeries(m.writes, []string{writeStatus, writeTaints})
 }
 
 // SetSeed publishes a seed's capacity, allocatable and usage. Resources

@@ -74,3 +74,23 @@ func NewHistogram(name, help string, buckets []float64) *metrics.Histogram {
 func NewHistogramVec(name, help string, buckets []float64, labels ...string) *metrics.HistogramVec {
 	return metrics.NewHistogramVec(&metrics.HistogramOpts{Name: name, Help: help, Buckets: buckets, StabilityLevel: metrics.ALPHA}, labels)
 }
+
+// ZeroSeries creates at 0 the series of vec for every combination of the
+// label values given per label, so that rate() and increase(), and the
+// alerts built on them, see the first event. A registered vec only keeps
+// series once registered: call it after registration.
+func ZeroSeries(vec *metrics.CounterVec, values ...[]string) {
+	labels := make([]string, len(values))
+	var each func(i int)
+	each = func(i int) {
+		if i == len(values) {
+			vec.WithLabelValues(labels...).Add(0)
+			return
+		}
+		for _, v := range values[i] {
+			labels[i] = v
+			each(i + 1)
+		}
+	}
+	each(0)
+}

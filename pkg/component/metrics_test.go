@@ -37,3 +37,23 @@ func TestMetricsFor(t *testing.T) {
 		t.Errorf("built %d times, want 3", built)
 	}
 }
+
+// ZeroSeries creates one series per combination of label values.
+func TestZeroSeries(t *testing.T) {
+	reg := metrics.NewKubeRegistry()
+	vec := NewCounterVec("graft_zero_test_total", "A counter of the test.", "a", "b")
+	reg.MustRegister(vec)
+	ZeroSeries(vec, []string{"x", "y"}, []string{"1", "2", "3"})
+	families, err := reg.Gather()
+	if err != nil || len(families) != 1 {
+		t.Fatalf("gathered %v (%v)", families, err)
+	}
+	if n := len(families[0].GetMetric()); n != 6 {
+		t.Errorf("%d series, want 6", n)
+	}
+	for _, m := range families[0].GetMetric() {
+		if m.GetCounter().GetValue() != 0 {
+			t.Errorf("series %v = %v, want 0", m.GetLabel(), m.GetCounter().GetValue())
+		}
+	}
+}

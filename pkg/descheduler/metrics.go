@@ -70,17 +70,12 @@ func newMetrics() (*Metrics, []metrics.Registerable) {
 	return m, []metrics.Registerable{m.Evictions, m.PassDuration, m.PendingEvicted, m.MigrationsInFlight, m.ToMove}
 }
 
-// zeroSeries creates every series of the counters and gauges at 0 for the
-// enabled plugins, so that dashboards and alerts (rate(), increase()) see the
-// first eviction. Series of unregistered metrics are not kept, so this runs
-// after registration.
+// zeroSeries creates every series of the evictions at 0 for the enabled
+// plugins (component.ZeroSeries), and their shoots to move.
 func (m *Metrics) zeroSeries(plugins []string) {
-	results := []string{ResultEvicted, ResultDryRun, ResultSkippedNoFit, ResultSkippedLimitedStay, ResultHeldRepeat,
-		ResultRefused, ResultWaitingForMigrations, ResultConflict, ResultError}
+	component.ZeroSeries(m.Evictions, plugins, []string{ResultEvicted, ResultDryRun, ResultSkippedNoFit, ResultSkippedLimitedStay,
+		ResultHeldRepeat, ResultRefused, ResultWaitingForMigrations, ResultConflict, ResultError})
 	for _, p := range plugins {
-		for _, r := range results {
-			m.Evictions.WithLabelValues(p, r).Add(0)
-		}
 		m.ToMove.WithLabelValues(p).Set(0)
 	}
 }

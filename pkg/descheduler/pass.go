@@ -130,19 +130,18 @@ func (r *passRun) seed(name string) {
 		if res.RequeueAfter > 0 && !r.once {
 			r.d.queue.AddAfter(name, res.RequeueAfter+requeueSlack)
 		}
-		moved := 0
+		// The plugin saw none of this pass's evictions, so every candidate
+		// it evicts adds one to evicted; those after a stop stay.
+		before, stop := r.evicted.Len(), false
 		for _, c := range res.Candidates {
-			goOn := r.consider(p.Name(), base.Seed, c, stillWanted(p, st, c.Shoot))
-			if r.evicted.Has(algorithm.ShootKey(c.Shoot)) {
-				moved++
-			}
-			if !goOn {
-				// The candidates after this one are not looked at: they stay.
-				r.d.toMove.set(name, p.Name(), len(res.Candidates)-moved)
-				return
+			if stop = !r.consider(p.Name(), base.Seed, c, stillWanted(p, st, c.Shoot)); stop {
+				break
 			}
 		}
-		r.d.toMove.set(name, p.Name(), len(res.Candidates)-moved)
+		r.d.toMove.set(name, p.Name(), len(res.Candidates)-(r.evicted.Len()-before))
+		if stop {
+			return
+		}
 	}
 }
 

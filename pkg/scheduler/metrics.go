@@ -53,21 +53,15 @@ func newMetrics() (*schedulerMetrics, []metrics.Registerable) {
 	return m, []metrics.Registerable{m.scheduleAttempts, m.schedulingDuration, m.attemptDuration, m.pendingShoots, m.requeues, m.failureStatusWrites}
 }
 
-// zeroSeries creates every series of the counters and gauges at 0, so that
-// dashboards and alerts (rate(), increase()) see the first attempt, requeue
-// or waiting shoot. Series of unregistered metrics are not kept, so this
-// runs after registration.
+// zeroSeries creates every series of the counters at 0
+// (component.ZeroSeries), and the pending gauges.
 func (m *schedulerMetrics) zeroSeries() {
-	for _, r := range []string{resultScheduled, resultUnschedulable, resultError} {
-		m.scheduleAttempts.WithLabelValues(r).Add(0)
-	}
+	component.ZeroSeries(m.scheduleAttempts, []string{resultScheduled, resultUnschedulable, resultError})
+	component.ZeroSeries(m.requeues,
+		[]string{triggerSeedAdded, triggerSeedChanged, triggerSeedDeleted, triggerCapacityFreed, triggerCloudProfile, triggerRegionConfig, triggerPeriodic},
+		[]string{outcomeScheduled, outcomeSameFailure, outcomeOtherFailure})
 	for _, q := range []string{queueActive, queueUnschedulable} {
 		m.pendingShoots.WithLabelValues(q).Set(0)
-	}
-	for _, t := range []string{triggerSeedAdded, triggerSeedChanged, triggerSeedDeleted, triggerCapacityFreed, triggerCloudProfile, triggerRegionConfig, triggerPeriodic} {
-		for _, o := range []string{outcomeScheduled, outcomeSameFailure, outcomeOtherFailure} {
-			m.requeues.WithLabelValues(t, o).Add(0)
-		}
 	}
 }
 

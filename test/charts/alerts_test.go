@@ -4,7 +4,6 @@ package charts
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,7 +63,7 @@ func TestAlertRules(t *testing.T) {
 				t.Fatalf("promtool test rules: %v\n%s", err, out)
 			}
 
-			var file RuleFileOf
+			var file RuleFileContent
 			if err := yaml.Unmarshal(rules, &file); err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +106,7 @@ func TestAlertRulesFollowValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var file RuleFileOf
+	var file RuleFileContent
 	if err := yaml.Unmarshal(rules, &file); err != nil {
 		t.Fatal(err)
 	}
@@ -148,10 +147,7 @@ func TestDashboardChart(t *testing.T) {
 	if len(dashboards) != 1 {
 		t.Fatalf("dashboards %v, want graft.json", dashboards)
 	}
-	want, err := os.ReadFile(dashboards[0].File)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := dashboards[0].Raw
 	var cm map[string]any
 	for _, o := range objs {
 		if o.GetKind() == "ConfigMap" && o.GetName() == "graft-scheduler-dashboards" {
@@ -168,29 +164,16 @@ func TestDashboardChart(t *testing.T) {
 	if strings.TrimSpace(got) != strings.TrimSpace(string(want)) {
 		t.Error("the ConfigMap's graft.json differs from dashboards/graft.json")
 	}
-	var raw struct {
-		Panels []struct {
-			Type       string         `json:"type"`
-			Title      string         `json:"title"`
-			Datasource map[string]any `json:"datasource"`
-			Targets    []struct {
-				Datasource map[string]any `json:"datasource"`
-			} `json:"targets"`
-		} `json:"panels"`
-	}
-	if err := json.Unmarshal(want, &raw); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range raw.Panels {
+	for _, p := range dashboards[0].Panels {
 		if p.Type == "row" {
 			continue
 		}
-		if len(p.Targets) == 0 || p.Datasource["uid"] != "${datasource}" {
-			t.Errorf("panel %q: %d targets, datasource %v; want queries through ${datasource}", p.Title, len(p.Targets), p.Datasource)
+		if len(p.Targets) == 0 || p.Datasource.UID != "${datasource}" {
+			t.Errorf("panel %q: %d targets, datasource %q; want queries through ${datasource}", p.Title, len(p.Targets), p.Datasource.UID)
 		}
 	}
-	if len(dashboards[0].Queries) < 10 {
-		t.Errorf("%d queries, want the landscape's", len(dashboards[0].Queries))
+	if n := len(dashboards[0].Queries()); n < 10 {
+		t.Errorf("%d queries, want the landscape's", n)
 	}
 	for _, c := range []string{"graft-capacity-annotator", "graft-descheduler"} {
 		if _, err := TemplateRaw(t.Context(), c, TemplateOptions{Set: []string{"metrics.dashboard.enabled=true"}}); err == nil || !strings.Contains(err.Error(), "has no dashboards") {

@@ -33,8 +33,8 @@ func RuleFile(ctx context.Context, chart string, opts TemplateOptions) ([]byte, 
 	return nil, fmt.Errorf("%s: no PrometheusRule rendered", chart)
 }
 
-// RuleFileOf is the part of a rule file the tests read.
-type RuleFileOf struct {
+// RuleFileContent is the part of a rule file the tests read.
+type RuleFileContent struct {
 	Groups []struct {
 		Name  string `json:"name"`
 		Rules []Rule `json:"rules"`
@@ -56,12 +56,36 @@ type DashboardQuery struct {
 	Expr  string
 }
 
+// Panel is one panel of a dashboard, rows included.
+type Panel struct {
+	Type       string `json:"type"`
+	Title      string `json:"title"`
+	Datasource struct {
+		UID string `json:"uid"`
+	} `json:"datasource"`
+	Targets []struct {
+		Expr string `json:"expr"`
+	} `json:"targets"`
+}
+
 // Dashboard is one of a chart's dashboards (dashboards/*.json).
 type Dashboard struct {
-	File    string
-	UID     string
-	Title   string
-	Queries []DashboardQuery
+	File   string  `json:"-"`
+	Raw    []byte  `json:"-"`
+	UID    string  `json:"uid"`
+	Title  string  `json:"title"`
+	Panels []Panel `json:"panels"`
+}
+
+// Queries lists the queries of every panel.
+func (d Dashboard) Queries() []DashboardQuery {
+	var out []DashboardQuery
+	for _, p := range d.Panels {
+		for _, t := range p.Targets {
+			out = append(out, DashboardQuery{Panel: p.Title, Expr: t.Expr})
+		}
+	}
+	return out
 }
 
 // Dashboards reads the dashboards a chart ships.
@@ -80,33 +104,17 @@ func Dashboards(chart string) ([]Dashboard, error) {
 		if err != nil {
 			return nil, err
 		}
-		var d struct {
-			UID    string `json:"uid"`
-			Title  string `json:"title"`
-			Panels []struct {
-				Title   string `json:"title"`
-				Targets []struct {
-					Expr string `json:"expr"`
-				} `json:"targets"`
-			} `json:"panels"`
-		}
+		d := Dashboard{File: f, Raw: data}
 		if err := json.Unmarshal(data, &d); err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
-		db := Dashboard{File: f, UID: d.UID, Title: d.Title}
-		for _, p := range d.Panels {
-			for _, t := range p.Targets {
-				db.Queries = append(db.Queries, DashboardQuery{Panel: p.Title, Expr: t.Expr})
-			}
-		}
-		out = append(out, db)
+		out = append(out, d)
 	}
 	return out, nil
 }
 
 // Evaluable returns a dashboard query as Prometheus evaluates it, with
-// Grafana's interval variables replaced by window.
+// Grafana's $__rate_interval replaced by window.
 func (q DashboardQuery) Evaluable(window string) string {
-	return strings.NewReplacer("$__rate_interval", window, "${__rate_interval}", window,
-		"$__interval", window, "${__interval}", window).Replace(q.Expr)
+	return strings.ReplaceAll(q.Expr, "$__rate_interval", window)
 }

@@ -146,8 +146,8 @@ var _ = Describe("Scenario 9: dashboards and alerts against a real Prometheus", 
 		Expect(err).NotTo(HaveOccurred())
 		Expect(dashboards).NotTo(BeEmpty())
 		for _, d := range dashboards {
-			Expect(d.Queries).NotTo(BeEmpty(), "dashboard %s", d.Title)
-			for _, q := range d.Queries {
+			Expect(d.Queries()).NotTo(BeEmpty(), "dashboard %s", d.Title)
+			for _, q := range d.Queries() {
 				expr := q.Evaluable("1m")
 				Eventually(func(g Gomega) {
 					value, warnings, _, err := prom.Query(ctx, expr, time.Now())

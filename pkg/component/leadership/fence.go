@@ -76,6 +76,8 @@ func NewFence(component string, lister metadata.Interface) *Fence {
 	registerOnce.Do(func() { legacyregistry.MustRegister(refusals) })
 	// Zero series from the start, so that rate() and alerts see the first
 	// refusal.
+	// (component.ZeroSeries does this elsewhere; package component imports
+	// this one.)
 	for _, reason := range []string{ReasonNotLeading, ReasonStale, ReasonCatchingUp} {
 		refusals.WithLabelValues(component, reason).Add(0)
 	}
