@@ -57,8 +57,10 @@ kind-deps:
 ## the end-to-end suite with the real binaries, then the pod scenarios against
 ## graft's charts on a kind cluster (as root without Docker: hack/kind.sh runs its
 ## own engine and gives the host back), then two short chaos runs (one minute of
-## faults, a fixed seed), on graft's API and on Gardener's
+## faults, a fixed seed), on graft's API and on Gardener's. The Go build cache of
+## the once-per-machine builds goes first (hack/disk.sh prune): gigabytes no test uses.
 test: deps kind-deps gardener-deps
+	@bash hack/disk.sh prune
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./test/...
 	$(GO) vet -tags e2e ./test/e2e/...

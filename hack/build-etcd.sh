@@ -24,6 +24,7 @@ bin="${CACHE_DIR}/etcd-${ETCD_VERSION}"
 # shellcheck source=hack/cache.sh
 source "$(dirname "${BASH_SOURCE[0]}")/cache.sh"
 print_cached_or_lock "${bin}"
+use_build_cache
 
 scratch="$(mktemp -d)"
 trap 'rm -rf "${scratch}"' EXIT

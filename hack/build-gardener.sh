@@ -34,6 +34,7 @@ minor="${BASH_REMATCH[1]}"
 # shellcheck source=hack/cache.sh
 source "$(dirname "${BASH_SOURCE[0]}")/cache.sh"
 print_cached_or_lock "${BIN}"
+use_build_cache
 
 # Some checksum-database look-ups for these modules answer 404 through this
 # network; the module proxy's content is still verified against go.sum once

@@ -62,8 +62,13 @@ build_binaries() {
   coredns_bin="${CACHE_DIR}/coredns-${COREDNS_VERSION}"
   if [[ ! -x "${coredns_bin}" ]]; then
     log "building CoreDNS ${COREDNS_VERSION} from the Go module proxy"
-    GOBIN="${CACHE_DIR}/coredns-build" CGO_ENABLED=0 GOFLAGS=-mod=mod go install -trimpath -ldflags '-s -w' \
-      "github.com/coredns/coredns@${COREDNS_VERSION}" >&2
+    (
+      # shellcheck source=hack/cache.sh
+      source "${ROOT}/hack/cache.sh"
+      use_build_cache
+      GOBIN="${CACHE_DIR}/coredns-build" CGO_ENABLED=0 GOFLAGS=-mod=mod go install -trimpath -ldflags '-s -w' \
+        "github.com/coredns/coredns@${COREDNS_VERSION}" >&2
+    )
     mv "${CACHE_DIR}/coredns-build/coredns" "${coredns_bin}"
   fi
 }
@@ -100,6 +105,8 @@ for tool in debootstrap docker; do
   command -v "${tool}" >/dev/null || { log "${tool} is required (Debian packages debootstrap, docker.io)"; exit 1; }
 done
 
+# Work directories that killed builds left (this build holds the lock).
+rm -rf "${CACHE_DIR}"/kind/build.*
 work="$(mktemp -d "${CACHE_DIR}/kind/build.XXXXXX")"
 build_container=""
 cleanup() {

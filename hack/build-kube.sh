@@ -69,6 +69,9 @@ if [[ ${#todo[@]} -eq 0 ]]; then
   print_paths
   exit 0
 fi
+# shellcheck source=hack/cache.sh
+source "$(dirname "${BASH_SOURCE[0]}")/cache.sh"
+use_build_cache
 
 minor="$(echo "${KUBE_VERSION}" | cut -d. -f2)"
 staging_version="v0.${KUBE_VERSION#v1.}"

@@ -19,3 +19,15 @@ print_cached_or_lock() {
     exit 0
   fi
 }
+
+# use_build_cache: the once-per-machine builds compile with a Go build cache
+# of their own (GOCACHE=${CACHE_DIR}/go-build), several gigabytes that are of
+# no use once the binaries exist; hack/disk.sh prune removes it. A build holds
+# the cache's lock shared (fd 8), so that a prune waits for no one and removes
+# nothing a build is using.
+use_build_cache() {
+  export GOCACHE="${CACHE_DIR}/go-build"
+  mkdir -p "${CACHE_DIR}"
+  exec 8>"${CACHE_DIR}/.go-build.lock"
+  flock -s 8
+}

@@ -61,6 +61,7 @@ archive="${GRAFT_KIND_DIR:-${ROOT}/_output/kind}/graft.tar"
 line="$(go run ./hack/image graft --out "${archive}" --version="${version}")"
 image="$(echo "${line}" | awk '{print $2}')"
 bash hack/kind.sh load "${archive}"
+rm -f "${archive}"
 echo "kind-e2e: image ${image} loaded; running the suite ($((SECONDS - start)) s)" >&2
 
 GRAFT_E2E_COMPONENTS=pods GRAFT_E2E_IMAGE="${image}" GRAFT_E2E_IMAGE_PULL_POLICY=Never \

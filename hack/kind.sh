@@ -7,6 +7,8 @@
 #   hack/kind.sh env     print the variables that reach it (eval "$(...)")
 #   hack/kind.sh check   compare the host with what up found (down runs it)
 #   hack/kind.sh load F  load an image archive (OCI or docker) into every node
+#                        that takes pods (no NoSchedule or NoExecute taint):
+#                        each node keeps the layers and their unpacked copy
 #   hack/kind.sh guard P run down once process P is gone, however it ended, if
 #                        the cluster is still P's (up records GRAFT_KIND_OWNER);
 #                        hack/kind-e2e.sh starts one in a session of its own,
@@ -270,6 +272,12 @@ EOF
 node_exec() { docker exec "$@"; }
 cluster_kubectl() { docker exec -i "${CLUSTER}-control-plane" kubectl --kubeconfig=/etc/kubernetes/admin.conf "$@"; }
 
+# pod_nodes: the nodes a pod without tolerations may run on; kind's control
+# plane in a cluster with workers is tainted NoSchedule.
+pod_nodes() {
+  cluster_kubectl get nodes -o go-template='{{range .items}}{{$ok := true}}{{range .spec.taints}}{{if or (eq .effect "NoSchedule") (eq .effect "NoExecute")}}{{$ok = false}}{{end}}{{end}}{{if $ok}}{{.metadata.name}}{{"\n"}}{{end}}{{end}}'
+}
+
 # bridge_network: each node's pods on a bridge with the node's pod CIDR, and
 # a route on every node to every other node's pods (what kindnet does, once,
 # for a cluster whose nodes do not change).
@@ -361,6 +369,13 @@ up() {
   [[ "${image}" == graft.local/kind-node:* ]] && local_image=1
   kind_config "${local_image}" >"${STATE}/kind-config.yaml"
   "${KIND}" delete cluster --name "${CLUSTER}" >/dev/null 2>&1 || true
+  if own_engine; then
+    # Only graft's runs use this engine: what a killed run left in its store
+    # (stopped containers, their volumes, untagged images) goes.
+    docker container prune -f >/dev/null
+    docker volume prune -f >/dev/null
+    docker image prune -f >/dev/null
+  fi
   touch "${STATE}/cluster"
   log "creating cluster ${CLUSTER} (${image%@*}, 1 control plane, ${WORKERS} workers)"
   "${KIND}" create cluster --name "${CLUSTER}" --image "${image}" --config "${STATE}/kind-config.yaml" \
@@ -414,7 +429,14 @@ case "${1:-}" in
   load)
     [[ -n "${2:-}" ]] || { echo "usage: $0 load ARCHIVE" >&2; exit 2; }
     own_engine && use_own_engine_env
-    "$(kind_bin)" load image-archive "$2" --name "${CLUSTER}"
+    nodes="$(pod_nodes | paste -sd, -)"
+    [[ -n "${nodes}" ]] || die "no node of ${CLUSTER} takes pods (every one is tainted NoSchedule or NoExecute)"
+    # Each node keeps the compressed layers and an unpacked copy: about four
+    # times the archive (gzip'd binaries), a node at a time.
+    mib=$(( ($(stat -c %s "$2") >> 20) + 1 ))
+    bash "${ROOT}/hack/disk.sh" need $(( $(echo "${nodes}" | tr ',' '\n' | wc -l) * 4 * mib + 512 ))
+    log "loading $2 (${mib} MiB) into ${nodes}"
+    "$(kind_bin)" load image-archive "$2" --name "${CLUSTER}" --nodes "${nodes}"
     ;;
   env)
     own_engine && echo "export DOCKER_HOST=unix://${OWN_SOCKET}"
