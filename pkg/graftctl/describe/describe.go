@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
@@ -191,31 +193,31 @@ func (o *Options) describeShoot(w io.Writer, shoot *corev1alpha1.Shoot) {
 	fmt.Fprintf(w, "Labels:\t%s\n", mapString(shoot.Labels))
 	fmt.Fprintf(w, "Annotations:\t%s\n", mapString(shoot.Annotations))
 	fmt.Fprintf(w, "Created:\t%s\n", o.age(shoot.CreationTimestamp))
-	fmt.Fprintf(w, "Cloud Profile:\t%s\n", orNone(algorithm.CloudProfileNameOf(shoot)))
-	fmt.Fprintf(w, "Provider:\t%s\n", shoot.Spec.Provider.Type)
-	fmt.Fprintf(w, "Region:\t%s\n", shoot.Spec.Region)
+	fmt.Fprintf(w, "Cloud Profile:\t%s\n", orNone(field(algorithm.CloudProfileNameOf(shoot))))
+	fmt.Fprintf(w, "Provider:\t%s\n", field(shoot.Spec.Provider.Type))
+	fmt.Fprintf(w, "Region:\t%s\n", field(shoot.Spec.Region))
 	purpose := ""
 	if shoot.Spec.Purpose != nil {
 		purpose = string(*shoot.Spec.Purpose)
 	}
-	fmt.Fprintf(w, "Purpose:\t%s\n", orNone(purpose))
-	fmt.Fprintf(w, "Scheduler:\t%s\n", helper.ShootSchedulerName(shoot))
+	fmt.Fprintf(w, "Purpose:\t%s\n", orNone(field(purpose)))
+	fmt.Fprintf(w, "Scheduler:\t%s\n", field(helper.ShootSchedulerName(shoot)))
 	fmt.Fprintf(w, "Seed:\t%s\n", orNone(deref(shoot.Spec.SeedName)))
 	if status := deref(shoot.Status.SeedName); status != "" && status != deref(shoot.Spec.SeedName) {
 		fmt.Fprintf(w, "Status Seed:\t%s (control plane migration in flight)\n", status)
 	}
 	if a := shoot.Annotations[corev1alpha1.AnnotationDescheduledFrom]; a != "" {
-		fmt.Fprintf(w, "Descheduled From:\t%s (%s)\n", a, orNone(shoot.Annotations[corev1alpha1.AnnotationDescheduledReason]))
+		fmt.Fprintf(w, "Descheduled From:\t%s (%s)\n", field(a), orNone(field(shoot.Annotations[corev1alpha1.AnnotationDescheduledReason])))
 	}
 	if sel := shoot.Spec.SeedSelector; sel != nil {
 		s, err := metav1.LabelSelectorAsSelector(&sel.LabelSelector)
 		selector := "<invalid>"
 		if err == nil {
-			selector = orNone(s.String())
+			selector = orNone(field(s.String()))
 		}
 		fmt.Fprintf(w, "Seed Selector:\t%s\n", selector)
 		if len(sel.ProviderTypes) > 0 {
-			fmt.Fprintf(w, "  Provider Types:\t%s\n", strings.Join(sel.ProviderTypes, ","))
+			fmt.Fprintf(w, "  Provider Types:\t%s\n", field(strings.Join(sel.ProviderTypes, ",")))
 		}
 	} else {
 		fmt.Fprintf(w, "Seed Selector:\t<none>\n")
@@ -228,11 +230,11 @@ func (o *Options) describeShoot(w io.Writer, shoot *corev1alpha1.Shoot) {
 			if i == 0 {
 				label = "Tolerations:"
 			}
-			fmt.Fprintf(w, "%s\t%s\n", label, helper.FormatToleration(t))
+			fmt.Fprintf(w, "%s\t%s\n", label, field(helper.FormatToleration(t)))
 		}
 	}
 	if op := shoot.Status.LastOperation; op != nil {
-		fmt.Fprintf(w, "Last Operation:\t%s %s (%d%%), %s: %s\n", op.Type, op.State, op.Progress, o.age(op.LastUpdateTime), op.Description)
+		fmt.Fprintf(w, "Last Operation:\t%s %s (%d%%), %s: %s\n", field(string(op.Type)), field(string(op.State)), op.Progress, o.age(op.LastUpdateTime), field(op.Description))
 	} else {
 		fmt.Fprintf(w, "Last Operation:\t<none>\n")
 	}
@@ -270,7 +272,7 @@ func (o *Options) describeEvents(ctx context.Context, w io.Writer, of eventsOf) 
 		if e.Count > 1 {
 			age = fmt.Sprintf("%s (x%d)", age, e.Count)
 		}
-		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\n", e.Type, e.Reason, age, from, strings.TrimSpace(e.Message))
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\n", field(e.Type), field(e.Reason), age, field(from), field(strings.TrimSpace(e.Message)))
 	}
 	return nil
 }
@@ -345,7 +347,7 @@ func mapString(m map[string]string) string {
 	sort.Strings(keys)
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
-		parts = append(parts, k+"="+m[k])
+		parts = append(parts, field(k)+"="+field(m[k]))
 	}
 	return strings.Join(parts, "\n\t")
 }
@@ -355,6 +357,17 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// field is a string a tenant wrote, as describe prints it: quoted with Go's
+// escapes when it holds a newline, a tab or another character that is not
+// printable, so that it can neither add lines nor shift columns (the
+// terminal's own control characters are escaped once more on the way out).
+func field(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return r != ' ' && !unicode.IsPrint(r) }) < 0 {
+		return s
+	}
+	return strconv.Quote(s)
 }
 
 func orNone(s string) string {

@@ -134,3 +134,37 @@ func TestDescribeOnGardenerNotesTaintsGardenletRemoves(t *testing.T) {
 		t.Errorf("output lacks %q:\n%s", want, out.String())
 	}
 }
+
+// A tenant's strings must not add lines or columns to describe's output: a
+// region with newlines and tabs once printed fake "Seed:" and "Descheduled
+// From:" lines.
+func TestDescribeQuotesTenantStrings(t *testing.T) {
+	forged := "eu-west-1\nSeed:\tprod-seed-7\nDescheduled From:\tprod-seed-1 (operator approved)"
+	shoot := coretest.MakeShoot("dev", "s1").Region(forged).Seed("a").With(func(s *corev1alpha1.Shoot) {
+		s.Labels = map[string]string{"team": "a\nSeed:\tfake"}
+		s.Annotations = map[string]string{"note": "x\tStatus Seed:\ty"}
+		s.Spec.Provider.Type = "aws\nPurpose:\tinfrastructure"
+		s.Spec.Tolerations = []corev1alpha1.Toleration{{Key: "k\nSeed:\tz"}}
+		s.Status.LastOperation = &corev1alpha1.LastOperation{Type: "Create", State: "Pending", Description: "ok\nSeed:\tw"}
+	}).Obj()
+	graft := fake.NewSimpleClientset(coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), coretest.MakeSeed("a").Obj(), shoot)
+	out, err := run(t, graft, kubefake.NewSimpleClientset(event("e1", "Note", "fine\nSeed:\tv", testNow)), "shoot", "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seedLines int
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "Seed:") {
+			seedLines++
+		}
+		if strings.HasPrefix(line, "Descheduled From:") || strings.HasPrefix(line, "Purpose:         infrastructure") || strings.HasPrefix(line, "Status Seed:") {
+			t.Errorf("a tenant's string printed a line of its own: %q\n%s", line, out)
+		}
+	}
+	if seedLines != 1 {
+		t.Errorf("want exactly one Seed: line, got %d:\n%s", seedLines, out)
+	}
+	if want := `Region:          "eu-west-1\nSeed:\tprod-seed-7\nDescheduled From:\tprod-seed-1 (operator approved)"`; !strings.Contains(out, want) {
+		t.Errorf("output lacks the quoted region %s:\n%s", want, out)
+	}
+}
