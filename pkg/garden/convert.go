@@ -77,7 +77,8 @@ func FromGardener(obj *unstructured.Unstructured) (runtime.Object, error) {
 // keeps shoots off the seed (graft's NoSchedule) unless AnnotationTaints
 // gives it another effect, and a toleration tolerates every effect for ever
 // unless AnnotationTolerationSeconds limits it (see GardenerSeedTaints,
-// gardenerTolerations). Effects written into the spec itself count for
+// gardenerTolerations). graft.dev/evict, which only graft's admission guards,
+// is dropped. Effects written into the spec itself count for
 // nothing, as Gardener's API server would drop them. Allocatable shoots are
 // read from status.allocatable.shoots as gardenlet publishes them; usage is
 // counted from the shoots, as graft always does.
@@ -87,6 +88,11 @@ func gardenerSemantics(obj any) {
 		o.Spec.Taints = GardenerSeedTaints(o.Spec.Taints, o.Annotations[v1alpha1.AnnotationTaints])
 	case *v1alpha1.Shoot:
 		o.Spec.Tolerations = gardenerTolerations(o.Spec.Tolerations, o.Annotations[v1alpha1.AnnotationTolerationSeconds])
+		// No admission on Gardener keeps a project member from writing
+		// graft.dev/evict: honoured, it would let a tenant's shoot stay on
+		// an over-full seed while another tenant's moves, and hold a drain
+		// for ever. On Gardener it means nothing (docs/tenants.md).
+		delete(o.Annotations, v1alpha1.AnnotationEvict)
 	case *v1alpha1.SeedList:
 		for i := range o.Items {
 			gardenerSemantics(&o.Items[i])

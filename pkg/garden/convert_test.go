@@ -247,3 +247,33 @@ func BenchmarkFromGardenerShoot(b *testing.B) {
 		}
 	}
 }
+
+// A project member on Gardener writes any annotation of its own shoot; no
+// admission knows graft.dev/evict there. Read from Gardener, a tenant's
+// "false" must protect nothing: its shoot would otherwise stay on an
+// over-full seed while another tenant's moved, and hold a drain for ever.
+func TestGardenerShootCannotProtectItselfFromEviction(t *testing.T) {
+	obj, err := FromGardener(gardenerYAML(t, `
+apiVersion: core.gardener.cloud/v1beta1
+kind: Shoot
+metadata:
+  name: a
+  namespace: garden-dev
+  annotations: {graft.dev/evict: "false", team: a}
+spec:
+  cloudProfile: {kind: CloudProfile, name: aws}
+  region: eu-west-1
+  provider: {type: aws}
+  seedName: b
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shoot := obj.(*v1alpha1.Shoot)
+	if _, kept := shoot.Annotations[v1alpha1.AnnotationEvict]; kept {
+		t.Errorf("a tenant's graft.dev/evict protects its shoot on Gardener: %v", shoot.Annotations)
+	}
+	if shoot.Annotations["team"] != "a" {
+		t.Errorf("other annotations lost: %v", shoot.Annotations)
+	}
+}
