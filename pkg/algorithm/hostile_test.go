@@ -65,12 +65,24 @@ func TestHostileShootCostsBoundedMemory(t *testing.T) {
 		name:  "seed selector of a MiB",
 		seeds: manySeeds(200),
 		shoot: newShoot("s", func(s *v1alpha1.Shoot) { s.Spec.SeedSelector = huge }),
+		want:  "spec.seedSelector.matchLabels of shoot garden-dev/s has 10485 entries; at most 32",
+	}, {
+		name:  "seed selector at its bounds, matching no seed",
+		seeds: manySeeds(200),
+		shoot: newShoot("s", func(s *v1alpha1.Shoot) { s.Spec.SeedSelector = largestSelector(strings.Repeat("v", 63)) }),
 		want:  "seed selector of 'Shoot'",
 	}, {
 		name:  "provider types of the seed selector",
 		seeds: manySeeds(200, region("gcp", "eu-west-1")),
 		shoot: newShoot("s", func(s *v1alpha1.Shoot) {
 			s.Spec.SeedSelector = &v1alpha1.SeedSelector{ProviderTypes: strings.Split(strings.Repeat(strings.Repeat("p", 60)+",", mib/61), ",")}
+		}),
+		want: "spec.seedSelector.providerTypes of shoot garden-dev/s has 17190 entries; at most 16",
+	}, {
+		name:  "provider types at their bound",
+		seeds: manySeeds(200, region("gcp", "eu-west-1")),
+		shoot: newShoot("s", func(s *v1alpha1.Shoot) {
+			s.Spec.SeedSelector = &v1alpha1.SeedSelector{ProviderTypes: strings.Split(strings.Repeat(strings.Repeat("p", 60)+",", MaxSelectorProviderTypes-1)+"aws", ",")}
 		}),
 		want: "is not in the providerTypes",
 	}, {
@@ -105,6 +117,65 @@ func TestHostileShootCostsBoundedMemory(t *testing.T) {
 			}
 			t.Logf("allocated %.1f MiB, message %d bytes", float64(allocated)/mib, len(msg))
 		})
+	}
+}
+
+// largestSelector is the largest seed selector the bounds allow, every
+// requirement holding for the seeds of newSeed but one label that no seed
+// has (value), so that each seed checks them all.
+func largestSelector(value string) *v1alpha1.SeedSelector {
+	sel := &v1alpha1.SeedSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{}}}
+	for i := range MaxSelectorRequirements {
+		sel.MatchLabels[fmt.Sprintf("tenant.example.com/key-%02d", i)] = value
+		values := make([]string, MaxSelectorValues)
+		for j := range values {
+			values[j] = fmt.Sprintf("%s-%02d", strings.Repeat("x", 60), j)
+		}
+		sel.MatchExpressions = append(sel.MatchExpressions, metav1.LabelSelectorRequirement{
+			Key: fmt.Sprintf("tenant.example.com/other-%02d", i), Operator: metav1.LabelSelectorOpNotIn, Values: values,
+		})
+	}
+	return sel
+}
+
+// TestUnboundedSelectorIsRefused: a shoot with 30,000 DoesNotExist
+// requirements, each met by every seed, cost 400 to 1,000 times a normal
+// shoot's decision. Past the bounds it is refused before it is parsed, with
+// a reason that names the field and the limit.
+func TestUnboundedSelectorIsRefused(t *testing.T) {
+	seeds := make([]*v1alpha1.Seed, 100)
+	for i := range seeds {
+		seeds[i] = newSeed(fmt.Sprintf("seed-%03d", i))
+	}
+	snap := snapshotOf(seeds)
+	in := Inputs{CloudProfile: cloudProfile("aws")}
+	flood := &v1alpha1.SeedSelector{}
+	for i := range 30000 {
+		flood.MatchExpressions = append(flood.MatchExpressions, metav1.LabelSelectorRequirement{Key: fmt.Sprintf("k%05d", i), Operator: metav1.LabelSelectorOpDoesNotExist})
+	}
+	manyValues := &v1alpha1.SeedSelector{LabelSelector: metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+		Key: "k", Operator: metav1.LabelSelectorOpNotIn, Values: strings.Split(strings.Repeat("v,", MaxSelectorValues), ","),
+	}}}}
+	for _, tc := range []struct {
+		name string
+		sel  *v1alpha1.SeedSelector
+		want string
+	}{
+		{"30,000 expressions", flood, "spec.seedSelector.matchExpressions of shoot garden-dev/s has 30000 entries; at most 32 are allowed"},
+		{"65 values", manyValues, "spec.seedSelector.matchExpressions[0].values of shoot garden-dev/s has 65 entries; at most 64 are allowed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Schedule(newShoot("s", func(s *v1alpha1.Shoot) { s.Spec.SeedSelector = tc.sel }), snap, in)
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+	// At the bounds the shoot is decided as any other, and placed.
+	sel := largestSelector("")
+	sel.MatchLabels = nil
+	if seed, err := Schedule(newShoot("s", func(s *v1alpha1.Shoot) { s.Spec.SeedSelector = sel }), snap, in); err != nil || seed == "" {
+		t.Fatalf("a selector at the bounds: %v", err)
 	}
 }
 

@@ -238,6 +238,10 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 		// MinimalDistance fallback's cost grows with it.
 		return nil, fmt.Errorf("region of shoot %s is %d bytes long; no region name is longer than %d", ShootKey(shoot), n, MaxRegionLength)
 	}
+	if err := checkSelectorBounds(shoot); err != nil {
+		// graft's CRD refuses it too; Gardener's API does not bound it.
+		return nil, err
+	}
 	r := &run{
 		shoot:          shoot,
 		tolerations:    ShootTolerations(shoot),

@@ -61,12 +61,15 @@ current-context: c
 	if strings.ContainsAny(printed, "\x1b\r") {
 		t.Fatalf("output carries raw control characters:\n%q", printed)
 	}
-	for _, want := range []string{"Region:", "note=eu-west-1^[]0;owned", "Tenant"} {
+	// describe quotes a tenant's string that holds control characters, with
+	// Go's escapes (a newline or tab would add lines or columns otherwise).
+	quoted := `"eu-west-1\x1b]0;owned\a\x1b[2J\rfake"`
+	for _, want := range []string{"Region:          " + quoted, "note=" + quoted, "Tenant"} {
 		if !strings.Contains(printed, want) {
 			t.Errorf("output does not show %q:\n%s", want, printed)
 		}
 	}
-	if n := strings.Count(printed, `^[[2J\rfake`); n != 3 {
+	if n := strings.Count(printed, quoted); n != 3 {
 		t.Errorf("the escaped sequence appears %d times, want 3 (region, annotation, Event):\n%s", n, printed)
 	}
 }

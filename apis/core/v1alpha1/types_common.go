@@ -98,6 +98,13 @@ type LastOperation struct {
 
 // SeedSelector selects seeds by label and, optionally, widens the provider types a
 // shoot may be placed on.
+//
+// A decision matches every requirement against every seed: matchLabels and
+// matchExpressions hold at most 32 entries each, an expression at most 64
+// values (graft's scheduling algorithm refuses more on Gardener's API too).
+// +kubebuilder:validation:XValidation:rule="!has(self.matchLabels) || self.matchLabels.size() <= 32",message="matchLabels may hold at most 32 labels"
+// +kubebuilder:validation:XValidation:rule="!has(self.matchExpressions) || self.matchExpressions.size() <= 32",message="matchExpressions may hold at most 32 requirements"
+// +kubebuilder:validation:XValidation:rule="!has(self.matchExpressions) || self.matchExpressions.all(e, !has(e.values) || e.values.size() <= 64)",message="each of matchExpressions may list at most 64 values"
 type SeedSelector struct {
 	metav1.LabelSelector `json:",inline"`
 	// ProviderTypes lists the seed provider types that are acceptable; "*" means all.

@@ -4,6 +4,7 @@ package admission
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -201,6 +202,37 @@ func TestTenantInputsAreBounded(t *testing.T) {
 		}
 	}), true)
 	invalid("65 tolerations", err, "spec.tolerations", "Too many")
+
+	// A seed selector is matched against every seed in every decision.
+	requirements := func(n, values int) []metav1.LabelSelectorRequirement {
+		out := make([]metav1.LabelSelectorRequirement, n)
+		for i := range out {
+			out[i] = metav1.LabelSelectorRequirement{Key: fmt.Sprintf("k%05d", i), Operator: metav1.LabelSelectorOpDoesNotExist}
+			if values > 0 {
+				out[i].Operator = metav1.LabelSelectorOpNotIn
+				for j := range values {
+					out[i].Values = append(out[i].Values, fmt.Sprintf("v%d", j))
+				}
+			}
+		}
+		return out
+	}
+	labels := func(n int) map[string]string {
+		out := map[string]string{}
+		for i := range n {
+			out[fmt.Sprintf("k%05d", i)] = "v"
+		}
+		return out
+	}
+	selector := func(name string, sel metav1.LabelSelector) error {
+		_, err := create(ctx, tenant, shoot(ns, name, func(s *v1alpha1.Shoot) { s.Spec.SeedSelector = &v1alpha1.SeedSelector{LabelSelector: sel} }), true)
+		return err
+	}
+	expectAllowed(t, "a seed selector at its bounds", selector("selector", metav1.LabelSelector{MatchLabels: labels(32), MatchExpressions: requirements(32, 64)}))
+	invalid("33 matchExpressions", selector("selector", metav1.LabelSelector{MatchExpressions: requirements(33, 0)}), "spec.seedSelector", "at most 32 requirements")
+	invalid("30,000 DoesNotExist requirements", selector("selector", metav1.LabelSelector{MatchExpressions: requirements(30000, 0)}), "spec.seedSelector")
+	invalid("65 values", selector("selector", metav1.LabelSelector{MatchExpressions: requirements(1, 65)}), "spec.seedSelector", "at most 64 values")
+	invalid("33 matchLabels", selector("selector", metav1.LabelSelector{MatchLabels: labels(33)}), "spec.seedSelector", "at most 32 labels")
 
 	_, err = create(ctx, tenant, shoot(ns, "status"), false)
 	expectAllowed(t, "tenant creates a shoot", err)
