@@ -135,6 +135,9 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 		// descheduler's to choose, and Gardener binds nowhere else.
 		d.ev.migrator, _ = garden.AsMigrator(d.garden)
 		d.state.migrations = true
+		if t := cfg.MigrationTimeout; t != nil {
+			d.state.migrationTimeout = t.Duration
+		}
 	}
 	if len(cfg.SchedulerNames) > 0 {
 		d.state.schedulers = sets.New(cfg.SchedulerNames...)

@@ -48,6 +48,9 @@ type Metrics struct {
 	// MigrationsInFlight is the number of control-plane migrations in
 	// flight in the garden as the last pass counted them (core.gardener.cloud).
 	MigrationsInFlight *metrics.Gauge
+	// MigrationsStuck is the number of migrations in flight that are stuck
+	// (failed, or in flight past migrationTimeout), counted in no budget.
+	MigrationsStuck *metrics.Gauge
 	// ToMove is, by plugin, the shoots that must leave their seed and that
 	// the last look at the seed did not evict (see remaining).
 	ToMove *metrics.GaugeVec
@@ -63,11 +66,13 @@ func newMetrics() (*Metrics, []metrics.Registerable) {
 		PendingEvicted: component.NewGauge("graft_descheduler_pending_evicted",
 			"Evicted shoots (annotated graft.dev/descheduled-from) that have no spec.seedName yet."),
 		MigrationsInFlight: component.NewGauge("graft_descheduler_migrations_in_flight",
-			"Control-plane migrations in flight in the garden (status.seedName differs from spec.seedName), whoever started them, as the descheduler last counted them (core.gardener.cloud)."),
+			"Control-plane migrations in flight in the garden (status.seedName differs from spec.seedName), whoever started them, as the descheduler last counted them against maxMigrationsInFlight (core.gardener.cloud); stuck ones are not counted."),
+		MigrationsStuck: component.NewGauge("graft_descheduler_migrations_stuck",
+			"Control-plane migrations in flight whose lastOperation failed or that have been in flight longer than migrationTimeout, as the descheduler last counted them (core.gardener.cloud): they count against no migration budget."),
 		ToMove: component.NewGaugeVec("graft_descheduler_shoots_to_move",
 			"Shoots a plugin picks to leave their seed that the last pass over the seed did not evict (held by a safety rule or a limit), by plugin.", "plugin"),
 	}
-	return m, []metrics.Registerable{m.Evictions, m.PassDuration, m.PendingEvicted, m.MigrationsInFlight, m.ToMove}
+	return m, []metrics.Registerable{m.Evictions, m.PassDuration, m.PendingEvicted, m.MigrationsInFlight, m.MigrationsStuck, m.ToMove}
 }
 
 // zeroSeries creates every series of the evictions at 0 for the enabled

@@ -68,6 +68,13 @@ type state struct {
 	// are indexed by destination in arriving.
 	migrations bool
 	arriving   map[string]sets.Set[string]
+	// migratingSince is, per shoot in arriving, its destination and when
+	// this process first saw it migrating there: a migration in flight
+	// longer than migrationTimeout (0: never by time) is stuck, as is one
+	// whose lastOperation failed. A stuck migration counts against no
+	// budget and closes no seed (see stuckLocked).
+	migratingSince   map[string]arrival
+	migrationTimeout time.Duration
 	// movable are the scheduler names whose shoots may be moved; nil: every
 	// shoot's.
 	movable sets.Set[string]
@@ -92,20 +99,21 @@ type arrival struct {
 
 func newState() *state {
 	return &state{
-		snapshot:    algorithm.NewSnapshot(),
-		shoots:      map[string]*v1alpha1.Shoot{},
-		onSeed:      map[string]sets.Set[string]{},
-		leaving:     map[string]sets.Set[string]{},
-		arriving:    map[string]sets.Set[string]{},
-		inflightTo:  map[string]int{},
-		deleting:    map[string]int{},
-		pending:     sets.New[string](),
-		waiting:     sets.New[string](),
-		schedulers:  sets.New(v1alpha1.DefaultSchedulerName),
-		written:     ownwrites.New[*v1alpha1.Shoot](),
-		seedWritten: ownwrites.New[*v1alpha1.Seed](),
-		taintSeen:   map[string]map[string]time.Time{},
-		arrived:     map[string]arrival{},
+		snapshot:       algorithm.NewSnapshot(),
+		shoots:         map[string]*v1alpha1.Shoot{},
+		onSeed:         map[string]sets.Set[string]{},
+		leaving:        map[string]sets.Set[string]{},
+		arriving:       map[string]sets.Set[string]{},
+		migratingSince: map[string]arrival{},
+		inflightTo:     map[string]int{},
+		deleting:       map[string]int{},
+		pending:        sets.New[string](),
+		waiting:        sets.New[string](),
+		schedulers:     sets.New(v1alpha1.DefaultSchedulerName),
+		written:        ownwrites.New[*v1alpha1.Shoot](),
+		seedWritten:    ownwrites.New[*v1alpha1.Seed](),
+		taintSeen:      map[string]map[string]time.Time{},
+		arrived:        map[string]arrival{},
 	}
 }
 
@@ -246,6 +254,13 @@ func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, infl
 	}
 	if algorithm.Migrating(s) {
 		addTo(st.arriving, *s.Spec.SeedName, key)
+		if m, ok := st.migratingSince[key]; !ok || m.seed != *s.Spec.SeedName {
+			// Seen now, whatever the shoot says of it: a tenant must not
+			// make its migration look younger or older than it is.
+			st.migratingSince[key] = arrival{seed: *s.Spec.SeedName, at: now}
+		}
+	} else {
+		delete(st.migratingSince, key)
 	}
 	wasPending := st.pending.Has(key)
 	placed := st.schedulers.Has(helper.ShootSchedulerName(s)) && algorithm.WaitsForSeed(s)
@@ -288,6 +303,7 @@ func (st *state) removeShoot(key string) {
 	delete(st.shoots, key)
 	st.written.Forget(key)
 	delete(st.arrived, key)
+	delete(st.migratingSince, key)
 	st.snapshot.RemoveShootByKey(key)
 	wasPending := st.pending.Has(key)
 	st.pending.Delete(key)
@@ -394,9 +410,41 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 	v.snapshot = st.snapshot.Fork()
 	v.pending, v.waiting = st.queued()
 	if st.migrations {
-		v.evacuating = sets.KeySet(st.leaving)
+		v.evacuating = st.evacuatingLocked(now)
 	}
 	return v
+}
+
+// evacuatingLocked returns the seeds control planes are migrating off, by
+// migrations that are not stuck: a tenant that breaks its own shoot's
+// migration must not keep the seed it leaves closed for ever. The caller
+// holds st.mu.
+func (st *state) evacuatingLocked(now time.Time) sets.Set[string] {
+	out := sets.New[string]()
+	for seed, keys := range st.leaving {
+		for key := range keys {
+			if !st.stuckLocked(key, now) {
+				out.Insert(seed)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// stuckLocked tells whether the shoot's migration is stuck: its
+// lastOperation failed (Gardener does not retry it), or this process has
+// seen it in flight for migrationTimeout. The caller holds st.mu.
+func (st *state) stuckLocked(key string, now time.Time) bool {
+	s := st.shoots[key]
+	if s == nil {
+		return false
+	}
+	if op := s.Status.LastOperation; op != nil && op.State == v1alpha1.LastOperationStateFailed {
+		return true
+	}
+	m, ok := st.migratingSince[key]
+	return ok && st.migrationTimeout > 0 && now.Sub(m.at) >= st.migrationTimeout
 }
 
 // queued lists, in key order, the evicted shoots without a seed and the
@@ -490,14 +538,25 @@ func (st *state) addInflightLocked(target string, delta int) {
 
 // migrationsInFlight counts the control-plane migrations in flight in the
 // garden, whoever started them (shoots the informers show migrating, and
-// the migrations being written), and those of them to seed.
-func (st *state) migrationsInFlight(seed string) (total, to int) {
+// the migrations being written), and those of them to seed; stuck ones are
+// counted apart and in neither (stuckLocked).
+func (st *state) migrationsInFlight(seed string, now time.Time) (total, to, stuck int) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	for _, keys := range st.arriving {
-		total += keys.Len()
+	for dest, keys := range st.arriving {
+		for key := range keys {
+			switch {
+			case st.stuckLocked(key, now):
+				stuck++
+			case dest == seed:
+				total++
+				to++
+			default:
+				total++
+			}
+		}
 	}
-	return total + st.inflight, st.arriving[seed].Len() + st.inflightTo[seed]
+	return total + st.inflight, to + st.inflightTo[seed], stuck
 }
 
 // seedNames returns the names of every known seed, sorted.

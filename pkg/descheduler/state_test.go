@@ -186,7 +186,7 @@ func TestMigrationsInFlight(t *testing.T) {
 	st.setShoot(version(running(newShoot("gardeners", "a"), "a"), "2"), t0, false)
 	st.setShoot(version(running(ours(newShoot("ours", "a")), "a"), "3"), t0, false)
 
-	if total, to := st.migrationsInFlight("b"); total != 1 || to != 1 {
+	if total, to, _ := st.migrationsInFlight("b", t0); total != 1 || to != 1 {
 		t.Errorf("in flight %d, to b %d; want 1 and 1", total, to)
 	}
 	v := st.takeView([]string{"a", "b"}, t0)
@@ -202,17 +202,17 @@ func TestMigrationsInFlight(t *testing.T) {
 
 	// A migration being written counts at once, and once when written.
 	st.addInflight("b", 1)
-	if total, to := st.migrationsInFlight("b"); total != 2 || to != 2 {
+	if total, to, _ := st.migrationsInFlight("b", t0); total != 2 || to != 2 {
 		t.Errorf("with one being written: in flight %d, to b %d; want 2 and 2", total, to)
 	}
 	written := version(running(ours(newShoot("ours", "b")), "a"), "4")
 	st.settleEviction(written, t0, "b")
-	if total, to := st.migrationsInFlight("b"); total != 2 || to != 2 {
+	if total, to, _ := st.migrationsInFlight("b", t0); total != 2 || to != 2 {
 		t.Errorf("once written: in flight %d, to b %d; want 2 and 2", total, to)
 	}
 	// gardenlet finishes one.
 	st.setShoot(version(running(ours(newShoot("moving", "b")), "b"), "5"), t0, false)
-	if total, to := st.migrationsInFlight("a"); total != 1 || to != 0 {
+	if total, to, _ := st.migrationsInFlight("a", t0); total != 1 || to != 0 {
 		t.Errorf("after one finished: in flight %d, to a %d; want 1 and 0", total, to)
 	}
 
@@ -224,5 +224,74 @@ func TestMigrationsInFlight(t *testing.T) {
 	st.setShoot(version(forged, "6"), t0, false)
 	if n := st.pendingCount(); n != 0 {
 		t.Errorf("a shoot marked evicted by its tenant counts as %d pending evictions, want 0", n)
+	}
+}
+
+// TestStuckMigrationsHoldNothing: a tenant that breaks its own shoot (its
+// credentials, its infrastructure) leaves its migration in flight for ever.
+// Once stuck (lastOperation failed, or in flight for migrationTimeout as
+// this process saw it) it no longer counts against the migration budgets
+// nor keeps the seed it leaves closed as being evacuated, whatever the shoot
+// records of its own times.
+func TestStuckMigrationsHoldNothing(t *testing.T) {
+	st := newState()
+	st.migrations = true
+	st.migrationTimeout = time.Hour
+	st.setSeed(nil, newSeed("a", -1), t0)
+	st.setSeed(nil, newSeed("b", -1), t0)
+	st.setSeed(nil, newSeed("c", -1), t0)
+	migrating := func(name, from, to string) *v1alpha1.Shoot {
+		s := newShoot(name, to)
+		s.Status.SeedName = ptr.To(from)
+		return s
+	}
+	// Ten broken shoots of one tenant migrating a -> b; one migration of
+	// another tenant's c -> b, started later and going well.
+	for i := range 10 {
+		s := migrating(fmt.Sprintf("broken%d", i), "a", "b")
+		// What the shoot says of itself is no clock: a binding record of now.
+		s.Annotations = map[string]string{v1alpha1.AnnotationPlacedOn: helper.FormatPlacement("b", t0.Add(5*time.Hour))}
+		st.setShoot(version(s, fmt.Sprint(i+1)), t0, false)
+	}
+	failed := migrating("failed", "c", "b")
+	failed.Status.LastOperation = &v1alpha1.LastOperation{Type: v1alpha1.LastOperationTypeMigrate, State: v1alpha1.LastOperationStateFailed}
+	st.setShoot(version(failed, "20"), t0.Add(30*time.Minute), false)
+
+	at := t0.Add(30 * time.Minute)
+	if total, to, stuck := st.migrationsInFlight("b", at); total != 10 || to != 10 || stuck != 1 {
+		t.Errorf("after 30m: in flight %d, to b %d, stuck %d; want 10, 10 and the failed one stuck", total, to, stuck)
+	}
+	if ev := st.evacuatingLocked(at); !ev.Has("a") || ev.Has("c") {
+		t.Errorf("after 30m: evacuating %v, want a (its migrations are young) and not c (its only one failed)", sets.List(ev))
+	}
+
+	// An hour after this process saw them start they are stuck.
+	at = t0.Add(time.Hour)
+	if total, to, stuck := st.migrationsInFlight("b", at); total != 0 || to != 0 || stuck != 11 {
+		t.Errorf("after 1h: in flight %d, to b %d, stuck %d; want 0, 0, 11", total, to, stuck)
+	}
+	v := st.takeView([]string{"a", "b", "c"}, at)
+	if v.evacuating.Len() != 0 {
+		t.Errorf("after 1h: seeds %v still closed as evacuating by stuck migrations", sets.List(v.evacuating))
+	}
+
+	// A new migration off a counts and closes a again; one that moves on to
+	// another destination starts its clock anew.
+	st.setShoot(version(migrating("fresh", "a", "c"), "30"), at, false)
+	st.setShoot(version(migrating("broken0", "a", "c"), "31"), at, false)
+	if total, to, _ := st.migrationsInFlight("c", at.Add(time.Minute)); total != 2 || to != 2 {
+		t.Errorf("new migrations: in flight %d, to c %d; want 2 and 2", total, to)
+	}
+	if ev := st.evacuatingLocked(at.Add(time.Minute)); !ev.Has("a") {
+		t.Errorf("a migration in flight off a does not close it: %v", sets.List(ev))
+	}
+	// Finished or deleted, a migration leaves no clock behind.
+	st.setShoot(version(newShoot("fresh", "c"), "32"), at, false)
+	st.removeShoot("garden-dev/broken0")
+	if _, ok := st.migratingSince["garden-dev/fresh"]; ok {
+		t.Error("a finished migration keeps its clock")
+	}
+	if len(st.migratingSince) != 10 {
+		t.Errorf("%d clocks kept, want the 10 still migrating", len(st.migratingSince))
 	}
 }

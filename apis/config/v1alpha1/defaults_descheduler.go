@@ -36,6 +36,9 @@ const (
 	// DefaultMaxMigrationsInFlightPerSeed is the default bound on migrations
 	// in flight to one destination seed.
 	DefaultMaxMigrationsInFlightPerSeed = 3
+	// DefaultMigrationTimeout is the default time after which a migration
+	// still in flight is stuck, on core.gardener.cloud.
+	DefaultMigrationTimeout = time.Hour
 	// DefaultConcurrentEvictions is the default number of evictions written at once.
 	DefaultConcurrentEvictions = 4
 )
@@ -59,6 +62,9 @@ func (c *DeschedulerConfiguration) Default() {
 		}
 		if c.MaxMigrationsInFlightPerSeed == nil {
 			c.MaxMigrationsInFlightPerSeed = ptr.To[int32](DefaultMaxMigrationsInFlightPerSeed)
+		}
+		if c.MigrationTimeout == nil {
+			c.MigrationTimeout = &metav1.Duration{Duration: DefaultMigrationTimeout}
 		}
 	}
 	if c.Interval == nil {

@@ -92,13 +92,16 @@ func TestDeschedulerOnGardener(t *testing.T) {
 	if *c.MaxMigrationsInFlight != DefaultMaxMigrationsInFlight || *c.MaxMigrationsInFlightPerSeed != DefaultMaxMigrationsInFlightPerSeed {
 		t.Errorf("in-flight limits on Gardener = %d, %d; want the defaults", *c.MaxMigrationsInFlight, *c.MaxMigrationsInFlightPerSeed)
 	}
+	if c.MigrationTimeout == nil || c.MigrationTimeout.Duration != DefaultMigrationTimeout {
+		t.Errorf("migrationTimeout on Gardener = %v, want %v", c.MigrationTimeout, DefaultMigrationTimeout)
+	}
 	if errs := c.Validate(); len(errs) > 0 {
 		t.Errorf("defaulted configuration on Gardener is invalid: %v", errs)
 	}
 
 	graft := &DeschedulerConfiguration{}
 	graft.Default()
-	if graft.API != APIGraft || graft.MaxMigrationsInFlight != nil || graft.MaxMigrationsInFlightPerSeed != nil {
+	if graft.API != APIGraft || graft.MaxMigrationsInFlight != nil || graft.MaxMigrationsInFlightPerSeed != nil || graft.MigrationTimeout != nil {
 		t.Errorf("on graft's API: api %q, in-flight limits %v %v; want core.graft.dev and none", graft.API, graft.MaxMigrationsInFlight, graft.MaxMigrationsInFlightPerSeed)
 	}
 
@@ -115,8 +118,12 @@ func TestDeschedulerOnGardener(t *testing.T) {
 			[]string{"requireFit: Invalid value: false: must be true on core.gardener.cloud"},
 		},
 		"negative limits": {
-			DeschedulerConfiguration{API: APIGardener, MaxMigrationsInFlight: ptr.To[int32](-1), MaxMigrationsInFlightPerSeed: ptr.To[int32](-1)},
-			[]string{"maxMigrationsInFlight: Invalid value: -1", "maxMigrationsInFlightPerSeed: Invalid value: -1"},
+			DeschedulerConfiguration{API: APIGardener, MaxMigrationsInFlight: ptr.To[int32](-1), MaxMigrationsInFlightPerSeed: ptr.To[int32](-1), MigrationTimeout: &metav1.Duration{Duration: -time.Second}},
+			[]string{"maxMigrationsInFlight: Invalid value: -1", "maxMigrationsInFlightPerSeed: Invalid value: -1", `migrationTimeout: Invalid value: "-1s"`},
+		},
+		"migration timeout on graft's API": {
+			DeschedulerConfiguration{MigrationTimeout: &metav1.Duration{Duration: time.Hour}},
+			[]string{"migrationTimeout: Forbidden"},
 		},
 		"unknown API": {
 			DeschedulerConfiguration{API: "core.example.com"},

@@ -84,6 +84,19 @@ type DeschedulerConfiguration struct {
 	// each control plane. 0 means no limit. Default 3 on core.gardener.cloud.
 	// +optional
 	MaxMigrationsInFlightPerSeed *int32 `json:"maxMigrationsInFlightPerSeed,omitempty"`
+	// MigrationTimeout is how long, on core.gardener.cloud, a control-plane
+	// migration may stay in flight before it is stuck, counted from when this
+	// process first saw it in flight (never from a time the shoot records,
+	// which its tenant can write; after a restart each migration still in
+	// flight gets the whole timeout again). A stuck migration, and one whose
+	// lastOperation failed, no longer counts against maxMigrationsInFlight and
+	// maxMigrationsInFlightPerSeed and no longer keeps its source seed closed
+	// as being evacuated: a tenant that breaks its own shoot's migration holds
+	// up nobody else's. It still counts on both seeds' usage. 0: only a failed
+	// lastOperation makes a migration stuck. Default 1h on
+	// core.gardener.cloud; not allowed on core.graft.dev.
+	// +optional
+	MigrationTimeout *metav1.Duration `json:"migrationTimeout,omitempty"`
 	// MoveSchedulerNames, when set, limits what the descheduler moves to the
 	// shoots whose spec.schedulerName is one of these (a shoot without one
 	// names default-scheduler): on a garden where some projects keep

@@ -23,6 +23,9 @@ func (c *DeschedulerConfiguration) Validate() field.ErrorList {
 				errs = append(errs, field.Forbidden(field.NewPath(p.name), "only core.gardener.cloud migrates control planes; on core.graft.dev maxPendingEvicted bounds evictions"))
 			}
 		}
+		if c.MigrationTimeout != nil {
+			errs = append(errs, field.Forbidden(field.NewPath("migrationTimeout"), "only core.gardener.cloud migrates control planes"))
+		}
 	case APIGardener:
 		if c.RequireFit != nil && !*c.RequireFit {
 			errs = append(errs, field.Invalid(field.NewPath("requireFit"), false, "must be true on core.gardener.cloud: a migration needs a destination seed"))
@@ -32,6 +35,9 @@ func (c *DeschedulerConfiguration) Validate() field.ErrorList {
 	}
 	if c.Interval != nil && c.Interval.Duration < 0 {
 		errs = append(errs, field.Invalid(field.NewPath("interval"), c.Interval.Duration.String(), "must not be negative (0 runs one pass)"))
+	}
+	if w := c.MigrationTimeout; w != nil && w.Duration < 0 {
+		errs = append(errs, field.Invalid(field.NewPath("migrationTimeout"), w.Duration.String(), "must not be negative (0: only a failed migration is stuck)"))
 	}
 	if w := c.RepeatEvictionWindow; w != nil && w.Duration < 0 {
 		errs = append(errs, field.Invalid(field.NewPath("repeatEvictionWindow"), w.Duration.String(), "must not be negative (0 turns the guard off)"))

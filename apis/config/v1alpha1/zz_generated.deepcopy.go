@@ -198,6 +198,11 @@ func (in *DeschedulerConfiguration) DeepCopyInto(out *DeschedulerConfiguration) 
 		*out = new(int32)
 		**out = **in
 	}
+	if in.MigrationTimeout != nil {
+		in, out := &in.MigrationTimeout, &out.MigrationTimeout
+		*out = new(metav1.Duration)
+		**out = **in
+	}
 	if in.MoveSchedulerNames != nil {
 		in, out := &in.MoveSchedulerNames, &out.MoveSchedulerNames
 		*out = make([]string, len(*in))

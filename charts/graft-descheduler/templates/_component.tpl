@@ -66,6 +66,7 @@ graft_descheduler_evictions_total{result="skipped_no_fit"}   evictions held back
 graft_descheduler_shoots_to_move                             shoots that must move and were not evicted
 graft_descheduler_pending_evicted                            evicted shoots still waiting for a seed
 graft_descheduler_migrations_in_flight                       control-plane migrations in flight (core.gardener.cloud)
+graft_descheduler_migrations_stuck                           migrations failed or in flight past migrationTimeout, in no budget
 graft_descheduler_pass_duration_seconds                      one pass over the seeds, writes included
 {{- end }}
 
