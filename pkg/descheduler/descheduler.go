@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/time/rate"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
@@ -51,6 +52,7 @@ type Descheduler struct {
 	cfg     *configv1alpha1.DeschedulerConfiguration
 	api     garden.API
 	garden  garden.Client
+	kube    kubernetes.Interface
 	runner  *component.Runner
 	metrics *Metrics
 	clock   clock.WithTicker
@@ -111,6 +113,7 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 		cfg:     cfg,
 		api:     api,
 		garden:  client,
+		kube:    clients.Kubernetes,
 		metrics: metrics,
 		clock:   clk,
 		plugins: plugins,
@@ -126,6 +129,7 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	d.ev = &evictor{
 		cfg: cfg, garden: d.garden, metrics: metrics, clock: clk, limiter: newLimiter(cfg), state: d.state, queue: d.queue,
 		perSeed: map[string]int{}, waiting: sets.New[string](), skipped: map[string]string{},
+		records: newRecordKey(),
 	}
 	if err := d.algo.Validate(); err != nil {
 		return nil, fmt.Errorf("descheduler: %w", err)
@@ -269,6 +273,11 @@ func (d *Descheduler) deschedule(ctx context.Context) error {
 	if !cache.WaitForCacheSync(ctx.Done(), d.synced...) {
 		return fmt.Errorf("descheduler: informers did not sync: %w", ctx.Err())
 	}
+	key, err := loadRecordKey(ctx, d.kube, d.cfg.LeaderElection.ResourceNamespace, d.cfg.DryRun)
+	if err != nil {
+		return fmt.Errorf("descheduler: %w", err)
+	}
+	d.ev.records = key
 	logger.Info("Descheduler started", "dryRun", d.cfg.DryRun, "interval", d.cfg.Interval.Duration, "plugins", d.pluginNames())
 
 	if d.cfg.Interval.Duration == 0 {

@@ -70,6 +70,7 @@ func start(t *testing.T, mutate func(*configv1alpha1.DeschedulerConfiguration), 
 		t.Fatal(err)
 	}
 	d.ev.recorder = h.recorder
+	d.ev.records = testRecordKey
 	h.d = d
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() {

@@ -47,6 +47,9 @@ type evictor struct {
 	limiter  *rate.Limiter
 	state    *state
 	queue    workqueue.TypedRateLimitingInterface[string]
+	// records signs the eviction records the evictor writes, and the repeat
+	// guard trusts only the records it signed (records.go).
+	records recordKey
 
 	mu sync.Mutex
 	// perSeed and total count the evictions of the current pass window (interval).
@@ -217,7 +220,7 @@ func (ev *evictor) evict(ctx context.Context, e eviction) bool {
 	// fence, which refuses this write as it does any other.
 	wctx, cancelWrites := context.WithTimeout(context.WithoutCancel(ctx), evictionWriteTimeout)
 	defer cancelWrites()
-	record := helper.RecordEviction(shoot, helper.Eviction{Seed: e.seed.Name, Cause: e.cause, At: ev.clock.Now()}, ev.repeatWindow())
+	record := helper.RecordEviction(ev.records.verified(shoot), ev.records.sign(shoot.UID, helper.Eviction{Seed: e.seed.Name, Cause: e.cause, At: ev.clock.Now()}), ev.repeatWindow())
 	updated, err := ev.write(wctx, e, reason, record)
 	refusal := ev.refused(err, e)
 	switch {
@@ -328,8 +331,9 @@ func evictionPatch(resourceVersion, seed, reason, evictions string) []byte {
 
 // evictedBefore reports whether the shoot's graft.dev/evictions records an
 // eviction from seed for cause within repeatEvictionWindow, and until when
-// that holds another one back. The record is written with each eviction,
-// so the guard survives restarts and failovers. A record dated further in
+// that holds another one back. The record is written, signed, with each
+// eviction, so the guard survives restarts and failovers; a record without
+// the descheduler's signature for this shoot (a tenant's) counts for nothing. A record dated further in
 // the future than clocks drift apart was not written by an eviction and
 // holds nothing back: a shoot cannot buy itself a stay that way.
 func (ev *evictor) evictedBefore(shoot *v1alpha1.Shoot, seed, cause string) (time.Time, bool) {
@@ -344,7 +348,7 @@ func (ev *evictor) evictedBefore(shoot *v1alpha1.Shoot, seed, cause string) (tim
 	// back.
 	arrived, known := ev.state.arrivedOn(algorithm.ShootKey(shoot), seed)
 	var until time.Time
-	for _, e := range helper.Evictions(shoot) {
+	for _, e := range ev.records.verified(shoot) {
 		if e.Seed != seed || e.Cause != cause || e.At.After(now.Add(maxClockSkew)) || known && e.At.After(arrived) {
 			continue
 		}

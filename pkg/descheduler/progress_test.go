@@ -1,17 +1,22 @@
 package descheduler
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // Every move makes progress: a move must leave the shoot somewhere it may
@@ -150,7 +155,7 @@ func TestPlacementStartsTheClockAcrossRestarts(t *testing.T) {
 // seed is looked at again when the window ends.
 func TestRepeatEvictionGuard(t *testing.T) {
 	record := func(seed, cause string, at time.Time) string {
-		return helper.RecordEviction(&v1alpha1.Shoot{}, helper.Eviction{Seed: seed, Cause: cause, At: at}, time.Hour)
+		return helper.RecordEviction(nil, testRecordKey.sign(newShoot("x", "a").UID, helper.Eviction{Seed: seed, Cause: cause, At: at}), time.Hour)
 	}
 	const cause = "NoExecuteTaints: " + v1alpha1.SeedTaintUnschedulable + ":NoExecute"
 	withRecord := func(value string) runtime.Object {
@@ -205,8 +210,9 @@ func TestRepeatEvictionGuard(t *testing.T) {
 // Each eviction records itself in graft.dev/evictions, keeping the records
 // of the window: the guard's count survives restarts.
 func TestEvictionIsRecorded(t *testing.T) {
-	earlier := helper.RecordEviction(&v1alpha1.Shoot{}, helper.Eviction{Seed: "c", Cause: "OverCapacity: over capacity", At: t0.Add(-5 * time.Minute)}, time.Hour)
-	old := helper.RecordEviction(&v1alpha1.Shoot{}, helper.Eviction{Seed: "c", Cause: "OverCapacity: over capacity", At: t0.Add(-time.Hour)}, time.Hour)
+	uid := newShoot("x", "a").UID
+	earlier := helper.RecordEviction(nil, testRecordKey.sign(uid, helper.Eviction{Seed: "c", Cause: "OverCapacity: over capacity", At: t0.Add(-5 * time.Minute)}), time.Hour)
+	old := helper.RecordEviction(nil, testRecordKey.sign(uid, helper.Eviction{Seed: "c", Cause: "OverCapacity: over capacity", At: t0.Add(-time.Hour)}), time.Hour)
 	for _, tc := range []struct {
 		record string
 		want   int
@@ -227,5 +233,81 @@ func TestEvictionIsRecorded(t *testing.T) {
 		if last.Seed != "a" || last.Cause != "NoExecuteTaints: "+v1alpha1.SeedTaintUnschedulable+":NoExecute" || !last.At.Equal(t0) {
 			t.Errorf("record = %+v", last)
 		}
+	}
+}
+
+// TestForgedRecordsBuyNoStay: on Gardener a tenant writes its shoot's
+// annotations at will. A binding record (graft.dev/placed-on) of a moment
+// ago with an eviction record from the same seed dated just before it read,
+// at every descheduler start, as "evicted from here, came back": the repeat
+// guard then held a shoot that tolerates no drain on the drained seed for
+// repeatEvictionWindow. Only records signed with the descheduler's key for
+// this very shoot count; the signed record of a real eviction still holds.
+func TestForgedRecordsBuyNoStay(t *testing.T) {
+	const cause = "NoExecuteTaints: " + v1alpha1.SeedTaintUnschedulable + ":NoExecute"
+	other := recordKey("another-garden-or-a-guessed-key!")
+	for _, tc := range []struct {
+		name string
+		sign func(uid types.UID, e helper.Eviction) helper.Eviction
+		held bool
+	}{
+		{"unsigned (written by the tenant)", func(_ types.UID, e helper.Eviction) helper.Eviction { return e }, false},
+		{"signed with another key", other.sign, false},
+		{"a signature copied from another shoot", func(_ types.UID, e helper.Eviction) helper.Eviction {
+			return testRecordKey.sign("uid-of-another-shoot", e)
+		}, false},
+		{"signed by the descheduler for this shoot", testRecordKey.sign, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := coretest.MakeShoot("garden-dev", "x").Created(t0.Add(-time.Hour)).Seed("a").Obj()
+			x.UID = "uid-x"
+			e := tc.sign(x.UID, helper.Eviction{Seed: "a", Cause: cause, At: t0.Add(-2 * time.Minute)})
+			x.Annotations = map[string]string{
+				v1alpha1.AnnotationPlacedOn:  helper.FormatPlacement("a", t0.Add(-time.Minute)),
+				v1alpha1.AnnotationEvictions: helper.RecordEviction(nil, e, time.Hour),
+			}
+			h := start(t, nil, newSeed("a", -1, drainTaint), newSeed("b", -1), x)
+			h.pass(t)
+			if got := evicted(h.shoot(t, "x")); got == tc.held {
+				t.Fatalf("evicted = %v, want %v", got, !tc.held)
+			}
+			if tc.held {
+				return
+			}
+			// The record the eviction writes is signed, and keeps none of
+			// the tenant's.
+			records := helper.Evictions(h.shoot(t, "x"))
+			if len(records) != 1 || records[0].At.Equal(e.At) || len(testRecordKey.verified(h.shoot(t, "x"))) != 1 {
+				t.Errorf("records after the eviction = %+v, want the descheduler's own, signed", records)
+			}
+		})
+	}
+}
+
+// The key lives in a Secret the first replica creates; a second replica, or
+// the next leader, reads the same key. A Secret with too short a key is an
+// error that says what to do; dry-run mode creates nothing.
+func TestRecordKeySecret(t *testing.T) {
+	ctx := context.Background()
+	kube := kubefake.NewSimpleClientset()
+	first, err := loadRecordKey(ctx, kube, "garden", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := loadRecordKey(ctx, kube, "garden", false)
+	if err != nil || string(first) != string(second) || len(first) != 32 {
+		t.Fatalf("second replica's key %x (%v), want the first's %x", second, err, first)
+	}
+	if _, err := loadRecordKey(ctx, kubefake.NewSimpleClientset(), "garden", true); err != nil {
+		t.Errorf("dry run without a Secret: %v", err)
+	}
+	dry := kubefake.NewSimpleClientset()
+	_, _ = loadRecordKey(ctx, dry, "garden", true)
+	if list, _ := dry.CoreV1().Secrets("garden").List(ctx, metav1.ListOptions{}); len(list.Items) != 0 {
+		t.Errorf("dry run created %d Secrets", len(list.Items))
+	}
+	short := kubefake.NewSimpleClientset(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: RecordKeySecret}, Data: map[string][]byte{"key": []byte("short")}})
+	if _, err := loadRecordKey(ctx, short, "garden", false); err == nil || !strings.Contains(err.Error(), "delete it to have a new one made") {
+		t.Errorf("a short key: %v", err)
 	}
 }

@@ -317,7 +317,7 @@ func TestMonitorMigrations(t *testing.T) {
 		return func(s *corev1alpha1.Shoot) {
 			s.Annotations = map[string]string{
 				corev1alpha1.AnnotationDescheduledFrom: from,
-				corev1alpha1.AnnotationEvictions:       helper.RecordEviction(s, helper.Eviction{Seed: from, Cause: "NoExecuteTaints: x", At: at}, time.Hour),
+				corev1alpha1.AnnotationEvictions:       helper.RecordEviction(helper.Evictions(s), helper.Eviction{Seed: from, Cause: "NoExecuteTaints: x", At: at}, time.Hour),
 			}
 		}
 	}

@@ -44,6 +44,9 @@ type Eviction struct {
 	Seed  string    `json:"seed"`
 	Cause string    `json:"cause"`
 	At    time.Time `json:"at"`
+	// MAC signs the entry for its shoot with graft-descheduler's key, so
+	// that a record a tenant wrote counts for nothing.
+	MAC string `json:"mac,omitempty"`
 }
 
 // MaxEvictionRecords is how many evictions graft.dev/evictions keeps, the
@@ -69,12 +72,13 @@ func Evictions(shoot *v1alpha1.Shoot) []Eviction {
 }
 
 // RecordEviction returns the value of graft.dev/evictions with the eviction
-// added to what the shoot records: entries older than keep before the new
-// one are dropped, and only the newest MaxEvictionRecords are kept.
-func RecordEviction(shoot *v1alpha1.Shoot, e Eviction, keep time.Duration) string {
+// added to the records kept (those of the shoot the writer trusts): entries
+// older than keep before the new one are dropped, and only the newest
+// MaxEvictionRecords are kept.
+func RecordEviction(records []Eviction, e Eviction, keep time.Duration) string {
 	e.At = e.At.UTC().Truncate(time.Second)
 	out := make([]Eviction, 0, MaxEvictionRecords)
-	for _, old := range Evictions(shoot) {
+	for _, old := range records {
 		if e.At.Sub(old.At) < keep {
 			out = append(out, old)
 		}

@@ -42,14 +42,14 @@ func TestRecordEviction(t *testing.T) {
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	shoot := &v1alpha1.Shoot{}
 	for i := range MaxEvictionRecords + 2 {
-		shoot = annotated(v1alpha1.AnnotationEvictions, RecordEviction(shoot, Eviction{Seed: "a", Cause: "c", At: t0.Add(time.Duration(i) * time.Minute)}, time.Hour))
+		shoot = annotated(v1alpha1.AnnotationEvictions, RecordEviction(Evictions(shoot), Eviction{Seed: "a", Cause: "c", At: t0.Add(time.Duration(i) * time.Minute)}, time.Hour))
 	}
 	got := Evictions(shoot)
 	if len(got) != MaxEvictionRecords || !got[0].At.Equal(t0.Add(2*time.Minute)) || !got[len(got)-1].At.Equal(t0.Add(9*time.Minute)) {
 		t.Fatalf("records = %+v, want the newest %d", got, MaxEvictionRecords)
 	}
 	// Records older than keep before the new one are dropped.
-	next := annotated(v1alpha1.AnnotationEvictions, RecordEviction(shoot, Eviction{Seed: "b", Cause: "c", At: t0.Add(15 * time.Minute)}, 10*time.Minute))
+	next := annotated(v1alpha1.AnnotationEvictions, RecordEviction(Evictions(shoot), Eviction{Seed: "b", Cause: "c", At: t0.Add(15 * time.Minute)}, 10*time.Minute))
 	if got := Evictions(next); len(got) != 5 || !got[0].At.Equal(t0.Add(6*time.Minute)) || got[4].Seed != "b" {
 		t.Errorf("records = %+v", got)
 	}
