@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"maps"
 	"reflect"
 
 	"k8s.io/utils/ptr"
@@ -20,15 +19,17 @@ func responsible(shoot *corev1alpha1.Shoot, schedulerName string) bool {
 }
 
 // decisionInputChanged tells whether a shoot's update changed what deciding
-// it reads: its spec (generation), labels, annotations, deletion or the seed
-// its status names. Its status alone, such as the lastOperation the scheduler
-// writes when no seed fits, needs no decision. A nil old (an object the
-// informer could not type) counts as changed.
+// it reads: its spec (generation), deletion, the seed its status names, or
+// graft.dev/descheduled-from (the seed a decision sets aside). Its labels,
+// its other annotations and its status alone, such as the lastOperation the
+// scheduler writes when no seed fits, need no decision: a tenant patching
+// them must not buy decisions. A nil old (an object the informer could not
+// type) counts as changed.
 func decisionInputChanged(old, cur *corev1alpha1.Shoot) bool {
 	if old == nil || old.Generation != cur.Generation || (old.DeletionTimestamp == nil) != (cur.DeletionTimestamp == nil) {
 		return true
 	}
-	if !maps.Equal(old.Labels, cur.Labels) || !maps.Equal(old.Annotations, cur.Annotations) {
+	if old.Annotations[corev1alpha1.AnnotationDescheduledFrom] != cur.Annotations[corev1alpha1.AnnotationDescheduledFrom] {
 		return true
 	}
 	return ptr.Deref(old.Status.SeedName, "") != ptr.Deref(cur.Status.SeedName, "") ||

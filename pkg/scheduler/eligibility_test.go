@@ -52,8 +52,11 @@ func TestDecisionInputChanged(t *testing.T) {
 		}, false},
 		{"spec changed", func(s *corev1alpha1.Shoot) { s.Generation = 2; s.Spec.Region = "eu-west-2" }, true},
 		{"spec changed without a generation", func(s *corev1alpha1.Shoot) { s.Spec.Region = "eu-west-2" }, true},
-		{"annotation added", func(s *corev1alpha1.Shoot) { s.Annotations = map[string]string{"a": "b"} }, true},
-		{"label added", func(s *corev1alpha1.Shoot) { s.Labels = map[string]string{"a": "b"} }, true},
+		{"annotation added", func(s *corev1alpha1.Shoot) { s.Annotations = map[string]string{"a": "b"} }, false},
+		{"label added", func(s *corev1alpha1.Shoot) { s.Labels = map[string]string{"a": "b"} }, false},
+		{"descheduled from a seed", func(s *corev1alpha1.Shoot) {
+			s.Annotations = map[string]string{corev1alpha1.AnnotationDescheduledFrom: "a"}
+		}, true},
 		{"being deleted", func(s *corev1alpha1.Shoot) { s.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)} }, true},
 		{"status seed changed", func(s *corev1alpha1.Shoot) { s.Status.SeedName = ptr.To("a") }, true},
 	} {

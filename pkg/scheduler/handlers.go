@@ -37,7 +37,11 @@ func (s *Scheduler) onShootUpdate(old, cur any) {
 	case !responsible(shoot, s.config.SchedulerName):
 		s.pool.forget(key) // bound, being deleted, or another scheduler's
 	case decisionInputChanged(oldShoot, shoot):
-		s.queue.Add(key)
+		// A waiting shoot's own update keeps its backoff, as any requeue:
+		// a tenant patching its shoot does not jump the queue.
+		if !s.pool.updated(key) {
+			s.queue.Add(key)
+		}
 	}
 }
 

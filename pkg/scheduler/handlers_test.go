@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -401,5 +402,62 @@ func TestNoDecisionWhileFenced(t *testing.T) {
 	}
 	if s.pool.parked() != 0 {
 		t.Error("a shoot not decided was parked")
+	}
+}
+
+// TestTenantUpdatesKeepTheBackoff: a tenant patching its waiting shoot once
+// bought a decision per patch, ahead of every other shoot (five patches in a
+// second were five decisions). Labels and annotations the decision does not
+// read requeue nothing; a change of what it reads is decided after what is
+// left of the backoff, once however many patches came.
+func TestTenantUpdatesKeepTheBackoff(t *testing.T) {
+	objects := hintLandscape()
+	s, _, _ := newTestScheduler(t, objects...)
+	c := &clock{t: time.Unix(1000, 0)}
+	s.now = c.now
+	drain(s)
+	if err := s.syncHandler(context.Background(), waitingKey); err != nil {
+		t.Fatal(err)
+	}
+	drain(s)
+	old := shootOf(objects, "waiting")
+	for i := range 5 {
+		cur := old.DeepCopy()
+		cur.ResourceVersion = fmt.Sprint(10 + i)
+		cur.Labels = map[string]string{"flood": fmt.Sprint(i)}
+		cur.Annotations = map[string]string{"flood": fmt.Sprint(i)}
+		s.onShootUpdate(old, cur)
+		old = cur
+	}
+	if requeued(t, s) || s.pool.parked() != 1 {
+		t.Fatalf("label and annotation patches requeued the waiting shoot (parked %d)", s.pool.parked())
+	}
+	for i := range 5 {
+		cur := old.DeepCopy()
+		cur.ResourceVersion = fmt.Sprint(20 + i)
+		cur.Generation++
+		cur.Spec.Tolerations = []corev1alpha1.Toleration{{Key: fmt.Sprintf("k%d", i)}}
+		s.onShootUpdate(old, cur)
+		old = cur
+	}
+	if requeued(t, s) {
+		t.Error("a spec patch within the backoff queued the shoot at once")
+	}
+	if err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+		return s.queue.Len() == 1, nil
+	}); err != nil {
+		t.Fatalf("the updated shoot was not queued after its backoff: %v", err)
+	}
+	if got := queued(s); len(got) != 1 || got[0] != waitingKey {
+		t.Errorf("queued %v after five spec patches, want the shoot once", got)
+	}
+	// A shoot the pool does not hold (never decided) is decided at once.
+	fresh := pendingShoot("fresh", "eu-west-1")
+	changed := fresh.DeepCopy()
+	changed.Generation++
+	changed.Spec.Region = "eu-west-2"
+	s.onShootUpdate(fresh, changed)
+	if got := queued(s); len(got) != 1 || got[0] != "garden-dev/fresh" {
+		t.Errorf("a new shoot's update queued %v, want it at once", got)
 	}
 }

@@ -175,6 +175,22 @@ func (p *unschedulablePool) park(key, profile string, cause error) {
 	p.trimLog()
 }
 
+// updated requeues a shoot whose own decision inputs changed after what is
+// left of its backoff, when its last decision failed for want of a seed (a
+// decision in flight may not have seen the update: it is decided again
+// after that one). It reports false for a shoot it does not hold, which the
+// caller decides at once.
+func (p *unschedulablePool) updated(key string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w, ok := p.shoots[key]
+	if !ok || w.reason == "" {
+		return false
+	}
+	p.requeueLocked(key, w, "")
+	return true
+}
+
 // forget drops key: bound, deleted or no longer this scheduler's.
 func (p *unschedulablePool) forget(key string) {
 	p.mu.Lock()
