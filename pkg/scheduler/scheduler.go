@@ -122,9 +122,8 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 		}),
 		now:   time.Now,
 		cache: newSchedulingCache(),
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[string](initialBackoff, maxBackoff),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "graft_scheduler"}),
+		queue: newFairWorkQueue("graft_scheduler",
+			workqueue.NewTypedItemExponentialFailureRateLimiter[string](initialBackoff, maxBackoff)),
 	}
 	if s.runner.Recorder != nil {
 		s.recorder = s.runner.Recorder
