@@ -32,7 +32,8 @@ type assumption struct {
 
 // schedulingCache holds what decisions read: a Snapshot kept current from the
 // informers, the assumed bindings counted in it, and the region ConfigMaps. All
-// methods take the lock; decide decides and reserves in one critical section.
+// methods take the lock; decide decides on a fork without it and reserves
+// under it (see decide).
 type schedulingCache struct {
 	mu       sync.Mutex
 	snapshot *algorithm.Snapshot
@@ -144,18 +145,36 @@ func (c *schedulingCache) removeShoot(key string) (freed []string) {
 }
 
 // decide chooses a seed for shoot and reserves it: the binding is assumed, so
-// the next decision already counts it. Deciding and reserving under one lock
-// is what keeps concurrent workers from overfilling a seed.
+// the next decision already counts it. The decision reads a fork of the
+// snapshot taken under the lock and runs without it, so that neither the
+// informers nor other workers wait for it (a tenant's dear shoots must not
+// hold everyone's out). The reservation is made under the lock, and only
+// if the chosen seed is what the decision read (the same version, the same
+// usage); if another reservation or an update changed it meanwhile, the
+// shoot is decided again under the lock, as before. That check is what
+// keeps concurrent workers from overfilling a seed.
 func (c *schedulingCache) decide(shoot *corev1alpha1.Shoot, in algorithm.Inputs) (string, error) {
 	key := algorithm.ShootKey(shoot)
+	c.mu.Lock()
+	if _, ok := c.assumed[key]; ok {
+		c.mu.Unlock()
+		return "", errAssumed
+	}
+	view := c.snapshot.Fork()
+	c.mu.Unlock()
+	seed, err := algorithm.Schedule(shoot, view, in)
+	if err != nil {
+		return "", err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.assumed[key]; ok {
 		return "", errAssumed
 	}
-	seed, err := algorithm.Schedule(shoot, c.snapshot, in)
-	if err != nil {
-		return "", err
+	if !unchangedSeed(view, c.snapshot, seed) {
+		if seed, err = algorithm.Schedule(shoot, c.snapshot, in); err != nil {
+			return "", err
+		}
 	}
 	// The snapshot keeps only where the shoot counts, so a shallow copy with
 	// the chosen seed is enough to reserve it.
@@ -168,6 +187,14 @@ func (c *schedulingCache) decide(shoot *corev1alpha1.Shoot, in algorithm.Inputs)
 	}
 	c.assumed[key] = a
 	return seed, nil
+}
+
+// unchangedSeed tells whether the named seed is in now as the decision read
+// it in view: the same object and the same usage.
+func unchangedSeed(view, now *algorithm.Snapshot, name string) bool {
+	was, ok := view.Seed(name)
+	is, still := now.Seed(name)
+	return ok && still && was == is && view.Usage(name) == now.Usage(name)
 }
 
 // decidedOnSeedVersion returns the resourceVersion of the seed the shoot's
