@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -35,6 +36,7 @@ type options struct {
 	duration       time.Duration
 	beforeBinDir   string
 	seed           uint64
+	flood          float64
 }
 
 func main() {
@@ -45,6 +47,7 @@ func main() {
 	flag.DurationVar(&o.duration, "duration", 2*time.Minute, "length of each churn phase")
 	flag.StringVar(&o.beforeBinDir, "before", "", "a directory with graft-scheduler and graft-descheduler binaries of another build (an earlier release): measured first, on its own control plane")
 	flag.Uint64Var(&o.seed, "rand", 1, "seed of the churn's random choices")
+	flag.Float64Var(&o.flood, "flood", 50, "a third phase: one tenant's writes per second (updates of its waiting shoots, and new shoots with the largest seed selectors the limits allow) during the churn; 0 skips it")
 	flag.Parse()
 	klog.LogToStderr(false)
 	klog.SetOutput(io.Discard)
@@ -72,7 +75,7 @@ func run(ctx context.Context, o options) error {
 	if o.beforeBinDir != "" {
 		variants = append([]variant{{name: "before (" + o.beforeBinDir + ")", binDir: o.beforeBinDir, old: true}}, variants...)
 	}
-	var results [][2]phase
+	var results [][3]phase
 	for _, v := range variants {
 		fmt.Printf("\n== %s\n", v.name)
 		r, err := measure(ctx, o, dir, v.binDir, v.old)
@@ -86,11 +89,20 @@ func run(ctx context.Context, o options) error {
 	fmt.Println(header)
 	for i, v := range variants {
 		for _, p := range results[i] {
-			fmt.Println(p.row(v.name))
+			if p.name != "" {
+				fmt.Println(p.row(v.name))
+			}
 		}
 	}
 	last := results[len(results)-1]
 	empty, full := last[0], last[1]
+	if o.flood > 0 {
+		for i, v := range variants {
+			quiet, flood := writes.Percentile(results[i][0].latencies, 0.99), writes.Percentile(results[i][2].latencies, 0.99)
+			fmt.Printf("%s: another tenant's binding p99 %v under the flood vs %v quiet, ratio %.2f (<= 2: %s)\n", v.name,
+				flood.Round(time.Millisecond), quiet.Round(time.Millisecond), float64(flood)/float64(quiet), verdict(flood <= 2*quiet))
+		}
+	}
 	fmt.Printf("targets (this build): failed decisions per churn event %.3f (< 1: %s); status writes for unchanged failures %d (0: %s); "+
 		"churn throughput %.2f/s vs %.2f/s with an empty backlog, ratio %.3f (>= 0.9: %s)\n",
 		full.perEvent(full.failed), verdict(full.perEvent(full.failed) < 1), full.statusWrites, verdict(full.statusWrites == 0),
@@ -172,21 +184,21 @@ type bench struct {
 }
 
 // measure runs both phases on a fresh control plane with the binaries of binDir.
-func measure(ctx context.Context, o options, dir, binDir string, old bool) (_ [2]phase, err error) {
+func measure(ctx context.Context, o options, dir, binDir string, old bool) (_ [3]phase, err error) {
 	b := &bench{o: o, rand: rand.New(rand.NewPCG(o.seed, 0))}
 	fmt.Println("starting the local control plane")
 	if b.cp, err = controlplane.StartControlPlane(ctx, controlplane.ControlPlaneOptions{}); err != nil {
-		return [2]phase{}, err
+		return [3]phase{}, err
 	}
 	defer b.cp.Stop()
 	if err := controlplane.InstallCRDs(ctx, b.cp.RESTConfig); err != nil {
-		return [2]phase{}, err
+		return [3]phase{}, err
 	}
 	cfg := rest.CopyConfig(b.cp.RESTConfig)
 	cfg.QPS, cfg.Burst = 1000, 1000
 	b.graft, b.kube = graftclient.NewForConfigOrDie(cfg), kubernetes.NewForConfigOrDie(cfg)
 	if err := b.landscape(ctx); err != nil {
-		return [2]phase{}, err
+		return [3]phase{}, err
 	}
 
 	var set []string
@@ -195,30 +207,30 @@ func measure(ctx context.Context, o options, dir, binDir string, old bool) (_ [2
 		set = append(set, "config.unschedulableRetryInterval=null")
 	}
 	if b.sched, err = daemon.Start(ctx, b.cp.RESTConfig, binDir, dir, "graft-scheduler", set, nil); err != nil {
-		return [2]phase{}, err
+		return [3]phase{}, err
 	}
 	defer b.sched.Stop()
 	if b.desch, err = daemon.Start(ctx, b.cp.RESTConfig, binDir, dir, "graft-descheduler", []string{"config.interval=10s"}, nil); err != nil {
-		return [2]phase{}, err
+		return [3]phase{}, err
 	}
 	defer b.desch.Stop()
 	for _, d := range []*daemon.Daemon{b.sched, b.desch} {
 		if _, err := d.WaitLeading(ctx, b.kube); err != nil {
-			return [2]phase{}, d.Failed(err)
+			return [3]phase{}, d.Failed(err)
 		}
 	}
 	if err := b.waitQuiet(ctx, 0); err != nil {
-		return [2]phase{}, err
+		return [3]phase{}, err
 	}
 
 	// The churn deletes the oldest of a standing population, so that a
 	// shoot lives long enough to be bound however slow the scheduler is.
 	fmt.Printf("creating the churn's standing population: %d shoots\n", standing)
 	if err := b.populate(ctx); err != nil {
-		return [2]phase{}, err
+		return [3]phase{}, err
 	}
 
-	var out [2]phase
+	var out [3]phase
 	fmt.Printf("churn with an empty backlog for %v\n", o.duration)
 	if out[0], err = b.churn(ctx, "empty backlog"); err != nil {
 		return out, err
@@ -234,7 +246,88 @@ func measure(ctx context.Context, o options, dir, binDir string, old bool) (_ [2
 	if out[1], err = b.churn(ctx, fmt.Sprintf("%d in backlog", o.backlog)); err != nil {
 		return out, err
 	}
-	return out, nil
+	if o.flood <= 0 {
+		return out, nil
+	}
+	fmt.Printf("churn with the backlog and a hostile tenant's flood (%.0f writes/s) for %v\n", o.flood, o.duration)
+	fctx, stopFlood := context.WithCancel(ctx)
+	flooded := make(chan floodCount, 1)
+	go func() { flooded <- b.flood(fctx) }()
+	out[2], err = b.churn(ctx, fmt.Sprintf("%d in backlog, flood", o.backlog))
+	stopFlood()
+	f := <-flooded
+	fmt.Printf("  the flood: %d label and annotation patches, %d spec patches, %d new shoots with the largest selectors, %d refused\n",
+		f.metadata, f.spec, f.created, f.errors)
+	return out, err
+}
+
+// floodCount is what the hostile tenant wrote.
+type floodCount struct{ metadata, spec, created, errors int }
+
+// nsHostile is the flooding tenant's namespace.
+const nsHostile = "hostile"
+
+// largestSelector is the largest seed selector the Shoot CRD admits,
+// matching no seed: 32 labels and 32 expressions of 64 values each.
+func largestSelector(n int) *v1alpha1.SeedSelector {
+	sel := &v1alpha1.SeedSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{}}}
+	for i := range 32 {
+		sel.MatchLabels[fmt.Sprintf("hostile.example.com/key-%02d", i)] = fmt.Sprintf("v%d", n)
+		values := make([]string, 64)
+		for j := range values {
+			values[j] = fmt.Sprintf("value-%02d-%02d", i, j)
+		}
+		sel.MatchExpressions = append(sel.MatchExpressions, metav1.LabelSelectorRequirement{
+			Key: fmt.Sprintf("hostile.example.com/other-%02d", i), Operator: metav1.LabelSelectorOpNotIn, Values: values,
+		})
+	}
+	return sel
+}
+
+// flood writes as a hostile tenant at the flood rate until ctx ends: of
+// every ten writes, four patch a label and an annotation of one of its
+// waiting shoots, four patch its spec (a toleration), two create a shoot
+// with the largest selector (the first hundred writes create its shoots).
+func (b *bench) flood(ctx context.Context) floodCount {
+	var c floodCount
+	if _, err := b.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: nsHostile}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		c.errors++
+	}
+	shoots := b.graft.CoreV1alpha1().Shoots(nsHostile)
+	tick := time.NewTicker(time.Duration(float64(time.Second) / b.o.flood))
+	defer tick.Stop()
+	var names []string
+	for i := 0; ; i++ {
+		select {
+		case <-ctx.Done():
+			return c
+		case <-tick.C:
+		}
+		var err error
+		switch {
+		case len(names) < 100 || i%10 >= 8:
+			name := fmt.Sprintf("hostile-%05d", len(names))
+			shoot := coretest.MakeShoot(nsHostile, name).CloudProfileName("aws").Region(churnRegions[0]).Obj()
+			shoot.Spec.SeedSelector = largestSelector(len(names))
+			if _, err = shoots.Create(ctx, shoot, metav1.CreateOptions{}); err == nil {
+				names = append(names, name)
+				c.created++
+			}
+		case i%10 < 4:
+			patch := fmt.Sprintf(`{"metadata":{"labels":{"flood":"%d"},"annotations":{"flood":"%d"}}}`, i, i)
+			if _, err = shoots.Patch(ctx, names[b.rand.IntN(len(names))], types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err == nil {
+				c.metadata++
+			}
+		default:
+			patch := fmt.Sprintf(`{"spec":{"tolerations":[{"key":"flood-%d"}]}}`, i)
+			if _, err = shoots.Patch(ctx, names[b.rand.IntN(len(names))], types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err == nil {
+				c.spec++
+			}
+		}
+		if err != nil && ctx.Err() == nil {
+			c.errors++
+		}
+	}
 }
 
 // landscape creates the seeds (most with room in the churn regions; a full
