@@ -73,6 +73,16 @@ func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
 // requeue queues it at once).
 func parkedScheduler(t *testing.T, objects ...runtime.Object) (*Scheduler, *clock) {
 	t.Helper()
+	s, c := decidedOnce(t, objects...)
+	c.advance(maxBackoff)
+	return s, c
+}
+
+// decidedOnce returns a scheduler whose decision of the waiting shoot just
+// failed, with an empty queue and the clock at that decision (within the
+// shoot's backoff).
+func decidedOnce(t *testing.T, objects ...runtime.Object) (*Scheduler, *clock) {
+	t.Helper()
 	s, _, _ := newTestScheduler(t, objects...)
 	c := &clock{t: time.Unix(1000, 0)}
 	s.now = c.now
@@ -84,7 +94,6 @@ func parkedScheduler(t *testing.T, objects ...runtime.Object) (*Scheduler, *cloc
 		t.Fatalf("%d shoots parked after the failed decision, want 1", s.pool.parked())
 	}
 	drain(s)
-	c.advance(maxBackoff)
 	return s, c
 }
 
@@ -259,14 +268,7 @@ func TestQueueingHints(t *testing.T) {
 // once its backoff since the last failure has passed.
 func TestRequeueKeepsTheBackoff(t *testing.T) {
 	objects := hintLandscape()
-	s, _, _ := newTestScheduler(t, objects...)
-	c := &clock{t: time.Unix(1000, 0)}
-	s.now = c.now
-	drain(s)
-	if err := s.syncHandler(context.Background(), waitingKey); err != nil {
-		t.Fatal(err)
-	}
-	drain(s)
+	s, _ := decidedOnce(t, objects...)
 	s.onShootDelete(shootOf(objects, "on-full"))
 	if requeued(t, s) {
 		t.Error("a requeue within the backoff queued the shoot at once")
@@ -412,14 +414,7 @@ func TestNoDecisionWhileFenced(t *testing.T) {
 // left of the backoff, once however many patches came.
 func TestTenantUpdatesKeepTheBackoff(t *testing.T) {
 	objects := hintLandscape()
-	s, _, _ := newTestScheduler(t, objects...)
-	c := &clock{t: time.Unix(1000, 0)}
-	s.now = c.now
-	drain(s)
-	if err := s.syncHandler(context.Background(), waitingKey); err != nil {
-		t.Fatal(err)
-	}
-	drain(s)
+	s, _ := decidedOnce(t, objects...)
 	old := shootOf(objects, "waiting")
 	for i := range 5 {
 		cur := old.DeepCopy()
