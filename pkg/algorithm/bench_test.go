@@ -148,3 +148,52 @@ func BenchmarkClone(b *testing.B) {
 }
 
 var _ = resource.MustParse
+
+// BenchmarkScheduleLargestSelector measures a decision for a shoot with the
+// largest seed selector the limits allow, matching no seed: the dearest
+// decision a tenant can ask for.
+func BenchmarkScheduleLargestSelector(b *testing.B) {
+	snap, pending, rc := benchLandscape(2000, 10000)
+	in := Inputs{
+		CloudProfile: &v1alpha1.CloudProfile{ObjectMeta: metav1.ObjectMeta{Name: "aws"}},
+		RegionConfig: rc,
+		Config:       Config{Strategy: StrategyMinimalDistance},
+	}
+	shoot := pending[1].DeepCopy()
+	shoot.Spec.SeedSelector = largestSelector("v")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Schedule(shoot, snap, in); err == nil {
+			b.Fatal("the largest selector matched a seed")
+		}
+	}
+}
+
+// BenchmarkReserveForWaiting measures what a descheduler pass pays before its
+// first eviction: a backlog of 1,000 shoots, most of which fit nowhere,
+// placed one after the other on 2,000 seeds.
+func BenchmarkReserveForWaiting(b *testing.B) {
+	snap, pending, rc := benchLandscape(2000, 10000)
+	in := Inputs{
+		CloudProfile: &v1alpha1.CloudProfile{ObjectMeta: metav1.ObjectMeta{Name: "aws"}},
+		RegionConfig: rc,
+		Config:       Config{Strategy: StrategyMinimalDistance},
+	}
+	backlog := make([]*v1alpha1.Shoot, 1000)
+	for i := range backlog {
+		s := pending[i%len(pending)].DeepCopy()
+		s.Name = fmt.Sprintf("backlog-%04d", i)
+		switch i % 10 {
+		case 0: // fits
+		case 1, 2, 3, 4:
+			s.Spec.SeedSelector = &v1alpha1.SeedSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"environment": "none"}}}
+		default:
+			s.Spec.Provider.Type = "alicloud"
+		}
+		backlog[i] = s
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		ReserveForWaiting(snap.Fork(), backlog, func(*v1alpha1.Shoot) (Inputs, error) { return in, nil })
+	}
+}

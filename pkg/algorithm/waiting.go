@@ -70,8 +70,8 @@ func ReserveForWaiting(snapshot *Snapshot, shoots []*v1alpha1.Shoot, inputs func
 		if err != nil {
 			continue
 		}
-		target, err := Schedule(s, snapshot, in)
-		if err != nil {
+		target, ok := seedFor(s, snapshot, &in)
+		if !ok {
 			continue
 		}
 		placed := *s
@@ -80,4 +80,19 @@ func ReserveForWaiting(snapshot *Snapshot, shoots []*v1alpha1.Shoot, inputs func
 		// already be counted through status.seedName.
 		snapshot.UpdateShoot(s, &placed)
 	}
+}
+
+// seedFor is Schedule without the reasons of a failure, which cost three
+// times the decision over many seeds: reserving for a backlog of shoots that
+// fit nowhere builds them for nobody.
+func seedFor(shoot *v1alpha1.Shoot, snapshot *Snapshot, in *Inputs) (string, bool) {
+	r, err := decide(shoot, snapshot, in, "", false)
+	if err != nil {
+		return "", false
+	}
+	defer r.release()
+	if r.chosen < 0 {
+		return "", false
+	}
+	return r.verdicts[r.chosen].info.name, true
 }

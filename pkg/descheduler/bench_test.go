@@ -179,3 +179,40 @@ func BenchmarkStateBuild(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPassWithBacklog measures a pass over one drained seed beside a
+// backlog of 1,000 shoots waiting for a seed, which a pass reserves a seed
+// for before its first eviction: once when the drained seed's shoots fit
+// elsewhere, and once when they fit nowhere (a drain blocked for want of
+// room, woken again by every binding in the garden).
+func BenchmarkPassWithBacklog(b *testing.B) {
+	ctx := klog.NewContext(context.Background(), klog.Logger{})
+	for _, blocked := range []bool{false, true} {
+		name := "drain"
+		if blocked {
+			name = "drain-without-room"
+		}
+		b.Run(name, func(b *testing.B) {
+			l := newBenchLandscape(2000, 20000, func(s *v1alpha1.Seed) {
+				s.Spec.Taints = []v1alpha1.SeedTaint{drainTaint}
+				s.Labels = map[string]string{"hot": "true"}
+			})
+			if blocked {
+				for _, s := range l.shoots[:hotShoots] {
+					s.Spec.SeedSelector = &v1alpha1.SeedSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"hot": "true"}}}
+				}
+			}
+			for i := range 1000 {
+				s := newShoot(fmt.Sprintf("waiting-%04d", i), "")
+				s.ResourceVersion = strconv.Itoa(1_000_000 + i)
+				l.shoots = append(l.shoots, s)
+			}
+			d := benchDescheduler(b, l)
+			b.ReportAllocs()
+			for b.Loop() {
+				d.ev.newWindow()
+				d.pass(ctx, []string{"seed-0000"}, false)
+			}
+		})
+	}
+}

@@ -99,12 +99,18 @@ func (ev *evictor) newWindow() {
 	ev.total = 0
 }
 
-// wakeWaiting queues the seeds held back by maxPendingEvicted or requireFit.
+// wakeDelay gathers the wakes of held seeds: a pass reserves a seed for every
+// waiting shoot first, so one pass per binding of a busy garden kept a core
+// busy; the seeds wait this long for the changes that follow.
+const wakeDelay = time.Second
+
+// wakeWaiting queues the seeds held back by maxPendingEvicted or requireFit,
+// after wakeDelay.
 func (ev *evictor) wakeWaiting() {
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
 	for name := range ev.waiting {
-		ev.queue.Add(name)
+		ev.queue.AddAfter(name, wakeDelay)
 	}
 	ev.waiting.Clear()
 }

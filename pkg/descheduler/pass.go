@@ -111,6 +111,20 @@ func (r *passRun) fitSnapshot() *algorithm.Snapshot {
 	return r.fit
 }
 
+// fitsElsewhere asks FitsElsewhere on fit. Before the waiting shoots are
+// reserved it asks real first: fit counts at least as many shoots on every
+// seed as real and nothing else differs, so a shoot that fits nowhere on real
+// fits nowhere on fit, and a pass whose candidates all fit nowhere (a drain
+// with no room left, woken by every binding) reserves nothing.
+func (r *passRun) fitsElsewhere(shoot *v1alpha1.Shoot, in algorithm.Inputs, seed string) (string, error) {
+	if !r.reserved {
+		if _, err := algorithm.FitsElsewhere(shoot, r.real, in, seed); err != nil {
+			return "", err
+		}
+	}
+	return algorithm.FitsElsewhere(shoot, r.fitSnapshot(), in, seed)
+}
+
 // seed runs every plugin over one seed, each seeing the evictions of the
 // plugins before it.
 func (r *passRun) seed(name string) {
@@ -171,7 +185,7 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 	if migrating {
 		in.Evacuating = r.evacuating
 	}
-	target, err := algorithm.FitsElsewhere(c.Shoot, r.fitSnapshot(), in, seed.Name)
+	target, err := r.fitsElsewhere(c.Shoot, in, seed.Name)
 	// A migration needs a destination: requireFit holds on Gardener whatever
 	// the configuration or the plugin say.
 	if err != nil && (migrating || *d.cfg.RequireFit && !c.Force) {
