@@ -132,8 +132,9 @@ bench-scale: deps
 ## shoots no seed fits: failed decisions, status writes and Event writes per churn
 ## event, the scheduler's CPU time, churn throughput and binding latency; then the
 ## same beside one tenant's flood of writes (-flood, 50/s: patches of its waiting
-## shoots, new shoots with the largest selectors), and another tenant's binding p99
-## against the quiet phase's; BENCH_ARGS="-before DIR" measures the binaries in DIR
+## shoots, new shoots with the largest selectors), first of shoots graft does not
+## schedule (the API server's share), then of graft's, and another tenant's binding
+## p99 against the quiet phase's; BENCH_ARGS="-before DIR" measures the binaries in DIR
 ## first (an earlier build)
 bench-backlog: deps
 	GRAFT_ETCD="$${GRAFT_ETCD:-$$(bash hack/build-etcd.sh)}" $(GO) run ./test/perf/backlog $(BENCH_ARGS)

@@ -75,7 +75,7 @@ func run(ctx context.Context, o options) error {
 	if o.beforeBinDir != "" {
 		variants = append([]variant{{name: "before (" + o.beforeBinDir + ")", binDir: o.beforeBinDir, old: true}}, variants...)
 	}
-	var results [][3]phase
+	var results [][4]phase
 	for _, v := range variants {
 		fmt.Printf("\n== %s\n", v.name)
 		r, err := measure(ctx, o, dir, v.binDir, v.old)
@@ -98,9 +98,12 @@ func run(ctx context.Context, o options) error {
 	empty, full := last[0], last[1]
 	if o.flood > 0 {
 		for i, v := range variants {
-			quiet, flood := writes.Percentile(results[i][0].latencies, 0.99), writes.Percentile(results[i][2].latencies, 0.99)
-			fmt.Printf("%s: another tenant's binding p99 %v under the flood vs %v quiet, ratio %.2f (<= 2: %s)\n", v.name,
-				flood.Round(time.Millisecond), quiet.Round(time.Millisecond), float64(flood)/float64(quiet), verdict(flood <= 2*quiet))
+			quiet, control, flood := writes.Percentile(results[i][0].latencies, 0.99), writes.Percentile(results[i][2].latencies, 0.99),
+				writes.Percentile(results[i][3].latencies, 0.99)
+			fmt.Printf("%s: another tenant's binding p99 %v under the flood vs %v quiet, ratio %.2f (<= 2: %s); "+
+				"%v under the same flood of shoots graft does not schedule (the API server's share), ratio %.2f\n", v.name,
+				flood.Round(time.Millisecond), quiet.Round(time.Millisecond), float64(flood)/float64(quiet), verdict(flood <= 2*quiet),
+				control.Round(time.Millisecond), float64(flood)/float64(control))
 		}
 	}
 	fmt.Printf("targets (this build): failed decisions per churn event %.3f (< 1: %s); status writes for unchanged failures %d (0: %s); "+
@@ -154,7 +157,10 @@ type phase struct {
 	failed, statusWrites     int
 	schedEvents, deschEvents int
 	cpu                      time.Duration
-	latencies                []time.Duration
+	// busy is the share of the machine's CPU time spent busy, every
+	// process included (the control plane's, the benchmark's).
+	busy      float64
+	latencies []time.Duration
 }
 
 func (p phase) events() int { return p.created + p.deleted + p.bound }
@@ -163,12 +169,12 @@ func (p phase) perEvent(n int) float64 { return float64(n) / float64(max(1, p.ev
 
 func (p phase) throughput() float64 { return float64(p.bound) / p.elapsed.Seconds() }
 
-const header = "build | phase | churn events | failed decisions (per event) | status writes (per event) | scheduler Event writes, Scheduled included (per event) | descheduler Event writes | scheduler CPU | bindings/s | binding p50 | p99"
+const header = "build | phase | churn events | failed decisions (per event) | status writes (per event) | scheduler Event writes, Scheduled included (per event) | descheduler Event writes | scheduler CPU | machine CPU busy | bindings/s | binding p50 | p99"
 
 func (p phase) row(build string) string {
-	return fmt.Sprintf("%s | %s | %d | %d (%.3f) | %d (%.3f) | %d (%.3f) | %d | %.1fs | %.2f | %v | %v", build, p.name, p.events(),
+	return fmt.Sprintf("%s | %s | %d | %d (%.3f) | %d (%.3f) | %d (%.3f) | %d | %.1fs | %.0f%% | %.2f | %v | %v", build, p.name, p.events(),
 		p.failed, p.perEvent(p.failed), p.statusWrites, p.perEvent(p.statusWrites), p.schedEvents, p.perEvent(p.schedEvents), p.deschEvents,
-		p.cpu.Seconds(), p.throughput(), writes.Percentile(p.latencies, 0.5).Round(time.Millisecond), writes.Percentile(p.latencies, 0.99).Round(time.Millisecond))
+		p.cpu.Seconds(), 100*p.busy, p.throughput(), writes.Percentile(p.latencies, 0.5).Round(time.Millisecond), writes.Percentile(p.latencies, 0.99).Round(time.Millisecond))
 }
 
 type bench struct {
@@ -184,21 +190,21 @@ type bench struct {
 }
 
 // measure runs both phases on a fresh control plane with the binaries of binDir.
-func measure(ctx context.Context, o options, dir, binDir string, old bool) (_ [3]phase, err error) {
+func measure(ctx context.Context, o options, dir, binDir string, old bool) (_ [4]phase, err error) {
 	b := &bench{o: o, rand: rand.New(rand.NewPCG(o.seed, 0))}
 	fmt.Println("starting the local control plane")
 	if b.cp, err = controlplane.StartControlPlane(ctx, controlplane.ControlPlaneOptions{}); err != nil {
-		return [3]phase{}, err
+		return [4]phase{}, err
 	}
 	defer b.cp.Stop()
 	if err := controlplane.InstallCRDs(ctx, b.cp.RESTConfig); err != nil {
-		return [3]phase{}, err
+		return [4]phase{}, err
 	}
 	cfg := rest.CopyConfig(b.cp.RESTConfig)
 	cfg.QPS, cfg.Burst = 1000, 1000
 	b.graft, b.kube = graftclient.NewForConfigOrDie(cfg), kubernetes.NewForConfigOrDie(cfg)
 	if err := b.landscape(ctx); err != nil {
-		return [3]phase{}, err
+		return [4]phase{}, err
 	}
 
 	var set []string
@@ -207,30 +213,30 @@ func measure(ctx context.Context, o options, dir, binDir string, old bool) (_ [3
 		set = append(set, "config.unschedulableRetryInterval=null")
 	}
 	if b.sched, err = daemon.Start(ctx, b.cp.RESTConfig, binDir, dir, "graft-scheduler", set, nil); err != nil {
-		return [3]phase{}, err
+		return [4]phase{}, err
 	}
 	defer b.sched.Stop()
 	if b.desch, err = daemon.Start(ctx, b.cp.RESTConfig, binDir, dir, "graft-descheduler", []string{"config.interval=10s"}, nil); err != nil {
-		return [3]phase{}, err
+		return [4]phase{}, err
 	}
 	defer b.desch.Stop()
 	for _, d := range []*daemon.Daemon{b.sched, b.desch} {
 		if _, err := d.WaitLeading(ctx, b.kube); err != nil {
-			return [3]phase{}, d.Failed(err)
+			return [4]phase{}, d.Failed(err)
 		}
 	}
 	if err := b.waitQuiet(ctx, 0); err != nil {
-		return [3]phase{}, err
+		return [4]phase{}, err
 	}
 
 	// The churn deletes the oldest of a standing population, so that a
 	// shoot lives long enough to be bound however slow the scheduler is.
 	fmt.Printf("creating the churn's standing population: %d shoots\n", standing)
 	if err := b.populate(ctx); err != nil {
-		return [3]phase{}, err
+		return [4]phase{}, err
 	}
 
-	var out [3]phase
+	var out [4]phase
 	fmt.Printf("churn with an empty backlog for %v\n", o.duration)
 	if out[0], err = b.churn(ctx, "empty backlog"); err != nil {
 		return out, err
@@ -249,23 +255,37 @@ func measure(ctx context.Context, o options, dir, binDir string, old bool) (_ [3
 	if o.flood <= 0 {
 		return out, nil
 	}
-	fmt.Printf("churn with the backlog and a hostile tenant's flood (%.0f writes/s) for %v\n", o.flood, o.duration)
-	fctx, stopFlood := context.WithCancel(ctx)
-	flooded := make(chan floodCount, 1)
-	go func() { flooded <- b.flood(fctx) }()
-	out[2], err = b.churn(ctx, fmt.Sprintf("%d in backlog, flood", o.backlog))
-	stopFlood()
-	f := <-flooded
-	fmt.Printf("  the flood: %d label and annotation patches, %d spec patches, %d new shoots with the largest selectors, %d refused\n",
-		f.metadata, f.spec, f.created, f.errors)
-	return out, err
+	// The control: the same writes, of shoots another scheduler owns, cost
+	// the API server what the flood costs it and graft nothing.
+	for i, hostile := range []struct{ ns, scheduler, name string }{
+		{nsControl, "another-scheduler", "flood graft does not schedule"},
+		{nsHostile, "", "flood"},
+	} {
+		fmt.Printf("churn with the backlog and a hostile tenant's %s (%.0f writes/s) for %v\n", hostile.name, o.flood, o.duration)
+		fctx, stopFlood := context.WithCancel(ctx)
+		flooded := make(chan floodCount, 1)
+		go func() { flooded <- b.flood(fctx, hostile.ns, hostile.scheduler) }()
+		out[2+i], err = b.churn(ctx, fmt.Sprintf("%d in backlog, %s", o.backlog, hostile.name))
+		stopFlood()
+		f := <-flooded
+		fmt.Printf("  the flood: %d label and annotation patches, %d spec patches, %d new shoots with the largest selectors, %d refused\n",
+			f.metadata, f.spec, f.created, f.errors)
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }
 
 // floodCount is what the hostile tenant wrote.
 type floodCount struct{ metadata, spec, created, errors int }
 
-// nsHostile is the flooding tenant's namespace.
-const nsHostile = "hostile"
+// nsHostile is the flooding tenant's namespace, nsControl the namespace of
+// the same flood of shoots graft does not schedule.
+const (
+	nsHostile = "hostile"
+	nsControl = "hostile-control"
+)
 
 // largestSelector is the largest seed selector the Shoot CRD admits,
 // matching no seed: 32 labels and 32 expressions of 64 values each.
@@ -288,12 +308,12 @@ func largestSelector(n int) *v1alpha1.SeedSelector {
 // every ten writes, four patch a label and an annotation of one of its
 // waiting shoots, four patch its spec (a toleration), two create a shoot
 // with the largest selector (the first hundred writes create its shoots).
-func (b *bench) flood(ctx context.Context) floodCount {
+func (b *bench) flood(ctx context.Context, ns, scheduler string) floodCount {
 	var c floodCount
-	if _, err := b.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: nsHostile}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	if _, err := b.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		c.errors++
 	}
-	shoots := b.graft.CoreV1alpha1().Shoots(nsHostile)
+	shoots := b.graft.CoreV1alpha1().Shoots(ns)
 	tick := time.NewTicker(time.Duration(float64(time.Second) / b.o.flood))
 	defer tick.Stop()
 	var names []string
@@ -307,8 +327,11 @@ func (b *bench) flood(ctx context.Context) floodCount {
 		switch {
 		case len(names) < 100 || i%10 >= 8:
 			name := fmt.Sprintf("hostile-%05d", len(names))
-			shoot := coretest.MakeShoot(nsHostile, name).CloudProfileName("aws").Region(churnRegions[0]).Obj()
+			shoot := coretest.MakeShoot(ns, name).CloudProfileName("aws").Region(churnRegions[0]).Obj()
 			shoot.Spec.SeedSelector = largestSelector(len(names))
+			if scheduler != "" {
+				shoot.Spec.SchedulerName = &scheduler
+			}
 			if _, err = shoots.Create(ctx, shoot, metav1.CreateOptions{}); err == nil {
 				names = append(names, name)
 				c.created++
@@ -477,6 +500,7 @@ type counters struct {
 	failed            float64
 	auditOffset       int64
 	schedCPU          time.Duration
+	busy, total       time.Duration
 	statusW, sEv, dEv int
 }
 
@@ -488,6 +512,9 @@ func (b *bench) counters(ctx context.Context, offset int64) (counters, error) {
 	}
 	c.failed = v[0]
 	if c.schedCPU, err = daemon.ReadCPU(b.sched.Proc.Pid()); err != nil {
+		return c, err
+	}
+	if c.busy, c.total, err = daemon.ReadMachineCPU(); err != nil {
 		return c, err
 	}
 	if offset < 0 {
@@ -604,6 +631,7 @@ func (b *bench) churn(ctx context.Context, name string) (phase, error) {
 	p.failed = int(after.failed - before.failed)
 	p.statusWrites, p.schedEvents, p.deschEvents = after.statusW, after.sEv, after.dEv
 	p.cpu = after.schedCPU - before.schedCPU
+	p.busy = float64(after.busy-before.busy) / float64(max(1, after.total-before.total))
 	fmt.Println(p.row("  "))
 	return p, nil
 }

@@ -270,3 +270,32 @@ func ReadCPU(pid int) (time.Duration, error) {
 	}
 	return time.Duration(ticks) * time.Second / clockTicks, nil
 }
+
+// ReadMachineCPU returns the CPU time all processors of the machine have
+// spent busy and in all (idle and waiting for I/O included), from
+// /proc/stat: the share of the two over a phase tells whether the machine
+// was saturated.
+func ReadMachineCPU() (busy, total time.Duration, err error) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, err
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	fields := strings.Fields(line)
+	if len(fields) < 8 || fields[0] != "cpu" {
+		return 0, 0, fmt.Errorf("/proc/stat: unexpected first line %q", line)
+	}
+	// user nice system idle iowait irq softirq steal ...
+	for i, f := range fields[1:min(len(fields), 9)] {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("/proc/stat: %w", err)
+		}
+		d := time.Duration(n) * time.Second / clockTicks
+		total += d
+		if i != 3 && i != 4 {
+			busy += d
+		}
+	}
+	return busy, total, nil
+}
