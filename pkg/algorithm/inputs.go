@@ -1,9 +1,11 @@
 package algorithm
 
 import (
+	"fmt"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
@@ -18,9 +20,10 @@ type InputsBuilder struct {
 	// Migration is Inputs.Migration: Gardener's API, whose admission decides
 	// where a bound shoot's control plane may move.
 	Migration bool
-	// CloudProfile returns the shoot's cloud profile (see
-	// CloudProfileNameOf), or an error saying why there is none.
-	CloudProfile func(shoot *v1alpha1.Shoot) (*v1alpha1.CloudProfile, error)
+	// Profiles are the cloud profiles the caller holds; the builder
+	// resolves a shoot's (CloudProfileOf) the one way Gardener's scheduler
+	// does, whoever asks.
+	Profiles ProfileLookup
 	// Project returns the name of the Project of a namespace; nil or "":
 	// the name Gardener gives a project's namespace (see ProjectOf).
 	Project func(namespace string) string
@@ -42,13 +45,64 @@ type parsedRegionConfig struct {
 	config *RegionConfig
 }
 
-// Inputs returns the inputs of a decision about shoot.
-func (b *InputsBuilder) Inputs(shoot *v1alpha1.Shoot) (Inputs, error) {
-	profile, err := b.CloudProfile(shoot)
-	if err != nil {
-		return Inputs{}, err
+// ProfileLookup reads cloud profiles from what a caller holds (informers'
+// listers, one listing, a landscape file). A profile that does not exist is
+// nil, or a NotFound error.
+type ProfileLookup struct {
+	// CloudProfile returns the cluster-wide CloudProfile of that name.
+	CloudProfile func(name string) (*v1alpha1.CloudProfile, error)
+	// NamespacedCloudProfile returns the NamespacedCloudProfile of that
+	// namespace and name; nil: the caller holds none.
+	NamespacedCloudProfile func(namespace, name string) (*v1alpha1.NamespacedCloudProfile, error)
+}
+
+// CloudProfileOf returns the profile a shoot is decided with: the
+// cluster-wide CloudProfile it names, or, for a NamespacedCloudProfile of its
+// namespace, that profile's merged spec under its own name (NamespacedProfile),
+// as Gardener's scheduler reads it; or an error saying why there is none.
+func (l ProfileLookup) CloudProfileOf(shoot *v1alpha1.Shoot) (*v1alpha1.CloudProfile, error) {
+	name := CloudProfileNameOf(shoot)
+	if name == "" {
+		return nil, fmt.Errorf("shoot %s names no cloud profile", ShootKey(shoot))
 	}
-	in := Inputs{CloudProfile: profile, Config: b.Config, Migration: b.Migration}
+	if ref := shoot.Spec.CloudProfile; ref != nil && ref.Kind == KindNamespacedCloudProfile {
+		var ncp *v1alpha1.NamespacedCloudProfile
+		var err error
+		if l.NamespacedCloudProfile != nil {
+			ncp, err = l.NamespacedCloudProfile(shoot.Namespace, name)
+		}
+		switch {
+		case err != nil && !apierrors.IsNotFound(err):
+			return nil, fmt.Errorf("reading NamespacedCloudProfile %s/%s: %w", shoot.Namespace, clip(name), err)
+		case ncp == nil:
+			return nil, fmt.Errorf("NamespacedCloudProfile %s/%s of shoot %s not found", shoot.Namespace, clip(name), ShootKey(shoot))
+		}
+		return NamespacedProfile(ncp)
+	}
+	var profile *v1alpha1.CloudProfile
+	var err error
+	if l.CloudProfile != nil {
+		profile, err = l.CloudProfile(name)
+	}
+	switch {
+	case err != nil && !apierrors.IsNotFound(err):
+		return nil, fmt.Errorf("reading cloud profile %q: %w", clip(name), err)
+	case profile == nil:
+		return nil, fmt.Errorf("cloud profile %q of shoot %s not found", clip(name), ShootKey(shoot))
+	}
+	return profile, nil
+}
+
+// Inputs returns the inputs of a decision about shoot. Without its cloud
+// profile they hold no profile (a decision on them fails) and the error
+// says why.
+func (b *InputsBuilder) Inputs(shoot *v1alpha1.Shoot) (Inputs, error) {
+	in := Inputs{Config: b.Config, Migration: b.Migration}
+	profile, err := b.Profiles.CloudProfileOf(shoot)
+	if err != nil {
+		return in, err
+	}
+	in.CloudProfile = profile
 	if b.Project != nil {
 		in.Project = b.Project(shoot.Namespace)
 	}

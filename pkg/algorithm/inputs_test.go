@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
@@ -15,10 +17,10 @@ func TestInputsBuilderKeepsParsedRegionConfigsUntilTheConfigMapChanges(t *testin
 	var cms []*corev1.ConfigMap
 	profile := cloudProfile("aws")
 	b := &InputsBuilder{
-		CloudProfile:     func(*v1alpha1.Shoot) (*v1alpha1.CloudProfile, error) { return profile, nil },
+		Profiles:         ProfileLookup{CloudProfile: func(string) (*v1alpha1.CloudProfile, error) { return profile, nil }},
 		RegionConfigMaps: func() []*corev1.ConfigMap { return cms },
 	}
-	shoot := &v1alpha1.Shoot{Spec: v1alpha1.ShootSpec{Region: "eu-west-1"}}
+	shoot := &v1alpha1.Shoot{Spec: v1alpha1.ShootSpec{Region: "eu-west-1", CloudProfileName: ptr("aws")}}
 	distance := func() map[string]int {
 		t.Helper()
 		in, err := b.Inputs(shoot)
@@ -51,10 +53,88 @@ func TestInputsBuilderKeepsParsedRegionConfigsUntilTheConfigMapChanges(t *testin
 	}
 }
 
-func TestInputsBuilderSaysWhyThereIsNoCloudProfile(t *testing.T) {
-	missing := errors.New("cloud profile \"aws\" not found")
-	b := &InputsBuilder{CloudProfile: func(*v1alpha1.Shoot) (*v1alpha1.CloudProfile, error) { return nil, missing }}
-	if _, err := b.Inputs(&v1alpha1.Shoot{}); !errors.Is(err, missing) {
-		t.Errorf("Inputs = %v, want the cloud profile's error", err)
+// Every caller resolves a shoot's cloud profile through ProfileLookup: a
+// NamespacedCloudProfile of the shoot's namespace by its merged spec, never a
+// cluster-wide profile of the same name; a missing one, or one that cannot be
+// read, with the reason.
+func TestProfileLookup(t *testing.T) {
+	readErr := errors.New("connection refused")
+	aws := cloudProfile("aws")
+	ncp := &v1alpha1.NamespacedCloudProfile{ObjectMeta: metav1.ObjectMeta{Namespace: "garden-dev", Name: "aws"}}
+	ncp.Status.CloudProfileSpec = aws.Spec
+	ncp.Status.CloudProfileSpec.Type = "aws"
+	unmerged := &v1alpha1.NamespacedCloudProfile{ObjectMeta: metav1.ObjectMeta{Namespace: "garden-dev", Name: "fresh"}}
+	full := ProfileLookup{
+		CloudProfile: func(name string) (*v1alpha1.CloudProfile, error) {
+			switch name {
+			case "aws":
+				return aws, nil
+			case "broken":
+				return nil, readErr
+			case "gone":
+				return nil, apierrors.NewNotFound(v1alpha1.Resource("cloudprofiles"), name)
+			}
+			return nil, nil
+		},
+		NamespacedCloudProfile: func(namespace, name string) (*v1alpha1.NamespacedCloudProfile, error) {
+			switch namespace + "/" + name {
+			case "garden-dev/aws":
+				return ncp, nil
+			case "garden-dev/fresh":
+				return unmerged, nil
+			}
+			return nil, nil
+		},
+	}
+	shoot := func(kind, name string) *v1alpha1.Shoot {
+		s := &v1alpha1.Shoot{ObjectMeta: metav1.ObjectMeta{Namespace: "garden-dev", Name: "s"}}
+		if name != "" {
+			s.Spec.CloudProfile = &v1alpha1.CloudProfileReference{Kind: kind, Name: name}
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name          string
+		lookup        ProfileLookup
+		shoot         *v1alpha1.Shoot
+		wantNamespace string
+		wantErr       string
+		wantIs        error
+	}{
+		{name: "cluster-wide", lookup: full, shoot: shoot("CloudProfile", "aws")},
+		{name: "cluster-wide without a kind", lookup: full, shoot: shoot("", "aws")},
+		{name: "namespaced", lookup: full, shoot: shoot(KindNamespacedCloudProfile, "aws"), wantNamespace: "garden-dev"},
+		{name: "no name", lookup: full, shoot: shoot("", ""), wantErr: "shoot garden-dev/s names no cloud profile"},
+		{name: "missing", lookup: full, shoot: shoot("CloudProfile", "azure"), wantErr: `cloud profile "azure" of shoot garden-dev/s not found`},
+		{name: "NotFound", lookup: full, shoot: shoot("CloudProfile", "gone"), wantErr: `cloud profile "gone" of shoot garden-dev/s not found`},
+		{name: "unreadable", lookup: full, shoot: shoot("CloudProfile", "broken"), wantErr: `reading cloud profile "broken": connection refused`, wantIs: readErr},
+		{name: "namespaced missing", lookup: full, shoot: shoot(KindNamespacedCloudProfile, "azure"),
+			wantErr: "NamespacedCloudProfile garden-dev/azure of shoot garden-dev/s not found"},
+		{name: "namespaced not merged yet", lookup: full, shoot: shoot(KindNamespacedCloudProfile, "fresh"),
+			wantErr: "NamespacedCloudProfile garden-dev/fresh has no merged status.cloudProfileSpec yet"},
+		{name: "namespaced not held", lookup: ProfileLookup{CloudProfile: full.CloudProfile}, shoot: shoot(KindNamespacedCloudProfile, "aws"),
+			wantErr: "NamespacedCloudProfile garden-dev/aws of shoot garden-dev/s not found"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.lookup.CloudProfileOf(tc.shoot)
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("CloudProfileOf = %v, %v; want error %q", got, err, tc.wantErr)
+				}
+				if tc.wantIs != nil && !errors.Is(err, tc.wantIs) {
+					t.Errorf("error %v does not wrap %v", err, tc.wantIs)
+				}
+				return
+			}
+			if err != nil || got == nil || got.Name != "aws" || got.Namespace != tc.wantNamespace {
+				t.Fatalf("CloudProfileOf = %v, %v; want profile aws in namespace %q", got, err, tc.wantNamespace)
+			}
+		})
+	}
+	// Inputs fails the same way and still carries the configuration.
+	b := &InputsBuilder{Profiles: full, Config: Config{Strategy: StrategyMinimalDistance}}
+	in, err := b.Inputs(shoot("CloudProfile", "broken"))
+	if !errors.Is(err, readErr) || in.CloudProfile != nil || in.Config.Strategy != StrategyMinimalDistance {
+		t.Errorf("Inputs = %+v, %v; want no profile, the configuration and the read error", in, err)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
-	graftlisters "github.com/graft-dev/client-go/listers/core/v1alpha1"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
@@ -67,7 +66,6 @@ type Descheduler struct {
 
 	informers     garden.Informers
 	regionConfigs *garden.RegionConfigs
-	cloudProfiles graftlisters.CloudProfileLister
 	inputsBuilder *algorithm.InputsBuilder
 	synced        []cache.InformerSynced
 }
@@ -163,9 +161,9 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	d.regionConfigs = garden.NewRegionConfigs(clients.Kubernetes, cfg.RegionConfigNamespace)
 	seeds, shoots, profiles := d.informers.Seeds().Informer, d.informers.Shoots().Informer, d.informers.CloudProfiles().Informer
 	cms := d.regionConfigs.ConfigMaps().Informer
-	d.cloudProfiles = graftlisters.NewCloudProfileLister(profiles.GetIndexer())
+	nsProfiles := d.informers.NamespacedCloudProfiles()
 	d.inputsBuilder = &algorithm.InputsBuilder{
-		Config: d.algo, CloudProfile: d.cloudProfile, RegionConfigMaps: d.regionConfigs.List,
+		Config: d.algo, Profiles: garden.ProfileLookup(d.informers.CloudProfiles(), nsProfiles), RegionConfigMaps: d.regionConfigs.List,
 		Project: d.informers.Project, Migration: api == garden.Gardener,
 	}
 	// The state passes read is built by the seed and shoot handlers: synced
@@ -180,7 +178,7 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	if err != nil {
 		return nil, fmt.Errorf("watching shoots: %w", err)
 	}
-	d.synced = []cache.InformerSynced{seedsReg.HasSynced, shootsReg.HasSynced, profiles.HasSynced, cms.HasSynced}
+	d.synced = []cache.InformerSynced{seedsReg.HasSynced, shootsReg.HasSynced, profiles.HasSynced, nsProfiles.Informer.HasSynced, cms.HasSynced}
 	if projects, ok := d.informers.Projects(); ok {
 		// Read through the index only, for the default-domain rule.
 		reg, err := projects.Informer.AddEventHandler(cache.ResourceEventHandlerFuncs{})
@@ -196,6 +194,9 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	}
 	if _, err := profiles.AddEventHandler(wake); err != nil {
 		return nil, fmt.Errorf("watching cloud profiles: %w", err)
+	}
+	if _, err := nsProfiles.Informer.AddEventHandler(wake); err != nil {
+		return nil, fmt.Errorf("watching NamespacedCloudProfiles: %w", err)
 	}
 	if _, err := cms.AddEventHandler(wake); err != nil {
 		return nil, fmt.Errorf("watching region ConfigMaps: %w", err)
@@ -421,14 +422,6 @@ func (d *Descheduler) onShootDelete(obj any) {
 func (d *Descheduler) inputs(shoot *v1alpha1.Shoot) algorithm.Inputs {
 	in, _ := d.inputsBuilder.Inputs(shoot)
 	return in
-}
-
-// cloudProfile is the inputs' cloud profile of a shoot, nil when unknown.
-func (d *Descheduler) cloudProfile(shoot *v1alpha1.Shoot) (*v1alpha1.CloudProfile, error) {
-	if cp, err := d.cloudProfiles.Get(algorithm.CloudProfileNameOf(shoot)); err == nil {
-		return cp, nil
-	}
-	return nil, nil
 }
 
 // withSeed returns a shallow copy of the shoot bound to seed ("" for none),

@@ -28,6 +28,9 @@ type Client interface {
 	GetShoot(ctx context.Context, namespace, name string) (*corev1alpha1.Shoot, error)
 	ListShoots(ctx context.Context, namespace string, opts metav1.ListOptions) ([]corev1alpha1.Shoot, error)
 	ListCloudProfiles(ctx context.Context, opts metav1.ListOptions) ([]corev1alpha1.CloudProfile, error)
+	// ListNamespacedCloudProfiles lists the NamespacedCloudProfiles of a
+	// namespace (metav1.NamespaceAll: of every namespace).
+	ListNamespacedCloudProfiles(ctx context.Context, namespace string, opts metav1.ListOptions) ([]corev1alpha1.NamespacedCloudProfile, error)
 	// Bind sets a new shoot's spec.seedName, preconditioned on what the
 	// decision read, and returns the bound shoot. at is the placement's
 	// time, which graft's API records with it (graft.dev/placed-on).
@@ -109,6 +112,14 @@ func (g graftClient) ListCloudProfiles(ctx context.Context, opts metav1.ListOpti
 	return list.Items, nil
 }
 
+func (g graftClient) ListNamespacedCloudProfiles(ctx context.Context, namespace string, opts metav1.ListOptions) ([]corev1alpha1.NamespacedCloudProfile, error) {
+	list, err := g.c.CoreV1alpha1().NamespacedCloudProfiles(namespace).List(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}
+
 func (graftClient) GetSeedConfig(context.Context, string) (*SeedConfig, error) { return nil, nil }
 
 func (graftClient) ListSeedConfigs(context.Context) (map[string]*SeedConfig, error) {
@@ -169,6 +180,10 @@ func (g gardenerClient) PatchShootStatus(ctx context.Context, namespace, name st
 
 func (g gardenerClient) ListCloudProfiles(ctx context.Context, opts metav1.ListOptions) ([]corev1alpha1.CloudProfile, error) {
 	return convertList[corev1alpha1.CloudProfile](g.resource("cloudprofiles").List(ctx, opts))
+}
+
+func (g gardenerClient) ListNamespacedCloudProfiles(ctx context.Context, namespace string, opts metav1.ListOptions) ([]corev1alpha1.NamespacedCloudProfile, error) {
+	return convertList[corev1alpha1.NamespacedCloudProfile](g.resource("namespacedcloudprofiles").Namespace(namespace).List(ctx, opts))
 }
 
 func (g gardenerClient) GetSeedConfig(ctx context.Context, seed string) (*SeedConfig, error) {

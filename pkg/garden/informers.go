@@ -20,8 +20,10 @@ import (
 
 	versioned "github.com/graft-dev/client-go/clientset/versioned"
 	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
+	graftlisters "github.com/graft-dev/client-go/listers/core/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
+	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/component/cachetrim"
 	"github.com/graft-dev/graft/pkg/component/leadership"
 )
@@ -331,4 +333,17 @@ func fromGardener(obj any) (any, error) {
 	}
 	converted.GetObjectKind().SetGroupVersionKind(gvk)
 	return converted, nil
+}
+
+// ProfileLookup reads cloud profiles from the stores of these informers
+// (either API: they hold graft's types), for algorithm.InputsBuilder.
+func ProfileLookup(profiles, namespaced Informer) algorithm.ProfileLookup {
+	cps := graftlisters.NewCloudProfileLister(profiles.Informer.GetIndexer())
+	ncps := graftlisters.NewNamespacedCloudProfileLister(namespaced.Informer.GetIndexer())
+	return algorithm.ProfileLookup{
+		CloudProfile: cps.Get,
+		NamespacedCloudProfile: func(namespace, name string) (*corev1alpha1.NamespacedCloudProfile, error) {
+			return ncps.NamespacedCloudProfiles(namespace).Get(name)
+		},
+	}
 }

@@ -1,5 +1,5 @@
 // Package landscapefile owns reading a landscape from multi-document YAML: Seeds,
-// Shoots and CloudProfiles in graft's core.graft.dev/v1alpha1 or in Gardener's
+// Shoots, CloudProfiles and NamespacedCloudProfiles in graft's core.graft.dev/v1alpha1 or in Gardener's
 // core.gardener.cloud/v1beta1 (converted on read by changing the apiVersion,
 // since graft's types keep Gardener's field names, and given Gardener's
 // semantics: every seed taint is NoSchedule, by garden.Convert, the conversion

@@ -56,7 +56,10 @@ type Landscape struct {
 	Seeds         []*v1alpha1.Seed
 	Shoots        []*v1alpha1.Shoot
 	CloudProfiles []*v1alpha1.CloudProfile
-	ConfigMaps    []*corev1.ConfigMap
+	// NamespacedCloudProfiles need their merged status.cloudProfileSpec, as
+	// the API server holds them.
+	NamespacedCloudProfiles []*v1alpha1.NamespacedCloudProfile
+	ConfigMaps              []*corev1.ConfigMap
 	// Skipped are the documents of kinds the landscape does not hold.
 	Skipped []Document
 
@@ -163,12 +166,12 @@ func (l *Landscape) add(doc Document, data []byte) error {
 		if gv.Group == garden.GardenerGroup {
 			want = garden.GardenerVersion
 		}
-		known := h.Kind == "Seed" || h.Kind == "Shoot" || h.Kind == "CloudProfile"
+		known := h.Kind == "Seed" || h.Kind == "Shoot" || h.Kind == "CloudProfile" || h.Kind == "NamespacedCloudProfile"
 		switch {
 		case known && gv.Version != want:
 			return fmt.Errorf("%s: unsupported version %s of %s: use %s/%s", doc, gv.Version, gv.Group, gv.Group, want)
 		case !known && gv.Group == v1alpha1.GroupName:
-			return fmt.Errorf("%s: unknown kind %q in %s: expected Seed, Shoot or CloudProfile", doc, h.Kind, h.APIVersion)
+			return fmt.Errorf("%s: unknown kind %q in %s: expected Seed, Shoot, CloudProfile or NamespacedCloudProfile", doc, h.Kind, h.APIVersion)
 		case !known:
 			l.Skipped = append(l.Skipped, doc)
 			return nil
@@ -183,7 +186,7 @@ func (l *Landscape) add(doc Document, data []byte) error {
 	return nil
 }
 
-// addCore decodes a Seed, Shoot or CloudProfile of either API group into
+// addCore decodes a Seed, Shoot, CloudProfile or NamespacedCloudProfile of either API group into
 // graft's type: the field names are Gardener's, so only apiVersion changes.
 func (l *Landscape) addCore(doc Document, kind string, data []byte) error {
 	switch kind {
@@ -193,6 +196,8 @@ func (l *Landscape) addCore(doc Document, kind string, data []byte) error {
 		return decodeInto(l, &l.Shoots, doc, data)
 	case "CloudProfile":
 		return decodeInto(l, &l.CloudProfiles, doc, data)
+	case "NamespacedCloudProfile":
+		return decodeInto(l, &l.NamespacedCloudProfiles, doc, data)
 	}
 	return fmt.Errorf("%s: unknown kind %q", doc, kind)
 }

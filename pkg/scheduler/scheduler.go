@@ -85,10 +85,7 @@ type Scheduler struct {
 	garden        garden.Client
 	regionConfigs *garden.RegionConfigs
 	shootLister   graftlisters.ShootLister
-	profileLister graftlisters.CloudProfileLister
-	// nsProfileLister reads the NamespacedCloudProfiles.
-	nsProfileLister graftlisters.NamespacedCloudProfileLister
-	synced          []cache.InformerSynced
+	synced        []cache.InformerSynced
 
 	cache *schedulingCache
 	queue workqueue.TypedRateLimitingInterface[string]
@@ -149,16 +146,14 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 	s.regionConfigs = garden.NewRegionConfigs(clients.Kubernetes, cfg.RegionConfigNamespace)
 	shoots, seeds, profiles := s.informers.Shoots(), s.informers.Seeds(), s.informers.CloudProfiles()
 	configMaps := s.regionConfigs.ConfigMaps()
+	s.shootLister = graftlisters.NewShootLister(shoots.Informer.GetIndexer())
+	nsProfiles := s.informers.NamespacedCloudProfiles()
 	s.inputs = &algorithm.InputsBuilder{
 		Config:           algConfig,
-		CloudProfile:     s.cloudProfile,
+		Profiles:         garden.ProfileLookup(profiles, nsProfiles),
 		Project:          s.informers.Project,
 		RegionConfigMaps: s.regionConfigs.List,
 	}
-	s.shootLister = graftlisters.NewShootLister(shoots.Informer.GetIndexer())
-	s.profileLister = graftlisters.NewCloudProfileLister(profiles.Informer.GetIndexer())
-	nsProfiles := s.informers.NamespacedCloudProfiles()
-	s.nsProfileLister = graftlisters.NewNamespacedCloudProfileLister(nsProfiles.Informer.GetIndexer())
 
 	var shootHandler cache.ResourceEventHandler = cache.ResourceEventHandlerFuncs{AddFunc: s.onShootAdd, UpdateFunc: s.onShootUpdate, DeleteFunc: s.onShootDelete}
 	if opts.WrapShootHandler != nil {
@@ -366,35 +361,6 @@ func (s *Scheduler) decide(shoot *corev1alpha1.Shoot) (string, error) {
 		return "", err
 	}
 	return s.cache.decide(shoot, in)
-}
-
-// cloudProfile is the profile the shoot is decided with: the cluster-wide
-// CloudProfile it names, or, for a NamespacedCloudProfile of its namespace,
-// that profile's merged spec under the namespaced profile's name (under
-// which region ConfigMaps name it), as Gardener's scheduler reads it.
-func (s *Scheduler) cloudProfile(shoot *corev1alpha1.Shoot) (*corev1alpha1.CloudProfile, error) {
-	name := algorithm.CloudProfileNameOf(shoot)
-	if name == "" {
-		return nil, errors.New("the shoot names no cloud profile")
-	}
-	if ref := shoot.Spec.CloudProfile; ref != nil && ref.Kind == algorithm.KindNamespacedCloudProfile {
-		ncp, err := s.nsProfileLister.NamespacedCloudProfiles(shoot.Namespace).Get(name)
-		switch {
-		case apierrors.IsNotFound(err):
-			return nil, fmt.Errorf("NamespacedCloudProfile %s/%s not found", shoot.Namespace, name)
-		case err != nil:
-			return nil, fmt.Errorf("reading NamespacedCloudProfile %s/%s: %w", shoot.Namespace, name, err)
-		}
-		return algorithm.NamespacedProfile(ncp)
-	}
-	profile, err := s.profileLister.Get(name)
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil, fmt.Errorf("cloud profile %q not found", name)
-	case err != nil:
-		return nil, fmt.Errorf("reading cloud profile %q: %w", name, err)
-	}
-	return profile, nil
 }
 
 // confirmSeed reads the seed an evicted shoot would return to from the API

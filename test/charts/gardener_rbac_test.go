@@ -41,12 +41,13 @@ func TestDaemonChartsOnGardener(t *testing.T) {
 				return cfg.API, nil
 			},
 			want: map[string][]string{
-				"core.gardener.cloud/shoots":         {"list", "watch"},
-				"core.gardener.cloud/shoots/binding": {"patch"},
-				"core.gardener.cloud/seeds":          {"get", "list", "patch", "watch"},
-				"core.gardener.cloud/cloudprofiles":  {"list", "watch"},
-				"core.gardener.cloud/projects":       {"list", "watch"},
-				"/events":                            {"create", "patch"},
+				"core.gardener.cloud/shoots":                  {"list", "watch"},
+				"core.gardener.cloud/shoots/binding":          {"patch"},
+				"core.gardener.cloud/seeds":                   {"get", "list", "patch", "watch"},
+				"core.gardener.cloud/cloudprofiles":           {"list", "watch"},
+				"core.gardener.cloud/namespacedcloudprofiles": {"list", "watch"},
+				"core.gardener.cloud/projects":                {"list", "watch"},
+				"/events":                                     {"create", "patch"},
 			},
 		},
 		{

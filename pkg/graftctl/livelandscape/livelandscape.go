@@ -25,7 +25,9 @@ type Landscape struct {
 	Seeds         []*corev1alpha1.Seed
 	Shoots        []*corev1alpha1.Shoot
 	CloudProfiles map[string]*corev1alpha1.CloudProfile
-	RegionConfigs []*corev1.ConfigMap
+	// NamespacedCloudProfiles are by namespace/name.
+	NamespacedCloudProfiles map[string]*corev1alpha1.NamespacedCloudProfile
+	RegionConfigs           []*corev1.ConfigMap
 	// Config is the strategy and scoring the scheduler is assumed to use.
 	Config algorithm.Config
 	// RegionConfigWarning says why region ConfigMaps could not be read, if so;
@@ -36,6 +38,8 @@ type Landscape struct {
 	SeedConfigs map[string]*garden.SeedConfig
 
 	inputs *algorithm.InputsBuilder
+	// nsProfilesErr is why the NamespacedCloudProfiles could not be listed.
+	nsProfilesErr error
 }
 
 // RegionConfigNamespaceFlag names the flag of the commands that ask the
@@ -65,8 +69,9 @@ func Load(ctx context.Context, client garden.Client, kube kubernetes.Interface, 
 	if regionConfigNamespace == "" {
 		regionConfigNamespace = corev1alpha1.GardenNamespace
 	}
-	l := &Landscape{Snapshot: algorithm.NewSnapshot(), CloudProfiles: map[string]*corev1alpha1.CloudProfile{}, Config: config}
-	l.inputs = &algorithm.InputsBuilder{Config: config, CloudProfile: l.cloudProfile, Migration: client.API() == garden.Gardener,
+	l := &Landscape{Snapshot: algorithm.NewSnapshot(), CloudProfiles: map[string]*corev1alpha1.CloudProfile{},
+		NamespacedCloudProfiles: map[string]*corev1alpha1.NamespacedCloudProfile{}, Config: config}
+	l.inputs = &algorithm.InputsBuilder{Config: config, Profiles: l.profiles(), Migration: client.API() == garden.Gardener,
 		RegionConfigMaps: func() []*corev1.ConfigMap { return l.RegionConfigs }}
 
 	seeds, err := client.ListSeeds(ctx, metav1.ListOptions{})
@@ -96,6 +101,15 @@ func Load(ctx context.Context, client garden.Client, kube kubernetes.Interface, 
 	for i := range profiles {
 		l.CloudProfiles[profiles[i].Name] = &profiles[i]
 	}
+	// Read for the shoots that name one; one that cannot be read fails
+	// only them, with the reason.
+	ncps, err := client.ListNamespacedCloudProfiles(ctx, metav1.NamespaceAll, metav1.ListOptions{})
+	if err != nil {
+		l.nsProfilesErr = fmt.Errorf("listing NamespacedCloudProfiles: %w", err)
+	}
+	for i := range ncps {
+		l.NamespacedCloudProfiles[ncps[i].Namespace+"/"+ncps[i].Name] = &ncps[i]
+	}
 	if kube != nil {
 		cms, err := kube.CoreV1().ConfigMaps(regionConfigNamespace).List(ctx, metav1.ListOptions{
 			LabelSelector: corev1alpha1.LabelSchedulingPurpose + "=" + corev1alpha1.LabelSchedulingPurposeRegionConfig,
@@ -119,17 +133,17 @@ func (l *Landscape) Inputs(shoot *corev1alpha1.Shoot) (algorithm.Inputs, error) 
 	return l.inputs.Inputs(shoot)
 }
 
-// cloudProfile is the inputs' cloud profile of a shoot.
-func (l *Landscape) cloudProfile(shoot *corev1alpha1.Shoot) (*corev1alpha1.CloudProfile, error) {
-	name := algorithm.CloudProfileNameOf(shoot)
-	if name == "" {
-		return nil, fmt.Errorf("shoot %s names no cloud profile", algorithm.ShootKey(shoot))
+// profiles looks the landscape's cloud profiles up.
+func (l *Landscape) profiles() algorithm.ProfileLookup {
+	return algorithm.ProfileLookup{
+		CloudProfile: func(name string) (*corev1alpha1.CloudProfile, error) { return l.CloudProfiles[name], nil },
+		NamespacedCloudProfile: func(namespace, name string) (*corev1alpha1.NamespacedCloudProfile, error) {
+			if p, ok := l.NamespacedCloudProfiles[namespace+"/"+name]; ok {
+				return p, nil
+			}
+			return nil, l.nsProfilesErr
+		},
 	}
-	profile, ok := l.CloudProfiles[name]
-	if !ok {
-		return nil, fmt.Errorf("cloud profile %q of shoot %s not found", name, algorithm.ShootKey(shoot))
-	}
-	return profile, nil
 }
 
 // WithSeed returns a copy of the landscape in which the named seed is replaced

@@ -69,7 +69,8 @@ func NewCmdSimulate(f factory.Factory, streams genericiooptions.IOStreams) *cobr
 		Short:                 "Show where the scheduler would place the shoots of a landscape file or of the live garden",
 		Long: `Schedule the shoots of a landscape file with graft's scheduling algorithm, without a cluster.
 
-The files hold Seeds, Shoots, CloudProfiles and region ConfigMaps as multi-document
+The files hold Seeds, Shoots, CloudProfiles, NamespacedCloudProfiles (with their
+merged status, as the API server holds them) and region ConfigMaps as multi-document
 YAML, in graft's apiVersion core.graft.dev/v1alpha1 or in Gardener's
 core.gardener.cloud/v1beta1, so an export of an existing Gardener landscape can be
 used as it is. Documents of other kinds (Projects, Secrets, ...) are skipped with a
@@ -78,7 +79,7 @@ decision counts in the usage of the seeds for the next one.
 
 With --from-cluster the landscape is read once from the garden graftctl is
 pointed at, through graft's API or Gardener's (see --api): its seeds, shoots,
-cloud profiles and the region ConfigMaps of --region-config-namespace. Shoots
+cloud profiles (namespaced ones included) and the region ConfigMaps of --region-config-namespace. Shoots
 without a seed are scheduled in namespace and name order; nothing is written.`,
 		Example: `  # Where would the pending shoots of an exported Gardener landscape go?
   graftctl simulate -f garden-export.yaml
@@ -189,6 +190,13 @@ func (o *Options) readCluster(ctx context.Context) error {
 		l.CloudProfiles = append(l.CloudProfiles, p)
 	}
 	sort.Slice(l.CloudProfiles, func(i, j int) bool { return l.CloudProfiles[i].Name < l.CloudProfiles[j].Name })
+	for _, p := range live.NamespacedCloudProfiles {
+		l.NamespacedCloudProfiles = append(l.NamespacedCloudProfiles, p)
+	}
+	sort.Slice(l.NamespacedCloudProfiles, func(i, j int) bool {
+		a, b := l.NamespacedCloudProfiles[i], l.NamespacedCloudProfiles[j]
+		return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
+	})
 	l.ConfigMaps = live.RegionConfigs
 	o.landscape = l
 	return nil
@@ -265,10 +273,8 @@ func (o *Options) Run() error {
 	}
 	regionConfigMaps := o.regionConfigMaps()
 	inputs := &algorithm.InputsBuilder{
-		Config: o.config,
-		CloudProfile: func(shoot *v1alpha1.Shoot) (*v1alpha1.CloudProfile, error) {
-			return profiles[algorithm.CloudProfileNameOf(shoot)], nil
-		},
+		Config:           o.config,
+		Profiles:         profiles,
 		RegionConfigMaps: func() []*corev1.ConfigMap { return regionConfigMaps },
 		RegionConfigName: func(cm *corev1.ConfigMap) string {
 			name := cm.Namespace + "/" + cm.Name
@@ -336,23 +342,54 @@ func (o *Options) warnSkipped() {
 	fmt.Fprintf(o.ErrOut, "Warning: skipped %d document(s) of kinds graftctl simulate does not read: %s\n", len(parts), strings.Join(parts, ", "))
 }
 
-// cloudProfiles indexes the cloud profiles by name; a name given twice is an error.
-func (o *Options) cloudProfiles() (map[string]*v1alpha1.CloudProfile, error) {
-	out := map[string]*v1alpha1.CloudProfile{}
-	for _, p := range o.landscape.CloudProfiles {
-		if prev, ok := out[p.Name]; ok {
-			d1, _ := o.landscape.DocumentOf(prev)
-			d2, _ := o.landscape.DocumentOf(p)
-			return nil, fmt.Errorf("%s: cloud profile %q is already defined in %s", d2, p.Name, d1)
+// cloudProfiles indexes the landscape's cloud profiles by name and its
+// NamespacedCloudProfiles by namespace and name; one given twice is an error.
+func (o *Options) cloudProfiles() (algorithm.ProfileLookup, error) {
+	profiles, err := index(o.landscape, o.landscape.CloudProfiles, "cloud profile")
+	if err != nil {
+		return algorithm.ProfileLookup{}, err
+	}
+	namespaced, err := index(o.landscape, o.landscape.NamespacedCloudProfiles, "NamespacedCloudProfile")
+	if err != nil {
+		return algorithm.ProfileLookup{}, err
+	}
+	return algorithm.ProfileLookup{
+		CloudProfile: func(name string) (*v1alpha1.CloudProfile, error) { return profiles[name], nil },
+		NamespacedCloudProfile: func(namespace, name string) (*v1alpha1.NamespacedCloudProfile, error) {
+			return namespaced[namespace+"/"+name], nil
+		},
+	}, nil
+}
+
+// index keys objects by namespace/name (name alone when cluster-wide).
+func index[T any, P interface {
+	*T
+	metav1.Object
+}](l *landscapefile.Landscape, objs []P, kind string) (map[string]P, error) {
+	out := map[string]P{}
+	for _, p := range objs {
+		key := p.GetName()
+		if p.GetNamespace() != "" {
+			key = p.GetNamespace() + "/" + key
 		}
-		out[p.Name] = p
+		if prev, ok := out[key]; ok {
+			d1, _ := l.DocumentOf(prev)
+			d2, _ := l.DocumentOf(p)
+			return nil, fmt.Errorf("%s: %s %q is already defined in %s", d2, kind, key, d1)
+		}
+		out[key] = p
 	}
 	return out, nil
 }
 
+func hasProfile(profiles algorithm.ProfileLookup, name string) bool {
+	p, _ := profiles.CloudProfile(name)
+	return p != nil
+}
+
 // pendingShoots returns the shoots to schedule, in document order, after
 // checking that each names a cloud profile of the landscape.
-func (o *Options) pendingShoots(profiles map[string]*v1alpha1.CloudProfile) ([]*v1alpha1.Shoot, error) {
+func (o *Options) pendingShoots(profiles algorithm.ProfileLookup) ([]*v1alpha1.Shoot, error) {
 	var out []*v1alpha1.Shoot
 	var errs []error
 	for _, s := range o.landscape.Shoots {
@@ -361,14 +398,22 @@ func (o *Options) pendingShoots(profiles map[string]*v1alpha1.CloudProfile) ([]*
 		}
 		doc := o.origin("Shoot", s)
 		name := algorithm.CloudProfileNameOf(s)
+		kind := "CloudProfile"
+		if s.Spec.CloudProfile != nil && s.Spec.CloudProfile.Kind != "" {
+			kind = s.Spec.CloudProfile.Kind
+		}
 		switch {
 		case name == "":
 			errs = append(errs, fmt.Errorf("%s: the shoot names no cloud profile (spec.cloudProfile.name or spec.cloudProfileName)", doc))
-		case s.Spec.CloudProfile != nil && s.Spec.CloudProfile.Kind != "" && s.Spec.CloudProfile.Kind != "CloudProfile":
-			errs = append(errs, fmt.Errorf("%s: cloud profile kind %q is not supported, only CloudProfile", doc, s.Spec.CloudProfile.Kind))
-		case profiles[name] == nil:
+		case kind != "CloudProfile" && kind != algorithm.KindNamespacedCloudProfile:
+			errs = append(errs, fmt.Errorf("%s: cloud profile kind %q is not supported: CloudProfile or NamespacedCloudProfile", doc, kind))
+		case kind == "CloudProfile" && !hasProfile(profiles, name):
 			errs = append(errs, fmt.Errorf("%s: cloud profile %q is not in the landscape", doc, name))
 		default:
+			if _, err := profiles.CloudProfileOf(s); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", doc, err))
+				continue
+			}
 			out = append(out, s)
 		}
 	}

@@ -85,6 +85,57 @@ func TestStdinAndSeveralFiles(t *testing.T) {
 	}
 }
 
+// A shoot of a NamespacedCloudProfile is decided with the profile's merged
+// spec: its seed selector, here, which keeps it off the seed the cluster-wide
+// profile of the same name would take; in Gardener's group as in graft's.
+func TestNamespacedCloudProfile(t *testing.T) {
+	for _, group := range []string{"core.graft.dev/v1alpha1", "core.gardener.cloud/v1beta1"} {
+		t.Run(group, func(t *testing.T) {
+			landscape := strings.ReplaceAll(`apiVersion: GROUP
+kind: Seed
+metadata: {name: plain, labels: {tier: plain}}
+spec: {provider: {type: aws, region: eu-west-1}, networks: {pods: 10.0.0.0/16, services: 10.1.0.0/16}}
+status: {conditions: [{type: GardenletReady, status: "True"}, {type: SeedSystemComponentsHealthy, status: "True"}], lastOperation: {type: Reconcile, state: Succeeded, progress: 100}}
+---
+apiVersion: GROUP
+kind: Seed
+metadata: {name: dedicated, labels: {tier: dedicated}}
+spec: {provider: {type: aws, region: eu-west-1}, networks: {pods: 10.2.0.0/16, services: 10.3.0.0/16}}
+status: {conditions: [{type: GardenletReady, status: "True"}, {type: SeedSystemComponentsHealthy, status: "True"}], lastOperation: {type: Reconcile, state: Succeeded, progress: 100}}
+---
+apiVersion: GROUP
+kind: CloudProfile
+metadata: {name: aws}
+spec: {type: aws, seedSelector: {matchLabels: {tier: plain}}}
+---
+apiVersion: GROUP
+kind: NamespacedCloudProfile
+metadata: {name: aws, namespace: garden-dev}
+spec: {parent: {kind: CloudProfile, name: aws}}
+status: {cloudProfileSpec: {type: aws, seedSelector: {matchLabels: {tier: dedicated}}}}
+---
+apiVersion: GROUP
+kind: Shoot
+metadata: {name: own, namespace: garden-dev}
+spec: {cloudProfile: {kind: NamespacedCloudProfile, name: aws}, region: eu-west-1, provider: {type: aws}}
+---
+apiVersion: GROUP
+kind: Shoot
+metadata: {name: shared, namespace: garden-dev}
+spec: {cloudProfile: {kind: CloudProfile, name: aws}, region: eu-west-1, provider: {type: aws}}
+`, "GROUP", group)
+			stdout, _, err := run(t, landscape, "-f", "-", "-o", "json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := `{"shoot":"garden-dev/own","seed":"dedicated","error":""}` + "\n" + `{"shoot":"garden-dev/shared","seed":"plain","error":""}` + "\n"
+			if stdout != want {
+				t.Fatalf("got %q, want %q", stdout, want)
+			}
+		})
+	}
+}
+
 func TestErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -104,8 +155,10 @@ func TestErrors(t *testing.T) {
 		{"unknown kind", []string{"-f", "-"}, "apiVersion: core.graft.dev/v1alpha1\nkind: Shot\nmetadata: {name: a}\n",
 			`stdin document 1 (Shot a): unknown kind "Shot" in core.graft.dev/v1alpha1`},
 		{"malformed YAML", []string{"-f", "-"}, "kind: Seed\n  apiVersion: [\n", "stdin document 1: malformed YAML"},
-		{"namespaced cloud profile", []string{"-f", "-"}, "apiVersion: core.graft.dev/v1alpha1\nkind: Shoot\nmetadata: {name: a, namespace: ns}\nspec: {cloudProfile: {kind: NamespacedCloudProfile, name: x}, region: r, provider: {type: aws}}\n",
-			`stdin document 1 (Shoot ns/a): cloud profile kind "NamespacedCloudProfile" is not supported`},
+		{"missing namespaced cloud profile", []string{"-f", "-"}, "apiVersion: core.graft.dev/v1alpha1\nkind: Shoot\nmetadata: {name: a, namespace: ns}\nspec: {cloudProfile: {kind: NamespacedCloudProfile, name: x}, region: r, provider: {type: aws}}\n",
+			`stdin document 1 (Shoot ns/a): NamespacedCloudProfile ns/x of shoot ns/a not found`},
+		{"unknown cloud profile kind", []string{"-f", "-"}, "apiVersion: core.graft.dev/v1alpha1\nkind: Shoot\nmetadata: {name: a, namespace: ns}\nspec: {cloudProfile: {kind: RegionalProfile, name: x}, region: r, provider: {type: aws}}\n",
+			`stdin document 1 (Shoot ns/a): cloud profile kind "RegionalProfile" is not supported: CloudProfile or NamespacedCloudProfile`},
 		{"duplicate cloud profile", []string{"-f", "testdata/malformed-region-config.yaml", "-f", "testdata/malformed-region-config.yaml"}, "",
 			`testdata/malformed-region-config.yaml document 1 (CloudProfile aws): cloud profile "aws" is already defined in testdata/malformed-region-config.yaml document 1`},
 	} {
