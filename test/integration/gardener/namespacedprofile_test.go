@@ -46,8 +46,8 @@ func TestNamespacedCloudProfileOnGardener(t *testing.T) {
 // TestNamespacedCloudProfileShootMovesOnGardener: a shoot of a
 // NamespacedCloudProfile on a drained seed is migrated by graft-descheduler
 // to the seed its namespaced profile selects, not to the one the parent
-// CloudProfile of the same name selects; graftctl drain --dry-run and
-// simulate --from-cluster say so first. (They once read cluster-wide
+// CloudProfile of the same name selects; graftctl drain --dry-run,
+// simulate --from-cluster and describe say so first. (They once read cluster-wide
 // profiles only and left such a shoot where it was.)
 func TestNamespacedCloudProfileShootMovesOnGardener(t *testing.T) {
 	l := migrationLandscape(t, "ncpmove", 10, "src", "dsta", "dstb")
@@ -86,6 +86,9 @@ func TestNamespacedCloudProfileShootMovesOnGardener(t *testing.T) {
 	}
 	if predicted != dstb {
 		t.Errorf("simulate --from-cluster placed the waiting shoot of the namespaced profile on %q, want %s", predicted, dstb)
+	}
+	if out := onGardener(t, "describe", "shoot", "-n", l.namespace, "waiting", "--strategy=SameRegion"); !strings.Contains(out, "scheduled to seed "+dstb+"\n") {
+		t.Errorf("describe shoot waiting printed\n%s\nwant it scheduled to seed %s", out, dstb)
 	}
 
 	ctx, cancel := context.WithCancel(t.Context())

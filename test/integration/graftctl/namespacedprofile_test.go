@@ -16,8 +16,8 @@ import (
 
 // TestNamespacedCloudProfileShootMoves: a shoot of a NamespacedCloudProfile
 // on a drained seed is moved, by graft-descheduler and graft-scheduler, to
-// the seed its namespaced profile selects; graftctl drain --dry-run and
-// simulate --from-cluster say so first. graft-descheduler and graftctl once
+// the seed its namespaced profile selects; graftctl drain --dry-run,
+// simulate --from-cluster and describe say so first. graft-descheduler and graftctl once
 // read cluster-wide CloudProfiles only and left such a shoot where it was
 // (no seed fitted it).
 func TestNamespacedCloudProfileShootMoves(t *testing.T) {
@@ -84,6 +84,9 @@ func TestNamespacedCloudProfileShootMoves(t *testing.T) {
 	}
 	if predicted != c {
 		t.Errorf("simulate --from-cluster placed the waiting shoot of the namespaced profile on %q, want %s", predicted, c)
+	}
+	if out := run(t, "describe", "shoot", "-n", l.Name, "waiting"); !strings.Contains(out, "scheduled to seed "+c+"\n") {
+		t.Errorf("describe shoot waiting printed\n%s\nwant it scheduled to seed %s", out, c)
 	}
 
 	startScheduler(t, "gctl-ncp-scheduler")
