@@ -99,6 +99,16 @@ func benchLandscape(nSeeds, nShoots int) (*Snapshot, []*v1alpha1.Shoot, *RegionC
 	return snap, pending, rc
 }
 
+// benchInputs are the inputs every decision of the benchmarks is made with:
+// MinimalDistance with the landscape's region ConfigMap.
+func benchInputs(rc *RegionConfig) Inputs {
+	return Inputs{
+		CloudProfile: &v1alpha1.CloudProfile{ObjectMeta: metav1.ObjectMeta{Name: "aws"}},
+		RegionConfig: rc,
+		Config:       Config{Strategy: StrategyMinimalDistance},
+	}
+}
+
 // BenchmarkSchedule measures one decision (MinimalDistance with a region
 // ConfigMap) on landscapes of growing size. A decision is O(seeds): the
 // shoot count must not matter.
@@ -106,11 +116,7 @@ func BenchmarkSchedule(b *testing.B) {
 	for _, size := range []struct{ seeds, shoots int }{{10, 100}, {100, 1000}, {1000, 10000}, {1000, 50000}} {
 		b.Run(fmt.Sprintf("seeds=%d/shoots=%d", size.seeds, size.shoots), func(b *testing.B) {
 			snap, pending, rc := benchLandscape(size.seeds, size.shoots)
-			in := Inputs{
-				CloudProfile: &v1alpha1.CloudProfile{ObjectMeta: metav1.ObjectMeta{Name: "aws"}},
-				RegionConfig: rc,
-				Config:       Config{Strategy: StrategyMinimalDistance},
-			}
+			in := benchInputs(rc)
 			scheduled := 0
 			b.ReportAllocs()
 			i := 0
@@ -154,11 +160,7 @@ var _ = resource.MustParse
 // decision a tenant can ask for.
 func BenchmarkScheduleLargestSelector(b *testing.B) {
 	snap, pending, rc := benchLandscape(2000, 10000)
-	in := Inputs{
-		CloudProfile: &v1alpha1.CloudProfile{ObjectMeta: metav1.ObjectMeta{Name: "aws"}},
-		RegionConfig: rc,
-		Config:       Config{Strategy: StrategyMinimalDistance},
-	}
+	in := benchInputs(rc)
 	shoot := pending[1].DeepCopy()
 	shoot.Spec.SeedSelector = largestSelector("v")
 	b.ReportAllocs()
@@ -174,11 +176,7 @@ func BenchmarkScheduleLargestSelector(b *testing.B) {
 // placed one after the other on 2,000 seeds.
 func BenchmarkReserveForWaiting(b *testing.B) {
 	snap, pending, rc := benchLandscape(2000, 10000)
-	in := Inputs{
-		CloudProfile: &v1alpha1.CloudProfile{ObjectMeta: metav1.ObjectMeta{Name: "aws"}},
-		RegionConfig: rc,
-		Config:       Config{Strategy: StrategyMinimalDistance},
-	}
+	in := benchInputs(rc)
 	backlog := make([]*v1alpha1.Shoot, 1000)
 	for i := range backlog {
 		s := pending[i%len(pending)].DeepCopy()
