@@ -1,7 +1,10 @@
 package algorithm
 
 import (
+	"fmt"
 	"slices"
+
+	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
@@ -31,9 +34,30 @@ func missingAccessRestriction(seed *v1alpha1.Seed, needed []v1alpha1.AccessRestr
 	return ""
 }
 
-func (r *run) checkAccessRestrictions(v *verdict) Filter {
-	if !offersAccessRestrictions(v.info.seed, r.shoot.Spec.AccessRestrictions) {
-		return FilterAccessRestrictions
-	}
-	return ""
+// accessRestrictionsPlugin rejects the seeds that do not offer every access
+// restriction the shoot asks for.
+var accessRestrictionsPlugin = &filterPlugin{
+	reasons: []*reason{{
+		filter: FilterAccessRestrictions,
+		short:  "access restrictions",
+		message: func(r *run, v *verdict) string {
+			if missing := missingAccessRestriction(v.info.seed, r.shoot.Spec.AccessRestrictions); missing != "" {
+				return "seed does not offer access restriction " + clip(missing)
+			}
+			return fmt.Sprintf("shoot asks for %d access restrictions, more than the %d the seed offers", len(r.shoot.Spec.AccessRestrictions), len(v.info.seed.Spec.AccessRestrictions))
+		},
+		lifts: func(old, cur *seedInfo) bool {
+			return !equality.Semantic.DeepEqual(old.seed.Spec.AccessRestrictions, cur.seed.Spec.AccessRestrictions)
+		},
+	}},
+	check: func(r *run, v *verdict) Filter {
+		if !offersAccessRestrictions(v.info.seed, r.shoot.Spec.AccessRestrictions) {
+			return FilterAccessRestrictions
+		}
+		return ""
+	},
+	off: func(r *run) bool { return len(r.shoot.Spec.AccessRestrictions) == 0 },
+	headline: func(_ *run, n int) string {
+		return fmt.Sprintf("none of the %d seeds supports the access restrictions configured in the shoot specification", n)
+	},
 }

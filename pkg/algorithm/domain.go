@@ -1,7 +1,10 @@
 package algorithm
 
 import (
+	"fmt"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
@@ -69,9 +72,34 @@ func (r *run) givesDomain(seed *v1alpha1.Seed) bool {
 	return false
 }
 
-func (r *run) checkDomain(v *verdict) Filter {
-	if r.defaultDomain && !r.givesDomain(v.info.seed) {
-		return FilterDomain
-	}
-	return ""
+// domainPlugin rejects, for a shoot whose domain lies under a seed's default
+// domain, the seeds whose default domains do not give it.
+var domainPlugin = &filterPlugin{
+	reasons: []*reason{{
+		filter: FilterDomain,
+		short:  "default domain",
+		message: func(r *run, _ *verdict) string {
+			domain, _ := shootDomain(r.shoot)
+			return fmt.Sprintf("shoot domain %q lies under a seed's default domain, and no default domain of this seed gives it as <shoot>.<project>.<domain> (project %s)",
+				clip(domain), r.project())
+		},
+		lifts: func(old, cur *seedInfo) bool {
+			return !equality.Semantic.DeepEqual(old.seed.Spec.DNS.Defaults, cur.seed.Spec.DNS.Defaults)
+		},
+	}},
+	check: func(r *run, v *verdict) Filter {
+		if r.defaultDomain && !r.givesDomain(v.info.seed) {
+			return FilterDomain
+		}
+		return ""
+	},
+	prepare: (*run).prepareDomain,
+	off: func(r *run) bool {
+		_, ok := shootDomain(r.shoot)
+		return !ok
+	},
+	headline: func(r *run, n int) string {
+		domain, _ := shootDomain(r.shoot)
+		return fmt.Sprintf("none of the %d seeds support the domain %q configured in the shoot specification", n, clip(domain))
+	},
 }

@@ -1,16 +1,25 @@
 package algorithm
 
-import "github.com/graft-dev/graft/apis/core/v1alpha1"
+import (
+	"fmt"
 
-// reconciliationsStopped reports whether Gardener's reconciliations of the
-// seed's shoots are stopped: only the value "true" stops them.
-func reconciliationsStopped(seed *v1alpha1.Seed) bool {
-	return seed.Annotations[v1alpha1.AnnotationEmergencyStopShootReconciliations] == "true"
-}
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+)
 
-func (r *run) checkEmergencyStop(v *verdict) Filter {
-	if v.info.stopped {
-		return FilterEmergencyStop
-	}
-	return ""
+// emergencyStopPlugin rejects the seeds whose shoots' reconciliations Gardener
+// is told to stop: only the annotation's value "true" stops them.
+var emergencyStopPlugin = &filterPlugin{
+	reasons: []*reason{{
+		filter: FilterEmergencyStop,
+		short:  "reconciliations stopped",
+		message: func(*run, *verdict) string {
+			return fmt.Sprintf("seed is annotated %s=true: its shoots' reconciliations are stopped, it takes no shoots", v1alpha1.AnnotationEmergencyStopShootReconciliations)
+		},
+	}},
+	mark: func(seed *v1alpha1.Seed) bool {
+		return seed.Annotations[v1alpha1.AnnotationEmergencyStopShootReconciliations] == "true"
+	},
+	headline: func(_ *run, n int) string {
+		return fmt.Sprintf("none of the %d seeds have enabled shoot reconciliations currently", n)
+	},
 }

@@ -2,15 +2,10 @@ package algorithm
 
 import (
 	"errors"
-	"maps"
-	"reflect"
 	"slices"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/equality"
-
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
 // Queueing hints: which change of a seed can turn a filter's rejection into
@@ -36,38 +31,11 @@ func (c SeedChange) Current() *v1alpha1.Seed { return c.cur.seed }
 // it. A filter the scheduler never fails on (the preferences, the
 // descheduler's own) is always lifted: no hint is known for it.
 func (c SeedChange) Lifts(f Filter) bool {
-	o, n := c.old, c.cur
-	if n.seed.DeletionTimestamp != nil {
+	if c.cur.seed.DeletionTimestamp != nil {
 		return false
 	}
-	switch f {
-	case FilterUsable:
-		return n.unusable == "" && o.unusable != ""
-	case FilterCloudProfileSeedSelector, FilterShootSeedSelector:
-		return !maps.Equal(o.labels, n.labels)
-	case FilterProvider:
-		return o.providerType != n.providerType
-	case FilterHighAvailability:
-		return n.zones > o.zones
-	case FilterZoneSelection, FilterZonePreference:
-		return o.zoneMode != n.zoneMode || !slices.Equal(o.seed.Spec.Provider.Zones, n.seed.Spec.Provider.Zones)
-	case FilterAccessRestrictions:
-		return !equality.Semantic.DeepEqual(o.seed.Spec.AccessRestrictions, n.seed.Spec.AccessRestrictions)
-	case FilterDomain:
-		return !equality.Semantic.DeepEqual(o.seed.Spec.DNS.Defaults, n.seed.Spec.DNS.Defaults)
-	case FilterEmergencyStop:
-		return o.stopped && !n.stopped
-	case FilterNetworks:
-		return !reflect.DeepEqual(o.seed.Spec.Networks, n.seed.Spec.Networks)
-	case FilterTaints, FilterTolerationRunsOut:
-		// Adding a taint never helps; removing or changing one may.
-		return slices.ContainsFunc(o.taints, func(t v1alpha1.SeedTaint) bool {
-			return !slices.ContainsFunc(n.taints, func(u v1alpha1.SeedTaint) bool { return helper.SameTaint(t, u) })
-		})
-	case FilterCapacity:
-		return (o.hasAllocatable && !n.hasAllocatable) || (n.hasAllocatable && n.allocatable > o.allocatable)
-	case FilterStrategy:
-		return o.providerType != n.providerType || o.region != n.region
+	if rs := reasons[f]; rs != nil && rs.lifts != nil {
+		return rs.lifts(c.old, c.cur)
 	}
 	return true
 }
@@ -113,7 +81,7 @@ func StableReason(err error) string {
 	slices.SortFunc(filters, func(a, b Filter) int { return filterOrder(a) - filterOrder(b) })
 	words := make([]string, len(filters))
 	for i, f := range filters {
-		words[i] = filterShort[f]
+		words[i] = shortOf(f)
 	}
 	return strings.Join(words, ", ")
 }

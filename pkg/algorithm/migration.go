@@ -139,9 +139,27 @@ func (r *run) migratesFrom() *v1alpha1.Seed {
 	return seed
 }
 
-func (r *run) checkMigration(v *verdict) Filter {
-	if CheckMigration(r.shoot, r.source, v.info.seed) != nil {
-		return FilterMigration
-	}
-	return ""
+// migrationPlugin rejects, for a bound shoot on Gardener's API, the seeds
+// Gardener's admission would not migrate its control plane to.
+var migrationPlugin = &filterPlugin{
+	reasons: []*reason{{
+		filter: FilterMigration,
+		short:  "migration refused by Gardener",
+		message: func(r *run, v *verdict) string {
+			if refusal := CheckMigration(r.shoot, r.source, v.info.seed); refusal != nil {
+				return refusal.String()
+			}
+			return "Gardener would refuse the migration"
+		},
+	}},
+	check: func(r *run, v *verdict) Filter {
+		if CheckMigration(r.shoot, r.source, v.info.seed) != nil {
+			return FilterMigration
+		}
+		return ""
+	},
+	off: func(r *run) bool { return r.source == nil },
+	headline: func(r *run, n int) string {
+		return fmt.Sprintf("none of the %d seeds is one Gardener would move the control plane to from seed %q", n, r.source.Name)
+	},
 }

@@ -30,6 +30,9 @@ type Snapshot struct {
 	// shoots counts the shoots per seed name, including seeds not (yet) in
 	// the snapshot.
 	shoots ShootCounter
+	// marks counts the seeds each marked filter plugin marks, so that a
+	// decision skips a plugin no seed is marked for.
+	marks [maxMarks]int
 }
 
 // NewSnapshot returns an empty snapshot.
@@ -52,6 +55,7 @@ func (s *Snapshot) Clone() *Snapshot {
 		list:   slices.Clone(s.list),
 		pos:    maps.Clone(s.pos),
 		shoots: s.shoots.clone(),
+		marks:  s.marks,
 	}
 }
 
@@ -68,6 +72,7 @@ func (s *Snapshot) Fork() *Snapshot {
 		pos:         s.pos,
 		seedsShared: true,
 		shoots:      s.shoots.fork(),
+		marks:       s.marks,
 	}
 }
 
@@ -84,12 +89,22 @@ func (s *Snapshot) AddSeed(seed *v1alpha1.Seed) {
 	info := newSeedInfo(seed)
 	s.ownSeeds()
 	if i, ok := s.pos[info.name]; ok {
+		s.countMarks(s.list[i], -1)
 		s.list[i] = info
 	} else {
 		s.pos[info.name] = len(s.list)
 		s.list = append(s.list, info)
 	}
 	s.seeds[info.name] = info
+	s.countMarks(info, 1)
+}
+
+func (s *Snapshot) countMarks(info *seedInfo, delta int) {
+	for _, p := range marked {
+		if info.marks&p.markBit != 0 {
+			s.marks[p.markIndex] += delta
+		}
+	}
 }
 
 // UpdateSeed replaces old by new. A rename (never done by the API server)
@@ -115,6 +130,7 @@ func (s *Snapshot) RemoveSeedByName(name string) {
 		return
 	}
 	s.ownSeeds()
+	s.countMarks(s.list[i], -1)
 	last := len(s.list) - 1
 	if i != last {
 		moved := s.list[last]
@@ -259,10 +275,10 @@ type seedInfo struct {
 	allocatable    int64
 	hasAllocatable bool
 
-	// zoneMode and stopped are read once for Gardener's zone selection and
-	// emergency stop filters.
+	// zoneMode is read once for Gardener's zone selection.
 	zoneMode v1alpha1.ZoneSelectionMode
-	stopped  bool
+	// marks are the marked filter plugins' (filterPlugin.mark).
+	marks uint64
 }
 
 func newSeedInfo(seed *v1alpha1.Seed) *seedInfo {
@@ -277,7 +293,7 @@ func newSeedInfo(seed *v1alpha1.Seed) *seedInfo {
 		taints:       seed.Spec.Taints,
 	}
 	info.regionBase, info.orientation = SplitRegion(info.region)
-	info.zoneMode, info.stopped = zoneSelectionMode(seed), reconciliationsStopped(seed)
+	info.zoneMode, info.marks = zoneSelectionMode(seed), seedMarks(seed)
 	for _, t := range seed.Spec.Taints {
 		if helper.TaintEffectOf(t) == v1alpha1.TaintEffectPreferNoSchedule {
 			info.hasPreferNoSchedule = true

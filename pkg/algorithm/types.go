@@ -315,7 +315,7 @@ func (e *ScheduleError) Short() string {
 	})
 	parts := make([]string, 0, len(filters))
 	for _, f := range filters {
-		parts = append(parts, fmt.Sprintf("%s (%d)", filterShort[f], counts[f]))
+		parts = append(parts, fmt.Sprintf("%s (%d)", shortOf(f), counts[f]))
 	}
 	s := fmt.Sprintf("0/%d seeds fit", len(e.Rejections))
 	if len(parts) > 0 {
@@ -323,41 +323,6 @@ func (e *ScheduleError) Short() string {
 	}
 	return s
 }
-
-var filterShort = map[Filter]string{
-	FilterExcluded:                 "current seed",
-	FilterUsable:                   "not usable",
-	FilterCloudProfileSeedSelector: "cloud profile seed selector",
-	FilterShootSeedSelector:        "shoot seed selector",
-	FilterProvider:                 "provider type",
-	FilterHighAvailability:         "fewer than 3 zones",
-	FilterZoneSelection:            "no zone of the worker pools",
-	FilterZonePreference:           "zone preference",
-	FilterAccessRestrictions:       "access restrictions",
-	FilterDomain:                   "default domain",
-	FilterEmergencyStop:            "reconciliations stopped",
-	FilterMigration:                "migration refused by Gardener",
-	FilterEvacuating:               "being evacuated",
-	FilterNetworks:                 "networks overlap",
-	FilterTaints:                   "taints not tolerated",
-	FilterTolerationRunsOut:        "NoExecute tolerated under a minute",
-	FilterCapacity:                 "no capacity",
-	FilterStrategy:                 "strategy",
-	FilterLimitedToleration:        "NoExecute tolerated only for a while",
-	FilterPreferNoSchedule:         "PreferNoSchedule taints",
-	FilterMinimalDistance:          "farther away",
-	FilterLeastUsed:                "more used",
-	FilterScore:                    "lower score",
-}
-
-var filterOrderList = []Filter{
-	FilterExcluded, FilterUsable, FilterCloudProfileSeedSelector, FilterShootSeedSelector, FilterProvider,
-	FilterHighAvailability, FilterZoneSelection, FilterZonePreference, FilterAccessRestrictions, FilterDomain,
-	FilterEmergencyStop, FilterMigration, FilterEvacuating, FilterNetworks, FilterTaints, FilterTolerationRunsOut, FilterCapacity, FilterStrategy,
-	FilterLimitedToleration, FilterPreferNoSchedule, FilterMinimalDistance, FilterLeastUsed, FilterScore,
-}
-
-func filterOrder(f Filter) int { return slices.Index(filterOrderList, f) }
 
 // IsNoCapacity reports whether err is a ScheduleError caused by a lack of
 // capacity: the shoot would have been placed had the full seeds had room.

@@ -1,6 +1,7 @@
 package algorithm
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
@@ -39,19 +40,52 @@ func sharesZone(seed *v1alpha1.Seed, zones []string) bool {
 	})
 }
 
-func (r *run) checkZoneSelection(v *verdict) Filter {
-	if r.needsZones() || v.info.zoneMode != v1alpha1.ZoneSelectionModeEnforce {
+// zoneSelectionPlugin is the Enforce half: a seed of mode Enforce sharing no
+// zone with the shoot's worker pools is rejected.
+var zoneSelectionPlugin = &filterPlugin{
+	reasons: []*reason{{
+		filter: FilterZoneSelection,
+		short:  "no zone of the worker pools",
+		message: func(r *run, v *verdict) string {
+			return fmt.Sprintf("seed enforces zone selection and none of its zones %s is a zone of the shoot's worker pools %s",
+				clipList(v.info.seed.Spec.Provider.Zones), clipList(r.zones))
+		},
+		lifts: zonesChanged,
+	}},
+	check: func(r *run, v *verdict) Filter {
+		if v.info.zoneMode == v1alpha1.ZoneSelectionModeEnforce && !sharesZone(v.info.seed, r.zones) {
+			return FilterZoneSelection
+		}
 		return ""
-	}
-	if len(r.zones) > 0 && !sharesZone(v.info.seed, r.zones) {
-		return FilterZoneSelection
-	}
-	return ""
+	},
+	off: zoneSelectionOff,
+	headline: func(_ *run, n int) string {
+		return fmt.Sprintf("none of the %d seeds has any zone overlap with the shoot's worker pool zones (zone selection mode: %s)", n, v1alpha1.ZoneSelectionModeEnforce)
+	},
 }
 
-// missesPreferredZones is the Prefer half: a seed of mode Prefer sharing no
-// zone with the shoot's worker pools.
-func (r *run) missesPreferredZones(info *seedInfo) bool {
-	return !r.needsZones() && len(r.zones) > 0 &&
-		info.zoneMode == v1alpha1.ZoneSelectionModePrefer && !sharesZone(info.seed, r.zones)
+// zonePreferencePlugin is the Prefer half: a seed of mode Prefer sharing no
+// zone with the shoot's worker pools is set aside while others are left.
+var zonePreferencePlugin = &filterPlugin{
+	reasons: []*reason{{
+		filter: FilterZonePreference,
+		short:  "zone preference",
+		message: func(r *run, v *verdict) string {
+			return fmt.Sprintf("seed prefers worker pool zones and none of its zones %s is one of the shoot's %s; seeds that share a zone or do not select zones are left",
+				clipList(v.info.seed.Spec.Provider.Zones), clipList(r.zones))
+		},
+		lifts: zonesChanged,
+	}},
+	aside: func(r *run, info *seedInfo) bool {
+		return info.zoneMode == v1alpha1.ZoneSelectionModePrefer && !sharesZone(info.seed, r.zones)
+	},
+	off: zoneSelectionOff,
+}
+
+// zoneSelectionOff: a zonal control plane spans every zone, and pools that
+// name no zone share none.
+func zoneSelectionOff(r *run) bool { return r.needsZones() || len(r.zones) == 0 }
+
+func zonesChanged(old, cur *seedInfo) bool {
+	return old.zoneMode != cur.zoneMode || !slices.Equal(old.seed.Spec.Provider.Zones, cur.seed.Spec.Provider.Zones)
 }

@@ -2,6 +2,7 @@ package algorithm
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
@@ -45,3 +46,29 @@ func checkSelectorBounds(shoot *v1alpha1.Shoot) error {
 	}
 	return nil
 }
+
+// shootSelectorPlugin rejects the seeds the shoot's seedSelector does not
+// select.
+var shootSelectorPlugin = &filterPlugin{
+	reasons: []*reason{{
+		filter: FilterShootSeedSelector,
+		short:  "shoot seed selector",
+		message: func(r *run, _ *verdict) string {
+			return fmt.Sprintf("seed labels do not match the shoot's seed selector (%s)", r.text().shootSelector)
+		},
+		lifts: labelsChanged,
+	}},
+	check: func(r *run, v *verdict) Filter {
+		if !r.shootSelector.Matches(v.info.labels) {
+			return FilterShootSeedSelector
+		}
+		return ""
+	},
+	off: func(r *run) bool { return r.shootSelector == nil },
+	headline: func(r *run, n int) string {
+		return fmt.Sprintf("none out of the %d seeds has the matching labels required by seed selector of 'Shoot' (selector: '%s')", n, r.text().shootSelector)
+	},
+}
+
+// labelsChanged is the hint of the label selectors.
+func labelsChanged(old, cur *seedInfo) bool { return !maps.Equal(old.labels, cur.labels) }
