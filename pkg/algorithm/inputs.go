@@ -10,26 +10,35 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
-// InputsBuilder gathers what a decision needs besides the snapshot, from what
-// its caller holds: informers' listers in the daemons, one listing in
-// graftctl, files in simulate. Every caller builds Inputs through it, so that
-// all decide on the same inputs. Safe for concurrent use.
-type InputsBuilder struct {
-	// Config is the strategy and scoring.
-	Config Config
+// Landscape is what a decision reads of a garden beside its snapshot. The
+// daemons' informers (garden.View), graftctl's listing of a live garden
+// (livelandscape) and a landscape file (landscapefile) each implement it, and
+// InputsBuilder builds every decision's Inputs over it, so that a shoot is
+// decided on the same inputs whoever asks.
+type Landscape interface {
+	// CloudProfile returns the cluster-wide CloudProfile of that name; nil,
+	// or a NotFound error, when there is none.
+	CloudProfile(name string) (*v1alpha1.CloudProfile, error)
+	// NamespacedCloudProfile returns the NamespacedCloudProfile of that
+	// namespace and name; nil, or a NotFound error, when there is none.
+	NamespacedCloudProfile(namespace, name string) (*v1alpha1.NamespacedCloudProfile, error)
+	// Project returns the name of the Project of a namespace; "": the name
+	// Gardener gives a project's namespace (see ProjectOf).
+	Project(namespace string) string
+	// RegionConfigMaps returns the region ConfigMaps to select from (see
+	// SelectRegionConfigMap).
+	RegionConfigMaps() []*corev1.ConfigMap
 	// Migration is Inputs.Migration: Gardener's API, whose admission decides
 	// where a bound shoot's control plane may move.
-	Migration bool
-	// Profiles are the cloud profiles the caller holds; the builder
-	// resolves a shoot's (CloudProfileOf) the one way Gardener's scheduler
-	// does, whoever asks.
-	Profiles ProfileLookup
-	// Project returns the name of the Project of a namespace; nil or "":
-	// the name Gardener gives a project's namespace (see ProjectOf).
-	Project func(namespace string) string
-	// RegionConfigMaps returns the region ConfigMaps to select from (see
-	// SelectRegionConfigMap); nil: none.
-	RegionConfigMaps func() []*corev1.ConfigMap
+	Migration() bool
+}
+
+// InputsBuilder builds the inputs of decisions over a Landscape. Safe for
+// concurrent use when the Landscape is.
+type InputsBuilder struct {
+	Landscape Landscape
+	// Config is the strategy and scoring.
+	Config Config
 	// RegionConfigName names a ConfigMap in the messages about its entries;
 	// nil: namespace/name.
 	RegionConfigName func(cm *corev1.ConfigMap) string
@@ -45,32 +54,17 @@ type parsedRegionConfig struct {
 	config *RegionConfig
 }
 
-// ProfileLookup reads cloud profiles from what a caller holds (informers'
-// listers, one listing, a landscape file). A profile that does not exist is
-// nil, or a NotFound error.
-type ProfileLookup struct {
-	// CloudProfile returns the cluster-wide CloudProfile of that name.
-	CloudProfile func(name string) (*v1alpha1.CloudProfile, error)
-	// NamespacedCloudProfile returns the NamespacedCloudProfile of that
-	// namespace and name; nil: the caller holds none.
-	NamespacedCloudProfile func(namespace, name string) (*v1alpha1.NamespacedCloudProfile, error)
-}
-
 // CloudProfileOf returns the profile a shoot is decided with: the
 // cluster-wide CloudProfile it names, or, for a NamespacedCloudProfile of its
 // namespace, that profile's merged spec under its own name (NamespacedProfile),
 // as Gardener's scheduler reads it; or an error saying why there is none.
-func (l ProfileLookup) CloudProfileOf(shoot *v1alpha1.Shoot) (*v1alpha1.CloudProfile, error) {
+func CloudProfileOf(l Landscape, shoot *v1alpha1.Shoot) (*v1alpha1.CloudProfile, error) {
 	name := CloudProfileNameOf(shoot)
 	if name == "" {
 		return nil, fmt.Errorf("shoot %s names no cloud profile", ShootKey(shoot))
 	}
 	if ref := shoot.Spec.CloudProfile; ref != nil && ref.Kind == KindNamespacedCloudProfile {
-		var ncp *v1alpha1.NamespacedCloudProfile
-		var err error
-		if l.NamespacedCloudProfile != nil {
-			ncp, err = l.NamespacedCloudProfile(shoot.Namespace, name)
-		}
+		ncp, err := l.NamespacedCloudProfile(shoot.Namespace, name)
 		switch {
 		case err != nil && !apierrors.IsNotFound(err):
 			return nil, fmt.Errorf("reading NamespacedCloudProfile %s/%s: %w", shoot.Namespace, clip(name), err)
@@ -79,11 +73,7 @@ func (l ProfileLookup) CloudProfileOf(shoot *v1alpha1.Shoot) (*v1alpha1.CloudPro
 		}
 		return NamespacedProfile(ncp)
 	}
-	var profile *v1alpha1.CloudProfile
-	var err error
-	if l.CloudProfile != nil {
-		profile, err = l.CloudProfile(name)
-	}
+	profile, err := l.CloudProfile(name)
 	switch {
 	case err != nil && !apierrors.IsNotFound(err):
 		return nil, fmt.Errorf("reading cloud profile %q: %w", clip(name), err)
@@ -97,15 +87,13 @@ func (l ProfileLookup) CloudProfileOf(shoot *v1alpha1.Shoot) (*v1alpha1.CloudPro
 // profile they hold no profile (a decision on them fails) and the error
 // says why.
 func (b *InputsBuilder) Inputs(shoot *v1alpha1.Shoot) (Inputs, error) {
-	in := Inputs{Config: b.Config, Migration: b.Migration}
-	profile, err := b.Profiles.CloudProfileOf(shoot)
+	in := Inputs{Config: b.Config, Migration: b.Landscape.Migration()}
+	profile, err := CloudProfileOf(b.Landscape, shoot)
 	if err != nil {
 		return in, err
 	}
 	in.CloudProfile = profile
-	if b.Project != nil {
-		in.Project = b.Project(shoot.Namespace)
-	}
+	in.Project = b.Landscape.Project(shoot.Namespace)
 	name := CloudProfileNameOf(shoot)
 	if profile != nil {
 		// A NamespacedCloudProfile's merged spec carries the name region
@@ -120,10 +108,7 @@ func (b *InputsBuilder) Inputs(shoot *v1alpha1.Shoot) (Inputs, error) {
 // no region ConfigMap applies to it. Malformed entries stay inside the config
 // and fail only the shoots whose region needs them.
 func (b *InputsBuilder) RegionConfig(cloudProfile string) *RegionConfig {
-	if b.RegionConfigMaps == nil {
-		return nil
-	}
-	cm := SelectRegionConfigMap(cloudProfile, b.RegionConfigMaps())
+	cm := SelectRegionConfigMap(cloudProfile, b.Landscape.RegionConfigMaps())
 	if cm == nil {
 		return nil
 	}

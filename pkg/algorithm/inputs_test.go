@@ -16,10 +16,10 @@ import (
 func TestInputsBuilderKeepsParsedRegionConfigsUntilTheConfigMapChanges(t *testing.T) {
 	var cms []*corev1.ConfigMap
 	profile := cloudProfile("aws")
-	b := &InputsBuilder{
-		Profiles:         ProfileLookup{CloudProfile: func(string) (*v1alpha1.CloudProfile, error) { return profile, nil }},
-		RegionConfigMaps: func() []*corev1.ConfigMap { return cms },
-	}
+	b := &InputsBuilder{Landscape: &funcLandscape{
+		profile:    func(string) (*v1alpha1.CloudProfile, error) { return profile, nil },
+		configMaps: func() []*corev1.ConfigMap { return cms },
+	}}
 	shoot := &v1alpha1.Shoot{Spec: v1alpha1.ShootSpec{Region: "eu-west-1", CloudProfileName: ptr("aws")}}
 	distance := func() map[string]int {
 		t.Helper()
@@ -53,7 +53,7 @@ func TestInputsBuilderKeepsParsedRegionConfigsUntilTheConfigMapChanges(t *testin
 	}
 }
 
-// Every caller resolves a shoot's cloud profile through ProfileLookup: a
+// Every caller resolves a shoot's cloud profile through CloudProfileOf: a
 // NamespacedCloudProfile of the shoot's namespace by its merged spec, never a
 // cluster-wide profile of the same name; a missing one, or one that cannot be
 // read, with the reason.
@@ -64,8 +64,8 @@ func TestProfileLookup(t *testing.T) {
 	ncp.Status.CloudProfileSpec = aws.Spec
 	ncp.Status.CloudProfileSpec.Type = "aws"
 	unmerged := &v1alpha1.NamespacedCloudProfile{ObjectMeta: metav1.ObjectMeta{Namespace: "garden-dev", Name: "fresh"}}
-	full := ProfileLookup{
-		CloudProfile: func(name string) (*v1alpha1.CloudProfile, error) {
+	full := &funcLandscape{
+		profile: func(name string) (*v1alpha1.CloudProfile, error) {
 			switch name {
 			case "aws":
 				return aws, nil
@@ -76,7 +76,7 @@ func TestProfileLookup(t *testing.T) {
 			}
 			return nil, nil
 		},
-		NamespacedCloudProfile: func(namespace, name string) (*v1alpha1.NamespacedCloudProfile, error) {
+		namespaced: func(namespace, name string) (*v1alpha1.NamespacedCloudProfile, error) {
 			switch namespace + "/" + name {
 			case "garden-dev/aws":
 				return ncp, nil
@@ -95,7 +95,7 @@ func TestProfileLookup(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name          string
-		lookup        ProfileLookup
+		lookup        Landscape
 		shoot         *v1alpha1.Shoot
 		wantNamespace string
 		wantErr       string
@@ -112,11 +112,11 @@ func TestProfileLookup(t *testing.T) {
 			wantErr: "NamespacedCloudProfile garden-dev/azure of shoot garden-dev/s not found"},
 		{name: "namespaced not merged yet", lookup: full, shoot: shoot(KindNamespacedCloudProfile, "fresh"),
 			wantErr: "NamespacedCloudProfile garden-dev/fresh has no merged status.cloudProfileSpec yet"},
-		{name: "namespaced not held", lookup: ProfileLookup{CloudProfile: full.CloudProfile}, shoot: shoot(KindNamespacedCloudProfile, "aws"),
+		{name: "namespaced not held", lookup: &funcLandscape{profile: full.profile}, shoot: shoot(KindNamespacedCloudProfile, "aws"),
 			wantErr: "NamespacedCloudProfile garden-dev/aws of shoot garden-dev/s not found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := tc.lookup.CloudProfileOf(tc.shoot)
+			got, err := CloudProfileOf(tc.lookup, tc.shoot)
 			if tc.wantErr != "" {
 				if err == nil || err.Error() != tc.wantErr {
 					t.Fatalf("CloudProfileOf = %v, %v; want error %q", got, err, tc.wantErr)
@@ -132,9 +132,66 @@ func TestProfileLookup(t *testing.T) {
 		})
 	}
 	// Inputs fails the same way and still carries the configuration.
-	b := &InputsBuilder{Profiles: full, Config: Config{Strategy: StrategyMinimalDistance}}
+	b := &InputsBuilder{Landscape: full, Config: Config{Strategy: StrategyMinimalDistance}}
 	in, err := b.Inputs(shoot("CloudProfile", "broken"))
 	if !errors.Is(err, readErr) || in.CloudProfile != nil || in.Config.Strategy != StrategyMinimalDistance {
 		t.Errorf("Inputs = %+v, %v; want no profile, the configuration and the read error", in, err)
+	}
+}
+
+// funcLandscape is a Landscape of functions; an unset one holds nothing.
+type funcLandscape struct {
+	profile    func(name string) (*v1alpha1.CloudProfile, error)
+	namespaced func(namespace, name string) (*v1alpha1.NamespacedCloudProfile, error)
+	configMaps func() []*corev1.ConfigMap
+	project    func(namespace string) string
+	migration  bool
+}
+
+func (l *funcLandscape) CloudProfile(name string) (*v1alpha1.CloudProfile, error) {
+	if l.profile == nil {
+		return nil, nil
+	}
+	return l.profile(name)
+}
+
+func (l *funcLandscape) NamespacedCloudProfile(namespace, name string) (*v1alpha1.NamespacedCloudProfile, error) {
+	if l.namespaced == nil {
+		return nil, nil
+	}
+	return l.namespaced(namespace, name)
+}
+
+func (l *funcLandscape) RegionConfigMaps() []*corev1.ConfigMap {
+	if l.configMaps == nil {
+		return nil
+	}
+	return l.configMaps()
+}
+
+func (l *funcLandscape) Project(namespace string) string {
+	if l.project == nil {
+		return ""
+	}
+	return l.project(namespace)
+}
+
+func (l *funcLandscape) Migration() bool { return l.migration }
+
+// The project and the migration rules come from the landscape, whoever
+// builds the inputs.
+func TestInputsTakeProjectAndMigrationFromTheLandscape(t *testing.T) {
+	l := &funcLandscape{
+		profile:   func(string) (*v1alpha1.CloudProfile, error) { return cloudProfile("aws"), nil },
+		project:   func(namespace string) string { return "p-" + namespace },
+		migration: true,
+	}
+	in, err := (&InputsBuilder{Landscape: l}).Inputs(newShoot("s"))
+	if err != nil || in.Project != "p-garden-dev" || !in.Migration {
+		t.Fatalf("Inputs = project %q, migration %v, %v; want p-garden-dev, true", in.Project, in.Migration, err)
+	}
+	l.migration, l.project = false, nil
+	if in, _ := (&InputsBuilder{Landscape: l}).Inputs(newShoot("s")); in.Project != "" || in.Migration {
+		t.Fatalf("Inputs = project %q, migration %v; want none", in.Project, in.Migration)
 	}
 }

@@ -162,10 +162,7 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	seeds, shoots, profiles := d.informers.Seeds().Informer, d.informers.Shoots().Informer, d.informers.CloudProfiles().Informer
 	cms := d.regionConfigs.ConfigMaps().Informer
 	nsProfiles := d.informers.NamespacedCloudProfiles()
-	d.inputsBuilder = &algorithm.InputsBuilder{
-		Config: d.algo, Profiles: garden.ProfileLookup(d.informers.CloudProfiles(), nsProfiles), RegionConfigMaps: d.regionConfigs.List,
-		Project: d.informers.Project, Migration: api == garden.Gardener,
-	}
+	d.inputsBuilder = &algorithm.InputsBuilder{Landscape: garden.NewView(api, d.informers, d.regionConfigs), Config: d.algo}
 	// The state passes read is built by the seed and shoot handlers: synced
 	// means they have been given every object of the first list, not only
 	// that the informers' stores hold them, or a first pass (the only one

@@ -31,6 +31,11 @@ type Client interface {
 	// ListNamespacedCloudProfiles lists the NamespacedCloudProfiles of a
 	// namespace (metav1.NamespaceAll: of every namespace).
 	ListNamespacedCloudProfiles(ctx context.Context, namespace string, opts metav1.ListOptions) ([]corev1alpha1.NamespacedCloudProfile, error)
+	// ListProjects returns the name of the Project of each namespace that
+	// one names as its spec.namespace (the name sorting first when several
+	// do), as the informers' Project reads it; nil on graft's API, which has
+	// no Projects.
+	ListProjects(ctx context.Context) (map[string]string, error)
 	// Bind sets a new shoot's spec.seedName, preconditioned on what the
 	// decision read, and returns the bound shoot. at is the placement's
 	// time, which graft's API records with it (graft.dev/placed-on).
@@ -122,6 +127,8 @@ func (g graftClient) ListNamespacedCloudProfiles(ctx context.Context, namespace 
 
 func (graftClient) GetSeedConfig(context.Context, string) (*SeedConfig, error) { return nil, nil }
 
+func (graftClient) ListProjects(context.Context) (map[string]string, error) { return nil, nil }
+
 func (graftClient) ListSeedConfigs(context.Context) (map[string]*SeedConfig, error) {
 	return nil, nil
 }
@@ -184,6 +191,24 @@ func (g gardenerClient) ListCloudProfiles(ctx context.Context, opts metav1.ListO
 
 func (g gardenerClient) ListNamespacedCloudProfiles(ctx context.Context, namespace string, opts metav1.ListOptions) ([]corev1alpha1.NamespacedCloudProfile, error) {
 	return convertList[corev1alpha1.NamespacedCloudProfile](g.resource("namespacedcloudprofiles").Namespace(namespace).List(ctx, opts))
+}
+
+func (g gardenerClient) ListProjects(ctx context.Context) (map[string]string, error) {
+	list, err := g.resource("projects").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for i := range list.Items {
+		name := list.Items[i].GetName()
+		namespaces, _ := projectNamespace(&list.Items[i])
+		for _, ns := range namespaces {
+			if cur, ok := out[ns]; !ok || name < cur {
+				out[ns] = name
+			}
+		}
+	}
+	return out, nil
 }
 
 func (g gardenerClient) GetSeedConfig(ctx context.Context, seed string) (*SeedConfig, error) {

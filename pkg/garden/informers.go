@@ -335,15 +335,41 @@ func fromGardener(obj any) (any, error) {
 	return converted, nil
 }
 
-// ProfileLookup reads cloud profiles from the stores of these informers
-// (either API: they hold graft's types), for algorithm.InputsBuilder.
-func ProfileLookup(profiles, namespaced Informer) algorithm.ProfileLookup {
-	cps := graftlisters.NewCloudProfileLister(profiles.Informer.GetIndexer())
-	ncps := graftlisters.NewNamespacedCloudProfileLister(namespaced.Informer.GetIndexer())
-	return algorithm.ProfileLookup{
-		CloudProfile: cps.Get,
-		NamespacedCloudProfile: func(namespace, name string) (*corev1alpha1.NamespacedCloudProfile, error) {
-			return ncps.NamespacedCloudProfiles(namespace).Get(name)
-		},
+// View is the landscape the daemons decide on (algorithm.Landscape): the
+// stores of their informers, which hold graft's types on either API.
+type View struct {
+	api        API
+	informers  Informers
+	profiles   graftlisters.CloudProfileLister
+	namespaced graftlisters.NamespacedCloudProfileLister
+	regions    *RegionConfigs
+}
+
+var _ algorithm.Landscape = (*View)(nil)
+
+// NewView returns the view of the informers' cloud profiles,
+// NamespacedCloudProfiles and Projects and of the region ConfigMaps; it asks
+// the informers for the profiles' (Projects are the caller's to ask for).
+func NewView(api API, informers Informers, regions *RegionConfigs) *View {
+	return &View{
+		api:        api,
+		informers:  informers,
+		profiles:   graftlisters.NewCloudProfileLister(informers.CloudProfiles().Informer.GetIndexer()),
+		namespaced: graftlisters.NewNamespacedCloudProfileLister(informers.NamespacedCloudProfiles().Informer.GetIndexer()),
+		regions:    regions,
 	}
 }
+
+func (v *View) CloudProfile(name string) (*corev1alpha1.CloudProfile, error) {
+	return v.profiles.Get(name)
+}
+
+func (v *View) NamespacedCloudProfile(namespace, name string) (*corev1alpha1.NamespacedCloudProfile, error) {
+	return v.namespaced.NamespacedCloudProfiles(namespace).Get(name)
+}
+
+func (v *View) Project(namespace string) string { return v.informers.Project(namespace) }
+
+func (v *View) RegionConfigMaps() []*corev1.ConfigMap { return v.regions.List() }
+
+func (v *View) Migration() bool { return v.api == Gardener }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 
+	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/garden"
 )
 
@@ -60,6 +61,16 @@ type Landscape struct {
 	// the API server holds them.
 	NamespacedCloudProfiles []*v1alpha1.NamespacedCloudProfile
 	ConfigMaps              []*corev1.ConfigMap
+	// Projects is the Project of each namespace a Project names as its
+	// spec.namespace (Gardener's Projects, read from core.gardener.cloud
+	// documents or from the cluster; the name sorting first when several do).
+	Projects map[string]string
+	// RegionConfigNamespace is the one namespace region ConfigMaps count in,
+	// as for graft-scheduler; "": every namespace.
+	RegionConfigNamespace string
+	// API is the API the landscape was read from, when it was read from a
+	// cluster; "" for files.
+	API garden.API
 	// Skipped are the documents of kinds the landscape does not hold.
 	Skipped []Document
 
@@ -74,6 +85,50 @@ func (l *Landscape) DocumentOf(obj any) (Document, bool) {
 	d, ok := l.docs[obj]
 	return d, ok
 }
+
+var _ algorithm.Landscape = (*Landscape)(nil)
+
+// CloudProfile returns the first cloud profile of that name.
+func (l *Landscape) CloudProfile(name string) (*v1alpha1.CloudProfile, error) {
+	for _, p := range l.CloudProfiles {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	return nil, nil
+}
+
+// NamespacedCloudProfile returns the first NamespacedCloudProfile of that
+// namespace and name.
+func (l *Landscape) NamespacedCloudProfile(namespace, name string) (*v1alpha1.NamespacedCloudProfile, error) {
+	for _, p := range l.NamespacedCloudProfiles {
+		if p.Namespace == namespace && p.Name == name {
+			return p, nil
+		}
+	}
+	return nil, nil
+}
+
+// Project returns the Project of a namespace, "" when none is known.
+func (l *Landscape) Project(namespace string) string { return l.Projects[namespace] }
+
+// RegionConfigMaps are the landscape's ConfigMaps of RegionConfigNamespace
+// (SelectRegionConfigMap picks the region ConfigMaps among them).
+func (l *Landscape) RegionConfigMaps() []*corev1.ConfigMap {
+	if l.RegionConfigNamespace == "" {
+		return l.ConfigMaps
+	}
+	var in []*corev1.ConfigMap
+	for _, cm := range l.ConfigMaps {
+		if cm.Namespace == l.RegionConfigNamespace {
+			in = append(in, cm)
+		}
+	}
+	return in
+}
+
+// Migration is set for a landscape read from a Gardener garden.
+func (l *Landscape) Migration() bool { return l.API == garden.Gardener }
 
 // Read parses every document of r into a new landscape; source names r in
 // messages.
@@ -166,7 +221,8 @@ func (l *Landscape) add(doc Document, data []byte) error {
 		if gv.Group == garden.GardenerGroup {
 			want = garden.GardenerVersion
 		}
-		known := h.Kind == "Seed" || h.Kind == "Shoot" || h.Kind == "CloudProfile" || h.Kind == "NamespacedCloudProfile"
+		known := h.Kind == "Seed" || h.Kind == "Shoot" || h.Kind == "CloudProfile" || h.Kind == "NamespacedCloudProfile" ||
+			(h.Kind == "Project" && gv.Group == garden.GardenerGroup)
 		switch {
 		case known && gv.Version != want:
 			return fmt.Errorf("%s: unsupported version %s of %s: use %s/%s", doc, gv.Version, gv.Group, gv.Group, want)
@@ -188,6 +244,7 @@ func (l *Landscape) add(doc Document, data []byte) error {
 
 // addCore decodes a Seed, Shoot, CloudProfile or NamespacedCloudProfile of either API group into
 // graft's type: the field names are Gardener's, so only apiVersion changes.
+// Of a Gardener Project it keeps the namespace it names.
 func (l *Landscape) addCore(doc Document, kind string, data []byte) error {
 	switch kind {
 	case "Seed":
@@ -198,6 +255,27 @@ func (l *Landscape) addCore(doc Document, kind string, data []byte) error {
 		return decodeInto(l, &l.CloudProfiles, doc, data)
 	case "NamespacedCloudProfile":
 		return decodeInto(l, &l.NamespacedCloudProfiles, doc, data)
+	case "Project":
+		var p struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+			Spec struct {
+				Namespace *string `json:"namespace"`
+			} `json:"spec"`
+		}
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(data, &p); err != nil {
+			return fmt.Errorf("%s: %w", doc, err)
+		}
+		if ns := p.Spec.Namespace; ns != nil && *ns != "" {
+			if l.Projects == nil {
+				l.Projects = map[string]string{}
+			}
+			if cur, ok := l.Projects[*ns]; !ok || p.Metadata.Name < cur {
+				l.Projects[*ns] = p.Metadata.Name
+			}
+		}
+		return nil
 	}
 	return fmt.Errorf("%s: unknown kind %q", doc, kind)
 }

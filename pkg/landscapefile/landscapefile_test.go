@@ -98,8 +98,11 @@ func TestReadGardenerExport(t *testing.T) {
 	for _, d := range l.Skipped {
 		skipped = append(skipped, d.String())
 	}
-	if got := strings.Join(skipped, "; "); got != "export.yaml document 1 (Project dev); export.yaml document 3 item 2 (Secret garden-dev/s)" {
+	if got := strings.Join(skipped, "; "); got != "export.yaml document 3 item 2 (Secret garden-dev/s)" {
 		t.Fatalf("skipped: %s", got)
+	}
+	if p := l.Project("garden-dev"); p != "dev" {
+		t.Fatalf("project of garden-dev: %q, want dev", p)
 	}
 }
 

@@ -148,12 +148,7 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 	configMaps := s.regionConfigs.ConfigMaps()
 	s.shootLister = graftlisters.NewShootLister(shoots.Informer.GetIndexer())
 	nsProfiles := s.informers.NamespacedCloudProfiles()
-	s.inputs = &algorithm.InputsBuilder{
-		Config:           algConfig,
-		Profiles:         garden.ProfileLookup(profiles, nsProfiles),
-		Project:          s.informers.Project,
-		RegionConfigMaps: s.regionConfigs.List,
-	}
+	s.inputs = &algorithm.InputsBuilder{Landscape: garden.NewView(api, s.informers, s.regionConfigs), Config: algConfig}
 
 	var shootHandler cache.ResourceEventHandler = cache.ResourceEventHandlerFuncs{AddFunc: s.onShootAdd, UpdateFunc: s.onShootUpdate, DeleteFunc: s.onShootDelete}
 	if opts.WrapShootHandler != nil {

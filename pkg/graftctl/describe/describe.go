@@ -280,8 +280,8 @@ func (o *Options) describeEvents(ctx context.Context, w io.Writer, of eventsOf) 
 func (o *Options) describeScheduling(l *livelandscape.Landscape, choice schedulingconfig.Choice, shoot *corev1alpha1.Shoot) error {
 	fmt.Fprintf(o.Out, "Scheduling (the algorithm run now against %d seed(s)):\n", l.Snapshot.NumSeeds())
 	fmt.Fprintf(o.Out, "  %s\n", choice)
-	if l.RegionConfigWarning != "" {
-		fmt.Fprintf(o.Out, "  warning: %s\n", l.RegionConfigWarning)
+	for _, w := range l.Warnings {
+		fmt.Fprintf(o.Out, "  warning: %s\n", w)
 	}
 	in, err := l.Inputs(shoot)
 	if err != nil {

@@ -55,8 +55,8 @@ func (o *Options) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if l.RegionConfigWarning != "" {
-		fmt.Fprintf(o.ErrOut, "Warning: %s\n", l.RegionConfigWarning)
+	for _, w := range l.Warnings {
+		fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
 	}
 	l = l.WithSeed(seed)
 	// Shoots already waiting for a seed take theirs first, as they would

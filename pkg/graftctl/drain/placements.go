@@ -73,8 +73,8 @@ func (o *Options) reportPlacements(ctx context.Context, drained *corev1alpha1.Se
 	if err != nil {
 		return err
 	}
-	if l.RegionConfigWarning != "" {
-		fmt.Fprintf(o.ErrOut, "Warning: %s\n", l.RegionConfigWarning)
+	for _, w := range l.Warnings {
+		fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
 	}
 	l = l.WithSeed(drained)
 	// Shoots already waiting for a seed take theirs before any shoot the

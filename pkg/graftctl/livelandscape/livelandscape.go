@@ -30,13 +30,17 @@ type Landscape struct {
 	RegionConfigs           []*corev1.ConfigMap
 	// Config is the strategy and scoring the scheduler is assumed to use.
 	Config algorithm.Config
-	// RegionConfigWarning says why region ConfigMaps could not be read, if so;
-	// decisions then fall back to the Levenshtein distance.
-	RegionConfigWarning string
+	// Projects is the Project of each namespace one names (nil on graft's
+	// API, or without permission to list Projects: decisions then take the
+	// name Gardener gives a project's namespace).
+	Projects map[string]string
+	// Warnings say what could not be read and what decisions do without it.
+	Warnings []string
 	// SeedConfigs are the Gardener seeds' configuration objects by seed name
 	// (nil on graft's API, or without permission to read them).
 	SeedConfigs map[string]*garden.SeedConfig
 
+	api    garden.API
 	inputs *algorithm.InputsBuilder
 	// nsProfilesErr is why the NamespacedCloudProfiles could not be listed.
 	nsProfilesErr error
@@ -70,9 +74,8 @@ func Load(ctx context.Context, client garden.Client, kube kubernetes.Interface, 
 		regionConfigNamespace = corev1alpha1.GardenNamespace
 	}
 	l := &Landscape{Snapshot: algorithm.NewSnapshot(), CloudProfiles: map[string]*corev1alpha1.CloudProfile{},
-		NamespacedCloudProfiles: map[string]*corev1alpha1.NamespacedCloudProfile{}, Config: config}
-	l.inputs = &algorithm.InputsBuilder{Config: config, Profiles: l.profiles(), Migration: client.API() == garden.Gardener,
-		RegionConfigMaps: func() []*corev1.ConfigMap { return l.RegionConfigs }}
+		NamespacedCloudProfiles: map[string]*corev1alpha1.NamespacedCloudProfile{}, Config: config, api: client.API()}
+	l.inputs = &algorithm.InputsBuilder{Landscape: l, Config: config}
 
 	seeds, err := client.ListSeeds(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -120,10 +123,17 @@ func Load(ctx context.Context, client garden.Client, kube kubernetes.Interface, 
 				l.RegionConfigs = append(l.RegionConfigs, &cms.Items[i])
 			}
 		case apierrors.IsForbidden(err):
-			l.RegionConfigWarning = "cannot read region ConfigMaps: " + err.Error()
+			l.Warnings = append(l.Warnings, "cannot read region ConfigMaps: "+err.Error())
 		default:
 			return nil, err
 		}
+	}
+	switch l.Projects, err = client.ListProjects(ctx); {
+	case err == nil:
+	case apierrors.IsForbidden(err):
+		l.Warnings = append(l.Warnings, "cannot read Projects, taking each project's name from its namespace's (garden-<project>): "+err.Error())
+	default:
+		return nil, err
 	}
 	return l, nil
 }
@@ -133,18 +143,26 @@ func (l *Landscape) Inputs(shoot *corev1alpha1.Shoot) (algorithm.Inputs, error) 
 	return l.inputs.Inputs(shoot)
 }
 
-// profiles looks the landscape's cloud profiles up.
-func (l *Landscape) profiles() algorithm.ProfileLookup {
-	return algorithm.ProfileLookup{
-		CloudProfile: func(name string) (*corev1alpha1.CloudProfile, error) { return l.CloudProfiles[name], nil },
-		NamespacedCloudProfile: func(namespace, name string) (*corev1alpha1.NamespacedCloudProfile, error) {
-			if p, ok := l.NamespacedCloudProfiles[namespace+"/"+name]; ok {
-				return p, nil
-			}
-			return nil, l.nsProfilesErr
-		},
-	}
+var _ algorithm.Landscape = (*Landscape)(nil)
+
+func (l *Landscape) CloudProfile(name string) (*corev1alpha1.CloudProfile, error) {
+	return l.CloudProfiles[name], nil
 }
+
+func (l *Landscape) NamespacedCloudProfile(namespace, name string) (*corev1alpha1.NamespacedCloudProfile, error) {
+	if p, ok := l.NamespacedCloudProfiles[namespace+"/"+name]; ok {
+		return p, nil
+	}
+	return nil, l.nsProfilesErr
+}
+
+func (l *Landscape) Project(namespace string) string { return l.Projects[namespace] }
+
+func (l *Landscape) RegionConfigMaps() []*corev1.ConfigMap { return l.RegionConfigs }
+
+// Migration is set on Gardener's API: a bound shoot moves by a control-plane
+// migration, only where Gardener's admission accepts it.
+func (l *Landscape) Migration() bool { return l.api == garden.Gardener }
 
 // WithSeed returns a copy of the landscape in which the named seed is replaced
 // by seed, to ask what would happen after a change that has not been made

@@ -179,8 +179,8 @@ func (o *Options) readCluster(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reading the landscape from the cluster (%s): %w", client.API(), err)
 	}
-	if live.RegionConfigWarning != "" {
-		fmt.Fprintf(o.ErrOut, "Warning: %s\n", live.RegionConfigWarning)
+	for _, w := range live.Warnings {
+		fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
 	}
 	l := landscapefile.New()
 	l.Seeds = live.Seeds
@@ -198,6 +198,7 @@ func (o *Options) readCluster(ctx context.Context) error {
 		return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
 	})
 	l.ConfigMaps = live.RegionConfigs
+	l.Projects, l.API = live.Projects, client.API()
 	o.landscape = l
 	return nil
 }
@@ -255,11 +256,10 @@ func (o *Options) Run() error {
 	if len(l.Skipped) > 0 {
 		o.warnSkipped()
 	}
-	profiles, err := o.cloudProfiles()
-	if err != nil {
+	if err := o.checkProfiles(); err != nil {
 		return err
 	}
-	pending, err := o.pendingShoots(profiles)
+	pending, err := o.pendingShoots()
 	if err != nil {
 		return err
 	}
@@ -271,11 +271,11 @@ func (o *Options) Run() error {
 	for _, s := range l.Shoots {
 		snap.AddShoot(s)
 	}
-	regionConfigMaps := o.regionConfigMaps()
+	o.warnIgnoredRegionConfigMaps()
+	l.RegionConfigNamespace = o.RegionConfigNamespace
 	inputs := &algorithm.InputsBuilder{
-		Config:           o.config,
-		Profiles:         profiles,
-		RegionConfigMaps: func() []*corev1.ConfigMap { return regionConfigMaps },
+		Landscape: l,
+		Config:    o.config,
 		RegionConfigName: func(cm *corev1.ConfigMap) string {
 			name := cm.Namespace + "/" + cm.Name
 			if doc, ok := l.DocumentOf(cm); ok {
@@ -312,17 +312,12 @@ func (o *Options) Run() error {
 	return o.print(results)
 }
 
-// regionConfigMaps returns the landscape's ConfigMaps of the region config
-// namespace and warns about region ConfigMaps elsewhere, which the scheduler
-// would not read either.
-func (o *Options) regionConfigMaps() []*corev1.ConfigMap {
-	var in []*corev1.ConfigMap
+// warnIgnoredRegionConfigMaps warns about region ConfigMaps outside the
+// region config namespace, which the scheduler would not read either.
+func (o *Options) warnIgnoredRegionConfigMaps() {
 	var ignored []string
 	for _, cm := range o.landscape.ConfigMaps {
-		switch {
-		case cm.Namespace == o.RegionConfigNamespace:
-			in = append(in, cm)
-		case cm.Labels[v1alpha1.LabelSchedulingPurpose] == v1alpha1.LabelSchedulingPurposeRegionConfig:
+		if cm.Namespace != o.RegionConfigNamespace && cm.Labels[v1alpha1.LabelSchedulingPurpose] == v1alpha1.LabelSchedulingPurposeRegionConfig {
 			doc, _ := o.landscape.DocumentOf(cm)
 			ignored = append(ignored, doc.String())
 		}
@@ -331,7 +326,6 @@ func (o *Options) regionConfigMaps() []*corev1.ConfigMap {
 		fmt.Fprintf(o.ErrOut, "Warning: ignored %d region ConfigMap(s) outside namespace %q (--%s), as graft-scheduler ignores them: %s\n",
 			len(ignored), o.RegionConfigNamespace, livelandscape.RegionConfigNamespaceFlag, strings.Join(ignored, ", "))
 	}
-	return in
 }
 
 func (o *Options) warnSkipped() {
@@ -342,23 +336,14 @@ func (o *Options) warnSkipped() {
 	fmt.Fprintf(o.ErrOut, "Warning: skipped %d document(s) of kinds graftctl simulate does not read: %s\n", len(parts), strings.Join(parts, ", "))
 }
 
-// cloudProfiles indexes the landscape's cloud profiles by name and its
-// NamespacedCloudProfiles by namespace and name; one given twice is an error.
-func (o *Options) cloudProfiles() (algorithm.ProfileLookup, error) {
-	profiles, err := index(o.landscape, o.landscape.CloudProfiles, "cloud profile")
-	if err != nil {
-		return algorithm.ProfileLookup{}, err
+// checkProfiles refuses a cloud profile or NamespacedCloudProfile given
+// twice.
+func (o *Options) checkProfiles() error {
+	if _, err := index(o.landscape, o.landscape.CloudProfiles, "cloud profile"); err != nil {
+		return err
 	}
-	namespaced, err := index(o.landscape, o.landscape.NamespacedCloudProfiles, "NamespacedCloudProfile")
-	if err != nil {
-		return algorithm.ProfileLookup{}, err
-	}
-	return algorithm.ProfileLookup{
-		CloudProfile: func(name string) (*v1alpha1.CloudProfile, error) { return profiles[name], nil },
-		NamespacedCloudProfile: func(namespace, name string) (*v1alpha1.NamespacedCloudProfile, error) {
-			return namespaced[namespace+"/"+name], nil
-		},
-	}, nil
+	_, err := index(o.landscape, o.landscape.NamespacedCloudProfiles, "NamespacedCloudProfile")
+	return err
 }
 
 // index keys objects by namespace/name (name alone when cluster-wide).
@@ -382,14 +367,14 @@ func index[T any, P interface {
 	return out, nil
 }
 
-func hasProfile(profiles algorithm.ProfileLookup, name string) bool {
-	p, _ := profiles.CloudProfile(name)
+func (o *Options) hasProfile(name string) bool {
+	p, _ := o.landscape.CloudProfile(name)
 	return p != nil
 }
 
 // pendingShoots returns the shoots to schedule, in document order, after
 // checking that each names a cloud profile of the landscape.
-func (o *Options) pendingShoots(profiles algorithm.ProfileLookup) ([]*v1alpha1.Shoot, error) {
+func (o *Options) pendingShoots() ([]*v1alpha1.Shoot, error) {
 	var out []*v1alpha1.Shoot
 	var errs []error
 	for _, s := range o.landscape.Shoots {
@@ -407,10 +392,10 @@ func (o *Options) pendingShoots(profiles algorithm.ProfileLookup) ([]*v1alpha1.S
 			errs = append(errs, fmt.Errorf("%s: the shoot names no cloud profile (spec.cloudProfile.name or spec.cloudProfileName)", doc))
 		case kind != "CloudProfile" && kind != algorithm.KindNamespacedCloudProfile:
 			errs = append(errs, fmt.Errorf("%s: cloud profile kind %q is not supported: CloudProfile or NamespacedCloudProfile", doc, kind))
-		case kind == "CloudProfile" && !hasProfile(profiles, name):
+		case kind == "CloudProfile" && !o.hasProfile(name):
 			errs = append(errs, fmt.Errorf("%s: cloud profile %q is not in the landscape", doc, name))
 		default:
-			if _, err := profiles.CloudProfileOf(s); err != nil {
+			if _, err := algorithm.CloudProfileOf(o.landscape, s); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", doc, err))
 				continue
 			}
