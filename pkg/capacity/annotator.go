@@ -47,14 +47,12 @@ type Annotator struct {
 // New returns an annotator for a defaulted and validated configuration: its
 // runner, Event recorder, metrics, informers and controller.
 func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients component.Clients, opts Options) (*Annotator, error) {
-	if clients.Graft == nil || clients.Kubernetes == nil {
-		return nil, errors.New("the Graft and Kubernetes clients are required")
+	if clients.Kubernetes == nil {
+		return nil, errors.New("the Kubernetes client is required")
 	}
-	api, err := garden.ConfiguredAPI(string(cfg.API))
-	if err != nil {
-		return nil, err
-	}
-	client, err := garden.New(api, clients.Graft, clients.Dynamic)
+	// The annotator only counts shoots per seed: its shoots keep their
+	// placement alone (cachetrim.Placement), seeds all but managedFields.
+	client, informers, err := garden.Open(string(cfg.API), clients, nil, cachetrim.Placement)
 	if err != nil {
 		return nil, err
 	}
@@ -66,12 +64,6 @@ func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients component.C
 	r := component.NewRunner(Name, cfg.CommonConfiguration, clients, component.RunnerOptions{
 		Identity: opts.Identity, EventWriters: eventWriters, EventFlushTimeout: 5 * time.Second,
 	})
-	// The annotator only counts shoots per seed: its shoots keep their
-	// placement alone (cachetrim.Placement), seeds all but managedFields.
-	informers, err := garden.NewInformers(api, clients.Graft, clients.Dynamic, cachetrim.Placement)
-	if err != nil {
-		return nil, err
-	}
 	seeds, shoots := informers.Seeds(), informers.Shoots()
 	ctrl, err := newController(controllerOptions{
 		Client:   client,

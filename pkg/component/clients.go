@@ -14,7 +14,6 @@ import (
 
 	versioned "github.com/graft-dev/client-go/clientset/versioned"
 	"github.com/graft-dev/graft/pkg/component/leadership"
-	"github.com/graft-dev/graft/pkg/garden"
 )
 
 // RESTConfig returns the REST config that clientConnection describes.
@@ -56,10 +55,11 @@ type Clients struct {
 	Graft versioned.Interface
 	// Kubernetes is the client for built-in kinds: Events, ConfigMaps.
 	Kubernetes kubernetes.Interface
-	// Dynamic reaches groups graft has no typed client for: Gardener's
-	// core.gardener.cloud, when graft-scheduler runs on a Gardener garden.
-	// It is fenced like Graft.
-	Dynamic garden.Dynamic
+	// CustomResources is the configuration of clients of the groups graft
+	// has no typed client for (Gardener's core.gardener.cloud, which
+	// garden.Open reaches with it): JSON, fenced like Graft, with a rate
+	// limiter of its own.
+	CustomResources *rest.Config
 	// Lease is the client that holds the lease; it is not fenced, since the
 	// renewals are what open the fence.
 	Lease kubernetes.Interface
@@ -100,15 +100,11 @@ func newClients(cfg *rest.Config, userAgent string, throttle *throttleReporter) 
 	if err != nil {
 		return Clients{}, fmt.Errorf("building the Kubernetes client: %w", err)
 	}
-	dyn, err := garden.NewDynamic(throttle.limit(jsonOnly(fenced), "dynamic"))
-	if err != nil {
-		return Clients{}, fmt.Errorf("building the dynamic client: %w", err)
-	}
 	lease, err := kubernetes.NewForConfig(throttle.limit(builtIn(base), "lease"))
 	if err != nil {
 		return Clients{}, fmt.Errorf("building the Lease client: %w", err)
 	}
-	return Clients{Graft: graft, Kubernetes: kube, Dynamic: dyn, Lease: lease, Fence: f}, nil
+	return Clients{Graft: graft, Kubernetes: kube, CustomResources: throttle.limit(jsonOnly(fenced), "dynamic"), Lease: lease, Fence: f}, nil
 }
 
 // Content types of API requests.

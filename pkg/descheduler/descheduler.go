@@ -73,16 +73,16 @@ type Descheduler struct {
 // New returns a descheduler for a defaulted and validated configuration:
 // its runner, Event recorder, metrics and informers. Run starts it.
 func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients, opts Options) (*Descheduler, error) {
-	if cfg == nil || clients.Graft == nil || clients.Kubernetes == nil {
-		return nil, errors.New("descheduler: a configuration and the Graft and Kubernetes clients are required")
+	if cfg == nil || clients.Kubernetes == nil {
+		return nil, errors.New("descheduler: a configuration and the Kubernetes client are required")
 	}
-	api, err := garden.ConfiguredAPI(string(cfg.API))
+	// Every informer drops what no code path reads (cachetrim): at 100,000
+	// shoots the shoot cache is most of the descheduler's memory.
+	client, informers, err := garden.Open(string(cfg.API), clients, nil, cachetrim.Transform)
 	if err != nil {
 		return nil, fmt.Errorf("descheduler: %w", err)
 	}
-	if api == garden.Gardener && clients.Dynamic == nil {
-		return nil, errors.New("descheduler: api core.gardener.cloud needs the dynamic client")
-	}
+	api := client.API()
 	if cfg.RegionConfigNamespace == "" {
 		// Empty would watch every namespace and let tenants steer requireFit.
 		return nil, errors.New("descheduler: regionConfigNamespace is empty")
@@ -103,21 +103,18 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	if err != nil {
 		return nil, fmt.Errorf("descheduler: registering metrics: %w", err)
 	}
-	client, err := garden.New(api, clients.Graft, clients.Dynamic)
-	if err != nil {
-		return nil, fmt.Errorf("descheduler: %w", err)
-	}
 	d := &Descheduler{
-		cfg:     cfg,
-		api:     api,
-		garden:  client,
-		kube:    clients.Kubernetes,
-		metrics: metrics,
-		clock:   clk,
-		plugins: plugins,
-		algo:    schedulingconfig.FromComponentConfig(cfg.Strategy, cfg.ScoreWeights),
-		state:   newState(),
-		toMove:  newRemaining(metrics.ToMove),
+		cfg:       cfg,
+		api:       api,
+		garden:    client,
+		informers: informers,
+		kube:      clients.Kubernetes,
+		metrics:   metrics,
+		clock:     clk,
+		plugins:   plugins,
+		algo:      schedulingconfig.FromComponentConfig(cfg.Strategy, cfg.ScoreWeights),
+		state:     newState(),
+		toMove:    newRemaining(metrics.ToMove),
 		// Named, so that client-go's workqueue metrics carry it.
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[string](),
@@ -151,11 +148,6 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	d.state.onPendingDrop = d.ev.wakeWaiting
 	d.state.onPendingChange = func(n int) { d.metrics.PendingEvicted.Set(float64(n)) }
 
-	// Every informer drops what no code path reads (cachetrim): at 100,000
-	// shoots the shoot cache is most of the descheduler's memory.
-	if d.informers, err = garden.NewInformers(api, clients.Graft, clients.Dynamic, cachetrim.Transform); err != nil {
-		return nil, fmt.Errorf("descheduler: %w", err)
-	}
 	// Region ConfigMaps count only in their one namespace, as for the
 	// scheduler: a tenant's ConfigMap must not change what requireFit finds.
 	d.regionConfigs = garden.NewRegionConfigs(clients.Kubernetes, cfg.RegionConfigNamespace)

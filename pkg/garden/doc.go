@@ -5,6 +5,9 @@
 // their caches, algorithm inputs, printing and explaining code are one.
 //
 // It holds:
+//   - Open (open.go), the one place a daemon learns which API its
+//     configuration names and gets that API's client and informers, and View
+//     (informers.go), the landscape its decisions read (algorithm.Landscape);
 //   - the conversion of Gardener's objects into graft's types with Gardener's
 //     semantics (convert.go), which the informers, the plain reads and the
 //     landscape files share;
@@ -25,5 +28,6 @@
 //     (seedconfig.go), where a seed taint lasts.
 //
 // It is the only package of graft's binaries that imports the dynamic client
-// or names Gardener's group (layer_test.go holds that).
+// or names Gardener's group, and it builds on pkg/component, never the other
+// way round (layer_test.go holds both).
 package garden

@@ -80,3 +80,13 @@ func TestHackImportsNothingUnderTest(t *testing.T) {
 		}
 	}
 }
+
+// The daemons' common parts sit below the garden layer: this package builds
+// on pkg/component's, never the other way round.
+func TestComponentDoesNotImportTheGardenLayer(t *testing.T) {
+	for _, p := range goList(t, "./pkg/component/...") {
+		if p.ImportPath == self {
+			t.Errorf("pkg/component depends on %s", self)
+		}
+	}
+}

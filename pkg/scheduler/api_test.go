@@ -39,7 +39,7 @@ func TestGardenerInformersHoldGraftTypes(t *testing.T) {
 	cfg.Server.HealthProbeBindAddress = configv1alpha1.DisabledBindAddress
 	cfg.Server.MetricsBindAddress = configv1alpha1.DisabledBindAddress
 	cfg.Default()
-	s, err := New(cfg, component.Clients{Dynamic: dyn, Kubernetes: kubefake.NewSimpleClientset()}, Options{})
+	s, err := New(cfg, component.Clients{Kubernetes: kubefake.NewSimpleClientset()}, Options{Gardener: dyn})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,9 +118,8 @@ func TestInformersStoreTrimmedObjects(t *testing.T) {
 			clients := component.Clients{
 				Graft:      graftfake.NewSimpleClientset(graftShoot.DeepCopy()),
 				Kubernetes: kubefake.NewSimpleClientset(regions.DeepCopy()),
-				Dynamic:    coretest.FakeGardener(gardenerShoot.DeepCopy()),
 			}
-			s, err := New(cfg, clients, Options{})
+			s, err := New(cfg, clients, Options{Gardener: coretest.FakeGardener(gardenerShoot.DeepCopy())})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -65,6 +65,9 @@ type Options struct {
 	// WrapShootHandler, when set, wraps the handler of shoot notifications
 	// (tests hold notifications back with it, as a lagging informer would).
 	WrapShootHandler func(cache.ResourceEventHandler) cache.ResourceEventHandler
+	// Gardener is the client of Gardener's API; nil: one built from the
+	// clients (tests pass a fake).
+	Gardener garden.Dynamic
 }
 
 // Scheduler binds pending shoots to seeds. Create it with New, start it with Run.
@@ -133,16 +136,10 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 		}
 	}, s.admitsAlone, func() time.Time { return s.now() })
 
-	api, err := garden.ConfiguredAPI(string(cfg.API))
-	if err != nil {
+	if s.garden, s.informers, err = garden.Open(string(cfg.API), clients, opts.Gardener, cachetrim.Unbound); err != nil {
 		return nil, fmt.Errorf("invalid scheduling configuration: %w", err)
 	}
-	if s.informers, err = garden.NewInformers(api, clients.Graft, clients.Dynamic, cachetrim.Unbound); err != nil {
-		return nil, err
-	}
-	if s.garden, err = garden.New(api, clients.Graft, clients.Dynamic); err != nil {
-		return nil, err
-	}
+	api := s.garden.API()
 	s.regionConfigs = garden.NewRegionConfigs(clients.Kubernetes, cfg.RegionConfigNamespace)
 	shoots, seeds, profiles := s.informers.Shoots(), s.informers.Seeds(), s.informers.CloudProfiles()
 	configMaps := s.regionConfigs.ConfigMaps()

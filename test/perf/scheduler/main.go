@@ -236,7 +236,9 @@ func (b *bench) runBaseline(ctx context.Context, ns string, n int, counts writes
 	}
 	bl := &writes.Baseline{Graft: clients.Graft, Kube: clients.Kubernetes, Seeds: seeds, Writers: writers, Counter: counter}
 	if b.o.api == garden.Gardener {
-		bl.Gardener = clients.Dynamic
+		if bl.Gardener, err = garden.NewDynamic(clients.CustomResources); err != nil {
+			return writes.Stats{}, 0, err
+		}
 	}
 	elapsed, err := bl.Run(ctx, shoots, plan)
 	if err != nil {
