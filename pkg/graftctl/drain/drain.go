@@ -251,6 +251,25 @@ func (o *Options) schedulingConfig(ctx context.Context) algorithm.Config {
 	return o.choice.Config
 }
 
+// afterCordon reads the landscape as it is once the seed is as given (seed,
+// cordoned or drained, perhaps only in a dry run), with the shoots already
+// waiting for a seed placed first, as graft-scheduler places them before any
+// shoot the drain moves; it returns the seed's shoots in name order.
+func (o *Options) afterCordon(ctx context.Context, client garden.Client, seed *corev1alpha1.Seed) (*livelandscape.Landscape, []*corev1alpha1.Shoot, error) {
+	l, err := livelandscape.Load(ctx, client, o.Kube, o.schedulingConfig(ctx), o.regionConfigNamespace())
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, w := range l.Warnings {
+		fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
+	}
+	l = l.WithSeed(seed)
+	algorithm.ReserveForWaiting(l.Snapshot, l.Shoots, l.Inputs)
+	shoots := l.ShootsOn(o.SeedName)
+	sortShoots(shoots)
+	return l, shoots, nil
+}
+
 // Run drains the seed.
 func (o *Options) Run(ctx context.Context) error {
 	if o.Timeout > 0 {

@@ -51,19 +51,10 @@ func (o *Options) migrate(ctx context.Context) error {
 		seedcmd.WarnPassing(o.ErrOut, []string{o.SeedName})
 	}
 
-	l, err := livelandscape.Load(ctx, o.Garden, o.Kube, o.schedulingConfig(ctx), o.regionConfigNamespace())
+	l, shoots, err := o.afterCordon(ctx, o.Garden, seed)
 	if err != nil {
 		return err
 	}
-	for _, w := range l.Warnings {
-		fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
-	}
-	l = l.WithSeed(seed)
-	// Shoots already waiting for a seed take theirs first, as they would
-	// from graft-scheduler.
-	algorithm.ReserveForWaiting(l.Snapshot, l.Shoots, l.Inputs)
-	shoots := l.ShootsOn(o.SeedName)
-	sortShoots(shoots)
 	if o.DryRun == seedcmd.DryRunNone {
 		o.printf("%d shoot(s) to migrate off seed/%s\n", len(shoots), o.SeedName)
 	}

@@ -69,19 +69,10 @@ func sortShoots(shoots []*corev1alpha1.Shoot) {
 // placed one after the other, in name order, each counting on its new seed
 // for the next decisions, as they would when the descheduler evicts them.
 func (o *Options) reportPlacements(ctx context.Context, drained *corev1alpha1.Seed) error {
-	l, err := livelandscape.Load(ctx, garden.NewGraft(o.Graft), o.Kube, o.schedulingConfig(ctx), o.regionConfigNamespace())
+	l, shoots, err := o.afterCordon(ctx, garden.NewGraft(o.Graft), drained)
 	if err != nil {
 		return err
 	}
-	for _, w := range l.Warnings {
-		fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
-	}
-	l = l.WithSeed(drained)
-	// Shoots already waiting for a seed take theirs before any shoot the
-	// drain evicts, as graft-descheduler counts them.
-	algorithm.ReserveForWaiting(l.Snapshot, l.Shoots, l.Inputs)
-	shoots := l.ShootsOn(o.SeedName)
-	sortShoots(shoots)
 	now := o.Clock.Now()
 	var move, stuck, stay int
 	for _, shoot := range shoots {
