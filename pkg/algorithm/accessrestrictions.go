@@ -9,6 +9,10 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
+// FilterAccessRestrictions rejects seeds that do not offer every access
+// restriction the shoot needs.
+const FilterAccessRestrictions Filter = "AccessRestrictions"
+
 // offersAccessRestrictions reports whether the seed offers every access
 // restriction the shoot needs. As in Gardener, a shoot listing more
 // restrictions than the seed offers fits it in no case, even with repeated

@@ -10,6 +10,19 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
+const (
+	// FilterNetworks rejects seeds whose networks intersect the shoot's.
+	FilterNetworks Filter = "Networks"
+	// FilterTaints rejects seeds with untolerated NoSchedule or NoExecute taints.
+	FilterTaints Filter = "Taints"
+	// FilterTolerationRunsOut rejects seeds with a NoExecute taint the shoot
+	// tolerates for less than MinimumStay: placed there, it would have to
+	// leave at once.
+	FilterTolerationRunsOut Filter = "TolerationRunsOut"
+	// FilterCapacity rejects seeds whose allocatable shoots are used up.
+	FilterCapacity Filter = "Capacity"
+)
+
 // candidatePlugin is the reference scheduler's candidate step: networks,
 // taints, capacity, in this order, one step with one headline. Its reason
 // when it removes the last candidates is the most frequent of the four.

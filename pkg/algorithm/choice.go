@@ -8,6 +8,20 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
+const (
+	// FilterPreferNoSchedule sets aside seeds with untolerated PreferNoSchedule
+	// taints because candidates without them are left.
+	FilterPreferNoSchedule Filter = "PreferNoSchedule"
+	// FilterMinimalDistance sets aside seeds farther away than the closest
+	// candidates, or whose region the region ConfigMap does not list.
+	FilterMinimalDistance Filter = "MinimalDistance"
+	// FilterLeastUsed sets aside seeds that count more shoots than the chosen
+	// one, or as many with a name sorting later.
+	FilterLeastUsed Filter = "LeastUsed"
+	// FilterScore sets aside seeds that scored lower than the chosen one.
+	FilterScore Filter = "Score"
+)
+
 // The choice among the seeds the pipeline left: the preferences, which set
 // seeds aside only while others are left (a limited stay for an evicted
 // shoot, untolerated PreferNoSchedule taints), then the strategy's distance

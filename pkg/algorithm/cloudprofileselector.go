@@ -2,6 +2,9 @@ package algorithm
 
 import "fmt"
 
+// FilterCloudProfileSeedSelector rejects seeds the cloud profile's seedSelector does not select.
+const FilterCloudProfileSeedSelector Filter = "CloudProfileSeedSelector"
+
 // cloudProfileSelectorPlugin rejects the seeds the cloud profile's
 // seedSelector does not select.
 var cloudProfileSelectorPlugin = &filterPlugin{

@@ -9,6 +9,10 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
+// FilterDomain rejects, for a shoot whose domain lies under a seed's
+// default domain, the seeds without the default domain that gives it.
+const FilterDomain Filter = "Domain"
+
 // The default domain rule, as Gardener's scheduler applies it: a shoot whose
 // domain lies under a default domain of one of the seeds still in the
 // running (spec.dns.defaults) uses that default domain, and it may only go

@@ -6,6 +6,10 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
+// FilterEmergencyStop rejects seeds whose shoot reconciliations are
+// stopped (shoot.gardener.cloud/emergency-stop-reconciliations: "true").
+const FilterEmergencyStop Filter = "EmergencyStop"
+
 // emergencyStopPlugin rejects the seeds whose shoots' reconciliations Gardener
 // is told to stop: only the annotation's value "true" stops them.
 var emergencyStopPlugin = &filterPlugin{

@@ -2,6 +2,10 @@ package algorithm
 
 import "fmt"
 
+// FilterEvacuating rejects seeds control planes are being moved off
+// (Inputs.Evacuating).
+const FilterEvacuating Filter = "Evacuating"
+
 // evacuatingPlugin rejects the seeds control planes are being moved off
 // (Inputs.Evacuating): a seed being emptied receives none until that ends.
 var evacuatingPlugin = &filterPlugin{

@@ -2,6 +2,9 @@ package algorithm
 
 import "fmt"
 
+// FilterExcluded rejects the seed FitsElsewhere was asked to leave out.
+const FilterExcluded Filter = "Excluded"
+
 // excludedPlugin rejects the seed FitsElsewhere was asked to leave out (the
 // shoot's current seed).
 var excludedPlugin = &filterPlugin{

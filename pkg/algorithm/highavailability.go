@@ -6,6 +6,9 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
+// FilterHighAvailability rejects seeds with fewer than 3 zones for zone-tolerant control planes.
+const FilterHighAvailability Filter = "HighAvailability"
+
 // highAvailabilityPlugin rejects, for a control plane with failure tolerance
 // zone, the seeds with fewer than 3 zones.
 var highAvailabilityPlugin = &filterPlugin{

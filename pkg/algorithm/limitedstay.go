@@ -6,6 +6,13 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
+// FilterLimitedToleration rejects, for FitsElsewhere, seeds with NoExecute
+// taints the shoot tolerates only for a limited time (tolerationSeconds):
+// a move must leave it where it may stay. For a shoot the descheduler
+// evicted, Schedule sets such seeds aside when candidates where it may
+// stay are left.
+const FilterLimitedToleration Filter = "LimitedToleration"
+
 // A control plane move is expensive, so a shoot is not moved from one
 // limited stay to the next: FitsElsewhere moves a shoot only to a seed where
 // no NoExecute taint limits its stay (moveStaysLongerPlugin), and an evicted

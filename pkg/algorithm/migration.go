@@ -7,6 +7,10 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
+// FilterMigration rejects, for a bound shoot on Gardener's API, the seeds
+// Gardener would refuse to move its control plane to (CheckMigration).
+const FilterMigration Filter = "Migration"
+
 // Gardener moves a bound shoot's control plane (a change of spec.seedName
 // through shoots/binding) only where its ShootValidator admission accepts the
 // move. With Inputs.Migration set, a decision for a bound shoot rejects the

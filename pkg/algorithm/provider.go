@@ -2,6 +2,9 @@ package algorithm
 
 import "fmt"
 
+// FilterProvider rejects seeds of another provider type than allowed.
+const FilterProvider Filter = "Provider"
+
 // providerPlugin keeps seeds of the shoot's provider type; a providerTypes
 // list of the cloud profile or the shoot widens that, and when both are set a
 // seed must be allowed by both.

@@ -7,6 +7,9 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
+// FilterShootSeedSelector rejects seeds the shoot's seedSelector does not select.
+const FilterShootSeedSelector Filter = "ShootSeedSelector"
+
 // Bounds of a shoot's seed selector, the same as the Shoot CRD's. A decision
 // matches every requirement against every seed, so an unbounded selector
 // (Gardener's API sets no limit) made one shoot cost hundreds of times

@@ -2,6 +2,9 @@ package algorithm
 
 import "fmt"
 
+// FilterStrategy rejects seeds the strategy does not allow (region, provider type).
+const FilterStrategy Filter = "Strategy"
+
 // strategyPlugin rejects the seeds the strategy does not allow: for purpose
 // testing another provider type, for SameRegion another region or provider
 // type. MinimalDistance sets seeds aside in the choice (choice.go) and fails

@@ -130,74 +130,9 @@ type Inputs struct {
 	Evacuating func(seed string) bool
 }
 
-// Filter names a step of the decision; it is what rejected a seed.
+// Filter names a step of the decision; it is what rejected a seed. Each is
+// declared with its filter plugin (filter.go).
 type Filter string
-
-const (
-	// FilterExcluded rejects the seed FitsElsewhere was asked to leave out.
-	FilterExcluded Filter = "Excluded"
-	// FilterEvacuating rejects seeds control planes are being moved off
-	// (Inputs.Evacuating).
-	FilterEvacuating Filter = "Evacuating"
-	// FilterUsable rejects seeds being deleted, invisible or not ready.
-	FilterUsable Filter = "Usable"
-	// FilterCloudProfileSeedSelector rejects seeds the cloud profile's seedSelector does not select.
-	FilterCloudProfileSeedSelector Filter = "CloudProfileSeedSelector"
-	// FilterShootSeedSelector rejects seeds the shoot's seedSelector does not select.
-	FilterShootSeedSelector Filter = "ShootSeedSelector"
-	// FilterProvider rejects seeds of another provider type than allowed.
-	FilterProvider Filter = "Provider"
-	// FilterHighAvailability rejects seeds with fewer than 3 zones for zone-tolerant control planes.
-	FilterHighAvailability Filter = "HighAvailability"
-	// FilterZoneSelection rejects seeds whose zone selection mode Enforce
-	// finds none of their zones among the zones of the shoot's worker pools.
-	FilterZoneSelection Filter = "ZoneSelection"
-	// FilterZonePreference sets aside seeds of zone selection mode Prefer
-	// that share no zone with the shoot's worker pools, when other seeds are
-	// left.
-	FilterZonePreference Filter = "ZonePreference"
-	// FilterAccessRestrictions rejects seeds that do not offer every access
-	// restriction the shoot needs.
-	FilterAccessRestrictions Filter = "AccessRestrictions"
-	// FilterDomain rejects, for a shoot whose domain lies under a seed's
-	// default domain, the seeds without the default domain that gives it.
-	FilterDomain Filter = "Domain"
-	// FilterEmergencyStop rejects seeds whose shoot reconciliations are
-	// stopped (shoot.gardener.cloud/emergency-stop-reconciliations: "true").
-	FilterEmergencyStop Filter = "EmergencyStop"
-	// FilterMigration rejects, for a bound shoot on Gardener's API, the seeds
-	// Gardener would refuse to move its control plane to (CheckMigration).
-	FilterMigration Filter = "Migration"
-	// FilterNetworks rejects seeds whose networks intersect the shoot's.
-	FilterNetworks Filter = "Networks"
-	// FilterTaints rejects seeds with untolerated NoSchedule or NoExecute taints.
-	FilterTaints Filter = "Taints"
-	// FilterTolerationRunsOut rejects seeds with a NoExecute taint the shoot
-	// tolerates for less than MinimumStay: placed there, it would have to
-	// leave at once.
-	FilterTolerationRunsOut Filter = "TolerationRunsOut"
-	// FilterCapacity rejects seeds whose allocatable shoots are used up.
-	FilterCapacity Filter = "Capacity"
-	// FilterStrategy rejects seeds the strategy does not allow (region, provider type).
-	FilterStrategy Filter = "Strategy"
-	// FilterLimitedToleration rejects, for FitsElsewhere, seeds with NoExecute
-	// taints the shoot tolerates only for a limited time (tolerationSeconds):
-	// a move must leave it where it may stay. For a shoot the descheduler
-	// evicted, Schedule sets such seeds aside when candidates where it may
-	// stay are left.
-	FilterLimitedToleration Filter = "LimitedToleration"
-	// FilterPreferNoSchedule sets aside seeds with untolerated PreferNoSchedule
-	// taints because candidates without them are left.
-	FilterPreferNoSchedule Filter = "PreferNoSchedule"
-	// FilterMinimalDistance sets aside seeds farther away than the closest
-	// candidates, or whose region the region ConfigMap does not list.
-	FilterMinimalDistance Filter = "MinimalDistance"
-	// FilterLeastUsed sets aside seeds that count more shoots than the chosen
-	// one, or as many with a name sorting later.
-	FilterLeastUsed Filter = "LeastUsed"
-	// FilterScore sets aside seeds that scored lower than the chosen one.
-	FilterScore Filter = "Score"
-)
 
 // Rejection is why one seed was not chosen.
 type Rejection struct {

@@ -7,6 +7,9 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
+// FilterUsable rejects seeds being deleted, invisible or not ready.
+const FilterUsable Filter = "Usable"
+
 // usablePlugin rejects seeds being deleted, invisible or not ready; the
 // reason is read when the seed enters the snapshot (seedInfo.unusable).
 var usablePlugin = &filterPlugin{

@@ -7,6 +7,16 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
+const (
+	// FilterZoneSelection rejects seeds whose zone selection mode Enforce
+	// finds none of their zones among the zones of the shoot's worker pools.
+	FilterZoneSelection Filter = "ZoneSelection"
+	// FilterZonePreference sets aside seeds of zone selection mode Prefer
+	// that share no zone with the shoot's worker pools, when other seeds are
+	// left.
+	FilterZonePreference Filter = "ZonePreference"
+)
+
 // Zone selection, as Gardener's scheduler applies it after the HA zone
 // check: a seed of mode Enforce takes a shoot only when one of its zones is
 // a zone of the shoot's worker pools; among the rest, seeds of mode Prefer
