@@ -57,15 +57,12 @@ func (p *passEvictions) add(e eviction) {
 }
 
 // announce emits one Descheduled Event on each seed the pass evicted from.
-func (p *passEvictions) announce(api garden.API, recorder record.EventRecorder) {
+// verb says what happened to the shoots (garden.Mover's Verb).
+func (p *passEvictions) announce(api garden.API, verb string, recorder record.EventRecorder) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, name := range slices.Sorted(maps.Keys(p.bySeed)) {
 		s := p.bySeed[name]
-		verb := "Evicted"
-		if api == garden.Gardener {
-			verb = "Migrating the control plane of"
-		}
 		recorder.Event(api.SeedRef(s.seed), corev1.EventTypeNormal, EventDescheduled, s.message(verb))
 	}
 }

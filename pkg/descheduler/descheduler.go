@@ -122,17 +122,16 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	}
 	d.metrics.zeroSeries(d.pluginNames())
 	d.ev = &evictor{
-		cfg: cfg, garden: d.garden, metrics: metrics, clock: clk, limiter: newLimiter(cfg), state: d.state, queue: d.queue,
+		cfg: cfg, garden: d.garden, mover: d.garden.Mover(), metrics: metrics, clock: clk, limiter: newLimiter(cfg), state: d.state, queue: d.queue,
 		perSeed: map[string]int{}, waiting: sets.New[string](), skipped: map[string]string{},
 		records: newRecordKey(),
 	}
 	if err := d.algo.Validate(); err != nil {
 		return nil, fmt.Errorf("descheduler: %w", err)
 	}
-	if api == garden.Gardener {
-		// Only a Gardener garden migrates: the destination is the
-		// descheduler's to choose, and Gardener binds nowhere else.
-		d.ev.migrator, _ = garden.AsMigrator(d.garden)
+	if d.ev.mover.Migrates() {
+		// A migration's destination is the descheduler's to choose, and
+		// Gardener binds nowhere else.
 		d.state.migrations = true
 		if t := cfg.MigrationTimeout; t != nil {
 			d.state.migrationTimeout = t.Duration

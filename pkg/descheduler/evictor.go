@@ -2,7 +2,6 @@ package descheduler
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -10,7 +9,6 @@ import (
 
 	"golang.org/x/time/rate"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -19,7 +17,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	corev1 "k8s.io/api/core/v1"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 
@@ -38,9 +35,9 @@ import (
 type evictor struct {
 	cfg    *configv1alpha1.DeschedulerConfiguration
 	garden garden.Client
-	// migrator is set on Gardener's API: an eviction there is a migration
-	// to the destination the pass chose (eviction.target).
-	migrator garden.Migrator
+	// mover writes the evictions: on Gardener's API a migration to the
+	// destination the pass chose (eviction.target).
+	mover    garden.Mover
 	recorder record.EventRecorder
 	metrics  *Metrics
 	clock    clock.WithTicker
@@ -265,44 +262,28 @@ func (ev *evictor) evict(ctx context.Context, e eviction) bool {
 	ev.mu.Lock()
 	delete(ev.skipped, algorithm.ShootKey(shoot))
 	ev.mu.Unlock()
-	if ev.migrator != nil {
-		log.Info("Migrating shoot's control plane", "reason", e.reason, "target", e.target)
-		ev.recorder.Eventf(ev.garden.API().ShootRef(updated), corev1.EventTypeNormal, EventDescheduled,
-			"Migrating the control plane from seed %s to seed %s: %s", e.seed.Name, e.target, reason)
-		return true
-	}
-	log.Info("Evicted shoot", "reason", e.reason, "expectedTarget", e.target)
-	ev.recorder.Eventf(ev.garden.API().ShootRef(updated), corev1.EventTypeNormal, EventDescheduled,
-		"Evicted from seed %s: %s", e.seed.Name, reason)
+	log.Info("Moved shoot off its seed", "reason", e.reason, "target", e.target, "migration", ev.state.migrations)
+	ev.recorder.Event(ev.garden.API().ShootRef(updated), corev1.EventTypeNormal, EventDescheduled, ev.mover.Moved(e.seed.Name, e.target, reason))
 	return true
 }
 
-// write sends one eviction: on graft's API a merge patch clearing
-// spec.seedName, on Gardener's a binding to the chosen destination; both
-// record where from, why and the shoot's recent evictions in its
-// annotations, in the same write, preconditioned on the version read.
+// write sends one eviction (the mover's move: on graft's API clearing
+// spec.seedName, on Gardener's a binding to the chosen destination), recording
+// where from, why and the shoot's recent evictions in its annotations, in the
+// same write, preconditioned on the version read.
 func (ev *evictor) write(ctx context.Context, e eviction, reason, record string) (*v1alpha1.Shoot, error) {
-	shoot := e.shoot
-	if ev.migrator != nil {
-		return ev.migrator.Migrate(ctx, shoot, e.target, evictionAnnotations(e.seed.Name, reason, record), Name, false)
-	}
-	patch := evictionPatch(shoot.ResourceVersion, e.seed.Name, reason, record)
-	return ev.garden.PatchShoot(ctx, shoot.Namespace, shoot.Name, patch, metav1.PatchOptions{FieldManager: Name})
+	return ev.mover.Move(ctx, e.shoot, e.seed.Name, e.target, evictionAnnotations(e.seed.Name, reason, record), Name, false)
 }
 
-// refused is Gardener's refusal of a migration, nil for any other answer
-// (and on graft's API, which has no migrations).
+// refused is the API's refusal of the move, nil for any other answer.
 func (ev *evictor) refused(err error, e eviction) *algorithm.MigrationRefusal {
-	if ev.migrator == nil {
-		return nil
-	}
-	return garden.RefusalOf(err, e.seed.Name, e.target)
+	return ev.mover.Refusal(err, e.seed.Name, e.target)
 }
 
-// flight is the destination an eviction counts in flight to: its target on
-// Gardener, where it is a migration, "" otherwise.
+// flight is the destination an eviction counts in flight to: its target
+// where evictions are migrations, "" otherwise.
 func (ev *evictor) flight(e eviction) string {
-	if ev.migrator == nil {
+	if !ev.state.migrations {
 		return ""
 	}
 	return e.target
@@ -316,23 +297,6 @@ func evictionAnnotations(seed, reason, evictions string) map[string]string {
 		v1alpha1.AnnotationDescheduledReason: reason,
 		v1alpha1.AnnotationEvictions:         evictions,
 	}
-}
-
-// evictionPatch is the merge patch of an eviction: it clears spec.seedName
-// and records where from and why in the shoot's annotations, with the
-// shoot's recent evictions (graft.dev/evictions, for the repeat guard), on
-// the condition that the shoot is still at resourceVersion (the API server
-// answers a conflict otherwise).
-func evictionPatch(resourceVersion, seed, reason, evictions string) []byte {
-	patch, err := json.Marshal(map[string]any{
-		"metadata": map[string]any{
-			"resourceVersion": resourceVersion,
-			"annotations":     evictionAnnotations(seed, reason, evictions),
-		},
-		"spec": map[string]any{"seedName": nil},
-	})
-	utilruntime.Must(err) // strings only: encoding cannot fail
-	return patch
 }
 
 // evictedBefore reports whether the shoot's graft.dev/evictions records an
@@ -551,5 +515,5 @@ func (w *writers) finish() {
 	}
 	close(w.jobs)
 	w.wg.Wait()
-	w.written.announce(w.ev.garden.API(), w.ev.recorder)
+	w.written.announce(w.ev.garden.API(), w.ev.mover.Verb(), w.ev.recorder)
 }

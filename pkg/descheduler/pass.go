@@ -181,7 +181,7 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 		return false
 	}
 	in := d.inputs(c.Shoot)
-	migrating := d.ev.migrator != nil
+	migrating := d.state.migrations
 	if migrating {
 		in.Evacuating = r.evacuating
 	}

@@ -57,6 +57,8 @@ type Client interface {
 	// PatchSeedConfigTaints replaces the configuration's seedConfig.spec.taints,
 	// preconditioned on the resourceVersion it was read at.
 	PatchSeedConfigTaints(ctx context.Context, config *SeedConfig, taints []corev1alpha1.SeedTaint, opts metav1.PatchOptions) (*SeedConfig, error)
+	// Mover moves bound shoots off their seeds as the API does.
+	Mover() Mover
 	// Informers returns informers of the client's API, objects trimmed by
 	// transform (see NewInformers).
 	Informers(transform cache.TransformFunc) (Informers, error)

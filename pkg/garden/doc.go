@@ -20,10 +20,11 @@
 //   - the plain reads and every write graft makes (client.go, binding.go): a
 //     new shoot's binding, shoot and seed patches and status, and seed taints
 //     in the API's shape;
-//   - what only Gardener has (migration.go): a control-plane migration of a
-//     bound shoot through shoots/binding (Migrator), the fields of Gardener's
-//     seeds and shoots that decide whether Gardener admits one, and the
-//     wording of its refusals, predicted or answered by the API server; and
+//   - how each API moves a bound shoot off its seed (mover.go, the Mover):
+//     graft's clears spec.seedName, Gardener's migrates the control plane
+//     through shoots/binding; what decides whether Gardener admits a
+//     migration, and the wording of its refusals, predicted or answered by
+//     the API server (migration.go); and
 //     the seeds' gardenlet configuration objects, ManagedSeeds and Gardenlets
 //     (seedconfig.go), where a seed taint lasts.
 //

@@ -1,45 +1,16 @@
 package garden
 
 import (
-	"context"
 	"regexp"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
 )
 
 // A control-plane migration through shoots/binding, and Gardener's refusal of
 // one read from the API server's answer; algorithm.CheckMigration predicts
 // it (docs/daemons.md, "Gardener's migration rules").
-
-// Migrator moves a bound shoot's control plane to another seed; only a
-// Gardener garden has one (see AsMigrator).
-type Migrator interface {
-	// Migrate changes the shoot's spec.seedName to seed through
-	// shoots/binding, preconditioned on the shoot's resourceVersion, under
-	// fieldManager, and sets annotations (nil: none) and the placement on
-	// seed (graft.dev/placed-on, now) in the same write; with dryRun the API
-	// server admits the change without storing it.
-	Migrate(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, annotations map[string]string, fieldManager string, dryRun bool) (*corev1alpha1.Shoot, error)
-}
-
-// AsMigrator returns the client's Migrator, if its API has one.
-func AsMigrator(c Client) (Migrator, bool) {
-	m, ok := c.(Migrator)
-	return m, ok
-}
-
-func (g gardenerClient) Migrate(ctx context.Context, shoot *corev1alpha1.Shoot, seed string, annotations map[string]string, fieldManager string, dryRun bool) (*corev1alpha1.Shoot, error) {
-	opts := metav1.PatchOptions{FieldManager: fieldManager}
-	if dryRun {
-		opts.DryRun = []string{metav1.DryRunAll}
-	}
-	return g.bind(ctx, shoot, seed, time.Now(), annotations, opts)
-}
 
 // Gardener's refusals of a seed change, as its ShootValidator words them.
 var (

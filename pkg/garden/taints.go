@@ -52,6 +52,20 @@ func (a API) SeedTaints(taints []corev1alpha1.SeedTaint) any {
 	return out
 }
 
+// TaintEditLasts reports whether a change of a seed's taints outlives a
+// restart of its agent: on Gardener gardenlet rewrites the Seed's spec.taints
+// from its configuration at every start (and keeps its annotations), so a
+// change of spec.taints lasts only where it was made in the seed's
+// configuration object too (config, nil when the garden holds none).
+func (a API) TaintEditLasts(config *SeedConfig, specChanged bool) bool {
+	return a != Gardener || (config != nil && config.HasSeedConfig) || !specChanged
+}
+
+// SeedStatusOwned reports whether a seed's agent owns its status, capacity
+// and allocatable included (gardenlet, on Gardener), which graft then only
+// reads.
+func (a API) SeedStatusOwned() bool { return a == Gardener }
+
 // SameSpecTaints reports whether two lists of taints are the same in the
 // API's spec.taints (on Gardener a PreferNoSchedule taint, or an effect,
 // lives in AnnotationTaints alone).

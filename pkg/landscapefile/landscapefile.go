@@ -68,9 +68,9 @@ type Landscape struct {
 	// RegionConfigNamespace is the one namespace region ConfigMaps count in,
 	// as for graft-scheduler; "": every namespace.
 	RegionConfigNamespace string
-	// API is the API the landscape was read from, when it was read from a
-	// cluster; "" for files.
-	API garden.API
+	// Migrates is set for a landscape read from a garden whose moves are
+	// control-plane migrations (garden.Mover); never for files.
+	Migrates bool
 	// Skipped are the documents of kinds the landscape does not hold.
 	Skipped []Document
 
@@ -127,8 +127,8 @@ func (l *Landscape) RegionConfigMaps() []*corev1.ConfigMap {
 	return in
 }
 
-// Migration is set for a landscape read from a Gardener garden.
-func (l *Landscape) Migration() bool { return l.API == garden.Gardener }
+// Migration is Migrates.
+func (l *Landscape) Migration() bool { return l.Migrates }
 
 // Read parses every document of r into a new landscape; source names r in
 // messages.

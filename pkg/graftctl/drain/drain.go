@@ -114,9 +114,13 @@ type Options struct {
 	// spec.seedName), whoever started them; 0: no limit.
 	MaxInFlight int
 
-	// Garden is the client of the API the cluster serves; on Gardener the
-	// drain migrates through it.
+	// Garden is the client of the API the cluster serves; where its moves
+	// are migrations (Gardener) the drain migrates through it.
 	Garden garden.Client
+	// migrates is set where the drain moves the shoots itself, by
+	// control-plane migrations (garden.Mover); elsewhere it taints the seed
+	// and graft-descheduler evicts.
+	migrates bool
 
 	Graft versioned.Interface
 	Kube  kubernetes.Interface
@@ -183,15 +187,15 @@ func (o *Options) Complete(f factory.Factory, cmd *cobra.Command, args []string)
 	if o.Garden, err = f.Garden(); err != nil {
 		return err
 	}
+	o.migrates = o.Garden.Mover().Migrates()
 	if err := o.checkAPI(); err != nil {
 		return err
 	}
-	if o.Garden.API() == garden.Gardener {
-		o.Kube, err = f.KubeClient()
-		return err
-	}
-	if o.Graft, err = f.GraftClient(); err != nil {
-		return err
+	if !o.migrates {
+		// The drain waits on graft's own informers.
+		if o.Graft, err = f.GraftClient(); err != nil {
+			return err
+		}
 	}
 	o.Kube, err = f.KubeClient()
 	return err
@@ -277,7 +281,7 @@ func (o *Options) Run(ctx context.Context) error {
 		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
-	if o.Garden != nil && o.Garden.API() == garden.Gardener {
+	if o.migrates {
 		return o.migrate(ctx)
 	}
 
@@ -326,10 +330,10 @@ func (o *Options) Run(ctx context.Context) error {
 // its taints evict nothing.
 func (o *Options) checkAPI() error {
 	switch {
-	case o.Garden.API() != garden.Gardener && o.Migrate:
+	case !o.migrates && o.Migrate:
 		return fmt.Errorf("--migrate works on a Gardener garden (%s) only: on graft's API (%s) drain marks the seed for eviction and graft-descheduler evicts its shoots, which graft-scheduler places elsewhere; run 'graftctl drain %s' without --migrate",
 			garden.Gardener, o.Garden.API(), o.SeedName)
-	case o.Garden.API() != garden.Gardener:
+	case !o.migrates:
 		return nil
 	case !o.Migrate && o.DryRun == seedcmd.DryRunNone:
 		return fmt.Errorf("on a Gardener garden (%s) drain moves shoots by migrating their control planes, which needs --migrate: Gardener's seed taints evict nothing and Gardener refuses to clear spec.seedName; run 'graftctl drain %s --dry-run' to see where each shoot would go, then 'graftctl drain %s --migrate' ('graftctl cordon %s' only keeps new shoots off)",

@@ -12,7 +12,6 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
-	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
 )
@@ -34,10 +33,7 @@ func (m migration) left() int { return m.cannotMove + m.refused + m.failed }
 // server strategy sends each binding with dryRun=All so that Gardener's
 // admission gives it, and both print the same lines for the same answer.
 func (o *Options) migrate(ctx context.Context) error {
-	migrator, ok := garden.AsMigrator(o.Garden)
-	if !ok {
-		return fmt.Errorf("the %s client cannot migrate shoots", o.Garden.API())
-	}
+	mover := o.Garden.Mover()
 	cordon, err := Set(ctx, o.Garden, o.SeedName, true, o.DryRun)
 	if err != nil {
 		return err
@@ -101,11 +97,11 @@ func (o *Options) migrate(ctx context.Context) error {
 		if err := limiter.Wait(ctx); err != nil {
 			return o.interrupted(ctx, f, m, len(shoots)-i)
 		}
-		if _, err := migrator.Migrate(ctx, shoot, target, nil, seedcmd.FieldManager, o.DryRun == seedcmd.DryRunServer); err != nil {
+		if _, err := mover.Move(ctx, shoot, o.SeedName, target, nil, seedcmd.FieldManager, o.DryRun == seedcmd.DryRunServer); err != nil {
 			if ctx.Err() != nil {
 				return o.interrupted(ctx, f, m, len(shoots)-i)
 			}
-			if r := garden.RefusalOf(err, o.SeedName, target); r != nil {
+			if r := mover.Refusal(err, o.SeedName, target); r != nil {
 				m.refused++
 				if o.DryRun == seedcmd.DryRunServer {
 					o.printf("shoot/%s would move to seed/%s, but Gardener would refuse: %s\n", key, target, r)

@@ -106,12 +106,10 @@ func (f *fromFlags) buildGarden() (garden.Client, error) {
 			return nil, err
 		}
 	}
-	if api == garden.Graft {
-		graft, err := f.GraftClient()
-		if err != nil {
-			return nil, err
-		}
-		return garden.NewGraft(graft), nil
+	// Both clients are built without a request; garden.New takes the API's.
+	graft, err := f.GraftClient()
+	if err != nil {
+		return nil, err
 	}
 	cfg, err := f.getter.ToRESTConfig()
 	if err != nil {
@@ -121,7 +119,7 @@ func (f *fromFlags) buildGarden() (garden.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the dynamic client: %w", err)
 	}
-	return garden.NewGardener(dyn), nil
+	return garden.New(api, graft, dyn)
 }
 
 func (f *fromFlags) Namespace() (string, bool, error) {
@@ -165,17 +163,10 @@ func (s *Static) Garden() (garden.Client, error) {
 			return nil, err
 		}
 	}
-	if api == garden.Gardener {
-		if s.Dynamic == nil {
-			return nil, fmt.Errorf("no dynamic client configured")
-		}
-		return garden.NewGardener(s.Dynamic), nil
+	if api == "" {
+		api = garden.Graft
 	}
-	graft, err := s.GraftClient()
-	if err != nil {
-		return nil, err
-	}
-	return garden.NewGraft(graft), nil
+	return garden.New(api, s.Graft, s.Dynamic)
 }
 
 // KubeClient returns s.Kube.

@@ -40,8 +40,9 @@ type Landscape struct {
 	// (nil on graft's API, or without permission to read them).
 	SeedConfigs map[string]*garden.SeedConfig
 
-	api    garden.API
-	inputs *algorithm.InputsBuilder
+	// migrates is the mover's (garden.Mover): a move is a migration.
+	migrates bool
+	inputs   *algorithm.InputsBuilder
 	// nsProfilesErr is why the NamespacedCloudProfiles could not be listed.
 	nsProfilesErr error
 }
@@ -74,7 +75,7 @@ func Load(ctx context.Context, client garden.Client, kube kubernetes.Interface, 
 		regionConfigNamespace = corev1alpha1.GardenNamespace
 	}
 	l := &Landscape{Snapshot: algorithm.NewSnapshot(), CloudProfiles: map[string]*corev1alpha1.CloudProfile{},
-		NamespacedCloudProfiles: map[string]*corev1alpha1.NamespacedCloudProfile{}, Config: config, api: client.API()}
+		NamespacedCloudProfiles: map[string]*corev1alpha1.NamespacedCloudProfile{}, Config: config, migrates: client.Mover().Migrates()}
 	l.inputs = &algorithm.InputsBuilder{Landscape: l, Config: config}
 
 	seeds, err := client.ListSeeds(ctx, metav1.ListOptions{})
@@ -93,10 +94,9 @@ func Load(ctx context.Context, client garden.Client, kube kubernetes.Interface, 
 		l.Snapshot.AddShoot(&shoots[i])
 		l.Shoots = append(l.Shoots, &shoots[i])
 	}
-	if client.API() == garden.Gardener {
-		// Only marks taints that will not last; without it nothing is marked.
-		l.SeedConfigs, _ = client.ListSeedConfigs(ctx)
-	}
+	// Only marks taints that will not last; without it nothing is marked
+	// (graft's API holds none, and answers without a request).
+	l.SeedConfigs, _ = client.ListSeedConfigs(ctx)
 	profiles, err := client.ListCloudProfiles(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
@@ -160,9 +160,9 @@ func (l *Landscape) Project(namespace string) string { return l.Projects[namespa
 
 func (l *Landscape) RegionConfigMaps() []*corev1.ConfigMap { return l.RegionConfigs }
 
-// Migration is set on Gardener's API: a bound shoot moves by a control-plane
-// migration, only where Gardener's admission accepts it.
-func (l *Landscape) Migration() bool { return l.api == garden.Gardener }
+// Migration is set where a bound shoot moves by a control-plane migration
+// (Gardener's API), only where Gardener's admission accepts it.
+func (l *Landscape) Migration() bool { return l.migrates }
 
 // WithSeed returns a copy of the landscape in which the named seed is replaced
 // by seed, to ask what would happen after a change that has not been made

@@ -74,7 +74,7 @@ type TaintUpdate struct {
 // gardenlet: on Gardener gardenlet rewrites the Seed's spec.taints from its
 // configuration, and keeps its annotations.
 func (u TaintUpdate) Lasting(api garden.API) bool {
-	return api != garden.Gardener || (u.Config != nil && u.Config.HasSeedConfig) || !u.SpecChanged
+	return api.TaintEditLasts(u.Config, u.SpecChanged)
 }
 
 // UpdateSeedTaints edits a seed's taints where they last. On Gardener the
@@ -86,10 +86,9 @@ func (u TaintUpdate) Lasting(api garden.API) bool {
 func UpdateSeedTaints(ctx context.Context, client garden.Client, name string, strategy DryRunStrategy, configEdit, seedEdit TaintEdit) (TaintUpdate, error) {
 	var u TaintUpdate
 	var err error
-	if client.API() == garden.Gardener {
-		if u.Config, u.ConfigChanged, err = updateConfigTaints(ctx, client, name, strategy, configEdit); err != nil {
-			return u, err
-		}
+	// graft's API holds no configuration objects: nil, without a request.
+	if u.Config, u.ConfigChanged, err = updateConfigTaints(ctx, client, name, strategy, configEdit); err != nil {
+		return u, err
 	}
 	edit := configEdit
 	if u.Config != nil && u.Config.HasSeedConfig {

@@ -198,7 +198,7 @@ func (o *Options) readCluster(ctx context.Context) error {
 		return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
 	})
 	l.ConfigMaps = live.RegionConfigs
-	l.Projects, l.API = live.Projects, client.API()
+	l.Projects, l.Migrates = live.Projects, live.Migration()
 	o.landscape = l
 	return nil
 }

@@ -111,9 +111,9 @@ func TestDrainMigratesOnGardener(t *testing.T) {
 			t.Fatal(err1, err2)
 		}
 		predicted := algorithm.CheckMigration(shoot, from, dest)
-		migrator, _ := garden.AsMigrator(client)
-		_, err = migrator.Migrate(t.Context(), shoot, to, nil, "graft-test", true)
-		answered := garden.RefusalOf(err, src, to)
+		mover := client.Mover()
+		_, err = mover.Move(t.Context(), shoot, src, to, nil, "graft-test", true)
+		answered := mover.Refusal(err, src, to)
 		if err != nil && answered == nil {
 			t.Fatalf("dry-run binding of %s to %s: %v", name, to, err)
 		}

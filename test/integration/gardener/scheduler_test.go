@@ -334,8 +334,7 @@ func TestPreferNoScheduleOnGardener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	migrator, _ := garden.AsMigrator(client)
-	if _, err := migrator.Migrate(t.Context(), shoot, preferred, nil, "graft-test", true); err != nil {
+	if _, err := client.Mover().Move(t.Context(), shoot, "", preferred, nil, "graft-test", true); err != nil {
 		t.Errorf("Gardener refused a dry-run binding to %s, tainted PreferNoSchedule only: %v", preferred, err)
 	}
 }

@@ -1,0 +1,100 @@
+package garden
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/algorithm"
+)
+
+// Mover moves a bound shoot's control plane off its seed, as the API moves
+// one: on graft's API by clearing spec.seedName, after which graft-scheduler
+// places the shoot again; on Gardener's by a control-plane migration to a
+// destination through shoots/binding, which Gardener's admission may refuse.
+// It is what graft-descheduler and graftctl drain need to know of the
+// difference (docs/daemons.md).
+type Mover interface {
+	// Migrates is set when a move goes to the destination it names and stays
+	// in flight until the destination's gardenlet has taken the control plane
+	// over (Gardener); otherwise a move only clears the seed.
+	Migrates() bool
+	// Move moves the shoot off seed from (to seed to, where the move
+	// migrates; to is only where the shoot is expected to go otherwise),
+	// preconditioned on the shoot's resourceVersion, under fieldManager,
+	// setting annotations (nil: none) in the same write; with dryRun the API
+	// server admits the move without storing it.
+	Move(ctx context.Context, shoot *corev1alpha1.Shoot, from, to string, annotations map[string]string, fieldManager string, dryRun bool) (*corev1alpha1.Shoot, error)
+	// Refusal is the API's refusal of a move from one seed to another, read
+	// from its answer; nil for any other error, and always on graft's API,
+	// whose moves admission does not refuse.
+	Refusal(err error, from, to string) *algorithm.MigrationRefusal
+	// Moved says what a written move did, for the shoot's Event.
+	Moved(from, to, why string) string
+	// Verb begins the Event of a seed the control planes of shoots were
+	// moved off.
+	Verb() string
+}
+
+// Mover clears the shoot's seed.
+func (g graftClient) Mover() Mover { return graftMover{g} }
+
+type graftMover struct{ c graftClient }
+
+func (graftMover) Migrates() bool { return false }
+
+func (m graftMover) Move(ctx context.Context, shoot *corev1alpha1.Shoot, _, _ string, annotations map[string]string, fieldManager string, dryRun bool) (*corev1alpha1.Shoot, error) {
+	meta := map[string]any{"resourceVersion": shoot.ResourceVersion}
+	if annotations != nil {
+		// Only when set: null would delete every annotation.
+		meta["annotations"] = annotations
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": meta, "spec": map[string]any{"seedName": nil}})
+	if err != nil {
+		return nil, fmt.Errorf("encoding the move of shoot %s/%s: %w", shoot.Namespace, shoot.Name, err)
+	}
+	opts := metav1.PatchOptions{FieldManager: fieldManager}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	return m.c.PatchShoot(ctx, shoot.Namespace, shoot.Name, patch, opts)
+}
+
+func (graftMover) Refusal(error, string, string) *algorithm.MigrationRefusal { return nil }
+
+func (graftMover) Moved(from, _, why string) string {
+	return fmt.Sprintf("Evicted from seed %s: %s", from, why)
+}
+
+func (graftMover) Verb() string { return "Evicted" }
+
+// Mover migrates the shoot's control plane.
+func (g gardenerClient) Mover() Mover { return gardenerMover{g} }
+
+type gardenerMover struct{ c gardenerClient }
+
+func (gardenerMover) Migrates() bool { return true }
+
+// Move binds the shoot to seed to, recording the placement on it
+// (graft.dev/placed-on, now) with the annotations.
+func (m gardenerMover) Move(ctx context.Context, shoot *corev1alpha1.Shoot, _, to string, annotations map[string]string, fieldManager string, dryRun bool) (*corev1alpha1.Shoot, error) {
+	opts := metav1.PatchOptions{FieldManager: fieldManager}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	return m.c.bind(ctx, shoot, to, time.Now(), annotations, opts)
+}
+
+func (gardenerMover) Refusal(err error, from, to string) *algorithm.MigrationRefusal {
+	return RefusalOf(err, from, to)
+}
+
+func (gardenerMover) Moved(from, to, why string) string {
+	return fmt.Sprintf("Migrating the control plane from seed %s to seed %s: %s", from, to, why)
+}
+
+func (gardenerMover) Verb() string { return "Migrating the control plane of" }
