@@ -201,7 +201,7 @@ func TestOperatorGroupsAreParameters(t *testing.T) {
 	})
 	// Parameters reach the API server's policy evaluation through an informer:
 	// retry until bob is let through.
-	waitFor(t, "bob of "+group+" to be allowed", time.Minute, func(ctx context.Context) (bool, error) {
+	framework.WaitFor(t, "bob of "+group+" to be allowed", time.Minute, func(ctx context.Context) (bool, error) {
 		_, err := create(ctx, bob, shoot(ns, "after", withSeed("seed-a")), false)
 		return err == nil, err
 	})
@@ -267,7 +267,7 @@ func TestGardenShootsGetTheProtectedToleration(t *testing.T) {
 			return tol == v1alpha1.Toleration{Key: v1alpha1.SeedTaintProtected}
 		})
 	}
-	waitFor(t, "the garden toleration policy to be loaded", 2*time.Minute, func(ctx context.Context) (bool, error) {
+	framework.WaitFor(t, "the garden toleration policy to be loaded", 2*time.Minute, func(ctx context.Context) (bool, error) {
 		s, err := create(ctx, c, shoot(v1alpha1.GardenNamespace, "probe"), true)
 		return err == nil && tolerates(s), err
 	})

@@ -243,20 +243,6 @@ func waitEnforced(t *testing.T, policy string, probe func(context.Context) error
 	}
 }
 
-// waitFor polls cond until it holds.
-func waitFor(t *testing.T, what string, timeout time.Duration, cond func(context.Context) (bool, error)) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		ok, err := cond(ctx)
-		last = err
-		return ok, nil
-	})
-	if err != nil {
-		t.Fatalf("waiting %s for %s: %v", timeout, what, errors.Join(err, last))
-	}
-}
-
 func userOf(namespace, sa string) string {
 	return fmt.Sprintf("system:serviceaccount:%s:%s", namespace, sa)
 }

@@ -100,14 +100,14 @@ func TestSchedulerUsesProtectedSeedsForGardenShootsOnly(t *testing.T) {
 		_ = c.CoreV1alpha1().Shoots(v1alpha1.GardenNamespace).Delete(context.Background(), "infra", metav1.DeleteOptions{})
 	})
 
-	waitFor(t, "the garden shoot to be bound to the protected seed", time.Minute, func(ctx context.Context) (bool, error) {
+	framework.WaitFor(t, "the garden shoot to be bound to the protected seed", time.Minute, func(ctx context.Context) (bool, error) {
 		got, err := c.CoreV1alpha1().Shoots(v1alpha1.GardenNamespace).Get(ctx, "infra", metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
 		return ptrValue(got.Spec.SeedName) == seed.Name, nil
 	})
-	waitFor(t, "the tenant's shoot to be reported unschedulable because the seed is protected", time.Minute, func(ctx context.Context) (bool, error) {
+	framework.WaitFor(t, "the tenant's shoot to be reported unschedulable because the seed is protected", time.Minute, func(ctx context.Context) (bool, error) {
 		got, err := c.CoreV1alpha1().Shoots(ns).Get(ctx, "web", metav1.GetOptions{})
 		if err != nil || got.Status.LastOperation == nil {
 			return false, err

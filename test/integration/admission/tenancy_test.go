@@ -280,13 +280,13 @@ func TestResourceQuotaBoundsATenantsShoots(t *testing.T) {
 		return apierrors.IsForbidden(err) && strings.Contains(err.Error(), "exceeded quota")
 	}
 	setUsed("2")
-	waitFor(t, "the quota admission to count the full quota", time.Minute, func(ctx context.Context) (bool, error) {
+	framework.WaitFor(t, "the quota admission to count the full quota", time.Minute, func(ctx context.Context) (bool, error) {
 		_, err := create(ctx, tenant, shoot(ns, "probe"), true)
 		return exceeded(err), err
 	})
 	setUsed("0")
 	for _, name := range []string{"one", "two"} {
-		waitFor(t, "shoot "+name+" within the quota", time.Minute, func(ctx context.Context) (bool, error) {
+		framework.WaitFor(t, "shoot "+name+" within the quota", time.Minute, func(ctx context.Context) (bool, error) {
 			_, err := create(ctx, tenant, shoot(ns, name), false)
 			if exceeded(err) {
 				return false, err

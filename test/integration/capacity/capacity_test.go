@@ -83,7 +83,7 @@ func TestCapacityFromDefaultsOverridesAndAnnotations(t *testing.T) {
 	annotate(t, plain.Name, v1alpha1.AnnotationCapacityShoots, nil)
 	waitForStatus(t, plain.Name, "999", "989", "0")
 
-	waitFor(t, "the capacity metrics", func(context.Context) (bool, error) {
+	framework.WaitFor(t, "the capacity metrics", waitTimeout, func(context.Context) (bool, error) {
 		c, err := inst.gauge("graft_seed_capacity", small.Name)
 		if err != nil {
 			return false, err
@@ -94,7 +94,7 @@ func TestCapacityFromDefaultsOverridesAndAnnotations(t *testing.T) {
 		}
 		return c == 20 && a == 15, fmt.Errorf("capacity %v allocatable %v", c, a)
 	})
-	waitFor(t, "an AllocatableChanged event", func(ctx context.Context) (bool, error) {
+	framework.WaitFor(t, "an AllocatableChanged event", waitTimeout, func(ctx context.Context) (bool, error) {
 		ev, err := eventsFor(t, ctx, plain.Name, capacity.ReasonAllocatableChanged)
 		return len(ev) > 0, err
 	})
@@ -165,7 +165,7 @@ func TestUsageFollowsBindsUnbindsAndMigrations(t *testing.T) {
 	}
 	waitForStatus(t, s1.Name, "", "", "4") // shoot-1's status still says s2
 	waitForStatus(t, s2.Name, "", "", "1")
-	waitFor(t, "an OverCapacity event", func(ctx context.Context) (bool, error) {
+	framework.WaitFor(t, "an OverCapacity event", waitTimeout, func(ctx context.Context) (bool, error) {
 		ev, err := eventsFor(t, ctx, s1.Name, capacity.ReasonOverCapacity)
 		return len(ev) > 0, err
 	})
@@ -183,7 +183,7 @@ func TestUsageFollowsBindsUnbindsAndMigrations(t *testing.T) {
 	}
 	waitForStatus(t, s1.Name, "", "", "1")
 	waitForStatus(t, s2.Name, "", "", "0")
-	waitFor(t, "the usage metric", func(context.Context) (bool, error) {
+	framework.WaitFor(t, "the usage metric", waitTimeout, func(context.Context) (bool, error) {
 		u, err := inst.gauge("graft_seed_usage", s1.Name)
 		return err == nil && u == 1, fmt.Errorf("usage %v: %v", u, err)
 	})
@@ -250,7 +250,7 @@ func TestBurstOfBindsIsCoalesced(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the watch to deliver the annotator's write for the marker", func(context.Context) (bool, error) {
+	framework.WaitFor(t, "the watch to deliver the annotator's write for the marker", waitTimeout, func(context.Context) (bool, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, v := range versions {
@@ -325,7 +325,7 @@ func taintKeys(s *v1alpha1.Seed) string {
 
 func waitForTaints(t *testing.T, seed, want string) {
 	t.Helper()
-	waitFor(t, fmt.Sprintf("seed %s to have taints %q", seed, want), func(ctx context.Context) (bool, error) {
+	framework.WaitFor(t, fmt.Sprintf("seed %s to have taints %q", seed, want), waitTimeout, func(ctx context.Context) (bool, error) {
 		s, err := graft(t).CoreV1alpha1().Seeds().Get(ctx, seed, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -355,7 +355,7 @@ func TestNotReadyTaints(t *testing.T) {
 		t.Errorf("a ready seed was tainted: %s", taintKeys(s))
 	}
 	// The seed without lastOperation may already be past the eviction delay.
-	waitFor(t, "the seed without lastOperation to be tainted", func(ctx context.Context) (bool, error) {
+	framework.WaitFor(t, "the seed without lastOperation to be tainted", waitTimeout, func(ctx context.Context) (bool, error) {
 		s, err := graft(t).CoreV1alpha1().Seeds().Get(ctx, noLastOp.Name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -381,7 +381,7 @@ func TestNotReadyTaints(t *testing.T) {
 			}
 		}
 	}
-	waitFor(t, "a NotReadyEviction event", func(ctx context.Context) (bool, error) {
+	framework.WaitFor(t, "a NotReadyEviction event", waitTimeout, func(ctx context.Context) (bool, error) {
 		ev, err := eventsFor(t, ctx, seed.Name, capacity.ReasonNotReadyEviction)
 		return len(ev) > 0, err
 	})
@@ -405,7 +405,7 @@ func TestInvalidAnnotationKeepsTheSeedAsItWas(t *testing.T) {
 
 	annotate(t, bad.Name, v1alpha1.AnnotationCapacityShoots, ptr.To("fifty"))
 	annotate(t, good.Name, v1alpha1.AnnotationCapacityShoots, ptr.To("60"))
-	waitFor(t, "an InvalidCapacityAnnotation event", func(ctx context.Context) (bool, error) {
+	framework.WaitFor(t, "an InvalidCapacityAnnotation event", waitTimeout, func(ctx context.Context) (bool, error) {
 		ev, err := eventsFor(t, ctx, bad.Name, capacity.ReasonInvalidAnnotation)
 		if err != nil || len(ev) == 0 {
 			return false, err

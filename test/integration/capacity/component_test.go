@@ -62,7 +62,7 @@ func TestRunsAsAComponent(t *testing.T) {
 	}()
 
 	waitForStatus(t, seed.Name, "200", "195", "0")
-	waitFor(t, "the Lease to be held", func(ctx context.Context) (bool, error) {
+	framework.WaitFor(t, "the Lease to be held", waitTimeout, func(ctx context.Context) (bool, error) {
 		lease, err := env.KubeClient().CoordinationV1().Leases(v1alpha1.GardenNamespace).Get(ctx, cfg.LeaderElection.ResourceName, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -70,14 +70,14 @@ func TestRunsAsAComponent(t *testing.T) {
 		holder := ptr.Deref(lease.Spec.HolderIdentity, "")
 		return holder == "test-replica", fmt.Errorf("holder %q", holder)
 	})
-	waitFor(t, "/readyz", func(ctx context.Context) (bool, error) {
+	framework.WaitFor(t, "/readyz", waitTimeout, func(ctx context.Context) (bool, error) {
 		if a.HealthAddr() == nil {
 			return false, fmt.Errorf("not listening yet")
 		}
 		body, code, err := get(ctx, "http://"+a.HealthAddr().String()+"/readyz?verbose")
 		return code == http.StatusOK && strings.Contains(body, "informers-synced ok"), fmt.Errorf("%d %s %v", code, body, err)
 	})
-	waitFor(t, "the seed's series on /metrics", func(ctx context.Context) (bool, error) {
+	framework.WaitFor(t, "the seed's series on /metrics", waitTimeout, func(ctx context.Context) (bool, error) {
 		body, code, err := get(ctx, "http://"+a.MetricsAddr().String()+"/metrics")
 		if err != nil || code != http.StatusOK {
 			return false, fmt.Errorf("%d %v", code, err)

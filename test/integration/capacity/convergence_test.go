@@ -16,6 +16,7 @@ import (
 	graftclient "github.com/graft-dev/client-go/clientset/versioned"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/test/framework"
 )
 
 // landscapeSeeds is the size of TestLandscapeConvergesWithOneWritePerSeed;
@@ -86,7 +87,7 @@ func TestLandscapeConvergesWithOneWritePerSeed(t *testing.T) {
 	if err := createShoot(t, ctx, ns, "shoot-later", ptr.To(target)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the later shoot's sync", func(context.Context) (bool, error) {
+	framework.WaitFor(t, "the later shoot's sync", waitTimeout, func(context.Context) (bool, error) {
 		r := reconciled(t, first)
 		return r >= reconciles+1, fmt.Errorf("%.0f syncs", r)
 	})
@@ -103,7 +104,7 @@ func TestLandscapeConvergesWithOneWritePerSeed(t *testing.T) {
 	first.stop()
 	rewrites := &seedWrites{}
 	second := startAnnotatorWith(t, health, rewrites.wrap)
-	waitFor(t, "the restarted annotator to sync every seed", func(context.Context) (bool, error) {
+	framework.WaitFor(t, "the restarted annotator to sync every seed", waitTimeout, func(context.Context) (bool, error) {
 		r := reconciled(t, second)
 		return r >= float64(total), fmt.Errorf("%.0f of %d seeds synced", r, total)
 	})
@@ -117,7 +118,7 @@ func TestLandscapeConvergesWithOneWritePerSeed(t *testing.T) {
 // annotator has synced every seed name once; it returns how many that is.
 func waitForLandscape(t *testing.T, inst *instance, run string, n int, want map[string]int) int {
 	t.Helper()
-	waitFor(t, "every seed's status", func(ctx context.Context) (bool, error) {
+	framework.WaitFor(t, "every seed's status", waitTimeout, func(ctx context.Context) (bool, error) {
 		list, err := graft(t).CoreV1alpha1().Seeds().List(ctx, metav1.ListOptions{LabelSelector: "landscape=" + run})
 		if err != nil {
 			return false, err
@@ -130,7 +131,7 @@ func waitForLandscape(t *testing.T, inst *instance, run string, n int, want map[
 		return len(list.Items) == n, fmt.Errorf("%d of %d seeds", len(list.Items), n)
 	})
 	names := seedNames(t)
-	waitFor(t, "a sync of every seed", func(context.Context) (bool, error) {
+	framework.WaitFor(t, "a sync of every seed", waitTimeout, func(context.Context) (bool, error) {
 		r := reconciled(t, inst)
 		return r >= float64(names), fmt.Errorf("%.0f of %d seeds synced", r, names)
 	})
@@ -247,7 +248,7 @@ func TestLaggingViewOfSeedsWritesStatusOnce(t *testing.T) {
 		c.HealthTaints = configv1alpha1.HealthTaintsConfiguration{Enabled: true, UnhealthyEvictionDelay: &metav1.Duration{Duration: evictionDelay}}
 	}, func(rt http.RoundTripper) http.RoundTripper { return writes.wrap(lagSeedWatch(lag)(rt)) })
 	wantTaints := v1alpha1.SeedTaintNotReady + ":NoSchedule," + v1alpha1.SeedTaintNotReady + ":NoExecute"
-	waitFor(t, "every seed tainted NoExecute with its status", func(ctx context.Context) (bool, error) {
+	framework.WaitFor(t, "every seed tainted NoExecute with its status", waitTimeout, func(ctx context.Context) (bool, error) {
 		list, err := graft(t).CoreV1alpha1().Seeds().List(ctx, metav1.ListOptions{LabelSelector: "landscape=" + run})
 		if err != nil {
 			return false, err
@@ -261,7 +262,7 @@ func TestLaggingViewOfSeedsWritesStatusOnce(t *testing.T) {
 	})
 	// Two syncs per seed, the first and the one the eviction delay queued,
 	// and one of every other seed name.
-	waitFor(t, "two syncs of every seed", func(context.Context) (bool, error) {
+	framework.WaitFor(t, "two syncs of every seed", waitTimeout, func(context.Context) (bool, error) {
 		r := reconciled(t, inst)
 		return r >= float64(2*n+others), fmt.Errorf("%.0f of %d syncs", r, 2*n+others)
 	})

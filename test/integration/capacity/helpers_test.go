@@ -14,7 +14,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/transport"
 	"k8s.io/component-base/metrics"
 	"k8s.io/utils/ptr"
@@ -81,7 +80,7 @@ func startAnnotatorWith(t *testing.T, mutate func(*configv1alpha1.CapacityAnnota
 		t.Fatal(err)
 	}
 	inst.stop = framework.RunUntilCleanup(t, "graft-capacity-annotator", inst.annotator.Run)
-	waitFor(t, "the annotator to sync", func(context.Context) (bool, error) {
+	framework.WaitFor(t, "the annotator to sync", waitTimeout, func(context.Context) (bool, error) {
 		return inst.annotator.HasSynced(), nil
 	})
 	return inst
@@ -94,26 +93,11 @@ func name(prefix string) string {
 	return fmt.Sprintf("%s-%d-%d", prefix, time.Now().UnixNano()%1_000_000, unique.Add(1))
 }
 
+// waitTimeout bounds the suite's waits for the annotator (framework.WaitFor).
+const waitTimeout = 60 * time.Second
+
 func graft(t *testing.T) graftclient.Interface {
 	return framework.Shared(t).GraftClient()
-}
-
-func waitFor(t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	var last error
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
-		ok, err := cond(ctx)
-		if !ok {
-			// err only explains why not yet; keep it for the failure message.
-			last = err
-		}
-		return ok, nil
-	})
-	if err != nil {
-		t.Fatalf("waiting for %s: %v (last error: %v)", what, err, last)
-	}
 }
 
 // readySeed creates a seed whose agent reports it ready: GardenletReady True
@@ -222,7 +206,7 @@ func quantity(l corev1.ResourceList) string {
 func waitForStatus(t *testing.T, seed, capacity, allocatable, usage string) *v1alpha1.Seed {
 	t.Helper()
 	var got *v1alpha1.Seed
-	waitFor(t, fmt.Sprintf("seed %s to have capacity %q allocatable %q usage %q", seed, capacity, allocatable, usage), func(ctx context.Context) (bool, error) {
+	framework.WaitFor(t, fmt.Sprintf("seed %s to have capacity %q allocatable %q usage %q", seed, capacity, allocatable, usage), waitTimeout, func(ctx context.Context) (bool, error) {
 		s, err := graft(t).CoreV1alpha1().Seeds().Get(ctx, seed, metav1.GetOptions{})
 		if err != nil {
 			return false, err

@@ -57,22 +57,10 @@ func startDescheduler(t *testing.T, lease string) {
 			t.Errorf("descheduler: %v", err)
 		}
 	})
-	waitFor(t, 30*time.Second, "the descheduler's Lease", func() bool {
-		l, err := framework.Shared(t).KubeClient().CoordinationV1().Leases(corev1alpha1.GardenNamespace).Get(t.Context(), lease, metav1.GetOptions{})
-		return err == nil && l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity != ""
+	framework.WaitFor(t, "the descheduler's Lease", 30*time.Second, func(ctx context.Context) (bool, error) {
+		l, err := framework.Shared(t).KubeClient().CoordinationV1().Leases(corev1alpha1.GardenNamespace).Get(ctx, lease, metav1.GetOptions{})
+		return err == nil && l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity != "", err
 	})
-}
-
-// waitFor polls cond every 100ms until it holds or the deadline passes.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 func createShoots(t *testing.T, l *fixture.Landscape, seedShort string, n int, opts ...func(*corev1alpha1.Shoot)) []*corev1alpha1.Shoot {

@@ -121,9 +121,9 @@ func TestDescribeReadsTheLeaseWithTheDocumentedRole(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "  Scheduling configuration: MinimalDistance, score weights LeastAllocated=3 (from Lease garden/" + lease + ")\n"
-	waitFor(t, 30*time.Second, "describe to read the Lease with the Role of docs/operations.md", func() bool {
+	framework.WaitFor(t, "describe to read the Lease with the Role of docs/operations.md", 30*time.Second, func(context.Context) (bool, error) {
 		r = describe()
-		return r.err == nil && strings.Contains(r.out, want)
+		return r.err == nil && strings.Contains(r.out, want), r.err
 	})
 	if r.errOut != "" {
 		t.Errorf("stderr: %s", r.errOut)

@@ -52,9 +52,9 @@ func TestDescribeAndDrainDryRunExplainTheSchedulersDecision(t *testing.T) {
 		t.Fatal(err)
 	}
 	leases := framework.Shared(t).KubeClient().CoordinationV1().Leases(corev1alpha1.GardenNamespace)
-	waitFor(t, time.Minute, "the scheduler to publish its configuration on its Lease", func() bool {
+	framework.WaitFor(t, "the scheduler to publish its configuration on its Lease", time.Minute, func(ctx context.Context) (bool, error) {
 		got, err := leases.Get(ctx, lease, metav1.GetOptions{})
-		return err == nil && got.Annotations[schedulingconfig.Annotation] != ""
+		return err == nil && got.Annotations[schedulingconfig.Annotation] != "", err
 	})
 	published, _ := leases.Get(ctx, lease, metav1.GetOptions{})
 	if got, want := published.Annotations[schedulingconfig.Annotation],
@@ -94,12 +94,12 @@ func TestDescribeAndDrainDryRunExplainTheSchedulersDecision(t *testing.T) {
 		}
 	})
 	var bound string
-	waitFor(t, time.Minute, "the scheduler to bind shoot new", func() bool {
+	framework.WaitFor(t, "the scheduler to bind shoot new", time.Minute, func(ctx context.Context) (bool, error) {
 		s, err := l.Graft.CoreV1alpha1().Shoots(l.Name).Get(ctx, "new", metav1.GetOptions{})
 		if err == nil && s.Spec.SeedName != nil {
 			bound = *s.Spec.SeedName
 		}
-		return bound != ""
+		return bound != "", err
 	})
 	if bound != a {
 		t.Fatalf("the scheduler bound shoot new to %s, describe said %s", bound, a)
