@@ -20,8 +20,8 @@ var emergencyStopPlugin = &filterPlugin{
 			return fmt.Sprintf("seed is annotated %s=true: its shoots' reconciliations are stopped, it takes no shoots", v1alpha1.AnnotationEmergencyStopShootReconciliations)
 		},
 	}},
-	mark: func(seed *v1alpha1.Seed) bool {
-		return seed.Annotations[v1alpha1.AnnotationEmergencyStopShootReconciliations] == "true"
+	mark: func(info *seedInfo) bool {
+		return info.seed.Annotations[v1alpha1.AnnotationEmergencyStopShootReconciliations] == "true"
 	},
 	headline: func(_ *run, n int) string {
 		return fmt.Sprintf("none of the %d seeds have enabled shoot reconciliations currently", n)

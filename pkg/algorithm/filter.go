@@ -1,10 +1,6 @@
 package algorithm
 
-import (
-	"slices"
-
-	"github.com/graft-dev/graft/apis/core/v1alpha1"
-)
+import "slices"
 
 // A filter plugin is one step of a decision, whole: the seeds it rejects, what
 // it reads of a seed once, when the seed enters the snapshot, when it cannot
@@ -27,17 +23,16 @@ type filterPlugin struct {
 	// shoot asks nothing it checks).
 	off func(r *run) bool
 	// mark is what the plugin reads of a seed, once, when the seed enters the
-	// snapshot. A decision skips the plugin while no seed of the snapshot is
-	// marked.
-	mark func(seed *v1alpha1.Seed) bool
+	// snapshot (from the seed's other prepared facts). A decision skips the
+	// plugin while no seed of the snapshot is marked.
+	mark func(info *seedInfo) bool
 	// headline is the reference scheduler's message when the plugin removed
 	// the last of the entering candidates.
 	headline func(r *run, entering int) string
 
-	// markIndex and markBit place a marked plugin in seedInfo.marks and
+	// markIndex places a marked plugin in seedInfo.marks (a bit) and
 	// Snapshot.marks, from pipeline's order.
 	markIndex int
-	markBit   uint64
 }
 
 // reason is one Filter's words and hint.
@@ -105,10 +100,10 @@ func init() {
 			if len(marked) == maxMarks {
 				panic("algorithm: more marked filter plugins than maxMarks")
 			}
-			p.markIndex, p.markBit = len(marked), 1<<len(marked)
+			p.markIndex = len(marked)
 			marked = append(marked, p)
 			if rs := p.reasons[0]; rs.lifts == nil {
-				rs.lifts = func(old, cur *seedInfo) bool { return old.marks&p.markBit != 0 && cur.marks&p.markBit == 0 }
+				rs.lifts = func(old, cur *seedInfo) bool { return old.marked(p) && !cur.marked(p) }
 			}
 		}
 		add(p.reasons)
@@ -139,22 +134,25 @@ func (p *filterPlugin) rejects(r *run, v *verdict) Filter {
 	if p.check != nil {
 		return p.check(r, v)
 	}
-	if v.info.marks&p.markBit != 0 {
+	if v.info.marked(p) {
 		return p.reasons[0].filter
 	}
 	return ""
 }
 
 // seedMarks are the marks of a seed entering the snapshot.
-func seedMarks(seed *v1alpha1.Seed) uint64 {
+func seedMarks(info *seedInfo) uint64 {
 	var m uint64
 	for _, p := range marked {
-		if p.mark(seed) {
-			m |= p.markBit
+		if p.mark(info) {
+			m |= 1 << p.markIndex
 		}
 	}
 	return m
 }
+
+// marked reports whether the marked plugin p marks the seed.
+func (info *seedInfo) marked(p *filterPlugin) bool { return info.marks&(1<<p.markIndex) != 0 }
 
 // runPipeline applies the plugins until one removes the last candidate, and
 // reports whether candidates are left.

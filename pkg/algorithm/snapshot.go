@@ -101,7 +101,7 @@ func (s *Snapshot) AddSeed(seed *v1alpha1.Seed) {
 
 func (s *Snapshot) countMarks(info *seedInfo, delta int) {
 	for _, p := range marked {
-		if info.marks&p.markBit != 0 {
+		if info.marked(p) {
 			s.marks[p.markIndex] += delta
 		}
 	}
@@ -293,7 +293,7 @@ func newSeedInfo(seed *v1alpha1.Seed) *seedInfo {
 		taints:       seed.Spec.Taints,
 	}
 	info.regionBase, info.orientation = SplitRegion(info.region)
-	info.zoneMode, info.marks = zoneSelectionMode(seed), seedMarks(seed)
+	info.zoneMode = zoneSelectionMode(seed)
 	for _, t := range seed.Spec.Taints {
 		if helper.TaintEffectOf(t) == v1alpha1.TaintEffectPreferNoSchedule {
 			info.hasPreferNoSchedule = true
@@ -303,5 +303,6 @@ func newSeedInfo(seed *v1alpha1.Seed) *seedInfo {
 		info.allocatable, info.hasAllocatable = q.Value(), true
 	}
 	info.nets, info.defaultPods, info.defaultServices, info.netErr, info.defaultErr = seedNetworks(seed)
+	info.marks = seedMarks(info)
 	return info
 }

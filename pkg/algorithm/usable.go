@@ -1,11 +1,6 @@
 package algorithm
 
-import (
-	"fmt"
-
-	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
-)
+import "fmt"
 
 // FilterUsable rejects seeds being deleted, invisible or not ready.
 const FilterUsable Filter = "Usable"
@@ -19,7 +14,7 @@ var usablePlugin = &filterPlugin{
 		message: func(_ *run, v *verdict) string { return v.info.unusable },
 		lifts:   func(old, cur *seedInfo) bool { return cur.unusable == "" && old.unusable != "" },
 	}},
-	mark: func(seed *v1alpha1.Seed) bool { return helper.SeedUnusableReason(seed) != "" },
+	mark: func(info *seedInfo) bool { return info.unusable != "" },
 	headline: func(_ *run, n int) string {
 		return fmt.Sprintf("none of the %d seeds is valid for scheduling (not deleting, visible and ready)", n)
 	},
