@@ -8,8 +8,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 var (
@@ -33,25 +35,24 @@ func benchLandscape(nSeeds, nShoots int) (*Snapshot, []*v1alpha1.Shoot, *RegionC
 	for i := range nSeeds {
 		provider := benchProviders[rng.IntN(len(benchProviders))]
 		reg := benchRegions[rng.IntN(len(benchRegions))]
-		opts := []seedOpt{
-			region(provider, reg),
-			label("environment", []string{"prod", "canary", "dev"}[rng.IntN(3)]),
-			label("tier", fmt.Sprintf("t%d", rng.IntN(4))),
+		build := coretest.MakeSeed(fmt.Sprintf("seed-%04d", i)).
+			Provider(provider, reg).
+			Label("environment", []string{"prod", "canary", "dev"}[rng.IntN(3)]).
+			Label("tier", fmt.Sprintf("t%d", rng.IntN(4))).
 			// Room for the landscape's shoots with a spread of utilisation.
-			allocatable(int64(2*nShoots/nSeeds + 10 + rng.IntN(50))),
-		}
+			Allocatable(int64(2*nShoots/nSeeds + 10 + rng.IntN(50)))
 		switch rng.IntN(10) {
 		case 0:
-			opts = append(opts, taint(v1alpha1.SeedTaintUnschedulable, nil, v1alpha1.TaintEffectNoSchedule))
+			build.Taint(v1alpha1.SeedTaintUnschedulable, nil, v1alpha1.TaintEffectNoSchedule)
 		case 1:
-			opts = append(opts, taint("maintenance", ptr("weekly"), v1alpha1.TaintEffectPreferNoSchedule))
+			build.Taint("maintenance", ptr.To("weekly"), v1alpha1.TaintEffectPreferNoSchedule)
 		case 2:
-			opts = append(opts, taint(v1alpha1.SeedTaintProtected, nil, ""))
+			build.Taint(v1alpha1.SeedTaintProtected, nil, "")
 		}
 		if rng.IntN(3) == 0 {
-			opts = append(opts, shootDefaults("100.96.0.0/11", "100.64.0.0/13"))
+			build.ShootDefaults("100.96.0.0/11", "100.64.0.0/13")
 		}
-		seed := newSeed(fmt.Sprintf("seed-%04d", i), opts...)
+		seed := build.Obj()
 		if rng.IntN(50) == 0 {
 			seed.Status.Conditions[0].Status = v1alpha1.ConditionFalse
 		}
@@ -71,20 +72,20 @@ func benchLandscape(nSeeds, nShoots int) (*Snapshot, []*v1alpha1.Shoot, *RegionC
 		if i%4 == 3 {
 			p.region = benchRegions[rng.IntN(len(benchRegions))]
 		}
-		s := newShoot(fmt.Sprintf("pending-%02d", i), shootRegion(p.provider, p.region), shootNets("10.180.0.0/16", "", ""))
+		s := coretest.MakeShoot("garden-dev", fmt.Sprintf("pending-%02d", i)).Provider(p.provider, p.region).Networks("10.180.0.0/16", "", "").Obj()
 		if i%3 == 0 {
 			s.Spec.SeedSelector = &v1alpha1.SeedSelector{LabelSelector: metav1.LabelSelector{
 				MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "environment", Operator: metav1.LabelSelectorOpIn, Values: []string{"prod", "canary"}}},
 			}}
 		}
 		if i%4 == 0 {
-			s.Spec.Tolerations = []v1alpha1.Toleration{{Key: "maintenance", Value: ptr("weekly")}}
+			s.Spec.Tolerations = []v1alpha1.Toleration{{Key: "maintenance", Value: ptr.To("weekly")}}
 		}
 		pending[i] = s
 	}
 	rng = rand.New(rand.NewPCG(uint64(nSeeds), uint64(nShoots)))
 	for i := range nShoots {
-		s := newShoot(fmt.Sprintf("shoot-%06d", i), onSeed(names[rng.IntN(nSeeds)], ""))
+		s := coretest.MakeShoot("garden-dev", fmt.Sprintf("shoot-%06d", i)).Seed(names[rng.IntN(nSeeds)]).Obj()
 		s.Namespace = fmt.Sprintf("garden-p%03d", i%300)
 		snap.AddShoot(s)
 	}
@@ -136,8 +137,8 @@ func BenchmarkSchedule(b *testing.B) {
 // BenchmarkSnapshotUpdate measures the incremental usage update a binding costs.
 func BenchmarkSnapshotUpdate(b *testing.B) {
 	snap, _, _ := benchLandscape(1000, 50000)
-	pending := newShoot("moving")
-	bound := newShoot("moving", onSeed("seed-0001", ""))
+	pending := coretest.MakeShoot("garden-dev", "moving").Obj()
+	bound := coretest.MakeShoot("garden-dev", "moving").Seed("seed-0001").Obj()
 	b.ReportAllocs()
 	for b.Loop() {
 		snap.UpdateShoot(pending, bound)

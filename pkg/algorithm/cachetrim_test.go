@@ -10,9 +10,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component/cachetrim"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // TestCacheTrimKeepsDecisions runs the algorithm on a landscape as the API
@@ -156,7 +158,7 @@ type trimLandscape struct {
 
 func newTrimLandscape(rng *rand.Rand) *trimLandscape {
 	snap, pending, _ := benchLandscape(40, 800)
-	l := &trimLandscape{profile: cloudProfile("aws")}
+	l := &trimLandscape{profile: coretest.MakeCloudProfile("aws").Obj()}
 	for i, s := range snap.Seeds() {
 		seed := s.DeepCopy()
 		if i%5 == 0 {
@@ -167,21 +169,21 @@ func newTrimLandscape(rng *rand.Rand) *trimLandscape {
 	}
 	for i := range 400 {
 		seed := l.seeds[rng.IntN(len(l.seeds))]
-		shoot := newShoot(fmt.Sprintf("bound-%03d", i), shootRegion(seed.Spec.Provider.Type, seed.Spec.Provider.Region), onSeed(seed.Name, seed.Name))
+		shoot := coretest.MakeShoot("garden-dev", fmt.Sprintf("bound-%03d", i)).Provider(seed.Spec.Provider.Type, seed.Spec.Provider.Region).Seed(seed.Name).StatusSeed(seed.Name).Obj()
 		shoot.Namespace = fmt.Sprintf("garden-p%02d", i%30)
 		shoot.Labels = map[string]string{"project": shoot.Namespace}
 		shoot.Status.Networking = &v1alpha1.NetworkingStatus{Nodes: []string{"10.180.0.0/16"}, Pods: []string{"100.96.0.0/11"}}
 		switch rng.IntN(8) {
 		case 0:
-			shoot.Status.SeedName = ptr(l.seeds[rng.IntN(len(l.seeds))].Name) // migrating
+			shoot.Status.SeedName = ptr.To(l.seeds[rng.IntN(len(l.seeds))].Name) // migrating
 		case 1:
 			shoot.DeletionTimestamp = &metav1.Time{Time: time.Unix(2000, 0)}
 		case 2:
-			tolerate(v1alpha1.SeedTaintUnschedulable, nil, v1alpha1.TaintEffectNoExecute, ptr(int64(300)))(shoot)
+			coretest.WrapShoot(shoot).Tolerate(v1alpha1.SeedTaintUnschedulable, nil, v1alpha1.TaintEffectNoExecute, ptr.To(int64(300)))
 		case 3:
-			tolerate(v1alpha1.SeedTaintUnschedulable, nil, "", nil)(shoot)
+			coretest.WrapShoot(shoot).Tolerate(v1alpha1.SeedTaintUnschedulable, nil, "", nil)
 		}
-		purpose([]v1alpha1.ShootPurpose{v1alpha1.ShootPurposeEvaluation, v1alpha1.ShootPurposeProduction, v1alpha1.ShootPurposeTesting}[rng.IntN(3)])(shoot)
+		coretest.WrapShoot(shoot).Purpose([]v1alpha1.ShootPurpose{v1alpha1.ShootPurposeEvaluation, v1alpha1.ShootPurposeProduction, v1alpha1.ShootPurposeTesting}[rng.IntN(3)])
 		l.bound = append(l.bound, shoot)
 	}
 	for i, shoot := range pending {
@@ -193,10 +195,10 @@ func newTrimLandscape(rng *rand.Rand) *trimLandscape {
 			v1alpha1.AnnotationDescheduledReason: "NoExecuteTaints: drained",
 		}
 		evicted.Status.LastOperation = &v1alpha1.LastOperation{Type: v1alpha1.LastOperationTypeMigrate, State: v1alpha1.LastOperationStatePending, Description: "evicted"}
-		tolerate(v1alpha1.SeedTaintUnschedulable, nil, v1alpha1.TaintEffectNoExecute, ptr(int64(60)))(evicted)
+		coretest.WrapShoot(evicted).Tolerate(v1alpha1.SeedTaintUnschedulable, nil, v1alpha1.TaintEffectNoExecute, ptr.To(int64(60)))
 		l.pending = append(l.pending, evicted)
 	}
-	l.regions = regionConfigMap("regions", "aws", map[string]string{
+	l.regions = coretest.RegionConfigMap("garden", "regions", "aws", map[string]string{
 		"eu-west-1": "eu-west-2: 10\neu-central-1: 20\nus-east-1: 100\n",
 		"us-east-1": "us-east-2: 10\nus-west-1: 50\n",
 	})

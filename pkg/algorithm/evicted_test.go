@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
+	"k8s.io/utils/ptr"
 )
 
 // An evicted shoot is not placed on any seed whose NoExecute taints it
@@ -13,59 +15,59 @@ import (
 // seeds being drained it would otherwise bounce between them.
 func TestEvictedShootAvoidsLimitedStays(t *testing.T) {
 	const unsched = v1alpha1.SeedTaintUnschedulable
-	drained := func(name string, opts ...seedOpt) *v1alpha1.Seed {
-		return newSeed(name, append([]seedOpt{taint(unsched, nil, v1alpha1.TaintEffectNoExecute)}, opts...)...)
+	drained := func(name string) *v1alpha1.Seed {
+		return coretest.MakeSeed(name).Taint(unsched, nil, v1alpha1.TaintEffectNoExecute).Obj()
 	}
-	limited := tolerate(unsched, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](300))
+	limited := v1alpha1.Toleration{Key: unsched, Effect: v1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300)}
 	// Seed c is busier than the drained seeds, so that least usage alone
 	// would pick one of them.
 	busy := fill("c", 5)
 	for _, tc := range []scheduleCase{
 		{
 			name:        "every seed with a limited stay is passed over, not only the one the shoot left",
-			seeds:       seeds(drained("a"), drained("b"), newSeed("c")),
+			seeds:       seeds(drained("a"), drained("b"), coretest.MakeSeed("c").Obj()),
 			bound:       busy,
-			shoot:       newShoot("s", limited, descheduledFrom("a")),
+			shoot:       coretest.MakeShoot("garden-dev", "s").Tolerations(limited).Annotation(v1alpha1.AnnotationDescheduledFrom, "a").Obj(),
 			want:        "c",
 			wantFilters: map[string]Filter{"a": FilterTaints, "b": FilterLimitedToleration},
 		},
 		{
 			name:        "the same with scoring",
-			seeds:       seeds(drained("a"), drained("b"), newSeed("c")),
+			seeds:       seeds(drained("a"), drained("b"), coretest.MakeSeed("c").Obj()),
 			bound:       busy,
-			shoot:       newShoot("s", limited, descheduledFrom("a")),
+			shoot:       coretest.MakeShoot("garden-dev", "s").Tolerations(limited).Annotation(v1alpha1.AnnotationDescheduledFrom, "a").Obj(),
 			config:      Config{ScoreWeights: map[ScorePlugin]int32{ScorePluginLeastAllocated: 1}},
 			want:        "c",
 			wantFilters: map[string]Filter{"a": FilterTaints, "b": FilterLimitedToleration},
 		},
 		{
 			name:        "a limited stay is still better than no seed",
-			seeds:       seeds(drained("a"), drained("b"), newSeed("c", allocatable(5))),
+			seeds:       seeds(drained("a"), drained("b"), coretest.MakeSeed("c").Allocatable(5).Obj()),
 			bound:       busy,
-			shoot:       newShoot("s", limited, descheduledFrom("a")),
+			shoot:       coretest.MakeShoot("garden-dev", "s").Tolerations(limited).Annotation(v1alpha1.AnnotationDescheduledFrom, "a").Obj(),
 			want:        "b",
 			wantFilters: map[string]Filter{"a": FilterTaints, "c": FilterCapacity},
 		},
 		{
 			// Even the seed it left: nothing there will evict it again.
 			name:  "a toleration without tolerationSeconds lets the shoot stay for ever",
-			seeds: seeds(drained("a"), drained("b"), newSeed("c")),
+			seeds: seeds(drained("a"), drained("b"), coretest.MakeSeed("c").Obj()),
 			bound: busy,
-			shoot: newShoot("s", limited, tolerate(unsched, nil, "", nil), descheduledFrom("a")),
+			shoot: coretest.MakeShoot("garden-dev", "s").Tolerations(limited).Tolerate(unsched, nil, "", nil).Annotation(v1alpha1.AnnotationDescheduledFrom, "a").Obj(),
 			want:  "a",
 		},
 		{
 			name:  "a new shoot is not affected: nothing has made it move yet",
-			seeds: seeds(drained("a"), drained("b"), newSeed("c")),
+			seeds: seeds(drained("a"), drained("b"), coretest.MakeSeed("c").Obj()),
 			bound: busy,
-			shoot: newShoot("s", limited),
+			shoot: coretest.MakeShoot("garden-dev", "s").Tolerations(limited).Obj(),
 			want:  "a",
 		},
 		{
 			name:        "a limited seed loses to one with an untolerated PreferNoSchedule taint",
-			seeds:       seeds(drained("b"), newSeed("c", taint("soft", nil, v1alpha1.TaintEffectPreferNoSchedule))),
+			seeds:       seeds(drained("b"), coretest.MakeSeed("c").Taint("soft", nil, v1alpha1.TaintEffectPreferNoSchedule).Obj()),
 			bound:       busy,
-			shoot:       newShoot("s", limited, descheduledFrom("a")),
+			shoot:       coretest.MakeShoot("garden-dev", "s").Tolerations(limited).Annotation(v1alpha1.AnnotationDescheduledFrom, "a").Obj(),
 			want:        "c",
 			wantFilters: map[string]Filter{"b": FilterLimitedToleration},
 		},
@@ -77,10 +79,10 @@ func TestEvictedShootAvoidsLimitedStays(t *testing.T) {
 // Explain says why a seed with a limited stay was passed over.
 func TestExplainLimitedStay(t *testing.T) {
 	const unsched = v1alpha1.SeedTaintUnschedulable
-	drain := taint(unsched, nil, v1alpha1.TaintEffectNoExecute)
-	snap := snapshotOf(seeds(newSeed("a", drain), newSeed("b", drain), newSeed("c")), fill("c", 5)...)
-	shoot := newShoot("s", tolerate(unsched, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](300)), descheduledFrom("a"))
-	e := Explain(shoot, snap, Inputs{CloudProfile: cloudProfile("aws")})
+	drain := v1alpha1.SeedTaint{Key: unsched, Effect: v1alpha1.TaintEffectNoExecute}
+	snap := snapshotOf(seeds(coretest.MakeSeed("a").Taints(drain).Obj(), coretest.MakeSeed("b").Taints(drain).Obj(), coretest.MakeSeed("c").Obj()), fill("c", 5)...)
+	shoot := coretest.MakeShoot("garden-dev", "s").Tolerate(unsched, nil, v1alpha1.TaintEffectNoExecute, ptr.To[int64](300)).Annotation(v1alpha1.AnnotationDescheduledFrom, "a").Obj()
+	e := Explain(shoot, snap, Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj()})
 	if e.Err != nil || e.Seed != "c" {
 		t.Fatalf("Explain chose %q (%v), want c", e.Seed, e.Err)
 	}
@@ -110,12 +112,12 @@ func TestExplainLimitedStay(t *testing.T) {
 // only limited stays left, nothing fits, and the shoot stays where it is.
 func TestFitsElsewhereAvoidsLimitedStays(t *testing.T) {
 	const unsched = v1alpha1.SeedTaintUnschedulable
-	drain := taint(unsched, nil, v1alpha1.TaintEffectNoExecute)
-	limited := tolerate(unsched, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](300))
-	shoot := newShoot("s", limited, onSeed("a", "a"))
-	in := Inputs{CloudProfile: cloudProfile("aws")}
+	drain := v1alpha1.SeedTaint{Key: unsched, Effect: v1alpha1.TaintEffectNoExecute}
+	limited := v1alpha1.Toleration{Key: unsched, Effect: v1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300)}
+	shoot := coretest.MakeShoot("garden-dev", "s").Tolerations(limited).Seed("a").StatusSeed("a").Obj()
+	in := Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj()}
 
-	snap := snapshotOf(seeds(newSeed("a", drain), newSeed("b", drain), newSeed("c")), append(fill("c", 5), shoot)...)
+	snap := snapshotOf(seeds(coretest.MakeSeed("a").Taints(drain).Obj(), coretest.MakeSeed("b").Taints(drain).Obj(), coretest.MakeSeed("c").Obj()), append(fill("c", 5), shoot)...)
 	if got, err := FitsElsewhere(shoot, snap, in, "a"); err != nil || got != "c" {
 		t.Errorf("FitsElsewhere = %q, %v; want c, where the shoot may stay", got, err)
 	}
@@ -128,7 +130,7 @@ func TestFitsElsewhereAvoidsLimitedStays(t *testing.T) {
 
 	// With no seed where it may stay, a limited stay does not fit: the
 	// shoot would only move from one limited stay to the next.
-	snap = snapshotOf(seeds(newSeed("a", drain), newSeed("b", drain), newSeed("c", allocatable(5))), append(fill("c", 5), shoot)...)
+	snap = snapshotOf(seeds(coretest.MakeSeed("a").Taints(drain).Obj(), coretest.MakeSeed("b").Taints(drain).Obj(), coretest.MakeSeed("c").Allocatable(5).Obj()), append(fill("c", 5), shoot)...)
 	got, err := FitsElsewhere(shoot, snap, in, "a")
 	var se *ScheduleError
 	if !errors.As(err, &se) || se.Filter != FilterLimitedToleration {
@@ -142,7 +144,7 @@ func TestFitsElsewhereAvoidsLimitedStays(t *testing.T) {
 	}
 
 	// Evicted before from b, the shoot is not sent back there by requireFit.
-	again := newShoot("s", limited, onSeed("a", "a"), descheduledFrom("b"))
+	again := coretest.MakeShoot("garden-dev", "s").Tolerations(limited).Seed("a").StatusSeed("a").Annotation(v1alpha1.AnnotationDescheduledFrom, "b").Obj()
 	if got, err := FitsElsewhere(again, snap, in, "a"); err == nil {
 		t.Errorf("FitsElsewhere = %q; want no fit: b evicted the shoot and c is full", got)
 	}
@@ -155,48 +157,48 @@ func TestFitsElsewhereAvoidsLimitedStays(t *testing.T) {
 // undoes at once.
 func TestTolerationRunsOut(t *testing.T) {
 	const key = "maintenance"
-	exec := taint(key, nil, v1alpha1.TaintEffectNoExecute)
+	exec := v1alpha1.SeedTaint{Key: key, Effect: v1alpha1.TaintEffectNoExecute}
 	for _, tc := range []scheduleCase{
 		{
 			name:        "tolerationSeconds 0 on every seed: no seed",
-			seeds:       seeds(newSeed("a", exec), newSeed("b", exec), newSeed("c", exec)),
-			shoot:       newShoot("s", tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](0))),
+			seeds:       seeds(coretest.MakeSeed("a").Taints(exec).Obj(), coretest.MakeSeed("b").Taints(exec).Obj(), coretest.MakeSeed("c").Taints(exec).Obj()),
+			shoot:       coretest.MakeShoot("garden-dev", "s").Tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr.To[int64](0)).Obj(),
 			wantErr:     []string{"0/3 seed cluster candidate(s) are eligible"},
 			wantFilters: map[string]Filter{"a": FilterTolerationRunsOut, "b": FilterTolerationRunsOut, "c": FilterTolerationRunsOut},
 		},
 		{
 			name:        "the same for a shoot evicted from one of them",
-			seeds:       seeds(newSeed("a", exec), newSeed("b", exec), newSeed("c", exec)),
-			shoot:       newShoot("s", tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](0)), descheduledFrom("a")),
+			seeds:       seeds(coretest.MakeSeed("a").Taints(exec).Obj(), coretest.MakeSeed("b").Taints(exec).Obj(), coretest.MakeSeed("c").Taints(exec).Obj()),
+			shoot:       coretest.MakeShoot("garden-dev", "s").Tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr.To[int64](0)).Annotation(v1alpha1.AnnotationDescheduledFrom, "a").Obj(),
 			wantErr:     []string{"0/3 seed cluster candidate(s) are eligible"},
 			wantFilters: map[string]Filter{"a": FilterTaints, "b": FilterTolerationRunsOut, "c": FilterTolerationRunsOut},
 		},
 		{
 			name:        "59 seconds is under the minimum stay",
-			seeds:       seeds(newSeed("a", exec), newSeed("b")),
+			seeds:       seeds(coretest.MakeSeed("a").Taints(exec).Obj(), coretest.MakeSeed("b").Obj()),
 			bound:       fill("b", 3),
-			shoot:       newShoot("s", tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](59))),
+			shoot:       coretest.MakeShoot("garden-dev", "s").Tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr.To[int64](59)).Obj(),
 			want:        "b",
 			wantFilters: map[string]Filter{"a": FilterTolerationRunsOut},
 		},
 		{
 			name:  "a minute is a stay: the least used seed wins",
-			seeds: seeds(newSeed("a", exec), newSeed("b")),
+			seeds: seeds(coretest.MakeSeed("a").Taints(exec).Obj(), coretest.MakeSeed("b").Obj()),
 			bound: fill("b", 3),
-			shoot: newShoot("s", tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](60))),
+			shoot: coretest.MakeShoot("garden-dev", "s").Tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr.To[int64](60)).Obj(),
 			want:  "a",
 		},
 		{
 			name:  "the most permissive toleration counts",
-			seeds: seeds(newSeed("a", exec), newSeed("b")),
+			seeds: seeds(coretest.MakeSeed("a").Taints(exec).Obj(), coretest.MakeSeed("b").Obj()),
 			bound: fill("b", 3),
-			shoot: newShoot("s", tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](0)), tolerate(key, nil, "", nil)),
+			shoot: coretest.MakeShoot("garden-dev", "s").Tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr.To[int64](0)).Tolerate(key, nil, "", nil).Obj(),
 			want:  "a",
 		},
 		{
 			name:        "an untolerated taint is still the reason where both apply",
-			seeds:       seeds(newSeed("a", exec, taint("other", nil, v1alpha1.TaintEffectNoSchedule)), newSeed("b")),
-			shoot:       newShoot("s", tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](0))),
+			seeds:       seeds(coretest.MakeSeed("a").Taints(exec).Taint("other", nil, v1alpha1.TaintEffectNoSchedule).Obj(), coretest.MakeSeed("b").Obj()),
+			shoot:       coretest.MakeShoot("garden-dev", "s").Tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr.To[int64](0)).Obj(),
 			want:        "b",
 			wantFilters: map[string]Filter{"a": FilterTaints},
 		},
@@ -204,9 +206,9 @@ func TestTolerationRunsOut(t *testing.T) {
 		t.Run(tc.name, tc.run)
 	}
 
-	snap := snapshotOf(seeds(newSeed("a", exec), newSeed("b", exec), newSeed("c", exec)))
-	shoot := newShoot("s", tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](0)))
-	e := Explain(shoot, snap, Inputs{CloudProfile: cloudProfile("aws")})
+	snap := snapshotOf(seeds(coretest.MakeSeed("a").Taints(exec).Obj(), coretest.MakeSeed("b").Taints(exec).Obj(), coretest.MakeSeed("c").Taints(exec).Obj()))
+	shoot := coretest.MakeShoot("garden-dev", "s").Tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr.To[int64](0)).Obj()
+	e := Explain(shoot, snap, Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj()})
 	want := "shoot tolerates the seed's NoExecute taints for less than 1m0s (maintenance:NoExecute for 0s): it would have to leave as soon as it arrived"
 	if e.Err == nil || len(e.Seeds) != 3 || e.Seeds[0].Message != want {
 		t.Fatalf("Explain: %v, %+v; want seed a rejected with %q", e.Err, e.Seeds, want)
@@ -214,8 +216,8 @@ func TestTolerationRunsOut(t *testing.T) {
 	if got := ShortReason(e.Err); got != "0/3 seeds fit: NoExecute tolerated under a minute (3)" {
 		t.Errorf("ShortReason = %q", got)
 	}
-	if _, err := FitsElsewhere(newShoot("s", tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr[int64](0)), onSeed("d", "d")),
-		snapshotOf(seeds(newSeed("a", exec), newSeed("d"))), Inputs{CloudProfile: cloudProfile("aws")}, "d"); err == nil {
+	if _, err := FitsElsewhere(coretest.MakeShoot("garden-dev", "s").Tolerate(key, nil, v1alpha1.TaintEffectNoExecute, ptr.To[int64](0)).Seed("d").StatusSeed("d").Obj(),
+		snapshotOf(seeds(coretest.MakeSeed("a").Taints(exec).Obj(), coretest.MakeSeed("d").Obj())), Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj()}, "d"); err == nil {
 		t.Error("FitsElsewhere found a seed the shoot would have to leave at once")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // Every plugin of the pipeline says what it rejects, in words, with a
@@ -48,29 +49,29 @@ func TestPipelineDescribesEveryFilter(t *testing.T) {
 // the snapshot's counts follow seeds added, changed, removed and forked.
 func TestMarkedPluginFollowsSnapshot(t *testing.T) {
 	stopped := func(name string) *v1alpha1.Seed {
-		s := newSeed(name)
+		s := coretest.MakeSeed(name).Obj()
 		s.Annotations = map[string]string{v1alpha1.AnnotationEmergencyStopShootReconciliations: "true"}
 		return s
 	}
 	count := func(s *Snapshot) int { return s.marks[emergencyStopPlugin.markIndex] }
 	onlyStopped := func(s *Snapshot) Filter {
-		_, err := Schedule(newShoot("s"), s, Inputs{CloudProfile: cloudProfile("aws")})
+		_, err := Schedule(coretest.MakeShoot("garden-dev", "s").Obj(), s, Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj()})
 		if err == nil {
 			return ""
 		}
 		return err.(*ScheduleError).Filter
 	}
 
-	snap := snapshotOf([]*v1alpha1.Seed{stopped("a"), newSeed("b")})
+	snap := snapshotOf([]*v1alpha1.Seed{stopped("a"), coretest.MakeSeed("b").Obj()})
 	if count(snap) != 1 {
 		t.Fatalf("marked seeds: %d, want 1", count(snap))
 	}
-	snap.UpdateSeed(newSeed("b"), stopped("b"))
+	snap.UpdateSeed(coretest.MakeSeed("b").Obj(), stopped("b"))
 	if count(snap) != 2 || onlyStopped(snap) != FilterEmergencyStop {
 		t.Fatalf("both stopped: count %d, decision fails for %q", count(snap), onlyStopped(snap))
 	}
 	fork := snap.Fork()
-	fork.UpdateSeed(stopped("a"), newSeed("a"))
+	fork.UpdateSeed(stopped("a"), coretest.MakeSeed("a").Obj())
 	if count(fork) != 1 || onlyStopped(fork) != "" {
 		t.Fatalf("fork with a resumed: count %d, decision fails for %q", count(fork), onlyStopped(fork))
 	}
@@ -78,7 +79,7 @@ func TestMarkedPluginFollowsSnapshot(t *testing.T) {
 		t.Fatalf("the fork's change shows in the original: count %d", count(snap))
 	}
 	snap.RemoveSeed(stopped("a"))
-	snap.UpdateSeed(stopped("b"), newSeed("b"))
+	snap.UpdateSeed(stopped("b"), coretest.MakeSeed("b").Obj())
 	if count(snap) != 0 || onlyStopped(snap) != "" {
 		t.Fatalf("none stopped: count %d, decision fails for %q", count(snap), onlyStopped(snap))
 	}

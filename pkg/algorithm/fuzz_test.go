@@ -11,8 +11,10 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // FuzzSchedule builds random landscapes from the fuzzer's numbers and checks
@@ -46,13 +48,13 @@ func FuzzSchedule(f *testing.F) {
 			return &s
 		}
 		keys := []string{"a", "b"}
-		values := []*string{nil, ptr("v"), ptr("w"), ptr("")}
+		values := []*string{nil, ptr.To("v"), ptr.To("w"), ptr.To("")}
 		effects := []v1alpha1.TaintEffect{"", v1alpha1.TaintEffectNoSchedule, v1alpha1.TaintEffectPreferNoSchedule, v1alpha1.TaintEffectNoExecute}
 
 		snap := NewSnapshot()
 		var all []*v1alpha1.Seed
 		for i := range pick(8) {
-			s := newSeed(fmt.Sprintf("seed-%d", i), region(providers[pick(3)], regions[pick(len(regions))]))
+			s := coretest.MakeSeed(fmt.Sprintf("seed-%d", i)).Provider(providers[pick(3)], regions[pick(len(regions))]).Obj()
 			s.Labels["env"] = []string{"prod", "dev"}[pick(2)]
 			s.Spec.Provider.Zones = s.Spec.Provider.Zones[:pick(4)]
 			s.Spec.Networks.Nodes = optional(cidr())
@@ -65,7 +67,7 @@ func FuzzSchedule(f *testing.F) {
 			}
 			if pick(2) == 0 {
 				s.Status.Allocatable = nil
-				allocatable(int64(pick(4)))(s)
+				coretest.WrapSeed(s).Allocatable(int64(pick(4)))
 			}
 			switch pick(8) {
 			case 0:
@@ -82,17 +84,17 @@ func FuzzSchedule(f *testing.F) {
 			snap.AddSeed(s)
 		}
 		for i := range pick(12) {
-			sh := newShoot(fmt.Sprintf("bound-%d", i))
+			sh := coretest.MakeShoot("garden-dev", fmt.Sprintf("bound-%d", i)).Obj()
 			if len(all) > 0 {
-				onSeed(all[pick(len(all))].Name, "")(sh)
+				coretest.WrapShoot(sh).Seed(all[pick(len(all))].Name)
 				if pick(4) == 0 {
-					sh.Status.SeedName = ptr(all[pick(len(all))].Name)
+					sh.Status.SeedName = ptr.To(all[pick(len(all))].Name)
 				}
 			}
 			snap.AddShoot(sh)
 		}
 
-		shoot := newShoot("s", shootRegion(providers[pick(3)], regions[pick(len(regions))]))
+		shoot := coretest.MakeShoot("garden-dev", "s").Provider(providers[pick(3)], regions[pick(len(regions))]).Obj()
 		shoot.Spec.Networking = &v1alpha1.Networking{Nodes: optional(cidrs4[pick(len(cidrs4)-2)]), Pods: optional(cidr()), Services: optional(cidr())}
 		if pick(3) == 0 {
 			shoot.Spec.Networking.IPFamilies = [][]v1alpha1.IPFamily{{v1alpha1.IPFamilyIPv6}, {v1alpha1.IPFamilyIPv4, v1alpha1.IPFamilyIPv6}}[pick(2)]
@@ -102,7 +104,7 @@ func FuzzSchedule(f *testing.F) {
 			shoot.Spec.Tolerations = append(shoot.Spec.Tolerations, tol)
 		}
 		if pick(3) == 0 {
-			purpose(v1alpha1.ShootPurposeTesting)(shoot)
+			coretest.WrapShoot(shoot).Purpose(v1alpha1.ShootPurposeTesting)
 		}
 		if pick(3) == 0 {
 			shoot.Spec.ControlPlane = &v1alpha1.ControlPlane{HighAvailability: &v1alpha1.HighAvailability{FailureTolerance: v1alpha1.FailureTolerance{Type: v1alpha1.FailureToleranceTypeZone}}}
@@ -118,10 +120,10 @@ func FuzzSchedule(f *testing.F) {
 		shoot.Spec.SeedSelector = selectors[pick(len(selectors))]
 		if pick(3) == 0 && len(all) > 0 {
 			// The shoot itself may already be counted (evicted, or migrating).
-			shoot.Status.SeedName = ptr(all[pick(len(all))].Name)
+			shoot.Status.SeedName = ptr.To(all[pick(len(all))].Name)
 			snap.AddShoot(shoot)
 		}
-		profile := cloudProfile("aws")
+		profile := coretest.MakeCloudProfile("aws").Obj()
 		// Admission keeps the shoot's provider type the profile's.
 		profile.Spec.Type = shoot.Spec.Provider.Type
 		profile.Spec.SeedSelector = selectors[pick(len(selectors))]
@@ -134,7 +136,7 @@ func FuzzSchedule(f *testing.F) {
 		}
 		in := Inputs{CloudProfile: profile, Config: config}
 		if pick(2) == 0 {
-			in.RegionConfigMap = regionConfigMap("regions", "aws", map[string]string{
+			in.RegionConfigMap = coretest.RegionConfigMap("garden", "regions", "aws", map[string]string{
 				shoot.Spec.Region: []string{"eu-west-1: 3\nus-west-2: 1\n", "local: 0\n", "bad", "eu-1: -4\n"}[pick(4)],
 			})
 		}
@@ -148,7 +150,7 @@ func FuzzSchedule(f *testing.F) {
 			shoot.Annotations = map[string]string{v1alpha1.AnnotationDescheduledFrom: from}
 			for i := range shoot.Spec.Tolerations {
 				if pick(2) == 0 {
-					shoot.Spec.Tolerations[i].TolerationSeconds = ptr(int64(pick(600)))
+					shoot.Spec.Tolerations[i].TolerationSeconds = ptr.To(int64(pick(600)))
 				}
 			}
 		}
@@ -196,7 +198,7 @@ func FuzzSchedule(f *testing.F) {
 			}
 		}
 		if pick(3) == 0 {
-			shoot.Spec.DNS = &v1alpha1.DNS{Domain: ptr([]string{"s.dev.a.example.com", "s.other.a.example.com", "s.dev.b.example.com", "my.own.domain"}[pick(4)])}
+			shoot.Spec.DNS = &v1alpha1.DNS{Domain: ptr.To([]string{"s.dev.a.example.com", "s.other.a.example.com", "s.dev.b.example.com", "my.own.domain"}[pick(4)])}
 		}
 		project := ProjectOf(shoot.Namespace)
 

@@ -10,12 +10,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // TestSeedChangeLifts: each change lifts the filters that read what it
 // changed, and no other.
 func TestSeedChangeLifts(t *testing.T) {
-	base := newSeed("a", allocatable(10), seedNets("10.0.0.0/16", "10.1.0.0/16", "10.2.0.0/16"))
+	base := coretest.MakeSeed("a").Allocatable(10).Networks("10.0.0.0/16", "10.1.0.0/16", "10.2.0.0/16").Obj()
 	base.Spec.Taints = []v1alpha1.SeedTaint{{Key: "k"}}
 	all := filterOrderList
 	for _, tc := range []struct {
@@ -74,7 +75,7 @@ func TestSeedChangeLifts(t *testing.T) {
 		}
 	}
 
-	usable := newSeed("a")
+	usable := coretest.MakeSeed("a").Obj()
 	notReady := usable.DeepCopy()
 	notReady.Status.Conditions[0].Status = v1alpha1.ConditionFalse
 	if !NewSeedChange(notReady, usable).Lifts(FilterUsable) {
@@ -97,9 +98,9 @@ func hintKnown(f Filter) bool {
 // region is watched for its region, not its capacity: room there alone
 // cannot help.
 func TestCapacityRejectionHintsWhatElseWouldReject(t *testing.T) {
-	snap := snapshotOf([]*v1alpha1.Seed{newSeed("near", allocatable(1)), newSeed("far", region("aws", "eu-west-2"), allocatable(1))},
+	snap := snapshotOf([]*v1alpha1.Seed{coretest.MakeSeed("near").Allocatable(1).Obj(), coretest.MakeSeed("far").Provider("aws", "eu-west-2").Allocatable(1).Obj()},
 		append(fill("near", 1), fill("far", 1)...)...)
-	_, err := Schedule(newShoot("s"), snap, Inputs{CloudProfile: cloudProfile("aws")})
+	_, err := Schedule(coretest.MakeShoot("garden-dev", "s").Obj(), snap, Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj()})
 	var se *ScheduleError
 	if !errors.As(err, &se) {
 		t.Fatalf("decision: %v, want a ScheduleError", err)

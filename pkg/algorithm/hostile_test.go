@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // allocatedBy returns the bytes fn allocates.
@@ -28,10 +29,10 @@ func allocatedBy(fn func()) uint64 {
 // to the input, not to the input times the seeds.
 func TestHostileShootCostsBoundedMemory(t *testing.T) {
 	const mib = 1 << 20
-	manySeeds := func(n int, opts ...seedOpt) []*v1alpha1.Seed {
+	manySeeds := func(n int, build func(*coretest.SeedWrapper) *coretest.SeedWrapper) []*v1alpha1.Seed {
 		seeds := make([]*v1alpha1.Seed, n)
 		for i := range seeds {
-			seeds[i] = newSeed(fmt.Sprintf("seed-%03d", i), opts...)
+			seeds[i] = build(coretest.MakeSeed(fmt.Sprintf("seed-%03d", i))).Obj()
 		}
 		return seeds
 	}
@@ -53,49 +54,45 @@ func TestHostileShootCostsBoundedMemory(t *testing.T) {
 		want string
 	}{{
 		name:  "region at the CRD's limit, in no seed's region",
-		seeds: manySeeds(200, region("aws", "us-east-1")),
-		shoot: newShoot("s", shootRegion("aws", strings.Repeat("r", MaxRegionLength))),
+		seeds: manySeeds(200, func(s *coretest.SeedWrapper) *coretest.SeedWrapper { return s.Provider("aws", "us-east-1") }),
+		shoot: coretest.MakeShoot("garden-dev", "s").Provider("aws", strings.Repeat("r", MaxRegionLength)).Obj(),
 		want:  "strategy SameRegion needs region",
 	}, {
 		name:  "region of a MiB (Gardener's API does not bound it)",
-		seeds: manySeeds(200, region("aws", "us-east-1")),
-		shoot: newShoot("s", shootRegion("aws", strings.Repeat("r", mib))),
+		seeds: manySeeds(200, func(s *coretest.SeedWrapper) *coretest.SeedWrapper { return s.Provider("aws", "us-east-1") }),
+		shoot: coretest.MakeShoot("garden-dev", "s").Provider("aws", strings.Repeat("r", mib)).Obj(),
 		want:  "no region name is longer than",
 	}, {
 		name:  "seed selector of a MiB",
-		seeds: manySeeds(200),
-		shoot: newShoot("s", func(s *v1alpha1.Shoot) { s.Spec.SeedSelector = huge }),
+		seeds: manySeeds(200, func(s *coretest.SeedWrapper) *coretest.SeedWrapper { return s }),
+		shoot: coretest.MakeShoot("garden-dev", "s").SeedSelector(huge).Obj(),
 		want:  "spec.seedSelector.matchLabels of shoot garden-dev/s has 10485 entries; at most 32",
 	}, {
 		name:  "seed selector at its bounds, matching no seed",
-		seeds: manySeeds(200),
-		shoot: newShoot("s", func(s *v1alpha1.Shoot) { s.Spec.SeedSelector = largestSelector(strings.Repeat("v", 63)) }),
+		seeds: manySeeds(200, func(s *coretest.SeedWrapper) *coretest.SeedWrapper { return s }),
+		shoot: coretest.MakeShoot("garden-dev", "s").SeedSelector(largestSelector(strings.Repeat("v", 63))).Obj(),
 		want:  "seed selector of 'Shoot'",
 	}, {
 		name:  "provider types of the seed selector",
-		seeds: manySeeds(200, region("gcp", "eu-west-1")),
-		shoot: newShoot("s", func(s *v1alpha1.Shoot) {
-			s.Spec.SeedSelector = &v1alpha1.SeedSelector{ProviderTypes: strings.Split(strings.Repeat(strings.Repeat("p", 60)+",", mib/61), ",")}
-		}),
-		want: "spec.seedSelector.providerTypes of shoot garden-dev/s has 17190 entries; at most 16",
+		seeds: manySeeds(200, func(s *coretest.SeedWrapper) *coretest.SeedWrapper { return s.Provider("gcp", "eu-west-1") }),
+		shoot: coretest.MakeShoot("garden-dev", "s").SeedSelector(&v1alpha1.SeedSelector{ProviderTypes: strings.Split(strings.Repeat(strings.Repeat("p", 60)+",", mib/61), ",")}).Obj(),
+		want:  "spec.seedSelector.providerTypes of shoot garden-dev/s has 17190 entries; at most 16",
 	}, {
 		name:  "provider types at their bound",
-		seeds: manySeeds(200, region("gcp", "eu-west-1")),
-		shoot: newShoot("s", func(s *v1alpha1.Shoot) {
-			s.Spec.SeedSelector = &v1alpha1.SeedSelector{ProviderTypes: strings.Split(strings.Repeat(strings.Repeat("p", 60)+",", MaxSelectorProviderTypes-1)+"aws", ",")}
-		}),
-		want: "is not in the providerTypes",
+		seeds: manySeeds(200, func(s *coretest.SeedWrapper) *coretest.SeedWrapper { return s.Provider("gcp", "eu-west-1") }),
+		shoot: coretest.MakeShoot("garden-dev", "s").SeedSelector(&v1alpha1.SeedSelector{ProviderTypes: strings.Split(strings.Repeat(strings.Repeat("p", 60)+",", MaxSelectorProviderTypes-1)+"aws", ",")}).Obj(),
+		want:  "is not in the providerTypes",
 	}, {
-		name:  "sixteen thousand overlapping CIDRs",
-		seeds: manySeeds(50, seedNets("10.1.0.0/16", "100.96.0.0/11", "100.64.0.0/13")),
-		shoot: newShoot("s", func(s *v1alpha1.Shoot) {
-			s.Status.Networking = &v1alpha1.NetworkingStatus{Nodes: overlapping}
+		name: "sixteen thousand overlapping CIDRs",
+		seeds: manySeeds(50, func(s *coretest.SeedWrapper) *coretest.SeedWrapper {
+			return s.Networks("10.1.0.0/16", "100.96.0.0/11", "100.64.0.0/13")
 		}),
-		want: "and 16383 more",
+		shoot: coretest.MakeShoot("garden-dev", "s").StatusNetworks(overlapping, nil, nil).Obj(),
+		want:  "and 16383 more",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			snap := snapshotOf(tc.seeds)
-			in := Inputs{CloudProfile: cloudProfile("aws")}
+			in := Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj()}
 			var msg string
 			allocated := allocatedBy(func() {
 				_, err := Schedule(tc.shoot, snap, in)
@@ -145,10 +142,10 @@ func largestSelector(value string) *v1alpha1.SeedSelector {
 func TestUnboundedSelectorIsRefused(t *testing.T) {
 	seeds := make([]*v1alpha1.Seed, 100)
 	for i := range seeds {
-		seeds[i] = newSeed(fmt.Sprintf("seed-%03d", i))
+		seeds[i] = coretest.MakeSeed(fmt.Sprintf("seed-%03d", i)).Obj()
 	}
 	snap := snapshotOf(seeds)
-	in := Inputs{CloudProfile: cloudProfile("aws")}
+	in := Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj()}
 	flood := &v1alpha1.SeedSelector{}
 	for i := range 30000 {
 		flood.MatchExpressions = append(flood.MatchExpressions, metav1.LabelSelectorRequirement{Key: fmt.Sprintf("k%05d", i), Operator: metav1.LabelSelectorOpDoesNotExist})
@@ -165,7 +162,7 @@ func TestUnboundedSelectorIsRefused(t *testing.T) {
 		{"65 values", manyValues, "spec.seedSelector.matchExpressions[0].values of shoot garden-dev/s has 65 entries; at most 64 are allowed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Schedule(newShoot("s", func(s *v1alpha1.Shoot) { s.Spec.SeedSelector = tc.sel }), snap, in)
+			_, err := Schedule(coretest.MakeShoot("garden-dev", "s").SeedSelector(tc.sel).Obj(), snap, in)
 			if err == nil || err.Error() != tc.want {
 				t.Fatalf("got %v, want %q", err, tc.want)
 			}
@@ -174,7 +171,7 @@ func TestUnboundedSelectorIsRefused(t *testing.T) {
 	// At the bounds the shoot is decided as any other, and placed.
 	sel := largestSelector("")
 	sel.MatchLabels = nil
-	if seed, err := Schedule(newShoot("s", func(s *v1alpha1.Shoot) { s.Spec.SeedSelector = sel }), snap, in); err != nil || seed == "" {
+	if seed, err := Schedule(coretest.MakeShoot("garden-dev", "s").SeedSelector(sel).Obj(), snap, in); err != nil || seed == "" {
 		t.Fatalf("a selector at the bounds: %v", err)
 	}
 }

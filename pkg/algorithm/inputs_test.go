@@ -7,20 +7,22 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // The builder parses a region ConfigMap once and again only when it changed
 // (the informer then holds another object), and forgets a deleted one.
 func TestInputsBuilderKeepsParsedRegionConfigsUntilTheConfigMapChanges(t *testing.T) {
 	var cms []*corev1.ConfigMap
-	profile := cloudProfile("aws")
+	profile := coretest.MakeCloudProfile("aws").Obj()
 	b := &InputsBuilder{Landscape: &funcLandscape{
 		profile:    func(string) (*v1alpha1.CloudProfile, error) { return profile, nil },
 		configMaps: func() []*corev1.ConfigMap { return cms },
 	}}
-	shoot := &v1alpha1.Shoot{Spec: v1alpha1.ShootSpec{Region: "eu-west-1", CloudProfileName: ptr("aws")}}
+	shoot := &v1alpha1.Shoot{Spec: v1alpha1.ShootSpec{Region: "eu-west-1", CloudProfileName: ptr.To("aws")}}
 	distance := func() map[string]int {
 		t.Helper()
 		in, err := b.Inputs(shoot)
@@ -37,13 +39,13 @@ func TestInputsBuilderKeepsParsedRegionConfigsUntilTheConfigMapChanges(t *testin
 	if d := distance(); d != nil {
 		t.Errorf("distances %v without a region ConfigMap, want none", d)
 	}
-	cms = []*corev1.ConfigMap{regionConfigMap("regions", "aws", map[string]string{"eu-west-1": "eu-west-2: 1\n"})}
+	cms = []*corev1.ConfigMap{coretest.RegionConfigMap("garden", "regions", "aws", map[string]string{"eu-west-1": "eu-west-2: 1\n"})}
 	first, _ := b.Inputs(shoot)
 	again, _ := b.Inputs(shoot)
 	if first.RegionConfig == nil || first.RegionConfig != again.RegionConfig {
 		t.Error("an unchanged region ConfigMap was parsed again")
 	}
-	cms = []*corev1.ConfigMap{regionConfigMap("regions", "aws", map[string]string{"eu-west-1": "eu-west-2: 7\n"})}
+	cms = []*corev1.ConfigMap{coretest.RegionConfigMap("garden", "regions", "aws", map[string]string{"eu-west-1": "eu-west-2: 7\n"})}
 	if d := distance(); d["eu-west-2"] != 7 {
 		t.Errorf("distances %v after the ConfigMap changed, want eu-west-2 at 7", d)
 	}
@@ -59,7 +61,7 @@ func TestInputsBuilderKeepsParsedRegionConfigsUntilTheConfigMapChanges(t *testin
 // read, with the reason.
 func TestProfileLookup(t *testing.T) {
 	readErr := errors.New("connection refused")
-	aws := cloudProfile("aws")
+	aws := coretest.MakeCloudProfile("aws").Obj()
 	ncp := &v1alpha1.NamespacedCloudProfile{ObjectMeta: metav1.ObjectMeta{Namespace: "garden-dev", Name: "aws"}}
 	ncp.Status.CloudProfileSpec = aws.Spec
 	ncp.Status.CloudProfileSpec.Type = "aws"
@@ -182,16 +184,16 @@ func (l *funcLandscape) Migration() bool { return l.migration }
 // builds the inputs.
 func TestInputsTakeProjectAndMigrationFromTheLandscape(t *testing.T) {
 	l := &funcLandscape{
-		profile:   func(string) (*v1alpha1.CloudProfile, error) { return cloudProfile("aws"), nil },
+		profile:   func(string) (*v1alpha1.CloudProfile, error) { return coretest.MakeCloudProfile("aws").Obj(), nil },
 		project:   func(namespace string) string { return "p-" + namespace },
 		migration: true,
 	}
-	in, err := (&InputsBuilder{Landscape: l}).Inputs(newShoot("s"))
+	in, err := (&InputsBuilder{Landscape: l}).Inputs(coretest.MakeShoot("garden-dev", "s").Obj())
 	if err != nil || in.Project != "p-garden-dev" || !in.Migration {
 		t.Fatalf("Inputs = project %q, migration %v, %v; want p-garden-dev, true", in.Project, in.Migration, err)
 	}
 	l.migration, l.project = false, nil
-	if in, _ := (&InputsBuilder{Landscape: l}).Inputs(newShoot("s")); in.Project != "" || in.Migration {
+	if in, _ := (&InputsBuilder{Landscape: l}).Inputs(coretest.MakeShoot("garden-dev", "s").Obj()); in.Project != "" || in.Migration {
 		t.Fatalf("Inputs = project %q, migration %v; want none", in.Project, in.Migration)
 	}
 }

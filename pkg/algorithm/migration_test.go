@@ -4,16 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
-
-// migratable gives a seed backup and an internal domain.
-func migratable(internal string) seedOpt {
-	return func(s *v1alpha1.Seed) {
-		s.Spec.Backup = &v1alpha1.SeedBackup{Provider: "aws"}
-		s.Spec.DNS.Internal = &v1alpha1.SeedDNSInternal{Domain: internal}
-	}
-}
 
 // TestMigrationFilter: with Gardener's migration rules on, a bound shoot
 // moves only to a seed Gardener would accept, even when a seed it would
@@ -21,13 +13,13 @@ func migratable(internal string) seedOpt {
 // Without the rules (graft's API) the least used seed wins.
 func TestMigrationFilter(t *testing.T) {
 	snap := snapshotOf(seeds(
-		newSeed("a", migratable("internal.example")),
-		newSeed("b", migratable("internal.example")),
-		newSeed("c-no-backup"),
-		newSeed("d-other-domain", migratable("internal.other.example")),
+		coretest.MakeSeed("a").Backup("aws").InternalDomain("internal.example").Obj(),
+		coretest.MakeSeed("b").Backup("aws").InternalDomain("internal.example").Obj(),
+		coretest.MakeSeed("c-no-backup").Obj(),
+		coretest.MakeSeed("d-other-domain").Backup("aws").InternalDomain("internal.other.example").Obj(),
 	), append(fill("b", 3), fill("a", 1)...)...)
-	shoot := newShoot("s", onSeed("a", "a"))
-	in := Inputs{CloudProfile: cloudProfile("aws"), Migration: true}
+	shoot := coretest.MakeShoot("garden-dev", "s").Seed("a").StatusSeed("a").Obj()
+	in := Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj(), Migration: true}
 
 	got, err := FitsElsewhere(shoot, snap, in, "a")
 	if err != nil || got != "b" {
@@ -53,9 +45,9 @@ func TestMigrationFilter(t *testing.T) {
 // TestMigrationFilterSourceWithoutBackup: a shoot on a seed without backup
 // can go nowhere, and the error says so.
 func TestMigrationFilterSourceWithoutBackup(t *testing.T) {
-	snap := snapshotOf(seeds(newSeed("a"), newSeed("b", migratable(""))))
-	shoot := newShoot("s", onSeed("a", "a"))
-	_, err := FitsElsewhere(shoot, snap, Inputs{CloudProfile: cloudProfile("aws"), Migration: true}, "a")
+	snap := snapshotOf(seeds(coretest.MakeSeed("a").Obj(), coretest.MakeSeed("b").Backup("aws").InternalDomain("").Obj()))
+	shoot := coretest.MakeShoot("garden-dev", "s").Seed("a").StatusSeed("a").Obj()
+	_, err := FitsElsewhere(shoot, snap, Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj(), Migration: true}, "a")
 	if err == nil || !strings.Contains(err.Error(), `none of the 1 seeds is one Gardener would move the control plane to from seed "a"`) ||
 		!strings.Contains(err.Error(), "seed a has no spec.backup") {
 		t.Errorf("error %v, want the migration headline and the source's missing backup", err)
@@ -68,8 +60,8 @@ func TestMigrationFilterSourceWithoutBackup(t *testing.T) {
 // TestMigrationFilterLeavesNewShootsAlone: a shoot without a seed is no
 // migration, whatever the seeds' backup.
 func TestMigrationFilterLeavesNewShootsAlone(t *testing.T) {
-	snap := snapshotOf(seeds(newSeed("a")))
-	if got, err := Schedule(newShoot("s"), snap, Inputs{CloudProfile: cloudProfile("aws"), Migration: true}); err != nil || got != "a" {
+	snap := snapshotOf(seeds(coretest.MakeSeed("a").Obj()))
+	if got, err := Schedule(coretest.MakeShoot("garden-dev", "s").Obj(), snap, Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj(), Migration: true}); err != nil || got != "a" {
 		t.Errorf("Schedule = %q, %v; want a", got, err)
 	}
 }
@@ -79,12 +71,12 @@ func TestMigrationFilterLeavesNewShootsAlone(t *testing.T) {
 // other seed evacuating the move fails with that reason.
 func TestEvacuatingSeedsReceiveNone(t *testing.T) {
 	snap := snapshotOf(seeds(
-		newSeed("a", migratable("internal.example")),
-		newSeed("b", migratable("internal.example")),
-		newSeed("c", migratable("internal.example")),
+		coretest.MakeSeed("a").Backup("aws").InternalDomain("internal.example").Obj(),
+		coretest.MakeSeed("b").Backup("aws").InternalDomain("internal.example").Obj(),
+		coretest.MakeSeed("c").Backup("aws").InternalDomain("internal.example").Obj(),
 	), fill("c", 3)...)
-	shoot := newShoot("s", onSeed("a", "a"))
-	in := Inputs{CloudProfile: cloudProfile("aws"), Migration: true, Evacuating: func(seed string) bool { return seed == "b" }}
+	shoot := coretest.MakeShoot("garden-dev", "s").Seed("a").StatusSeed("a").Obj()
+	in := Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj(), Migration: true, Evacuating: func(seed string) bool { return seed == "b" }}
 
 	got, err := FitsElsewhere(shoot, snap, in, "a")
 	if err != nil || got != "c" {

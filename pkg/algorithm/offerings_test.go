@@ -5,58 +5,8 @@ import (
 	"testing"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
-
-func zoneMode(m v1alpha1.ZoneSelectionMode, zones ...string) seedOpt {
-	return func(s *v1alpha1.Seed) {
-		s.Spec.Settings = &v1alpha1.SeedSettings{ZoneSelection: &v1alpha1.SeedSettingZoneSelection{Mode: m}}
-		s.Spec.Provider.Zones = zones
-	}
-}
-
-func offers(restrictions ...string) seedOpt {
-	return func(s *v1alpha1.Seed) {
-		for _, r := range restrictions {
-			s.Spec.AccessRestrictions = append(s.Spec.AccessRestrictions, v1alpha1.AccessRestriction{Name: r})
-		}
-	}
-}
-
-func defaultDomains(domains ...string) seedOpt {
-	return func(s *v1alpha1.Seed) {
-		for _, d := range domains {
-			s.Spec.DNS.Defaults = append(s.Spec.DNS.Defaults, v1alpha1.SeedDNSDefault{Type: "local", Domain: d})
-		}
-	}
-}
-
-func annotated(k, v string) seedOpt {
-	return func(s *v1alpha1.Seed) { s.Annotations = map[string]string{k: v} }
-}
-
-func workers(zones ...[]string) shootOpt {
-	return func(s *v1alpha1.Shoot) {
-		for i, z := range zones {
-			s.Spec.Provider.Workers = append(s.Spec.Provider.Workers, v1alpha1.Worker{Name: "pool-" + string(rune('a'+i)), Zones: z})
-		}
-	}
-}
-
-func needs(restrictions ...string) shootOpt {
-	return func(s *v1alpha1.Shoot) {
-		for _, r := range restrictions {
-			s.Spec.AccessRestrictions = append(s.Spec.AccessRestrictions, v1alpha1.AccessRestrictionWithOptions{AccessRestriction: v1alpha1.AccessRestriction{Name: r}})
-		}
-	}
-}
-
-func domain(d string) shootOpt {
-	return func(s *v1alpha1.Shoot) { s.Spec.DNS = &v1alpha1.DNS{Domain: &d} }
-}
-
-func zonalHA(s *v1alpha1.Shoot) {
-	s.Spec.ControlPlane = &v1alpha1.ControlPlane{HighAvailability: &v1alpha1.HighAvailability{FailureTolerance: v1alpha1.FailureTolerance{Type: v1alpha1.FailureToleranceTypeZone}}}
-}
 
 // offeringCase is one decision: the seed expected (or "" for none), and for
 // each seed named in reasons the filter and a part of the message that
@@ -77,7 +27,7 @@ func runOfferingCases(t *testing.T, cases []offeringCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			snap := snapshotOf(tc.seeds)
-			in := Inputs{CloudProfile: cloudProfile("aws"), Project: tc.project}
+			in := Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj(), Project: tc.project}
 			got, err := Schedule(tc.shoot, snap, in)
 			if got != tc.want {
 				t.Fatalf("chose %q (%v), want %q", got, err, tc.want)
@@ -109,50 +59,50 @@ func TestZoneSelection(t *testing.T) {
 	enforce, prefer := v1alpha1.ZoneSelectionModeEnforce, v1alpha1.ZoneSelectionModePrefer
 	runOfferingCases(t, []offeringCase{{
 		name:  "Enforce keeps a seed sharing no zone off",
-		seeds: []*v1alpha1.Seed{newSeed("a-enforce", zoneMode(enforce, "x", "y")), newSeed("b-enforce", zoneMode(enforce, "a", "b"))},
-		shoot: newShoot("s", workers([]string{"b"}, []string{"z"})),
+		seeds: []*v1alpha1.Seed{coretest.MakeSeed("a-enforce").ZoneSelection(enforce, "x", "y").Obj(), coretest.MakeSeed("b-enforce").ZoneSelection(enforce, "a", "b").Obj()},
+		shoot: coretest.MakeShoot("garden-dev", "s").Workers([]string{"b"}, []string{"z"}).Obj(),
 		want:  "b-enforce",
 		reasons: map[string][2]string{"a-enforce": {string(FilterZoneSelection),
 			"seed enforces zone selection and none of its zones [x y] is a zone of the shoot's worker pools [b z]"}},
 	}, {
 		name:     "Enforce with no seed sharing a zone fails",
-		seeds:    []*v1alpha1.Seed{newSeed("a", zoneMode(enforce, "x")), newSeed("b", zoneMode(enforce, "y"))},
-		shoot:    newShoot("s", workers([]string{"a"})),
+		seeds:    []*v1alpha1.Seed{coretest.MakeSeed("a").ZoneSelection(enforce, "x").Obj(), coretest.MakeSeed("b").ZoneSelection(enforce, "y").Obj()},
+		shoot:    coretest.MakeShoot("garden-dev", "s").Workers([]string{"a"}).Obj(),
 		headline: "none of the 2 seeds has any zone overlap with the shoot's worker pool zones (zone selection mode: Enforce)",
 	}, {
 		name:  "Enforce does not apply to a shoot whose pools name no zone",
-		seeds: []*v1alpha1.Seed{newSeed("a", zoneMode(enforce, "x"))},
-		shoot: newShoot("s", workers(nil)),
+		seeds: []*v1alpha1.Seed{coretest.MakeSeed("a").ZoneSelection(enforce, "x").Obj()},
+		shoot: coretest.MakeShoot("garden-dev", "s").Workers(nil).Obj(),
 		want:  "a",
 	}, {
 		name:  "a zonal HA control plane is exempt",
-		seeds: []*v1alpha1.Seed{newSeed("a", zoneMode(enforce, "x", "y", "z"))},
-		shoot: newShoot("s", workers([]string{"a"}), zonalHA),
+		seeds: []*v1alpha1.Seed{coretest.MakeSeed("a").ZoneSelection(enforce, "x", "y", "z").Obj()},
+		shoot: coretest.MakeShoot("garden-dev", "s").Workers([]string{"a"}).FailureTolerance(v1alpha1.FailureToleranceTypeZone).Obj(),
 		want:  "a",
 	}, {
 		name: "Prefer seeds sharing a zone win over Prefer seeds that do not",
 		// a-prefer would win as the first name among equally used seeds.
-		seeds: []*v1alpha1.Seed{newSeed("a-prefer", zoneMode(prefer, "x")), newSeed("b-prefer", zoneMode(prefer, "a"))},
-		shoot: newShoot("s", workers([]string{"a"})),
+		seeds: []*v1alpha1.Seed{coretest.MakeSeed("a-prefer").ZoneSelection(prefer, "x").Obj(), coretest.MakeSeed("b-prefer").ZoneSelection(prefer, "a").Obj()},
+		shoot: coretest.MakeShoot("garden-dev", "s").Workers([]string{"a"}).Obj(),
 		want:  "b-prefer",
 		reasons: map[string][2]string{"a-prefer": {string(FilterZonePreference),
 			"seed prefers worker pool zones and none of its zones [x] is one of the shoot's [a]"}},
 	}, {
 		name:  "a seed without zone selection also beats a Prefer seed sharing no zone",
-		seeds: []*v1alpha1.Seed{newSeed("a-prefer", zoneMode(prefer, "x")), newSeed("b-plain")},
-		shoot: newShoot("s", workers([]string{"a"})),
+		seeds: []*v1alpha1.Seed{coretest.MakeSeed("a-prefer").ZoneSelection(prefer, "x").Obj(), coretest.MakeSeed("b-plain").Obj()},
+		shoot: coretest.MakeShoot("garden-dev", "s").Workers([]string{"a"}).Obj(),
 		want:  "b-plain",
 	}, {
 		name:  "Prefer seeds sharing no zone are the fallback when nothing else is left",
-		seeds: []*v1alpha1.Seed{newSeed("a-prefer", zoneMode(prefer, "x")), newSeed("b-prefer", zoneMode(prefer, "y"))},
-		shoot: newShoot("s", workers([]string{"a"})),
+		seeds: []*v1alpha1.Seed{coretest.MakeSeed("a-prefer").ZoneSelection(prefer, "x").Obj(), coretest.MakeSeed("b-prefer").ZoneSelection(prefer, "y").Obj()},
+		shoot: coretest.MakeShoot("garden-dev", "s").Workers([]string{"a"}).Obj(),
 		want:  "a-prefer",
 	}, {
 		// The preference comes before the capacity check, as in Gardener:
 		// the full seed sharing a zone still sets the other aside.
 		name:  "the preference is decided before capacity",
-		seeds: []*v1alpha1.Seed{newSeed("a-prefer", zoneMode(prefer, "x")), newSeed("b-prefer", zoneMode(prefer, "a"), allocatable(0))},
-		shoot: newShoot("s", workers([]string{"a"})),
+		seeds: []*v1alpha1.Seed{coretest.MakeSeed("a-prefer").ZoneSelection(prefer, "x").Obj(), coretest.MakeSeed("b-prefer").ZoneSelection(prefer, "a").Allocatable(0).Obj()},
+		shoot: coretest.MakeShoot("garden-dev", "s").Workers([]string{"a"}).Obj(),
 		want:  "",
 	}})
 }
@@ -160,30 +110,30 @@ func TestZoneSelection(t *testing.T) {
 func TestAccessRestrictions(t *testing.T) {
 	runOfferingCases(t, []offeringCase{{
 		name:  "an eu-access-only shoot goes only where it is offered",
-		seeds: []*v1alpha1.Seed{newSeed("a-anywhere"), newSeed("b-eu", offers("eu-access-only"))},
-		shoot: newShoot("s", needs("eu-access-only")),
+		seeds: []*v1alpha1.Seed{coretest.MakeSeed("a-anywhere").Obj(), coretest.MakeSeed("b-eu").AccessRestrictions("eu-access-only").Obj()},
+		shoot: coretest.MakeShoot("garden-dev", "s").AccessRestrictions("eu-access-only").Obj(),
 		want:  "b-eu",
 		reasons: map[string][2]string{"a-anywhere": {string(FilterAccessRestrictions),
 			"seed does not offer access restriction eu-access-only"}},
 	}, {
 		name:  "every restriction must be offered",
-		seeds: []*v1alpha1.Seed{newSeed("a-eu", offers("eu-access-only")), newSeed("b-both", offers("sovereign", "eu-access-only"))},
-		shoot: newShoot("s", needs("eu-access-only", "sovereign")),
+		seeds: []*v1alpha1.Seed{coretest.MakeSeed("a-eu").AccessRestrictions("eu-access-only").Obj(), coretest.MakeSeed("b-both").AccessRestrictions("sovereign", "eu-access-only").Obj()},
+		shoot: coretest.MakeShoot("garden-dev", "s").AccessRestrictions("eu-access-only", "sovereign").Obj(),
 		want:  "b-both",
 	}, {
 		name:  "a shoot without restrictions may use a seed offering some",
-		seeds: []*v1alpha1.Seed{newSeed("a-eu", offers("eu-access-only"))},
-		shoot: newShoot("s"),
+		seeds: []*v1alpha1.Seed{coretest.MakeSeed("a-eu").AccessRestrictions("eu-access-only").Obj()},
+		shoot: coretest.MakeShoot("garden-dev", "s").Obj(),
 		want:  "a-eu",
 	}, {
 		name:     "none offered",
-		seeds:    []*v1alpha1.Seed{newSeed("a"), newSeed("b", offers("sovereign"))},
-		shoot:    newShoot("s", needs("eu-access-only")),
+		seeds:    []*v1alpha1.Seed{coretest.MakeSeed("a").Obj(), coretest.MakeSeed("b").AccessRestrictions("sovereign").Obj()},
+		shoot:    coretest.MakeShoot("garden-dev", "s").AccessRestrictions("eu-access-only").Obj(),
 		headline: "none of the 2 seeds supports the access restrictions configured in the shoot specification",
 	}, {
 		name:  "a restriction named twice needs two offered, as in Gardener",
-		seeds: []*v1alpha1.Seed{newSeed("a", offers("eu-access-only"))},
-		shoot: newShoot("s", needs("eu-access-only", "eu-access-only")),
+		seeds: []*v1alpha1.Seed{coretest.MakeSeed("a").AccessRestrictions("eu-access-only").Obj()},
+		shoot: coretest.MakeShoot("garden-dev", "s").AccessRestrictions("eu-access-only", "eu-access-only").Obj(),
 		reasons: map[string][2]string{"a": {string(FilterAccessRestrictions),
 			"shoot asks for 2 access restrictions, more than the 1 the seed offers"}},
 	}})
@@ -192,8 +142,8 @@ func TestAccessRestrictions(t *testing.T) {
 func TestDefaultDomains(t *testing.T) {
 	runOfferingCases(t, []offeringCase{{
 		name:  "a default domain goes to the seed that has it",
-		seeds: []*v1alpha1.Seed{newSeed("a-other", defaultDomains("other.example")), newSeed("b-ours", defaultDomains("ours.example")), newSeed("c-none")},
-		shoot: newShoot("s", domain("s.dev.ours.example")),
+		seeds: []*v1alpha1.Seed{coretest.MakeSeed("a-other").DefaultDomains("other.example").Obj(), coretest.MakeSeed("b-ours").DefaultDomains("ours.example").Obj(), coretest.MakeSeed("c-none").Obj()},
+		shoot: coretest.MakeShoot("garden-dev", "s").Domain("s.dev.ours.example").Obj(),
 		want:  "b-ours",
 		reasons: map[string][2]string{
 			"a-other": {string(FilterDomain), `shoot domain "s.dev.ours.example" lies under a seed's default domain, and no default domain of this seed gives it`},
@@ -201,18 +151,18 @@ func TestDefaultDomains(t *testing.T) {
 		},
 	}, {
 		name:  "a custom domain may go anywhere",
-		seeds: []*v1alpha1.Seed{newSeed("a-other", defaultDomains("other.example")), newSeed("b-none")},
-		shoot: newShoot("s", domain("api.my-company.example")),
+		seeds: []*v1alpha1.Seed{coretest.MakeSeed("a-other").DefaultDomains("other.example").Obj(), coretest.MakeSeed("b-none").Obj()},
+		shoot: coretest.MakeShoot("garden-dev", "s").Domain("api.my-company.example").Obj(),
 		want:  "a-other",
 	}, {
 		name:     "under a default domain but not <shoot>.<project>.<domain>",
-		seeds:    []*v1alpha1.Seed{newSeed("a", defaultDomains("ours.example")), newSeed("b")},
-		shoot:    newShoot("s", domain("s.someone-else.ours.example")),
+		seeds:    []*v1alpha1.Seed{coretest.MakeSeed("a").DefaultDomains("ours.example").Obj(), coretest.MakeSeed("b").Obj()},
+		shoot:    coretest.MakeShoot("garden-dev", "s").Domain("s.someone-else.ours.example").Obj(),
 		headline: `none of the 2 seeds support the domain "s.someone-else.ours.example" configured in the shoot specification`,
 	}, {
 		name:    "the project comes from the inputs when known",
-		seeds:   []*v1alpha1.Seed{newSeed("a", defaultDomains("ours.example"))},
-		shoot:   newShoot("s", domain("s.team.ours.example")),
+		seeds:   []*v1alpha1.Seed{coretest.MakeSeed("a").DefaultDomains("ours.example").Obj()},
+		shoot:   coretest.MakeShoot("garden-dev", "s").Domain("s.team.ours.example").Obj(),
 		project: "team",
 		want:    "a",
 	}, {
@@ -220,8 +170,8 @@ func TestDefaultDomains(t *testing.T) {
 		// default one: with the seed that has it rejected earlier, the
 		// domain counts as the shoot's own.
 		name:  "a default domain of a seed rejected earlier does not count",
-		seeds: []*v1alpha1.Seed{newSeed("a-gcp", region("gcp", "eu-west-1"), defaultDomains("ours.example")), newSeed("b-none")},
-		shoot: newShoot("s", domain("s.someone-else.ours.example")),
+		seeds: []*v1alpha1.Seed{coretest.MakeSeed("a-gcp").Provider("gcp", "eu-west-1").DefaultDomains("ours.example").Obj(), coretest.MakeSeed("b-none").Obj()},
+		shoot: coretest.MakeShoot("garden-dev", "s").Domain("s.someone-else.ours.example").Obj(),
 		want:  "b-none",
 	}})
 }
@@ -230,20 +180,20 @@ func TestEmergencyStop(t *testing.T) {
 	key := v1alpha1.AnnotationEmergencyStopShootReconciliations
 	runOfferingCases(t, []offeringCase{{
 		name:  "a stopped seed takes no shoots",
-		seeds: []*v1alpha1.Seed{newSeed("a-stopped", annotated(key, "true")), newSeed("b")},
-		shoot: newShoot("s"),
+		seeds: []*v1alpha1.Seed{coretest.MakeSeed("a-stopped").Annotation(key, "true").Obj(), coretest.MakeSeed("b").Obj()},
+		shoot: coretest.MakeShoot("garden-dev", "s").Obj(),
 		want:  "b",
 		reasons: map[string][2]string{"a-stopped": {string(FilterEmergencyStop),
 			"seed is annotated shoot.gardener.cloud/emergency-stop-reconciliations=true"}},
 	}, {
 		name:  "only the value true stops",
-		seeds: []*v1alpha1.Seed{newSeed("a-malformed", annotated(key, "True")), newSeed("b-yes", annotated(key, "yes"))},
-		shoot: newShoot("s"),
+		seeds: []*v1alpha1.Seed{coretest.MakeSeed("a-malformed").Annotation(key, "True").Obj(), coretest.MakeSeed("b-yes").Annotation(key, "yes").Obj()},
+		shoot: coretest.MakeShoot("garden-dev", "s").Obj(),
 		want:  "a-malformed",
 	}, {
 		name:     "every seed stopped",
-		seeds:    []*v1alpha1.Seed{newSeed("a", annotated(key, "true"))},
-		shoot:    newShoot("s"),
+		seeds:    []*v1alpha1.Seed{coretest.MakeSeed("a").Annotation(key, "true").Obj()},
+		shoot:    coretest.MakeShoot("garden-dev", "s").Obj(),
 		headline: "none of the 1 seeds have enabled shoot reconciliations currently",
 	}})
 }
@@ -260,10 +210,10 @@ func TestProjectOf(t *testing.T) {
 // NamespacedCloudProfile is not decided with the cluster-wide profile of the
 // same name, which is another profile.
 func TestNamespacedCloudProfileIsNotTakenForAClusterOne(t *testing.T) {
-	shoot := newShoot("s", func(s *v1alpha1.Shoot) {
+	shoot := coretest.MakeShoot("garden-dev", "s").With(func(s *v1alpha1.Shoot) {
 		s.Spec.CloudProfile = &v1alpha1.CloudProfileReference{Kind: KindNamespacedCloudProfile, Name: "aws"}
-	})
-	_, err := Schedule(shoot, snapshotOf(seeds(newSeed("a"))), Inputs{CloudProfile: cloudProfile("aws")})
+	}).Obj()
+	_, err := Schedule(shoot, snapshotOf(seeds(coretest.MakeSeed("a").Obj())), Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj()})
 	if err == nil || !strings.Contains(err.Error(), "names NamespacedCloudProfile aws; graft places only shoots of cluster-wide CloudProfiles") {
 		t.Fatalf("Schedule: %v, want a refusal naming the NamespacedCloudProfile", err)
 	}
@@ -274,8 +224,8 @@ func TestNamespacedCloudProfileIsNotTakenForAClusterOne(t *testing.T) {
 // may be skipped right after an API server start), so that it cannot take
 // another provider's seed selector.
 func TestProviderTypeMustBeTheProfiles(t *testing.T) {
-	borrowed := newShoot("s", shootRegion("gcp", "eu-west-1"))
-	_, err := Schedule(borrowed, snapshotOf(seeds(newSeed("a", region("gcp", "eu-west-1")))), Inputs{CloudProfile: cloudProfile("aws")})
+	borrowed := coretest.MakeShoot("garden-dev", "s").Provider("gcp", "eu-west-1").Obj()
+	_, err := Schedule(borrowed, snapshotOf(seeds(coretest.MakeSeed("a").Provider("gcp", "eu-west-1").Obj())), Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj()})
 	if err == nil || !strings.Contains(err.Error(), `has provider type "gcp", but its cloud profile aws is of type "aws"`) {
 		t.Fatalf("Schedule: %v, want a refusal naming both types", err)
 	}

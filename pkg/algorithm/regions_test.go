@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 func TestSplitRegion(t *testing.T) {
@@ -69,16 +70,18 @@ func TestLevenshteinDistance(t *testing.T) {
 // a ConfigMap reading that refuses what the reference accepts.
 func TestMinimalDistanceAsReference(t *testing.T) {
 	md := Config{Strategy: StrategyMinimalDistance}
-	cm := func(data map[string]string) *corev1.ConfigMap { return regionConfigMap("aws-regions", "aws,gcp", data) }
+	cm := func(data map[string]string) *corev1.ConfigMap {
+		return coretest.RegionConfigMap("garden", "aws-regions", "aws,gcp", data)
+	}
 	remote := strings.Repeat("x", 600) // no letter in common with eu-:-1
-	anyProvider := func(s *v1alpha1.Shoot) { s.Spec.SeedSelector = &v1alpha1.SeedSelector{ProviderTypes: []string{"*"}} }
+	anyProvider := &v1alpha1.SeedSelector{ProviderTypes: []string{"*"}}
 	for _, tc := range []scheduleCase{
 		{
 			// eu-:-1 is 2 edits from eu-1 (5 with the orientation of one side)
 			// and 2 from us-:-1 (4).
 			name:          "a region without orientation is farther than the same base with another prefix",
-			seeds:         seeds(newSeed("eu", region("aws", "eu-1")), newSeed("us", region("aws", "us-west-1"))),
-			shoot:         newShoot("s"),
+			seeds:         seeds(coretest.MakeSeed("eu").Provider("aws", "eu-1").Obj(), coretest.MakeSeed("us").Provider("aws", "us-west-1").Obj()),
+			shoot:         coretest.MakeShoot("garden-dev", "s").Obj(),
 			config:        md,
 			want:          "us",
 			wantDistances: map[string]int{"eu": 5, "us": 4},
@@ -88,9 +91,9 @@ func TestMinimalDistanceAsReference(t *testing.T) {
 			// ca-2 is 2 (neither has an orientation), ca-central-1 is 5: the
 			// closer seed wins although it hosts more shoots.
 			name:          "two regions without orientation cost nothing extra",
-			seeds:         seeds(newSeed("ca2", region("aws", "ca-2")), newSeed("cacentral", region("aws", "ca-central-1"))),
+			seeds:         seeds(coretest.MakeSeed("ca2").Provider("aws", "ca-2").Obj(), coretest.MakeSeed("cacentral").Provider("aws", "ca-central-1").Obj()),
 			bound:         fill("ca2", 1),
-			shoot:         newShoot("s", shootRegion("aws", "ca-1")),
+			shoot:         coretest.MakeShoot("garden-dev", "s").Provider("aws", "ca-1").Obj(),
 			config:        md,
 			want:          "ca2",
 			wantDistances: map[string]int{"ca2": 2, "cacentral": 5},
@@ -98,10 +101,10 @@ func TestMinimalDistanceAsReference(t *testing.T) {
 		},
 		{
 			name: "seeds at the same distance: the least used wins",
-			seeds: seeds(newSeed("east", region("aws", "eu-east-1")), newSeed("west2", region("aws", "eu-west-2")),
-				newSeed("us", region("aws", "us-west-1"))),
+			seeds: seeds(coretest.MakeSeed("east").Provider("aws", "eu-east-1").Obj(), coretest.MakeSeed("west2").Provider("aws", "eu-west-2").Obj(),
+				coretest.MakeSeed("us").Provider("aws", "us-west-1").Obj()),
 			bound:         append(fill("east", 2), fill("west2", 1)...),
-			shoot:         newShoot("s"),
+			shoot:         coretest.MakeShoot("garden-dev", "s").Obj(),
 			config:        md,
 			want:          "west2",
 			wantDistances: map[string]int{"east": 2, "west2": 2, "us": 4},
@@ -109,8 +112,8 @@ func TestMinimalDistanceAsReference(t *testing.T) {
 		},
 		{
 			name:          "seeds at the same distance and usage: the name sorting first wins",
-			seeds:         seeds(newSeed("west2", region("aws", "eu-west-2")), newSeed("east", region("aws", "eu-east-1"))),
-			shoot:         newShoot("s"),
+			seeds:         seeds(coretest.MakeSeed("west2").Provider("aws", "eu-west-2").Obj(), coretest.MakeSeed("east").Provider("aws", "eu-east-1").Obj()),
+			shoot:         coretest.MakeShoot("garden-dev", "s").Obj(),
 			config:        md,
 			want:          "east",
 			wantDistances: map[string]int{"east": 2, "west2": 2},
@@ -121,9 +124,9 @@ func TestMinimalDistanceAsReference(t *testing.T) {
 			// and the less used gcp seed would win; the Levenshtein fallback
 			// adds 2 for the other provider.
 			name:          "an empty entry is no entry",
-			seeds:         seeds(newSeed("aws", region("aws", "eu-west-1")), newSeed("gcp", region("gcp", "eu-west-1"))),
+			seeds:         seeds(coretest.MakeSeed("aws").Provider("aws", "eu-west-1").Obj(), coretest.MakeSeed("gcp").Provider("gcp", "eu-west-1").Obj()),
 			bound:         fill("aws", 5),
-			shoot:         newShoot("s", anyProvider),
+			shoot:         coretest.MakeShoot("garden-dev", "s").SeedSelector(anyProvider).Obj(),
 			cm:            cm(map[string]string{"eu-west-1": ""}),
 			config:        md,
 			want:          "aws",
@@ -131,8 +134,8 @@ func TestMinimalDistanceAsReference(t *testing.T) {
 		},
 		{
 			name:          "a negative distance is closer than the shoot's own region",
-			seeds:         seeds(newSeed("same"), newSeed("other", region("aws", "eu-central-1"))),
-			shoot:         newShoot("s"),
+			seeds:         seeds(coretest.MakeSeed("same").Obj(), coretest.MakeSeed("other").Provider("aws", "eu-central-1").Obj()),
+			shoot:         coretest.MakeShoot("garden-dev", "s").Obj(),
 			cm:            cm(map[string]string{"eu-west-1": "eu-central-1: -4\n"}),
 			config:        md,
 			want:          "other",
@@ -140,9 +143,9 @@ func TestMinimalDistanceAsReference(t *testing.T) {
 		},
 		{
 			name:          "a null distance is 0",
-			seeds:         seeds(newSeed("same"), newSeed("other", region("aws", "eu-central-1")), newSeed("far", region("aws", "us-east-1"))),
+			seeds:         seeds(coretest.MakeSeed("same").Obj(), coretest.MakeSeed("other").Provider("aws", "eu-central-1").Obj(), coretest.MakeSeed("far").Provider("aws", "us-east-1").Obj()),
 			bound:         fill("same", 1),
-			shoot:         newShoot("s"),
+			shoot:         coretest.MakeShoot("garden-dev", "s").Obj(),
 			cm:            cm(map[string]string{"eu-west-1": "eu-central-1: null\nus-east-1: 1\n"}),
 			config:        md,
 			want:          "other",
@@ -152,8 +155,8 @@ func TestMinimalDistanceAsReference(t *testing.T) {
 		{
 			// The reference scheduler looks for the minimum from 2^31-1 down.
 			name:          "a distance of 2^31-1 counts",
-			seeds:         seeds(newSeed("near", region("aws", "eu-central-1")), newSeed("far", region("aws", "us-east-1"))),
-			shoot:         newShoot("s"),
+			seeds:         seeds(coretest.MakeSeed("near").Provider("aws", "eu-central-1").Obj(), coretest.MakeSeed("far").Provider("aws", "us-east-1").Obj()),
+			shoot:         coretest.MakeShoot("garden-dev", "s").Obj(),
 			cm:            cm(map[string]string{"eu-west-1": "us-east-1: 2147483647\n"}),
 			config:        md,
 			want:          "far",
@@ -162,8 +165,8 @@ func TestMinimalDistanceAsReference(t *testing.T) {
 		},
 		{
 			name:          "a distance above 2^31-1 is as if unlisted",
-			seeds:         seeds(newSeed("near", region("aws", "eu-central-1")), newSeed("far", region("aws", "us-east-1"))),
-			shoot:         newShoot("s"),
+			seeds:         seeds(coretest.MakeSeed("near").Provider("aws", "eu-central-1").Obj(), coretest.MakeSeed("far").Provider("aws", "us-east-1").Obj()),
+			shoot:         coretest.MakeShoot("garden-dev", "s").Obj(),
 			cm:            cm(map[string]string{"eu-west-1": "us-east-1: 2147483648\n"}),
 			config:        md,
 			want:          "near",
@@ -171,8 +174,8 @@ func TestMinimalDistanceAsReference(t *testing.T) {
 		},
 		{
 			name:        "a distance above 2^31-1 is set aside when others are listed",
-			seeds:       seeds(newSeed("near", region("aws", "eu-central-1")), newSeed("far", region("aws", "us-east-1"))),
-			shoot:       newShoot("s"),
+			seeds:       seeds(coretest.MakeSeed("near").Provider("aws", "eu-central-1").Obj(), coretest.MakeSeed("far").Provider("aws", "us-east-1").Obj()),
+			shoot:       coretest.MakeShoot("garden-dev", "s").Obj(),
 			cm:          cm(map[string]string{"eu-west-1": "us-east-1: 2147483648\neu-central-1: 9\n"}),
 			config:      md,
 			want:        "near",
@@ -181,15 +184,15 @@ func TestMinimalDistanceAsReference(t *testing.T) {
 		{
 			// 600 substitutions and insertions: 1201 with the orientation.
 			name:    "a Levenshtein distance above 1000 is never a candidate",
-			seeds:   seeds(newSeed("remote", region("aws", remote))),
-			shoot:   newShoot("s"),
+			seeds:   seeds(coretest.MakeSeed("remote").Provider("aws", remote).Obj()),
+			shoot:   coretest.MakeShoot("garden-dev", "s").Obj(),
 			config:  md,
 			wantErr: []string{`no matching seed candidate found for Configuration (Cloud Profile 'aws', Region 'eu-west-1', SeedDeterminationStrategy 'MinimalDistance')`, `Levenshtein distance 1201 between regions "eu-west-1" and "xxxx`},
 		},
 		{
 			name:          "a Levenshtein distance above 1000 is set aside",
-			seeds:         seeds(newSeed("remote", region("aws", remote)), newSeed("near", region("aws", "eu-central-1"))),
-			shoot:         newShoot("s"),
+			seeds:         seeds(coretest.MakeSeed("remote").Provider("aws", remote).Obj(), coretest.MakeSeed("near").Provider("aws", "eu-central-1").Obj()),
+			shoot:         coretest.MakeShoot("garden-dev", "s").Obj(),
 			config:        md,
 			want:          "near",
 			wantDistances: map[string]int{"remote": 1201, "near": 2},
@@ -197,8 +200,8 @@ func TestMinimalDistanceAsReference(t *testing.T) {
 		},
 		{
 			name:      "an entry that is null fails the shoot that needs it",
-			seeds:     seeds(newSeed("a")),
-			shoot:     newShoot("s"),
+			seeds:     seeds(coretest.MakeSeed("a").Obj()),
+			shoot:     coretest.MakeShoot("garden-dev", "s").Obj(),
 			cm:        cm(map[string]string{"eu-west-1": "null"}),
 			config:    md,
 			wantErr:   []string{`region ConfigMap garden/aws-regions: data["eu-west-1"] is empty or null`},
@@ -206,8 +209,8 @@ func TestMinimalDistanceAsReference(t *testing.T) {
 		},
 		{
 			name:      "a fraction is no distance",
-			seeds:     seeds(newSeed("a")),
-			shoot:     newShoot("s"),
+			seeds:     seeds(coretest.MakeSeed("a").Obj()),
+			shoot:     coretest.MakeShoot("garden-dev", "s").Obj(),
 			cm:        cm(map[string]string{"eu-west-1": "eu-central-1: 1.5\n"}),
 			config:    md,
 			wantErr:   []string{`region ConfigMap garden/aws-regions: data["eu-west-1"]["eu-central-1"] = 1.5 is not an integer distance`},
@@ -218,9 +221,9 @@ func TestMinimalDistanceAsReference(t *testing.T) {
 	}
 
 	// The set-aside seed says why it was not considered.
-	in := Inputs{CloudProfile: cloudProfile("aws"), Config: md,
+	in := Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj(), Config: md,
 		RegionConfigMap: cm(map[string]string{"eu-west-1": "us-east-1: 2147483648\neu-central-1: 9\n"})}
-	e := Explain(newShoot("s"), snapshotOf(seeds(newSeed("near", region("aws", "eu-central-1")), newSeed("far", region("aws", "us-east-1")))), in)
+	e := Explain(coretest.MakeShoot("garden-dev", "s").Obj(), snapshotOf(seeds(coretest.MakeSeed("near").Provider("aws", "eu-central-1").Obj(), coretest.MakeSeed("far").Provider("aws", "us-east-1").Obj())), in)
 	for _, r := range e.Seeds {
 		if want := `region "us-east-1" is listed for shoot region "eu-west-1" at 2147483648 in region ConfigMap garden/aws-regions, above the largest distance considered (2147483647)`; r.Seed == "far" && r.Message != want {
 			t.Errorf("far: %q, want %q", r.Message, want)
@@ -233,9 +236,9 @@ func TestMinimalDistanceAsReference(t *testing.T) {
 func TestScoringFarApartDistances(t *testing.T) {
 	scheduleCase{
 		name:  "far apart",
-		seeds: seeds(newSeed("near", region("aws", "eu-central-1")), newSeed("far", region("aws", "us-east-1"))),
-		shoot: newShoot("s"),
-		cm: regionConfigMap("aws-regions", "aws", map[string]string{
+		seeds: seeds(coretest.MakeSeed("near").Provider("aws", "eu-central-1").Obj(), coretest.MakeSeed("far").Provider("aws", "us-east-1").Obj()),
+		shoot: coretest.MakeShoot("garden-dev", "s").Obj(),
+		cm: coretest.RegionConfigMap("garden", "aws-regions", "aws", map[string]string{
 			"eu-west-1": "eu-central-1: -9223372036854775808\nus-east-1: 2147483647\n",
 		}),
 		config:      Config{Strategy: StrategyMinimalDistance, ScoreWeights: map[ScorePlugin]int32{ScorePluginMinimalDistance: 1}},
@@ -245,12 +248,12 @@ func TestScoringFarApartDistances(t *testing.T) {
 }
 
 func TestSelectRegionConfigMap(t *testing.T) {
-	b := regionConfigMap("b", "aws, gcp", nil)
-	a := regionConfigMap("a", "gcp,aws", nil)
-	other := regionConfigMap("0-other", "azure", nil)
-	unlabelled := regionConfigMap("0-unlabelled", "aws", nil)
+	b := coretest.RegionConfigMap("garden", "b", "aws, gcp", nil)
+	a := coretest.RegionConfigMap("garden", "a", "gcp,aws", nil)
+	other := coretest.RegionConfigMap("garden", "0-other", "azure", nil)
+	unlabelled := coretest.RegionConfigMap("garden", "0-unlabelled", "aws", nil)
 	unlabelled.Labels = nil
-	wrongPurpose := regionConfigMap("0-purpose", "aws", nil)
+	wrongPurpose := coretest.RegionConfigMap("garden", "0-purpose", "aws", nil)
 	wrongPurpose.Labels["scheduling.gardener.cloud/purpose"] = "something-else"
 	all := []*corev1.ConfigMap{b, other, nil, unlabelled, wrongPurpose, a}
 	if got := SelectRegionConfigMap("aws", all); got != a {
@@ -268,7 +271,7 @@ func TestSelectRegionConfigMap(t *testing.T) {
 }
 
 func TestParseRegionConfig(t *testing.T) {
-	cm := regionConfigMap("regions", "aws", map[string]string{
+	cm := coretest.RegionConfigMap("garden", "regions", "aws", map[string]string{
 		"eu-west-1": "eu-central-1: 10\nus-east-1: 100\n",
 		"us-east-1": "eu-west-1: ten\n",
 		"ap-1":      "- a list\n",
@@ -320,13 +323,13 @@ func TestParseRegionConfig(t *testing.T) {
 	}
 
 	// The parsed form takes precedence and gives the same decision as the raw one.
-	seedsList := seeds(newSeed("a", region("aws", "eu-central-1")), newSeed("b", region("aws", "us-east-1")))
+	seedsList := seeds(coretest.MakeSeed("a").Provider("aws", "eu-central-1").Obj(), coretest.MakeSeed("b").Provider("aws", "us-east-1").Obj())
 	snap := snapshotOf(seedsList)
-	in := Inputs{CloudProfile: cloudProfile("aws"), RegionConfig: rc, Config: Config{Strategy: StrategyMinimalDistance}}
-	if got, err := Schedule(newShoot("s"), snap, in); err != nil || got != "a" {
+	in := Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj(), RegionConfig: rc, Config: Config{Strategy: StrategyMinimalDistance}}
+	if got, err := Schedule(coretest.MakeShoot("garden-dev", "s").Obj(), snap, in); err != nil || got != "a" {
 		t.Fatalf("parsed: %q %v", got, err)
 	}
-	if _, err := Schedule(newShoot("s", shootRegion("aws", "us-east-1")), snap, in); err == nil {
+	if _, err := Schedule(coretest.MakeShoot("garden-dev", "s").Provider("aws", "us-east-1").Obj(), snap, in); err == nil {
 		t.Fatal("malformed entry did not fail the shoot needing it")
 	}
 }

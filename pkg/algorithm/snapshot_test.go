@@ -7,14 +7,16 @@ import (
 	"testing"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
+	"k8s.io/utils/ptr"
 )
 
 func TestSnapshotCounts(t *testing.T) {
 	snap := NewSnapshot()
-	snap.AddSeed(newSeed("a"))
-	snap.AddSeed(newSeed("b"))
+	snap.AddSeed(coretest.MakeSeed("a").Obj())
+	snap.AddSeed(coretest.MakeSeed("b").Obj())
 
-	s1 := newShoot("one", onSeed("a", ""))
+	s1 := coretest.MakeShoot("garden-dev", "one").Seed("a").Obj()
 	snap.AddShoot(s1)
 	snap.AddShoot(s1) // idempotent
 	if got := snap.Usage("a"); got != 1 {
@@ -22,7 +24,7 @@ func TestSnapshotCounts(t *testing.T) {
 	}
 
 	// Migration a -> b: spec says b, status still a: counted on both.
-	migrating := newShoot("one", onSeed("b", "a"))
+	migrating := coretest.MakeShoot("garden-dev", "one").Seed("b").StatusSeed("a").Obj()
 	snap.UpdateShoot(s1, migrating)
 	if snap.Usage("a") != 1 || snap.Usage("b") != 1 {
 		t.Fatalf("during migration usage a=%d b=%d, want 1 and 1", snap.Usage("a"), snap.Usage("b"))
@@ -30,25 +32,25 @@ func TestSnapshotCounts(t *testing.T) {
 	if got := snap.CountedOn("garden-dev/one"); !slices.Equal(got, []string{"b", "a"}) {
 		t.Fatalf("CountedOn = %v", got)
 	}
-	done := newShoot("one", onSeed("b", "b"))
+	done := coretest.MakeShoot("garden-dev", "one").Seed("b").StatusSeed("b").Obj()
 	snap.UpdateShoot(migrating, done)
 	if snap.Usage("a") != 0 || snap.Usage("b") != 1 {
 		t.Fatalf("after migration usage a=%d b=%d", snap.Usage("a"), snap.Usage("b"))
 	}
 
 	// A stale old object does not matter: the snapshot remembers what it counted.
-	snap.UpdateShoot(s1, newShoot("one"))
+	snap.UpdateShoot(s1, coretest.MakeShoot("garden-dev", "one").Obj())
 	if snap.Usage("b") != 0 || snap.NumShoots() != 0 {
 		t.Fatalf("after unbinding usage b=%d shoots=%d", snap.Usage("b"), snap.NumShoots())
 	}
 
 	// Shoots on unknown seeds are counted too, and survive seed removal.
-	snap.AddShoot(newShoot("two", onSeed("c", "")))
-	snap.RemoveSeed(newSeed("a"))
+	snap.AddShoot(coretest.MakeShoot("garden-dev", "two").Seed("c").Obj())
+	snap.RemoveSeed(coretest.MakeSeed("a").Obj())
 	if snap.Usage("c") != 1 || snap.NumSeeds() != 1 {
 		t.Fatalf("usage c=%d seeds=%d", snap.Usage("c"), snap.NumSeeds())
 	}
-	snap.RemoveShoot(newShoot("two"))
+	snap.RemoveShoot(coretest.MakeShoot("garden-dev", "two").Obj())
 	snap.RemoveShootByKey("garden-dev/unknown")
 	if snap.Usage("c") != 0 {
 		t.Fatalf("usage c=%d after removal", snap.Usage("c"))
@@ -58,12 +60,12 @@ func TestSnapshotCounts(t *testing.T) {
 func TestSnapshotSeeds(t *testing.T) {
 	snap := NewSnapshot()
 	for _, n := range []string{"c", "a", "d", "b"} {
-		snap.AddSeed(newSeed(n))
+		snap.AddSeed(coretest.MakeSeed(n).Obj())
 	}
 	snap.RemoveSeedByName("a")
 	snap.RemoveSeedByName("a")
-	updated := newSeed("d", region("gcp", "x"))
-	snap.UpdateSeed(newSeed("d"), updated)
+	updated := coretest.MakeSeed("d").Provider("gcp", "x").Obj()
+	snap.UpdateSeed(coretest.MakeSeed("d").Obj(), updated)
 	var names []string
 	for _, s := range snap.Seeds() {
 		names = append(names, s.Name)
@@ -78,18 +80,18 @@ func TestSnapshotSeeds(t *testing.T) {
 		t.Fatal("removed seed still there")
 	}
 	// Every remaining seed is still reachable by the decision.
-	e := Explain(newShoot("s", shootRegion("aws", "eu-west-1")), snap, Inputs{CloudProfile: cloudProfile("aws")})
+	e := Explain(coretest.MakeShoot("garden-dev", "s").Provider("aws", "eu-west-1").Obj(), snap, Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj()})
 	if len(e.Seeds) != 3 {
 		t.Fatalf("explained %d seeds", len(e.Seeds))
 	}
 }
 
 func TestSnapshotClone(t *testing.T) {
-	snap := snapshotOf(seeds(newSeed("a"), newSeed("b")), newShoot("x", onSeed("a", "")))
+	snap := snapshotOf(seeds(coretest.MakeSeed("a").Obj(), coretest.MakeSeed("b").Obj()), coretest.MakeShoot("garden-dev", "x").Seed("a").Obj())
 	clone := snap.Clone()
-	clone.AddShoot(newShoot("y", onSeed("a", "")))
+	clone.AddShoot(coretest.MakeShoot("garden-dev", "y").Seed("a").Obj())
 	clone.RemoveSeedByName("b")
-	clone.AddSeed(newSeed("c"))
+	clone.AddSeed(coretest.MakeSeed("c").Obj())
 	if snap.Usage("a") != 1 || snap.NumSeeds() != 2 {
 		t.Fatalf("original changed: usage a=%d seeds=%d", snap.Usage("a"), snap.NumSeeds())
 	}
@@ -102,7 +104,7 @@ func TestSnapshotClone(t *testing.T) {
 	}
 	// Copy on write in both directions, also for clones of clones.
 	again := clone.Clone()
-	snap.AddShoot(newShoot("z", onSeed("b", "")))
+	snap.AddShoot(coretest.MakeShoot("garden-dev", "z").Seed("b").Obj())
 	again.RemoveShootByKey("garden-dev/y")
 	if clone.Usage("a") != 2 || clone.NumShoots() != 2 || again.Usage("a") != 1 || again.NumShoots() != 1 ||
 		snap.Usage("a") != 0 || snap.Usage("b") != 1 || snap.NumShoots() != 1 {
@@ -122,19 +124,19 @@ func TestSeedNamesCountedFor(t *testing.T) {
 		{"b", "a", []string{"b", "a"}},
 		{"", "a", []string{"a"}},
 	} {
-		if got := SeedNamesCountedFor(newShoot("s", onSeed(tc.spec, tc.status))); !slices.Equal(got, tc.want) {
+		if got := SeedNamesCountedFor(coretest.MakeShoot("garden-dev", "s").Seed(tc.spec).StatusSeed(tc.status).Obj()); !slices.Equal(got, tc.want) {
 			t.Errorf("spec=%q status=%q: got %v, want %v", tc.spec, tc.status, got, tc.want)
 		}
 	}
 }
 
 func TestCloudProfileNameOf(t *testing.T) {
-	s := newShoot("s")
+	s := coretest.MakeShoot("garden-dev", "s").Obj()
 	if CloudProfileNameOf(s) != "aws" {
 		t.Fatal(CloudProfileNameOf(s))
 	}
 	s.Spec.CloudProfile = nil
-	s.Spec.CloudProfileName = ptr("legacy")
+	s.Spec.CloudProfileName = ptr.To("legacy")
 	if CloudProfileNameOf(s) != "legacy" {
 		t.Fatal(CloudProfileNameOf(s))
 	}
@@ -145,19 +147,19 @@ func TestCloudProfileNameOf(t *testing.T) {
 }
 
 func TestFitsElsewhere(t *testing.T) {
-	cp := Inputs{CloudProfile: cloudProfile("aws")}
+	cp := Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj()}
 	// The shoot runs on a and is being moved to b: it counts on both, and
 	// must not be held against b's capacity when asking whether it fits there.
-	shoot := newShoot("s", onSeed("b", "a"))
-	snap := snapshotOf(seeds(newSeed("a", allocatable(1)), newSeed("b", allocatable(1))), shoot)
+	shoot := coretest.MakeShoot("garden-dev", "s").Seed("b").StatusSeed("a").Obj()
+	snap := snapshotOf(seeds(coretest.MakeSeed("a").Allocatable(1).Obj(), coretest.MakeSeed("b").Allocatable(1).Obj()), shoot)
 	got, err := FitsElsewhere(shoot, snap, cp, "a")
 	if err != nil || got != "b" {
 		t.Fatalf("FitsElsewhere = %q, %v", got, err)
 	}
 
 	// Only the current seed would do.
-	shoot = newShoot("s", onSeed("a", ""))
-	snap = snapshotOf(seeds(newSeed("a"), newSeed("b", region("aws", "us-east-1"))), shoot)
+	shoot = coretest.MakeShoot("garden-dev", "s").Seed("a").Obj()
+	snap = snapshotOf(seeds(coretest.MakeSeed("a").Obj(), coretest.MakeSeed("b").Provider("aws", "us-east-1").Obj()), shoot)
 	_, err = FitsElsewhere(shoot, snap, cp, "a")
 	if err == nil {
 		t.Fatal("fits elsewhere although only its own seed matches")
@@ -168,14 +170,14 @@ func TestFitsElsewhere(t *testing.T) {
 	}
 
 	// Nothing else exists.
-	_, err = FitsElsewhere(shoot, snapshotOf(seeds(newSeed("a")), shoot), cp, "a")
+	_, err = FitsElsewhere(shoot, snapshotOf(seeds(coretest.MakeSeed("a").Obj()), shoot), cp, "a")
 	if err == nil || err.Error() != `no seed other than the current seed "a" exists: {a => the shoot's current seed}` {
 		t.Fatalf("err = %v", err)
 	}
 }
 
 func TestUnusableReasonDefaults(t *testing.T) {
-	s := newSeed("a")
+	s := coretest.MakeSeed("a").Obj()
 	s.Spec.Settings = &v1alpha1.SeedSettings{Scheduling: &v1alpha1.SeedSettingScheduling{Visible: true}}
 	if r := newSeedInfo(s).unusable; r != "" {
 		t.Fatalf("visible seed unusable: %s", r)
@@ -185,7 +187,7 @@ func TestUnusableReasonDefaults(t *testing.T) {
 // Decisions only read the snapshot, so several may run at once (run with -race).
 func TestConcurrentDecisions(t *testing.T) {
 	snap, pending, rc := benchLandscape(50, 500)
-	in := Inputs{CloudProfile: cloudProfile("aws"), RegionConfig: rc, Config: Config{Strategy: StrategyMinimalDistance}}
+	in := Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj(), RegionConfig: rc, Config: Config{Strategy: StrategyMinimalDistance}}
 	want := make([]string, len(pending))
 	for i, s := range pending {
 		want[i], _ = Schedule(s, snap, in)
@@ -227,12 +229,12 @@ func TestSnapshotFork(t *testing.T) {
 	for round := range 200 {
 		var seedList []*v1alpha1.Seed
 		for _, n := range names {
-			seedList = append(seedList, newSeed(n, allocatable(int64(3+rng.IntN(4)))))
+			seedList = append(seedList, coretest.MakeSeed(n).Allocatable(int64(3+rng.IntN(4))).Obj())
 		}
 		current := map[string]*v1alpha1.Shoot{}
 		var shoots []*v1alpha1.Shoot
 		for i := range 12 {
-			s := newShoot(fmt.Sprintf("s%d", i), onSeed(pick(), pick()))
+			s := coretest.MakeShoot("garden-dev", fmt.Sprintf("s%d", i)).Seed(pick()).StatusSeed(pick()).Obj()
 			current[s.Name] = s
 			shoots = append(shoots, s)
 		}
@@ -244,11 +246,11 @@ func TestSnapshotFork(t *testing.T) {
 		clone := snap.Clone()
 		// The parent goes on changing after the fork, shoots and seeds:
 		// none of it shows.
-		snap.AddShoot(newShoot("late", onSeed("a", "")))
+		snap.AddShoot(coretest.MakeShoot("garden-dev", "late").Seed("a").Obj())
 		snap.RemoveShootByKey("garden-dev/s0")
 		snap.RemoveSeedByName("b")
-		snap.AddSeed(newSeed("a", allocatable(0)))
-		snap.AddSeed(newSeed("e"))
+		snap.AddSeed(coretest.MakeSeed("a").Allocatable(0).Obj())
+		snap.AddSeed(coretest.MakeSeed("e").Obj())
 		if fork.NumSeeds() != len(names) || clone.NumSeeds() != len(names) {
 			t.Fatalf("round %d: seed changes of the original show in the fork (%d seeds) or the clone (%d)", round, fork.NumSeeds(), clone.NumSeeds())
 		}
@@ -258,11 +260,15 @@ func TestSnapshotFork(t *testing.T) {
 
 		// The same hypothetical changes on both: evictions (spec cleared,
 		// status kept), placements of waiting shoots, moves.
-		ReserveForWaiting(clone, shoots, func(*v1alpha1.Shoot) (Inputs, error) { return Inputs{CloudProfile: cloudProfile("aws")}, nil })
-		ReserveForWaiting(fork, shoots, func(*v1alpha1.Shoot) (Inputs, error) { return Inputs{CloudProfile: cloudProfile("aws")}, nil })
+		ReserveForWaiting(clone, shoots, func(*v1alpha1.Shoot) (Inputs, error) {
+			return Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj()}, nil
+		})
+		ReserveForWaiting(fork, shoots, func(*v1alpha1.Shoot) (Inputs, error) {
+			return Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj()}, nil
+		})
 		for range 8 {
 			s := shoots[rng.IntN(len(shoots))]
-			next := newShoot(s.Name, onSeed(pick(), pick()))
+			next := coretest.MakeShoot("garden-dev", s.Name).Seed(pick()).StatusSeed(pick()).Obj()
 			clone.UpdateShoot(current[s.Name], next)
 			fork.UpdateShoot(current[s.Name], next)
 			current[s.Name] = next
@@ -277,7 +283,7 @@ func TestSnapshotFork(t *testing.T) {
 				t.Fatalf("round %d: usage of %s: clone %d, fork %d", round, n, clone.Usage(n), fork.Usage(n))
 			}
 		}
-		in := Inputs{CloudProfile: cloudProfile("aws")}
+		in := Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj()}
 		for _, s := range current {
 			for _, exclude := range append(names, "") {
 				ct, cerr := FitsElsewhere(s, clone, in, exclude)

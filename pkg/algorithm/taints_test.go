@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
+	"k8s.io/utils/ptr"
 )
 
 func TestToleratesTaint(t *testing.T) {
@@ -19,11 +21,11 @@ func TestToleratesTaint(t *testing.T) {
 	}{
 		{"same key, no values, no effects", v1alpha1.Toleration{Key: "k"}, v1alpha1.SeedTaint{Key: "k"}, true},
 		{"other key", v1alpha1.Toleration{Key: "j"}, v1alpha1.SeedTaint{Key: "k"}, false},
-		{"taint value, toleration none", v1alpha1.Toleration{Key: "k"}, v1alpha1.SeedTaint{Key: "k", Value: ptr("v")}, false},
-		{"taint empty value, toleration none", v1alpha1.Toleration{Key: "k"}, v1alpha1.SeedTaint{Key: "k", Value: ptr("")}, true},
-		{"equal values", v1alpha1.Toleration{Key: "k", Value: ptr("v")}, v1alpha1.SeedTaint{Key: "k", Value: ptr("v")}, true},
-		{"different values", v1alpha1.Toleration{Key: "k", Value: ptr("w")}, v1alpha1.SeedTaint{Key: "k", Value: ptr("v")}, false},
-		{"toleration value, taint none", v1alpha1.Toleration{Key: "k", Value: ptr("w")}, v1alpha1.SeedTaint{Key: "k"}, true},
+		{"taint value, toleration none", v1alpha1.Toleration{Key: "k"}, v1alpha1.SeedTaint{Key: "k", Value: ptr.To("v")}, false},
+		{"taint empty value, toleration none", v1alpha1.Toleration{Key: "k"}, v1alpha1.SeedTaint{Key: "k", Value: ptr.To("")}, true},
+		{"equal values", v1alpha1.Toleration{Key: "k", Value: ptr.To("v")}, v1alpha1.SeedTaint{Key: "k", Value: ptr.To("v")}, true},
+		{"different values", v1alpha1.Toleration{Key: "k", Value: ptr.To("w")}, v1alpha1.SeedTaint{Key: "k", Value: ptr.To("v")}, false},
+		{"toleration value, taint none", v1alpha1.Toleration{Key: "k", Value: ptr.To("w")}, v1alpha1.SeedTaint{Key: "k"}, true},
 		{"effect empty taint is NoSchedule", v1alpha1.Toleration{Key: "k", Effect: v1alpha1.TaintEffectNoSchedule}, v1alpha1.SeedTaint{Key: "k"}, true},
 		{"NoExecute toleration vs taint without effect", v1alpha1.Toleration{Key: "k", Effect: v1alpha1.TaintEffectNoExecute}, v1alpha1.SeedTaint{Key: "k"}, false},
 		{"empty toleration effect matches NoExecute", v1alpha1.Toleration{Key: "k"}, v1alpha1.SeedTaint{Key: "k", Effect: v1alpha1.TaintEffectNoExecute}, true},
@@ -57,10 +59,7 @@ func TestCheckNoExecute(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	seen := map[string]time.Time{"drain": t0, "maint": t0.Add(time.Minute), "soft": t0}
 	firstSeen := func(taint v1alpha1.SeedTaint) time.Time { return seen[taint.Key] }
-	seed := newSeed("a",
-		taint("drain", nil, v1alpha1.TaintEffectNoExecute),
-		taint("maint", ptr("x"), v1alpha1.TaintEffectNoExecute),
-		taint("soft", nil, v1alpha1.TaintEffectNoSchedule))
+	seed := coretest.MakeSeed("a").Taint("drain", nil, v1alpha1.TaintEffectNoExecute).Taint("maint", ptr.To("x"), v1alpha1.TaintEffectNoExecute).Taint("soft", nil, v1alpha1.TaintEffectNoSchedule).Obj()
 
 	for _, tc := range []struct {
 		name            string
@@ -71,31 +70,28 @@ func TestCheckNoExecute(t *testing.T) {
 	}{
 		{
 			name:            "nothing tolerated",
-			shoot:           newShoot("s"),
+			shoot:           coretest.MakeShoot("garden-dev", "s").Obj(),
 			wantUntolerated: []string{"drain", "maint"},
 		},
 		{
-			name: "tolerated for ever",
-			shoot: newShoot("s", tolerate("drain", nil, "", nil),
-				tolerate("maint", ptr("x"), v1alpha1.TaintEffectNoExecute, nil)),
+			name:  "tolerated for ever",
+			shoot: coretest.MakeShoot("garden-dev", "s").Tolerate("drain", nil, "", nil).Tolerate("maint", ptr.To("x"), v1alpha1.TaintEffectNoExecute, nil).Obj(),
 		},
 		{
-			name: "tolerationSeconds: the earliest end wins",
-			shoot: newShoot("s", tolerate("drain", nil, v1alpha1.TaintEffectNoExecute, ptr(int64(300))),
-				tolerate("maint", ptr("x"), "", ptr(int64(60)))),
+			name:      "tolerationSeconds: the earliest end wins",
+			shoot:     coretest.MakeShoot("garden-dev", "s").Tolerate("drain", nil, v1alpha1.TaintEffectNoExecute, ptr.To(int64(300))).Tolerate("maint", ptr.To("x"), "", ptr.To(int64(60))).Obj(),
 			wantUntil: t0.Add(2 * time.Minute),
 			wantLimit: "maint",
 		},
 		{
-			name: "the most permissive toleration of a taint applies",
-			shoot: newShoot("s", tolerate("drain", nil, "", ptr(int64(10))), tolerate("drain", nil, "", ptr(int64(600))),
-				tolerate("maint", ptr("x"), "", nil), tolerate("maint", ptr("x"), "", ptr(int64(1)))),
+			name:      "the most permissive toleration of a taint applies",
+			shoot:     coretest.MakeShoot("garden-dev", "s").Tolerate("drain", nil, "", ptr.To(int64(10))).Tolerate("drain", nil, "", ptr.To(int64(600))).Tolerate("maint", ptr.To("x"), "", nil).Tolerate("maint", ptr.To("x"), "", ptr.To(int64(1))).Obj(),
 			wantUntil: t0.Add(10 * time.Minute),
 			wantLimit: "drain",
 		},
 		{
 			name:            "zero seconds: leave at once; untolerated listed too",
-			shoot:           newShoot("s", tolerate("drain", nil, "", ptr(int64(0)))),
+			shoot:           coretest.MakeShoot("garden-dev", "s").Tolerate("drain", nil, "", ptr.To(int64(0))).Obj(),
 			wantUntolerated: []string{"maint"},
 			wantUntil:       t0,
 			wantLimit:       "drain",
@@ -132,125 +128,15 @@ func TestCheckNoExecute(t *testing.T) {
 		})
 	}
 	// Without a clock the stay counts from the zero time: the shoot must leave.
-	st := CheckNoExecute(newShoot("s", tolerate("drain", nil, "", ptr(int64(60))), tolerate("maint", ptr("x"), "", nil)), seed, nil)
+	st := CheckNoExecute(coretest.MakeShoot("garden-dev", "s").Tolerate("drain", nil, "", ptr.To(int64(60))).Tolerate("maint", ptr.To("x"), "", nil).Obj(), seed, nil)
 	if !st.MustLeave(t0) {
 		t.Fatal("limited toleration without first-seen time may stay")
 	}
 }
 
-func inNamespace(ns string) shootOpt { return func(s *v1alpha1.Shoot) { s.Namespace = ns } }
-
-// TestProtectedTaint: shoots in the garden namespace need no toleration of
-// a protected seed (Gardener defaults one onto them); elsewhere a shoot needs
-// one, and the toleration counts like any other, as in Gardener: whether it
-// may have one is admission's to say.
-func TestProtectedTaint(t *testing.T) {
-	protected := func(name string, effect v1alpha1.TaintEffect) *v1alpha1.Seed {
-		return newSeed(name, taint(v1alpha1.SeedTaintProtected, nil, effect))
-	}
-	const wantNamespace = "seed is protected: it is for shoots in namespace garden and those whose project may tolerate seed.gardener.cloud/protected"
-	for _, tc := range []struct {
-		name  string
-		seeds []*v1alpha1.Seed
-		shoot *v1alpha1.Shoot
-		want  string // chosen seed; empty: no seed
-		// wantMessage are substrings of the explanation of seed "a-protected";
-		// wantNot must not appear in it.
-		wantMessage []string
-		wantNot     string
-	}{
-		{
-			name:  "garden shoot without toleration is placed on a protected seed",
-			seeds: seeds(protected("a-protected", "")),
-			shoot: newShoot("infra", inNamespace(v1alpha1.GardenNamespace)),
-			want:  "a-protected",
-		},
-		{
-			name:  "garden shoot with its own toleration is placed on a protected seed",
-			seeds: seeds(protected("a-protected", "")),
-			shoot: newShoot("infra", inNamespace(v1alpha1.GardenNamespace), tolerate(v1alpha1.SeedTaintProtected, nil, "", nil)),
-			want:  "a-protected",
-		},
-		{
-			name:  "the implied toleration covers NoExecute too",
-			seeds: seeds(protected("a-protected", v1alpha1.TaintEffectNoExecute)),
-			shoot: newShoot("infra", inNamespace(v1alpha1.GardenNamespace)),
-			want:  "a-protected",
-		},
-		{
-			name:  "garden shoot still needs tolerations for the seed's other taints",
-			seeds: seeds(newSeed("a-protected", taint(v1alpha1.SeedTaintProtected, nil, ""), taint("dedicated", nil, ""))),
-			shoot: newShoot("infra", inNamespace(v1alpha1.GardenNamespace)),
-			// The message names only the taint that is not tolerated.
-			wantMessage: []string{"shoot does not tolerate the seed's taints (dedicated:NoSchedule)"},
-			wantNot:     v1alpha1.SeedTaintProtected,
-		},
-		{
-			name:        "tenant shoot without toleration is refused, saying why",
-			seeds:       seeds(protected("a-protected", "")),
-			shoot:       newShoot("web"),
-			wantMessage: []string{"shoot does not tolerate the seed's taints (seed.gardener.cloud/protected:NoSchedule)", wantNamespace},
-		},
-		{
-			name:  "tenant shoot whose toleration admission let through uses a protected seed",
-			seeds: seeds(protected("a-protected", "")),
-			shoot: newShoot("web", tolerate(v1alpha1.SeedTaintProtected, nil, "", nil)),
-			want:  "a-protected",
-		},
-		{
-			name:  "a toleration of another effect does not count",
-			seeds: seeds(protected("a-protected", "")),
-			shoot: newShoot("web", tolerate(v1alpha1.SeedTaintProtected, nil, v1alpha1.TaintEffectNoExecute, nil)),
-			// NoSchedule taint, NoExecute toleration.
-			wantMessage: []string{"(seed.gardener.cloud/protected:NoSchedule)", wantNamespace},
-		},
-		{
-			name:  "a tenant shoot without toleration goes to an unprotected seed",
-			seeds: seeds(protected("a-protected", ""), newSeed("b-open")),
-			shoot: newShoot("web"),
-			want:  "b-open", wantMessage: []string{wantNamespace},
-		},
-		{
-			name:  "tenant shoot keeps its other tolerations",
-			seeds: seeds(newSeed("a-protected", taint("dedicated", nil, ""))),
-			shoot: newShoot("web", tolerate(v1alpha1.SeedTaintProtected, nil, "", nil), tolerate("dedicated", nil, "", nil)),
-			want:  "a-protected",
-		},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			snap := snapshotOf(tc.seeds)
-			in := Inputs{CloudProfile: cloudProfile("aws")}
-			got, err := Schedule(tc.shoot, snap, in)
-			if got != tc.want || (err == nil) != (tc.want != "") {
-				t.Fatalf("Schedule = %q, %v; want %q", got, err, tc.want)
-			}
-			e := Explain(tc.shoot, snap, in)
-			if e.Seed != got {
-				t.Fatalf("Explain chose %q, Schedule %q", e.Seed, got)
-			}
-			for _, r := range e.Seeds {
-				if r.Seed != "a-protected" || len(tc.wantMessage) == 0 {
-					continue
-				}
-				if r.Filter != FilterTaints {
-					t.Errorf("seed %s rejected by %q (%s), want %q", r.Seed, r.Filter, r.Message, FilterTaints)
-				}
-				for _, want := range tc.wantMessage {
-					if !strings.Contains(r.Message, want) {
-						t.Errorf("explanation of %s\n%s\ndoes not say %q", r.Seed, r.Message, want)
-					}
-				}
-				if tc.wantNot != "" && strings.Contains(r.Message, tc.wantNot) {
-					t.Errorf("explanation of %s\n%s\nshould not mention %q", r.Seed, r.Message, tc.wantNot)
-				}
-			}
-		})
-	}
-}
-
 func TestShootTolerations(t *testing.T) {
 	other := v1alpha1.Toleration{Key: "dedicated"}
-	prot := v1alpha1.Toleration{Key: v1alpha1.SeedTaintProtected, Effect: v1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr[int64](60)}
+	prot := v1alpha1.Toleration{Key: v1alpha1.SeedTaintProtected, Effect: v1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](60)}
 	for _, tc := range []struct {
 		name      string
 		namespace string
@@ -267,7 +153,7 @@ func TestShootTolerations(t *testing.T) {
 		{"tenant, protected kept", "garden-dev", []v1alpha1.Toleration{prot, other}, []v1alpha1.Toleration{prot, other}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			shoot := newShoot("s", inNamespace(tc.namespace))
+			shoot := coretest.MakeShoot("garden-dev", "s").Namespace(tc.namespace).Obj()
 			shoot.Spec.Tolerations = slices.Clone(tc.own)
 			before := slices.Clone(shoot.Spec.Tolerations)
 			got := ShootTolerations(shoot)
@@ -287,15 +173,15 @@ func TestShootTolerations(t *testing.T) {
 // TestCheckNoExecuteProtected: the descheduler applies the same rule to a
 // shoot already on a seed that gets a NoExecute protected taint.
 func TestCheckNoExecuteProtected(t *testing.T) {
-	seed := newSeed("a", taint(v1alpha1.SeedTaintProtected, nil, v1alpha1.TaintEffectNoExecute))
-	if st := CheckNoExecute(newShoot("web"), seed, nil); len(st.Untolerated) != 1 || !st.MustLeave(time.Now()) {
+	seed := coretest.MakeSeed("a").Taint(v1alpha1.SeedTaintProtected, nil, v1alpha1.TaintEffectNoExecute).Obj()
+	if st := CheckNoExecute(coretest.MakeShoot("garden-dev", "web").Obj(), seed, nil); len(st.Untolerated) != 1 || !st.MustLeave(time.Now()) {
 		t.Errorf("tenant shoot without the toleration: %+v, want it to leave", st)
 	}
-	tolerating := newShoot("web", tolerate(v1alpha1.SeedTaintProtected, nil, "", nil))
+	tolerating := coretest.MakeShoot("garden-dev", "web").Tolerate(v1alpha1.SeedTaintProtected, nil, "", nil).Obj()
 	if st := CheckNoExecute(tolerating, seed, nil); st.MustLeave(time.Now()) {
 		t.Errorf("tenant shoot whose toleration admission let through: %+v, want it to stay", st)
 	}
-	garden := newShoot("infra", inNamespace(v1alpha1.GardenNamespace))
+	garden := coretest.MakeShoot("garden-dev", "infra").Namespace(v1alpha1.GardenNamespace).Obj()
 	if st := CheckNoExecute(garden, seed, nil); st.MustLeave(time.Now()) {
 		t.Errorf("garden shoot without toleration: %+v, want it to stay", st)
 	}
@@ -304,9 +190,9 @@ func TestCheckNoExecuteProtected(t *testing.T) {
 // TestExplainNotesProtectedToleration: explain says when a shoot outside
 // the garden uses the protected toleration.
 func TestExplainNotesProtectedToleration(t *testing.T) {
-	snap := snapshotOf(seeds(newSeed("a", taint(v1alpha1.SeedTaintProtected, nil, ""))))
-	in := Inputs{CloudProfile: cloudProfile("aws")}
-	e := Explain(newShoot("web", tolerate(v1alpha1.SeedTaintProtected, nil, "", nil)), snap, in)
+	snap := snapshotOf(seeds(coretest.MakeSeed("a").Taint(v1alpha1.SeedTaintProtected, nil, "").Obj()))
+	in := Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj()}
+	e := Explain(coretest.MakeShoot("garden-dev", "web").Tolerate(v1alpha1.SeedTaintProtected, nil, "", nil).Obj(), snap, in)
 	var b strings.Builder
 	if err := FormatExplanation(&b, e); err != nil {
 		t.Fatal(err)
@@ -314,7 +200,7 @@ func TestExplainNotesProtectedToleration(t *testing.T) {
 	if want := "note: shoot in namespace garden-dev tolerates seed.gardener.cloud/protected"; !strings.Contains(b.String(), want) {
 		t.Errorf("explanation\n%s\ndoes not say %q", b.String(), want)
 	}
-	if e := Explain(newShoot("infra", inNamespace(v1alpha1.GardenNamespace)), snap, in); len(e.Notes) != 0 {
+	if e := Explain(coretest.MakeShoot("garden-dev", "infra").Namespace(v1alpha1.GardenNamespace).Obj(), snap, in); len(e.Notes) != 0 {
 		t.Errorf("a garden shoot gets notes %v", e.Notes)
 	}
 }

@@ -3,6 +3,8 @@ package algorithm
 import (
 	"slices"
 	"testing"
+
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // ShootCounter is the one usage count of the scheduler (through Snapshot) and
@@ -35,7 +37,7 @@ func TestShootCounter(t *testing.T) {
 	} {
 		var changed []string
 		if step.set != nil {
-			changed = c.Set(newShoot(step.set.name, onSeed(step.set.spec, step.set.status)))
+			changed = c.Set(coretest.MakeShoot("garden-dev", step.set.name).Seed(step.set.spec).StatusSeed(step.set.status).Obj())
 		} else {
 			changed = c.Delete(step.del)
 		}
@@ -62,7 +64,7 @@ type shootCase struct{ name, spec, status string }
 // it counts where it runs (the rule docs/install.md gives for usage and OverCapacity).
 func TestShootCounterCountsShootsBeingDeleted(t *testing.T) {
 	c := NewShootCounter()
-	s := newShoot("a", onSeed("s1", "s1"))
+	s := coretest.MakeShoot("garden-dev", "a").Seed("s1").StatusSeed("s1").Obj()
 	c.Set(s)
 	deleting := s.DeepCopy()
 	deleting.DeletionTimestamp = &deleting.CreationTimestamp
@@ -73,9 +75,9 @@ func TestShootCounterCountsShootsBeingDeleted(t *testing.T) {
 
 func TestShootCounterClone(t *testing.T) {
 	c := NewShootCounter()
-	c.Set(newShoot("a", onSeed("s1", "")))
+	c.Set(coretest.MakeShoot("garden-dev", "a").Seed("s1").Obj())
 	clone := c.Clone()
-	clone.Set(newShoot("b", onSeed("s1", "")))
+	clone.Set(coretest.MakeShoot("garden-dev", "b").Seed("s1").Obj())
 	c.Delete("garden-dev/a")
 	if c.Count("s1") != 0 || c.Shoots() != 0 {
 		t.Errorf("original: count %d shoots %d, want 0 and 0", c.Count("s1"), c.Shoots())

@@ -8,24 +8,22 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // TestReserveForWaiting: evicted shoots take free slots before new ones,
 // each group in name order; bound shoots, shoots being deleted and shoots
 // whose inputs fail take nothing.
 func TestReserveForWaiting(t *testing.T) {
-	evicted := func(s *v1alpha1.Shoot) {
-		s.Annotations = map[string]string{v1alpha1.AnnotationDescheduledFrom: "old"}
-	}
 	deleting := func(s *v1alpha1.Shoot) { s.DeletionTimestamp = &metav1.Time{} }
-	bound := newShoot("bound", onSeed("b", "b"))
-	snap := snapshotOf([]*v1alpha1.Seed{newSeed("a", allocatable(2)), newSeed("b", allocatable(2))}, bound)
+	bound := coretest.MakeShoot("garden-dev", "bound").Seed("b").StatusSeed("b").Obj()
+	snap := snapshotOf([]*v1alpha1.Seed{coretest.MakeSeed("a").Allocatable(2).Obj(), coretest.MakeSeed("b").Allocatable(2).Obj()}, bound)
 	shoots := []*v1alpha1.Shoot{
-		newShoot("a-new"),
-		newShoot("z-evicted", evicted),
-		newShoot("b-deleting", deleting),
-		newShoot("c-no-inputs"),
-		newShoot("m-evicted", evicted),
+		coretest.MakeShoot("garden-dev", "a-new").Obj(),
+		coretest.MakeShoot("garden-dev", "z-evicted").Annotation(v1alpha1.AnnotationDescheduledFrom, "old").Obj(),
+		coretest.MakeShoot("garden-dev", "b-deleting").With(deleting).Obj(),
+		coretest.MakeShoot("garden-dev", "c-no-inputs").Obj(),
+		coretest.MakeShoot("garden-dev", "m-evicted").Annotation(v1alpha1.AnnotationDescheduledFrom, "old").Obj(),
 		bound,
 	}
 	var asked []string
@@ -34,7 +32,7 @@ func TestReserveForWaiting(t *testing.T) {
 		if s.Name == "c-no-inputs" {
 			return Inputs{}, errors.New("no cloud profile")
 		}
-		return Inputs{CloudProfile: cloudProfile("aws")}, nil
+		return Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj()}, nil
 	})
 	if want := []string{"m-evicted", "z-evicted", "a-new", "c-no-inputs"}; !slices.Equal(asked, want) {
 		t.Errorf("placed in order %v, want %v", asked, want)

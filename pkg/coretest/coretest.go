@@ -22,7 +22,7 @@ func WrapSeed(s *v1alpha1.Seed) *SeedWrapper { return &SeedWrapper{s} }
 
 // MakeSeed returns a ready, visible aws seed in eu-west-1 (zones a, b and
 // c) whose networks do not overlap MakeShoot's: reconciled, with gardenlet
-// ready, and no allocatable shoots set (no limit).
+// and backup buckets ready, and no allocatable shoots set (no limit).
 func MakeSeed(name string) *SeedWrapper {
 	return &SeedWrapper{&v1alpha1.Seed{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{}},
@@ -32,7 +32,10 @@ func MakeSeed(name string) *SeedWrapper {
 		},
 		Status: v1alpha1.SeedStatus{
 			LastOperation: &v1alpha1.LastOperation{Type: v1alpha1.LastOperationTypeReconcile, State: v1alpha1.LastOperationStateSucceeded},
-			Conditions:    []v1alpha1.Condition{{Type: v1alpha1.SeedGardenletReady, Status: v1alpha1.ConditionTrue}},
+			Conditions: []v1alpha1.Condition{
+				{Type: v1alpha1.SeedGardenletReady, Status: v1alpha1.ConditionTrue},
+				{Type: v1alpha1.SeedBackupBucketsReady, Status: v1alpha1.ConditionTrue},
+			},
 		},
 	}}
 }
@@ -141,6 +144,55 @@ func (s *SeedWrapper) ShootDefaults(pods, services string) *SeedWrapper {
 	return s
 }
 
+// Annotation sets an annotation.
+func (s *SeedWrapper) Annotation(key, value string) *SeedWrapper {
+	return s.Annotations(map[string]string{key: value})
+}
+
+// ZoneSelection sets settings.zoneSelection's mode and the provider zones.
+func (s *SeedWrapper) ZoneSelection(mode v1alpha1.ZoneSelectionMode, zones ...string) *SeedWrapper {
+	if s.Spec.Settings == nil {
+		s.Spec.Settings = &v1alpha1.SeedSettings{}
+	}
+	s.Spec.Settings.ZoneSelection = &v1alpha1.SeedSettingZoneSelection{Mode: mode}
+	s.Spec.Provider.Zones = zones
+	return s
+}
+
+// AccessRestrictions adds the access restrictions the seed offers.
+func (s *SeedWrapper) AccessRestrictions(names ...string) *SeedWrapper {
+	for _, n := range names {
+		s.Spec.AccessRestrictions = append(s.Spec.AccessRestrictions, v1alpha1.AccessRestriction{Name: n})
+	}
+	return s
+}
+
+// DefaultDomains adds default DNS domains the seed offers shoots.
+func (s *SeedWrapper) DefaultDomains(domains ...string) *SeedWrapper {
+	for _, d := range domains {
+		s.Spec.DNS.Defaults = append(s.Spec.DNS.Defaults, v1alpha1.SeedDNSDefault{Type: "local", Domain: d})
+	}
+	return s
+}
+
+// Backup gives the seed a backup of the provider type.
+func (s *SeedWrapper) Backup(provider string) *SeedWrapper {
+	s.Spec.Backup = &v1alpha1.SeedBackup{Provider: provider}
+	return s
+}
+
+// InternalDomain sets the seed's internal DNS domain.
+func (s *SeedWrapper) InternalDomain(domain string) *SeedWrapper {
+	s.Spec.DNS.Internal = &v1alpha1.SeedDNSInternal{Domain: domain}
+	return s
+}
+
+// ResourceVersion sets the resourceVersion.
+func (s *SeedWrapper) ResourceVersion(rv string) *SeedWrapper {
+	s.Seed.ResourceVersion = rv
+	return s
+}
+
 // ShootWrapper builds a Shoot.
 type ShootWrapper struct{ *v1alpha1.Shoot }
 
@@ -242,6 +294,75 @@ func (s *ShootWrapper) Created(t time.Time) *ShootWrapper {
 // ResourceVersion sets the resourceVersion.
 func (s *ShootWrapper) ResourceVersion(rv string) *ShootWrapper {
 	s.Shoot.ResourceVersion = rv
+	return s
+}
+
+// SeedSelector sets spec.seedSelector.
+func (s *ShootWrapper) SeedSelector(sel *v1alpha1.SeedSelector) *ShootWrapper {
+	s.Spec.SeedSelector = sel
+	return s
+}
+
+// Namespace sets the namespace.
+func (s *ShootWrapper) Namespace(namespace string) *ShootWrapper {
+	s.Shoot.Namespace = namespace
+	return s
+}
+
+// Annotation sets an annotation.
+func (s *ShootWrapper) Annotation(key, value string) *ShootWrapper {
+	if s.Shoot.Annotations == nil {
+		s.Shoot.Annotations = map[string]string{}
+	}
+	s.Shoot.Annotations[key] = value
+	return s
+}
+
+// Label sets a label.
+func (s *ShootWrapper) Label(key, value string) *ShootWrapper {
+	if s.Shoot.Labels == nil {
+		s.Shoot.Labels = map[string]string{}
+	}
+	s.Shoot.Labels[key] = value
+	return s
+}
+
+// Workers adds one worker pool per zone list, named pool-a, pool-b, ...
+func (s *ShootWrapper) Workers(zones ...[]string) *ShootWrapper {
+	for _, z := range zones {
+		name := "pool-" + string(rune('a'+len(s.Spec.Provider.Workers)))
+		s.Spec.Provider.Workers = append(s.Spec.Provider.Workers, v1alpha1.Worker{Name: name, Zones: z})
+	}
+	return s
+}
+
+// AccessRestrictions adds the access restrictions the shoot needs.
+func (s *ShootWrapper) AccessRestrictions(names ...string) *ShootWrapper {
+	for _, n := range names {
+		s.Spec.AccessRestrictions = append(s.Spec.AccessRestrictions,
+			v1alpha1.AccessRestrictionWithOptions{AccessRestriction: v1alpha1.AccessRestriction{Name: n}})
+	}
+	return s
+}
+
+// Domain sets the shoot's DNS domain.
+func (s *ShootWrapper) Domain(domain string) *ShootWrapper {
+	s.Spec.DNS = &v1alpha1.DNS{Domain: ptr.To(domain)}
+	return s
+}
+
+// FailureTolerance asks for a highly available control plane of the type.
+func (s *ShootWrapper) FailureTolerance(t v1alpha1.FailureToleranceType) *ShootWrapper {
+	if s.Spec.ControlPlane == nil {
+		s.Spec.ControlPlane = &v1alpha1.ControlPlane{}
+	}
+	s.Spec.ControlPlane.HighAvailability = &v1alpha1.HighAvailability{FailureTolerance: v1alpha1.FailureTolerance{Type: t}}
+	return s
+}
+
+// StatusNetworks sets status.networking: the networks the shoot runs with.
+func (s *ShootWrapper) StatusNetworks(nodes, pods, services []string) *ShootWrapper {
+	s.Status.Networking = &v1alpha1.NetworkingStatus{Nodes: nodes, Pods: pods, Services: services}
 	return s
 }
 

@@ -183,10 +183,8 @@ func TestSeedAndShootCells(t *testing.T) {
 		// The scheduler does not use a seed that was never reconciled.
 		{name: "never reconciled", seed: coretest.MakeSeed("a").With(func(s *corev1alpha1.Seed) { s.Status.LastOperation = nil }).Obj(),
 			ready: "Unknown", tnts: "<none>"},
-		{name: "backup failing on a seed with backup", seed: coretest.MakeSeed("a").With(func(s *corev1alpha1.Seed) {
-			s.Spec.Backup = &corev1alpha1.SeedBackup{}
-			s.Status.Conditions = append(s.Status.Conditions, corev1alpha1.Condition{Type: corev1alpha1.SeedBackupBucketsReady, Status: corev1alpha1.ConditionFalse})
-		}).Obj(), ready: "False", tnts: "<none>"},
+		{name: "backup failing on a seed with backup", seed: coretest.MakeSeed("a").Backup("aws").
+			Condition(corev1alpha1.SeedBackupBucketsReady, corev1alpha1.ConditionFalse).Obj(), ready: "False", tnts: "<none>"},
 		{name: "taints in kubectl's form", seed: coretest.MakeSeed("a").Taints(
 			corev1alpha1.SeedTaint{Key: corev1alpha1.SeedTaintProtected},
 			corev1alpha1.SeedTaint{Key: "dedicated", Value: ptr.To(""), Effect: corev1alpha1.TaintEffectNoExecute},
