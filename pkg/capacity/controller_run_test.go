@@ -13,11 +13,11 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
 	k8smetrics "k8s.io/component-base/metrics"
-	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/pkg/garden"
 )
 
@@ -31,7 +31,7 @@ func TestRunKeepsUsageCurrentAndRetriesFailedWrites(t *testing.T) {
 	if errs := cfg.Validate(); len(errs) > 0 {
 		t.Fatalf("invalid configuration: %v", errs)
 	}
-	client := fake.NewSimpleClientset(newSeed("s1", nil, nil), newShoot("a", ptr.To("s1"), nil))
+	client := fake.NewSimpleClientset(coretest.MakeSeed("s1").ResourceVersion("1").Obj(), coretest.MakeShoot("garden-dev", "a").Seed("s1").Obj())
 	failures := 1
 	client.PrependReactor("patch", "seeds", func(clienttesting.Action) (bool, runtime.Object, error) {
 		if failures > 0 {
@@ -92,7 +92,7 @@ func TestRunKeepsUsageCurrentAndRetriesFailedWrites(t *testing.T) {
 		t.Errorf("reconciles{result=error} = %v after a refused write, want at least 1", got)
 	}
 
-	if _, err := client.CoreV1alpha1().Shoots("garden-dev").Create(ctx, newShoot("b", ptr.To("s1"), nil), metav1.CreateOptions{}); err != nil {
+	if _, err := client.CoreV1alpha1().Shoots("garden-dev").Create(ctx, coretest.MakeShoot("garden-dev", "b").Seed("s1").Obj(), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 30*time.Second, true, usage("2")); err != nil {

@@ -18,12 +18,12 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
 	testingclock "k8s.io/utils/clock/testing"
-	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/pkg/garden"
 )
 
@@ -148,23 +148,6 @@ func (f *fixture) events() []string {
 	}
 }
 
-func newSeed(name string, labels, annotations map[string]string) *v1alpha1.Seed {
-	return &v1alpha1.Seed{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, Annotations: annotations, ResourceVersion: "1"},
-		Status: v1alpha1.SeedStatus{
-			Conditions:    []v1alpha1.Condition{{Type: v1alpha1.SeedGardenletReady, Status: v1alpha1.ConditionTrue}},
-			LastOperation: &v1alpha1.LastOperation{Type: v1alpha1.LastOperationTypeReconcile, State: v1alpha1.LastOperationStateSucceeded},
-		},
-	}
-}
-
-func newShoot(name string, spec, status *string) *v1alpha1.Shoot {
-	s := &v1alpha1.Shoot{ObjectMeta: metav1.ObjectMeta{Namespace: "garden-dev", Name: name}}
-	s.Spec.SeedName = spec
-	s.Status.SeedName = status
-	return s
-}
-
 func shootsOf(s *v1alpha1.Seed) (capacity, allocatable, usage string) {
 	str := func(l corev1.ResourceList) string {
 		if q, ok := l[v1alpha1.ResourceShoots]; ok {
@@ -177,11 +160,11 @@ func shootsOf(s *v1alpha1.Seed) (capacity, allocatable, usage string) {
 
 func TestStatusDefaultsUsageAndCoalescing(t *testing.T) {
 	f := newFixture(t, nil,
-		newSeed("s1", nil, nil),
-		newShoot("a", ptr.To("s1"), nil),
-		newShoot("b", ptr.To("s1"), ptr.To("s1")),
-		newShoot("c", ptr.To("s2"), ptr.To("s1")), // migrating away from s1
-		newShoot("d", nil, nil),
+		coretest.MakeSeed("s1").ResourceVersion("1").Obj(),
+		coretest.MakeShoot("garden-dev", "a").Seed("s1").Obj(),
+		coretest.MakeShoot("garden-dev", "b").Seed("s1").StatusSeed("s1").Obj(),
+		coretest.MakeShoot("garden-dev", "c").Seed("s2").StatusSeed("s1").Obj(), // migrating away from s1
+		coretest.MakeShoot("garden-dev", "d").Obj(),
 	)
 	f.sync("s1")
 	p := f.patches()
@@ -199,7 +182,7 @@ func TestStatusDefaultsUsageAndCoalescing(t *testing.T) {
 	if c, a, u := shootsOf(seed); c != "200" || a != "200" || u != "3" {
 		t.Errorf("status capacity %s allocatable %s usage %s", c, a, u)
 	}
-	if seed.Status.LastOperation == nil || len(seed.Status.Conditions) != 1 {
+	if seed.Status.LastOperation == nil || len(seed.Status.Conditions) != 2 {
 		t.Errorf("conditions or lastOperation lost: %+v", seed.Status)
 	}
 
@@ -210,11 +193,11 @@ func TestStatusDefaultsUsageAndCoalescing(t *testing.T) {
 	}
 
 	// Usage changes within the sync period are held back...
-	f.addShoot(newShoot("e", ptr.To("s1"), nil))
-	f.c.shootDeleted(newShoot("a", ptr.To("s1"), nil))
-	f.addShoot(newShoot("c", ptr.To("s2"), ptr.To("s2"))) // migration done
-	f.addShoot(newShoot("f", ptr.To("s1"), nil))
-	f.addShoot(newShoot("g", ptr.To("s1"), nil))
+	f.addShoot(coretest.MakeShoot("garden-dev", "e").Seed("s1").Obj())
+	f.c.shootDeleted(coretest.MakeShoot("garden-dev", "a").Seed("s1").Obj())
+	f.addShoot(coretest.MakeShoot("garden-dev", "c").Seed("s2").StatusSeed("s2").Obj()) // migration done
+	f.addShoot(coretest.MakeShoot("garden-dev", "f").Seed("s1").Obj())
+	f.addShoot(coretest.MakeShoot("garden-dev", "g").Seed("s1").Obj())
 	f.clock.Step(2 * time.Second)
 	f.sync("s1")
 	if p := f.patches(); len(p) != 0 {
@@ -240,8 +223,8 @@ func TestStatusOverridesAndAnnotations(t *testing.T) {
 			Capacity:     corev1.ResourceList{v1alpha1.ResourceShoots: resource.MustParse("10")},
 		}}
 	},
-		newSeed("small", map[string]string{"size": "small"}, nil),
-		newSeed("annotated", map[string]string{"size": "small"}, map[string]string{v1alpha1.AnnotationCapacityShoots: "30", v1alpha1.AnnotationReservedShoots: "40"}),
+		coretest.MakeSeed("small").Labels(map[string]string{"size": "small"}).ResourceVersion("1").Obj(),
+		coretest.MakeSeed("annotated").Labels(map[string]string{"size": "small"}).Annotations(map[string]string{v1alpha1.AnnotationCapacityShoots: "30", v1alpha1.AnnotationReservedShoots: "40"}).ResourceVersion("1").Obj(),
 	)
 	f.sync("small")
 	f.sync("annotated")
@@ -253,7 +236,7 @@ func TestStatusOverridesAndAnnotations(t *testing.T) {
 }
 
 func TestInvalidAnnotationKeepsLastGoodValues(t *testing.T) {
-	f := newFixture(t, nil, newSeed("s1", nil, map[string]string{v1alpha1.AnnotationCapacityShoots: "50"}), newSeed("s2", nil, nil))
+	f := newFixture(t, nil, coretest.MakeSeed("s1").Annotations(map[string]string{v1alpha1.AnnotationCapacityShoots: "50"}).ResourceVersion("1").Obj(), coretest.MakeSeed("s2").ResourceVersion("1").Obj())
 	f.sync("s1")
 	f.sync("s2")
 	f.refresh("s2")
@@ -263,7 +246,7 @@ func TestInvalidAnnotationKeepsLastGoodValues(t *testing.T) {
 	bad := f.refresh("s1").DeepCopy()
 	bad.Annotations[v1alpha1.AnnotationCapacityShoots] = "fifty"
 	f.addSeed(bad)
-	f.addShoot(newShoot("a", ptr.To("s1"), nil))
+	f.addShoot(coretest.MakeShoot("garden-dev", "a").Seed("s1").Obj())
 	f.clock.Step(time.Minute)
 	f.sync("s1")
 	f.sync("s2")
@@ -286,8 +269,8 @@ func TestInvalidAnnotationKeepsLastGoodValues(t *testing.T) {
 }
 
 func TestOverCapacityEvent(t *testing.T) {
-	f := newFixture(t, nil, newSeed("s1", nil, map[string]string{v1alpha1.AnnotationCapacityShoots: "1"}),
-		newShoot("a", ptr.To("s1"), nil), newShoot("b", ptr.To("s1"), nil))
+	f := newFixture(t, nil, coretest.MakeSeed("s1").Annotations(map[string]string{v1alpha1.AnnotationCapacityShoots: "1"}).ResourceVersion("1").Obj(),
+		coretest.MakeShoot("garden-dev", "a").Seed("s1").Obj(), coretest.MakeShoot("garden-dev", "b").Seed("s1").Obj())
 	f.sync("s1")
 	ev := f.events()
 	if len(ev) != 2 || !strings.Contains(ev[0], "Warning OverCapacity 2 shoots are counted on the seed, more than its allocatable 1") {
@@ -301,7 +284,7 @@ func TestOverCapacityEvent(t *testing.T) {
 }
 
 func TestRespectSeedCapacity(t *testing.T) {
-	seed := newSeed("s1", nil, nil)
+	seed := coretest.MakeSeed("s1").ResourceVersion("1").Obj()
 	seed.Status.Capacity = corev1.ResourceList{v1alpha1.ResourceShoots: resource.MustParse("80")}
 	seed.Status.Allocatable = corev1.ResourceList{v1alpha1.ResourceShoots: resource.MustParse("70")}
 	seed.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "gardenlet", Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status",
@@ -315,9 +298,9 @@ func TestRespectSeedCapacity(t *testing.T) {
 }
 
 func TestSeedDeletedForgetsState(t *testing.T) {
-	f := newFixture(t, nil, newSeed("s1", nil, nil))
+	f := newFixture(t, nil, coretest.MakeSeed("s1").ResourceVersion("1").Obj())
 	f.sync("s1")
-	if err := f.factory.Core().V1alpha1().Seeds().Informer().GetIndexer().Delete(newSeed("s1", nil, nil)); err != nil {
+	if err := f.factory.Core().V1alpha1().Seeds().Informer().GetIndexer().Delete(coretest.MakeSeed("s1").ResourceVersion("1").Obj()); err != nil {
 		t.Fatal(err)
 	}
 	f.sync("s1")
@@ -342,7 +325,7 @@ func taintsOf(s *v1alpha1.Seed) []string {
 
 func TestHealthTaints(t *testing.T) {
 	delay := metav1.Duration{Duration: time.Minute}
-	seed := notReady(newSeed("s1", nil, nil))
+	seed := notReady(coretest.MakeSeed("s1").ResourceVersion("1").Obj())
 	seed.Spec.Taints = []v1alpha1.SeedTaint{{Key: "dedicated", Effect: v1alpha1.TaintEffectNoSchedule}}
 	f := newFixture(t, func(c *configv1alpha1.CapacityAnnotatorConfiguration) {
 		c.HealthTaints = configv1alpha1.HealthTaintsConfiguration{Enabled: true, UnhealthyEvictionDelay: &delay}
@@ -390,7 +373,7 @@ func TestHealthTaints(t *testing.T) {
 }
 
 func TestHealthTaintsRetryOnConflict(t *testing.T) {
-	seed := notReady(newSeed("s1", nil, nil))
+	seed := notReady(coretest.MakeSeed("s1").ResourceVersion("1").Obj())
 	f := newFixture(t, func(c *configv1alpha1.CapacityAnnotatorConfiguration) { c.HealthTaints.Enabled = true }, seed)
 	conflicts := 0
 	f.client.PrependReactor("patch", "seeds", func(a clienttesting.Action) (bool, runtime.Object, error) {
@@ -421,14 +404,14 @@ func TestHealthTaintsRetryOnConflict(t *testing.T) {
 // BenchmarkShootEvent measures what one shoot event costs the annotator:
 // the usage update and the coalesced enqueue of the seeds it changed.
 func BenchmarkShootEvent(b *testing.B) {
-	f := newFixture(b, nil, newSeed("s1", nil, nil), newSeed("s2", nil, nil))
+	f := newFixture(b, nil, coretest.MakeSeed("s1").ResourceVersion("1").Obj(), coretest.MakeSeed("s2").ResourceVersion("1").Obj())
 	shoots := make([]*v1alpha1.Shoot, 1000)
 	for i := range shoots {
 		seed := "s1"
 		if i%2 == 1 {
 			seed = "s2"
 		}
-		shoots[i] = newShoot(fmt.Sprintf("shoot-%d", i), ptr.To(seed), nil)
+		shoots[i] = coretest.MakeShoot("garden-dev", fmt.Sprintf("shoot-%d", i)).Seed(seed).Obj()
 	}
 	f.sync("s1") // a recent write: later changes are held back with AddAfter
 	for i := 0; b.Loop(); i++ {
@@ -445,9 +428,9 @@ func BenchmarkShootEvent(b *testing.B) {
 // tight loop rather than WaitForCacheSync's 100ms poll.
 func TestSyncedMeansEveryShootIsCounted(t *testing.T) {
 	const n = 5000
-	objs := []runtime.Object{newSeed("a", nil, nil)}
+	objs := []runtime.Object{coretest.MakeSeed("a").ResourceVersion("1").Obj()}
 	for i := range n {
-		objs = append(objs, newShoot(fmt.Sprintf("s-%04d", i), ptr.To("a"), nil))
+		objs = append(objs, coretest.MakeShoot("garden-dev", fmt.Sprintf("s-%04d", i)).Seed("a").Obj())
 	}
 	cfg := &configv1alpha1.CapacityAnnotatorConfiguration{}
 	cfg.Default()

@@ -8,6 +8,7 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // The annotator's not-ready NoExecute taint is stored with the time it was
@@ -16,7 +17,7 @@ func TestHealthTaintsRecordTimeAdded(t *testing.T) {
 	delay := metav1.Duration{Duration: time.Minute}
 	f := newFixture(t, func(c *configv1alpha1.CapacityAnnotatorConfiguration) {
 		c.HealthTaints = configv1alpha1.HealthTaintsConfiguration{Enabled: true, UnhealthyEvictionDelay: &delay}
-	}, notReady(newSeed("s1", nil, nil)))
+	}, notReady(coretest.MakeSeed("s1").ResourceVersion("1").Obj()))
 	f.sync("s1")
 	f.clock.Step(time.Minute)
 	f.sync("s1")

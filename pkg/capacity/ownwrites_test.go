@@ -9,10 +9,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clienttesting "k8s.io/client-go/testing"
-	"k8s.io/utils/ptr"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // versioned makes the fake API server give every seed it patches a new
@@ -46,7 +46,7 @@ func (f *fixture) versioned() *[]*v1alpha1.Seed {
 // status again nor reports AllocatableChanged again, and a later usage
 // change is written alone.
 func TestSyncBeforeOwnWriteIsCachedWritesNothingAgain(t *testing.T) {
-	f := newFixture(t, nil, newSeed("s1", nil, nil), newShoot("a", ptr.To("s1"), nil))
+	f := newFixture(t, nil, coretest.MakeSeed("s1").ResourceVersion("1").Obj(), coretest.MakeShoot("garden-dev", "a").Seed("s1").Obj())
 	f.versioned()
 	f.sync("s1")
 	if p := f.patches(); len(p) != 1 {
@@ -67,7 +67,7 @@ func TestSyncBeforeOwnWriteIsCachedWritesNothingAgain(t *testing.T) {
 		t.Errorf("events reported again: %q", ev)
 	}
 
-	f.addShoot(newShoot("b", ptr.To("s1"), nil))
+	f.addShoot(coretest.MakeShoot("garden-dev", "b").Seed("s1").Obj())
 	f.sync("s1")
 	p := f.patches()
 	if len(p) != 1 || p[0].raw != `{"status":{"usage":{"shoots":"2"}}}` {
@@ -91,7 +91,7 @@ func TestSyncBeforeOwnWriteIsCachedWritesNothingAgain(t *testing.T) {
 func TestTaintsAndStatusDecidedOnTheTaintWrite(t *testing.T) {
 	f := newFixture(t, func(c *configv1alpha1.CapacityAnnotatorConfiguration) {
 		c.HealthTaints = configv1alpha1.HealthTaintsConfiguration{Enabled: true, UnhealthyEvictionDelay: &metav1.Duration{Duration: time.Hour}}
-	}, notReady(newSeed("s1", nil, nil)))
+	}, notReady(coretest.MakeSeed("s1").ResourceVersion("1").Obj()))
 	f.versioned()
 	f.sync("s1")
 	p := f.patches()
@@ -118,7 +118,7 @@ func TestTaintsAndStatusDecidedOnTheTaintWrite(t *testing.T) {
 // version, nor one that brings another writer's change with the write (a
 // relist folds them into one event).
 func TestOwnWriteEventQueuesNothing(t *testing.T) {
-	seed := newSeed("s1", nil, nil)
+	seed := coretest.MakeSeed("s1").ResourceVersion("1").Obj()
 	f := newFixture(t, nil, seed)
 	f.versioned()
 	f.sync("s1")
@@ -150,7 +150,7 @@ func TestOwnWriteEventQueuesNothing(t *testing.T) {
 // NoExecute taint included, whose timeAdded is decided here and comes back
 // through JSON) and of the status write decided on it are both recognised.
 func TestOwnTaintWriteEventQueuesNothing(t *testing.T) {
-	seed := notReady(newSeed("s1", nil, nil))
+	seed := notReady(coretest.MakeSeed("s1").ResourceVersion("1").Obj())
 	f := newFixture(t, func(c *configv1alpha1.CapacityAnnotatorConfiguration) {
 		c.HealthTaints = configv1alpha1.HealthTaintsConfiguration{Enabled: true, UnhealthyEvictionDelay: &metav1.Duration{}}
 	}, seed)

@@ -4,9 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"k8s.io/utils/ptr"
-
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 func counts(c *usageCounter, seeds ...string) []int {
@@ -19,36 +18,36 @@ func counts(c *usageCounter, seeds ...string) []int {
 
 func TestUsageCounterFollowsBindsMigrationsAndDeletes(t *testing.T) {
 	c := newUsageCounter()
-	if changed := c.Set(newShoot("a", nil, nil)); changed != nil {
+	if changed := c.Set(coretest.MakeShoot("garden-dev", "a").Obj()); changed != nil {
 		t.Errorf("an unbound shoot changed %v", changed)
 	}
-	if changed := c.Set(newShoot("a", ptr.To("s1"), nil)); !slices.Equal(changed, []string{"s1"}) {
+	if changed := c.Set(coretest.MakeShoot("garden-dev", "a").Seed("s1").Obj()); !slices.Equal(changed, []string{"s1"}) {
 		t.Errorf("bind changed %v, want [s1]", changed)
 	}
 	// The agent reports the shoot on s1: nothing changes.
-	if changed := c.Set(newShoot("a", ptr.To("s1"), ptr.To("s1"))); changed != nil {
+	if changed := c.Set(coretest.MakeShoot("garden-dev", "a").Seed("s1").StatusSeed("s1").Obj()); changed != nil {
 		t.Errorf("status catching up changed %v", changed)
 	}
-	c.Set(newShoot("b", ptr.To("s1"), ptr.To("s1")))
+	c.Set(coretest.MakeShoot("garden-dev", "b").Seed("s1").StatusSeed("s1").Obj())
 	if got := counts(c, "s1", "s2"); !slices.Equal(got, []int{2, 0}) {
 		t.Fatalf("counts = %v, want [2 0]", got)
 	}
 	// Migration of a from s1 to s2 in flight: a counts on both.
-	if changed := c.Set(newShoot("a", ptr.To("s2"), ptr.To("s1"))); !slices.Equal(changed, []string{"s2"}) {
+	if changed := c.Set(coretest.MakeShoot("garden-dev", "a").Seed("s2").StatusSeed("s1").Obj()); !slices.Equal(changed, []string{"s2"}) {
 		t.Errorf("migration start changed %v, want [s2]", changed)
 	}
 	if got := counts(c, "s1", "s2"); !slices.Equal(got, []int{2, 1}) {
 		t.Fatalf("counts during migration = %v, want [2 1]", got)
 	}
 	// Migration done.
-	if changed := c.Set(newShoot("a", ptr.To("s2"), ptr.To("s2"))); !slices.Equal(changed, []string{"s1"}) {
+	if changed := c.Set(coretest.MakeShoot("garden-dev", "a").Seed("s2").StatusSeed("s2").Obj()); !slices.Equal(changed, []string{"s1"}) {
 		t.Errorf("migration end changed %v, want [s1]", changed)
 	}
 	if got := counts(c, "s1", "s2"); !slices.Equal(got, []int{1, 1}) {
 		t.Fatalf("counts after migration = %v, want [1 1]", got)
 	}
 	// Replaying an event does not count twice.
-	c.Set(newShoot("a", ptr.To("s2"), ptr.To("s2")))
+	c.Set(coretest.MakeShoot("garden-dev", "a").Seed("s2").StatusSeed("s2").Obj())
 	if got := counts(c, "s1", "s2"); !slices.Equal(got, []int{1, 1}) {
 		t.Fatalf("counts after replay = %v, want [1 1]", got)
 	}
@@ -59,7 +58,7 @@ func TestUsageCounterFollowsBindsMigrationsAndDeletes(t *testing.T) {
 		t.Errorf("second delete changed %v", changed)
 	}
 	// Unbinding (spec and status cleared) removes the count.
-	if changed := c.Set(newShoot("b", nil, nil)); !slices.Equal(changed, []string{"s1"}) {
+	if changed := c.Set(coretest.MakeShoot("garden-dev", "b").Obj()); !slices.Equal(changed, []string{"s1"}) {
 		t.Errorf("unbind changed %v, want [s1]", changed)
 	}
 	if got := counts(c, "s1", "s2"); !slices.Equal(got, []int{0, 0}) || c.shoots.Shoots() != 0 {
@@ -71,7 +70,7 @@ func BenchmarkUsageCounterSet(b *testing.B) {
 	c := newUsageCounter()
 	shoots := make([]*v1alpha1.Shoot, 1000)
 	for i := range shoots {
-		shoots[i] = newShoot(string(rune('a'+i%26))+string(rune('a'+i/26)), ptr.To("s1"), nil)
+		shoots[i] = coretest.MakeShoot("garden-dev", string(rune('a'+i%26))+string(rune('a'+i/26))).Seed("s1").Obj()
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

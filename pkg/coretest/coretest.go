@@ -267,9 +267,12 @@ func (s *ShootWrapper) Tolerate(key string, value *string, effect v1alpha1.Taint
 	return s.Tolerations(v1alpha1.Toleration{Key: key, Value: value, Effect: effect, TolerationSeconds: seconds})
 }
 
-// Purpose sets the purpose.
+// Purpose sets the purpose; empty for none.
 func (s *ShootWrapper) Purpose(p v1alpha1.ShootPurpose) *ShootWrapper {
-	s.Spec.Purpose = &p
+	s.Spec.Purpose = nil
+	if p != "" {
+		s.Spec.Purpose = &p
+	}
 	return s
 }
 

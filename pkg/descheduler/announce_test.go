@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // TestOneSeedEventPerPass: a pass that evicts three shoots from a seed
@@ -11,8 +14,8 @@ import (
 // three with the reason.
 func TestOneSeedEventPerPass(t *testing.T) {
 	h := start(t, nil,
-		newSeed("a", -1, drainTaint), newSeed("b", -1),
-		newShoot("x", "a"), newShoot("y", "a"), newShoot("z", "a"),
+		coretest.MakeSeed("a").Allocatable(-1).Taints(drainTaint).Obj(), coretest.MakeSeed("b").Allocatable(-1).Obj(),
+		coretest.MakeShoot("garden-dev", "x").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj(), coretest.MakeShoot("garden-dev", "y").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj(), coretest.MakeShoot("garden-dev", "z").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj(),
 	)
 	h.pass(t)
 	var onShoots, onSeed []string
@@ -41,7 +44,7 @@ func TestOneSeedEventPerPass(t *testing.T) {
 }
 
 func TestSeedEventMessage(t *testing.T) {
-	seed := newSeed("a", -1)
+	seed := coretest.MakeSeed("a").Allocatable(-1).Obj()
 	one := &seedEvictions{seed: seed, shoots: []string{"ns/x"}, reasons: []string{"P: why"}}
 	if got, want := one.message("Evicted"), "Evicted shoot ns/x: P: why"; got != want {
 		t.Errorf("one eviction: %q, want %q (as the per-shoot Event on the seed read)", got, want)

@@ -20,6 +20,7 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // benchSizes are the landscapes the pass benchmarks run on; the largest is
@@ -50,7 +51,7 @@ func newBenchLandscape(seeds, shoots int, hot func(*v1alpha1.Seed)) benchLandsca
 	perSeed := (shoots - hotShoots) / (seeds - 1)
 	room := *resource.NewQuantity(int64(2*perSeed+hotShoots), resource.DecimalSI)
 	for i := range seeds {
-		s := newSeed(fmt.Sprintf("seed-%04d", i), -1)
+		s := coretest.MakeSeed(fmt.Sprintf("seed-%04d", i)).Allocatable(-1).Obj()
 		s.ResourceVersion = "1"
 		s.Status.Allocatable = corev1.ResourceList{v1alpha1.ResourceShoots: room}
 		if i == 0 && hot != nil {
@@ -60,7 +61,7 @@ func newBenchLandscape(seeds, shoots int, hot func(*v1alpha1.Seed)) benchLandsca
 	}
 	// The shoots share one spec template: only their metadata and seed
 	// differ, which keeps 100,000 of them small enough for a benchmark.
-	template := newShoot("template", "")
+	template := coretest.MakeShoot("garden-dev", "template").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Obj()
 	for i := range shoots {
 		seed := 0
 		if i >= hotShoots {
@@ -203,7 +204,7 @@ func BenchmarkPassWithBacklog(b *testing.B) {
 				}
 			}
 			for i := range 1000 {
-				s := newShoot(fmt.Sprintf("waiting-%04d", i), "")
+				s := coretest.MakeShoot("garden-dev", fmt.Sprintf("waiting-%04d", i)).Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Obj()
 				s.ResourceVersion = strconv.Itoa(1_000_000 + i)
 				l.shoots = append(l.shoots, s)
 			}

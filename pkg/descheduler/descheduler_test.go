@@ -2,6 +2,7 @@ package descheduler
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/coretest"
 	graftctlget "github.com/graft-dev/graft/pkg/graftctl/get"
+	testframework "github.com/graft-dev/graft/test/framework"
 )
 
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -28,17 +30,6 @@ var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 var drainTaint = v1alpha1.SeedTaint{Key: v1alpha1.SeedTaintUnschedulable, Effect: v1alpha1.TaintEffectNoExecute}
 
 func cloudProfile() *v1alpha1.CloudProfile { return coretest.MakeCloudProfile("aws").Obj() }
-
-// newSeed returns a usable aws seed in eu-west-1.
-func newSeed(name string, allocatable int64, taints ...v1alpha1.SeedTaint) *v1alpha1.Seed {
-	return coretest.MakeSeed(name).Allocatable(allocatable).Taints(taints...).Obj()
-}
-
-// newShoot returns a production aws shoot in eu-west-1 on the seed ("" for none).
-func newShoot(name, seed string, tolerations ...v1alpha1.Toleration) *v1alpha1.Shoot {
-	return coretest.MakeShoot("garden-dev", name).Created(t0).Purpose(v1alpha1.ShootPurposeProduction).
-		Tolerations(tolerations...).Seed(seed).Obj()
-}
 
 type harness struct {
 	d        *Descheduler
@@ -132,10 +123,10 @@ func countPrefix(events []string, prefix string) int {
 
 func TestEvictsOnlyUntoleratingShoots(t *testing.T) {
 	h := start(t, nil,
-		newSeed("a", -1, drainTaint), newSeed("b", -1),
-		newShoot("plain", "a"),
-		newShoot("tolerant", "a", v1alpha1.Toleration{Key: v1alpha1.SeedTaintUnschedulable}),
-		newShoot("elsewhere", "b"),
+		coretest.MakeSeed("a").Allocatable(-1).Taints(drainTaint).Obj(), coretest.MakeSeed("b").Allocatable(-1).Obj(),
+		coretest.MakeShoot("garden-dev", "plain").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj(),
+		coretest.MakeShoot("garden-dev", "tolerant").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Tolerations(v1alpha1.Toleration{Key: v1alpha1.SeedTaintUnschedulable}).Obj(),
+		coretest.MakeShoot("garden-dev", "elsewhere").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("b").Obj(),
 	)
 	h.pass(t)
 	plain := h.shoot(t, "plain")
@@ -181,7 +172,7 @@ func TestEvictsOnlyUntoleratingShoots(t *testing.T) {
 }
 
 func TestRequireFit(t *testing.T) {
-	objs := []runtime.Object{newSeed("a", -1, drainTaint), newShoot("x", "a")}
+	objs := []runtime.Object{coretest.MakeSeed("a").Allocatable(-1).Taints(drainTaint).Obj(), coretest.MakeShoot("garden-dev", "x").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj()}
 	h := start(t, nil, objs...)
 	h.pass(t)
 	if evicted(h.shoot(t, "x")) {
@@ -202,12 +193,10 @@ func TestRequireFit(t *testing.T) {
 		name       string
 		wantEvents int
 	}{{"b", 1}, {"c", 0}} {
-		if _, err := h.client.CoreV1alpha1().Seeds().Create(t.Context(), newSeed(seed.name, 10, drainTaint), metav1.CreateOptions{}); err != nil {
+		if _, err := h.client.CoreV1alpha1().Seeds().Create(t.Context(), coretest.MakeSeed(seed.name).Allocatable(10).Taints(drainTaint).Obj(), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if !waitFor(func() bool { _, ok := h.d.state.snapshot.Seed(seed.name); return ok }) {
-			t.Fatalf("seed %s never reached the descheduler", seed.name)
-		}
+		testframework.WaitFor(t, fmt.Sprintf("seed %s to reach the descheduler", seed.name), waitTimeout, func(context.Context) (bool, error) { _, ok := h.d.state.snapshot.Seed(seed.name); return ok, nil })
 		h.pass(t)
 		if events := h.events(); countPrefix(events, "Warning EvictionSkipped") != seed.wantEvents {
 			t.Errorf("after seed %s: EvictionSkipped %v, want %d", seed.name, events, seed.wantEvents)
@@ -237,12 +226,12 @@ func TestRequireFitReservesCapacity(t *testing.T) {
 		wantEvicted int
 		why         string
 	}{
-		{"two slots for three shoots", newShoot("x3", "a"), []string{"x1", "x2", "x3"}, 2, "seed b has room for 2"},
-		{"a waiting shoot takes a slot", newShoot("new", ""), []string{"x1", "x2"}, 1, "seed b has room for 2, one of them for the waiting shoot"},
+		{"two slots for three shoots", coretest.MakeShoot("garden-dev", "x3").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj(), []string{"x1", "x2", "x3"}, 2, "seed b has room for 2"},
+		{"a waiting shoot takes a slot", coretest.MakeShoot("garden-dev", "new").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Obj(), []string{"x1", "x2"}, 1, "seed b has room for 2, one of them for the waiting shoot"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := start(t, nil, newSeed("a", -1, drainTaint), newSeed("b", 2),
-				newShoot("x1", "a"), newShoot("x2", "a"), tc.third)
+			h := start(t, nil, coretest.MakeSeed("a").Allocatable(-1).Taints(drainTaint).Obj(), coretest.MakeSeed("b").Allocatable(2).Obj(),
+				coretest.MakeShoot("garden-dev", "x1").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj(), coretest.MakeShoot("garden-dev", "x2").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj(), tc.third)
 			h.pass(t)
 			n := 0
 			for _, name := range tc.candidates {
@@ -262,7 +251,7 @@ func TestRequireFitReservesCapacity(t *testing.T) {
 
 func TestDryRunChangesNothing(t *testing.T) {
 	h := start(t, func(c *configv1alpha1.DeschedulerConfiguration) { c.DryRun = true },
-		newSeed("a", -1, drainTaint), newSeed("b", -1), newShoot("x", "a"))
+		coretest.MakeSeed("a").Allocatable(-1).Taints(drainTaint).Obj(), coretest.MakeSeed("b").Allocatable(-1).Obj(), coretest.MakeShoot("garden-dev", "x").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj())
 	h.pass(t)
 	if evicted(h.shoot(t, "x")) {
 		t.Fatal("dry run evicted a shoot")
@@ -279,11 +268,11 @@ func TestDryRunChangesNothing(t *testing.T) {
 }
 
 func TestLimits(t *testing.T) {
-	objs := []runtime.Object{newSeed("a", -1, drainTaint), newSeed("b", -1)}
+	objs := []runtime.Object{coretest.MakeSeed("a").Allocatable(-1).Taints(drainTaint).Obj(), coretest.MakeSeed("b").Allocatable(-1).Obj()}
 	for _, n := range []string{"x1", "x2", "x3", "x4", "x5"} {
-		objs = append(objs, newShoot(n, "a"))
+		objs = append(objs, coretest.MakeShoot("garden-dev", n).Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj())
 	}
-	pending := newShoot("pending", "")
+	pending := coretest.MakeShoot("garden-dev", "pending").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Obj()
 	markEvicted(pending, "c")
 	objs = append(objs, pending)
 	count := func(h *harness) int {
@@ -326,7 +315,7 @@ func TestLimits(t *testing.T) {
 
 func TestTolerationSecondsDelaysEviction(t *testing.T) {
 	limited := v1alpha1.Toleration{Key: v1alpha1.SeedTaintUnschedulable, Effect: v1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](30)}
-	h := start(t, nil, newSeed("a", -1, drainTaint), newSeed("b", -1), newShoot("x", "a", limited))
+	h := start(t, nil, coretest.MakeSeed("a").Allocatable(-1).Taints(drainTaint).Obj(), coretest.MakeSeed("b").Allocatable(-1).Obj(), coretest.MakeShoot("garden-dev", "x").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Tolerations(limited).Obj())
 	h.clock.Step(10 * time.Second)
 	h.pass(t)
 	if evicted(h.shoot(t, "x")) {
@@ -345,32 +334,21 @@ func TestTolerationSecondsDelaysEviction(t *testing.T) {
 		h.d.queue.Done(k)
 	}
 	h.clock.Step(time.Second + requeueSlack)
-	if !waitFor(func() bool { return h.d.queue.Len() >= 1 }) {
-		t.Fatal("seed not requeued when the toleration ran out")
-	}
+	testframework.WaitFor(t, "the seed to be requeued when the toleration runs out", waitTimeout, func(context.Context) (bool, error) { return h.d.queue.Len() >= 1, nil })
 	h.pass(t)
 	if !evicted(h.shoot(t, "x")) {
 		t.Fatal("not evicted after tolerationSeconds")
 	}
 }
 
-// waitFor waits for the delaying queue's goroutine to move a due item. The
-// bound is generous: on a loaded machine that goroutine may run late.
-func waitFor(cond func() bool) bool {
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	return true
-}
+// waitTimeout bounds a wait for the delaying queue's goroutine to move a due
+// item: on a loaded machine that goroutine may run late.
+const waitTimeout = 30 * time.Second
 
 func TestOverCapacity(t *testing.T) {
-	objs := []runtime.Object{newSeed("a", 2), newSeed("b", -1)}
+	objs := []runtime.Object{coretest.MakeSeed("a").Allocatable(2).Obj(), coretest.MakeSeed("b").Allocatable(-1).Obj()}
 	for i, p := range []v1alpha1.ShootPurpose{v1alpha1.ShootPurposeProduction, v1alpha1.ShootPurposeEvaluation, v1alpha1.ShootPurposeDevelopment, v1alpha1.ShootPurposeEvaluation} {
-		s := newShoot([]string{"prod", "eval", "dev", "eval-protected"}[i], "a")
+		s := coretest.MakeShoot("garden-dev", []string{"prod", "eval", "dev", "eval-protected"}[i]).Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj()
 		s.Spec.Purpose = ptr.To(p)
 		objs = append(objs, s)
 	}
@@ -404,10 +382,10 @@ func TestInvalidPluginArgs(t *testing.T) {
 }
 
 func TestShootsBeingDeletedStay(t *testing.T) {
-	deleting := newShoot("deleting", "a")
+	deleting := coretest.MakeShoot("garden-dev", "deleting").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj()
 	deleting.DeletionTimestamp = ptr.To(metav1.NewTime(t0))
 	deleting.Finalizers = []string{"gardener"}
-	h := start(t, nil, newSeed("a", -1, drainTaint), newSeed("b", -1), deleting)
+	h := start(t, nil, coretest.MakeSeed("a").Allocatable(-1).Taints(drainTaint).Obj(), coretest.MakeSeed("b").Allocatable(-1).Obj(), deleting)
 	h.pass(t)
 	if evicted(h.shoot(t, "deleting")) {
 		t.Error("a shoot being deleted was evicted")
@@ -417,14 +395,14 @@ func TestShootsBeingDeletedStay(t *testing.T) {
 // A shoot being deleted frees its place on the seed anyway: OverCapacity
 // counts it as leaving and moves no live shoot to make that room.
 func TestOverCapacityCountsDeletingShootsAsLeaving(t *testing.T) {
-	deleting := newShoot("deleting", "a")
+	deleting := coretest.MakeShoot("garden-dev", "deleting").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj()
 	deleting.DeletionTimestamp = ptr.To(metav1.NewTime(t0))
 	deleting.Finalizers = []string{"gardener"}
-	live := newShoot("live", "a")
+	live := coretest.MakeShoot("garden-dev", "live").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj()
 	live.Spec.Purpose = ptr.To(v1alpha1.ShootPurposeEvaluation)
 	h := start(t, func(c *configv1alpha1.DeschedulerConfiguration) {
 		c.Plugins = []configv1alpha1.DeschedulerPlugin{{Name: "OverCapacity"}}
-	}, newSeed("a", 2), newSeed("b", -1), newShoot("prod", "a"), live, deleting)
+	}, coretest.MakeSeed("a").Allocatable(2).Obj(), coretest.MakeSeed("b").Allocatable(-1).Obj(), coretest.MakeShoot("garden-dev", "prod").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj(), live, deleting)
 	h.pass(t)
 	for _, name := range []string{"prod", "live", "deleting"} {
 		if evicted(h.shoot(t, name)) {
@@ -438,7 +416,7 @@ func TestOverCapacityCountsDeletingShootsAsLeaving(t *testing.T) {
 	// Over by two with one of them being deleted: exactly one live shoot moves.
 	h = start(t, func(c *configv1alpha1.DeschedulerConfiguration) {
 		c.Plugins = []configv1alpha1.DeschedulerPlugin{{Name: "OverCapacity"}}
-	}, newSeed("a", 1), newSeed("b", -1), newShoot("prod", "a"), live, deleting)
+	}, coretest.MakeSeed("a").Allocatable(1).Obj(), coretest.MakeSeed("b").Allocatable(-1).Obj(), coretest.MakeShoot("garden-dev", "prod").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj(), live, deleting)
 	h.pass(t)
 	if !evicted(h.shoot(t, "live")) || evicted(h.shoot(t, "prod")) || evicted(h.shoot(t, "deleting")) {
 		t.Errorf("want only the evaluation shoot evicted: live %v, prod %v, deleting %v",

@@ -1,7 +1,9 @@
 package descheduler
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -14,6 +16,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
+	testframework "github.com/graft-dev/graft/test/framework"
 )
 
 // TestRefusedEvictionIsDroppedAndRetried: when the API server refuses the
@@ -36,7 +40,7 @@ func TestRefusedEvictionIsDroppedAndRetried(t *testing.T) {
 			// whose watch event could queue the seed on its own.
 			stamped := drainTaint
 			stamped.TimeAdded = ptr.To(metav1.NewTime(t0))
-			h := start(t, nil, newSeed("a", -1, stamped), newSeed("b", -1), newShoot("plain", "a"))
+			h := start(t, nil, coretest.MakeSeed("a").Allocatable(-1).Taints(stamped).Obj(), coretest.MakeSeed("b").Allocatable(-1).Obj(), coretest.MakeShoot("garden-dev", "plain").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj())
 			h.client.PrependReactor("patch", "shoots", func(a clienttesting.Action) (bool, runtime.Object, error) {
 				if a.GetSubresource() == "" {
 					return true, nil, tc.err
@@ -63,9 +67,7 @@ func TestRefusedEvictionIsDroppedAndRetried(t *testing.T) {
 				t.Fatalf("seed queued at once after a refused eviction")
 			}
 			h.clock.Step(retryAfterError)
-			if !waitFor(func() bool { return h.d.queue.Len() == 1 }) {
-				t.Fatalf("seed not queued again %v after a refused eviction", retryAfterError)
-			}
+			testframework.WaitFor(t, fmt.Sprintf("the seed to be queued again %v after a refused eviction", retryAfterError), waitTimeout, func(context.Context) (bool, error) { return h.d.queue.Len() == 1, nil })
 			if key, _ := h.d.queue.Get(); key != "a" {
 				t.Errorf("queued %q, want seed a", key)
 			}
@@ -76,9 +78,9 @@ func TestRefusedEvictionIsDroppedAndRetried(t *testing.T) {
 // TestDeletedSeedsAndShootsLeaveTheState: informer deletes (also as
 // tombstones) remove seeds and shoots from what passes look at.
 func TestDeletedSeedsAndShootsLeaveTheState(t *testing.T) {
-	a, b := newSeed("a", -1, drainTaint), newSeed("b", -1)
-	plain := newShoot("plain", "a")
-	h := start(t, nil, a, b, plain, newShoot("other", "b"))
+	a, b := coretest.MakeSeed("a").Allocatable(-1).Taints(drainTaint).Obj(), coretest.MakeSeed("b").Allocatable(-1).Obj()
+	plain := coretest.MakeShoot("garden-dev", "plain").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj()
+	h := start(t, nil, a, b, plain, coretest.MakeShoot("garden-dev", "other").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("b").Obj())
 
 	h.d.onSeedDelete(b)
 	h.d.onSeedDelete(cache.DeletedFinalStateUnknown{Key: "a", Obj: a})

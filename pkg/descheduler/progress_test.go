@@ -17,6 +17,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/coretest"
+	testframework "github.com/graft-dev/graft/test/framework"
 )
 
 // Every move makes progress: a move must leave the shoot somewhere it may
@@ -29,8 +30,8 @@ import (
 func TestRunOutStaysAreNoTarget(t *testing.T) {
 	maintenance := v1alpha1.SeedTaint{Key: "maintenance", Effect: v1alpha1.TaintEffectNoExecute}
 	zero := v1alpha1.Toleration{Key: "maintenance", Effect: v1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](0)}
-	h := start(t, nil, newSeed("d", -1, drainTaint), newSeed("a", -1, maintenance), newSeed("b", -1, maintenance),
-		newSeed("c", -1, maintenance), newShoot("x", "d", zero))
+	h := start(t, nil, coretest.MakeSeed("d").Allocatable(-1).Taints(drainTaint).Obj(), coretest.MakeSeed("a").Allocatable(-1).Taints(maintenance).Obj(), coretest.MakeSeed("b").Allocatable(-1).Taints(maintenance).Obj(),
+		coretest.MakeSeed("c").Allocatable(-1).Taints(maintenance).Obj(), coretest.MakeShoot("garden-dev", "x").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("d").Tolerations(zero).Obj())
 	for range 3 {
 		h.pass(t)
 		h.clock.Step(time.Minute)
@@ -53,8 +54,8 @@ func TestRunOutStaysAreNoTarget(t *testing.T) {
 // 300 s. Once a seed where it may stay appears it moves there, once.
 func TestLimitedStayIsNoTarget(t *testing.T) {
 	limited300 := v1alpha1.Toleration{Key: v1alpha1.SeedTaintUnschedulable, Effect: v1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300)}
-	x := newShoot("x", "a", limited300)
-	h := start(t, nil, newSeed("a", -1, clocked(drainTaint, t0)), newSeed("b", -1, clocked(drainTaint, t0)), x)
+	x := coretest.MakeShoot("garden-dev", "x").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Tolerations(limited300).Obj()
+	h := start(t, nil, coretest.MakeSeed("a").Allocatable(-1).Taints(clocked(drainTaint, t0)).Obj(), coretest.MakeSeed("b").Allocatable(-1).Taints(clocked(drainTaint, t0)).Obj(), x)
 	h.pass(t)
 	h.clock.Step(300 * time.Second)
 	h.pass(t)
@@ -75,13 +76,11 @@ func TestLimitedStayIsNoTarget(t *testing.T) {
 
 	// A seed where it may stay appears: the held seed is looked at again
 	// and the shoot moves there.
-	c := newSeed("c", -1)
+	c := coretest.MakeSeed("c").Allocatable(-1).Obj()
 	if _, err := h.client.CoreV1alpha1().Seeds().Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if !waitFor(func() bool { _, ok := h.d.state.snapshot.Seed("c"); return ok }) {
-		t.Fatal("the new seed did not reach the state")
-	}
+	testframework.WaitFor(t, "the new seed to reach the state", waitTimeout, func(context.Context) (bool, error) { _, ok := h.d.state.snapshot.Seed("c"); return ok, nil })
 	h.pass(t)
 	got := h.shoot(t, "x")
 	if !evicted(got) {
@@ -100,14 +99,14 @@ func TestLimitedStayIsNoTarget(t *testing.T) {
 // a descheduler started after the placement.
 func TestPlacementStartsTheClockAcrossRestarts(t *testing.T) {
 	placed := t0.Add(-10 * time.Second)
-	x := newShoot("x", "a", limited30)
+	x := coretest.MakeShoot("garden-dev", "x").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Tolerations(limited30).Obj()
 	x.CreationTimestamp = metav1.NewTime(t0.Add(-2 * time.Hour))
 	x.Annotations = map[string]string{v1alpha1.AnnotationPlacedOn: helper.FormatPlacement("a", placed)}
 	taint := clocked(drainTaint, t0.Add(-time.Hour))
 	for _, restartedAt := range []time.Duration{0, 20 * time.Second} {
 		st := newState()
 		now := placed.Add(restartedAt)
-		st.setSeed(nil, newSeed("a", -1, taint), now)
+		st.setSeed(nil, coretest.MakeSeed("a").Allocatable(-1).Taints(taint).Obj(), now)
 		st.setShoot(version(x.DeepCopy(), "5"), now, false)
 		v := st.takeView([]string{"a"}, now)
 		if got := v.seeds["a"].TolerationStart(v.seeds["a"].Shoots[0], taint); !got.Equal(placed) {
@@ -116,7 +115,7 @@ func TestPlacementStartsTheClockAcrossRestarts(t *testing.T) {
 	}
 
 	// In a running descheduler: not evicted until placement + 30 s.
-	h := start(t, nil, newSeed("a", -1, taint), newSeed("b", -1), x)
+	h := start(t, nil, coretest.MakeSeed("a").Allocatable(-1).Taints(taint).Obj(), coretest.MakeSeed("b").Allocatable(-1).Obj(), x)
 	h.clock.SetTime(placed.Add(20 * time.Second))
 	h.pass(t)
 	if evicted(h.shoot(t, "x")) {
@@ -137,10 +136,10 @@ func TestPlacementStartsTheClockAcrossRestarts(t *testing.T) {
 		"malformed":    "a@yesterday",
 	} {
 		st := newState()
-		y := newShoot("y", "a", limited30)
+		y := coretest.MakeShoot("garden-dev", "y").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Tolerations(limited30).Obj()
 		y.CreationTimestamp = x.CreationTimestamp
 		y.Annotations = map[string]string{v1alpha1.AnnotationPlacedOn: value}
-		st.setSeed(nil, newSeed("a", -1, taint), placed)
+		st.setSeed(nil, coretest.MakeSeed("a").Allocatable(-1).Taints(taint).Obj(), placed)
 		st.setShoot(version(y, "5"), placed, false)
 		v := st.takeView([]string{"a"}, placed)
 		if got := v.seeds["a"].TolerationStart(v.seeds["a"].Shoots[0], taint); !got.Equal(taint.TimeAdded.Time) {
@@ -155,11 +154,11 @@ func TestPlacementStartsTheClockAcrossRestarts(t *testing.T) {
 // seed is looked at again when the window ends.
 func TestRepeatEvictionGuard(t *testing.T) {
 	record := func(seed, cause string, at time.Time) string {
-		return helper.RecordEviction(nil, testRecordKey.sign(newShoot("x", "a").UID, helper.Eviction{Seed: seed, Cause: cause, At: at}), time.Hour)
+		return helper.RecordEviction(nil, testRecordKey.sign(coretest.MakeShoot("garden-dev", "x").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj().UID, helper.Eviction{Seed: seed, Cause: cause, At: at}), time.Hour)
 	}
 	const cause = "NoExecuteTaints: " + v1alpha1.SeedTaintUnschedulable + ":NoExecute"
 	withRecord := func(value string) runtime.Object {
-		x := newShoot("x", "a")
+		x := coretest.MakeShoot("garden-dev", "x").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj()
 		x.Annotations = map[string]string{v1alpha1.AnnotationEvictions: value}
 		return x
 	}
@@ -178,7 +177,7 @@ func TestRepeatEvictionGuard(t *testing.T) {
 		{"malformed", "not json", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := start(t, nil, newSeed("a", -1, drainTaint), newSeed("b", -1), withRecord(tc.record))
+			h := start(t, nil, coretest.MakeSeed("a").Allocatable(-1).Taints(drainTaint).Obj(), coretest.MakeSeed("b").Allocatable(-1).Obj(), withRecord(tc.record))
 			h.pass(t)
 			if got := evicted(h.shoot(t, "x")); got == tc.held {
 				t.Fatalf("evicted = %v, want %v", got, !tc.held)
@@ -196,9 +195,7 @@ func TestRepeatEvictionGuard(t *testing.T) {
 			}
 			// Looked at again when the window ends, and then evicted.
 			h.clock.Step(9*time.Minute + requeueSlack)
-			if !waitFor(func() bool { return h.d.queue.Len() == 1 }) {
-				t.Fatal("seed not requeued when the window ends")
-			}
+			testframework.WaitFor(t, "the seed to be requeued when the window ends", waitTimeout, func(context.Context) (bool, error) { return h.d.queue.Len() == 1, nil })
 			h.pass(t)
 			if !evicted(h.shoot(t, "x")) {
 				t.Error("not evicted after the window")
@@ -210,20 +207,20 @@ func TestRepeatEvictionGuard(t *testing.T) {
 // Each eviction records itself in graft.dev/evictions, keeping the records
 // of the window: the guard's count survives restarts.
 func TestEvictionIsRecorded(t *testing.T) {
-	uid := newShoot("x", "a").UID
+	uid := coretest.MakeShoot("garden-dev", "x").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj().UID
 	earlier := helper.RecordEviction(nil, testRecordKey.sign(uid, helper.Eviction{Seed: "c", Cause: "OverCapacity: over capacity", At: t0.Add(-5 * time.Minute)}), time.Hour)
 	old := helper.RecordEviction(nil, testRecordKey.sign(uid, helper.Eviction{Seed: "c", Cause: "OverCapacity: over capacity", At: t0.Add(-time.Hour)}), time.Hour)
 	for _, tc := range []struct {
 		record string
 		want   int
 	}{{"", 1}, {earlier, 2}, {old, 1}} {
-		x := newShoot("x", "a")
+		x := coretest.MakeShoot("garden-dev", "x").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj()
 		if tc.record != "" {
 			x.Annotations = map[string]string{v1alpha1.AnnotationEvictions: tc.record}
 		}
 		h := start(t, func(c *configv1alpha1.DeschedulerConfiguration) {
 			c.RepeatEvictionWindow = &metav1.Duration{Duration: 10 * time.Minute}
-		}, newSeed("a", -1, drainTaint), newSeed("b", -1), x)
+		}, coretest.MakeSeed("a").Allocatable(-1).Taints(drainTaint).Obj(), coretest.MakeSeed("b").Allocatable(-1).Obj(), x)
 		h.pass(t)
 		got := helper.Evictions(h.shoot(t, "x"))
 		if len(got) != tc.want {
@@ -266,7 +263,7 @@ func TestForgedRecordsBuyNoStay(t *testing.T) {
 				v1alpha1.AnnotationPlacedOn:  helper.FormatPlacement("a", t0.Add(-time.Minute)),
 				v1alpha1.AnnotationEvictions: helper.RecordEviction(nil, e, time.Hour),
 			}
-			h := start(t, nil, newSeed("a", -1, drainTaint), newSeed("b", -1), x)
+			h := start(t, nil, coretest.MakeSeed("a").Allocatable(-1).Taints(drainTaint).Obj(), coretest.MakeSeed("b").Allocatable(-1).Obj(), x)
 			h.pass(t)
 			if got := evicted(h.shoot(t, "x")); got == tc.held {
 				t.Fatalf("evicted = %v, want %v", got, !tc.held)

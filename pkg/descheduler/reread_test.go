@@ -11,6 +11,7 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // liveSeed makes GETs of a seed answer with live, as the API server would
@@ -28,8 +29,8 @@ func liveSeed(h *harness, live *v1alpha1.Seed) {
 // was removed a moment ago; the read right before the write shows it gone,
 // and nothing is evicted.
 func TestEvictionRereadsTheSeedsTaints(t *testing.T) {
-	h := start(t, nil, newSeed("a", -1, drainTaint), newSeed("b", -1), newShoot("plain", "a"))
-	liveSeed(h, newSeed("a", -1))
+	h := start(t, nil, coretest.MakeSeed("a").Allocatable(-1).Taints(drainTaint).Obj(), coretest.MakeSeed("b").Allocatable(-1).Obj(), coretest.MakeShoot("garden-dev", "plain").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj())
+	liveSeed(h, coretest.MakeSeed("a").Allocatable(-1).Obj())
 	h.pass(t)
 	if evicted(h.shoot(t, "plain")) {
 		t.Fatal("evicted for a taint the seed no longer has")
@@ -48,19 +49,19 @@ func TestEvictionRereadsTheSeedsTaints(t *testing.T) {
 // TestEvictionRereadsTheSeedsAllocatable: the pass sees two shoots too many;
 // the seed as read now has room for one of them, so only one moves.
 func TestEvictionRereadsTheSeedsAllocatable(t *testing.T) {
-	objs := []runtime.Object{newSeed("a", 2), newSeed("b", -1)}
+	objs := []runtime.Object{coretest.MakeSeed("a").Allocatable(2).Obj(), coretest.MakeSeed("b").Allocatable(-1).Obj()}
 	for _, n := range []struct {
 		name    string
 		purpose v1alpha1.ShootPurpose
 	}{{"prod", v1alpha1.ShootPurposeProduction}, {"prod2", v1alpha1.ShootPurposeProduction}, {"eval", v1alpha1.ShootPurposeEvaluation}, {"dev", v1alpha1.ShootPurposeDevelopment}} {
-		s := newShoot(n.name, "a")
+		s := coretest.MakeShoot("garden-dev", n.name).Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj()
 		s.Spec.Purpose = ptr.To(n.purpose)
 		objs = append(objs, s)
 	}
 	h := start(t, func(c *configv1alpha1.DeschedulerConfiguration) {
 		c.Plugins = []configv1alpha1.DeschedulerPlugin{{Name: "OverCapacity"}}
 	}, objs...)
-	live := newSeed("a", 2)
+	live := coretest.MakeSeed("a").Allocatable(2).Obj()
 	live.Status.Allocatable[v1alpha1.ResourceShoots] = *resource.NewQuantity(3, resource.DecimalSI)
 	liveSeed(h, live)
 	h.pass(t)

@@ -17,6 +17,7 @@ import (
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // TestRunServesItsMetrics runs the descheduler as its binary does, with the
@@ -31,7 +32,7 @@ func TestRunServesItsMetrics(t *testing.T) {
 	if errs := cfg.Validate(); len(errs) > 0 {
 		t.Fatalf("invalid test configuration: %v", errs)
 	}
-	clients := component.Clients{Graft: fake.NewSimpleClientset(newSeed("a", -1), cloudProfile()), Kubernetes: kubefake.NewSimpleClientset()}
+	clients := component.Clients{Graft: fake.NewSimpleClientset(coretest.MakeSeed("a").Allocatable(-1).Obj(), cloudProfile()), Kubernetes: kubefake.NewSimpleClientset()}
 	d, err := New(cfg, clients, Options{})
 	if err != nil {
 		t.Fatal(err)

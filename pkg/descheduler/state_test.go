@@ -19,6 +19,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/component"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 func version(s *v1alpha1.Shoot, rv string) *v1alpha1.Shoot {
@@ -31,8 +32,8 @@ func version(s *v1alpha1.Shoot, rv string) *v1alpha1.Shoot {
 // lagging informer cannot make a pass see an evicted shoot on its seed.
 func TestOwnWritesWinOverStaleEvents(t *testing.T) {
 	st := newState()
-	st.setSeed(nil, newSeed("a", -1), t0)
-	bound := newShoot("x", "a")
+	st.setSeed(nil, coretest.MakeSeed("a").Allocatable(-1).Obj(), t0)
+	bound := coretest.MakeShoot("garden-dev", "x").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj()
 	st.setShoot(version(bound, "10"), t0, false)
 
 	evictedShoot := version(bound, "12")
@@ -68,10 +69,10 @@ func TestOwnWritesWinOverStaleEvents(t *testing.T) {
 // A shoot seen arriving on a tainted seed gets its full tolerationSeconds.
 func TestTolerationStartCountsFromArrival(t *testing.T) {
 	st := newState()
-	st.setSeed(nil, newSeed("a", -1, drainTaint), t0)
-	st.setShoot(version(newShoot("x", ""), "4"), t0, false)
+	st.setSeed(nil, coretest.MakeSeed("a").Allocatable(-1).Taints(drainTaint).Obj(), t0)
+	st.setShoot(version(coretest.MakeShoot("garden-dev", "x").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Obj(), "4"), t0, false)
 	later := t0.Add(5 * time.Minute)
-	st.setShoot(version(newShoot("x", "a"), "5"), later, false)
+	st.setShoot(version(coretest.MakeShoot("garden-dev", "x").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj(), "5"), later, false)
 	v := st.takeView([]string{"a"}, later)
 	if got := v.seeds["a"].TolerationStart(v.seeds["a"].Shoots[0], drainTaint); !got.Equal(later) {
 		t.Errorf("toleration start = %v, want the shoot's arrival %v", got, later)
@@ -83,8 +84,8 @@ func TestTolerationStartCountsFromArrival(t *testing.T) {
 // stale, and does not end the wait for the descheduler's own write.
 func TestOwnWritesCompareResourceVersionsAsAPIMachinery(t *testing.T) {
 	st := newState()
-	st.setSeed(nil, newSeed("a", -1), t0)
-	bound := newShoot("x", "a")
+	st.setSeed(nil, coretest.MakeSeed("a").Allocatable(-1).Obj(), t0)
+	bound := coretest.MakeShoot("garden-dev", "x").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj()
 	st.setShoot(version(bound, "99999999999999999990"), t0, false)
 
 	evictedShoot := version(bound, "100000000000000000000") // beyond uint64
@@ -113,9 +114,9 @@ func TestOwnWritesCompareResourceVersionsAsAPIMachinery(t *testing.T) {
 // first pass, as a tight loop, not WaitForCacheSync's 100ms poll, sees it.
 func TestSyncedMeansEveryShootIsInTheState(t *testing.T) {
 	const n = 5000
-	objs := []runtime.Object{newSeed("a", -1), cloudProfile()}
+	objs := []runtime.Object{coretest.MakeSeed("a").Allocatable(-1).Obj(), cloudProfile()}
 	for i := range n {
-		objs = append(objs, newShoot(fmt.Sprintf("s-%04d", i), "a"))
+		objs = append(objs, coretest.MakeShoot("garden-dev", fmt.Sprintf("s-%04d", i)).Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj())
 	}
 	cfg := &configv1alpha1.DeschedulerConfiguration{}
 	defaultResolved(cfg)
@@ -174,8 +175,8 @@ func TestMigrationsInFlight(t *testing.T) {
 	st := newState()
 	st.migrations = true
 	st.movable = sets.New("graft-scheduler")
-	st.setSeed(nil, newSeed("a", -1), t0)
-	st.setSeed(nil, newSeed("b", -1), t0)
+	st.setSeed(nil, coretest.MakeSeed("a").Allocatable(-1).Obj(), t0)
+	st.setSeed(nil, coretest.MakeSeed("b").Allocatable(-1).Obj(), t0)
 	ours := func(s *v1alpha1.Shoot) *v1alpha1.Shoot {
 		s.Spec.SchedulerName = ptr.To("graft-scheduler")
 		return s
@@ -184,10 +185,10 @@ func TestMigrationsInFlight(t *testing.T) {
 		s.Status.SeedName = ptr.To(seed)
 		return s
 	}
-	moving := running(ours(newShoot("moving", "b")), "a")
+	moving := running(ours(coretest.MakeShoot("garden-dev", "moving").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("b").Obj()), "a")
 	st.setShoot(version(moving, "1"), t0, false)
-	st.setShoot(version(running(newShoot("gardeners", "a"), "a"), "2"), t0, false)
-	st.setShoot(version(running(ours(newShoot("ours", "a")), "a"), "3"), t0, false)
+	st.setShoot(version(running(coretest.MakeShoot("garden-dev", "gardeners").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj(), "a"), "2"), t0, false)
+	st.setShoot(version(running(ours(coretest.MakeShoot("garden-dev", "ours").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj()), "a"), "3"), t0, false)
 
 	if total, to, _ := st.migrationsInFlight("b", t0); total != 1 || to != 1 {
 		t.Errorf("in flight %d, to b %d; want 1 and 1", total, to)
@@ -208,20 +209,20 @@ func TestMigrationsInFlight(t *testing.T) {
 	if total, to, _ := st.migrationsInFlight("b", t0); total != 2 || to != 2 {
 		t.Errorf("with one being written: in flight %d, to b %d; want 2 and 2", total, to)
 	}
-	written := version(running(ours(newShoot("ours", "b")), "a"), "4")
+	written := version(running(ours(coretest.MakeShoot("garden-dev", "ours").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("b").Obj()), "a"), "4")
 	st.settleEviction(written, t0, "b")
 	if total, to, _ := st.migrationsInFlight("b", t0); total != 2 || to != 2 {
 		t.Errorf("once written: in flight %d, to b %d; want 2 and 2", total, to)
 	}
 	// gardenlet finishes one.
-	st.setShoot(version(running(ours(newShoot("moving", "b")), "b"), "5"), t0, false)
+	st.setShoot(version(running(ours(coretest.MakeShoot("garden-dev", "moving").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("b").Obj()), "b"), "5"), t0, false)
 	if total, to, _ := st.migrationsInFlight("a", t0); total != 1 || to != 0 {
 		t.Errorf("after one finished: in flight %d, to a %d; want 1 and 0", total, to)
 	}
 
 	// A tenant's new shoot marked as if evicted holds nothing back here:
 	// on Gardener no eviction leaves a shoot without a seed.
-	forged := ours(newShoot("forged", ""))
+	forged := ours(coretest.MakeShoot("garden-dev", "forged").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Obj())
 	forged.Spec.SchedulerName = ptr.To(v1alpha1.DefaultSchedulerName)
 	markEvicted(forged, "a")
 	st.setShoot(version(forged, "6"), t0, false)
@@ -240,11 +241,11 @@ func TestStuckMigrationsHoldNothing(t *testing.T) {
 	st := newState()
 	st.migrations = true
 	st.migrationTimeout = time.Hour
-	st.setSeed(nil, newSeed("a", -1), t0)
-	st.setSeed(nil, newSeed("b", -1), t0)
-	st.setSeed(nil, newSeed("c", -1), t0)
+	st.setSeed(nil, coretest.MakeSeed("a").Allocatable(-1).Obj(), t0)
+	st.setSeed(nil, coretest.MakeSeed("b").Allocatable(-1).Obj(), t0)
+	st.setSeed(nil, coretest.MakeSeed("c").Allocatable(-1).Obj(), t0)
 	migrating := func(name, from, to string) *v1alpha1.Shoot {
-		s := newShoot(name, to)
+		s := coretest.MakeShoot("garden-dev", name).Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed(to).Obj()
 		s.Status.SeedName = ptr.To(from)
 		return s
 	}
@@ -289,7 +290,7 @@ func TestStuckMigrationsHoldNothing(t *testing.T) {
 		t.Errorf("a migration in flight off a does not close it: %v", sets.List(ev))
 	}
 	// Finished or deleted, a migration leaves no clock behind.
-	st.setShoot(version(newShoot("fresh", "c"), "32"), at, false)
+	st.setShoot(version(coretest.MakeShoot("garden-dev", "fresh").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("c").Obj(), "32"), at, false)
 	st.removeShoot("garden-dev/broken0")
 	if _, ok := st.migratingSince["garden-dev/fresh"]; ok {
 		t.Error("a finished migration keeps its clock")

@@ -11,6 +11,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
+	testframework "github.com/graft-dev/graft/test/framework"
 )
 
 func clocked(t v1alpha1.SeedTaint, added time.Time) v1alpha1.SeedTaint {
@@ -24,21 +26,17 @@ var limited30 = v1alpha1.Toleration{Key: v1alpha1.SeedTaintUnschedulable, Effect
 // with timeAdded is already 20s old lets a shoot tolerating it for 30s stay
 // only 10s more, and looks at the seed again exactly then.
 func TestTolerationCountsFromTimeAdded(t *testing.T) {
-	x := newShoot("x", "a", limited30)
+	x := coretest.MakeShoot("garden-dev", "x").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Tolerations(limited30).Obj()
 	x.CreationTimestamp = metav1.NewTime(t0.Add(-time.Hour))
-	h := start(t, nil, newSeed("a", -1, clocked(drainTaint, t0.Add(-20*time.Second))), newSeed("b", -1), x)
+	h := start(t, nil, coretest.MakeSeed("a").Allocatable(-1).Taints(clocked(drainTaint, t0.Add(-20*time.Second))).Obj(), coretest.MakeSeed("b").Allocatable(-1).Obj(), x)
 	h.pass(t)
 	if evicted(h.shoot(t, "x")) {
 		t.Fatal("evicted before timeAdded + tolerationSeconds")
 	}
 	h.clock.Step(10*time.Second - time.Millisecond)
-	if waitFor(func() bool { return h.d.queue.Len() > 0 }) {
-		t.Fatal("requeued before the toleration ran out")
-	}
+	testframework.Never(t, "requeued before the toleration ran out", 2*time.Second, func() bool { return h.d.queue.Len() > 0 })
 	h.clock.Step(time.Millisecond + requeueSlack)
-	if !waitFor(func() bool { return h.d.queue.Len() == 1 }) {
-		t.Fatal("seed not requeued at timeAdded + tolerationSeconds (it counts from the restart)")
-	}
+	testframework.WaitFor(t, "the seed to be requeued at timeAdded + tolerationSeconds (counting from the restart)", waitTimeout, func(context.Context) (bool, error) { return h.d.queue.Len() == 1, nil })
 	h.pass(t)
 	if !evicted(h.shoot(t, "x")) {
 		t.Fatal("not evicted at timeAdded + tolerationSeconds")
@@ -50,8 +48,8 @@ func TestTolerationCountsFromTimeAdded(t *testing.T) {
 func TestArrivalUnknownAtStart(t *testing.T) {
 	st := newState()
 	taint := clocked(drainTaint, t0)
-	st.setSeed(nil, newSeed("a", -1, taint), t0.Add(time.Hour))
-	st.setShoot(version(newShoot("x", "a"), "5"), t0.Add(time.Hour), false)
+	st.setSeed(nil, coretest.MakeSeed("a").Allocatable(-1).Taints(taint).Obj(), t0.Add(time.Hour))
+	st.setShoot(version(coretest.MakeShoot("garden-dev", "x").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj(), "5"), t0.Add(time.Hour), false)
 	v := st.takeView([]string{"a"}, t0.Add(time.Hour))
 	if got := v.seeds["a"].TolerationStart(v.seeds["a"].Shoots[0], taint); !got.Equal(t0) {
 		t.Errorf("toleration start = %v, want timeAdded %v", got, t0)
@@ -63,9 +61,9 @@ func TestArrivalUnknownAtStart(t *testing.T) {
 // time the descheduler first saw the taint; later passes write nothing more.
 func TestStampsTimeAdded(t *testing.T) {
 	cordon := v1alpha1.SeedTaint{Key: v1alpha1.SeedTaintUnschedulable, Effect: v1alpha1.TaintEffectNoSchedule}
-	seed := newSeed("a", -1, cordon, drainTaint)
+	seed := coretest.MakeSeed("a").Allocatable(-1).Taints(cordon, drainTaint).Obj()
 	seed.ResourceVersion = "7"
-	h := start(t, nil, seed, newSeed("b", -1), newShoot("x", "a", limited30))
+	h := start(t, nil, seed, coretest.MakeSeed("b").Allocatable(-1).Obj(), coretest.MakeShoot("garden-dev", "x").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Tolerations(limited30).Obj())
 	h.clock.Step(10 * time.Second)
 	h.pass(t)
 	h.pass(t)
@@ -106,10 +104,10 @@ func TestStampsTimeAdded(t *testing.T) {
 // must not bring the unstamped taint back into a pass.
 func TestOwnSeedWriteWinsOverStaleEvent(t *testing.T) {
 	st := newState()
-	old := newSeed("a", -1, drainTaint)
+	old := coretest.MakeSeed("a").Allocatable(-1).Taints(drainTaint).Obj()
 	old.ResourceVersion = "11"
 	st.setSeed(nil, old, t0)
-	stamped := newSeed("a", -1, clocked(drainTaint, t0))
+	stamped := coretest.MakeSeed("a").Allocatable(-1).Taints(clocked(drainTaint, t0)).Obj()
 	stamped.ResourceVersion = "12"
 	st.setOwnSeed(stamped, t0)
 	if st.setSeed(nil, old, t0) {
@@ -119,7 +117,7 @@ func TestOwnSeedWriteWinsOverStaleEvent(t *testing.T) {
 		t.Fatal("a stale informer event undid the stamp")
 	}
 	// A later change by someone else (timeAdded moved) is one.
-	moved := newSeed("a", -1, clocked(drainTaint, t0.Add(-time.Hour)))
+	moved := coretest.MakeSeed("a").Allocatable(-1).Taints(clocked(drainTaint, t0.Add(-time.Hour))).Obj()
 	moved.ResourceVersion = "13"
 	if !st.setSeed(stamped, moved, t0) {
 		t.Error("a changed timeAdded is not a change")

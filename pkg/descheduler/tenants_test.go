@@ -10,6 +10,7 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // TestForgedEvictionsHoldNothingBack: shoots a tenant marked as evicted
@@ -19,25 +20,25 @@ import (
 // the drain of seed a goes on. Shoots the known scheduler will place still
 // take their slot.
 func TestForgedEvictionsHoldNothingBack(t *testing.T) {
-	objs := []runtime.Object{newSeed("a", -1, drainTaint), newSeed("b", 4)}
+	objs := []runtime.Object{coretest.MakeSeed("a").Allocatable(-1).Taints(drainTaint).Obj(), coretest.MakeSeed("b").Allocatable(4).Obj()}
 	for i := range 3 {
-		objs = append(objs, newShoot(fmt.Sprintf("x%d", i), "a"))
+		objs = append(objs, coretest.MakeShoot("garden-dev", fmt.Sprintf("x%d", i)).Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj())
 	}
 	for i := range 10 {
 		// Marked without a record; fit b as far as the algorithm knows, but
 		// their seed selector matches no seed.
-		d := newShoot(fmt.Sprintf("marked%d", i), "")
+		d := coretest.MakeShoot("garden-dev", fmt.Sprintf("marked%d", i)).Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Obj()
 		d.Annotations = map[string]string{v1alpha1.AnnotationDescheduledFrom: "a"}
 		d.Spec.SeedSelector = &v1alpha1.SeedSelector{LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"nothing": "matches"}}}
 		objs = append(objs, d)
 		// A record as the descheduler writes it, but no scheduler places it.
-		n := newShoot(fmt.Sprintf("nobody%d", i), "")
+		n := coretest.MakeShoot("garden-dev", fmt.Sprintf("nobody%d", i)).Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Obj()
 		markEvicted(n, "a")
 		n.Spec.SchedulerName = ptr.To("nobody")
 		objs = append(objs, n)
 	}
 	// One shoot the known scheduler will place takes one of b's four slots.
-	objs = append(objs, newShoot("new", ""))
+	objs = append(objs, coretest.MakeShoot("garden-dev", "new").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Obj())
 
 	h := start(t, func(c *configv1alpha1.DeschedulerConfiguration) {
 		c.MaxPendingEvicted = ptr.To[int32](10)
@@ -56,7 +57,7 @@ func TestForgedEvictionsHoldNothingBack(t *testing.T) {
 	// A fourth shoot on a finds no slot: b's last one is kept for "new".
 	h = start(t, func(c *configv1alpha1.DeschedulerConfiguration) {
 		c.MaxEvictionsPerSeed = ptr.To[int32](10)
-	}, append(objs, newShoot("x3", "a"), newShoot("x4", "a"))...)
+	}, append(objs, coretest.MakeShoot("garden-dev", "x3").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj(), coretest.MakeShoot("garden-dev", "x4").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj())...)
 	h.pass(t)
 	n := 0
 	for i := range 5 {
@@ -72,12 +73,12 @@ func TestForgedEvictionsHoldNothingBack(t *testing.T) {
 // TestSchedulerNames: the shoots of a scheduler named in schedulerNames are
 // counted; others not.
 func TestSchedulerNames(t *testing.T) {
-	second := newShoot("second", "")
+	second := coretest.MakeShoot("garden-dev", "second").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Obj()
 	markEvicted(second, "a")
 	second.Spec.SchedulerName = ptr.To("graft-distance-scheduler")
 	h := start(t, func(c *configv1alpha1.DeschedulerConfiguration) {
 		c.SchedulerNames = []string{"default-scheduler", "graft-distance-scheduler"}
-	}, newSeed("a", -1), newSeed("b", 4), second)
+	}, coretest.MakeSeed("a").Allocatable(-1).Obj(), coretest.MakeSeed("b").Allocatable(4).Obj(), second)
 	h.pass(t)
 	if got := h.d.state.pendingCount(); got != 1 {
 		t.Errorf("pending %d, want the shoot of the second known scheduler", got)

@@ -21,6 +21,7 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
 	"github.com/graft-dev/graft/pkg/taintclock"
 )
@@ -128,7 +129,7 @@ func TestSeedIndexesFollowEvents(t *testing.T) {
 	seeds := []string{"a", "b", "c", "gone"}
 	st := newState()
 	for _, n := range seeds[:3] {
-		st.setSeed(nil, newSeed(n, 2), t0)
+		st.setSeed(nil, coretest.MakeSeed(n).Allocatable(2).Obj(), t0)
 	}
 	pick := func() *string {
 		if i := rng.IntN(len(seeds) + 1); i < len(seeds) {
@@ -141,7 +142,7 @@ func TestSeedIndexesFollowEvents(t *testing.T) {
 	rv := 100
 	next := func(name string) *v1alpha1.Shoot {
 		rv++
-		s := newShoot(name, "")
+		s := coretest.MakeShoot("garden-dev", name).Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Obj()
 		s.ResourceVersion = strconv.Itoa(rv)
 		s.Spec.SeedName, s.Status.SeedName = pick(), pick()
 		if rng.IntN(5) == 0 {
@@ -194,7 +195,7 @@ func TestSeedIndexesFollowEvents(t *testing.T) {
 			}
 		default:
 			step = "seed change"
-			seed := newSeed(seeds[rng.IntN(3)], int64(rng.IntN(4)))
+			seed := coretest.MakeSeed(seeds[rng.IntN(3)]).Allocatable(int64(rng.IntN(4))).Obj()
 			if rng.IntN(2) == 0 {
 				seed.Spec.Taints = []v1alpha1.SeedTaint{drainTaint}
 			}
@@ -221,7 +222,7 @@ func randomLandscape(rng *rand.Rand) ([]*v1alpha1.Seed, []*v1alpha1.Shoot) {
 	limited := v1alpha1.SeedTaint{Key: "maintenance", Effect: v1alpha1.TaintEffectNoExecute, TimeAdded: ptr.To(metav1.NewTime(t0.Add(-30 * time.Second)))}
 	taintSets := [][]v1alpha1.SeedTaint{nil, nil, {drainTaint}, {limited}, {{Key: "noschedule"}}, {drainTaint, limited}}
 	for i := range 2 + rng.IntN(5) {
-		s := newSeed(fmt.Sprintf("seed-%d", i), int64(rng.IntN(8))-1)
+		s := coretest.MakeSeed(fmt.Sprintf("seed-%d", i)).Allocatable(int64(rng.IntN(8)) - 1).Obj()
 		s.ResourceVersion = "1"
 		s.Spec.Taints = taintSets[rng.IntN(len(taintSets))]
 		seeds = append(seeds, s)
@@ -242,7 +243,7 @@ func randomLandscape(rng *rand.Rand) ([]*v1alpha1.Seed, []*v1alpha1.Shoot) {
 	purposes := []v1alpha1.ShootPurpose{v1alpha1.ShootPurposeEvaluation, v1alpha1.ShootPurposeDevelopment, v1alpha1.ShootPurposeProduction}
 	var shoots []*v1alpha1.Shoot
 	for i := range rng.IntN(30) {
-		s := newShoot(fmt.Sprintf("shoot-%02d", i), "", tolerations[rng.IntN(len(tolerations))]...)
+		s := coretest.MakeShoot("garden-dev", fmt.Sprintf("shoot-%02d", i)).Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Tolerations(tolerations[rng.IntN(len(tolerations))]...).Obj()
 		s.ResourceVersion = strconv.Itoa(10 + i)
 		s.CreationTimestamp = metav1.NewTime(t0.Add(-time.Duration(rng.IntN(100)) * time.Minute))
 		s.Spec.Purpose = ptr.To(purposes[rng.IntN(len(purposes))])
@@ -335,15 +336,15 @@ func TestPassDecidesAsTheFullView(t *testing.T) {
 func TestViewTakesOnlySeedsThatNeedAction(t *testing.T) {
 	unstamped := v1alpha1.SeedTaint{Key: "other", Effect: v1alpha1.TaintEffectNoExecute}
 	stamped := v1alpha1.SeedTaint{Key: "maintenance", Effect: v1alpha1.TaintEffectNoExecute, TimeAdded: ptr.To(metav1.NewTime(t0))}
-	full := newSeed("full", 1)
+	full := coretest.MakeSeed("full").Allocatable(1).Obj()
 	seeds := []*v1alpha1.Seed{
-		newSeed("idle", 5), newSeed("drained", -1, drainTaint), full,
-		newSeed("stamped-elsewhere", -1, stamped), newSeed("unstamped-elsewhere", -1, unstamped),
+		coretest.MakeSeed("idle").Allocatable(5).Obj(), coretest.MakeSeed("drained").Allocatable(-1).Taints(drainTaint).Obj(), full,
+		coretest.MakeSeed("stamped-elsewhere").Allocatable(-1).Taints(stamped).Obj(), coretest.MakeSeed("unstamped-elsewhere").Allocatable(-1).Taints(unstamped).Obj(),
 	}
 	var shoots []*v1alpha1.Shoot
 	for _, s := range seeds {
 		for i := range 2 {
-			shoots = append(shoots, newShoot(fmt.Sprintf("%s-%d", s.Name, i), s.Name))
+			shoots = append(shoots, coretest.MakeShoot("garden-dev", fmt.Sprintf("%s-%d", s.Name, i)).Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed(s.Name).Obj())
 		}
 	}
 	// Two on a seed allowing one, one of them leaving: no excess.
@@ -360,7 +361,7 @@ func TestViewTakesOnlySeedsThatNeedAction(t *testing.T) {
 		t.Errorf("the view took %v, want %v", got, want)
 	}
 	// The shoot being deleted stops counting as leaving: now the seed is full.
-	d.state.setShoot(newShoot("full-1-back", "full"), t0, false)
+	d.state.setShoot(coretest.MakeShoot("garden-dev", "full-1-back").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("full").Obj(), t0, false)
 	v = d.state.takeView(d.state.seedNames(), t0)
 	if got := v.seeds["full"]; got == nil || got.Usage != 3 || got.Leaving != 1 || len(got.Shoots) != 2 {
 		t.Fatalf("the view of the full seed is %+v, want usage 3, 1 leaving and its 2 live shoots", got)

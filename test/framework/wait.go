@@ -23,3 +23,15 @@ func WaitFor(t testing.TB, what string, timeout time.Duration, cond func(context
 		t.Fatalf("waiting %s for %s: %v (last error: %v)", timeout, what, err, last)
 	}
 }
+
+// Never fails the test if cond holds at any poll within window. It is for
+// what must not happen after a step: a late goroutine can only make it pass
+// when it should not, never fail when it should pass.
+func Never(t testing.TB, what string, window time.Duration, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(window); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			t.Fatalf("%s within %s", what, window)
+		}
+	}
+}

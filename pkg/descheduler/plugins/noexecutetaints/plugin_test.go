@@ -7,26 +7,19 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
 )
 
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 
-func shoot(name string, tolerations ...v1alpha1.Toleration) *v1alpha1.Shoot {
-	return &v1alpha1.Shoot{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name},
-		Spec:       v1alpha1.ShootSpec{SeedName: ptr.To("s1"), Tolerations: tolerations},
-	}
-}
-
 func seedState(now time.Time, taints []v1alpha1.SeedTaint, shoots ...*v1alpha1.Shoot) *framework.SeedState {
 	return &framework.SeedState{
-		Seed:            &v1alpha1.Seed{ObjectMeta: metav1.ObjectMeta{Name: "s1"}, Spec: v1alpha1.SeedSpec{Taints: taints}},
+		Seed:            coretest.MakeSeed("s1").Taints(taints...).Obj(),
 		Shoots:          shoots,
 		Usage:           len(shoots),
 		Now:             now,
@@ -45,10 +38,10 @@ func names(cs []framework.Candidate) string {
 }
 
 func TestEvaluate(t *testing.T) {
-	forever := shoot("forever", v1alpha1.Toleration{Key: v1alpha1.SeedTaintUnschedulable})
-	limited := shoot("limited", v1alpha1.Toleration{Key: v1alpha1.SeedTaintUnschedulable, Effect: v1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](30)})
-	plain := shoot("plain")
-	protected := shoot("protected")
+	forever := coretest.MakeShoot("ns", "forever").Seed("s1").Tolerations(v1alpha1.Toleration{Key: v1alpha1.SeedTaintUnschedulable}).Obj()
+	limited := coretest.MakeShoot("ns", "limited").Seed("s1").Tolerations(v1alpha1.Toleration{Key: v1alpha1.SeedTaintUnschedulable, Effect: v1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](30)}).Obj()
+	plain := coretest.MakeShoot("ns", "plain").Seed("s1").Obj()
+	protected := coretest.MakeShoot("ns", "protected").Seed("s1").Obj()
 	protected.Annotations = map[string]string{v1alpha1.AnnotationEvict: "false"}
 	noSchedule := []v1alpha1.SeedTaint{{Key: v1alpha1.SeedTaintUnschedulable}}
 	other := v1alpha1.SeedTaint{Key: "other", Effect: v1alpha1.TaintEffectNoExecute}
@@ -125,7 +118,7 @@ func TestActsOnRulesOutOnlyIdleSeeds(t *testing.T) {
 			if rng.IntN(2) == 0 {
 				tols = append(tols, v1alpha1.Toleration{Key: keys[rng.IntN(len(keys))], Effect: v1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](int64(rng.IntN(60)))})
 			}
-			shoots = append(shoots, shoot(fmt.Sprintf("s%d", i), tols...))
+			shoots = append(shoots, coretest.MakeShoot("ns", fmt.Sprintf("s%d", i)).Seed("s1").Tolerations(tols...).Obj())
 		}
 		p := New(args)
 		st := seedState(t0.Add(time.Duration(rng.IntN(90))*time.Second), taints, shoots...)

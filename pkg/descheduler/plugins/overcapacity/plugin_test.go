@@ -7,33 +7,17 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
 )
 
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 
-func shoot(name string, purpose v1alpha1.ShootPurpose, ageMinutes int) *v1alpha1.Shoot {
-	s := &v1alpha1.Shoot{ObjectMeta: metav1.ObjectMeta{
-		Namespace: "ns", Name: name, CreationTimestamp: metav1.NewTime(t0.Add(-time.Duration(ageMinutes) * time.Minute)),
-	}}
-	if purpose != "" {
-		s.Spec.Purpose = ptr.To(purpose)
-	}
-	return s
-}
-
 func state(allocatable int64, leaving int, shoots ...*v1alpha1.Shoot) *framework.SeedState {
-	seed := &v1alpha1.Seed{ObjectMeta: metav1.ObjectMeta{Name: "s1"}}
-	if allocatable >= 0 {
-		seed.Status.Allocatable = corev1.ResourceList{v1alpha1.ResourceShoots: *resource.NewQuantity(allocatable, resource.DecimalSI)}
-	}
+	seed := coretest.MakeSeed("s1").Allocatable(allocatable).Obj()
 	return &framework.SeedState{Seed: seed, Shoots: shoots, Usage: len(shoots) + leaving, Leaving: leaving, Now: t0}
 }
 
@@ -46,13 +30,13 @@ func names(cs []framework.Candidate) string {
 }
 
 func TestEvaluate(t *testing.T) {
-	prod := shoot("prod", v1alpha1.ShootPurposeProduction, 10)
-	devOld := shoot("dev-old", v1alpha1.ShootPurposeDevelopment, 100)
-	devNew := shoot("dev-new", v1alpha1.ShootPurposeDevelopment, 1)
-	unset := shoot("unset", "", 50)
-	eval := shoot("eval", v1alpha1.ShootPurposeEvaluation, 500)
-	infra := shoot("infra", v1alpha1.ShootPurposeInfrastructure, 5)
-	protected := shoot("protected", v1alpha1.ShootPurposeEvaluation, 1)
+	prod := coretest.MakeShoot("ns", "prod").Created(t0.Add(-time.Duration(10) * time.Minute)).Purpose(v1alpha1.ShootPurposeProduction).Obj()
+	devOld := coretest.MakeShoot("ns", "dev-old").Created(t0.Add(-time.Duration(100) * time.Minute)).Purpose(v1alpha1.ShootPurposeDevelopment).Obj()
+	devNew := coretest.MakeShoot("ns", "dev-new").Created(t0.Add(-time.Duration(1) * time.Minute)).Purpose(v1alpha1.ShootPurposeDevelopment).Obj()
+	unset := coretest.MakeShoot("ns", "unset").Created(t0.Add(-time.Duration(50) * time.Minute)).Obj()
+	eval := coretest.MakeShoot("ns", "eval").Created(t0.Add(-time.Duration(500) * time.Minute)).Purpose(v1alpha1.ShootPurposeEvaluation).Obj()
+	infra := coretest.MakeShoot("ns", "infra").Created(t0.Add(-time.Duration(5) * time.Minute)).Purpose(v1alpha1.ShootPurposeInfrastructure).Obj()
+	protected := coretest.MakeShoot("ns", "protected").Created(t0.Add(-time.Duration(1) * time.Minute)).Purpose(v1alpha1.ShootPurposeEvaluation).Obj()
 	protected.Annotations = map[string]string{v1alpha1.AnnotationEvict: "false"}
 	all := []*v1alpha1.Shoot{prod, devOld, devNew, unset, eval, infra, protected}
 
@@ -107,7 +91,7 @@ func TestActsOnRulesOutOnlyIdleSeeds(t *testing.T) {
 	for range 2000 {
 		var shoots []*v1alpha1.Shoot
 		for i := range rng.IntN(6) {
-			shoots = append(shoots, shoot(fmt.Sprintf("s%d", i), purposes[rng.IntN(len(purposes))], rng.IntN(100)))
+			shoots = append(shoots, coretest.MakeShoot("ns", fmt.Sprintf("s%d", i)).Created(t0.Add(-time.Duration(rng.IntN(100))*time.Minute)).Purpose(purposes[rng.IntN(len(purposes))]).Obj())
 		}
 		st := state(int64(rng.IntN(8))-1, rng.IntN(3), shoots...)
 		args := Args{}
