@@ -11,15 +11,16 @@ import (
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 func TestDecideReservesCapacity(t *testing.T) {
 	c := newSchedulingCache()
-	c.addSeed(readySeed("a", "eu-west-1", 1))
-	c.addSeed(readySeed("b", "eu-west-1", 1))
+	c.addSeed(coretest.MakeSeed("a").Region("eu-west-1").Allocatable(1).Obj())
+	c.addSeed(coretest.MakeSeed("b").Region("eu-west-1").Allocatable(1).Obj())
 	got := map[string]bool{}
 	for _, name := range []string{"s1", "s2"} {
-		seed, err := c.decide(pendingShoot(name, "eu-west-1"), awsInputs)
+		seed, err := c.decide(coretest.MakeShoot("garden-dev", name).Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj(), awsInputs)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -28,11 +29,11 @@ func TestDecideReservesCapacity(t *testing.T) {
 	if !got["a"] || !got["b"] {
 		t.Errorf("two shoots went to %v, want one on each seed", got)
 	}
-	_, err := c.decide(pendingShoot("s3", "eu-west-1"), awsInputs)
+	_, err := c.decide(coretest.MakeShoot("garden-dev", "s3").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj(), awsInputs)
 	if !algorithm.IsNoCapacity(err) {
 		t.Errorf("third shoot: error %v, want a capacity error", err)
 	}
-	if _, err := c.decide(pendingShoot("s1", "eu-west-1"), awsInputs); err != errAssumed {
+	if _, err := c.decide(coretest.MakeShoot("garden-dev", "s1").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj(), awsInputs); err != errAssumed {
 		t.Errorf("deciding an assumed shoot again: %v, want errAssumed", err)
 	}
 }
@@ -40,14 +41,14 @@ func TestDecideReservesCapacity(t *testing.T) {
 func TestConcurrentDecisionsNeverExceedCapacity(t *testing.T) {
 	c := newSchedulingCache()
 	for i := range 5 {
-		c.addSeed(readySeed(fmt.Sprintf("seed-%d", i), "eu-west-1", 10))
+		c.addSeed(coretest.MakeSeed(fmt.Sprintf("seed-%d", i)).Region("eu-west-1").Allocatable(10).Obj())
 	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	bound := 0
 	for i := range 100 {
 		wg.Go(func() {
-			if _, err := c.decide(pendingShoot(fmt.Sprintf("s%03d", i), "eu-west-1"), awsInputs); err == nil {
+			if _, err := c.decide(coretest.MakeShoot("garden-dev", fmt.Sprintf("s%03d", i)).Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj(), awsInputs); err == nil {
 				mu.Lock()
 				bound++
 				mu.Unlock()
@@ -67,8 +68,8 @@ func TestConcurrentDecisionsNeverExceedCapacity(t *testing.T) {
 
 func TestAssumedBindingLifecycle(t *testing.T) {
 	c := newSchedulingCache()
-	c.addSeed(readySeed("a", "eu-west-1", 5))
-	shoot := pendingShoot("s", "eu-west-1")
+	c.addSeed(coretest.MakeSeed("a").Region("eu-west-1").Allocatable(5).Obj())
+	shoot := coretest.MakeShoot("garden-dev", "s").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj()
 	key := algorithm.ShootKey(shoot)
 	if _, err := c.decide(shoot, awsInputs); err != nil {
 		t.Fatal(err)
@@ -79,7 +80,7 @@ func TestAssumedBindingLifecycle(t *testing.T) {
 		t.Fatalf("usage %d after a stale view, want 1", u)
 	}
 	// The bound view confirms it.
-	c.upsertShoot(boundTo(shoot, "a"))
+	c.upsertShoot(coretest.WrapShoot(shoot.DeepCopy()).Seed("a").Obj())
 	if u, n := c.usage("a"), c.numAssumed(); u != 1 || n != 0 {
 		t.Fatalf("after confirmation: usage %d, assumed %d; want 1 and 0", u, n)
 	}
@@ -92,7 +93,7 @@ func TestAssumedBindingLifecycle(t *testing.T) {
 	}
 
 	// A failed bind rolls back.
-	other := pendingShoot("o", "eu-west-1")
+	other := coretest.MakeShoot("garden-dev", "o").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj()
 	if _, err := c.decide(other, awsInputs); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestAssumedBindingLifecycle(t *testing.T) {
 	}
 
 	// Deleting a counted shoot frees capacity.
-	c.upsertShoot(boundTo(shoot, "a"))
+	c.upsertShoot(coretest.WrapShoot(shoot.DeepCopy()).Seed("a").Obj())
 	if len(c.removeShoot(key)) == 0 || c.usage("a") != 0 {
 		t.Errorf("removing a bound shoot: usage %d", c.usage("a"))
 	}
@@ -152,8 +153,8 @@ func evictedView(shoot *corev1alpha1.Shoot, from, rv string) *corev1alpha1.Shoot
 // confirming the new binding.
 func TestStaleEvictedViewKeepsReservation(t *testing.T) {
 	c := newSchedulingCache()
-	c.addSeed(readySeed("a", "eu-west-1", 1))
-	orig := pendingShoot("moved", "eu-west-1")
+	c.addSeed(coretest.MakeSeed("a").Region("eu-west-1").Allocatable(1).Obj())
+	orig := coretest.MakeShoot("garden-dev", "moved").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj()
 	c.upsertShoot(evictedView(orig, "old", "10"))
 	read := evictedView(orig, "old", "11")
 	seed, err := c.decide(read, awsInputs)
@@ -168,11 +169,11 @@ func TestStaleEvictedViewKeepsReservation(t *testing.T) {
 		}
 	}
 	c.bindSucceeded(algorithm.ShootKey(read), "12", time.Unix(1000, 0))
-	if seed, err := c.decide(pendingShoot("second", "eu-west-1"), awsInputs); !algorithm.IsNoCapacity(err) {
+	if seed, err := c.decide(coretest.MakeShoot("garden-dev", "second").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj(), awsInputs); !algorithm.IsNoCapacity(err) {
 		t.Fatalf("second shoot: seed %q, error %v; want a capacity error (a is full)", seed, err)
 	}
 	// The binding (rv 12) confirms it.
-	bound := boundTo(read, "a")
+	bound := coretest.WrapShoot(read.DeepCopy()).Seed("a").Obj()
 	bound.ResourceVersion = "12"
 	c.upsertShoot(bound)
 	if u, n := c.usage("a"), c.numAssumed(); u != 1 || n != 0 {
@@ -185,8 +186,8 @@ func TestStaleEvictedViewKeepsReservation(t *testing.T) {
 // the informer shows a newer version of the shoot.
 func TestExpiredAssumptionWaitsForLaggingInformer(t *testing.T) {
 	c := newSchedulingCache()
-	c.addSeed(readySeed("a", "eu-west-1", 1))
-	read := evictedView(pendingShoot("moved", "eu-west-1"), "old", "11")
+	c.addSeed(coretest.MakeSeed("a").Region("eu-west-1").Allocatable(1).Obj())
+	read := evictedView(coretest.MakeShoot("garden-dev", "moved").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj(), "old", "11")
 	key := algorithm.ShootKey(read)
 	c.upsertShoot(read)
 	if _, err := c.decide(read, awsInputs); err != nil {
@@ -200,7 +201,7 @@ func TestExpiredAssumptionWaitsForLaggingInformer(t *testing.T) {
 			t.Fatalf("expired %v %s after the binding while the informer lags", expired, at)
 		}
 	}
-	if seed, err := c.decide(pendingShoot("second", "eu-west-1"), awsInputs); !algorithm.IsNoCapacity(err) {
+	if seed, err := c.decide(coretest.MakeShoot("garden-dev", "second").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj(), awsInputs); !algorithm.IsNoCapacity(err) {
 		t.Fatalf("second shoot after the TTL: seed %q, error %v; want a capacity error (a is full)", seed, err)
 	}
 	// A later change without the seed (the binding undone by someone else)
@@ -224,8 +225,8 @@ func TestExpiredAssumptionWaitsForLaggingInformer(t *testing.T) {
 // neither free the seed's slot nor let the shoot be decided again.
 func TestStatusWriteBetweenReadAndBindingKeepsReservation(t *testing.T) {
 	c := newSchedulingCache()
-	c.addSeed(readySeed("a", "eu-west-1", 1))
-	read := evictedView(pendingShoot("moved", "eu-west-1"), "old", "10")
+	c.addSeed(coretest.MakeSeed("a").Region("eu-west-1").Allocatable(1).Obj())
+	read := evictedView(coretest.MakeShoot("garden-dev", "moved").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj(), "old", "10")
 	read.Status.SeedName = nil
 	key := algorithm.ShootKey(read)
 	c.upsertShoot(read)
@@ -247,14 +248,14 @@ func TestStatusWriteBetweenReadAndBindingKeepsReservation(t *testing.T) {
 	if seed, err := c.decide(statusWritten, awsInputs); !errors.Is(err, errAssumed) {
 		t.Errorf("deciding the bound shoot again from the status write: seed %q, error %v; want errAssumed", seed, err)
 	}
-	if seed, err := c.decide(pendingShoot("second", "eu-west-1"), awsInputs); !algorithm.IsNoCapacity(err) {
+	if seed, err := c.decide(coretest.MakeShoot("garden-dev", "second").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj(), awsInputs); !algorithm.IsNoCapacity(err) {
 		t.Errorf("second shoot: seed %q, error %v; want a capacity error (a is full)", seed, err)
 	}
 	lagging := func(string) *corev1alpha1.Shoot { return statusWritten }
 	if expired, _ := c.expire(t0.Add(3*assumeTTL), assumeTTL, lagging); len(expired) != 0 {
 		t.Errorf("expired %v while the informer shows a version older than the binding", expired)
 	}
-	bound := boundTo(statusWritten, "a")
+	bound := coretest.WrapShoot(statusWritten.DeepCopy()).Seed("a").Obj()
 	bound.ResourceVersion = "12"
 	c.upsertShoot(bound)
 	if u, n := c.usage("a"), c.numAssumed(); u != 1 || n != 0 {
@@ -271,8 +272,8 @@ func TestStatusWriteBetweenReadAndBindingKeepsReservation(t *testing.T) {
 // the lock held across the decision they could not be.
 func TestDecisionHoldsNoLock(t *testing.T) {
 	c := newSchedulingCache()
-	c.addSeed(readySeed("a", "eu-west-1", 10))
-	c.addSeed(readySeed("b", "eu-west-1", 10))
+	c.addSeed(coretest.MakeSeed("a").Region("eu-west-1").Allocatable(10).Obj())
+	c.addSeed(coretest.MakeSeed("b").Region("eu-west-1").Allocatable(10).Obj())
 	others := make(chan error, 1)
 	var once sync.Once
 	in := awsInputs
@@ -280,8 +281,8 @@ func TestDecisionHoldsNoLock(t *testing.T) {
 		once.Do(func() {
 			done := make(chan error, 1)
 			go func() {
-				c.upsertShoot(boundTo(pendingShoot("elsewhere", "eu-west-1"), "b"))
-				_, err := c.decide(pendingShoot("other", "eu-west-1"), awsInputs)
+				c.upsertShoot(coretest.MakeShoot("garden-dev", "elsewhere").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Seed("b").Obj())
+				_, err := c.decide(coretest.MakeShoot("garden-dev", "other").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj(), awsInputs)
 				done <- err
 			}()
 			select {
@@ -293,7 +294,7 @@ func TestDecisionHoldsNoLock(t *testing.T) {
 		})
 		return false
 	}
-	seed, err := c.decide(pendingShoot("dear", "eu-west-1"), in)
+	seed, err := c.decide(coretest.MakeShoot("garden-dev", "dear").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +317,7 @@ func TestDecisionHoldsNoLock(t *testing.T) {
 func TestConcurrentDecisionsWithUpdatesNeverExceedCapacity(t *testing.T) {
 	c := newSchedulingCache()
 	for i := range 4 {
-		c.addSeed(readySeed(fmt.Sprintf("seed-%d", i), "eu-west-1", 10))
+		c.addSeed(coretest.MakeSeed(fmt.Sprintf("seed-%d", i)).Region("eu-west-1").Allocatable(10).Obj())
 	}
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
@@ -327,17 +328,19 @@ func TestConcurrentDecisionsWithUpdatesNeverExceedCapacity(t *testing.T) {
 				return
 			default:
 			}
-			seed := readySeed(fmt.Sprintf("seed-%d", i%4), "eu-west-1", 10)
+			seed := coretest.MakeSeed(fmt.Sprintf("seed-%d", i%4)).Region("eu-west-1").Allocatable(10).Obj()
 			seed.ResourceVersion = fmt.Sprint(i)
 			c.addSeed(seed)
 			if i < 8 {
-				c.upsertShoot(boundTo(pendingShoot(fmt.Sprintf("informer-%d", i), "eu-west-1"), fmt.Sprintf("seed-%d", i%4)))
+				c.upsertShoot(coretest.MakeShoot("garden-dev", fmt.Sprintf("informer-%d", i)).Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Seed(fmt.Sprintf("seed-%d", i%4)).Obj())
 			}
 		}
 	})
 	var placed sync.WaitGroup
 	for i := range 100 {
-		placed.Go(func() { _, _ = c.decide(pendingShoot(fmt.Sprintf("s%03d", i), "eu-west-1"), awsInputs) })
+		placed.Go(func() {
+			_, _ = c.decide(coretest.MakeShoot("garden-dev", fmt.Sprintf("s%03d", i)).Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj(), awsInputs)
+		})
 	}
 	placed.Wait()
 	close(stop)

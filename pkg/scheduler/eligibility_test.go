@@ -8,13 +8,14 @@ import (
 	"k8s.io/utils/ptr"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 func TestResponsible(t *testing.T) {
-	deleting := pendingShoot("d", "r")
+	deleting := coretest.MakeShoot("garden-dev", "d").Region("r").CloudProfileName("aws").ResourceVersion("1").Obj()
 	deleting.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)}
 	named := func(n string) *corev1alpha1.Shoot {
-		s := pendingShoot("n", "r")
+		s := coretest.MakeShoot("garden-dev", "n").Region("r").CloudProfileName("aws").ResourceVersion("1").Obj()
 		s.Spec.SchedulerName = ptr.To(n)
 		return s
 	}
@@ -24,12 +25,12 @@ func TestResponsible(t *testing.T) {
 		scheduler string
 		want      bool
 	}{
-		{"pending, no scheduler name", pendingShoot("p", "r"), "default-scheduler", true},
+		{"pending, no scheduler name", coretest.MakeShoot("garden-dev", "p").Region("r").CloudProfileName("aws").ResourceVersion("1").Obj(), "default-scheduler", true},
 		{"pending, empty scheduler name", named(""), "default-scheduler", true},
 		{"pending, own name", named("mine"), "mine", true},
 		{"pending, other name", named("other"), "default-scheduler", false},
-		{"no name but this is not the default scheduler", pendingShoot("p", "r"), "mine", false},
-		{"already bound", boundTo(pendingShoot("b", "r"), "seed"), "default-scheduler", false},
+		{"no name but this is not the default scheduler", coretest.MakeShoot("garden-dev", "p").Region("r").CloudProfileName("aws").ResourceVersion("1").Obj(), "mine", false},
+		{"already bound", coretest.MakeShoot("garden-dev", "b").Region("r").CloudProfileName("aws").ResourceVersion("1").Seed("seed").Obj(), "default-scheduler", false},
 		{"being deleted", deleting, "default-scheduler", false},
 	} {
 		if got := responsible(tc.shoot, tc.scheduler); got != tc.want {
@@ -39,7 +40,7 @@ func TestResponsible(t *testing.T) {
 }
 
 func TestDecisionInputChanged(t *testing.T) {
-	base := pendingShoot("s", "eu-west-1")
+	base := coretest.MakeShoot("garden-dev", "s").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj()
 	base.Generation = 1
 	for _, tc := range []struct {
 		name   string

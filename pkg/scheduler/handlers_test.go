@@ -48,15 +48,15 @@ func queued(s *Scheduler) []string {
 // gcp (another provider) and not-ready (unusable).
 func hintLandscape() []runtime.Object {
 	return []runtime.Object{
-		awsProfile(),
-		readySeed("full", "eu-west-1", 1),
-		readySeed("far", "eu-west-2", 1),
+		coretest.MakeCloudProfile("aws").Obj(),
+		coretest.MakeSeed("full").Region("eu-west-1").Allocatable(1).Obj(),
+		coretest.MakeSeed("far").Region("eu-west-2").Allocatable(1).Obj(),
 		coretest.MakeSeed("tainted").Region("eu-west-1").Taint("k", nil, corev1alpha1.TaintEffectNoSchedule).Obj(),
 		coretest.MakeSeed("gcp").Provider("gcp", "eu-west-1").Obj(),
 		coretest.MakeSeed("not-ready").Region("eu-west-1").Condition(corev1alpha1.SeedGardenletReady, corev1alpha1.ConditionFalse).Obj(),
-		boundTo(pendingShoot("on-full", "eu-west-1"), "full"),
-		boundTo(pendingShoot("on-far", "eu-west-2"), "far"),
-		pendingShoot("waiting", "eu-west-1"),
+		coretest.MakeShoot("garden-dev", "on-full").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Seed("full").Obj(),
+		coretest.MakeShoot("garden-dev", "on-far").Region("eu-west-2").CloudProfileName("aws").ResourceVersion("1").Seed("far").Obj(),
+		coretest.MakeShoot("garden-dev", "waiting").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj(),
 	}
 }
 
@@ -162,7 +162,7 @@ func TestQueueingHints(t *testing.T) {
 	}{
 		{"a shoot leaving the full seed", func(s *Scheduler) { s.onShootDelete(shoot("on-full")) }, true},
 		{"a shoot bound to the full seed moving elsewhere", func(s *Scheduler) {
-			moved := boundTo(shoot("on-full"), "gcp")
+			moved := coretest.WrapShoot(shoot("on-full").DeepCopy()).Seed("gcp").Obj()
 			moved.ResourceVersion = "2"
 			s.onShootUpdate(shoot("on-full"), moved)
 		}, true},
@@ -192,14 +192,14 @@ func TestQueueingHints(t *testing.T) {
 		}, false},
 		{"the seed that was not ready becoming ready", func(s *Scheduler) {
 			s.onSeedUpdate(seed("not-ready"), changed(seed("not-ready"), func(s *corev1alpha1.Seed) {
-				s.Status.Conditions = readySeed("x", "eu-west-1", -1).Status.Conditions
+				s.Status.Conditions = coretest.MakeSeed("x").Region("eu-west-1").Allocatable(-1).Obj().Status.Conditions
 			}))
 		}, true},
 		{"a resync of the tainted seed", func(s *Scheduler) { s.onSeedUpdate(seed("tainted"), seed("tainted")) }, false},
-		{"a new seed the shoot may use", func(s *Scheduler) { s.onSeedAdd(readySeed("new", "eu-west-1", -1)) }, true},
-		{"a new seed in another region", func(s *Scheduler) { s.onSeedAdd(readySeed("new", "eu-west-2", -1)) }, false},
+		{"a new seed the shoot may use", func(s *Scheduler) { s.onSeedAdd(coretest.MakeSeed("new").Region("eu-west-1").Allocatable(-1).Obj()) }, true},
+		{"a new seed in another region", func(s *Scheduler) { s.onSeedAdd(coretest.MakeSeed("new").Region("eu-west-2").Allocatable(-1).Obj()) }, false},
 		{"a new seed in another region, then moved to the shoot's", func(s *Scheduler) {
-			added := readySeed("new", "eu-west-2", -1)
+			added := coretest.MakeSeed("new").Region("eu-west-2").Allocatable(-1).Obj()
 			s.onSeedAdd(added)
 			if requeued(t, s) {
 				t.Error("a new seed in another region requeued the shoot")
@@ -211,13 +211,13 @@ func TestQueueingHints(t *testing.T) {
 			s.onSeedDelete(cache.DeletedFinalStateUnknown{Key: "gcp", Obj: seed("gcp")})
 		}, false},
 		{"its cloud profile changing", func(s *Scheduler) {
-			p := awsProfile()
+			p := coretest.MakeCloudProfile("aws").Obj()
 			changed := p.DeepCopy()
 			changed.Spec.SeedSelector = &corev1alpha1.SeedSelector{ProviderTypes: []string{"*"}}
 			s.onProfileUpdate(p, changed)
 		}, true},
 		{"its cloud profile relabelled", func(s *Scheduler) {
-			p := awsProfile()
+			p := coretest.MakeCloudProfile("aws").Obj()
 			relabelled := p.DeepCopy()
 			relabelled.Labels = map[string]string{"x": "y"}
 			s.onProfileUpdate(p, relabelled)
@@ -250,7 +250,7 @@ func TestQueueingHints(t *testing.T) {
 			s.onSeedUpdate("not a seed", seed("full"))
 			s.onSeedDelete(cache.DeletedFinalStateUnknown{Key: "x", Obj: "not a seed"})
 			s.onShootDelete("not a shoot")
-			s.onProfileUpdate("not a profile", awsProfile())
+			s.onProfileUpdate("not a profile", coretest.MakeCloudProfile("aws").Obj())
 			s.onConfigMapUpdate("not a ConfigMap", regionConfig("aws"))
 		}, false},
 	} {
@@ -338,7 +338,7 @@ func TestPeriodicRetryCatchesAMissedHint(t *testing.T) {
 
 func TestShootDeleteForgetsTheShoot(t *testing.T) {
 	s, _ := parkedScheduler(t, hintLandscape()...)
-	s.onShootDelete(cache.DeletedFinalStateUnknown{Key: waitingKey, Obj: pendingShoot("waiting", "eu-west-1")})
+	s.onShootDelete(cache.DeletedFinalStateUnknown{Key: waitingKey, Obj: coretest.MakeShoot("garden-dev", "waiting").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj()})
 	if s.pool.parked() != 0 {
 		t.Error("the deleted shoot is still parked")
 	}
@@ -361,9 +361,9 @@ func TestFailedBindingGivesTheCapacityBack(t *testing.T) {
 		{"shoot gone", apierrors.NewNotFound(corev1alpha1.Resource("shoots"), "s"), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			shoot := pendingShoot("s", "eu-west-1")
+			shoot := coretest.MakeShoot("garden-dev", "s").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj()
 			shoot.ResourceVersion = ""
-			s, graft, rec := newTestScheduler(t, readySeed("a", "eu-west-1", 1), awsProfile(), shoot)
+			s, graft, rec := newTestScheduler(t, coretest.MakeSeed("a").Region("eu-west-1").Allocatable(1).Obj(), coretest.MakeCloudProfile("aws").Obj(), shoot)
 			graft.PrependReactor("patch", "shoots", func(clienttesting.Action) (bool, runtime.Object, error) {
 				return true, nil, tc.err
 			})
@@ -380,9 +380,9 @@ func TestFailedBindingGivesTheCapacityBack(t *testing.T) {
 			default:
 			}
 			// The seat is free again: another shoot gets it.
-			other := pendingShoot("other", "eu-west-1")
+			other := coretest.MakeShoot("garden-dev", "other").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj()
 			s.cache.upsertShoot(other)
-			if seed, err := s.cache.decide(other, algorithm.Inputs{CloudProfile: awsProfile(), Config: s.algConfig}); err != nil || seed != "a" {
+			if seed, err := s.cache.decide(other, algorithm.Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj(), Config: s.algConfig}); err != nil || seed != "a" {
 				t.Errorf("another shoot after the failed binding: seed %q, %v; want a", seed, err)
 			}
 		})
@@ -447,7 +447,7 @@ func TestTenantUpdatesKeepTheBackoff(t *testing.T) {
 		t.Errorf("queued %v after five spec patches, want the shoot once", got)
 	}
 	// A shoot the pool does not hold (never decided) is decided at once.
-	fresh := pendingShoot("fresh", "eu-west-1")
+	fresh := coretest.MakeShoot("garden-dev", "fresh").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj()
 	changed := fresh.DeepCopy()
 	changed.Generation++
 	changed.Spec.Region = "eu-west-2"

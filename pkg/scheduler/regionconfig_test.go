@@ -40,9 +40,9 @@ func TestRegionConfigMapsOnlyFromTheirNamespace(t *testing.T) {
 		{"default namespace ignored when another is configured", "garden-ops", []*corev1.ConfigMap{regionConfigMapIn("garden", "regions")}, "near"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			shoot := pendingShoot("s", "eu-west-1")
+			shoot := coretest.MakeShoot("garden-dev", "s").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj()
 			shoot.ResourceVersion = ""
-			graft := graftfake.NewSimpleClientset(readySeed("near", "eu-central-1", -1), readySeed("far", "us-east-1", -1), awsProfile(), shoot)
+			graft := graftfake.NewSimpleClientset(coretest.MakeSeed("near").Region("eu-central-1").Allocatable(-1).Obj(), coretest.MakeSeed("far").Region("us-east-1").Allocatable(-1).Obj(), coretest.MakeCloudProfile("aws").Obj(), shoot)
 			kube := kubefake.NewSimpleClientset()
 			for _, cm := range tc.configMaps {
 				if _, err := kube.CoreV1().ConfigMaps(cm.Namespace).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {

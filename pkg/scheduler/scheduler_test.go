@@ -18,6 +18,7 @@ import (
 	graftfake "github.com/graft-dev/client-go/clientset/versioned/fake"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/coretest"
 )
@@ -50,9 +51,9 @@ func newTestScheduler(t *testing.T, objects ...runtime.Object) (*Scheduler, *gra
 }
 
 func TestSyncBindsAndRecordsEvent(t *testing.T) {
-	shoot := pendingShoot("s", "eu-west-1")
+	shoot := coretest.MakeShoot("garden-dev", "s").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj()
 	shoot.ResourceVersion = ""
-	s, graft, rec := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile(), shoot)
+	s, graft, rec := newTestScheduler(t, coretest.MakeSeed("a").Region("eu-west-1").Allocatable(-1).Obj(), coretest.MakeCloudProfile("aws").Obj(), shoot)
 	if err := s.syncHandler(context.Background(), "garden-dev/s"); err != nil {
 		t.Fatal(err)
 	}
@@ -72,9 +73,9 @@ func TestSyncBindsAndRecordsEvent(t *testing.T) {
 }
 
 func TestSyncFailureRecordsEventAndLastOperation(t *testing.T) {
-	shoot := pendingShoot("s", "ap-south-1")
+	shoot := coretest.MakeShoot("garden-dev", "s").Region("ap-south-1").CloudProfileName("aws").ResourceVersion("1").Obj()
 	shoot.ResourceVersion = ""
-	s, graft, rec := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile(), shoot)
+	s, graft, rec := newTestScheduler(t, coretest.MakeSeed("a").Region("eu-west-1").Allocatable(-1).Obj(), coretest.MakeCloudProfile("aws").Obj(), shoot)
 	if err := s.syncHandler(context.Background(), "garden-dev/s"); err != nil {
 		t.Fatalf("sync: %v, want none: the shoot waits for a change that can help", err)
 	}
@@ -99,9 +100,9 @@ func TestSyncFailureRecordsEventAndLastOperation(t *testing.T) {
 // counts changed but whose rejecting filters did not writes no status; the
 // Event still comes with the new counts.
 func TestFailureStatusWrittenOnlyWhenItsStableReasonChanges(t *testing.T) {
-	shoot := pendingShoot("s", "ap-south-1")
+	shoot := coretest.MakeShoot("garden-dev", "s").Region("ap-south-1").CloudProfileName("aws").ResourceVersion("1").Obj()
 	shoot.ResourceVersion = ""
-	s, graft, rec := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile(), shoot)
+	s, graft, rec := newTestScheduler(t, coretest.MakeSeed("a").Region("eu-west-1").Allocatable(-1).Obj(), coretest.MakeCloudProfile("aws").Obj(), shoot)
 	statusWrites := func() int {
 		n := 0
 		for _, a := range graft.Actions() {
@@ -131,7 +132,7 @@ func TestFailureStatusWrittenOnlyWhenItsStableReasonChanges(t *testing.T) {
 		t.Fatalf("%d status writes after the first failure, want 1", statusWrites())
 	}
 	// Another seed of another region: the counts change, the reason not.
-	s.cache.addSeed(readySeed("b", "eu-west-2", -1))
+	s.cache.addSeed(coretest.MakeSeed("b").Region("eu-west-2").Allocatable(-1).Obj())
 	second := decide()
 	if first == second {
 		t.Errorf("the Event did not follow the new counts: %q", second)
@@ -155,12 +156,12 @@ func TestFailureStatusWrittenOnlyWhenItsStableReasonChanges(t *testing.T) {
 }
 
 func TestSyncLeavesOthersAlone(t *testing.T) {
-	other := pendingShoot("other", "eu-west-1")
+	other := coretest.MakeShoot("garden-dev", "other").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj()
 	other.ResourceVersion = ""
 	other.Spec.SchedulerName = ptr.To("someone-else")
-	pre := boundTo(pendingShoot("pre", "eu-west-1"), "elsewhere")
+	pre := coretest.MakeShoot("garden-dev", "pre").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Seed("elsewhere").Obj()
 	pre.ResourceVersion = ""
-	s, graft, rec := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile(), other, pre)
+	s, graft, rec := newTestScheduler(t, coretest.MakeSeed("a").Region("eu-west-1").Allocatable(-1).Obj(), coretest.MakeCloudProfile("aws").Obj(), other, pre)
 	for _, key := range []string{"garden-dev/other", "garden-dev/pre", "garden-dev/missing"} {
 		if err := s.syncHandler(context.Background(), key); err != nil {
 			t.Errorf("%s: %v", key, err)
@@ -180,10 +181,10 @@ func TestSyncLeavesOthersAlone(t *testing.T) {
 // evicted shoot s, the same seed at version 1 without it (a view that missed
 // the taint), and the evicted shoot waiting for a seed.
 func evictedFromDrainedSeed() (drained, stale *corev1alpha1.Seed, shoot *corev1alpha1.Shoot) {
-	drained = readySeed("a", "eu-west-1", -1)
+	drained = coretest.MakeSeed("a").Region("eu-west-1").Allocatable(-1).Obj()
 	drained.ResourceVersion = "2"
 	drained.Spec.Taints = []corev1alpha1.SeedTaint{{Key: corev1alpha1.SeedTaintUnschedulable, Effect: corev1alpha1.TaintEffectNoExecute}}
-	shoot = pendingShoot("s", "eu-west-1")
+	shoot = coretest.MakeShoot("garden-dev", "s").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj()
 	shoot.ResourceVersion = ""
 	shoot.Annotations = map[string]string{corev1alpha1.AnnotationDescheduledFrom: "a"}
 	stale = drained.DeepCopy()
@@ -198,7 +199,7 @@ func evictedFromDrainedSeed() (drained, stale *corev1alpha1.Seed, shoot *corev1a
 // the decision did not see the taint, so the shoot is decided again.
 func TestConfirmComparesWithTheSeedTheDecisionRead(t *testing.T) {
 	drained, stale, shoot := evictedFromDrainedSeed()
-	s, _, _ := newTestScheduler(t, drained, awsProfile(), shoot)
+	s, _, _ := newTestScheduler(t, drained, coretest.MakeCloudProfile("aws").Obj(), shoot)
 	s.cache.addSeed(stale)
 	seed, err := s.decide(shoot)
 	if err != nil || seed != "a" {
@@ -217,7 +218,7 @@ func TestConfirmComparesWithTheSeedTheDecisionRead(t *testing.T) {
 func TestSyncConfirmsTheSeedAnEvictedShootLeft(t *testing.T) {
 	drained, stale, shoot := evictedFromDrainedSeed()
 	shoot.Status.LastOperation = &corev1alpha1.LastOperation{Type: corev1alpha1.LastOperationTypeMigrate, State: corev1alpha1.LastOperationStatePending}
-	s, graft, _ := newTestScheduler(t, drained, readySeed("b", "eu-west-1", -1), awsProfile(), shoot)
+	s, graft, _ := newTestScheduler(t, drained, coretest.MakeSeed("b").Region("eu-west-1").Allocatable(-1).Obj(), coretest.MakeCloudProfile("aws").Obj(), shoot)
 
 	// The cache's view of seed a predates the taint.
 	s.cache.addSeed(stale)
@@ -250,3 +251,7 @@ func TestSyncConfirmsTheSeedAnEvictedShootLeft(t *testing.T) {
 		t.Errorf("shoot on %v after the seed was confirmed, want b", got.Spec.SeedName)
 	}
 }
+
+// awsInputs are the inputs of a decision with the aws cloud profile and no
+// region ConfigMap.
+var awsInputs = algorithm.Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj()}

@@ -14,6 +14,7 @@ import (
 
 	graftfake "github.com/graft-dev/client-go/clientset/versioned/fake"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 func withLastOperation(shoot *corev1alpha1.Shoot, t corev1alpha1.LastOperationType, st corev1alpha1.LastOperationState) *corev1alpha1.Shoot {
@@ -22,7 +23,7 @@ func withLastOperation(shoot *corev1alpha1.Shoot, t corev1alpha1.LastOperationTy
 }
 
 func evictedShoot(name, from string) *corev1alpha1.Shoot {
-	s := pendingShoot(name, "eu-west-1")
+	s := coretest.MakeShoot("garden-dev", name).Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj()
 	s.ResourceVersion = ""
 	s.Annotations = map[string]string{corev1alpha1.AnnotationDescheduledFrom: from}
 	return withLastOperation(s, corev1alpha1.LastOperationTypeMigrate, corev1alpha1.LastOperationStatePending)
@@ -60,7 +61,7 @@ func TestBindClearsPendingLastOperation(t *testing.T) {
 		t.Run(string(typ), func(t *testing.T) {
 			shoot := evictedShoot("s", "gone")
 			shoot.Status.LastOperation.Type = typ
-			s, graft, _ := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile(), shoot)
+			s, graft, _ := newTestScheduler(t, coretest.MakeSeed("a").Region("eu-west-1").Allocatable(-1).Obj(), coretest.MakeCloudProfile("aws").Obj(), shoot)
 			if err := s.syncHandler(context.Background(), "garden-dev/s"); err != nil {
 				t.Fatal(err)
 			}
@@ -91,11 +92,11 @@ func TestBindClearsPendingLastOperation(t *testing.T) {
 // Nothing to clear costs nothing: a shoot without lastOperation, or with one
 // that is not about waiting for a seed, is bound with one write.
 func TestBindWithoutPendingLastOperationWritesOnce(t *testing.T) {
-	fresh := pendingShoot("fresh", "eu-west-1")
+	fresh := coretest.MakeShoot("garden-dev", "fresh").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj()
 	fresh.ResourceVersion = ""
-	reconciled := withLastOperation(pendingShoot("reconciled", "eu-west-1"), corev1alpha1.LastOperationTypeReconcile, corev1alpha1.LastOperationStateSucceeded)
+	reconciled := withLastOperation(coretest.MakeShoot("garden-dev", "reconciled").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj(), corev1alpha1.LastOperationTypeReconcile, corev1alpha1.LastOperationStateSucceeded)
 	reconciled.ResourceVersion = ""
-	s, graft, _ := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile(), fresh, reconciled)
+	s, graft, _ := newTestScheduler(t, coretest.MakeSeed("a").Region("eu-west-1").Allocatable(-1).Obj(), coretest.MakeCloudProfile("aws").Obj(), fresh, reconciled)
 	for _, name := range []string{"fresh", "reconciled"} {
 		if err := s.syncHandler(context.Background(), "garden-dev/"+name); err != nil {
 			t.Fatal(err)
@@ -138,7 +139,7 @@ func conflictOnce(t *testing.T, graft *graftfake.Clientset, change func(*corev1a
 // A conflict on the status write: the shoot is read again and cleared while
 // it is still bound and waiting.
 func TestClearPendingRetriesOnConflict(t *testing.T) {
-	s, graft, _ := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile(), evictedShoot("s", "gone"))
+	s, graft, _ := newTestScheduler(t, coretest.MakeSeed("a").Region("eu-west-1").Allocatable(-1).Obj(), coretest.MakeCloudProfile("aws").Obj(), evictedShoot("s", "gone"))
 	conflictOnce(t, graft, func(s *corev1alpha1.Shoot) { s.Labels = map[string]string{"touched": "yes"} })
 	if err := s.syncHandler(context.Background(), "garden-dev/s"); err != nil {
 		t.Fatal(err)
@@ -155,7 +156,7 @@ func TestClearPendingRetriesOnConflict(t *testing.T) {
 // A shoot evicted again between the binding and the status write keeps the
 // descheduler's new Migrate/Pending.
 func TestClearPendingKeepsANewEviction(t *testing.T) {
-	s, graft, _ := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile(), evictedShoot("s", "gone"))
+	s, graft, _ := newTestScheduler(t, coretest.MakeSeed("a").Region("eu-west-1").Allocatable(-1).Obj(), coretest.MakeCloudProfile("aws").Obj(), evictedShoot("s", "gone"))
 	conflictOnce(t, graft, func(s *corev1alpha1.Shoot) {
 		s.Spec.SeedName = nil
 		s.Annotations[corev1alpha1.AnnotationDescheduledFrom] = "a"
@@ -175,9 +176,9 @@ func TestClearPendingKeepsANewEviction(t *testing.T) {
 
 // A scheduling failure is recorded only on the version it was decided on.
 func TestReportFailureIsPreconditioned(t *testing.T) {
-	shoot := pendingShoot("s", "ap-south-1")
+	shoot := coretest.MakeShoot("garden-dev", "s").Region("ap-south-1").CloudProfileName("aws").ResourceVersion("1").Obj()
 	shoot.ResourceVersion = ""
-	s, graft, _ := newTestScheduler(t, readySeed("a", "eu-west-1", -1), awsProfile(), shoot)
+	s, graft, _ := newTestScheduler(t, coretest.MakeSeed("a").Region("eu-west-1").Allocatable(-1).Obj(), coretest.MakeCloudProfile("aws").Obj(), shoot)
 	if err := s.syncHandler(context.Background(), "garden-dev/s"); err != nil {
 		t.Fatalf("sync: %v", err)
 	}

@@ -16,12 +16,9 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
+	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/pkg/garden"
 )
-
-func seed(name, rv string, taints ...corev1alpha1.SeedTaint) *corev1alpha1.Seed {
-	return &corev1alpha1.Seed{ObjectMeta: metav1.ObjectMeta{Name: name, ResourceVersion: rv}, Spec: corev1alpha1.SeedSpec{Taints: taints}}
-}
 
 var addA = func(s *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
 	_, taints, err := ApplyTaints(s.Name, s.Spec.Taints, TaintChanges{Add: []corev1alpha1.SeedTaint{{Key: "a", Effect: corev1alpha1.TaintEffectNoSchedule}}}, false, time.Now())
@@ -39,7 +36,7 @@ func patches(client *fake.Clientset) []clienttesting.PatchAction {
 }
 
 func TestUpdateTaintsSendsMergePatchWithResourceVersion(t *testing.T) {
-	client := fake.NewSimpleClientset(seed("s1", "7"))
+	client := fake.NewSimpleClientset(coretest.MakeSeed("s1").ResourceVersion("7").Obj())
 	got, changed, err := UpdateTaints(context.Background(), garden.NewGraft(client), "s1", DryRunNone, addA)
 	if err != nil || !changed {
 		t.Fatalf("Update: changed=%v err=%v", changed, err)
@@ -64,7 +61,7 @@ func TestUpdateTaintsSendsMergePatchWithResourceVersion(t *testing.T) {
 }
 
 func TestUpdateTaintsRetriesOnConflict(t *testing.T) {
-	client := fake.NewSimpleClientset(seed("s1", "7"))
+	client := fake.NewSimpleClientset(coretest.MakeSeed("s1").ResourceVersion("7").Obj())
 	conflicts := 1
 	client.PrependReactor("patch", "seeds", func(clienttesting.Action) (bool, runtime.Object, error) {
 		if conflicts > 0 {
@@ -92,7 +89,7 @@ func TestUpdateTaintsRetriesOnConflict(t *testing.T) {
 }
 
 func TestUpdateTaintsClientDryRunSendsNothing(t *testing.T) {
-	client := fake.NewSimpleClientset(seed("s1", "7"))
+	client := fake.NewSimpleClientset(coretest.MakeSeed("s1").ResourceVersion("7").Obj())
 	got, changed, err := UpdateTaints(context.Background(), garden.NewGraft(client), "s1", DryRunClient, addA)
 	if err != nil || !changed || helper.FormatTaints(got.Spec.Taints, ",") != "a:NoSchedule" {
 		t.Fatalf("Update: %v %v %v", got, changed, err)
@@ -103,7 +100,7 @@ func TestUpdateTaintsClientDryRunSendsNothing(t *testing.T) {
 }
 
 func TestUpdateTaintsServerDryRunSetsDryRunAll(t *testing.T) {
-	client := fake.NewSimpleClientset(seed("s1", "7"))
+	client := fake.NewSimpleClientset(coretest.MakeSeed("s1").ResourceVersion("7").Obj())
 	if _, _, err := UpdateTaints(context.Background(), garden.NewGraft(client), "s1", DryRunServer, addA); err != nil {
 		t.Fatal(err)
 	}

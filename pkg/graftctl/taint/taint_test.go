@@ -19,10 +19,6 @@ import (
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 )
 
-func seed(name string, labels map[string]string, taints ...corev1alpha1.SeedTaint) *corev1alpha1.Seed {
-	return coretest.MakeSeed(name).Labels(labels).Taints(taints...).Obj()
-}
-
 func run(t *testing.T, client *fake.Clientset, args ...string) (string, error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
@@ -58,9 +54,9 @@ func writes(client *fake.Clientset) int {
 func TestTaintCommand(t *testing.T) {
 	objects := func() []runtime.Object {
 		return []runtime.Object{
-			seed("a", map[string]string{"env": "canary"}),
-			seed("b", map[string]string{"env": "canary"}, corev1alpha1.SeedTaint{Key: "x", Effect: corev1alpha1.TaintEffectNoSchedule}),
-			seed("c", nil),
+			coretest.MakeSeed("a").Labels(map[string]string{"env": "canary"}).Obj(),
+			coretest.MakeSeed("b").Labels(map[string]string{"env": "canary"}).Taints(corev1alpha1.SeedTaint{Key: "x", Effect: corev1alpha1.TaintEffectNoSchedule}).Obj(),
+			coretest.MakeSeed("c").Obj(),
 		}
 	}
 	tests := []struct {
@@ -159,7 +155,7 @@ func TestTaintCommand(t *testing.T) {
 }
 
 func TestTaintOutputYAML(t *testing.T) {
-	client := fake.NewSimpleClientset(seed("a", nil))
+	client := fake.NewSimpleClientset(coretest.MakeSeed("a").Obj())
 	out, err := run(t, client, "seed", "a", "k=v:NoExecute", "-o", "yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +170,7 @@ func TestTaintOutputYAML(t *testing.T) {
 // `graftctl taint` records when it added a NoExecute taint, and --overwrite
 // with the same taint keeps that time.
 func TestTaintRecordsTimeAdded(t *testing.T) {
-	client := fake.NewSimpleClientset(seed("a", nil))
+	client := fake.NewSimpleClientset(coretest.MakeSeed("a").Obj())
 	before := time.Now().Truncate(time.Second)
 	if _, err := run(t, client, "seed", "a", "k=v:NoExecute", "c=v:NoSchedule"); err != nil {
 		t.Fatal(err)
