@@ -256,6 +256,13 @@ func (s *ShootWrapper) CloudProfileName(name string) *ShootWrapper {
 	return s
 }
 
+// CloudProfileRef names the cloud profile by spec.cloudProfile, of the kind
+// CloudProfile or NamespacedCloudProfile.
+func (s *ShootWrapper) CloudProfileRef(kind, name string) *ShootWrapper {
+	s.Spec.CloudProfileName, s.Spec.CloudProfile = nil, &v1alpha1.CloudProfileReference{Kind: kind, Name: name}
+	return s
+}
+
 // Tolerations adds tolerations.
 func (s *ShootWrapper) Tolerations(tolerations ...v1alpha1.Toleration) *ShootWrapper {
 	s.Spec.Tolerations = append(s.Spec.Tolerations, tolerations...)
@@ -303,6 +310,12 @@ func (s *ShootWrapper) ResourceVersion(rv string) *ShootWrapper {
 // SeedSelector sets spec.seedSelector.
 func (s *ShootWrapper) SeedSelector(sel *v1alpha1.SeedSelector) *ShootWrapper {
 	s.Spec.SeedSelector = sel
+	return s
+}
+
+// SchedulerName sets spec.schedulerName.
+func (s *ShootWrapper) SchedulerName(name string) *ShootWrapper {
+	s.Spec.SchedulerName = ptr.To(name)
 	return s
 }
 

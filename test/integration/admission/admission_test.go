@@ -32,7 +32,7 @@ func waitSeedAssignmentEnforced(t *testing.T, ns string) {
 	t.Helper()
 	tenant := tenantClient(t, ns)
 	waitEnforced(t, controlplane.SeedAssignmentPolicy, func(ctx context.Context) error {
-		_, err := create(ctx, tenant, shoot(ns, "probe", withSeed("probe")), true)
+		_, err := create(ctx, tenant, unscheduledShoot(ns, "probe").Seed("probe").Obj(), true)
 		return err
 	})
 }
@@ -53,12 +53,12 @@ func TestTenantMayNotChooseSeed(t *testing.T) {
 		user + " is none of them",
 	}
 
-	_, err := create(ctx, tenant, shoot(ns, "pre-bound", withSeed("protected-seed")), false)
+	_, err := create(ctx, tenant, unscheduledShoot(ns, "pre-bound").Seed("protected-seed").Obj(), false)
 	t.Logf("the tenant reads: %v", err)
 	expectRefused(t, "tenant creates a pre-bound shoot", err, controlplane.SeedAssignmentPolicy,
 		append([]string{"spec.seedName of shoot " + ns + "/pre-bound may not be set to protected-seed"}, whoMay...)...)
 
-	_, err = create(ctx, tenant, shoot(ns, "unbound"), false)
+	_, err = create(ctx, tenant, unscheduledShoot(ns, "unbound").Obj(), false)
 	expectAllowed(t, "tenant creates a shoot without seed", err)
 	_, err = mergePatch(ctx, tenant, ns, "unbound", `{"spec":{"seedName":"seed-a"}}`)
 	expectRefused(t, "tenant sets spec.seedName", err, controlplane.SeedAssignmentPolicy,
@@ -121,7 +121,7 @@ func TestComponentsAndOperatorsChooseSeeds(t *testing.T) {
 	desched := componentClient(t, controlplane.ComponentNamespace, descheduler)
 	annotator := componentClient(t, controlplane.ComponentNamespace, "graft-capacity-annotator")
 
-	_, err := create(ctx, admin(t), shoot(ns, "web"), false)
+	_, err := create(ctx, admin(t), unscheduledShoot(ns, "web").Obj(), false)
 	expectAllowed(t, "admin creates a shoot", err)
 	_, err = mergePatch(ctx, annotator, ns, "web", `{"spec":{"seedName":"seed-a"}}`)
 	expectRefused(t, "graft-capacity-annotator sets spec.seedName", err, controlplane.SeedAssignmentPolicy,
@@ -148,7 +148,7 @@ func TestComponentsAndOperatorsChooseSeeds(t *testing.T) {
 	expectAllowed(t, "graft-scheduler binds the shoot again", err)
 
 	// Cluster admins: system:masters is in the operator groups by default.
-	_, err = create(ctx, impersonating(t, "jane", "system:masters"), shoot(ns, "infra", withSeed("seed-a")), false)
+	_, err = create(ctx, impersonating(t, "jane", "system:masters"), unscheduledShoot(ns, "infra").Seed("seed-a").Obj(), false)
 	expectAllowed(t, "a member of system:masters creates a pre-bound shoot", err)
 	_, err = mergePatch(ctx, impersonating(t, "jane", "system:masters"), ns, "infra", `{"spec":{"seedName":null}}`)
 	expectAllowed(t, "a member of system:masters clears spec.seedName", err)
@@ -176,7 +176,7 @@ func TestOperatorGroupsAreParameters(t *testing.T) {
 	}
 	waitAuthorized(t, ns, "bob", group)
 	bob := impersonating(t, "bob", group)
-	_, err := create(ctx, bob, shoot(ns, "before", withSeed("seed-a")), true)
+	_, err := create(ctx, bob, unscheduledShoot(ns, "before").Seed("seed-a").Obj(), true)
 	expectRefused(t, "bob of "+group+" before the group is listed", err, controlplane.SeedAssignmentPolicy, "bob is none of them")
 
 	params := kube.CoreV1().ConfigMaps(controlplane.ComponentNamespace)
@@ -202,7 +202,7 @@ func TestOperatorGroupsAreParameters(t *testing.T) {
 	// Parameters reach the API server's policy evaluation through an informer:
 	// retry until bob is let through.
 	framework.WaitFor(t, "bob of "+group+" to be allowed", time.Minute, func(ctx context.Context) (bool, error) {
-		_, err := create(ctx, bob, shoot(ns, "after", withSeed("seed-a")), false)
+		_, err := create(ctx, bob, unscheduledShoot(ns, "after").Seed("seed-a").Obj(), false)
 		return err == nil, err
 	})
 }
@@ -219,7 +219,7 @@ func TestProtectedToleration(t *testing.T) {
 	ns := newNamespace(t, "tenant-protected")
 	tenant := tenantClient(t, ns)
 	waitEnforced(t, controlplane.ProtectedTaintPolicy, func(ctx context.Context) error {
-		_, err := create(ctx, admin(t), shoot(ns, "probe", tolerating(v1alpha1.SeedTaintProtected)), true)
+		_, err := create(ctx, admin(t), unscheduledShoot(ns, "probe").Tolerate(v1alpha1.SeedTaintProtected, nil, "", nil).Obj(), true)
 		return err
 	})
 	byEither := func(what string, err error) {
@@ -231,13 +231,13 @@ func TestProtectedToleration(t *testing.T) {
 		expectRefused(t, what, err, controlplane.ProtectedTaintPolicy, "shoot "+ns+"/web may not tolerate seed.gardener.cloud/protected: protected seeds are only for shoots in namespace garden")
 	}
 
-	_, err := create(ctx, tenant, shoot(ns, "web", tolerating("dedicated"), tolerating(v1alpha1.SeedTaintProtected)), false)
+	_, err := create(ctx, tenant, unscheduledShoot(ns, "web").Tolerate("dedicated", nil, "", nil).Tolerate(v1alpha1.SeedTaintProtected, nil, "", nil).Obj(), false)
 	byEither("tenant creates a shoot tolerating the protected taint", err)
-	_, err = create(ctx, admin(t), shoot(ns, "web", tolerating(v1alpha1.SeedTaintProtected)), false)
+	_, err = create(ctx, admin(t), unscheduledShoot(ns, "web").Tolerate(v1alpha1.SeedTaintProtected, nil, "", nil).Obj(), false)
 	expectRefused(t, "admin creates such a shoot outside the garden", err, controlplane.ProtectedTaintPolicy,
 		"shoot "+ns+"/web may not tolerate seed.gardener.cloud/protected: protected seeds are only for shoots in namespace garden")
 
-	_, err = create(ctx, tenant, shoot(ns, "web", tolerating("dedicated")), false)
+	_, err = create(ctx, tenant, unscheduledShoot(ns, "web").Tolerate("dedicated", nil, "", nil).Obj(), false)
 	expectAllowed(t, "tenant creates a shoot with other tolerations", err)
 	_, err = mergePatch(ctx, tenant, ns, "web", `{"spec":{"tolerations":[{"key":"dedicated"},{"key":"seed.gardener.cloud/protected"}]}}`)
 	byEither("tenant adds the toleration later", err)
@@ -245,7 +245,7 @@ func TestProtectedToleration(t *testing.T) {
 	expectAllowed(t, "tenant changes its other tolerations", err)
 
 	garden := admin(t)
-	_, err = create(ctx, garden, shoot(v1alpha1.GardenNamespace, "explicit", tolerating(v1alpha1.SeedTaintProtected)), false)
+	_, err = create(ctx, garden, unscheduledShoot(v1alpha1.GardenNamespace, "explicit").Tolerate(v1alpha1.SeedTaintProtected, nil, "", nil).Obj(), false)
 	expectAllowed(t, "a garden shoot tolerating the protected taint", err)
 	t.Cleanup(func() {
 		_ = garden.CoreV1alpha1().Shoots(v1alpha1.GardenNamespace).Delete(context.Background(), "explicit", metav1.DeleteOptions{})
@@ -268,13 +268,13 @@ func TestGardenShootsGetTheProtectedToleration(t *testing.T) {
 		})
 	}
 	framework.WaitFor(t, "the garden toleration policy to be loaded", 2*time.Minute, func(ctx context.Context) (bool, error) {
-		s, err := create(ctx, c, shoot(v1alpha1.GardenNamespace, "probe"), true)
+		s, err := create(ctx, c, unscheduledShoot(v1alpha1.GardenNamespace, "probe").Obj(), true)
 		return err == nil && tolerates(s), err
 	})
 	ctx := t.Context()
 	for _, s := range []gardenCase{
-		{name: "no-tolerations", shoot: shoot(v1alpha1.GardenNamespace, "no-tolerations")},
-		{name: "other-tolerations", shoot: shoot(v1alpha1.GardenNamespace, "other-tolerations", tolerating("dedicated")), keep: []string{"dedicated"}},
+		{name: "no-tolerations", shoot: unscheduledShoot(v1alpha1.GardenNamespace, "no-tolerations").Obj()},
+		{name: "other-tolerations", shoot: unscheduledShoot(v1alpha1.GardenNamespace, "other-tolerations").Tolerate("dedicated", nil, "", nil).Obj(), keep: []string{"dedicated"}},
 	} {
 		got, err := create(ctx, c, s.shoot, false)
 		expectAllowed(t, "creating garden shoot "+s.name, err)
@@ -292,7 +292,7 @@ func TestGardenShootsGetTheProtectedToleration(t *testing.T) {
 	}
 	// Not outside the garden.
 	ns := newNamespace(t, "no-garden-toleration")
-	got, err := create(ctx, c, shoot(ns, "web"), false)
+	got, err := create(ctx, c, unscheduledShoot(ns, "web").Obj(), false)
 	expectAllowed(t, "creating a shoot outside the garden", err)
 	if len(got.Spec.Tolerations) != 0 {
 		t.Errorf("shoot outside the garden got tolerations %+v", got.Spec.Tolerations)
@@ -335,17 +335,17 @@ func TestTenantMayNotWriteControlAnnotations(t *testing.T) {
 			"annotations "+strings.Join(keys, ", ")+" of shoot "+ns+"/"+name+" "+control, userOf(ns, "tenant")+" is none of them")
 	}
 
-	decoy := shoot(ns, "decoy")
+	decoy := unscheduledShoot(ns, "decoy").Obj()
 	decoy.Annotations = map[string]string{from: "seed-a", reason: "NoExecuteTaints: forged"}
 	decoy.Spec.SchedulerName = ptr.To("nobody")
 	_, err := create(ctx, tenant, decoy, false)
 	refused("tenant creates a decoy evicted shoot", err, "decoy", from, reason)
-	forged := shoot(ns, "forged")
+	forged := unscheduledShoot(ns, "forged").Obj()
 	forged.Annotations = map[string]string{evicted: `[{"seed":"seed-a","cause":"NoExecuteTaints: k:NoExecute","at":"2999-01-01T00:00:00Z"}]`}
 	_, err = create(ctx, tenant, forged, false)
 	refused("tenant creates a shoot with an eviction record", err, "forged", evicted)
 
-	_, err = create(ctx, tenant, shoot(ns, "web"), false)
+	_, err = create(ctx, tenant, unscheduledShoot(ns, "web").Obj(), false)
 	expectAllowed(t, "tenant creates a shoot", err)
 	_, err = mergePatch(ctx, tenant, ns, "web", `{"metadata":{"annotations":{"`+evict+`":"false"}}}`)
 	refused("tenant exempts its shoot from capacity evictions", err, "web", evict)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/graft-dev/graft/pkg/controlplane"
+	"github.com/graft-dev/graft/pkg/coretest"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -144,37 +145,12 @@ func admin(t *testing.T) graftclient.Interface {
 	return framework.Shared(t).GraftClient()
 }
 
-// newShoot returns a minimal shoot; nothing schedules it unless a test runs a
-// scheduler for its provider type.
-func newShoot(namespace, name string) *v1alpha1.Shoot {
-	return &v1alpha1.Shoot{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
-		Spec: v1alpha1.ShootSpec{
-			CloudProfileName: ptr.To("admission-test"),
-			Provider:         v1alpha1.Provider{Type: "admission-test"},
-			Region:           "nowhere",
-			// No scheduler answers to this name: the shoots stay as the test leaves them.
-			SchedulerName: ptr.To("admission-test-no-scheduler"),
-		},
-	}
-}
-
-func withSeed(seed string) func(*v1alpha1.Shoot) {
-	return func(s *v1alpha1.Shoot) { s.Spec.SeedName = ptr.To(seed) }
-}
-
-func tolerating(key string) func(*v1alpha1.Shoot) {
-	return func(s *v1alpha1.Shoot) {
-		s.Spec.Tolerations = append(s.Spec.Tolerations, v1alpha1.Toleration{Key: key})
-	}
-}
-
-func shoot(namespace, name string, opts ...func(*v1alpha1.Shoot)) *v1alpha1.Shoot {
-	s := newShoot(namespace, name)
-	for _, o := range opts {
-		o(s)
-	}
-	return s
+// unscheduledShoot is the shoot of these tests: nothing schedules it unless
+// a test runs a scheduler for its provider type.
+func unscheduledShoot(namespace, name string) *coretest.ShootWrapper {
+	return coretest.MakeShoot(namespace, name).CloudProfileName("admission-test").Provider("admission-test", "nowhere").
+		// No scheduler answers to this name: the shoots stay as the test leaves them.
+		SchedulerName("admission-test-no-scheduler")
 }
 
 func create(ctx context.Context, c graftclient.Interface, s *v1alpha1.Shoot, dryRun bool) (*v1alpha1.Shoot, error) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/graft-dev/graft/pkg/controlplane"
+	"github.com/graft-dev/graft/pkg/coretest"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -37,14 +38,7 @@ func TestSchedulerUsesProtectedSeedsForGardenShootsOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := metav1.Now()
-	seed := &v1alpha1.Seed{
-		ObjectMeta: metav1.ObjectMeta{Name: provider + "-protected"},
-		Spec: v1alpha1.SeedSpec{
-			Provider: v1alpha1.SeedProvider{Type: provider, Region: "r1"},
-			Networks: v1alpha1.SeedNetworks{Pods: "100.96.0.0/11", Services: "100.64.0.0/13"},
-			Taints:   []v1alpha1.SeedTaint{{Key: v1alpha1.SeedTaintProtected}},
-		},
-	}
+	seed := coretest.MakeSeed(provider+"-protected").Provider(provider, "r1").Taint(v1alpha1.SeedTaintProtected, nil, "").Obj()
 	created, err := c.CoreV1alpha1().Seeds().Create(ctx, seed, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -80,12 +74,7 @@ func TestSchedulerUsesProtectedSeedsForGardenShootsOnly(t *testing.T) {
 	framework.RunUntilCleanup(t, "scheduler", s.Run)
 
 	placed := func(namespace, name string) *v1alpha1.Shoot {
-		sh := newShoot(namespace, name)
-		sh.Spec.CloudProfileName = ptr.To(provider)
-		sh.Spec.Provider.Type = provider
-		sh.Spec.Region = "r1"
-		sh.Spec.SchedulerName = nil
-		return sh
+		return coretest.MakeShoot(namespace, name).CloudProfileName(provider).Provider(provider, "r1").Obj()
 	}
 	tenantShoot := placed(ns, "web")
 	tenantShoot.Spec.Tolerations = []v1alpha1.Toleration{{Key: "dedicated"}}

@@ -17,15 +17,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
-	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/test/framework"
 )
-
-func withPurpose(p v1alpha1.ShootPurpose) func(*v1alpha1.Shoot) {
-	return func(s *v1alpha1.Shoot) { s.Spec.Purpose = &p }
-}
 
 // TestTenantMayNotJumpTheEvictionOrder: graft-descheduler moves
 // infrastructure shoots off an over-full seed last, so a tenant may not give
@@ -37,21 +32,21 @@ func TestTenantMayNotJumpTheEvictionOrder(t *testing.T) {
 	ns := newNamespace(t, "tenant-purpose")
 	tenant := tenantClient(t, ns)
 	waitEnforced(t, controlplane.ShootTenancyPolicy, func(ctx context.Context) error {
-		_, err := create(ctx, tenant, shoot(ns, "probe", withPurpose(v1alpha1.ShootPurposeInfrastructure)), true)
+		_, err := create(ctx, tenant, unscheduledShoot(ns, "probe").Purpose(v1alpha1.ShootPurposeInfrastructure).Obj(), true)
 		return err
 	})
-	_, err := create(ctx, tenant, shoot(ns, "infra", withPurpose(v1alpha1.ShootPurposeInfrastructure)), false)
+	_, err := create(ctx, tenant, unscheduledShoot(ns, "infra").Purpose(v1alpha1.ShootPurposeInfrastructure).Obj(), false)
 	expectRefused(t, "tenant creates an infrastructure shoot", err, controlplane.ShootTenancyPolicy,
 		"shoot "+ns+"/infra may not have purpose infrastructure", "in namespace garden")
-	_, err = create(ctx, tenant, shoot(ns, "web", withPurpose(v1alpha1.ShootPurposeProduction)), false)
+	_, err = create(ctx, tenant, unscheduledShoot(ns, "web").Purpose(v1alpha1.ShootPurposeProduction).Obj(), false)
 	expectAllowed(t, "tenant creates a production shoot", err)
 	_, err = mergePatch(ctx, tenant, ns, "web", `{"spec":{"purpose":"infrastructure"}}`)
 	expectRefused(t, "tenant turns its shoot into infrastructure", err, controlplane.ShootTenancyPolicy, "may not have purpose infrastructure")
-	_, err = create(ctx, admin(t), shoot(ns, "operators", withPurpose(v1alpha1.ShootPurposeInfrastructure)), true)
+	_, err = create(ctx, admin(t), unscheduledShoot(ns, "operators").Purpose(v1alpha1.ShootPurposeInfrastructure).Obj(), true)
 	expectRefused(t, "an operator creates an infrastructure shoot outside garden", err, controlplane.ShootTenancyPolicy, "may not have purpose infrastructure")
 
 	garden := tenantClient(t, v1alpha1.GardenNamespace)
-	_, err = create(ctx, garden, shoot(v1alpha1.GardenNamespace, "infra", withPurpose(v1alpha1.ShootPurposeInfrastructure)), true)
+	_, err = create(ctx, garden, unscheduledShoot(v1alpha1.GardenNamespace, "infra").Purpose(v1alpha1.ShootPurposeInfrastructure).Obj(), true)
 	expectAllowed(t, "an infrastructure shoot in namespace garden", err)
 }
 
@@ -65,28 +60,28 @@ func TestTenantToleratesOnlyItsKeys(t *testing.T) {
 	ns := newNamespace(t, "tenant-tolerations")
 	tenant := tenantClient(t, ns)
 	waitEnforced(t, controlplane.ShootTenancyPolicy, func(ctx context.Context) error {
-		_, err := create(ctx, tenant, shoot(ns, "probe", tolerating(v1alpha1.SeedTaintUnschedulable)), true)
+		_, err := create(ctx, tenant, unscheduledShoot(ns, "probe").Tolerate(v1alpha1.SeedTaintUnschedulable, nil, "", nil).Obj(), true)
 		return err
 	})
 	for _, key := range []string{v1alpha1.SeedTaintUnschedulable, v1alpha1.SeedTaintNotReady} {
-		_, err := create(ctx, tenant, shoot(ns, "stay", tolerating("team.example.com/dedicated"), tolerating(key)), false)
+		_, err := create(ctx, tenant, unscheduledShoot(ns, "stay").Tolerate("team.example.com/dedicated", nil, "", nil).Tolerate(key, nil, "", nil).Obj(), false)
 		expectRefused(t, "tenant tolerates "+key, err, controlplane.ShootTenancyPolicy,
 			"shoot "+ns+"/stay may not tolerate "+key+": namespace "+ns+" may tolerate [*]",
 			controlplane.ComponentNamespace+"/"+controlplane.ShootTolerationsConfigMap+" key default")
 	}
-	_, err := create(ctx, tenant, shoot(ns, "web", tolerating("team.example.com/dedicated")), false)
+	_, err := create(ctx, tenant, unscheduledShoot(ns, "web").Tolerate("team.example.com/dedicated", nil, "", nil).Obj(), false)
 	expectAllowed(t, "tenant tolerates its own taint", err)
 	_, err = mergePatch(ctx, tenant, ns, "web", `{"spec":{"tolerations":[{"key":"team.example.com/dedicated"},{"key":"`+v1alpha1.SeedTaintUnschedulable+`","effect":"NoExecute"}]}}`)
 	expectRefused(t, "tenant adds a toleration of drains to its shoot", err, controlplane.ShootTenancyPolicy, "may not tolerate "+v1alpha1.SeedTaintUnschedulable)
 
 	// Operators may; the tenant may then change the shoot, keeping it.
-	_, err = create(ctx, admin(t), shoot(ns, "platform", tolerating(v1alpha1.SeedTaintUnschedulable)), false)
+	_, err = create(ctx, admin(t), unscheduledShoot(ns, "platform").Tolerate(v1alpha1.SeedTaintUnschedulable, nil, "", nil).Obj(), false)
 	expectAllowed(t, "an operator creates a shoot tolerating drains in a tenant namespace", err)
 	_, err = mergePatch(ctx, tenant, ns, "platform", `{"metadata":{"labels":{"team":"platform"}}}`)
 	expectAllowed(t, "tenant changes a shoot keeping its toleration", err)
 
 	garden := tenantClient(t, v1alpha1.GardenNamespace)
-	_, err = create(ctx, garden, shoot(v1alpha1.GardenNamespace, "stay", tolerating(v1alpha1.SeedTaintUnschedulable), tolerating(v1alpha1.SeedTaintNotReady)), true)
+	_, err = create(ctx, garden, unscheduledShoot(v1alpha1.GardenNamespace, "stay").Tolerate(v1alpha1.SeedTaintUnschedulable, nil, "", nil).Tolerate(v1alpha1.SeedTaintNotReady, nil, "", nil).Obj(), true)
 	expectAllowed(t, "a garden shoot tolerates the system taints", err)
 
 	// A namespace of its own entry: only the keys listed.
@@ -94,13 +89,13 @@ func TestTenantToleratesOnlyItsKeys(t *testing.T) {
 	strictTenant := tenantClient(t, strict)
 	setToleratedKeys(t, strict, "team.example.com/dedicated")
 	waitEnforced(t, controlplane.ShootTenancyPolicy, func(ctx context.Context) error {
-		_, err := create(ctx, strictTenant, shoot(strict, "probe", tolerating("other.example.com/gpu")), true)
+		_, err := create(ctx, strictTenant, unscheduledShoot(strict, "probe").Tolerate("other.example.com/gpu", nil, "", nil).Obj(), true)
 		return err
 	})
-	_, err = create(ctx, strictTenant, shoot(strict, "gpu", tolerating("other.example.com/gpu")), false)
+	_, err = create(ctx, strictTenant, unscheduledShoot(strict, "gpu").Tolerate("other.example.com/gpu", nil, "", nil).Obj(), false)
 	expectRefused(t, "a restricted tenant tolerates an unlisted key", err, controlplane.ShootTenancyPolicy,
 		"may not tolerate other.example.com/gpu: namespace "+strict+" may tolerate [team.example.com/dedicated]", "key namespace."+strict)
-	_, err = create(ctx, strictTenant, shoot(strict, "dedicated", tolerating("team.example.com/dedicated")), false)
+	_, err = create(ctx, strictTenant, unscheduledShoot(strict, "dedicated").Tolerate("team.example.com/dedicated", nil, "", nil).Obj(), false)
 	expectAllowed(t, "a restricted tenant tolerates its listed key", err)
 }
 
@@ -138,7 +133,7 @@ func TestTenantMayNotBorrowACloudProfile(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = profiles.Delete(context.Background(), cp.Name, metav1.DeleteOptions{}) })
 	gcpOnAWS := func(name string) *v1alpha1.Shoot {
-		return shoot(ns, name, func(s *v1alpha1.Shoot) { s.Spec.CloudProfileName = ptr.To(cp.Name); s.Spec.Provider.Type = "gcp" })
+		return unscheduledShoot(ns, name).CloudProfileName(cp.Name).Provider("gcp", "nowhere").Obj()
 	}
 	waitEnforced(t, controlplane.ShootCloudProfilePolicy, func(ctx context.Context) error {
 		_, err := create(ctx, tenant, gcpOnAWS("probe"), true)
@@ -147,15 +142,11 @@ func TestTenantMayNotBorrowACloudProfile(t *testing.T) {
 	_, err := create(ctx, tenant, gcpOnAWS("borrow"), false)
 	expectRefused(t, "a gcp shoot names an aws cloud profile", err, controlplane.ShootCloudProfilePolicy,
 		"shoot "+ns+"/borrow has provider type gcp, but its CloudProfile tenancy-aws is of type aws")
-	byRef := shoot(ns, "by-ref", func(s *v1alpha1.Shoot) {
-		s.Spec.CloudProfileName = nil
-		s.Spec.CloudProfile = &v1alpha1.CloudProfileReference{Kind: "CloudProfile", Name: cp.Name}
-		s.Spec.Provider.Type = "gcp"
-	})
+	byRef := unscheduledShoot(ns, "by-ref").CloudProfileRef("CloudProfile", cp.Name).Provider("gcp", "nowhere").Obj()
 	_, err = create(ctx, tenant, byRef, false)
 	expectRefused(t, "a gcp shoot references an aws cloud profile", err, controlplane.ShootCloudProfilePolicy, "is of type aws")
 
-	_, err = create(ctx, tenant, shoot(ns, "own", func(s *v1alpha1.Shoot) { s.Spec.CloudProfileName = ptr.To(cp.Name); s.Spec.Provider.Type = "aws" }), false)
+	_, err = create(ctx, tenant, unscheduledShoot(ns, "own").CloudProfileName(cp.Name).Provider("aws", "nowhere").Obj(), false)
 	expectAllowed(t, "an aws shoot names the aws cloud profile", err)
 	_, err = mergePatch(ctx, tenant, ns, "own", `{"spec":{"provider":{"type":"gcp"}}}`)
 	expectRefused(t, "tenant changes the provider type away from its profile's", err, controlplane.ShootCloudProfilePolicy, "is of type aws")
@@ -180,27 +171,23 @@ func TestTenantInputsAreBounded(t *testing.T) {
 			}
 		}
 	}
-	_, err := create(ctx, tenant, shoot(ns, "region", func(s *v1alpha1.Shoot) { s.Spec.Region = strings.Repeat("r", 128) }), true)
+	_, err := create(ctx, tenant, unscheduledShoot(ns, "region").Region(strings.Repeat("r", 128)).Obj(), true)
 	expectAllowed(t, "a region of 128 bytes", err)
-	_, err = create(ctx, tenant, shoot(ns, "region", func(s *v1alpha1.Shoot) { s.Spec.Region = strings.Repeat("r", 129) }), true)
+	_, err = create(ctx, tenant, unscheduledShoot(ns, "region").Region(strings.Repeat("r", 129)).Obj(), true)
 	invalid("a region of 129 bytes", err, "spec.region", "Too long")
-	_, err = create(ctx, tenant, shoot(ns, "region", func(s *v1alpha1.Shoot) { s.Spec.Region = strings.Repeat("r", 1<<20) }), true)
+	_, err = create(ctx, tenant, unscheduledShoot(ns, "region").Region(strings.Repeat("r", 1<<20)).Obj(), true)
 	invalid("a region of a MiB", err)
 
-	_, err = create(ctx, tenant, shoot(ns, "cidrs", func(s *v1alpha1.Shoot) {
-		s.Spec.Networking = &v1alpha1.Networking{Pods: ptr.To("100.96.0.0/11,100.128.0.0/11")}
-	}), true)
+	_, err = create(ctx, tenant, unscheduledShoot(ns, "cidrs").Networks("", "100.96.0.0/11,100.128.0.0/11", "").Obj(), true)
 	invalid("two CIDRs in one networking field", err, "spec.networking.pods", "must be one CIDR")
-	_, err = create(ctx, tenant, shoot(ns, "cidrs", func(s *v1alpha1.Shoot) {
-		s.Spec.Networking = &v1alpha1.Networking{Pods: ptr.To("100.96.0.0/11"), Nodes: ptr.To("10.250.0.0/16"), Services: ptr.To("fd00::/108")}
-	}), true)
+	_, err = create(ctx, tenant, unscheduledShoot(ns, "cidrs").Networks("10.250.0.0/16", "100.96.0.0/11", "fd00::/108").Obj(), true)
 	expectAllowed(t, "one CIDR per networking field", err)
 
-	_, err = create(ctx, tenant, shoot(ns, "tolerations", func(s *v1alpha1.Shoot) {
+	_, err = create(ctx, tenant, unscheduledShoot(ns, "tolerations").With(func(s *v1alpha1.Shoot) {
 		for range 65 {
 			s.Spec.Tolerations = append(s.Spec.Tolerations, v1alpha1.Toleration{Key: "team.example.com/dedicated"})
 		}
-	}), true)
+	}).Obj(), true)
 	invalid("65 tolerations", err, "spec.tolerations", "Too many")
 
 	// A seed selector is matched against every seed in every decision.
@@ -225,7 +212,7 @@ func TestTenantInputsAreBounded(t *testing.T) {
 		return out
 	}
 	selector := func(name string, sel metav1.LabelSelector) error {
-		_, err := create(ctx, tenant, shoot(ns, name, func(s *v1alpha1.Shoot) { s.Spec.SeedSelector = &v1alpha1.SeedSelector{LabelSelector: sel} }), true)
+		_, err := create(ctx, tenant, unscheduledShoot(ns, name).SeedSelector(&v1alpha1.SeedSelector{LabelSelector: sel}).Obj(), true)
 		return err
 	}
 	expectAllowed(t, "a seed selector at its bounds", selector("selector", metav1.LabelSelector{MatchLabels: labels(32), MatchExpressions: requirements(32, 64)}))
@@ -234,7 +221,7 @@ func TestTenantInputsAreBounded(t *testing.T) {
 	invalid("65 values", selector("selector", metav1.LabelSelector{MatchExpressions: requirements(1, 65)}), "spec.seedSelector", "at most 64 values")
 	invalid("33 matchLabels", selector("selector", metav1.LabelSelector{MatchLabels: labels(33)}), "spec.seedSelector", "at most 32 labels")
 
-	_, err = create(ctx, tenant, shoot(ns, "status"), false)
+	_, err = create(ctx, tenant, unscheduledShoot(ns, "status").Obj(), false)
 	expectAllowed(t, "tenant creates a shoot", err)
 	many := `"` + strings.Repeat(`10.1.0.0/30","`, 8) + `10.1.0.4/30"`
 	_, err = mergePatch(ctx, tenant, ns, "status", `{"status":{"networking":{"nodes":[`+many+`]}}}`, "status")
@@ -281,13 +268,13 @@ func TestResourceQuotaBoundsATenantsShoots(t *testing.T) {
 	}
 	setUsed("2")
 	framework.WaitFor(t, "the quota admission to count the full quota", time.Minute, func(ctx context.Context) (bool, error) {
-		_, err := create(ctx, tenant, shoot(ns, "probe"), true)
+		_, err := create(ctx, tenant, unscheduledShoot(ns, "probe").Obj(), true)
 		return exceeded(err), err
 	})
 	setUsed("0")
 	for _, name := range []string{"one", "two"} {
 		framework.WaitFor(t, "shoot "+name+" within the quota", time.Minute, func(ctx context.Context) (bool, error) {
-			_, err := create(ctx, tenant, shoot(ns, name), false)
+			_, err := create(ctx, tenant, unscheduledShoot(ns, name).Obj(), false)
 			if exceeded(err) {
 				return false, err
 			}
@@ -295,7 +282,7 @@ func TestResourceQuotaBoundsATenantsShoots(t *testing.T) {
 			return true, nil
 		})
 	}
-	_, err = create(ctx, tenant, shoot(ns, "three"), false)
+	_, err = create(ctx, tenant, unscheduledShoot(ns, "three").Obj(), false)
 	if !exceeded(err) {
 		t.Fatalf("third shoot with a quota of two: %v, want exceeded quota", err)
 	}

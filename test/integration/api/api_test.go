@@ -19,34 +19,11 @@ import (
 
 	graftinformers "github.com/graft-dev/client-go/informers/externalversions"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/test/framework"
 )
 
 func TestMain(m *testing.M) { framework.Main(m) }
-
-func newSeed(name string) *corev1alpha1.Seed {
-	return &corev1alpha1.Seed{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"env": "test"}},
-		Spec: corev1alpha1.SeedSpec{
-			Provider: corev1alpha1.SeedProvider{Type: "aws", Region: "eu-west-1", Zones: []string{"a", "b", "c"}},
-			Networks: corev1alpha1.SeedNetworks{Nodes: ptr.To("10.250.0.0/16"), Pods: "100.96.0.0/11", Services: "100.64.0.0/13"},
-			Taints:   []corev1alpha1.SeedTaint{{Key: corev1alpha1.SeedTaintProtected}, {Key: "dedicated", Value: ptr.To("x"), Effect: corev1alpha1.TaintEffectNoExecute}},
-		},
-	}
-}
-
-func newShoot(ns, name string) *corev1alpha1.Shoot {
-	return &corev1alpha1.Shoot{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: corev1alpha1.ShootSpec{
-			CloudProfileName: ptr.To("aws"),
-			Region:           "eu-west-1",
-			Provider:         corev1alpha1.Provider{Type: "aws", Workers: []corev1alpha1.Worker{{Name: "pool", Zones: []string{"a"}}}},
-			Purpose:          ptr.To(corev1alpha1.ShootPurposeProduction),
-			Tolerations:      []corev1alpha1.Toleration{{Key: "dedicated", Value: ptr.To("x"), Effect: corev1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](30)}},
-		},
-	}
-}
 
 // TestRoundTrip creates, reads, lists and watches every kind through the
 // generated clientset and informers, and writes status through the status
@@ -99,14 +76,15 @@ func TestRoundTrip(t *testing.T) {
 		t.Errorf("cloud profile did not round-trip: %+v", gotCP.Spec)
 	}
 
-	seed, err := client.CoreV1alpha1().Seeds().Create(ctx, newSeed("roundtrip"), metav1.CreateOptions{})
+	seed, err := client.CoreV1alpha1().Seeds().Create(ctx, coretest.MakeSeed("roundtrip").Label("env", "test").
+		Taint(corev1alpha1.SeedTaintProtected, nil, "").Taint("dedicated", ptr.To("x"), corev1alpha1.TaintEffectNoExecute).Obj(), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("creating seed: %v", err)
 	}
 	if len(seed.Spec.Taints) != 2 || seed.Spec.Taints[1].Effect != corev1alpha1.TaintEffectNoExecute || *seed.Spec.Taints[1].Value != "x" {
 		t.Errorf("seed taints did not round-trip: %+v", seed.Spec.Taints)
 	}
-	waitFor(t, seedEvents, "add roundtrip")
+	received(t, seedEvents, "add roundtrip")
 
 	// Status goes through the status subresource; a plain update ignores it.
 	seed.Status.LastOperation = &corev1alpha1.LastOperation{Type: corev1alpha1.LastOperationTypeReconcile, State: corev1alpha1.LastOperationStateSucceeded, Description: "ok", Progress: 100, LastUpdateTime: metav1.Now()}
@@ -128,16 +106,15 @@ func TestRoundTrip(t *testing.T) {
 	if withStatus.Status.LastOperation == nil || withStatus.Status.Allocatable.Name(corev1alpha1.ResourceShoots, resource.DecimalSI).Value() != 10 {
 		t.Errorf("status did not round-trip: %+v", withStatus.Status)
 	}
-	waitFor(t, seedEvents, "status roundtrip")
+	received(t, seedEvents, "status roundtrip")
 	lister := factory.Core().V1alpha1().Seeds().Lister()
-	if err := pollUntil(ctx, func() bool {
+	framework.WaitFor(t, "the informer's lister to see the status", 30*time.Second, func(context.Context) (bool, error) {
 		s, err := lister.Get("roundtrip")
-		return err == nil && s.Status.Usage.Name(corev1alpha1.ResourceShoots, resource.DecimalSI).Value() == 3
-	}); err != nil {
-		t.Errorf("the informer's lister never saw the status: %v", err)
-	}
+		return err == nil && s.Status.Usage.Name(corev1alpha1.ResourceShoots, resource.DecimalSI).Value() == 3, err
+	})
 
-	shoot, err := client.CoreV1alpha1().Shoots("garden").Create(ctx, newShoot("garden", "roundtrip"), metav1.CreateOptions{})
+	shoot, err := client.CoreV1alpha1().Shoots("garden").Create(ctx, coretest.MakeShoot("garden", "roundtrip").CloudProfileName("aws").Workers([]string{"a"}).
+		Purpose(corev1alpha1.ShootPurposeProduction).Tolerate("dedicated", ptr.To("x"), corev1alpha1.TaintEffectNoExecute, ptr.To[int64](30)).Obj(), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("creating shoot: %v", err)
 	}
@@ -185,18 +162,15 @@ func TestValidation(t *testing.T) {
 	defer cancel()
 	client := env.GraftClient()
 
-	badEffect := newSeed("bad-effect")
-	badEffect.Spec.Taints = []corev1alpha1.SeedTaint{{Key: "k", Effect: "Sometimes"}}
+	badEffect := coretest.MakeSeed("bad-effect").Taint("k", nil, "Sometimes").Obj()
 	_, err := client.CoreV1alpha1().Seeds().Create(ctx, badEffect, metav1.CreateOptions{})
 	expectInvalid(t, err, `spec.taints[0].effect: Unsupported value: "Sometimes"`, `"NoSchedule", "PreferNoSchedule", "NoExecute"`)
 
-	badPurpose := newShoot("default", "bad-purpose")
-	badPurpose.Spec.Purpose = ptr.To(corev1alpha1.ShootPurpose("fun"))
+	badPurpose := coretest.MakeShoot("default", "bad-purpose").Purpose("fun").Obj()
 	_, err = client.CoreV1alpha1().Shoots("default").Create(ctx, badPurpose, metav1.CreateOptions{})
 	expectInvalid(t, err, `spec.purpose: Unsupported value: "fun"`, `"evaluation", "testing", "development", "production", "infrastructure"`)
 
-	noRegion := newShoot("default", "no-region")
-	noRegion.Spec.Region = ""
+	noRegion := coretest.MakeShoot("default", "no-region").Region("").Obj()
 	_, err = client.CoreV1alpha1().Shoots("default").Create(ctx, noRegion, metav1.CreateOptions{})
 	expectInvalid(t, err, "spec.region", "at least 1 chars long")
 
@@ -226,28 +200,19 @@ func expectInvalid(t *testing.T, err error, wants ...string) {
 	}
 }
 
-func waitFor(t *testing.T, ch <-chan string, want string) {
+// received waits for the informer to deliver want on ch.
+func received(t *testing.T, ch <-chan string, want string) {
 	t.Helper()
-	timeout := time.After(30 * time.Second)
-	for {
-		select {
-		case got := <-ch:
-			if got == want {
-				return
+	framework.WaitFor(t, "the informer to deliver "+want, 30*time.Second, func(context.Context) (bool, error) {
+		for {
+			select {
+			case got := <-ch:
+				if got == want {
+					return true, nil
+				}
+			default:
+				return false, nil
 			}
-		case <-timeout:
-			t.Fatalf("informer never delivered %q", want)
 		}
-	}
-}
-
-func pollUntil(ctx context.Context, cond func() bool) error {
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	return nil
+	})
 }
