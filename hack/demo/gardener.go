@@ -78,8 +78,8 @@ func gardenerLandscape(ctx context.Context, cfg *rest.Config) error {
 	for i, s := range gardenerSeeds {
 		// Backup and one internal and default domain for all: Gardener then
 		// migrates control planes between them.
-		project.Seeds = append(project.Seeds, gardenerlandscape.SeedSpec{Name: s.name, Region: s.region, DNSSecret: gardenerDNSSecret, Index: i,
-			Backup: true, InternalDomain: gardenerInternalDomain, DefaultDomain: gardenerDefaultDomain})
+		project.Seeds = append(project.Seeds, gardenerlandscape.MakeSeed(s.name, s.region, i).Backup(gardenerlandscape.ProviderType).
+			InternalDomain(gardenerInternalDomain).DefaultDomains(gardenerDefaultDomain).Obj())
 	}
 	if err := c.Create(ctx, project); err != nil {
 		return err
@@ -120,10 +120,15 @@ func creator(cfg *rest.Config) (gardenerlandscape.Creator, error) {
 
 // gardenerShoot creates a shoot of the demo's project without a seed.
 func gardenerShoot(ctx context.Context, c gardenerlandscape.Creator, name, region, schedulerName string) error {
-	_, err := c.Apply(ctx, gardenerlandscape.Shoots, gardenerNamespace, gardenerlandscape.Shoot(gardenerlandscape.ShootSpec{
-		Name: name, Namespace: gardenerNamespace, CloudProfile: gardenerCloudProfile, Region: region,
-		CredentialsBinding: gardenerCredentials, SchedulerName: schedulerName,
-	}))
+	shoot := gardenerlandscape.MakeShoot(gardenerNamespace, name, gardenerCloudProfile, region)
+	if schedulerName != "" {
+		shoot.SchedulerName(schedulerName)
+	}
+	obj, err := gardenerlandscape.Shoot(shoot.Obj(), gardenerCredentials)
+	if err != nil {
+		return err
+	}
+	_, err = c.Apply(ctx, gardenerlandscape.Shoots, gardenerNamespace, obj)
 	return err
 }
 

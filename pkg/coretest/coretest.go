@@ -319,6 +319,11 @@ func (s *ShootWrapper) SchedulerName(name string) *ShootWrapper {
 	return s
 }
 
+// SelectSeeds sets spec.seedSelector to the seeds with the labels.
+func (s *ShootWrapper) SelectSeeds(labels map[string]string) *ShootWrapper {
+	return s.SeedSelector(&v1alpha1.SeedSelector{LabelSelector: metav1.LabelSelector{MatchLabels: labels}})
+}
+
 // Namespace sets the namespace.
 func (s *ShootWrapper) Namespace(namespace string) *ShootWrapper {
 	s.Shoot.Namespace = namespace

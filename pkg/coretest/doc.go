@@ -5,5 +5,6 @@
 // not overlap the seed's; the aws cloud profile), each method changes one
 // thing, and Obj returns the object. Every test package that needs seeds,
 // shoots or cloud profiles builds them here, so that what "a usable seed"
-// means is written once.
+// means is written once. Gardener's objects are made from these too (see
+// pkg/controlplane/gardenerlandscape); FakeGardener serves them to unit tests.
 package coretest

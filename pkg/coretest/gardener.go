@@ -30,29 +30,6 @@ func FakeGardener(objs ...runtime.Object) *dynamicfake.FakeDynamicClient {
 	}, objs...)
 }
 
-// GardenerSeed returns a Gardener Seed in eu-west-1 with the given taint keys,
-// as gardener-apiserver serves it: taints with a key and no effect.
-func GardenerSeed(name, resourceVersion string, taintKeys ...string) *unstructured.Unstructured {
-	taints := make([]any, 0, len(taintKeys))
-	for _, k := range taintKeys {
-		taints = append(taints, map[string]any{"key": k})
-	}
-	spec := map[string]any{
-		"provider": map[string]any{"type": "aws", "region": "eu-west-1"},
-		"networks": map[string]any{"pods": "10.96.0.0/11", "services": "10.64.0.0/13"},
-		"settings": map[string]any{"scheduling": map[string]any{"visible": true}},
-	}
-	if len(taints) > 0 {
-		spec["taints"] = taints
-	}
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "core.gardener.cloud/v1beta1",
-		"kind":       "Seed",
-		"metadata":   map[string]any{"name": name, "resourceVersion": resourceVersion},
-		"spec":       spec,
-	}}
-}
-
 func seedManagement(resource string) schema.GroupVersionResource {
 	return schema.GroupVersionResource{Group: "seedmanagement.gardener.cloud", Version: "v1alpha1", Resource: resource}
 }

@@ -109,8 +109,8 @@ func (r *run) startGardener(ctx, watchCtx context.Context, cpLog *os.File) error
 	for i := range 6 {
 		region := gardenerRegions[i/3]
 		name := fmt.Sprintf("%s-%c", region, 'a'+i%3)
-		project.Seeds = append(project.Seeds, gardenerlandscape.SeedSpec{Name: name, Region: region, DNSSecret: gardenerDNSSecret, Index: i,
-			Backup: true, InternalDomain: gardenerInternalDomain, DefaultDomain: gardenerDefaultDomain})
+		project.Seeds = append(project.Seeds, gardenerlandscape.MakeSeed(name, region, i).Backup(gardenerlandscape.ProviderType).
+			InternalDomain(gardenerInternalDomain).DefaultDomains(gardenerDefaultDomain).Obj())
 		r.seeds = append(r.seeds, name)
 	}
 	r.logf("creating the landscape through gardener-apiserver")
@@ -145,8 +145,7 @@ func (r *run) startGardener(ctx, watchCtx context.Context, cpLog *os.File) error
 // admission: tolerating the maintenance taint for ever, for secs seconds
 // (graft.dev/toleration-seconds), or not at all.
 func (r *run) createGardenerShoot(ctx context.Context, name, region string, tolerate int, secs int64) error {
-	obj, err := gardenerlandscape.Object(gardenerlandscape.Shoot(gardenerlandscape.ShootSpec{Name: name, Namespace: gardenerNamespace,
-		CloudProfile: gardenerCloudProfile, Region: region, CredentialsBinding: gardenerCredentials}))
+	obj, err := gardenerlandscape.Shoot(gardenerlandscape.MakeShoot(gardenerNamespace, name, gardenerCloudProfile, region).Obj(), gardenerCredentials)
 	if err != nil {
 		return err
 	}

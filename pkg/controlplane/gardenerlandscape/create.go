@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,7 +21,8 @@ import (
 type ProjectSpec struct {
 	Name, Namespace, CloudProfile, Credentials, DNSSecret string
 	Regions                                               []string
-	Seeds                                                 []SeedSpec
+	// Seeds are made Gardener Seeds with DNSSecret (see Seed).
+	Seeds []*v1alpha1.Seed
 }
 
 // Creator creates objects through gardener-apiserver, each through Gardener's
@@ -56,26 +58,30 @@ func (c Creator) Create(ctx context.Context, p ProjectSpec) error {
 		{Secrets, DNSSecretNamespace, Secret(p.DNSSecret, DNSSecretNamespace)},
 	}
 	for _, m := range manifests {
-		if _, err := c.Apply(ctx, m.gvr, m.namespace, m.manifest); err != nil {
+		obj, err := Object(m.manifest)
+		if err != nil {
+			return err
+		}
+		if _, err := c.Apply(ctx, m.gvr, m.namespace, obj); err != nil {
 			return err
 		}
 	}
 	for _, s := range p.Seeds {
-		if _, err := c.Apply(ctx, Seeds, "", Seed(s)); err != nil {
+		obj, err := Seed(s, p.DNSSecret)
+		if err != nil {
+			return err
+		}
+		if _, err := c.Apply(ctx, Seeds, "", obj); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Apply creates the manifest's object unless it exists, and returns it.
-func (c Creator) Apply(ctx context.Context, gvr schema.GroupVersionResource, namespace, manifest string) (*unstructured.Unstructured, error) {
-	obj, err := Object(manifest)
-	if err != nil {
-		return nil, err
-	}
+// Apply creates the object unless it exists, and returns it.
+func (c Creator) Apply(ctx context.Context, gvr schema.GroupVersionResource, namespace string, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	var created *unstructured.Unstructured
-	err = Admitted(ctx, func(ctx context.Context) (err error) {
+	err := Admitted(ctx, func(ctx context.Context) (err error) {
 		created, err = c.Dynamic.Resource(gvr).Namespace(namespace).Create(ctx, obj, metav1.CreateOptions{})
 		return err
 	}, c.OnMiss)

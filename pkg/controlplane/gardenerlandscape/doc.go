@@ -8,9 +8,12 @@
 // admission with only the ExtensionValidator plugin disabled (the providers
 // are names without extensions; see pkg/controlplane).
 //
-// Manifests are YAML strings, so that callers read them as Gardener's own
-// documentation shows them and decode them into unstructured objects: graft's
-// go.mod does not take on Gardener's module. Admitted repeats a write that
+// Seeds and Shoots are built with pkg/coretest's builders, as every test of
+// graft builds them (MakeSeed and MakeShoot are the landscapes' presets), and
+// Seed and Shoot make them Gardener objects, adding what gardener-apiserver
+// requires and graft does not read. The other objects are YAML manifests, as
+// Gardener's own documentation shows them. Both are unstructured objects:
+// graft's go.mod does not take on Gardener's module. Admitted repeats a write that
 // gardener-apiserver's admission refused only because its caches had not yet
 // seen an object created a moment before. GardenletStandIn reports control
 // planes running on the seeds shoots are bound to, after a delay, where no

@@ -7,8 +7,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 )
@@ -125,210 +129,144 @@ credentialsRef:
 `, name, namespace, ProviderType)
 }
 
-// SeedSpec says what differs between the seeds of a landscape.
-type SeedSpec struct {
-	Name   string
-	Region string
-	// DNSSecret names the DNS credentials in DNSSecretNamespace (see Secret).
-	DNSSecret string
-	// Index makes the seed's own networks disjoint from those of the other
-	// seeds with another index (0 to 50).
-	Index int
-	// Labels, if any, are the seed's labels.
-	Labels map[string]string
-	// Backup gives the seed a spec.backup (of ProviderType, with the DNS
-	// credentials, which nothing reads here): Gardener migrates a shoot's
-	// control plane only between seeds that both have backup.
-	Backup bool
-	// InternalDomain is spec.dns.internal.domain; empty means a domain of the
-	// seed's own (internal.<name>.graft.example). Gardener migrates a control
-	// plane only between seeds of the same internal domain.
-	InternalDomain string
-	// DefaultDomain is the domain of the seed's spec.dns.defaults, under which
-	// Gardener names the shoots bound to it; empty means a domain of the
-	// seed's own (shoots.<name>.graft.example).
-	DefaultDomain string
-	// AccessRestrictions are spec.accessRestrictions.
-	AccessRestrictions []string
-	// Annotations, if any, are the seed's annotations.
-	Annotations map[string]string
-	// Zones are spec.provider.zones.
-	Zones []string
-	// ZoneSelection, if set, is spec.settings.zoneSelection.mode.
-	ZoneSelection string
+// SeedNetworks are the node, pod and service networks of the seed of index
+// (0 to 49): disjoint from those of the other indexes and from the networks
+// of MakeShoot's shoots.
+func SeedNetworks(index int) (nodes, pods, services string) {
+	return fmt.Sprintf("10.%d.0.0/16", 100+3*index), fmt.Sprintf("10.%d.0.0/16", 101+3*index), fmt.Sprintf("10.%d.0.0/16", 102+3*index)
 }
 
-// Seed is a visible Seed of ProviderType without status: gardenlet would
-// report that; see ReadyStatus.
-func Seed(s SeedSpec) string {
-	var labels string
-	meta := map[string]any{}
-	if len(s.Labels) > 0 {
-		meta["labels"] = s.Labels
-	}
-	if len(s.Annotations) > 0 {
-		meta["annotations"] = s.Annotations
-	}
-	if len(meta) > 0 {
-		data, _ := yaml.Marshal(meta)
-		labels = strings.ReplaceAll(strings.TrimSpace(string(data)), "\n", "\n  ")
-		labels = "\n  " + labels
-	}
-	var extra strings.Builder
-	if len(s.Zones) > 0 {
-		fmt.Fprintf(&extra, "\n    zones: [%s]", strings.Join(s.Zones, ", "))
-	}
-	provider := extra.String()
-	extra.Reset()
-	if s.ZoneSelection != "" {
-		fmt.Fprintf(&extra, "\n    zoneSelection:\n      mode: %s", s.ZoneSelection)
-	}
-	settings := extra.String()
-	extra.Reset()
-	for _, r := range s.AccessRestrictions {
-		fmt.Fprintf(&extra, "\n  - name: %s", r)
-	}
-	var restrictions string
-	if extra.Len() > 0 {
-		restrictions = "\n  accessRestrictions:" + extra.String()
-	}
-	internal, defaults := s.InternalDomain, s.DefaultDomain
-	if internal == "" {
-		internal = "internal." + s.Name + ".graft.example"
-	}
-	if defaults == "" {
-		defaults = "shoots." + s.Name + ".graft.example"
-	}
-	var backup string
-	if s.Backup {
-		backup = fmt.Sprintf(`
-  backup:
-    provider: %s
-    credentialsRef:
-      apiVersion: v1
-      kind: Secret
-      name: %s
-      namespace: %s`, ProviderType, s.DNSSecret, DNSSecretNamespace)
-	}
-	return fmt.Sprintf(`apiVersion: core.gardener.cloud/v1beta1
-kind: Seed
-metadata:
-  name: %[1]s%[10]s
-spec:
-  provider:
-    type: %[2]s
-    region: %[3]s%[16]s%[18]s
-  ingress:
-    domain: ingress.%[1]s.graft.example
-    controller:
-      kind: nginx
-  dns:
-    provider:
-      type: %[11]s
-      credentialsRef: &dns
-        apiVersion: v1
-        kind: Secret
-        name: %[4]s
-        namespace: %[12]s
-    internal:
-      type: %[11]s
-      domain: %[13]s
-      credentialsRef: *dns
-    defaults:
-    - type: %[11]s
-      domain: %[14]s
-      credentialsRef: *dns
-  networks:
-    nodes: 10.%[5]d.0.0/16
-    pods: 10.%[6]d.0.0/16
-    services: 10.%[7]d.0.0/16
-    shootDefaults:
-      pods: %[8]s
-      services: %[9]s
-  settings:
-    scheduling:
-      visible: true%[17]s%[15]s
-`, s.Name, ProviderType, s.Region, s.DNSSecret, 100+3*s.Index, 101+3*s.Index, 102+3*s.Index,
-		ShootPods, ShootServices, labels, DNSProviderType, DNSSecretNamespace, internal, defaults, backup,
-		provider, settings, restrictions)
+// MakeSeed is coretest's seed as the landscapes have it: of ProviderType in
+// region, without zones, with the networks of index and the shoot networks
+// ShootPods and ShootServices. Seed turns it into a Gardener Seed.
+func MakeSeed(name, region string, index int) *coretest.SeedWrapper {
+	return coretest.MakeSeed(name).Provider(ProviderType, region).Zones().
+		Networks(SeedNetworks(index)).ShootDefaults(ShootPods, ShootServices)
 }
 
-// ShootSpec says what differs between the shoots of a landscape.
-type ShootSpec struct {
-	Name, Namespace string
-	CloudProfile    string
-	// CloudProfileKind is spec.cloudProfile.kind; empty means CloudProfile.
-	CloudProfileKind string
-	Region           string
-	// CredentialsBinding names the project's CredentialsBinding.
-	CredentialsBinding string
-	// SchedulerName, if set, is spec.schedulerName; Gardener sets its own
-	// scheduler's, default-scheduler, on a shoot without one.
-	SchedulerName string
-	// SeedSelector, if set, is spec.seedSelector.matchLabels.
-	SeedSelector map[string]string
-	// AccessRestrictions are spec.accessRestrictions.
-	AccessRestrictions []string
-	// Domain, if set, is spec.dns.domain.
-	Domain string
-	// Zones, if set, are the zones of the worker pool.
-	Zones []string
-}
-
-// Shoot is a Shoot without a seed, with one worker pool.
-func Shoot(s ShootSpec) string {
-	var extra strings.Builder
-	if s.SchedulerName != "" {
-		fmt.Fprintf(&extra, "  schedulerName: %s\n", s.SchedulerName)
-	}
-	if len(s.SeedSelector) > 0 {
-		data, _ := yaml.Marshal(map[string]any{"seedSelector": map[string]any{"matchLabels": s.SeedSelector}})
-		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			extra.WriteString("  " + line + "\n")
+// Seed is seed, built with coretest (see MakeSeed), as a visible Gardener
+// Seed without status (gardenlet would report it; see ReadyStatus). What
+// gardener-apiserver requires besides is filled in: an ingress domain, DNS
+// of DNSProviderType with the credentials dnsSecret names in
+// DNSSecretNamespace, an internal domain (internal.<name>.graft.example) and
+// a default domain (shoots.<name>.graft.example) where the seed names none,
+// and the backup's credentials. Gardener's taints have no effect: a taint
+// with one is an error.
+func Seed(seed *v1alpha1.Seed, dnsSecret string) (*unstructured.Unstructured, error) {
+	for _, t := range seed.Spec.Taints {
+		if t.Effect != "" {
+			return nil, fmt.Errorf("seed %s: taint %s has effect %s; Gardener's taints have none", seed.Name, t.Key, t.Effect)
 		}
 	}
-	for i, r := range s.AccessRestrictions {
-		if i == 0 {
-			extra.WriteString("  accessRestrictions:\n")
+	spec, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&seed.Spec)
+	if err != nil {
+		return nil, fmt.Errorf("seed %s: %w", seed.Name, err)
+	}
+	credentials := map[string]any{"apiVersion": "v1", "kind": "Secret", "name": dnsSecret, "namespace": DNSSecretNamespace}
+	internal, defaults := "internal."+seed.Name+".graft.example", []string{"shoots." + seed.Name + ".graft.example"}
+	if seed.Spec.DNS.Internal != nil {
+		internal = seed.Spec.DNS.Internal.Domain
+	}
+	if len(seed.Spec.DNS.Defaults) > 0 {
+		defaults = defaults[:0]
+		for _, d := range seed.Spec.DNS.Defaults {
+			defaults = append(defaults, d.Domain)
 		}
-		fmt.Fprintf(&extra, "  - name: %s\n", r)
 	}
-	if s.Domain != "" {
-		fmt.Fprintf(&extra, "  dns:\n    domain: %s\n", s.Domain)
+	dns := map[string]any{
+		"provider": map[string]any{"type": DNSProviderType, "credentialsRef": credentials},
+		"internal": map[string]any{"type": DNSProviderType, "domain": internal, "credentialsRef": credentials},
 	}
-	kind := s.CloudProfileKind
-	if kind == "" {
-		kind = "CloudProfile"
+	var defaultList []any
+	for _, d := range defaults {
+		defaultList = append(defaultList, map[string]any{"type": DNSProviderType, "domain": d, "credentialsRef": credentials})
 	}
-	var zones string
-	if len(s.Zones) > 0 {
-		zones = fmt.Sprintf("\n      zones: [%s]", strings.Join(s.Zones, ", "))
+	dns["defaults"] = defaultList
+	spec["dns"] = dns
+	spec["ingress"] = map[string]any{"domain": "ingress." + seed.Name + ".graft.example", "controller": map[string]any{"kind": "nginx"}}
+	if seed.Spec.Backup != nil {
+		spec["backup"] = map[string]any{"provider": seed.Spec.Backup.Provider, "credentialsRef": credentials}
 	}
-	return fmt.Sprintf(`apiVersion: core.gardener.cloud/v1beta1
-kind: Shoot
-metadata:
-  name: %s
-  namespace: %s
-spec:
-  cloudProfile:
-    kind: %s
-    name: %s
-  region: %s
-  credentialsBindingName: %s
-  kubernetes:
-    version: %s
-  networking:
-    type: calico
-    nodes: 10.250.0.0/16
-  provider:
-    type: %s
-    workers:
-    - name: pool
-      minimum: 1
-      maximum: 2
-      machine:
-        type: m5.large%s
-%s`, s.Name, s.Namespace, kind, s.CloudProfile, s.Region, s.CredentialsBinding, KubernetesVersion, ProviderType, zones, extra.String())
+	settings, _ := spec["settings"].(map[string]any)
+	if settings == nil {
+		settings = map[string]any{}
+	}
+	if _, ok := settings["scheduling"]; !ok {
+		settings["scheduling"] = map[string]any{"visible": true}
+	}
+	spec["settings"] = settings
+	return gardenerObject("Seed", seed.ObjectMeta, spec), nil
+}
+
+// MustSeed is Seed for a seed known to convert, such as a test's: it panics
+// where Seed returns an error.
+func MustSeed(seed *v1alpha1.Seed, dnsSecret string) *unstructured.Unstructured {
+	obj, err := Seed(seed, dnsSecret)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// MakeShoot is coretest's shoot as the landscapes have it: of ProviderType
+// with the cloud profile in region, one worker pool, the node network
+// 10.250.0.0/16, and the pod and service networks its seed gives it. Shoot
+// turns it into a Gardener Shoot, with a worker pool named pool where it has
+// none.
+func MakeShoot(namespace, name, cloudProfile, region string) *coretest.ShootWrapper {
+	return coretest.MakeShoot(namespace, name).CloudProfileRef("CloudProfile", cloudProfile).Provider(ProviderType, region).
+		Networks("10.250.0.0/16", "", "")
+}
+
+// Shoot is shoot, built with coretest (see MakeShoot), as a Gardener Shoot
+// without a seed that gardener-apiserver admits: KubernetesVersion, calico
+// networking, the CredentialsBinding named credentialsBinding, and for each
+// worker pool one to two machines of m5.large. Gardener's tolerations have no
+// effect and no time: a toleration with either is an error.
+func Shoot(shoot *v1alpha1.Shoot, credentialsBinding string) (*unstructured.Unstructured, error) {
+	for _, t := range shoot.Spec.Tolerations {
+		if t.Effect != "" || t.TolerationSeconds != nil {
+			return nil, fmt.Errorf("shoot %s/%s: toleration %s has an effect or seconds; Gardener's tolerations have neither", shoot.Namespace, shoot.Name, t.Key)
+		}
+	}
+	spec, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&shoot.Spec)
+	if err != nil {
+		return nil, fmt.Errorf("shoot %s/%s: %w", shoot.Namespace, shoot.Name, err)
+	}
+	spec["credentialsBindingName"] = credentialsBinding
+	spec["kubernetes"] = map[string]any{"version": KubernetesVersion}
+	networking, _ := spec["networking"].(map[string]any)
+	if networking == nil {
+		networking = map[string]any{}
+	}
+	networking["type"] = "calico"
+	spec["networking"] = networking
+	provider := spec["provider"].(map[string]any)
+	workers, _ := provider["workers"].([]any)
+	if len(workers) == 0 {
+		workers = []any{map[string]any{"name": "pool"}}
+		provider["workers"] = workers
+	}
+	for _, w := range workers {
+		w := w.(map[string]any)
+		w["minimum"], w["maximum"] = int64(1), int64(2)
+		w["machine"] = map[string]any{"type": "m5.large"}
+	}
+	return gardenerObject("Shoot", shoot.ObjectMeta, spec), nil
+}
+
+// gardenerObject is a core.gardener.cloud/v1beta1 object of kind with the
+// name, namespace, labels, annotations and resourceVersion of meta.
+func gardenerObject(kind string, meta metav1.ObjectMeta, spec map[string]any) *unstructured.Unstructured {
+	obj := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+	obj.SetAPIVersion("core.gardener.cloud/v1beta1")
+	obj.SetKind(kind)
+	obj.SetName(meta.Name)
+	obj.SetNamespace(meta.Namespace)
+	obj.SetLabels(meta.Labels)
+	obj.SetAnnotations(meta.Annotations)
+	obj.SetResourceVersion(meta.ResourceVersion)
+	return obj
 }
 
 // Object decodes a manifest.

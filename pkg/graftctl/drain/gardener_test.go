@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
 	"github.com/graft-dev/graft/pkg/coretest"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -66,7 +67,7 @@ func warning(seed string) string {
 // TestCordonAndUncordonOnGardener: without a ManagedSeed or Gardenlet, the
 // Seed alone is written, with the warning.
 func TestCordonAndUncordonOnGardener(t *testing.T) {
-	client := coretest.FakeGardener(coretest.GardenerSeed("a", "4", "other"), coretest.GardenerSeed("b", "9", "seed.gardener.cloud/unschedulable"))
+	client := coretest.FakeGardener(gardenerlandscape.MustSeed(coretest.MakeSeed("a").ResourceVersion("4").Taint("other", nil, "").Obj(), "dns"), gardenerlandscape.MustSeed(coretest.MakeSeed("b").ResourceVersion("9").Taint("seed.gardener.cloud/unschedulable", nil, "").Obj(), "dns"))
 	out, err := runOnGardener(NewCordonCommand, client, "a", "b")
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +80,7 @@ func TestCordonAndUncordonOnGardener(t *testing.T) {
 		t.Errorf("cordon patch %s, want %s", got, want)
 	}
 
-	client = coretest.FakeGardener(coretest.GardenerSeed("b", "9", "seed.gardener.cloud/unschedulable"))
+	client = coretest.FakeGardener(gardenerlandscape.MustSeed(coretest.MakeSeed("b").ResourceVersion("9").Taint("seed.gardener.cloud/unschedulable", nil, "").Obj(), "dns"))
 	out, err = runOnGardener(NewUncordonCommand, client, "b")
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +94,7 @@ func TestCordonAndUncordonOnGardener(t *testing.T) {
 }
 
 func TestDrainOnGardenerWithoutMigrateIsRefused(t *testing.T) {
-	client := coretest.FakeGardener(coretest.GardenerSeed("a", "4"))
+	client := coretest.FakeGardener(gardenerlandscape.MustSeed(coretest.MakeSeed("a").ResourceVersion("4").Obj(), "dns"))
 	_, err := runOnGardener(NewCommand, client, "a")
 	for _, want := range []string{"on a Gardener garden (core.gardener.cloud) drain moves shoots by migrating their control planes, which needs --migrate",
 		"'graftctl drain a --dry-run'", "'graftctl drain a --migrate'"} {

@@ -17,6 +17,7 @@ import (
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
+	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
 	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
@@ -257,8 +258,8 @@ func TestShootStatus(t *testing.T) {
 // stderr; a seed without a configuration object has nothing marked.
 func TestGetSeedsOnGardenerMarksTaintsGardenletRemoves(t *testing.T) {
 	client := coretest.FakeGardener(
-		coretest.GardenerSeed("a", "1", "seed.gardener.cloud/protected", "maintenance"),
-		coretest.GardenerSeed("b", "2", "maintenance"),
+		gardenerlandscape.MustSeed(coretest.MakeSeed("a").ResourceVersion("1").Taint("seed.gardener.cloud/protected", nil, "").Taint("maintenance", nil, "").Obj(), "dns"),
+		gardenerlandscape.MustSeed(coretest.MakeSeed("b").ResourceVersion("2").Taint("maintenance", nil, "").Obj(), "dns"),
 		coretest.GardenerSeedConfig("Gardenlet", "a", "3", "seed.gardener.cloud/protected"))
 	var out, errOut bytes.Buffer
 	cmd := NewCommand(&factory.Static{API: garden.Gardener, Dynamic: client}, genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut})

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
 	"github.com/graft-dev/graft/pkg/coretest"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -35,7 +36,7 @@ func runOnGardenerErr(client *dynamicfake.FakeDynamicClient, args ...string) (st
 const passing = "Warning: seed(s) a: no ManagedSeed or Gardenlet in namespace garden holds their gardenlet configuration, so the change is made to the Seed alone and lasts only until gardenlet next starts"
 
 func TestTaintOnGardenerWithoutConfigurationWarnsOnce(t *testing.T) {
-	client := coretest.FakeGardener(coretest.GardenerSeed("a", "7"), coretest.GardenerSeed("b", "8"))
+	client := coretest.FakeGardener(gardenerlandscape.MustSeed(coretest.MakeSeed("a").ResourceVersion("7").Obj(), "dns"), gardenerlandscape.MustSeed(coretest.MakeSeed("b").ResourceVersion("8").Obj(), "dns"))
 	out, errOut, err := runOnGardenerErr(client, "seed", "a", "b", "k=v:NoSchedule")
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +52,7 @@ func TestTaintOnGardenerWithoutConfigurationWarnsOnce(t *testing.T) {
 // A PreferNoSchedule taint lives in the Seed's annotation, which gardenlet
 // keeps: no warning, where a NoExecute taint on the same seed gets one.
 func TestPreferNoScheduleOnGardenerLastsWithoutConfiguration(t *testing.T) {
-	client := coretest.FakeGardener(coretest.GardenerSeed("a", "7"))
+	client := coretest.FakeGardener(gardenerlandscape.MustSeed(coretest.MakeSeed("a").ResourceVersion("7").Obj(), "dns"))
 	out, errOut, err := runOnGardenerErr(client, "seed", "a", "soft:PreferNoSchedule")
 	if err != nil || out != "seed/a tainted\n" || errOut != "" {
 		t.Errorf("PreferNoSchedule: stdout %q, stderr %q, error %v; want no warning", out, errOut, err)
@@ -74,7 +75,7 @@ func TestTaintOnGardenerWritesTheSeedConfiguration(t *testing.T) {
 		{"ManagedSeed", "managedseed.seedmanagement.gardener.cloud/a", `{"spec":{"gardenlet":{"config":{"seedConfig":{"spec":{"taints":[{"key":"k","value":"v"},{"key":"seed.gardener.cloud/protected"}]}}}}}}`},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
-			seed := coretest.GardenerSeed("a", "7", "seed.gardener.cloud/protected")
+			seed := gardenerlandscape.MustSeed(coretest.MakeSeed("a").ResourceVersion("7").Taint("seed.gardener.cloud/protected", nil, "").Obj(), "dns")
 			seed.Object["spec"].(map[string]any)["taints"] = []any{map[string]any{"key": "seed.gardener.cloud/protected"}, map[string]any{"key": "k", "value": "v"}}
 			client := coretest.FakeGardener(seed, coretest.GardenerSeedConfig(tc.kind, "a", "3", "seed.gardener.cloud/protected"))
 			out, errOut, err := runOnGardenerErr(client, "seed", "a", "k=v:NoSchedule")
@@ -107,7 +108,7 @@ func gardenerPatches(client *dynamicfake.FakeDynamicClient) []string {
 }
 
 func TestTaintOnGardenerWritesKeyAndValueWithResourceVersion(t *testing.T) {
-	client := coretest.FakeGardener(coretest.GardenerSeed("a", "7", "seed.gardener.cloud/protected"))
+	client := coretest.FakeGardener(gardenerlandscape.MustSeed(coretest.MakeSeed("a").ResourceVersion("7").Taint("seed.gardener.cloud/protected", nil, "").Obj(), "dns"))
 	out, err := runOnGardener(client, "seed", "a", "maintenance=soon:NoSchedule")
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +128,7 @@ func TestTaintOnGardenerWritesKeyAndValueWithResourceVersion(t *testing.T) {
 // effects; a PreferNoSchedule taint only the annotation. Removing a taint by
 // its effect finds it through the annotation.
 func TestTaintOnGardenerWritesEffectsIntoTheAnnotation(t *testing.T) {
-	seed := coretest.GardenerSeed("a", "7", "seed.gardener.cloud/protected")
+	seed := gardenerlandscape.MustSeed(coretest.MakeSeed("a").ResourceVersion("7").Taint("seed.gardener.cloud/protected", nil, "").Obj(), "dns")
 	client := coretest.FakeGardener(seed, coretest.GardenerSeedConfig("ManagedSeed", "a", "3", "seed.gardener.cloud/protected"))
 	out, err := runOnGardener(client, "seed", "a", "drain=now:NoExecute", "soft:PreferNoSchedule")
 	if err != nil {
@@ -177,7 +178,7 @@ func TestTaintOnGardenerWritesEffectsIntoTheAnnotation(t *testing.T) {
 }
 
 func TestTaintOnGardenerClientDryRunSendsNothing(t *testing.T) {
-	client := coretest.FakeGardener(coretest.GardenerSeed("a", "7"))
+	client := coretest.FakeGardener(gardenerlandscape.MustSeed(coretest.MakeSeed("a").ResourceVersion("7").Obj(), "dns"))
 	out, err := runOnGardener(client, "seed", "a", "k:NoSchedule", "--dry-run")
 	if err != nil {
 		t.Fatal(err)

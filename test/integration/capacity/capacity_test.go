@@ -45,9 +45,9 @@ func annotate(t *testing.T, seed, key string, value *string) {
 // allocatable land in status from each source, that an annotation changes
 // one seed at once, and that the agent's conditions and lastOperation stay.
 func TestCapacityFromDefaultsOverridesAndAnnotations(t *testing.T) {
-	plain := readySeed(t, name("plain"), nil, nil)
-	small := readySeed(t, name("small"), map[string]string{"size": "small"}, nil)
-	annotated := readySeed(t, name("annotated"), map[string]string{"size": "small"},
+	plain := createReadySeed(t, name("plain"), nil, nil)
+	small := createReadySeed(t, name("small"), map[string]string{"size": "small"}, nil)
+	annotated := createReadySeed(t, name("annotated"), map[string]string{"size": "small"},
 		map[string]string{v1alpha1.AnnotationCapacityShoots: "30", v1alpha1.AnnotationReservedShoots: "35"})
 	inst := startAnnotator(t, func(c *configv1alpha1.CapacityAnnotatorConfiguration) {
 		c.Reserved = shoots("10")
@@ -102,13 +102,13 @@ func TestCapacityFromDefaultsOverridesAndAnnotations(t *testing.T) {
 
 // TestRespectSeedCapacity leaves capacity published by the seed's agent alone.
 func TestRespectSeedCapacity(t *testing.T) {
-	seed := readySeed(t, name("agent"), nil, nil)
+	seed := createReadySeed(t, name("agent"), nil, nil)
 	seed.Status.Capacity = shoots("80")
 	seed.Status.Allocatable = shoots("70")
 	if _, err := graft(t).CoreV1alpha1().Seeds().UpdateStatus(context.Background(), seed, metav1.UpdateOptions{FieldManager: "gardenlet"}); err != nil {
 		t.Fatal(err)
 	}
-	other := readySeed(t, name("noagent"), nil, nil)
+	other := createReadySeed(t, name("noagent"), nil, nil)
 	startAnnotator(t, func(c *configv1alpha1.CapacityAnnotatorConfiguration) { c.RespectSeedCapacity = true })
 	waitForStatus(t, other.Name, "200", "200", "0")
 	waitForStatus(t, seed.Name, "80", "70", "0")
@@ -119,8 +119,8 @@ func TestRespectSeedCapacity(t *testing.T) {
 func TestUsageFollowsBindsUnbindsAndMigrations(t *testing.T) {
 	ctx := context.Background()
 	client := graft(t)
-	s1 := readySeed(t, name("s1"), nil, map[string]string{v1alpha1.AnnotationCapacityShoots: "3"})
-	s2 := readySeed(t, name("s2"), nil, nil)
+	s1 := createReadySeed(t, name("s1"), nil, map[string]string{v1alpha1.AnnotationCapacityShoots: "3"})
+	s2 := createReadySeed(t, name("s2"), nil, nil)
 	ns := namespace(t)
 	for i := range 4 {
 		if err := createShoot(t, ctx, ns, fmt.Sprintf("shoot-%d", i), nil); err != nil {
@@ -196,7 +196,7 @@ func TestBurstOfBindsIsCoalesced(t *testing.T) {
 	const workers = 16
 	ctx := context.Background()
 	client := graft(t)
-	seed := readySeed(t, name("burst"), nil, map[string]string{v1alpha1.AnnotationCapacityShoots: "2000"})
+	seed := createReadySeed(t, name("burst"), nil, map[string]string{v1alpha1.AnnotationCapacityShoots: "2000"})
 	ns := namespace(t)
 	parallel(t, total, workers, func(i int) error { return createShoot(t, ctx, ns, fmt.Sprintf("shoot-%04d", i), nil) })
 
@@ -340,12 +340,12 @@ func waitForTaints(t *testing.T, seed, want string) {
 // operator's own taints.
 func TestNotReadyTaints(t *testing.T) {
 	const delay = 3 * time.Second
-	seed := readySeed(t, name("health"), nil, nil)
+	seed := createReadySeed(t, name("health"), nil, nil)
 	if _, err := graft(t).CoreV1alpha1().Seeds().Patch(context.Background(), seed.Name, types.MergePatchType,
 		[]byte(`{"spec":{"taints":[{"key":"dedicated","value":"ops","effect":"NoSchedule"}]}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	noLastOp := readySeed(t, name("nolastop"), nil, nil)
+	noLastOp := createReadySeed(t, name("nolastop"), nil, nil)
 	setHealth(t, noLastOp, v1alpha1.ConditionTrue, false)
 	startAnnotator(t, func(c *configv1alpha1.CapacityAnnotatorConfiguration) {
 		c.HealthTaints = configv1alpha1.HealthTaintsConfiguration{Enabled: true, UnhealthyEvictionDelay: &metav1.Duration{Duration: delay}}
@@ -396,8 +396,8 @@ func TestNotReadyTaints(t *testing.T) {
 // annotation gives a Warning Event, leaves capacity and allocatable at their
 // last good values, and does not disturb other seeds.
 func TestInvalidAnnotationKeepsTheSeedAsItWas(t *testing.T) {
-	bad := readySeed(t, name("bad"), nil, map[string]string{v1alpha1.AnnotationCapacityShoots: "50"})
-	good := readySeed(t, name("good"), nil, nil)
+	bad := createReadySeed(t, name("bad"), nil, map[string]string{v1alpha1.AnnotationCapacityShoots: "50"})
+	good := createReadySeed(t, name("good"), nil, nil)
 	ns := namespace(t)
 	startAnnotator(t, nil)
 	waitForStatus(t, bad.Name, "50", "50", "0")
@@ -426,7 +426,7 @@ func TestInvalidAnnotationKeepsTheSeedAsItWas(t *testing.T) {
 // TestSeedPrinterColumns checks that `kubectl get seeds` shows usage and
 // allocatable: the API server's Table view of seeds has both columns filled.
 func TestSeedPrinterColumns(t *testing.T) {
-	seed := readySeed(t, name("columns"), nil, map[string]string{v1alpha1.AnnotationReservedShoots: "20"})
+	seed := createReadySeed(t, name("columns"), nil, map[string]string{v1alpha1.AnnotationReservedShoots: "20"})
 	startAnnotator(t, nil)
 	waitForStatus(t, seed.Name, "200", "180", "0")
 

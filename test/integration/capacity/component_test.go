@@ -26,7 +26,7 @@ import (
 // It is the only test using the process-wide metrics registry.
 func TestRunsAsAComponent(t *testing.T) {
 	env := framework.Shared(t)
-	seed := readySeed(t, name("component"), nil, map[string]string{v1alpha1.AnnotationReservedShoots: "5"})
+	seed := createReadySeed(t, name("component"), nil, map[string]string{v1alpha1.AnnotationReservedShoots: "5"})
 	cfg := &configv1alpha1.CapacityAnnotatorConfiguration{}
 	cfg.LeaderElection.LeaderElect = ptr.To(true)
 	cfg.LeaderElection.ResourceName = name("graft-capacity-annotator")

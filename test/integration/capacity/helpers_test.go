@@ -100,9 +100,9 @@ func graft(t *testing.T) graftclient.Interface {
 	return framework.Shared(t).GraftClient()
 }
 
-// readySeed creates a seed whose agent reports it ready: GardenletReady True
+// createReadySeed creates a seed whose agent reports it ready: GardenletReady True
 // and a lastOperation, written by another field manager as a gardenlet would.
-func readySeed(t *testing.T, name string, labels, annotations map[string]string) *v1alpha1.Seed {
+func createReadySeed(t *testing.T, name string, labels, annotations map[string]string) *v1alpha1.Seed {
 	t.Helper()
 	ctx := context.Background()
 	seed := coretest.MakeSeed(name).Labels(labels).Annotations(annotations).Obj()

@@ -23,7 +23,6 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/capacity"
-	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
 	"github.com/graft-dev/graft/pkg/descheduler"
 	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/test/framework"
@@ -52,7 +51,7 @@ func startGraftDescheduler(t *testing.T, identity string, set ...string) (metric
 // control plane running there.
 func (l *landscape) createOn(t *testing.T, name, seed string, edits ...func(*unstructured.Unstructured)) {
 	t.Helper()
-	obj := object(t, l.shootYAML(name))
+	obj := l.shootObject(t, l.makeShoot(name))
 	if err := unstructured.SetNestedStringMap(obj.Object, map[string]string{landscapeLabel: l.project}, "spec", "seedSelector", "matchLabels"); err != nil {
 		t.Fatal(err)
 	}
@@ -76,13 +75,13 @@ func (l *landscape) createOn(t *testing.T, name, seed string, edits ...func(*uns
 // with tolerations of key "maintenance" allowed in its project.
 func migrationLandscape(t *testing.T, prefix string, allocatable int, names ...string) *landscape {
 	t.Helper()
-	var specs []gardenerlandscape.SeedSpec
+	var seeds []landscapeSeed
 	for _, name := range names {
-		specs = append(specs, gardenerlandscape.SeedSpec{Name: name, Backup: true, InternalDomain: migrationInternalDomain, DefaultDomain: migrationDefaultDomain})
+		seeds = append(seeds, landscapeSeed{name: name, with: migratable})
 	}
-	l := newLandscapeWith(t, prefix, specs...)
+	l := newLandscapeWith(t, prefix, seeds...)
 	for _, seed := range l.seeds {
-		readySeed(t, seed, allocatable, nil)
+		markSeedReady(t, seed, allocatable, nil)
 	}
 	l.labelSeeds(t)
 	allow := []byte(`{"spec":{"tolerations":{"whitelist":[{"key":"maintenance"}]}}}`)
@@ -306,7 +305,7 @@ func TestDeschedulerMovesOnlyTheExcessOnGardener(t *testing.T) {
 	}
 	// Gardener binds no shoot beyond a seed's allocatable: the seed shrinks
 	// under its shoots, as when gardenlet reports less room.
-	readySeed(t, full, 2, nil)
+	markSeedReady(t, full, 2, nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	g := newGardenletStandIn(time.Second)

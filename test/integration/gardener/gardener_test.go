@@ -79,7 +79,7 @@ func TestLandscapePassesGardenerValidation(t *testing.T) {
 		t.Errorf("a new shoot has spec.seedName %q; nothing should have bound it", seed)
 	}
 
-	bad := object(t, l.shootYAML("elsewhere"))
+	bad := l.shootObject(t, l.makeShoot("elsewhere"))
 	if err := unstructured.SetNestedField(bad.Object, "mars-north-1", "spec", "region"); err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,10 @@ var gardenlets = schema.GroupVersionResource{Group: "seedmanagement.gardener.clo
 // Services, which gardenlet checks of its seed cluster (here the garden).
 func (l *landscape) gardenletConfig(t *testing.T, seed string, index int) map[string]any {
 	t.Helper()
-	obj := object(t, gardenerlandscape.Seed(gardenerlandscape.SeedSpec{Name: seed, Region: region, DNSSecret: l.project + "-dns", Index: index}))
+	obj, err := gardenerlandscape.Seed(gardenerlandscape.MakeSeed(seed, region, index).Obj(), l.project+"-dns")
+	if err != nil {
+		t.Fatal(err)
+	}
 	spec := obj.Object["spec"].(map[string]any)
 	spec["networks"].(map[string]any)["services"] = "10.0.0.0/16"
 	return map[string]any{

@@ -84,11 +84,7 @@ func (l *landscape) labelSeeds(t *testing.T) {
 func (l *landscape) createSelectiveShoot(t *testing.T, name string) {
 	t.Helper()
 	l.labelSeeds(t)
-	create(t, shoots, l.namespace, l.shootYAML(name)+`
-  seedSelector:
-    matchLabels:
-      `+landscapeLabel+`: `+l.project+`
-`)
+	createObject(t, shoots, l.namespace, l.shootObject(t, l.makeShoot(name).SelectSeeds(map[string]string{landscapeLabel: l.project})))
 }
 
 // seedTaints returns the seed's spec.taints as gardener-apiserver stores them.
@@ -240,8 +236,8 @@ func TestGraftctlTaintsGardenerSeeds(t *testing.T) {
 func TestSimulateFromClusterAgreesWithGraftScheduler(t *testing.T) {
 	l := newLandscape(t, "agree", "free", "tainted")
 	free, tainted := l.seeds[0], l.seeds[1]
-	readySeed(t, free, 5, nil)
-	readySeed(t, tainted, 10, []any{map[string]any{"key": "example.com/maintenance"}})
+	markSeedReady(t, free, 5, nil)
+	markSeedReady(t, tainted, 10, []any{map[string]any{"key": "example.com/maintenance"}})
 	placed := []string{"one", "two"}
 	for _, name := range placed {
 		l.createGraftShoot(t, name)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
+	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/test/framework"
 )
 
@@ -52,29 +53,36 @@ type landscape struct {
 // again in the same garden (go test -count) gets names of its own.
 var landscapes atomic.Int32
 
+// landscapeSeed is a seed of a landscape: its name within the landscape and
+// how it differs from gardenerlandscape.MakeSeed's (nil: not at all).
+type landscapeSeed struct {
+	name string
+	with func(*coretest.SeedWrapper)
+}
+
 // newLandscape creates a landscape with the named seeds for a project named
 // prefix and a number (Gardener allows project names of at most 10
 // characters), each object through Gardener's validation and admission.
 func newLandscape(t *testing.T, prefix string, seedNames ...string) *landscape {
 	t.Helper()
-	specs := make([]gardenerlandscape.SeedSpec, 0, len(seedNames))
+	seeds := make([]landscapeSeed, 0, len(seedNames))
 	for _, name := range seedNames {
-		specs = append(specs, gardenerlandscape.SeedSpec{Name: name})
+		seeds = append(seeds, landscapeSeed{name: name})
 	}
-	return newLandscapeWith(t, prefix, specs...)
+	return newLandscapeWith(t, prefix, seeds...)
 }
 
-// newLandscapeWith is newLandscape with seeds made as specs say (backup,
-// DNS domains, labels). A spec's Name is the seed's name within the
-// landscape; its region, DNS credentials and networks are the landscape's.
-func newLandscapeWith(t *testing.T, prefix string, specs ...gardenerlandscape.SeedSpec) *landscape {
+// newLandscapeWith is newLandscape with seeds that differ (backup, DNS
+// domains, labels); their region, DNS credentials and networks are the
+// landscape's.
+func newLandscapeWith(t *testing.T, prefix string, seeds ...landscapeSeed) *landscape {
 	t.Helper()
-	return newLandscapeIn(t, prefix, "", specs...)
+	return newLandscapeIn(t, prefix, "", seeds...)
 }
 
 // newLandscapeIn is newLandscapeWith with the project's namespace named
 // garden-<project><suffix> instead of Gardener's usual garden-<project>.
-func newLandscapeIn(t *testing.T, prefix, suffix string, specs ...gardenerlandscape.SeedSpec) *landscape {
+func newLandscapeIn(t *testing.T, prefix, suffix string, seeds ...landscapeSeed) *landscape {
 	t.Helper()
 	ctx := t.Context()
 	project := fmt.Sprintf("%s%d", prefix, landscapes.Add(1))
@@ -89,11 +97,13 @@ func newLandscapeIn(t *testing.T, prefix, suffix string, specs ...gardenerlandsc
 	}
 	p := gardenerlandscape.ProjectSpec{Name: project, Namespace: l.namespace, CloudProfile: l.cloudProfile,
 		Credentials: l.credentials, DNSSecret: project + "-dns", Regions: []string{region}}
-	for i, spec := range specs {
-		spec.Name = project + "-" + spec.Name
-		spec.Region, spec.DNSSecret, spec.Index = region, p.DNSSecret, i
-		p.Seeds = append(p.Seeds, spec)
-		l.seeds = append(l.seeds, spec.Name)
+	for i, s := range seeds {
+		seed := gardenerlandscape.MakeSeed(project+"-"+s.name, region, i)
+		if s.with != nil {
+			s.with(seed)
+		}
+		p.Seeds = append(p.Seeds, seed.Obj())
+		l.seeds = append(l.seeds, seed.Name)
 	}
 	if err := creator(t).Create(ctx, p); err != nil {
 		t.Fatal(err)
@@ -101,22 +111,26 @@ func newLandscapeIn(t *testing.T, prefix, suffix string, specs ...gardenerlandsc
 	return l
 }
 
-// shootSpec describes a Shoot of the landscape's project that Gardener's
-// validation accepts, without a seed.
-func (l *landscape) shootSpec(name string) gardenerlandscape.ShootSpec {
-	return gardenerlandscape.ShootSpec{
-		Name: name, Namespace: l.namespace, CloudProfile: l.cloudProfile, Region: region, CredentialsBinding: l.credentials,
-	}
+// makeShoot is a shoot of the landscape's project that Gardener's validation
+// accepts, without a seed (see shootObject).
+func (l *landscape) makeShoot(name string) *coretest.ShootWrapper {
+	return gardenerlandscape.MakeShoot(l.namespace, name, l.cloudProfile, region)
 }
 
-// shootYAML is the manifest of shootSpec.
-func (l *landscape) shootYAML(name string) string {
-	return gardenerlandscape.Shoot(l.shootSpec(name))
+// shootObject is the shoot as a Gardener Shoot with the landscape's
+// credentials.
+func (l *landscape) shootObject(t *testing.T, shoot *coretest.ShootWrapper) *unstructured.Unstructured {
+	t.Helper()
+	obj, err := gardenerlandscape.Shoot(shoot.Obj(), l.credentials)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj
 }
 
 func (l *landscape) createShoot(t *testing.T, name string) *unstructured.Unstructured {
 	t.Helper()
-	return create(t, shoots, l.namespace, l.shootYAML(name))
+	return createObject(t, shoots, l.namespace, l.shootObject(t, l.makeShoot(name)))
 }
 
 func dynamicClient(t *testing.T) dynamic.Interface {
@@ -146,11 +160,17 @@ func creator(t *testing.T) gardenerlandscape.Creator {
 	}}
 }
 
-// create creates the manifest's object and fails the test with the API
-// server's reason when Gardener refuses it.
+// create creates the manifest's object (see createObject).
 func create(t *testing.T, gvr schema.GroupVersionResource, namespace, manifest string) *unstructured.Unstructured {
 	t.Helper()
-	created, err := creator(t).Apply(t.Context(), gvr, namespace, manifest)
+	return createObject(t, gvr, namespace, object(t, manifest))
+}
+
+// createObject creates the object and fails the test with the API server's
+// reason when Gardener refuses it.
+func createObject(t *testing.T, gvr schema.GroupVersionResource, namespace string, obj *unstructured.Unstructured) *unstructured.Unstructured {
+	t.Helper()
+	created, err := creator(t).Apply(t.Context(), gvr, namespace, obj)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
+	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/drain"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
@@ -32,6 +33,11 @@ const (
 	migrationInternalDomain = "internal.migration.graft.example"
 	migrationDefaultDomain  = "shoots.migration.graft.example"
 )
+
+// migratable gives a seed backup and the migration landscape's domains.
+func migratable(s *coretest.SeedWrapper) {
+	s.Backup(providerType).InternalDomain(migrationInternalDomain).DefaultDomains(migrationDefaultDomain)
+}
 
 // TestDrainMigratesOnGardener: on a Gardener garden `graftctl drain --migrate`
 // cordons the seed and moves each shoot's control plane to the seed the
@@ -51,21 +57,18 @@ const (
 // writes; the drain exits non-zero for the shoot left, and Gardener keeps the
 // moved shoot's spec until gardenlet has moved its control plane.
 func TestDrainMigratesOnGardener(t *testing.T) {
-	same := gardenerlandscape.SeedSpec{Backup: true, InternalDomain: migrationInternalDomain, DefaultDomain: migrationDefaultDomain}
-	spec := func(name string, edit func(*gardenerlandscape.SeedSpec)) gardenerlandscape.SeedSpec {
-		s := same
-		s.Name = name
-		if edit != nil {
-			edit(&s)
-		}
-		return s
-	}
 	l := newLandscapeWith(t, "migrate",
-		spec("src", nil),
-		spec("dst", nil),
-		spec("nob", func(s *gardenerlandscape.SeedSpec) { s.Backup = false }),
-		spec("dom", func(s *gardenerlandscape.SeedSpec) { s.InternalDomain = "other-internal.migration.graft.example" }),
-		spec("def", func(s *gardenerlandscape.SeedSpec) { s.DefaultDomain = "elsewhere.migration.graft.example" }),
+		landscapeSeed{"src", migratable},
+		landscapeSeed{"dst", migratable},
+		landscapeSeed{"nob", func(s *coretest.SeedWrapper) {
+			s.InternalDomain(migrationInternalDomain).DefaultDomains(migrationDefaultDomain)
+		}},
+		landscapeSeed{"dom", func(s *coretest.SeedWrapper) {
+			s.Backup(providerType).InternalDomain("other-internal.migration.graft.example").DefaultDomains(migrationDefaultDomain)
+		}},
+		landscapeSeed{"def", func(s *coretest.SeedWrapper) {
+			s.Backup(providerType).InternalDomain(migrationInternalDomain).DefaultDomains("elsewhere.migration.graft.example")
+		}},
 	)
 	src, dst, nob, dom, def := l.seeds[0], l.seeds[1], l.seeds[2], l.seeds[3], l.seeds[4]
 	for _, seed := range l.seeds {
@@ -85,9 +88,7 @@ func TestDrainMigratesOnGardener(t *testing.T) {
 		"default":  {"graft.dev/role": def},
 	}
 	for name, selector := range selectors {
-		spec := l.shootSpec(name)
-		spec.SeedSelector = selector
-		shoot := create(t, shoots, l.namespace, gardenerlandscape.Shoot(spec))
+		shoot := createObject(t, shoots, l.namespace, l.shootObject(t, l.makeShoot(name).SelectSeeds(selector)))
 		bound := bind(t, l, shoot, src)
 		if domain, _, _ := unstructured.NestedString(bound.Object, "spec", "dns", "domain"); !strings.HasSuffix(domain, "."+migrationDefaultDomain) {
 			t.Fatalf("shoot %s bound to %s has domain %q, want one under %s", name, src, domain, migrationDefaultDomain)
@@ -367,9 +368,7 @@ func (g *gardenletStandIn) movesOf(key string) int {
 // does not finish within --timeout ends it with exit code 2, saying what
 // migrated and what still moves.
 func TestDrainWaitsForMigrationsOnGardener(t *testing.T) {
-	same := gardenerlandscape.SeedSpec{Backup: true, InternalDomain: migrationInternalDomain, DefaultDomain: migrationDefaultDomain}
-	spec := func(name string) gardenerlandscape.SeedSpec { s := same; s.Name = name; return s }
-	l := newLandscapeWith(t, "waits", spec("src"), spec("dst"), spec("other"))
+	l := newLandscapeWith(t, "waits", landscapeSeed{"src", migratable}, landscapeSeed{"dst", migratable}, landscapeSeed{"other", migratable})
 	src, dst, other := l.seeds[0], l.seeds[1], l.seeds[2]
 	for _, seed := range l.seeds {
 		markReady(t, seed)
@@ -380,9 +379,8 @@ func TestDrainWaitsForMigrationsOnGardener(t *testing.T) {
 	}
 	// Every shoot may go to dst only.
 	onSeed := func(name, seed string) *unstructured.Unstructured {
-		spec := l.shootSpec(name)
-		spec.SeedSelector = map[string]string{"graft.dev/role": dst}
-		shoot := bind(t, l, create(t, shoots, l.namespace, gardenerlandscape.Shoot(spec)), seed)
+		selecting := l.makeShoot(name).SelectSeeds(map[string]string{"graft.dev/role": dst})
+		shoot := bind(t, l, createObject(t, shoots, l.namespace, l.shootObject(t, selecting)), seed)
 		runsOn(t, shoot, seed)
 		return shoot
 	}

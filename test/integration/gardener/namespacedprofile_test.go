@@ -25,15 +25,13 @@ import (
 func TestNamespacedCloudProfileOnGardener(t *testing.T) {
 	l := newLandscape(t, "ncp", "a", "b")
 	for i, seed := range l.seeds {
-		readySeed(t, seed, 10, nil)
+		markSeedReady(t, seed, 10, nil)
 		labelPool(t, seed, []string{"a", "b"}[i])
 	}
 	l.namespacedProfile(t, map[string]any{"matchLabels": map[string]any{"pool": "a"}}, map[string]any{"matchLabels": map[string]any{"pool": "b"}})
 
 	startGraftScheduler(t, "graft-scheduler-ncp", l.schedulerName())
-	spec := l.shootSpec("team")
-	spec.CloudProfileKind = "NamespacedCloudProfile"
-	l.createGraftShootFrom(t, spec)
+	l.createGraftShootFrom(t, l.makeShoot("team").CloudProfileRef("NamespacedCloudProfile", l.cloudProfile))
 	bound := waitForShoot(t, l, "team", "spec.seedName set", func(s *unstructured.Unstructured) bool {
 		_, found, _ := unstructured.NestedString(s.Object, "spec", "seedName")
 		return found

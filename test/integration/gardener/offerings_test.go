@@ -11,6 +11,7 @@ import (
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // TestSeedOfferingsOnGardener: graft-scheduler on Gardener's API applies
@@ -23,26 +24,25 @@ import (
 // go to "plain" only; the project's namespace is not named after it, so the
 // project is the Project's, not one read from the namespace's name.
 func TestSeedOfferingsOnGardener(t *testing.T) {
-	restricted := []string{gardenerlandscape.AccessRestriction}
+	const restricted = gardenerlandscape.AccessRestriction
 	l := newLandscapeIn(t, "offer", "-ns",
-		gardenerlandscape.SeedSpec{Name: "plain"},
-		gardenerlandscape.SeedSpec{Name: "eu", AccessRestrictions: restricted},
-		gardenerlandscape.SeedSpec{Name: "stopped", AccessRestrictions: restricted,
-			Annotations: map[string]string{v1alpha1.AnnotationEmergencyStopShootReconciliations: "true"}},
-		gardenerlandscape.SeedSpec{Name: "enforce", AccessRestrictions: restricted, Zones: []string{region + "b"}, ZoneSelection: "Enforce"},
+		landscapeSeed{name: "plain"},
+		landscapeSeed{"eu", func(s *coretest.SeedWrapper) { s.AccessRestrictions(restricted) }},
+		landscapeSeed{"stopped", func(s *coretest.SeedWrapper) {
+			s.AccessRestrictions(restricted).Annotation(v1alpha1.AnnotationEmergencyStopShootReconciliations, "true")
+		}},
+		landscapeSeed{"enforce", func(s *coretest.SeedWrapper) {
+			s.AccessRestrictions(restricted).ZoneSelection(v1alpha1.ZoneSelectionModeEnforce, region+"b")
+		}},
 	)
 	plain, eu := l.seeds[0], l.seeds[1]
 	for _, seed := range l.seeds {
-		readySeed(t, seed, 10, nil)
+		markSeedReady(t, seed, 10, nil)
 	}
 	startGraftScheduler(t, "graft-scheduler-offerings", l.schedulerName())
 
-	euShoot := l.shootSpec("eu")
-	euShoot.AccessRestrictions, euShoot.Zones = restricted, []string{region + "a"}
-	l.createGraftShootFrom(t, euShoot)
-	domain := l.shootSpec("dom")
-	domain.Domain = "dom." + l.project + ".shoots." + plain + ".graft.example"
-	l.createGraftShootFrom(t, domain)
+	l.createGraftShootFrom(t, l.makeShoot("eu").AccessRestrictions(restricted).Workers([]string{region + "a"}))
+	l.createGraftShootFrom(t, l.makeShoot("dom").Domain("dom."+l.project+".shoots."+plain+".graft.example"))
 
 	for name, want := range map[string]string{"eu": eu, "dom": plain} {
 		bound := waitForShoot(t, l, name, "spec.seedName set", func(s *unstructured.Unstructured) bool {
@@ -55,21 +55,19 @@ func TestSeedOfferingsOnGardener(t *testing.T) {
 	}
 }
 
-// createGraftShootFrom creates the shoot the spec describes for
-// graft-scheduler, selecting the landscape's seeds only.
-func (l *landscape) createGraftShootFrom(t *testing.T, spec gardenerlandscape.ShootSpec) *unstructured.Unstructured {
+// createGraftShootFrom creates the shoot for graft-scheduler, selecting the
+// landscape's seeds only.
+func (l *landscape) createGraftShootFrom(t *testing.T, shoot *coretest.ShootWrapper) *unstructured.Unstructured {
 	t.Helper()
 	l.labelSeeds(t)
-	spec.SchedulerName = l.schedulerName()
-	spec.SeedSelector = map[string]string{landscapeLabel: l.project}
-	obj := object(t, gardenerlandscape.Shoot(spec))
+	obj := l.shootObject(t, shoot.SchedulerName(l.schedulerName()).SelectSeeds(map[string]string{landscapeLabel: l.project}))
 	var created *unstructured.Unstructured
 	err := admitted(t, func(ctx context.Context) (err error) {
 		created, err = dynamicClient(t).Resource(shoots).Namespace(l.namespace).Create(ctx, obj, metav1.CreateOptions{})
 		return err
 	})
 	if err != nil {
-		t.Fatalf("creating shoot %s: %v", spec.Name, err)
+		t.Fatalf("creating shoot %s: %v", shoot.Name, err)
 	}
 	return created
 }

@@ -48,8 +48,8 @@ func (l *landscape) schedulerName() string { return "graft-scheduler-" + l.proje
 func TestGraftSchedulerOnGardener(t *testing.T) {
 	l := newLandscape(t, "graft", "seed-a", "seed-b")
 	free, tainted := l.seeds[0], l.seeds[1]
-	readySeed(t, free, 1, nil)
-	readySeed(t, tainted, 10, []any{map[string]any{"key": "example.com/maintenance"}})
+	markSeedReady(t, free, 1, nil)
+	markSeedReady(t, tainted, 10, []any{map[string]any{"key": "example.com/maintenance"}})
 
 	userAgent := "graft-scheduler-on-gardener"
 	startGraftScheduler(t, userAgent, l.schedulerName())
@@ -165,10 +165,10 @@ func chartDaemon[C configv1alpha1.Configuration](t *testing.T, chart, identity s
 	return cfg, clients
 }
 
-// readySeed makes a seed look reconciled by a ready gardenlet with room for
+// markSeedReady makes a seed look reconciled by a ready gardenlet with room for
 // allocatable shoots, as gardenlet reports it in the seed's status, and sets
 // its taints.
-func readySeed(t *testing.T, name string, allocatable int, taints []any) {
+func markSeedReady(t *testing.T, name string, allocatable int, taints []any) {
 	t.Helper()
 	client := dynamicClient(t).Resource(seeds)
 	if taints != nil {
@@ -211,7 +211,7 @@ func (l *landscape) createGraftShoot(t *testing.T, name string) *unstructured.Un
 // the seeds labelled with landscapeLabel=landscape, edited by edits.
 func (l *landscape) createGraftShootSelecting(t *testing.T, name, landscape string, edits ...func(*unstructured.Unstructured)) *unstructured.Unstructured {
 	t.Helper()
-	obj := object(t, l.shootYAML(name))
+	obj := l.shootObject(t, l.makeShoot(name))
 	for _, edit := range edits {
 		edit(obj)
 	}
@@ -305,8 +305,8 @@ func wroteThrough(obj *unstructured.Unstructured, manager, subresource string) b
 func TestPreferNoScheduleOnGardener(t *testing.T) {
 	l := newLandscape(t, "prefer", "seed-a", "seed-b")
 	preferred, other := l.seeds[0], l.seeds[1]
-	readySeed(t, preferred, 10, nil)
-	readySeed(t, other, 10, nil)
+	markSeedReady(t, preferred, 10, nil)
+	markSeedReady(t, other, 10, nil)
 	if out := onGardener(t, "taint", "seed", preferred, "soft:PreferNoSchedule"); out != "seed/"+preferred+" tainted\n" {
 		t.Fatalf("taint printed %q", out)
 	}
@@ -348,7 +348,7 @@ func TestPreferNoScheduleOnGardener(t *testing.T) {
 func TestLimitedTolerationsOnGardener(t *testing.T) {
 	l := newLandscape(t, "limited", "seed-a")
 	seed := l.seeds[0]
-	readySeed(t, seed, 10, nil)
+	markSeedReady(t, seed, 10, nil)
 	if out := onGardener(t, "taint", "seed", seed, "maintenance:NoExecute"); out != "seed/"+seed+" tainted\n" {
 		t.Fatalf("taint printed %q", out)
 	}

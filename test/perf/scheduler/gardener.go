@@ -23,10 +23,10 @@ func gardenerProject(ns string) string { return strings.TrimPrefix(ns, "garden-"
 // status a ready gardenlet reports and ample allocatable shoots.
 func (b *bench) setupGardener(ctx context.Context) error {
 	c := gardenerlandscape.Creator{Dynamic: b.gardener, Kube: b.kube}
-	var seeds []gardenerlandscape.SeedSpec
+	var seeds []*v1alpha1.Seed
 	for i := 0; i < b.o.seeds; i++ {
-		// Index only spreads the seeds' own networks, which seeds may share.
-		seeds = append(seeds, gardenerlandscape.SeedSpec{Name: seedName(i), Region: regions[i%len(regions)], DNSSecret: "bench-dns", Index: i % 40})
+		// The index only spreads the seeds' own networks, which seeds may share.
+		seeds = append(seeds, gardenerlandscape.MakeSeed(seedName(i), regions[i%len(regions)], i%40).Obj())
 	}
 	for _, ns := range []string{nsCalibration, nsBaseline1, nsScheduler, nsBaseline2} {
 		project := gardenerProject(ns)
@@ -52,9 +52,12 @@ func (b *bench) createGardenerShoots(ctx context.Context, ns, schedulerName stri
 	c := gardenerlandscape.Creator{Dynamic: b.gardener, Kube: b.kube}
 	out := make([]created, n)
 	err := writes.Parallel(n, 32, func(i int) error {
-		spec := gardenerlandscape.ShootSpec{Name: fmt.Sprintf("s%05d", i), Namespace: ns, CloudProfile: b.profile,
-			Region: regions[i%len(regions)], CredentialsBinding: gardenerProject(ns) + "-credentials", SchedulerName: schedulerName}
-		obj, err := c.Apply(ctx, gardenerlandscape.Shoots, ns, gardenerlandscape.Shoot(spec))
+		shoot := gardenerlandscape.MakeShoot(ns, fmt.Sprintf("s%05d", i), b.profile, regions[i%len(regions)]).SchedulerName(schedulerName).Obj()
+		obj, err := gardenerlandscape.Shoot(shoot, gardenerProject(ns)+"-credentials")
+		if err != nil {
+			return err
+		}
+		obj, err = c.Apply(ctx, gardenerlandscape.Shoots, ns, obj)
 		if err != nil {
 			return err
 		}
