@@ -38,7 +38,9 @@ type fixture struct {
 	c        *controller
 }
 
-func newFixture(t testing.TB, mutate func(*configv1alpha1.CapacityAnnotatorConfiguration), objects ...runtime.Object) *fixture {
+// testConfig is the defaulted configuration changed by mutate (nil for
+// none); the test fails if it is invalid.
+func testConfig(t testing.TB, mutate func(*configv1alpha1.CapacityAnnotatorConfiguration)) *configv1alpha1.CapacityAnnotatorConfiguration {
 	t.Helper()
 	cfg := &configv1alpha1.CapacityAnnotatorConfiguration{}
 	if mutate != nil {
@@ -46,8 +48,14 @@ func newFixture(t testing.TB, mutate func(*configv1alpha1.CapacityAnnotatorConfi
 	}
 	cfg.Default()
 	if errs := cfg.Validate(); len(errs) > 0 {
-		t.Fatalf("invalid configuration: %v", errs)
+		t.Fatalf("invalid test configuration: %v", errs)
 	}
+	return cfg
+}
+
+func newFixture(t testing.TB, mutate func(*configv1alpha1.CapacityAnnotatorConfiguration), objects ...runtime.Object) *fixture {
+	t.Helper()
+	cfg := testConfig(t, mutate)
 	f := &fixture{
 		t:        t,
 		client:   fake.NewSimpleClientset(objects...),

@@ -10,29 +10,18 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 const manager = "graft-capacity-annotator"
 
 func rules(t *testing.T, mutate func(*configv1alpha1.CapacityAnnotatorConfiguration)) *Rules {
 	t.Helper()
-	cfg := &configv1alpha1.CapacityAnnotatorConfiguration{}
-	if mutate != nil {
-		mutate(cfg)
-	}
-	cfg.Default()
-	if errs := cfg.Validate(); len(errs) > 0 {
-		t.Fatalf("invalid test configuration: %v", errs)
-	}
-	r, err := NewRules(cfg, manager)
+	r, err := NewRules(testConfig(t, mutate), manager)
 	if err != nil {
 		t.Fatalf("NewRules: %v", err)
 	}
 	return r
-}
-
-func labelledSeed(labels, annotations map[string]string) *v1alpha1.Seed {
-	return &v1alpha1.Seed{ObjectMeta: metav1.ObjectMeta{Name: "s", Labels: labels, Annotations: annotations}}
 }
 
 func shootsIn(l corev1.ResourceList) string {
@@ -88,7 +77,7 @@ func TestRulesDecide(t *testing.T) {
 			capacity: "<unset>", allocatable: "<unset>", source: sourceDefault, override: -1, invalid: "whole number"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := rules(t, tc.mutate).decide(labelledSeed(tc.labels, tc.annotations))
+			got := rules(t, tc.mutate).decide(coretest.MakeSeed("s").Labels(tc.labels).Annotations(tc.annotations).Obj())
 			if shootsIn(got.Capacity) != tc.capacity || shootsIn(got.Allocatable) != tc.allocatable {
 				t.Errorf("capacity %s allocatable %s, want %s and %s", shootsIn(got.Capacity), shootsIn(got.Allocatable), tc.capacity, tc.allocatable)
 			}
@@ -106,13 +95,13 @@ func TestRulesDecide(t *testing.T) {
 }
 
 func TestRulesDecideRespectsCapacityPublishedByTheSeed(t *testing.T) {
-	agentOwned := labelledSeed(nil, nil)
+	agentOwned := coretest.MakeSeed("s").Obj()
 	agentOwned.Status.Capacity = shootList("80")
 	agentOwned.ManagedFields = []metav1.ManagedFieldsEntry{
 		{Manager: manager, Subresource: "status", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:usage":{"f:shoots":{}}}}`)}},
 		{Manager: "gardenlet", Subresource: "status", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:capacity":{".":{},"f:shoots":{}},"f:allocatable":{"f:shoots":{}}}}`)}},
 	}
-	ownOnly := labelledSeed(nil, nil)
+	ownOnly := coretest.MakeSeed("s").Obj()
 	ownOnly.Status.Capacity = shootList("200")
 	ownOnly.ManagedFields = []metav1.ManagedFieldsEntry{
 		{Manager: manager, Subresource: "status", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:capacity":{"f:shoots":{}}}}`)}},

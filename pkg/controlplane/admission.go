@@ -244,13 +244,7 @@ func AdmissionObjects(opts AdmissionOptions) ([]runtime.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, protected, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: ProtectedTaintPolicy},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        ProtectedTaintPolicy,
-			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
-		},
-	})
+	out = append(out, protected, denyBinding(ProtectedTaintPolicy, nil))
 	if opts.GardenToleration {
 		toleration, err := load(policyFiles.gardenToleration)
 		if err != nil {
@@ -265,49 +259,42 @@ func AdmissionObjects(opts AdmissionOptions) ([]runtime.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	deny := admissionregistrationv1.DenyAction
-	out = append(out, assignment,
-		SeedAssignersParams(opts.Namespace, opts.Assigners),
-		&admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: SeedAssignmentPolicy},
-			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
-				PolicyName:        SeedAssignmentPolicy,
-				ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
-				ParamRef: &admissionregistrationv1.ParamRef{
-					Name: SeedAssignersConfigMap, Namespace: opts.Namespace, ParameterNotFoundAction: &deny,
-				},
-			},
-		})
+	out = append(out, assignment, SeedAssignersParams(opts.Namespace, opts.Assigners),
+		denyBinding(SeedAssignmentPolicy, paramsIn(opts.Namespace, SeedAssignersConfigMap)))
 	tenancy, err := load(policyFiles.shootTenancy)
 	if err != nil {
 		return nil, err
 	}
-	out = append(out, tenancy,
-		ShootTolerationsParams(opts.Namespace, opts.Tolerations),
-		&admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: ShootTenancyPolicy},
-			Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
-				PolicyName:        ShootTenancyPolicy,
-				ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
-				ParamRef: &admissionregistrationv1.ParamRef{
-					Name: ShootTolerationsConfigMap, Namespace: opts.Namespace, ParameterNotFoundAction: &deny,
-				},
-			},
-		})
+	out = append(out, tenancy, ShootTolerationsParams(opts.Namespace, opts.Tolerations),
+		denyBinding(ShootTenancyPolicy, paramsIn(opts.Namespace, ShootTolerationsConfigMap)))
 	profile, err := load(policyFiles.shootCloudProfile)
 	if err != nil {
 		return nil, err
 	}
 	allow := admissionregistrationv1.AllowAction
-	out = append(out, profile, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: ShootCloudProfilePolicy},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        ShootCloudProfilePolicy,
-			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
-			ParamRef:          &admissionregistrationv1.ParamRef{Selector: &metav1.LabelSelector{}, ParameterNotFoundAction: &allow},
-		},
-	})
+	out = append(out, profile, denyBinding(ShootCloudProfilePolicy,
+		&admissionregistrationv1.ParamRef{Selector: &metav1.LabelSelector{}, ParameterNotFoundAction: &allow}))
 	return out, nil
+}
+
+// denyBinding binds the validating policy of that name with action Deny and
+// the parameters params refers to (nil for none).
+func denyBinding(policy string, params *admissionregistrationv1.ParamRef) *admissionregistrationv1.ValidatingAdmissionPolicyBinding {
+	return &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: policy},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        policy,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+			ParamRef:          params,
+		},
+	}
+}
+
+// paramsIn refers to the parameter ConfigMap of that name in namespace: a
+// policy without its parameters denies.
+func paramsIn(namespace, configMap string) *admissionregistrationv1.ParamRef {
+	deny := admissionregistrationv1.DenyAction
+	return &admissionregistrationv1.ParamRef{Name: configMap, Namespace: namespace, ParameterNotFoundAction: &deny}
 }
 
 // SeedAssignersParams is the parameter ConfigMap of SeedAssignmentPolicy: one

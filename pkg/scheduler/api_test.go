@@ -8,7 +8,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	kubefake "k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/tools/cache"
 
 	graftfake "github.com/graft-dev/client-go/clientset/versioned/fake"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
@@ -43,12 +42,7 @@ func TestGardenerInformersHoldGraftTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.startInformers(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if !cache.WaitForCacheSync(t.Context().Done(), s.synced...) {
-		t.Fatal("informers did not sync")
-	}
+	startSynced(t, s)
 	obj, ok, err := s.informers.Seeds().Informer.GetStore().GetByKey("a")
 	if err != nil || !ok {
 		t.Fatalf("seed a not in the store: %v", err)
@@ -123,12 +117,7 @@ func TestInformersStoreTrimmedObjects(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := s.startInformers(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-			if !cache.WaitForCacheSync(t.Context().Done(), s.synced...) {
-				t.Fatal("informers did not sync")
-			}
+			startSynced(t, s)
 			shoot, err := s.shootLister.Shoots("garden-dev").Get("s")
 			if err != nil {
 				t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/ptr"
 
@@ -58,14 +57,8 @@ func TestRegionConfigMapsOnlyFromTheirNamespace(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.recorder = record.NewFakeRecorder(100)
-			ctx, cancel := context.WithCancel(context.Background())
-			t.Cleanup(cancel)
-			if err := s.startInformers(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if !cache.WaitForCacheSync(ctx.Done(), s.synced...) {
-				t.Fatal("informers did not sync")
-			}
+			startSynced(t, s)
+			ctx := t.Context()
 			if err := s.syncHandler(ctx, "garden-dev/s"); err != nil {
 				t.Fatal(err)
 			}

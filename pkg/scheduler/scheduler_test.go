@@ -39,14 +39,7 @@ func newTestScheduler(t *testing.T, objects ...runtime.Object) (*Scheduler, *gra
 	}
 	rec := record.NewFakeRecorder(100)
 	s.recorder = rec
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	if err := s.startInformers(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if !cache.WaitForCacheSync(ctx.Done(), s.synced...) {
-		t.Fatal("informers did not sync")
-	}
+	startSynced(t, s)
 	return s, graft, rec
 }
 
@@ -255,3 +248,15 @@ func TestSyncConfirmsTheSeedAnEvictedShootLeft(t *testing.T) {
 // awsInputs are the inputs of a decision with the aws cloud profile and no
 // region ConfigMap.
 var awsInputs = algorithm.Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj()}
+
+// startSynced starts the scheduler's informers until the test ends and waits
+// for them to sync.
+func startSynced(t *testing.T, s *Scheduler) {
+	t.Helper()
+	if err := s.startInformers(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !cache.WaitForCacheSync(t.Context().Done(), s.synced...) {
+		t.Fatal("informers did not sync")
+	}
+}

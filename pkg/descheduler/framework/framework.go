@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"strings"
 	"time"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
@@ -84,4 +85,14 @@ type SeedFilter interface {
 // which only NoExecuteTaints with force overrides.
 func EvictionProtected(shoot *v1alpha1.Shoot) bool {
 	return shoot.Annotations[v1alpha1.AnnotationEvict] == "false"
+}
+
+// ShootNames lists the candidates' shoots by name, comma-separated, in
+// their order: how a plugin's answer reads in a log line or a test.
+func ShootNames(cs []Candidate) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.Shoot.Name
+	}
+	return strings.Join(names, ",")
 }

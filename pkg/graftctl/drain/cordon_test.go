@@ -1,13 +1,10 @@
 package drain
 
 import (
-	"bytes"
-	"context"
 	"testing"
 	"time"
 
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
@@ -15,6 +12,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/coretest"
+	"github.com/graft-dev/graft/pkg/graftctl/cmdtest"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 )
 
@@ -24,21 +22,8 @@ func cordonSeed(name string, labels map[string]string, taints ...corev1alpha1.Se
 
 func runCordon(t *testing.T, newCmd func(factory.Factory, genericiooptions.IOStreams) *cobra.Command, client *fake.Clientset, args ...string) (string, error) {
 	t.Helper()
-	var out bytes.Buffer
-	cmd := newCmd(&factory.Static{Graft: client}, genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &out})
-	cmd.SetArgs(args)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	err := cmd.ExecuteContext(context.Background())
-	return out.String(), err
-}
-
-func taintsOf(t *testing.T, client *fake.Clientset, name string) string {
-	t.Helper()
-	s, err := client.CoreV1alpha1().Seeds().Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return helper.FormatTaints(s.Spec.Taints, ",")
+	out, errOut, err := cmdtest.Run(t, newCmd, &factory.Static{Graft: client}, "", args...)
+	return out + errOut, err
 }
 
 var otherTaint = corev1alpha1.SeedTaint{Key: "x", Effect: corev1alpha1.TaintEffectPreferNoSchedule}
@@ -52,7 +37,7 @@ func TestCordon(t *testing.T) {
 	if want := "seed/a cordoned\nseed/b already cordoned\n"; out != want {
 		t.Errorf("output %q, want %q", out, want)
 	}
-	if got := taintsOf(t, client, "a"); got != "x:PreferNoSchedule,seed.gardener.cloud/unschedulable:NoSchedule" {
+	if got := cmdtest.SeedTaints(t, client, "a"); got != "x:PreferNoSchedule,seed.gardener.cloud/unschedulable:NoSchedule" {
 		t.Errorf("seed a taints %s", got)
 	}
 	patchesSent := 0
@@ -75,7 +60,7 @@ func TestCordonSelectorAndDryRun(t *testing.T) {
 	if want := "seed/a cordoned (dry run)\n"; out != want {
 		t.Errorf("output %q, want %q", out, want)
 	}
-	if got := taintsOf(t, client, "a"); got != "<none>" {
+	if got := cmdtest.SeedTaints(t, client, "a"); got != "<none>" {
 		t.Errorf("client dry run changed seed a: %s", got)
 	}
 }
@@ -89,7 +74,7 @@ func TestUncordonRemovesBothVariants(t *testing.T) {
 	if want := "seed/a uncordoned\nseed/b already uncordoned\n"; out != want {
 		t.Errorf("output %q, want %q", out, want)
 	}
-	if got := taintsOf(t, client, "a"); got != "x:PreferNoSchedule" {
+	if got := cmdtest.SeedTaints(t, client, "a"); got != "x:PreferNoSchedule" {
 		t.Errorf("seed a taints %s", got)
 	}
 }

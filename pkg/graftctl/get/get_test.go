@@ -20,6 +20,7 @@ import (
 	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
 	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/pkg/garden"
+	"github.com/graft-dev/graft/pkg/graftctl/cmdtest"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 )
 
@@ -46,13 +47,7 @@ func objects() []runtime.Object {
 
 func run(t *testing.T, namespace string, args ...string) (string, string, error) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	f := &factory.Static{Graft: fake.NewSimpleClientset(objects()...), DefaultNamespace: namespace}
-	cmd := NewCommand(f, genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut})
-	cmd.SetArgs(args)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	err := cmd.ExecuteContext(context.Background())
-	return out.String(), errOut.String(), err
+	return cmdtest.Run(t, NewCommand, &factory.Static{Graft: fake.NewSimpleClientset(objects()...), DefaultNamespace: namespace}, "", args...)
 }
 
 func TestGetSeeds(t *testing.T) {

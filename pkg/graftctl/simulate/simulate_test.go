@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/graft-dev/graft/pkg/graftctl/cmdtest"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
@@ -16,18 +17,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // run executes `graftctl simulate` with args and returns stdout, stderr and the error.
 func run(t *testing.T, stdin string, args ...string) (string, string, error) {
 	t.Helper()
-	streams, in, out, errOut := genericiooptions.NewTestIOStreams()
-	in.WriteString(stdin)
-	cmd := NewCmdSimulate(nil, streams)
-	if args == nil {
-		args = []string{} // nil would make cobra read the test binary's own arguments
-	}
-	cmd.SetArgs(args)
-	cmd.SetOut(out)
-	cmd.SetErr(errOut)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	err := cmd.Execute()
-	return out.String(), errOut.String(), err
+	return cmdtest.Run(t, NewCmdSimulate, nil, stdin, args...)
 }
 
 func TestGolden(t *testing.T) {

@@ -1,7 +1,6 @@
 package taint
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -9,36 +8,19 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/coretest"
+	"github.com/graft-dev/graft/pkg/graftctl/cmdtest"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 )
 
 func run(t *testing.T, client *fake.Clientset, args ...string) (string, error) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	cmd := NewCommand(&factory.Static{Graft: client}, genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut})
-	cmd.SetArgs(args)
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	cmd.SilenceUsage = true
-	cmd.SilenceErrors = true
-	err := cmd.ExecuteContext(context.Background())
-	return out.String(), err
-}
-
-func taintsOf(t *testing.T, client *fake.Clientset, name string) string {
-	t.Helper()
-	s, err := client.CoreV1alpha1().Seeds().Get(context.Background(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return helper.FormatTaints(s.Spec.Taints, ",")
+	out, _, err := cmdtest.Run(t, NewCommand, &factory.Static{Graft: client}, "", args...)
+	return out, err
 }
 
 func writes(client *fake.Clientset) int {
@@ -143,7 +125,7 @@ func TestTaintCommand(t *testing.T) {
 				t.Errorf("output %q, want %q", out, tt.wantOut)
 			}
 			for name, want := range tt.wantTaints {
-				if got := taintsOf(t, client, name); got != want {
+				if got := cmdtest.SeedTaints(t, client, name); got != want {
 					t.Errorf("seed %s taints %s, want %s", name, got, want)
 				}
 			}

@@ -1,29 +1,25 @@
 package version
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	apimachineryversion "k8s.io/apimachinery/pkg/version"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	"k8s.io/client-go/kubernetes/fake"
 	"sigs.k8s.io/yaml"
 
 	"github.com/graft-dev/graft/pkg/component/buildversion"
+	"github.com/graft-dev/graft/pkg/graftctl/cmdtest"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 )
 
 // execute runs graftctl version and returns what it printed.
 func execute(t *testing.T, f factory.Factory, args ...string) (string, error) {
 	t.Helper()
-	var out bytes.Buffer
-	cmd := NewCommand(f, genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &bytes.Buffer{}})
-	cmd.SetArgs(args)
-	err := cmd.Execute()
-	return out.String(), err
+	out, _, err := cmdtest.Run(t, NewCommand, f, "", args...)
+	return out, err
 }
 
 func withServer(gitVersion string) factory.Factory {

@@ -29,14 +29,6 @@ func seedState(now time.Time, taints []v1alpha1.SeedTaint, shoots ...*v1alpha1.S
 
 var drain = v1alpha1.SeedTaint{Key: v1alpha1.SeedTaintUnschedulable, Effect: v1alpha1.TaintEffectNoExecute}
 
-func names(cs []framework.Candidate) string {
-	var out []string
-	for _, c := range cs {
-		out = append(out, c.Shoot.Name)
-	}
-	return strings.Join(out, ",")
-}
-
 func TestEvaluate(t *testing.T) {
 	forever := coretest.MakeShoot("ns", "forever").Seed("s1").Tolerations(v1alpha1.Toleration{Key: v1alpha1.SeedTaintUnschedulable}).Obj()
 	limited := coretest.MakeShoot("ns", "limited").Seed("s1").Tolerations(v1alpha1.Toleration{Key: v1alpha1.SeedTaintUnschedulable, Effect: v1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](30)}).Obj()
@@ -65,7 +57,7 @@ func TestEvaluate(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			res := New(tc.args).Evaluate(seedState(tc.now, tc.taints, forever, limited, plain, protected))
-			if got := names(res.Candidates); got != tc.want {
+			if got := framework.ShootNames(res.Candidates); got != tc.want {
 				t.Errorf("candidates = %q, want %q", got, tc.want)
 			}
 			if res.RequeueAfter != tc.requeue {

@@ -3,7 +3,6 @@ package overcapacity
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 	"time"
 
@@ -19,14 +18,6 @@ var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 func state(allocatable int64, leaving int, shoots ...*v1alpha1.Shoot) *framework.SeedState {
 	seed := coretest.MakeSeed("s1").Allocatable(allocatable).Obj()
 	return &framework.SeedState{Seed: seed, Shoots: shoots, Usage: len(shoots) + leaving, Leaving: leaving, Now: t0}
-}
-
-func names(cs []framework.Candidate) string {
-	var out []string
-	for _, c := range cs {
-		out = append(out, c.Shoot.Name)
-	}
-	return strings.Join(out, ",")
 }
 
 func TestEvaluate(t *testing.T) {
@@ -63,7 +54,7 @@ func TestEvaluate(t *testing.T) {
 			args := tc.args
 			Default(&args)
 			res := New(args).Evaluate(state(tc.allocatable, tc.leaving, all...))
-			if got := names(res.Candidates); got != tc.want {
+			if got := framework.ShootNames(res.Candidates); got != tc.want {
 				t.Errorf("candidates = %q, want %q", got, tc.want)
 			}
 		})
