@@ -19,6 +19,10 @@ func TestEvictedShootAvoidsLimitedStays(t *testing.T) {
 		return coretest.MakeSeed(name).Taint(unsched, nil, v1alpha1.TaintEffectNoExecute).Obj()
 	}
 	limited := v1alpha1.Toleration{Key: unsched, Effect: v1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](300)}
+	// leftA is the shoot evicted from a, tolerating the drain for a while.
+	leftA := func() *v1alpha1.Shoot {
+		return coretest.MakeShoot("garden-dev", "s").Tolerations(limited).Annotation(v1alpha1.AnnotationDescheduledFrom, "a").Obj()
+	}
 	// Seed c is busier than the drained seeds, so that least usage alone
 	// would pick one of them.
 	busy := fill("c", 5)
@@ -27,7 +31,7 @@ func TestEvictedShootAvoidsLimitedStays(t *testing.T) {
 			name:        "every seed with a limited stay is passed over, not only the one the shoot left",
 			seeds:       seeds(drained("a"), drained("b"), coretest.MakeSeed("c").Obj()),
 			bound:       busy,
-			shoot:       coretest.MakeShoot("garden-dev", "s").Tolerations(limited).Annotation(v1alpha1.AnnotationDescheduledFrom, "a").Obj(),
+			shoot:       leftA(),
 			want:        "c",
 			wantFilters: map[string]Filter{"a": FilterTaints, "b": FilterLimitedToleration},
 		},
@@ -35,7 +39,7 @@ func TestEvictedShootAvoidsLimitedStays(t *testing.T) {
 			name:        "the same with scoring",
 			seeds:       seeds(drained("a"), drained("b"), coretest.MakeSeed("c").Obj()),
 			bound:       busy,
-			shoot:       coretest.MakeShoot("garden-dev", "s").Tolerations(limited).Annotation(v1alpha1.AnnotationDescheduledFrom, "a").Obj(),
+			shoot:       leftA(),
 			config:      Config{ScoreWeights: map[ScorePlugin]int32{ScorePluginLeastAllocated: 1}},
 			want:        "c",
 			wantFilters: map[string]Filter{"a": FilterTaints, "b": FilterLimitedToleration},
@@ -44,7 +48,7 @@ func TestEvictedShootAvoidsLimitedStays(t *testing.T) {
 			name:        "a limited stay is still better than no seed",
 			seeds:       seeds(drained("a"), drained("b"), coretest.MakeSeed("c").Allocatable(5).Obj()),
 			bound:       busy,
-			shoot:       coretest.MakeShoot("garden-dev", "s").Tolerations(limited).Annotation(v1alpha1.AnnotationDescheduledFrom, "a").Obj(),
+			shoot:       leftA(),
 			want:        "b",
 			wantFilters: map[string]Filter{"a": FilterTaints, "c": FilterCapacity},
 		},
@@ -53,7 +57,7 @@ func TestEvictedShootAvoidsLimitedStays(t *testing.T) {
 			name:  "a toleration without tolerationSeconds lets the shoot stay for ever",
 			seeds: seeds(drained("a"), drained("b"), coretest.MakeSeed("c").Obj()),
 			bound: busy,
-			shoot: coretest.MakeShoot("garden-dev", "s").Tolerations(limited).Tolerate(unsched, nil, "", nil).Annotation(v1alpha1.AnnotationDescheduledFrom, "a").Obj(),
+			shoot: coretest.WrapShoot(leftA()).Tolerate(unsched, nil, "", nil).Obj(),
 			want:  "a",
 		},
 		{
@@ -67,7 +71,7 @@ func TestEvictedShootAvoidsLimitedStays(t *testing.T) {
 			name:        "a limited seed loses to one with an untolerated PreferNoSchedule taint",
 			seeds:       seeds(drained("b"), coretest.MakeSeed("c").Taint("soft", nil, v1alpha1.TaintEffectPreferNoSchedule).Obj()),
 			bound:       busy,
-			shoot:       coretest.MakeShoot("garden-dev", "s").Tolerations(limited).Annotation(v1alpha1.AnnotationDescheduledFrom, "a").Obj(),
+			shoot:       leftA(),
 			want:        "c",
 			wantFilters: map[string]Filter{"b": FilterLimitedToleration},
 		},

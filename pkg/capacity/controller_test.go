@@ -121,6 +121,21 @@ func (f *fixture) sync(name string) {
 
 // patches returns the patches sent since the last call, as decoded JSON, with
 // their subresource.
+// noWrites fails the test if the controller wrote anything (or, with
+// events, reported anything) since the last look; what says when.
+func (f *fixture) noWrites(what string, events bool) {
+	f.t.Helper()
+	if p := f.patches(); len(p) != 0 {
+		f.t.Errorf("%s: written %+v", what, p)
+	}
+	if !events {
+		return
+	}
+	if ev := f.events(); len(ev) != 0 {
+		f.t.Errorf("%s: events %q", what, ev)
+	}
+}
+
 func (f *fixture) patches() []patchAction {
 	var out []patchAction
 	for _, a := range f.client.Actions() {
@@ -196,9 +211,7 @@ func TestStatusDefaultsUsageAndCoalescing(t *testing.T) {
 
 	// Nothing changed: no write.
 	f.sync("s1")
-	if p := f.patches(); len(p) != 0 {
-		t.Errorf("unchanged seed written: %+v", p)
-	}
+	f.noWrites("unchanged seed written", false)
 
 	// Usage changes within the sync period are held back...
 	f.addShoot(coretest.MakeShoot("garden-dev", "e").Seed("s1").Obj())
@@ -208,9 +221,7 @@ func TestStatusDefaultsUsageAndCoalescing(t *testing.T) {
 	f.addShoot(coretest.MakeShoot("garden-dev", "g").Seed("s1").Obj())
 	f.clock.Step(2 * time.Second)
 	f.sync("s1")
-	if p := f.patches(); len(p) != 0 {
-		t.Errorf("written within the sync period: %+v", p)
-	}
+	f.noWrites("written within the sync period", false)
 	// ...and written at once when it is over.
 	f.clock.Step(3 * time.Second)
 	f.sync("s1")

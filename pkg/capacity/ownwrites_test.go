@@ -60,12 +60,7 @@ func TestSyncBeforeOwnWriteIsCachedWritesNothingAgain(t *testing.T) {
 	// over: only the write's own answer tells that nothing is left to do.
 	f.clock.Step(time.Minute)
 	f.sync("s1")
-	if p := f.patches(); len(p) != 0 {
-		t.Errorf("the status written again on a cache without the write: %+v", p)
-	}
-	if ev := f.events(); len(ev) != 0 {
-		t.Errorf("events reported again: %q", ev)
-	}
+	f.noWrites("the status written again on a cache without the write", true)
 
 	f.addShoot(coretest.MakeShoot("garden-dev", "b").Seed("s1").Obj())
 	f.sync("s1")
@@ -77,9 +72,7 @@ func TestSyncBeforeOwnWriteIsCachedWritesNothingAgain(t *testing.T) {
 	// Once the cache has caught up it is what the controller reads again.
 	f.refresh("s1")
 	f.sync("s1")
-	if p := f.patches(); len(p) != 0 {
-		t.Errorf("written once the cache caught up: %+v", p)
-	}
+	f.noWrites("written once the cache caught up", false)
 	if written, kept := f.c.written.Written("s1"); kept {
 		t.Errorf("the written copy is kept after the cache caught up (version %s)", written.ResourceVersion)
 	}
@@ -105,12 +98,7 @@ func TestTaintsAndStatusDecidedOnTheTaintWrite(t *testing.T) {
 
 	f.clock.Step(time.Minute)
 	f.sync("s1")
-	if p := f.patches(); len(p) != 0 {
-		t.Errorf("written again on a cache without the writes: %+v", p)
-	}
-	if ev := f.events(); len(ev) != 0 {
-		t.Errorf("events reported again: %q", ev)
-	}
+	f.noWrites("written again on a cache without the writes", true)
 }
 
 // TestOwnWriteEventQueuesNothing: the watch event of the annotator's own

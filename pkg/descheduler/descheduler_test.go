@@ -285,32 +285,23 @@ func TestLimits(t *testing.T) {
 		return n
 	}
 
-	h := start(t, func(c *configv1alpha1.DeschedulerConfiguration) {
-		c.MaxEvictionsPerSeed = ptr.To[int32](2)
-		c.EvictionRate = ptr.To(0.0)
-	}, objs...)
-	h.pass(t)
-	if n := count(h); n != 2 {
-		t.Errorf("maxEvictionsPerSeed 2: %d evicted", n)
+	// passEvicts runs a pass and checks how many shoots have been evicted so far.
+	passEvicts := func(h *harness, want int, what string) {
+		t.Helper()
+		h.pass(t)
+		if n := count(h); n != want {
+			t.Errorf("%s: %d evicted, want %d", what, n, want)
+		}
 	}
-	h.pass(t)
-	if n := count(h); n != 2 {
-		t.Errorf("a second pass in the same window evicted more: %d", n)
-	}
+	// start leaves the eviction rate unlimited.
+	h := start(t, func(c *configv1alpha1.DeschedulerConfiguration) { c.MaxEvictionsPerSeed = ptr.To[int32](2) }, objs...)
+	passEvicts(h, 2, "maxEvictionsPerSeed 2")
+	passEvicts(h, 2, "a second pass in the same window")
 	h.d.ev.newWindow()
-	h.pass(t)
-	if n := count(h); n != 4 {
-		t.Errorf("after a new window: %d evicted, want 4", n)
-	}
+	passEvicts(h, 4, "after a new window")
 
-	h = start(t, func(c *configv1alpha1.DeschedulerConfiguration) {
-		c.MaxPendingEvicted = ptr.To[int32](3)
-		c.EvictionRate = ptr.To(0.0)
-	}, objs...)
-	h.pass(t)
-	if n := count(h); n != 2 {
-		t.Errorf("maxPendingEvicted 3 with one pending: %d evicted, want 2", n)
-	}
+	h = start(t, func(c *configv1alpha1.DeschedulerConfiguration) { c.MaxPendingEvicted = ptr.To[int32](3) }, objs...)
+	passEvicts(h, 2, "maxPendingEvicted 3 with one pending")
 }
 
 func TestTolerationSecondsDelaysEviction(t *testing.T) {

@@ -81,9 +81,7 @@ func TestAssumedBindingLifecycle(t *testing.T) {
 	}
 	// The bound view confirms it.
 	c.upsertShoot(coretest.WrapShoot(shoot.DeepCopy()).Seed("a").Obj())
-	if u, n := c.usage("a"), c.numAssumed(); u != 1 || n != 0 {
-		t.Fatalf("after confirmation: usage %d, assumed %d; want 1 and 0", u, n)
-	}
+	expectUsage(t, c, "after confirmation", 1, 0)
 	// Freeing: the shoot leaves the seed.
 	if len(c.upsertShoot(shoot)) == 0 {
 		t.Error("unbinding a shoot did not report freed capacity")
@@ -98,9 +96,7 @@ func TestAssumedBindingLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.bindFailed(algorithm.ShootKey(other), other)
-	if u, n := c.usage("a"), c.numAssumed(); u != 0 || n != 0 {
-		t.Errorf("after a failed bind: usage %d, assumed %d; want 0 and 0", u, n)
-	}
+	expectUsage(t, c, "after a failed bind", 0, 0)
 
 	// A written binding the informer never confirms is kept past the TTL
 	// while the informer still shows the version the decision read, and
@@ -137,6 +133,43 @@ func TestAssumedBindingLifecycle(t *testing.T) {
 
 // evictedView is how an evicted shoot looks: spec.seedName cleared,
 // status.seedName still naming the seed it left.
+// expectFull fails the test unless a new shoot finds no room in the cache:
+// the reservation of seed a, allocatable 1, holds.
+func expectFull(t *testing.T, c *schedulingCache, when string) {
+	t.Helper()
+	second := coretest.MakeShoot("garden-dev", "second").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj()
+	if seed, err := c.decide(second, awsInputs); !algorithm.IsNoCapacity(err) {
+		t.Fatalf("%s: seed %q, error %v; want a capacity error (a is full)", when, seed, err)
+	}
+}
+
+// oneSlot is a cache with seed a of one slot, and the shoot "moved" that
+// the tests evict and place there.
+func oneSlot() (*schedulingCache, *corev1alpha1.Shoot) {
+	c := newSchedulingCache()
+	c.addSeed(coretest.MakeSeed("a").Region("eu-west-1").Allocatable(1).Obj())
+	return c, coretest.MakeShoot("garden-dev", "moved").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj()
+}
+
+// confirmBinding lets the informer show shoot bound to seed a by the binding
+// (rv 12), which turns the reservation into usage.
+func confirmBinding(t *testing.T, c *schedulingCache, shoot *corev1alpha1.Shoot, when string) {
+	t.Helper()
+	bound := coretest.WrapShoot(shoot.DeepCopy()).Seed("a").Obj()
+	bound.ResourceVersion = "12"
+	c.upsertShoot(bound)
+	expectUsage(t, c, when, 1, 0)
+}
+
+// expectUsage fails the test unless seed a counts usage shoots, assumed of
+// them reserved by decisions the informer has not confirmed.
+func expectUsage(t *testing.T, c *schedulingCache, when string, usage, assumed int) {
+	t.Helper()
+	if u, n := c.usage("a"), c.numAssumed(); u != usage || n != assumed {
+		t.Fatalf("%s: usage of a %d, assumed %d; want %d and %d", when, u, n, usage, assumed)
+	}
+}
+
 func evictedView(shoot *corev1alpha1.Shoot, from, rv string) *corev1alpha1.Shoot {
 	out := shoot.DeepCopy()
 	out.Spec.SeedName = nil
@@ -152,9 +185,7 @@ func evictedView(shoot *corev1alpha1.Shoot, from, rv string) *corev1alpha1.Shoot
 // show status.seedName of the seed the shoot left, which must not count as
 // confirming the new binding.
 func TestStaleEvictedViewKeepsReservation(t *testing.T) {
-	c := newSchedulingCache()
-	c.addSeed(coretest.MakeSeed("a").Region("eu-west-1").Allocatable(1).Obj())
-	orig := coretest.MakeShoot("garden-dev", "moved").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj()
+	c, orig := oneSlot()
 	c.upsertShoot(evictedView(orig, "old", "10"))
 	read := evictedView(orig, "old", "11")
 	seed, err := c.decide(read, awsInputs)
@@ -169,25 +200,17 @@ func TestStaleEvictedViewKeepsReservation(t *testing.T) {
 		}
 	}
 	c.bindSucceeded(algorithm.ShootKey(read), "12", time.Unix(1000, 0))
-	if seed, err := c.decide(coretest.MakeShoot("garden-dev", "second").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj(), awsInputs); !algorithm.IsNoCapacity(err) {
-		t.Fatalf("second shoot: seed %q, error %v; want a capacity error (a is full)", seed, err)
-	}
+	expectFull(t, c, "second shoot")
 	// The binding (rv 12) confirms it.
-	bound := coretest.WrapShoot(read.DeepCopy()).Seed("a").Obj()
-	bound.ResourceVersion = "12"
-	c.upsertShoot(bound)
-	if u, n := c.usage("a"), c.numAssumed(); u != 1 || n != 0 {
-		t.Errorf("after confirmation: usage %d, assumed %d; want 1 and 0", u, n)
-	}
+	confirmBinding(t, c, read, "after confirmation")
 }
 
 // TestExpiredAssumptionWaitsForLaggingInformer: an informer lagging longer
 // than assumeTTL must not reopen the slot; the reservation goes only when
 // the informer shows a newer version of the shoot.
 func TestExpiredAssumptionWaitsForLaggingInformer(t *testing.T) {
-	c := newSchedulingCache()
-	c.addSeed(coretest.MakeSeed("a").Region("eu-west-1").Allocatable(1).Obj())
-	read := evictedView(coretest.MakeShoot("garden-dev", "moved").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj(), "old", "11")
+	c, orig := oneSlot()
+	read := evictedView(orig, "old", "11")
 	key := algorithm.ShootKey(read)
 	c.upsertShoot(read)
 	if _, err := c.decide(read, awsInputs); err != nil {
@@ -201,9 +224,7 @@ func TestExpiredAssumptionWaitsForLaggingInformer(t *testing.T) {
 			t.Fatalf("expired %v %s after the binding while the informer lags", expired, at)
 		}
 	}
-	if seed, err := c.decide(coretest.MakeShoot("garden-dev", "second").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj(), awsInputs); !algorithm.IsNoCapacity(err) {
-		t.Fatalf("second shoot after the TTL: seed %q, error %v; want a capacity error (a is full)", seed, err)
-	}
+	expectFull(t, c, "second shoot after the TTL")
 	// A later change without the seed (the binding undone by someone else)
 	// supersedes the reservation: the informer has caught up.
 	again := read.DeepCopy()
@@ -212,9 +233,7 @@ func TestExpiredAssumptionWaitsForLaggingInformer(t *testing.T) {
 	if len(c.upsertShoot(again)) == 0 {
 		t.Error("a newer view without the seed did not report freed capacity")
 	}
-	if u, n := c.usage("a"), c.numAssumed(); u != 0 || n != 0 {
-		t.Errorf("after a newer view: usage %d, assumed %d; want 0 and 0", u, n)
-	}
+	expectUsage(t, c, "after a newer view", 0, 0)
 }
 
 // TestStatusWriteBetweenReadAndBindingKeepsReservation replays a drain: the
@@ -224,9 +243,8 @@ func TestExpiredAssumptionWaitsForLaggingInformer(t *testing.T) {
 // rv 11: newer than the read, older than the binding, and unbound. It must
 // neither free the seed's slot nor let the shoot be decided again.
 func TestStatusWriteBetweenReadAndBindingKeepsReservation(t *testing.T) {
-	c := newSchedulingCache()
-	c.addSeed(coretest.MakeSeed("a").Region("eu-west-1").Allocatable(1).Obj())
-	read := evictedView(coretest.MakeShoot("garden-dev", "moved").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj(), "old", "10")
+	c, orig := oneSlot()
+	read := evictedView(orig, "old", "10")
 	read.Status.SeedName = nil
 	key := algorithm.ShootKey(read)
 	c.upsertShoot(read)
@@ -242,25 +260,16 @@ func TestStatusWriteBetweenReadAndBindingKeepsReservation(t *testing.T) {
 	if len(c.upsertShoot(statusWritten)) != 0 {
 		t.Error("the status write older than the binding reported freed capacity")
 	}
-	if u, n := c.usage("a"), c.numAssumed(); u != 1 || n != 1 {
-		t.Fatalf("after the status write: usage of a %d, assumed %d; want 1 and 1", u, n)
-	}
+	expectUsage(t, c, "after the status write", 1, 1)
 	if seed, err := c.decide(statusWritten, awsInputs); !errors.Is(err, errAssumed) {
 		t.Errorf("deciding the bound shoot again from the status write: seed %q, error %v; want errAssumed", seed, err)
 	}
-	if seed, err := c.decide(coretest.MakeShoot("garden-dev", "second").Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Obj(), awsInputs); !algorithm.IsNoCapacity(err) {
-		t.Errorf("second shoot: seed %q, error %v; want a capacity error (a is full)", seed, err)
-	}
+	expectFull(t, c, "second shoot")
 	lagging := func(string) *corev1alpha1.Shoot { return statusWritten }
 	if expired, _ := c.expire(t0.Add(3*assumeTTL), assumeTTL, lagging); len(expired) != 0 {
 		t.Errorf("expired %v while the informer shows a version older than the binding", expired)
 	}
-	bound := coretest.WrapShoot(statusWritten.DeepCopy()).Seed("a").Obj()
-	bound.ResourceVersion = "12"
-	c.upsertShoot(bound)
-	if u, n := c.usage("a"), c.numAssumed(); u != 1 || n != 0 {
-		t.Errorf("after the binding shows: usage %d, assumed %d; want 1 and 0", u, n)
-	}
+	confirmBinding(t, c, statusWritten, "after the binding shows")
 }
 
 // TestDecisionHoldsNoLock: a decision runs without the cache's lock, so
