@@ -58,6 +58,7 @@ var pipeline = []*filterPlugin{
 	shootSelectorPlugin,
 	providerPlugin,
 	highAvailabilityPlugin,
+	zonePinningPlugin,
 	zoneSelectionPlugin,
 	zonePreferencePlugin,
 	accessRestrictionsPlugin,

@@ -46,7 +46,7 @@ func TestSeedChangeLifts(t *testing.T) {
 		{"region changed", func(s *v1alpha1.Seed) { s.Spec.Provider.Region = "eu-west-2" }, []Filter{FilterStrategy}},
 		{"provider type changed", func(s *v1alpha1.Seed) { s.Spec.Provider.Type = "gcp" }, []Filter{FilterProvider, FilterStrategy}},
 		{"zones added", func(s *v1alpha1.Seed) { s.Spec.Provider.Zones = append(s.Spec.Provider.Zones, "x", "y", "z") },
-			[]Filter{FilterHighAvailability, FilterZoneSelection, FilterZonePreference}},
+			[]Filter{FilterHighAvailability, FilterZonePinning, FilterZoneSelection, FilterZonePreference}},
 		{"networks changed", func(s *v1alpha1.Seed) { s.Spec.Networks.Pods = "10.99.0.0/16" }, []Filter{FilterNetworks}},
 		{"emergency stop lifted", nil, []Filter{FilterEmergencyStop}},
 		{"being deleted", func(s *v1alpha1.Seed) {

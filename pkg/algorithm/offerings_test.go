@@ -107,6 +107,49 @@ func TestZoneSelection(t *testing.T) {
 	}})
 }
 
+// TestZonePinning: a shoot that pins its control plane to zones goes only to
+// a seed with all of them, whatever the seed's zone selection mode, and fails
+// with Gardener's words where none has them.
+func TestZonePinning(t *testing.T) {
+	enforce, prefer := v1alpha1.ZoneSelectionModeEnforce, v1alpha1.ZoneSelectionModePrefer
+	runOfferingCases(t, []offeringCase{{
+		name:  "only a seed with the pinned zone",
+		seeds: []*v1alpha1.Seed{coretest.MakeSeed("a").Zones("x", "y").Obj(), coretest.MakeSeed("b").Zones("y", "z").Obj(), coretest.MakeSeed("c").Zones().Obj()},
+		shoot: coretest.MakeShoot("garden-dev", "s").PinZones("z").Obj(),
+		want:  "b",
+		reasons: map[string][2]string{
+			"a": {string(FilterZonePinning), "seed's zones [x y] do not include every zone [z] the shoot pins its control plane to"},
+			"c": {string(FilterZonePinning), "seed's zones [] do not include every zone [z] the shoot pins its control plane to"},
+		},
+	}, {
+		name:     "no seed has every pinned zone",
+		seeds:    []*v1alpha1.Seed{coretest.MakeSeed("a").Zones("x").Obj(), coretest.MakeSeed("b").Zones("y").Obj()},
+		shoot:    coretest.MakeShoot("garden-dev", "s").PinZones("z").Obj(),
+		headline: "none of the 2 seeds contains all requested control plane zones [z]",
+	}, {
+		// The pinned zone replaces the worker pools' as the hint: Enforce
+		// would keep a-enforce off (no zone y), and Prefer would set it
+		// aside for b-prefer.
+		name: "pinning replaces zone selection",
+		seeds: []*v1alpha1.Seed{coretest.MakeSeed("a-enforce").ZoneSelection(enforce, "x").Obj(),
+			coretest.MakeSeed("b-prefer").ZoneSelection(prefer, "x", "y").Obj()},
+		shoot: coretest.MakeShoot("garden-dev", "s").Workers([]string{"y"}).PinZones("x").Obj(),
+		want:  "a-enforce",
+	}, {
+		name:  "pinning applies to a seed without zone selection",
+		seeds: []*v1alpha1.Seed{coretest.MakeSeed("a").Zones("y").Obj(), coretest.MakeSeed("b").Zones("x").Obj()},
+		shoot: coretest.MakeShoot("garden-dev", "s").Workers([]string{"y"}).PinZones("x").Obj(),
+		want:  "b",
+	}, {
+		// Gardener returns early for a zonal control plane: it spans every
+		// zone of its seed.
+		name:  "a zonal HA control plane is not checked",
+		seeds: []*v1alpha1.Seed{coretest.MakeSeed("a").Zones("p", "q", "r").Obj()},
+		shoot: coretest.MakeShoot("garden-dev", "s").FailureTolerance(v1alpha1.FailureToleranceTypeZone).PinZones("x", "y", "z").Obj(),
+		want:  "a",
+	}})
+}
+
 func TestAccessRestrictions(t *testing.T) {
 	runOfferingCases(t, []offeringCase{{
 		name:  "an eu-access-only shoot goes only where it is offered",

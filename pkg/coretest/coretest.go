@@ -381,6 +381,15 @@ func (s *ShootWrapper) FailureTolerance(t v1alpha1.FailureToleranceType) *ShootW
 	return s
 }
 
+// PinZones pins the control plane to the zones (spec.controlPlane.zones).
+func (s *ShootWrapper) PinZones(zones ...string) *ShootWrapper {
+	if s.Spec.ControlPlane == nil {
+		s.Spec.ControlPlane = &v1alpha1.ControlPlane{}
+	}
+	s.Spec.ControlPlane.Zones = zones
+	return s
+}
+
 // StatusNetworks sets status.networking: the networks the shoot runs with.
 func (s *ShootWrapper) StatusNetworks(nodes, pods, services []string) *ShootWrapper {
 	s.Status.Networking = &v1alpha1.NetworkingStatus{Nodes: nodes, Pods: pods, Services: services}

@@ -44,6 +44,19 @@ type CloudProfileSpec struct {
 	// SeedSelector restricts the seeds that shoots of this profile may be placed on.
 	// +optional
 	SeedSelector *SeedSelector `json:"seedSelector,omitempty"`
+	// ControlPlane configures the control planes of the profile's shoots.
+	// +optional
+	ControlPlane *CloudProfileControlPlane `json:"controlPlane,omitempty"`
+}
+
+// CloudProfileControlPlane configures the control planes of a profile's
+// shoots.
+type CloudProfileControlPlane struct {
+	// AllowZonePinning lets the profile's shoots pin their control plane to
+	// zones (spec.controlPlane.zones): for providers whose zone names mean
+	// the same zone to every user.
+	// +optional
+	AllowZonePinning bool `json:"allowZonePinning,omitempty"`
 }
 
 // Region is a provider region.

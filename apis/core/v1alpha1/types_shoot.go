@@ -43,6 +43,7 @@ type ShootList struct {
 }
 
 // ShootSpec is the desired state of a shoot.
+// +kubebuilder:validation:XValidation:rule="self.?controlPlane.zones.orValue([]) == oldSelf.?controlPlane.zones.orValue([]) || size(self.?controlPlane.zones.orValue([])) == 0 || (size(oldSelf.?controlPlane.zones.orValue([])) > 0 && oldSelf.?controlPlane.highAvailability.failureTolerance.type.orValue('') != 'zone' && self.?controlPlane.highAvailability.failureTolerance.type.orValue('') == 'zone' && oldSelf.?controlPlane.zones.orValue([]).all(z, z in self.?controlPlane.zones.orValue([])))",message="spec.controlPlane.zones is immutable: it may be cleared, or grow keeping its zone when the failure tolerance becomes zone",fieldPath=".controlPlane.zones"
 type ShootSpec struct {
 	// AccessRestrictions are the access restrictions the shoot needs: it goes
 	// only to a seed that offers every one of them.
@@ -114,10 +115,20 @@ type CloudProfileReference struct {
 }
 
 // ControlPlane configures a shoot's control plane.
+// +kubebuilder:validation:XValidation:rule="size(self.?zones.orValue([])) == 0 || size(self.zones) == (self.?highAvailability.failureTolerance.type.orValue('') == 'zone' ? 3 : 1)",message="exactly 1 zone must be specified, or 3 when the failure tolerance type is zone",fieldPath=".zones"
 type ControlPlane struct {
 	// HighAvailability makes the control plane tolerate failures.
 	// +optional
 	HighAvailability *HighAvailability `json:"highAvailability,omitempty"`
+	// Zones pin the control plane to zones of its seed (Gardener 1.150): only
+	// a seed with every one of them is eligible. One zone, or three with
+	// failure tolerance zone, set when the shoot is created, where its cloud
+	// profile allows zone pinning.
+	// +kubebuilder:validation:MaxItems=3
+	// +kubebuilder:validation:items:MaxLength=63
+	// +listType=set
+	// +optional
+	Zones []string `json:"zones,omitempty"`
 }
 
 // HighAvailability configures a highly available control plane.
