@@ -419,6 +419,12 @@ func (c *CloudProfileWrapper) Regions(names ...string) *CloudProfileWrapper {
 	return c
 }
 
+// AllowZonePinning lets the profile's shoots pin their control plane to zones.
+func (c *CloudProfileWrapper) AllowZonePinning() *CloudProfileWrapper {
+	c.Spec.ControlPlane = &v1alpha1.CloudProfileControlPlane{AllowZonePinning: true}
+	return c
+}
+
 // RegionConfigMap returns a region ConfigMap for the comma-separated cloud
 // profiles with data, region to "other-region: distance" lines.
 func RegionConfigMap(namespace, name, profiles string, data map[string]string) *corev1.ConfigMap {

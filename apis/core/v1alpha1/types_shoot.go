@@ -43,7 +43,7 @@ type ShootList struct {
 }
 
 // ShootSpec is the desired state of a shoot.
-// +kubebuilder:validation:XValidation:rule="self.?controlPlane.zones.orValue([]) == oldSelf.?controlPlane.zones.orValue([]) || size(self.?controlPlane.zones.orValue([])) == 0 || (size(oldSelf.?controlPlane.zones.orValue([])) > 0 && oldSelf.?controlPlane.highAvailability.failureTolerance.type.orValue('') != 'zone' && self.?controlPlane.highAvailability.failureTolerance.type.orValue('') == 'zone' && oldSelf.?controlPlane.zones.orValue([]).all(z, z in self.?controlPlane.zones.orValue([])))",message="spec.controlPlane.zones is immutable: it may be cleared, or grow keeping its zone when the failure tolerance becomes zone",fieldPath=".controlPlane.zones"
+// +kubebuilder:validation:XValidation:rule="!has(self.controlPlane) || !has(self.controlPlane.zones) || size(self.controlPlane.zones) == 0 || (has(oldSelf.controlPlane) && has(oldSelf.controlPlane.zones) && (oldSelf.controlPlane.zones == self.controlPlane.zones || (size(oldSelf.controlPlane.zones) > 0 && !(has(oldSelf.controlPlane.highAvailability) && oldSelf.controlPlane.highAvailability.failureTolerance.type == 'zone') && has(self.controlPlane.highAvailability) && self.controlPlane.highAvailability.failureTolerance.type == 'zone' && oldSelf.controlPlane.zones.all(z, z in self.controlPlane.zones))))",message="spec.controlPlane.zones is immutable: it may be cleared, or grow keeping its zone when the failure tolerance becomes zone",fieldPath=".controlPlane.zones"
 type ShootSpec struct {
 	// AccessRestrictions are the access restrictions the shoot needs: it goes
 	// only to a seed that offers every one of them.
@@ -115,7 +115,7 @@ type CloudProfileReference struct {
 }
 
 // ControlPlane configures a shoot's control plane.
-// +kubebuilder:validation:XValidation:rule="size(self.?zones.orValue([])) == 0 || size(self.zones) == (self.?highAvailability.failureTolerance.type.orValue('') == 'zone' ? 3 : 1)",message="exactly 1 zone must be specified, or 3 when the failure tolerance type is zone",fieldPath=".zones"
+// +kubebuilder:validation:XValidation:rule="!has(self.zones) || size(self.zones) == 0 || size(self.zones) == (has(self.highAvailability) && self.highAvailability.failureTolerance.type == 'zone' ? 3 : 1)",message="exactly 1 zone must be specified, or 3 when the failure tolerance type is zone",fieldPath=".zones"
 type ControlPlane struct {
 	// HighAvailability makes the control plane tolerate failures.
 	// +optional

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/graft-dev/graft/pkg/controlplane"
+	"github.com/graft-dev/graft/pkg/coretest"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -150,6 +151,39 @@ func TestTenantMayNotBorrowACloudProfile(t *testing.T) {
 	expectAllowed(t, "an aws shoot names the aws cloud profile", err)
 	_, err = mergePatch(ctx, tenant, ns, "own", `{"spec":{"provider":{"type":"gcp"}}}`)
 	expectRefused(t, "tenant changes the provider type away from its profile's", err, controlplane.ShootCloudProfilePolicy, "is of type aws")
+}
+
+// TestZonePinningNeedsTheProfilesConsent: a tenant pins its control plane
+// to a zone only where its cloud profile allows zone pinning, as in Gardener:
+// elsewhere zone names need not mean the same zone to every tenant.
+func TestZonePinningNeedsTheProfilesConsent(t *testing.T) {
+	ctx := t.Context()
+	ns := newNamespace(t, "tenant-pinning")
+	tenant := tenantClient(t, ns)
+	profiles := admin(t).CoreV1alpha1().CloudProfiles()
+	for _, cp := range []*v1alpha1.CloudProfile{
+		coretest.MakeCloudProfile("pinning-refused").Obj(),
+		coretest.MakeCloudProfile("pinning-allowed").AllowZonePinning().Obj(),
+	} {
+		if _, err := profiles.Create(ctx, cp, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = profiles.Delete(context.Background(), cp.Name, metav1.DeleteOptions{}) })
+	}
+	pinned := func(name, profile string) *v1alpha1.Shoot {
+		return unscheduledShoot(ns, name).CloudProfileName(profile).Provider("aws", "nowhere").PinZones("nowhere-a").Obj()
+	}
+	waitEnforced(t, controlplane.ShootCloudProfilePolicy, func(ctx context.Context) error {
+		_, err := create(ctx, tenant, pinned("probe", "pinning-refused"), true)
+		return err
+	})
+	_, err := create(ctx, tenant, pinned("pinned", "pinning-refused"), false)
+	expectRefused(t, "a shoot pins its control plane where the profile does not allow it", err, controlplane.ShootCloudProfilePolicy,
+		"spec.controlPlane.zones of shoot "+ns+"/pinned can only be set when the CloudProfile pinning-refused has spec.controlPlane.allowZonePinning set to true")
+	_, err = create(ctx, tenant, pinned("pinned", "pinning-allowed"), false)
+	expectAllowed(t, "a shoot pins its control plane where the profile allows it", err)
+	_, err = create(ctx, tenant, unscheduledShoot(ns, "unpinned").CloudProfileName("pinning-refused").Provider("aws", "nowhere").Obj(), false)
+	expectAllowed(t, "a shoot of a profile without zone pinning that pins nothing", err)
 }
 
 // TestTenantInputsAreBounded: the Shoot CRD refuses strings and lists beyond
