@@ -1,6 +1,7 @@
 package garden
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,6 +94,42 @@ spec:
 	}
 	if tol := shoot.Spec.Tolerations; len(tol) != 1 || tol[0].Key != "maintenance" || tol[0].Effect != "" || tol[0].TolerationSeconds != nil {
 		t.Errorf("tolerations %+v, want maintenance for every effect and without tolerationSeconds", tol)
+	}
+}
+
+// Gardener 1.150's zone pinning reads through: the shoot's pinned zones and
+// the cloud profile's consent to them.
+func TestFromGardenerZonePinning(t *testing.T) {
+	obj, err := FromGardener(gardenerYAML(t, `
+apiVersion: core.gardener.cloud/v1beta1
+kind: Shoot
+metadata: {name: a, namespace: garden-dev}
+spec:
+  cloudProfile: {kind: CloudProfile, name: aws}
+  region: eu-west-1
+  provider: {type: aws}
+  controlPlane:
+    zones: [eu-west-1b]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp := obj.(*v1alpha1.Shoot).Spec.ControlPlane; cp == nil || !slices.Equal(cp.Zones, []string{"eu-west-1b"}) {
+		t.Errorf("controlPlane %+v, want the zone eu-west-1b pinned", cp)
+	}
+	obj, err = FromGardener(gardenerYAML(t, `
+apiVersion: core.gardener.cloud/v1beta1
+kind: CloudProfile
+metadata: {name: aws}
+spec:
+  type: aws
+  controlPlane: {allowZonePinning: true}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp := obj.(*v1alpha1.CloudProfile).Spec.ControlPlane; cp == nil || !cp.AllowZonePinning {
+		t.Errorf("cloud profile controlPlane %+v, want zone pinning allowed", cp)
 	}
 }
 
