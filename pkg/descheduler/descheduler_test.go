@@ -88,6 +88,18 @@ func (h *harness) pass(t *testing.T) {
 	h.d.pass(context.Background(), h.d.state.seedNames(), false)
 }
 
+// addSeed creates the seed and waits until the descheduler's state holds it.
+func (h *harness) addSeed(t *testing.T, seed *v1alpha1.Seed) {
+	t.Helper()
+	if _, err := h.client.CoreV1alpha1().Seeds().Create(t.Context(), seed, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	testframework.WaitFor(t, fmt.Sprintf("seed %s to reach the descheduler", seed.Name), waitTimeout, func(context.Context) (bool, error) {
+		_, ok := h.d.state.snapshot.Seed(seed.Name)
+		return ok, nil
+	})
+}
+
 func (h *harness) shoot(t *testing.T, name string) *v1alpha1.Shoot {
 	t.Helper()
 	s, err := h.client.CoreV1alpha1().Shoots("garden-dev").Get(context.Background(), name, metav1.GetOptions{})
@@ -193,10 +205,7 @@ func TestRequireFit(t *testing.T) {
 		name       string
 		wantEvents int
 	}{{"b", 1}, {"c", 0}} {
-		if _, err := h.client.CoreV1alpha1().Seeds().Create(t.Context(), coretest.MakeSeed(seed.name).Allocatable(10).Taints(drainTaint).Obj(), metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		testframework.WaitFor(t, fmt.Sprintf("seed %s to reach the descheduler", seed.name), waitTimeout, func(context.Context) (bool, error) { _, ok := h.d.state.snapshot.Seed(seed.name); return ok, nil })
+		h.addSeed(t, coretest.MakeSeed(seed.name).Allocatable(10).Taints(drainTaint).Obj())
 		h.pass(t)
 		if events := h.events(); countPrefix(events, "Warning EvictionSkipped") != seed.wantEvents {
 			t.Errorf("after seed %s: EvictionSkipped %v, want %d", seed.name, events, seed.wantEvents)

@@ -76,11 +76,7 @@ func TestLimitedStayIsNoTarget(t *testing.T) {
 
 	// A seed where it may stay appears: the held seed is looked at again
 	// and the shoot moves there.
-	c := coretest.MakeSeed("c").Allocatable(-1).Obj()
-	if _, err := h.client.CoreV1alpha1().Seeds().Create(t.Context(), c, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	testframework.WaitFor(t, "the new seed to reach the state", waitTimeout, func(context.Context) (bool, error) { _, ok := h.d.state.snapshot.Seed("c"); return ok, nil })
+	h.addSeed(t, coretest.MakeSeed("c").Allocatable(-1).Obj())
 	h.pass(t)
 	got := h.shoot(t, "x")
 	if !evicted(got) {
@@ -306,5 +302,27 @@ func TestRecordKeySecret(t *testing.T) {
 	short := kubefake.NewSimpleClientset(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: RecordKeySecret}, Data: map[string][]byte{"key": []byte("short")}})
 	if _, err := loadRecordKey(ctx, short, "garden", false); err == nil || !strings.Contains(err.Error(), "delete it to have a new one made") {
 		t.Errorf("a short key: %v", err)
+	}
+}
+
+// A shoot pinned to a zone is evicted only towards a seed with that zone:
+// on Gardener's API nothing checks the zones again on the binding. With the
+// other seed lacking the zone it stays, and the Event says why; once a seed
+// with the zone appears it goes.
+func TestPinnedShootLeavesOnlyForItsZone(t *testing.T) {
+	pinned := coretest.MakeShoot("garden-dev", "x").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("d").PinZones("z2").Obj()
+	h := start(t, nil, coretest.MakeSeed("d").Allocatable(-1).Zones("z1", "z2").Taints(drainTaint).Obj(),
+		coretest.MakeSeed("a").Allocatable(-1).Zones("z1", "z3").Obj(), pinned)
+	h.pass(t)
+	if evicted(h.shoot(t, "x")) {
+		t.Fatal("evicted although no other seed has the pinned zone")
+	}
+	if events := h.events(); len(events) != 1 || !strings.Contains(events[0], "lacks a pinned zone (1)") {
+		t.Errorf("events = %v, want one EvictionSkipped naming the zone pinning", events)
+	}
+	h.addSeed(t, coretest.MakeSeed("b").Allocatable(-1).Zones("z2").Obj())
+	h.pass(t)
+	if !evicted(h.shoot(t, "x")) {
+		t.Fatal("not evicted once a seed with the pinned zone is there")
 	}
 }
