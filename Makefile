@@ -15,7 +15,7 @@ VERSION_PKG := k8s.io/component-base/version
 LDFLAGS := -X $(VERSION_PKG).gitVersion=$(VERSION) -X $(VERSION_PKG).gitCommit=$(GIT_COMMIT) \
 	-X $(VERSION_PKG).gitTreeState=$(GIT_TREE_STATE) -X $(VERSION_PKG).buildDate=$(BUILD_DATE)
 
-.PHONY: all build images test test-unit test-integration test-gardener gardener-deps test-e2e test-e2e-kind kind-deps kind-up kind-down bench-scheduler bench-drain bench-scale bench-backlog chaos deps codegen verify-codegen demo demo-gardener demo-down clean
+.PHONY: all build images test test-unit test-integration test-gardener gardener-deps test-e2e test-e2e-kind kind-deps kind-up kind-down bench-scheduler bench-drain bench-scale bench-backlog chaos parity deps codegen verify-codegen demo demo-gardener demo-down clean
 
 all: build
 
@@ -39,11 +39,12 @@ images:
 deps:
 	@bash hack/install-deps.sh
 
-## gardener-deps: Gardener's API server and gardenlet, built once per
-## machine from the Go module proxy (5 to 35 minutes cold), for the Gardener
-## integration tests and make demo-gardener
+## gardener-deps: Gardener's API server and gardenlet, and the parity oracle
+## (Gardener's scheduler code behind a command), built once per machine from
+## the Go module proxy (5 to 35 minutes cold), for the Gardener integration
+## tests, make parity and make demo-gardener
 gardener-deps:
-	@bash hack/install-deps.sh gardener-apiserver gardenlet
+	@bash hack/install-deps.sh gardener-apiserver gardenlet parity-oracle
 
 ## kind-deps: what a kind cluster needs here (Debian's docker.io, debootstrap and
 ## jq; kind; the binaries of the node image hack/kind.sh builds when kind's own
@@ -149,6 +150,14 @@ DURATION ?= 90s
 API ?= core.graft.dev
 chaos: deps $(if $(filter core.gardener.cloud,$(API)),gardener-deps)
 	$(GO) run ./test/chaos -seed $(SEED) -duration $(DURATION) -api $(API)
+
+## parity: graft's decisions against Gardener's scheduler code on generated
+## landscapes of every feature, both strategies (test/parity): every decision the
+## same seed or a failure of both, unless a listed deliberate difference;
+## PARITY_ARGS="-decisions N -seed S" (default 5,000 decisions, seed 1)
+PARITY_ARGS ?= -decisions 5000
+parity: gardener-deps
+	PARITY_ORACLE="$$(bash hack/install-deps.sh parity-oracle-path)" $(GO) test -tags parity -count=1 -v -run TestParity ./test/parity/ -args $(PARITY_ARGS)
 
 ## codegen: regenerate deepcopy, clients and CRDs from apis/
 codegen:

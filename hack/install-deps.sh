@@ -18,6 +18,10 @@
 #                machine (hack/build-gardener.sh; 5 to 35 minutes cold, about a
 #                minute for the second), for test/integration/gardener and
 #                hack/local-garden.sh up --gardener
+#   parity-oracle
+#                Gardener's scheduler code behind a command (test/parity/oracle,
+#                hack/build-parity-oracle.sh), built once per machine, for
+#                test/parity (parity-oracle-path: the same, then print its path)
 # With no argument, etcd, apiserver, helm and prometheus.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -104,6 +108,8 @@ for w in "${what[@]}"; do
     kind-path) install_kind ;;  # installs when missing, prints the binary's path
     kind-packages) install_kind_packages ;;
     gardener-apiserver|gardenlet) bash "${ROOT}/hack/build-gardener.sh" "${w}" >/dev/null ;;
+    parity-oracle) bash "${ROOT}/hack/build-parity-oracle.sh" >/dev/null ;;
+    parity-oracle-path) bash "${ROOT}/hack/build-parity-oracle.sh" ;;
     *) echo "unknown dependency ${w}" >&2; exit 2 ;;
   esac
 done
