@@ -74,7 +74,11 @@ var networksReason = &reason{
 		more := 0
 		r.nets.overlaps(v.info, func(s, t network) bool {
 			if len(overlaps) < maxListed {
-				overlaps = append(overlaps, "shoot "+s.String()+" intersects with seed "+t.String())
+				with := "seed " + t.String()
+				if t.reserved != "" {
+					with = t.String()
+				}
+				overlaps = append(overlaps, "shoot "+s.String()+" intersects with "+with)
 			} else {
 				more++
 			}

@@ -18,9 +18,26 @@ type network struct {
 	// observed marks a shoot network read from status.networking: the one
 	// the shoot really runs with.
 	observed bool
+	// reserved names a range Gardener keeps for itself (see reservedRanges).
+	reserved string
+}
+
+// reservedRanges are the ranges Gardener maps the networks of seed and shoot
+// into across the VPN between them: a shoot network in one of them is refused
+// on every seed, whatever its family.
+var reservedRanges = []network{
+	{reserved: "default vpn network", prefix: netip.MustParsePrefix("fd8f:6d53:b97a:1::/96")},
+	{reserved: "reserved kube-apiserver mapping range", prefix: netip.MustParsePrefix("240.0.0.0/8")},
+	{reserved: "reserved seed pod network mapping range", prefix: netip.MustParsePrefix("241.0.0.0/8")},
+	{reserved: "reserved shoot node network mapping range", prefix: netip.MustParsePrefix("242.0.0.0/8")},
+	{reserved: "reserved shoot service network mapping range", prefix: netip.MustParsePrefix("243.0.0.0/8")},
+	{reserved: "reserved shoot pod network mapping range", prefix: netip.MustParsePrefix("244.0.0.0/8")},
 }
 
 func (n network) String() string {
+	if n.reserved != "" {
+		return n.reserved + " " + n.prefix.String()
+	}
 	s := n.kind + " network " + n.prefix.String()
 	switch {
 	case n.defaulted:
@@ -103,6 +120,9 @@ type shootNetworks struct {
 	// defaults.
 	needPods, needServices bool
 	ipv4, ipv6             bool // the shoot's IP families (IPv4 when none are set)
+	// unchecked is set for a shoot without spec.networking, whose networks
+	// Gardener does not check.
+	unchecked bool
 }
 
 // parseShootNetworks reads the networks the shoot's spec names and, when
@@ -111,8 +131,13 @@ type shootNetworks struct {
 // must be disjoint from the seed's, and the new seed's shootDefaults do not
 // apply to a kind of network status.networking reports.
 func parseShootNetworks(shoot *v1alpha1.Shoot) (shootNetworks, error) {
-	sn := shootNetworks{needPods: true, needServices: true}
+	// A workerless shoot runs no pods, and takes no pod network by default.
+	sn := shootNetworks{needPods: len(shoot.Spec.Provider.Workers) > 0, needServices: true}
 	n := shoot.Spec.Networking
+	if n == nil {
+		sn.unchecked = true
+		return sn, nil
+	}
 	families := []v1alpha1.IPFamily(nil)
 	if n != nil {
 		families = n.IPFamilies
@@ -128,10 +153,8 @@ func parseShootNetworks(shoot *v1alpha1.Shoot) (shootNetworks, error) {
 			sn.ipv6 = true
 		}
 	}
-	if n != nil {
-		if err := sn.addSpec(n); err != nil {
-			return sn, fmt.Errorf("shoot %s: %w", ShootKey(shoot), err)
-		}
+	if err := sn.addSpec(n); err != nil {
+		return sn, fmt.Errorf("shoot %s: %w", ShootKey(shoot), err)
 	}
 	if st := shoot.Status.Networking; st != nil {
 		if err := sn.addStatus(st); err != nil {
@@ -164,16 +187,16 @@ func (sn *shootNetworks) addSpec(n *v1alpha1.Networking) error {
 }
 
 // addStatus adds the networks status.networking reports that the spec does
-// not name already. Every family counts: these networks exist.
+// not name already. Every family counts: these networks exist. They are
+// checked besides the spec's, whose defaults still apply, as in Gardener.
 func (sn *shootNetworks) addStatus(st *v1alpha1.NetworkingStatus) error {
 	for _, kind := range []struct {
 		name  string
 		cidrs []string
-		need  *bool
 	}{
-		{"node", st.Nodes, nil},
-		{"pod", st.Pods, &sn.needPods},
-		{"service", st.Services, &sn.needServices},
+		{"node", st.Nodes},
+		{"pod", st.Pods},
+		{"service", st.Services},
 	} {
 		for _, cidr := range kind.cidrs {
 			prefixes, err := parseCIDRs(cidr)
@@ -181,9 +204,6 @@ func (sn *shootNetworks) addStatus(st *v1alpha1.NetworkingStatus) error {
 				return fmt.Errorf("%s network: %w", kind.name, err)
 			}
 			for _, p := range prefixes {
-				if kind.need != nil {
-					*kind.need = false
-				}
 				if !slices.ContainsFunc(sn.own, func(o network) bool { return o.kind == kind.name && o.prefix == p }) {
 					sn.own = append(sn.own, network{kind: kind.name, prefix: p, observed: true})
 				}
@@ -196,6 +216,9 @@ func (sn *shootNetworks) addStatus(st *v1alpha1.NetworkingStatus) error {
 // seedError says why the seed's networks cannot be checked for this shoot: its
 // own networks are broken, or a default the shoot needs is.
 func (sn *shootNetworks) seedError(seed *seedInfo) string {
+	if sn.unchecked {
+		return ""
+	}
 	var errs []string
 	if seed.netErr != "" {
 		errs = append(errs, seed.netErr)
@@ -217,12 +240,18 @@ func (sn *shootNetworks) wantsFamily(p netip.Prefix) bool {
 }
 
 // overlaps calls fn for every pair of a shoot network (with the seed's
-// defaults filled in) and a seed network that intersect, and stops when fn
-// returns false. It reports whether any pair intersected.
+// defaults filled in) and a seed network or reserved range that intersect,
+// and stops when fn returns false. It reports whether any pair intersected.
+// As in Gardener, an IPv4 shoot network may overlap the seed's networks (the
+// VPN maps them apart); an IPv6 one may not, and no shoot network may lie in
+// a reserved range.
 func (sn *shootNetworks) overlaps(seed *seedInfo, fn func(shootNet, seedNet network) bool) bool {
+	if sn.unchecked {
+		return false
+	}
 	found := false
-	check := func(s network) bool {
-		for _, t := range seed.nets {
+	against := func(s network, nets []network) bool {
+		for _, t := range nets {
 			if s.prefix.Overlaps(t.prefix) {
 				found = true
 				if fn == nil || !fn(s, t) {
@@ -231,6 +260,12 @@ func (sn *shootNetworks) overlaps(seed *seedInfo, fn func(shootNet, seedNet netw
 			}
 		}
 		return true
+	}
+	check := func(s network) bool {
+		if s.prefix.Addr().Is6() && !against(s, seed.nets) {
+			return false
+		}
+		return against(s, reservedRanges)
 	}
 	for _, s := range sn.own {
 		if !check(s) {

@@ -247,45 +247,59 @@ func TestHighAvailabilityFilter(t *testing.T) {
 	}
 }
 
+// TestNetworksFilter: Gardener's network rules. An IPv4 shoot network may
+// overlap the seed's (the VPN between them maps the networks apart); an IPv6
+// one may not; no shoot network may lie in a range Gardener reserves for the
+// mapping. Pods and services the shoot leaves empty take the seed's defaults
+// of the shoot's IP families, pods only for a shoot with workers.
 func TestNetworksFilter(t *testing.T) {
+	dual := func(name string) *coretest.SeedWrapper {
+		return coretest.MakeSeed(name).Networks("", "10.96.0.0/11,fd00:10::/48", "10.64.0.0/13,fd00:64::/108")
+	}
 	for _, tc := range []scheduleCase{
 		{
-			name:        "pods overlap seed pods",
-			seeds:       seeds(coretest.MakeSeed("a").Networks("", "100.96.0.0/11", "10.64.0.0/13").Obj(), coretest.MakeSeed("b").Obj()),
-			shoot:       coretest.MakeShoot("garden-dev", "s").Obj(),
-			want:        "b",
-			wantFilters: map[string]Filter{"a": FilterNetworks},
-		},
-		{
-			name:    "shoot nodes overlap seed services (every pair is checked)",
-			seeds:   seeds(coretest.MakeSeed("a").Networks("", "10.96.0.0/11", "10.180.0.0/20").Obj()),
-			shoot:   coretest.MakeShoot("garden-dev", "s").Obj(),
-			wantErr: []string{"0/1 seed cluster candidate(s) are eligible for scheduling: {a => invalid networks: [shoot node network 10.180.0.0/16 intersects with seed service network 10.180.0.0/20]}"},
-		},
-		{
-			name:        "shoot defaults fill empty pods and services",
-			seeds:       seeds(coretest.MakeSeed("a").ShootDefaults("10.96.0.0/12", "").Obj(), coretest.MakeSeed("b").ShootDefaults("100.96.0.0/11", "100.64.0.0/13").Obj()),
-			shoot:       coretest.MakeShoot("garden-dev", "s").Networks("10.180.0.0/16", "", "").Obj(),
-			want:        "b",
-			wantFilters: map[string]Filter{"a": FilterNetworks},
-		},
-		{
-			name:    "defaults message names the default",
-			seeds:   seeds(coretest.MakeSeed("a").ShootDefaults("10.96.0.0/12", "").Obj()),
-			shoot:   coretest.MakeShoot("garden-dev", "s").Networks("10.180.0.0/16", "", "").Obj(),
-			wantErr: []string{"shoot pod network 10.96.0.0/12 (seed's shoot default) intersects with seed pod network 10.96.0.0/11"},
-		},
-		{
-			name:  "an IPv6 default does not apply to an IPv4 shoot",
-			seeds: seeds(coretest.MakeSeed("a").Networks("", "10.96.0.0/11,fd00:10::/48", "10.64.0.0/13").ShootDefaults("fd00:10::/56", "").Obj()),
-			shoot: coretest.MakeShoot("garden-dev", "s").Networks("10.180.0.0/16", "", "").Obj(),
+			name:  "an IPv4 shoot network may overlap the seed's",
+			seeds: seeds(coretest.MakeSeed("a").Networks("10.180.0.0/16", "100.96.0.0/11", "10.64.0.0/13").Obj()),
+			shoot: coretest.MakeShoot("garden-dev", "s").Obj(),
 			want:  "a",
 		},
 		{
-			name:    "an IPv6 default applies to an IPv6 shoot and overlaps",
-			seeds:   seeds(coretest.MakeSeed("a").Networks("", "10.96.0.0/11,fd00:10::/48", "10.64.0.0/13").ShootDefaults("fd00:10::/56", "").Obj()),
-			shoot:   coretest.MakeShoot("garden-dev", "s").Networks("fd00:99::/64", "", "", v1alpha1.IPFamilyIPv6).Obj(),
+			name:        "IPv6 pods overlap seed pods",
+			seeds:       seeds(dual("a").Obj(), coretest.MakeSeed("b").Obj()),
+			shoot:       coretest.MakeShoot("garden-dev", "s").Networks("fd00:99::/64", "fd00:10::/56", "fd00:99:1::/108", v1alpha1.IPFamilyIPv6).Obj(),
+			want:        "b",
+			wantFilters: map[string]Filter{"a": FilterNetworks},
+		},
+		{
+			name:    "IPv6 shoot nodes overlap seed services (every pair is checked)",
+			seeds:   seeds(dual("a").Obj()),
+			shoot:   coretest.MakeShoot("garden-dev", "s").Networks("fd00:64::/64", "fd00:99::/56", "fd00:99:1::/108", v1alpha1.IPFamilyIPv6).Obj(),
+			wantErr: []string{"0/1 seed cluster candidate(s) are eligible for scheduling: {a => invalid networks: [shoot node network fd00:64::/64 intersects with seed service network fd00:64::/108]}"},
+		},
+		{
+			name:        "shoot defaults fill empty pods and services",
+			seeds:       seeds(dual("a").ShootDefaults("fd00:10::/56", "").Obj(), coretest.MakeSeed("b").Obj()),
+			shoot:       coretest.MakeShoot("garden-dev", "s").Workers([]string{"a"}).Networks("fd00:99::/64", "", "", v1alpha1.IPFamilyIPv6).Obj(),
+			want:        "b",
+			wantFilters: map[string]Filter{"a": FilterNetworks},
+		},
+		{
+			name:    "the message names the default",
+			seeds:   seeds(dual("a").ShootDefaults("fd00:10::/56", "").Obj()),
+			shoot:   coretest.MakeShoot("garden-dev", "s").Workers([]string{"a"}).Networks("fd00:99::/64", "", "", v1alpha1.IPFamilyIPv6).Obj(),
 			wantErr: []string{"shoot pod network fd00:10::/56 (seed's shoot default) intersects with seed pod network fd00:10::/48"},
+		},
+		{
+			name:  "an IPv6 default does not apply to an IPv4 shoot",
+			seeds: seeds(dual("a").ShootDefaults("fd00:10::/56", "").Obj()),
+			shoot: coretest.MakeShoot("garden-dev", "s").Workers([]string{"a"}).Networks("10.180.0.0/16", "", "").Obj(),
+			want:  "a",
+		},
+		{
+			name:  "a workerless shoot takes no default pod network",
+			seeds: seeds(dual("a").ShootDefaults("fd00:10::/56", "").Obj()),
+			shoot: coretest.MakeShoot("garden-dev", "s").Networks("fd00:99::/64", "", "", v1alpha1.IPFamilyIPv6).Obj(),
+			want:  "a",
 		},
 		{
 			name:        "IPv6 networks overlap",
@@ -293,6 +307,18 @@ func TestNetworksFilter(t *testing.T) {
 			shoot:       coretest.MakeShoot("garden-dev", "s").Networks("2001:db8:0:1::/64", "fd02::/56", "fd03::/108", v1alpha1.IPFamilyIPv6).Obj(),
 			want:        "b",
 			wantFilters: map[string]Filter{"a": FilterNetworks},
+		},
+		{
+			name:    "a shoot network in a reserved range is refused on every seed",
+			seeds:   seeds(coretest.MakeSeed("a").Obj(), coretest.MakeSeed("b").Obj()),
+			shoot:   coretest.MakeShoot("garden-dev", "s").Networks("242.1.0.0/16", "", "").Obj(),
+			wantErr: []string{"a => invalid networks: [shoot node network 242.1.0.0/16 intersects with reserved shoot node network mapping range 242.0.0.0/8]"},
+		},
+		{
+			name:    "a seed default in a reserved range is refused for a shoot that takes it",
+			seeds:   seeds(coretest.MakeSeed("a").ShootDefaults("", "243.0.0.0/16").Obj()),
+			shoot:   coretest.MakeShoot("garden-dev", "s").Networks("10.180.0.0/16", "", "").Obj(),
+			wantErr: []string{"shoot service network 243.0.0.0/16 (seed's shoot default) intersects with reserved shoot service network mapping range 243.0.0.0/8"},
 		},
 		{
 			name:    "a seed with a broken CIDR is rejected",
@@ -308,9 +334,11 @@ func TestNetworksFilter(t *testing.T) {
 			wantOther: true,
 		},
 		{
-			name:  "a shoot without networks and a seed without defaults has nothing to overlap",
-			seeds: seeds(coretest.MakeSeed("a").Obj()),
-			shoot: coretest.MakeShoot("garden-dev", "s").With(func(s *v1alpha1.Shoot) { s.Spec.Networking = nil }).Obj(),
+			// Gardener checks the networks of a shoot with spec.networking
+			// only.
+			name:  "a shoot without spec.networking is not checked",
+			seeds: seeds(dual("a").Obj()),
+			shoot: coretest.MakeShoot("garden-dev", "s").With(func(s *v1alpha1.Shoot) { s.Spec.Networking = nil }).StatusNetworks(nil, []string{"fd00:10::/56"}, nil).Obj(),
 			want:  "a",
 		},
 	} {
