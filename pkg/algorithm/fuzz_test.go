@@ -388,10 +388,9 @@ func independentEarly(shoot *v1alpha1.Shoot, seed *v1alpha1.Seed, profile *v1alp
 		}
 	}
 	var lists [][]string
-	for _, sel := range []*v1alpha1.SeedSelector{profile.Spec.SeedSelector, shoot.Spec.SeedSelector} {
-		if sel != nil && len(sel.ProviderTypes) > 0 {
-			lists = append(lists, sel.ProviderTypes)
-		}
+	// Only the cloud profile's list steers the decision, as in Gardener.
+	if sel := profile.Spec.SeedSelector; sel != nil && len(sel.ProviderTypes) > 0 {
+		lists = append(lists, sel.ProviderTypes)
 	}
 	if len(lists) == 0 && seed.Spec.Provider.Type != shoot.Spec.Provider.Type {
 		return "provider"

@@ -81,7 +81,7 @@ func TestHostileShootCostsBoundedMemory(t *testing.T) {
 		name:  "provider types at their bound",
 		seeds: manySeeds(200, func(s *coretest.SeedWrapper) *coretest.SeedWrapper { return s.Provider("gcp", "eu-west-1") }),
 		shoot: coretest.MakeShoot("garden-dev", "s").SeedSelector(&v1alpha1.SeedSelector{ProviderTypes: strings.Split(strings.Repeat(strings.Repeat("p", 60)+",", MaxSelectorProviderTypes-1)+"aws", ",")}).Obj(),
-		want:  "is not in the providerTypes",
+		want:  `seed provider type "gcp" is not the shoot's "aws"`,
 	}, {
 		name: "sixteen thousand overlapping CIDRs",
 		seeds: manySeeds(50, func(s *coretest.SeedWrapper) *coretest.SeedWrapper {

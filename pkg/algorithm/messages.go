@@ -93,8 +93,8 @@ func clipList(items []string) string {
 // messageText is what the messages of one decision quote from the shoot
 // (clipped) and its cloud profile, written once for all seeds.
 type messageText struct {
-	region, providerType, shootProvs string
-	shootSelector, cpSelector        string
+	region, providerType      string
+	shootSelector, cpSelector string
 }
 
 func (r *run) text() *messageText {
@@ -102,7 +102,6 @@ func (r *run) text() *messageText {
 		t := &messageText{
 			region:       clip(r.shoot.Spec.Region),
 			providerType: clip(r.shoot.Spec.Provider.Type),
-			shootProvs:   clipList(r.shootProvs),
 		}
 		if r.shootSelector != nil {
 			t.shootSelector = clip(r.shootSelector.String())

@@ -5,9 +5,11 @@ import "fmt"
 // FilterProvider rejects seeds of another provider type than allowed.
 const FilterProvider Filter = "Provider"
 
-// providerPlugin keeps seeds of the shoot's provider type; a providerTypes
-// list of the cloud profile or the shoot widens that, and when both are set a
-// seed must be allowed by both.
+// providerPlugin keeps seeds of the shoot's provider type, or of the types
+// the cloud profile's seedSelector.providerTypes lists ("*": any). As in
+// Gardener, the shoot's own providerTypes do not steer the decision: Gardener
+// reads them only to refuse a selector change that would no longer match the
+// seed the shoot is on.
 var providerPlugin = &filterPlugin{
 	reasons: []*reason{{
 		filter:  FilterProvider,
@@ -16,15 +18,7 @@ var providerPlugin = &filterPlugin{
 		lifts:   func(old, cur *seedInfo) bool { return old.providerType != cur.providerType },
 	}},
 	check: func(r *run, v *verdict) Filter {
-		seedType, shootType := v.info.providerType, r.shoot.Spec.Provider.Type
-		if len(r.cpProviders) == 0 && len(r.shootProvs) == 0 {
-			if seedType != shootType {
-				return FilterProvider
-			}
-			return ""
-		}
-		if (len(r.cpProviders) > 0 && !providerAllowed(seedType, shootType, r.cpProviders)) ||
-			(len(r.shootProvs) > 0 && !providerAllowed(seedType, shootType, r.shootProvs)) {
+		if !providerAllowed(v.info.providerType, r.shoot.Spec.Provider.Type, r.cpProviders) {
 			return FilterProvider
 		}
 		return ""
@@ -47,12 +41,8 @@ func providerAllowed(seedType, shootType string, allowed []string) bool {
 }
 
 func (r *run) providerMessage(info *seedInfo) string {
-	shootType := r.shoot.Spec.Provider.Type
-	switch {
-	case len(r.cpProviders) > 0 && !providerAllowed(info.providerType, shootType, r.cpProviders):
+	if len(r.cpProviders) > 0 {
 		return fmt.Sprintf("seed provider type %q is not in the providerTypes %v of CloudProfile %q", info.providerType, r.cpProviders, r.in.CloudProfile.Name)
-	case len(r.shootProvs) > 0:
-		return fmt.Sprintf("seed provider type %q is not in the providerTypes %s of the shoot's seedSelector", info.providerType, r.text().shootProvs)
 	}
 	return fmt.Sprintf("seed provider type %q is not the shoot's %q", info.providerType, r.text().providerType)
 }

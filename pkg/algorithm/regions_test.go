@@ -74,7 +74,9 @@ func TestMinimalDistanceAsReference(t *testing.T) {
 		return coretest.RegionConfigMap("garden", "aws-regions", "aws,gcp", data)
 	}
 	remote := strings.Repeat("x", 600) // no letter in common with eu-:-1
-	anyProvider := &v1alpha1.SeedSelector{ProviderTypes: []string{"*"}}
+	anyProvider := func(p *v1alpha1.CloudProfile) {
+		p.Spec.SeedSelector = &v1alpha1.SeedSelector{ProviderTypes: []string{"*"}}
+	}
 	for _, tc := range []scheduleCase{
 		{
 			// eu-:-1 is 2 edits from eu-1 (5 with the orientation of one side)
@@ -126,7 +128,8 @@ func TestMinimalDistanceAsReference(t *testing.T) {
 			name:          "an empty entry is no entry",
 			seeds:         seeds(coretest.MakeSeed("aws").Provider("aws", "eu-west-1").Obj(), coretest.MakeSeed("gcp").Provider("gcp", "eu-west-1").Obj()),
 			bound:         fill("aws", 5),
-			shoot:         coretest.MakeShoot("garden-dev", "s").SeedSelector(anyProvider).Obj(),
+			shoot:         coretest.MakeShoot("garden-dev", "s").Obj(),
+			mutateProfile: anyProvider,
 			cm:            cm(map[string]string{"eu-west-1": ""}),
 			config:        md,
 			want:          "aws",

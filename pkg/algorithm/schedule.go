@@ -181,7 +181,6 @@ type run struct {
 	cpSelector    labels.Selector
 	shootSelector labels.Selector
 	cpProviders   []string
-	shootProvs    []string
 
 	exclude  string
 	verdicts []verdict
@@ -271,7 +270,6 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 		if r.shootSelector, err = metav1.LabelSelectorAsSelector(&sel.LabelSelector); err != nil {
 			return nil, fmt.Errorf("label selector conversion failed for the seedSelector of shoot %s: %w", ShootKey(shoot), err)
 		}
-		r.shootProvs = sel.ProviderTypes
 	}
 
 	own := snap.shoots.countedAs(shoot)

@@ -206,14 +206,19 @@ func TestSelectorAndProviderFilters(t *testing.T) {
 			wantFilters: map[string]Filter{"a": FilterProvider},
 		},
 		{
-			name:   "shoot providerTypes * widens to all; MinimalDistance then picks",
-			seeds:  seeds(coretest.MakeSeed("a").Provider("gcp", "eu-west-1").Obj()),
-			shoot:  coretest.MakeShoot("garden-dev", "s").SeedSelector(&v1alpha1.SeedSelector{ProviderTypes: []string{"*"}}).Obj(),
+			name:  "cloud profile providerTypes * widens to all; MinimalDistance then picks",
+			seeds: seeds(coretest.MakeSeed("a").Provider("gcp", "eu-west-1").Obj()),
+			shoot: coretest.MakeShoot("garden-dev", "s").Obj(),
+			mutateProfile: func(p *v1alpha1.CloudProfile) {
+				p.Spec.SeedSelector = &v1alpha1.SeedSelector{ProviderTypes: []string{"*"}}
+			},
 			config: Config{Strategy: StrategyMinimalDistance},
 			want:   "a",
 		},
 		{
-			name:  "both lists apply: cloud profile allows gcp, shoot only azure",
+			// As in Gardener, which reads them only to refuse a selector
+			// change that no longer matches the shoot's seed.
+			name:  "the shoot's providerTypes do not steer the decision",
 			seeds: seeds(coretest.MakeSeed("gcp").Provider("gcp", "eu-west-1").Obj(), coretest.MakeSeed("azure").Provider("azure", "eu-west-1").Obj()),
 			shoot: coretest.MakeShoot("garden-dev", "s").SeedSelector(&v1alpha1.SeedSelector{ProviderTypes: []string{"azure"}}).Obj(),
 			mutateProfile: func(p *v1alpha1.CloudProfile) {
@@ -221,12 +226,16 @@ func TestSelectorAndProviderFilters(t *testing.T) {
 			},
 			config:      Config{Strategy: StrategyMinimalDistance},
 			want:        "azure",
-			wantFilters: map[string]Filter{"gcp": FilterProvider},
+			wantFilters: map[string]Filter{"gcp": FilterLeastUsed},
 		},
 		{
-			name:        "SameRegion still needs the shoot's provider type after widening",
-			seeds:       seeds(coretest.MakeSeed("gcp").Provider("gcp", "eu-west-1").Obj()),
-			shoot:       coretest.MakeShoot("garden-dev", "s").SeedSelector(&v1alpha1.SeedSelector{ProviderTypes: []string{"*"}}).Obj(),
+			name:  "SameRegion still needs the shoot's provider type after widening",
+			seeds: seeds(coretest.MakeSeed("gcp").Provider("gcp", "eu-west-1").Obj()),
+			shoot: coretest.MakeShoot("garden-dev", "s").Obj(),
+			mutateProfile: func(p *v1alpha1.CloudProfile) {
+				p.Spec.SeedSelector = &v1alpha1.SeedSelector{ProviderTypes: []string{"*"}}
+			},
+
 			wantErr:     []string{"no matching seed candidate found for Configuration (Cloud Profile 'aws', Region 'eu-west-1', SeedDeterminationStrategy 'SameRegion')"},
 			wantFilters: map[string]Filter{"gcp": FilterStrategy},
 		},
@@ -554,10 +563,14 @@ func TestStrategies(t *testing.T) {
 			wantErr: []string{"no matching seed candidate found for Configuration (Cloud Profile 'aws', Region 'eu-west-1', SeedDeterminationStrategy 'SameRegion'): {a => seed is in region \"eu-central-1\""},
 		},
 		{
-			name:        "purpose testing may use any region of the provider",
-			seeds:       seeds(coretest.MakeSeed("a").Provider("aws", "us-east-1").Obj(), coretest.MakeSeed("b").Provider("aws", "ap-south-1").Obj(), coretest.MakeSeed("c").Provider("gcp", "eu-west-1").Obj()),
-			bound:       fill("a", 2),
-			shoot:       coretest.MakeShoot("garden-dev", "s").Purpose(v1alpha1.ShootPurposeTesting).SeedSelector(&v1alpha1.SeedSelector{ProviderTypes: []string{"*"}}).Obj(),
+			name:  "purpose testing may use any region of the provider",
+			seeds: seeds(coretest.MakeSeed("a").Provider("aws", "us-east-1").Obj(), coretest.MakeSeed("b").Provider("aws", "ap-south-1").Obj(), coretest.MakeSeed("c").Provider("gcp", "eu-west-1").Obj()),
+			bound: fill("a", 2),
+			shoot: coretest.MakeShoot("garden-dev", "s").Purpose(v1alpha1.ShootPurposeTesting).Obj(),
+			mutateProfile: func(p *v1alpha1.CloudProfile) {
+				p.Spec.SeedSelector = &v1alpha1.SeedSelector{ProviderTypes: []string{"*"}}
+			},
+
 			config:      Config{Strategy: StrategyMinimalDistance},
 			want:        "b",
 			wantFilters: map[string]Filter{"a": FilterLeastUsed, "c": FilterStrategy},
@@ -628,9 +641,12 @@ func TestStrategies(t *testing.T) {
 			wantDistances: map[string]int{"a": 0, "b": 2*6 + 1}, // local -> eu-:-1: 6 edits
 		},
 		{
-			name:          "provider differs adds 2",
-			seeds:         seeds(coretest.MakeSeed("gcp").Provider("gcp", "eu-west-1").Obj(), coretest.MakeSeed("aws").Provider("aws", "us-west-1").Obj()),
-			shoot:         coretest.MakeShoot("garden-dev", "s").SeedSelector(&v1alpha1.SeedSelector{ProviderTypes: []string{"*"}}).Obj(),
+			name:  "provider differs adds 2",
+			seeds: seeds(coretest.MakeSeed("gcp").Provider("gcp", "eu-west-1").Obj(), coretest.MakeSeed("aws").Provider("aws", "us-west-1").Obj()),
+			shoot: coretest.MakeShoot("garden-dev", "s").Obj(),
+			mutateProfile: func(p *v1alpha1.CloudProfile) {
+				p.Spec.SeedSelector = &v1alpha1.SeedSelector{ProviderTypes: []string{"*"}}
+			},
 			config:        Config{Strategy: StrategyMinimalDistance},
 			want:          "gcp",
 			wantDistances: map[string]int{"gcp": 2, "aws": 4},

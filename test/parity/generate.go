@@ -35,13 +35,16 @@ var (
 	taintKeys = []string{v1alpha1.SeedTaintProtected, "maintenance", "dedicated"}
 	// projects and the namespaces they own: team-x is not garden-<project>.
 	projects = [][2]string{{"dev", "garden-dev"}, {"web", "team-x"}}
-	// Seed networks: some overlap the shoots' (below), most do not.
-	seedNodes    = []string{"10.250.0.0/16", "10.1.0.0/16", "10.2.0.0/16"}
-	seedPods     = []string{"10.96.0.0/11", "10.96.0.0/11", "100.96.0.0/11"}
-	seedServices = []string{"10.64.0.0/13", "10.64.0.0/13", "100.64.0.0/13"}
-	shootNodes   = []string{"10.180.0.0/16", "10.180.0.0/16", "10.250.0.0/16", ""}
-	shootPods    = []string{"", "100.96.0.0/11", "10.100.0.0/16"}
-	shootSvcs    = []string{"", "100.64.0.0/13", "10.64.0.0/13"}
+	// Seed networks, IPv4 and IPv6: some overlap the shoots' (below), most
+	// do not; an IPv4 overlap does not count, an IPv6 one does.
+	seedNodes    = [2][]string{{"10.250.0.0/16", "10.1.0.0/16", "10.2.0.0/16"}, {"fd00:250::/64", "fd00:1::/64"}}
+	seedPods     = [2][]string{{"10.96.0.0/11", "10.96.0.0/11", "100.96.0.0/11"}, {"fd00:96::/56", "fd01:96::/56"}}
+	seedServices = [2][]string{{"10.64.0.0/13", "10.64.0.0/13", "100.64.0.0/13"}, {"fd00:64::/108", "fd01:64::/108"}}
+	seedDefaults = [2][2]string{{"100.96.0.0/11", "100.64.0.0/13"}, {"fd02:96::/56", "fd02:64::/108"}}
+	// Shoot networks; now and then one in a range Gardener reserves.
+	shootNodes = [2][]string{{"10.180.0.0/16", "10.180.0.0/16", "10.250.0.0/16", "242.0.0.0/16"}, {"fd00:180::/64", "fd00:250::/64"}}
+	shootPods  = [2][]string{{"", "100.96.0.0/11", "10.100.0.0/16"}, {"", "fd00:96::/64", "fd03:96::/56"}}
+	shootSvcs  = [2][]string{{"", "100.64.0.0/13", "10.64.0.0/13"}, {"", "fd00:64::/112", "fd03:64::/108"}}
 )
 
 // generator draws one landscape.
@@ -180,11 +183,15 @@ func (g *generator) zonesOf(region string, n int) []string {
 
 func (g *generator) seed(name string) {
 	region := pick(g, regions)
+	family := 0
+	if g.chance(0.25) {
+		family = 1
+	}
 	s := coretest.MakeSeed(name).Provider(pick(g, []string{"aws", "aws", "gcp"}), region).
 		Zones(g.zonesOf(region, 3)...).Label("env", pick(g, []string{"prod", "dev"})).
-		Networks(pick(g, seedNodes), pick(g, seedPods), pick(g, seedServices))
+		Networks(pick(g, seedNodes[family]), pick(g, seedPods[family]), pick(g, seedServices[family]))
 	if g.chance(0.7) {
-		s.ShootDefaults("100.96.0.0/11", "100.64.0.0/13")
+		s.ShootDefaults(seedDefaults[family][0], seedDefaults[family][1])
 	}
 	for _, k := range taintKeys {
 		if g.chance(0.2) {
@@ -285,8 +292,13 @@ func (g *generator) pendingShoot(name string, profiles []profile) string {
 	if g.chance(0.1) {
 		typ = pick(g, []string{"aws", "gcp"})
 	}
+	// gardener-apiserver defaults the IP families to IPv4.
+	family, families := 0, v1alpha1.IPFamilyIPv4
+	if g.chance(0.25) {
+		family, families = 1, v1alpha1.IPFamilyIPv6
+	}
 	s := coretest.MakeShoot(namespace, name).Provider(typ, region).CloudProfileRef(cp.kind, cp.name).
-		Networks(pick(g, shootNodes), pick(g, shootPods), pick(g, shootSvcs))
+		Networks(pick(g, shootNodes[family]), pick(g, shootPods[family]), pick(g, shootSvcs[family]), families)
 	for _, k := range taintKeys {
 		if g.chance(0.3) {
 			var value *string
