@@ -55,7 +55,8 @@ kind-deps:
 
 ## test: the whole suite: vet, unit tests, integration and chart tests against a real
 ## kube-apiserver, the integration tests against Gardener's real API server, then
-## the end-to-end suite with the real binaries, then the pod scenarios against
+## the end-to-end suite with the real binaries (after 300 decisions of the parity
+## suite against Gardener's scheduler code), then the pod scenarios against
 ## graft's charts on a kind cluster (as root without Docker: hack/kind.sh runs its
 ## own engine and gives the host back), then two short chaos runs (one minute of
 ## faults, a fixed seed), on graft's API and on Gardener's. The Go build cache of
@@ -66,9 +67,11 @@ test: deps kind-deps gardener-deps
 	$(GO) vet -tags integration ./test/...
 	$(GO) vet -tags e2e ./test/e2e/...
 	$(GO) vet -tags gardener ./test/integration/gardener/
+	$(GO) vet -tags parity ./test/parity/
 	$(GO) test ./...
 	$(GO) test -tags integration -timeout 30m ./test/integration/... ./test/charts/...
 	$(GO) test -tags gardener -timeout 20m ./test/integration/gardener/
+	PARITY_ORACLE="$$(bash hack/install-deps.sh parity-oracle-path)" $(GO) test -tags parity -count=1 ./test/parity/ -args -decisions 300
 	$(GO) test -tags e2e -timeout 40m ./test/e2e/ -args -ginkgo.label-filter='!pods'
 	E2E_LABELS=pods bash hack/kind-e2e.sh
 	$(GO) run ./test/chaos -seed 13 -duration 60s

@@ -42,7 +42,7 @@ var (
 	seedServices = [2][]string{{"10.64.0.0/13", "10.64.0.0/13", "100.64.0.0/13"}, {"fd00:64::/108", "fd01:64::/108"}}
 	seedDefaults = [2][2]string{{"100.96.0.0/11", "100.64.0.0/13"}, {"fd02:96::/56", "fd02:64::/108"}}
 	// Shoot networks; now and then one in a range Gardener reserves.
-	shootNodes = [2][]string{{"10.180.0.0/16", "10.180.0.0/16", "10.250.0.0/16", "242.0.0.0/16"}, {"fd00:180::/64", "fd00:250::/64"}}
+	shootNodes = [2][]string{{"10.180.0.0/16", "10.180.0.0/16", "10.180.0.0/16", "10.180.0.0/16", "10.250.0.0/16", "10.250.0.0/16", "10.250.0.0/16", "10.250.0.0/16", "10.250.0.0/16", "242.0.0.0/16"}, {"fd00:180::/64", "fd00:180::/64", "fd00:250::/64"}}
 	shootPods  = [2][]string{{"", "100.96.0.0/11", "10.100.0.0/16"}, {"", "fd00:96::/64", "fd03:96::/56"}}
 	shootSvcs  = [2][]string{{"", "100.64.0.0/13", "10.64.0.0/13"}, {"", "fd00:64::/112", "fd03:64::/108"}}
 )
@@ -74,7 +74,7 @@ func Generate(rng *rand.Rand, strategy string) (*Landscape, error) {
 	if strategy == "MinimalDistance" && g.chance(0.7) {
 		g.regionConfig()
 	}
-	for i := range 3 + g.rng.IntN(6) {
+	for i := range 4 + g.rng.IntN(9) {
 		g.seed(fmt.Sprintf("seed-%d", i))
 	}
 	for i := range g.rng.IntN(12) {
@@ -194,7 +194,7 @@ func (g *generator) seed(name string) {
 		s.ShootDefaults(seedDefaults[family][0], seedDefaults[family][1])
 	}
 	for _, k := range taintKeys {
-		if g.chance(0.2) {
+		if g.chance(0.12) {
 			var value *string
 			if g.chance(0.3) {
 				value = ptr.To("x")
@@ -203,7 +203,7 @@ func (g *generator) seed(name string) {
 		}
 	}
 	if g.chance(0.6) {
-		s.Allocatable(int64(g.rng.IntN(5)))
+		s.Allocatable(int64(g.rng.IntN(8)))
 	}
 	switch g.rng.IntN(10) {
 	case 0:
@@ -226,7 +226,7 @@ func (g *generator) seed(name string) {
 	if g.chance(0.3) {
 		s.Backup("aws").Condition(v1alpha1.SeedBackupBucketsReady, pick(g, []v1alpha1.ConditionStatus{v1alpha1.ConditionTrue, v1alpha1.ConditionTrue, v1alpha1.ConditionFalse}))
 	}
-	switch g.rng.IntN(12) {
+	switch g.rng.IntN(20) {
 	case 0:
 		s.Condition(v1alpha1.SeedGardenletReady, v1alpha1.ConditionFalse)
 	case 1:
@@ -287,11 +287,13 @@ func (g *generator) pendingShoot(name string, profiles []profile) string {
 	if cp.namespace != "" {
 		namespace = cp.namespace
 	}
+	// Mostly a region some seed is in, so that SameRegion has candidates.
 	region := pick(g, regions)
-	typ := cp.typ
-	if g.chance(0.1) {
-		typ = pick(g, []string{"aws", "gcp"})
+	if g.chance(0.7) {
+		region = pick(g, g.seeds).Spec.Provider.Region
 	}
+	// Gardener's admission keeps a shoot to its cloud profile's provider type.
+	typ := cp.typ
 	// gardener-apiserver defaults the IP families to IPv4.
 	family, families := 0, v1alpha1.IPFamilyIPv4
 	if g.chance(0.25) {
