@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds one of Gardener's commands (gardener-apiserver or gardenlet, release
-# GARDENER_VERSION, default v1.149.3) from github.com/gardener/gardener
+# GARDENER_VERSION, default v1.150.0) from github.com/gardener/gardener
 # through the Go module proxy and caches the binary outside the repository,
 # keyed by command and version, so that each machine builds it once. Prints
 # the path of the binary on stdout.
@@ -21,7 +21,7 @@ case "${COMMAND}" in
   gardener-apiserver|gardenlet) ;;
   *) echo "usage: $0 gardener-apiserver|gardenlet" >&2; exit 2 ;;
 esac
-GARDENER_VERSION="${GARDENER_VERSION:-v1.149.3}"
+GARDENER_VERSION="${GARDENER_VERSION:-v1.150.0}"
 CACHE_DIR="${GRAFT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/graft}"
 BIN="${CACHE_DIR}/${COMMAND}-${GARDENER_VERSION}"
 

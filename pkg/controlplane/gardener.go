@@ -32,9 +32,9 @@ import (
 // GardenerVersion is the Gardener release whose API server the framework
 // runs. hack/build-gardener.sh builds the same release by default;
 // change both together.
-const GardenerVersion = "v1.149.3"
+const GardenerVersion = "v1.150.0"
 
-// GardenerAPIGroupVersions are the API groups gardener-apiserver v1.149
+// GardenerAPIGroupVersions are the API groups gardener-apiserver v1.150
 // serves, all registered with kube-apiserver: its admission plugins and
 // clients such as kubectl discover and use every one of them, so a group left
 // unregistered shows up as a half-working Gardener.

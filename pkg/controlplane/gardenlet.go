@@ -21,7 +21,7 @@ import (
 // gardenletEnv is the environment gardenlet runs with. KUBECONFIG,
 // GARDEN_KUBECONFIG and NAMESPACE would override its configuration (the last
 // turns it into a self-hosted shoot's gardenlet), and the control plane's
-// Kubernetes release is newer than the ones gardenlet v1.149 supports.
+// Kubernetes release is newer than the ones gardenlet v1.150 supports.
 func gardenletEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {

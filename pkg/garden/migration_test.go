@@ -72,7 +72,7 @@ func TestMigrationRefusals(t *testing.T) {
 	for name, tc := range map[string]struct {
 		domain   string
 		from, to facts
-		// server is what gardener-apiserver v1.149.3 answers, empty when it
+		// server is what gardener-apiserver v1.150.0 answers, empty when it
 		// accepts the binding.
 		server string
 		want   *algorithm.MigrationRefusal

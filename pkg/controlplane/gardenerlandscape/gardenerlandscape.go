@@ -52,7 +52,8 @@ const AccessRestriction = "eu-access-only"
 
 // CloudProfile is a CloudProfile of ProviderType offering KubernetesVersion,
 // one machine image and type, and the regions, each with the zones <region>a
-// and <region>b and AccessRestriction.
+// and <region>b and AccessRestriction, that lets its shoots pin their control
+// plane to zones.
 func CloudProfile(name string, regions ...string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `apiVersion: core.gardener.cloud/v1beta1
@@ -78,6 +79,8 @@ spec:
     memory: 8Gi
     architecture: amd64
     usable: true
+  controlPlane:
+    allowZonePinning: true
   regions:
 `, name, ProviderType, KubernetesVersion)
 	for _, r := range regions {

@@ -88,7 +88,7 @@ func jsonOf(v any) string {
 	return string(data)
 }
 
-// TestTaintsLastWhereGardenletKeepsThem: gardenlet v1.149.3 writes its
+// TestTaintsLastWhereGardenletKeepsThem: gardenlet v1.150.0 writes its
 // Seed's spec from its configuration at every start. A seed whose gardenlet
 // configuration is a Gardenlet object in the garden (as gardener-operator
 // deploys it) keeps a cordon graftctl made, since graftctl wrote it into the
