@@ -46,6 +46,9 @@ const (
 	ShootTolerationsConfigMap = "graft-shoot-tolerations"
 	// ShootCloudProfilePolicy wants a shoot's provider type to be its cloud profile's.
 	ShootCloudProfilePolicy = "graft-shoot-cloud-profile"
+	// ShootPinnedZonesPolicy wants the seed a shoot names to have the zones
+	// its control plane is pinned to.
+	ShootPinnedZonesPolicy = "graft-shoot-pinned-zones"
 	// ComponentNamespace is where graft's components and the parameter
 	// ConfigMap live, as in the installation docs/install.md describes.
 	ComponentNamespace = "graft-system"
@@ -54,12 +57,13 @@ const (
 // policyFiles are the files of charts/graft-crds/policies, in install order.
 // The chart ships them through .Files.Get; this package reads the same files,
 // so the CEL exists once.
-var policyFiles = struct{ protectedTaint, gardenToleration, seedAssignment, shootTenancy, shootCloudProfile string }{
+var policyFiles = struct{ protectedTaint, gardenToleration, seedAssignment, shootTenancy, shootCloudProfile, shootPinnedZones string }{
 	protectedTaint:    "protected-taint.yaml",
 	gardenToleration:  "garden-protected-toleration.yaml",
 	seedAssignment:    "seed-assignment.yaml",
 	shootTenancy:      "shoot-tenancy.yaml",
 	shootCloudProfile: "shoot-cloud-profile.yaml",
+	shootPinnedZones:  "shoot-pinned-zones.yaml",
 }
 
 // ServiceAccountRef names a ServiceAccount.
@@ -273,6 +277,12 @@ func AdmissionObjects(opts AdmissionOptions) ([]runtime.Object, error) {
 	}
 	allow := admissionregistrationv1.AllowAction
 	out = append(out, profile, denyBinding(ShootCloudProfilePolicy,
+		&admissionregistrationv1.ParamRef{Selector: &metav1.LabelSelector{}, ParameterNotFoundAction: &allow}))
+	pinned, err := load(policyFiles.shootPinnedZones)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, pinned, denyBinding(ShootPinnedZonesPolicy,
 		&admissionregistrationv1.ParamRef{Selector: &metav1.LabelSelector{}, ParameterNotFoundAction: &allow}))
 	return out, nil
 }

@@ -66,7 +66,7 @@ func TestCRDChartAdmissionPolicies(t *testing.T) {
 		{
 			name: "default", namespace: "graft-system",
 			want:      &controlplane.AdmissionOptions{Namespace: "graft-system", Assigners: defaults, Tolerations: tolerations, GardenToleration: true},
-			wantKinds: []string{"ConfigMap", "ConfigMap", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding"},
+			wantKinds: []string{"ConfigMap", "ConfigMap", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding"},
 		},
 		{
 			name: "custom identities, API server without MutatingAdmissionPolicy", namespace: "graft",
@@ -77,12 +77,13 @@ func TestCRDChartAdmissionPolicies(t *testing.T) {
 				`admissionPolicies.seedAssignment.users=["breakglass@example.com"]`,
 			},
 			want:      &controlplane.AdmissionOptions{Namespace: "graft", Assigners: custom, Tolerations: tolerations},
-			wantKinds: []string{"ConfigMap", "ConfigMap", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding"},
+			wantKinds: []string{"ConfigMap", "ConfigMap", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding", "ValidatingAdmissionPolicyBinding"},
 		},
 		{
 			name: "policies off", namespace: "graft-system",
 			set: []string{"admissionPolicies.protectedTaint.enabled=false", "admissionPolicies.seedAssignment.enabled=false",
-				"admissionPolicies.shootTenancy.enabled=false", "admissionPolicies.shootCloudProfile.enabled=false"},
+				"admissionPolicies.shootTenancy.enabled=false", "admissionPolicies.shootCloudProfile.enabled=false",
+				"admissionPolicies.shootPinnedZones.enabled=false"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

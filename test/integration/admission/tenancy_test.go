@@ -321,3 +321,44 @@ func TestResourceQuotaBoundsATenantsShoots(t *testing.T) {
 		t.Fatalf("third shoot with a quota of two: %v, want exceeded quota", err)
 	}
 }
+
+// TestPinnedZonesMustBeOnTheNamedSeed: an operator who creates a pinned
+// shoot on a seed, or pins the zones of a shoot on a seed, must name a seed
+// with every pinned zone, as Gardener's admission requires; binding the
+// pinned shoot later is not checked again (graft's scheduler, descheduler and
+// drain choose only seeds with the zones).
+func TestPinnedZonesMustBeOnTheNamedSeed(t *testing.T) {
+	ctx := t.Context()
+	ns := newNamespace(t, "pinned-zones")
+	seeds := admin(t).CoreV1alpha1().Seeds()
+	for _, s := range []*v1alpha1.Seed{
+		coretest.MakeSeed("pinning-ab").Zones("nowhere-a", "nowhere-b").Obj(),
+		coretest.MakeSeed("pinning-a").Zones("nowhere-a").Obj(),
+	} {
+		if _, err := seeds.Create(ctx, s, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = seeds.Delete(context.Background(), s.Name, metav1.DeleteOptions{}) })
+	}
+	profiles := admin(t).CoreV1alpha1().CloudProfiles()
+	if _, err := profiles.Create(ctx, coretest.MakeCloudProfile("pinning-zones").AllowZonePinning().Obj(), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = profiles.Delete(context.Background(), "pinning-zones", metav1.DeleteOptions{}) })
+	operator := impersonating(t, "jane", "system:masters")
+	pinnedOn := func(name, seed string) *v1alpha1.Shoot {
+		return unscheduledShoot(ns, name).CloudProfileName("pinning-zones").Provider("aws", "nowhere").PinZones("nowhere-b").Seed(seed).Obj()
+	}
+	waitEnforced(t, controlplane.ShootPinnedZonesPolicy, func(ctx context.Context) error {
+		_, err := create(ctx, operator, pinnedOn("probe", "pinning-a"), true)
+		return err
+	})
+	_, err := create(ctx, operator, pinnedOn("wrong", "pinning-a"), false)
+	expectRefused(t, "a shoot pinned to zone nowhere-b created on a seed without it", err, controlplane.ShootPinnedZonesPolicy,
+		"spec.controlPlane.zones of shoot "+ns+"/wrong: zone nowhere-b is not available in seed pinning-a")
+	_, err = create(ctx, operator, pinnedOn("right", "pinning-ab"), false)
+	expectAllowed(t, "a shoot pinned to zone nowhere-b created on a seed with it", err)
+	// A binding does not change the zones: not checked again, as in Gardener.
+	_, err = mergePatch(ctx, operator, ns, "right", `{"spec":{"seedName":"pinning-a"}}`)
+	expectAllowed(t, "moving the pinned shoot (the placement components choose a seed with its zone)", err)
+}
