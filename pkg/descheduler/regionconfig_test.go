@@ -5,15 +5,12 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/component-base/metrics"
-	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
-	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/coretest"
 )
@@ -42,10 +39,7 @@ func TestRegionConfigMapsOnlyFromTheirNamespace(t *testing.T) {
 		if !cache.WaitForCacheSync(ctx.Done(), d.synced...) {
 			t.Fatal("informers did not sync")
 		}
-		shoot := &v1alpha1.Shoot{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "garden-dev", Name: "s"},
-			Spec:       v1alpha1.ShootSpec{CloudProfileName: ptr.To("aws"), Provider: v1alpha1.Provider{Type: "aws"}, Region: "eu-west-1"},
-		}
+		shoot := coretest.MakeShoot("garden-dev", "s").CloudProfileName("aws").Obj()
 		in := d.inputs(shoot)
 		if got := in.RegionConfig; got == nil || got.Source != tc.want {
 			t.Errorf("regionConfigNamespace %q: region ConfigMap %v, want %s", tc.namespace, got, tc.want)

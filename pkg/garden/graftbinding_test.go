@@ -14,6 +14,7 @@ import (
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 var errConflict = errors.New("conflict: resourceVersion changed")
@@ -90,10 +91,7 @@ func serverJSON(t *testing.T, shoot *corev1alpha1.Shoot) []byte {
 // after the read: changes to what the decision reads refuse the binding,
 // others do not, with or without a status at the read.
 func TestBindingTestsWhatTheDecisionReads(t *testing.T) {
-	evicted := &corev1alpha1.Shoot{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "garden-dev", Name: "s", ResourceVersion: "1"},
-		Spec:       corev1alpha1.ShootSpec{CloudProfileName: ptr.To("aws"), Provider: corev1alpha1.Provider{Type: "aws"}, Region: "eu-west-1"},
-	}
+	evicted := coretest.MakeShoot("garden-dev", "s").CloudProfileName("aws").ResourceVersion("1").Obj()
 	evicted.UID = "uid-1"
 	evicted.Generation = 3
 	evicted.Labels = map[string]string{"team": "web"}
@@ -101,10 +99,7 @@ func TestBindingTestsWhatTheDecisionReads(t *testing.T) {
 	withStatus := evicted.DeepCopy()
 	withStatus.Status.SeedName = ptr.To("old")
 	withStatus.Status.Networking = &corev1alpha1.NetworkingStatus{Pods: []string{"10.1.0.0/16"}}
-	newShoot := &corev1alpha1.Shoot{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "garden-dev", Name: "s", ResourceVersion: "1"},
-		Spec:       corev1alpha1.ShootSpec{CloudProfileName: ptr.To("aws"), Provider: corev1alpha1.Provider{Type: "aws"}, Region: "eu-west-1"},
-	}
+	newShoot := coretest.MakeShoot("garden-dev", "s").CloudProfileName("aws").ResourceVersion("1").Obj()
 	newShoot.UID = "uid-1"
 	newShoot.Generation = 1
 
@@ -187,10 +182,7 @@ func TestBindingTestsWhatTheDecisionReads(t *testing.T) {
 // tests that there is none, is refused, and the second binds the shoot, with
 // no conflict. With no status written since the read the first binds it.
 func TestEvictedShootBoundWhenItsStatusLandsBetweenAttempts(t *testing.T) {
-	read := &corev1alpha1.Shoot{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "garden-dev", Name: "s", ResourceVersion: "1"},
-		Spec:       corev1alpha1.ShootSpec{CloudProfileName: ptr.To("aws"), Provider: corev1alpha1.Provider{Type: "aws"}, Region: "eu-west-1"},
-	}
+	read := coretest.MakeShoot("garden-dev", "s").CloudProfileName("aws").ResourceVersion("1").Obj()
 	read.UID, read.Generation = "uid-1", 2
 	read.Annotations = map[string]string{corev1alpha1.AnnotationDescheduledFrom: "old"}
 	landed := read.DeepCopy()

@@ -3,20 +3,17 @@ package garden
 import (
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // graft's mover clears the shoot's seed and adds the annotations it is
 // given, keeping the shoot's others; without annotations it touches none.
 func TestGraftMoverClearsTheSeed(t *testing.T) {
-	shoot := &corev1alpha1.Shoot{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "garden-dev", Name: "s", Annotations: map[string]string{"keep": "me"}},
-		Spec:       corev1alpha1.ShootSpec{SeedName: ptr.To("a")},
-	}
+	shoot := coretest.MakeShoot("garden-dev", "s").Annotation("keep", "me").Seed("a").Obj()
 	mover := NewGraft(fake.NewSimpleClientset(shoot.DeepCopy())).Mover()
 	if mover.Migrates() || mover.Refusal(errConflict, "a", "b") != nil {
 		t.Fatal("graft's mover migrates or refuses")

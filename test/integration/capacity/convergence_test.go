@@ -16,6 +16,7 @@ import (
 	graftclient "github.com/graft-dev/client-go/clientset/versioned"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/test/framework"
 )
 
@@ -202,13 +203,7 @@ func createLandscape(t *testing.T, seeds []string, run string, ready bool) {
 // createLandscapeSeed creates a seed labelled landscape=run without the
 // annotator's status; when ready, its agent has reported it ready.
 func createLandscapeSeed(ctx context.Context, client graftclient.Interface, name, run string, ready bool) error {
-	seed := &v1alpha1.Seed{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"landscape": run}},
-		Spec: v1alpha1.SeedSpec{
-			Provider: v1alpha1.SeedProvider{Type: "aws", Region: "eu-west-1", Zones: []string{"a", "b", "c"}},
-			Networks: v1alpha1.SeedNetworks{Pods: "100.96.0.0/11", Services: "100.64.0.0/13"},
-		},
-	}
+	seed := coretest.MakeSeed(name).Label("landscape", run).Obj()
 	created, err := client.CoreV1alpha1().Seeds().Create(ctx, seed, metav1.CreateOptions{})
 	if err != nil || !ready {
 		return err

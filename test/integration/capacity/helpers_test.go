@@ -161,15 +161,7 @@ func namespace(t *testing.T) string {
 }
 
 func createShoot(t *testing.T, ctx context.Context, ns, name string, seed *string) error {
-	shoot := &v1alpha1.Shoot{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: v1alpha1.ShootSpec{
-			CloudProfileName: ptr.To("aws"),
-			Region:           "eu-west-1",
-			Provider:         v1alpha1.Provider{Type: "aws", Workers: []v1alpha1.Worker{{Name: "pool", Zones: []string{"a"}}}},
-			SeedName:         seed,
-		},
-	}
+	shoot := coretest.MakeShoot(ns, name).CloudProfileName("aws").Workers([]string{"a"}).Seed(ptr.Deref(seed, "")).Obj()
 	_, err := graft(t).CoreV1alpha1().Shoots(ns).Create(ctx, shoot, metav1.CreateOptions{})
 	return err
 }
