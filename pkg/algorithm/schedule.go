@@ -204,9 +204,6 @@ type run struct {
 
 	// zones are the zones of the shoot's worker pools (zone selection).
 	zones []string
-	// pinned are the zones the shoot pins its control plane to, as it lists
-	// them (zone pinning).
-	pinned []string
 	// defaultDomain is set when the shoot's domain lies under a default
 	// domain of a seed left when the domain step began.
 	defaultDomain bool
@@ -253,7 +250,6 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 		chosen:         -1,
 		ignoreCapacity: ignoreCapacity,
 		zones:          workerZones(shoot),
-		pinned:         pinnedZones(shoot),
 	}
 	r.source = r.migratesFrom()
 	var err error

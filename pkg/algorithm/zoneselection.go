@@ -15,9 +15,6 @@ const (
 	// that share no zone with the shoot's worker pools, when other seeds are
 	// left.
 	FilterZonePreference Filter = "ZonePreference"
-	// FilterZonePinning rejects seeds that lack a zone the shoot pins its
-	// control plane to (spec.controlPlane.zones).
-	FilterZonePinning Filter = "ZonePinning"
 )
 
 // Zone pinning and zone selection, as Gardener's scheduler applies them after
@@ -100,41 +97,8 @@ var zonePreferencePlugin = &filterPlugin{
 // zoneSelectionOff: a zonal control plane spans every zone, pinned zones
 // replace the worker pools' as the hint, and pools that name no zone share
 // none.
-func zoneSelectionOff(r *run) bool { return r.needsZones() || len(r.pinned) > 0 || len(r.zones) == 0 }
-
-// pinnedZones are the zones the shoot pins its control plane to.
-func pinnedZones(shoot *v1alpha1.Shoot) []string {
-	if cp := shoot.Spec.ControlPlane; cp != nil {
-		return cp.Zones
-	}
-	return nil
-}
-
-// zonePinningPlugin keeps, for a shoot that pins its control plane to zones,
-// only the seeds with every one of them. A zonal control plane spans every
-// zone of its seed and is not checked, as in Gardener.
-var zonePinningPlugin = &filterPlugin{
-	reasons: []*reason{{
-		filter: FilterZonePinning,
-		short:  "lacks a pinned zone",
-		message: func(r *run, v *verdict) string {
-			return fmt.Sprintf("seed's zones %s do not include every zone %s the shoot pins its control plane to",
-				clipList(v.info.seed.Spec.Provider.Zones), clipList(r.pinned))
-		},
-		lifts: zonesChanged,
-	}},
-	check: func(r *run, v *verdict) Filter {
-		for _, z := range r.pinned {
-			if !slices.Contains(v.info.seed.Spec.Provider.Zones, z) {
-				return FilterZonePinning
-			}
-		}
-		return ""
-	},
-	off: func(r *run) bool { return r.needsZones() || len(r.pinned) == 0 },
-	headline: func(r *run, n int) string {
-		return fmt.Sprintf("none of the %d seeds contains all requested control plane zones %v", n, r.pinned)
-	},
+func zoneSelectionOff(r *run) bool {
+	return r.needsZones() || len(pinnedZones(r.shoot)) > 0 || len(r.zones) == 0
 }
 
 func zonesChanged(old, cur *seedInfo) bool {
