@@ -7,10 +7,22 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
+
+// convertedYAML converts the Gardener object of the manifest, failing the
+// test when it does not convert.
+func convertedYAML(t *testing.T, manifest string) runtime.Object {
+	t.Helper()
+	obj, err := FromGardener(gardenerYAML(t, manifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
 
 func gardenerYAML(t *testing.T, manifest string) *unstructured.Unstructured {
 	t.Helper()
@@ -25,7 +37,7 @@ func gardenerYAML(t *testing.T, manifest string) *unstructured.Unstructured {
 // (NoSchedule), whatever effect or timeAdded the object carries, and the
 // shoots it may hold are status.allocatable.shoots as gardenlet publishes it.
 func TestFromGardenerSeed(t *testing.T) {
-	obj, err := FromGardener(gardenerYAML(t, `
+	obj := convertedYAML(t, `
 apiVersion: core.gardener.cloud/v1beta1
 kind: Seed
 metadata: {name: aws-eu1, resourceVersion: "42"}
@@ -44,10 +56,7 @@ status:
     shoots: "250"
   capacity:
     shoots: "300"
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	seed, ok := obj.(*v1alpha1.Seed)
 	if !ok {
 		t.Fatalf("converted to %T, want *v1alpha1.Seed", obj)
@@ -71,7 +80,7 @@ status:
 // A Gardener shoot's tolerations match every taint of the key, for as long
 // as it stays: Gardener knows neither effects nor tolerationSeconds.
 func TestFromGardenerShoot(t *testing.T) {
-	obj, err := FromGardener(gardenerYAML(t, `
+	obj := convertedYAML(t, `
 apiVersion: core.gardener.cloud/v1beta1
 kind: Shoot
 metadata: {name: a, namespace: garden-dev}
@@ -84,10 +93,7 @@ spec:
     effect: NoExecute
     tolerationSeconds: 60
   provider: {type: aws}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	shoot := obj.(*v1alpha1.Shoot)
 	if shoot.Namespace != "garden-dev" || shoot.Spec.SchedulerName == nil || *shoot.Spec.SchedulerName != "graft-scheduler" {
 		t.Errorf("shoot %+v", shoot)
@@ -100,7 +106,7 @@ spec:
 // Gardener 1.150's zone pinning reads through: the shoot's pinned zones and
 // the cloud profile's consent to them.
 func TestFromGardenerZonePinning(t *testing.T) {
-	obj, err := FromGardener(gardenerYAML(t, `
+	obj := convertedYAML(t, `
 apiVersion: core.gardener.cloud/v1beta1
 kind: Shoot
 metadata: {name: a, namespace: garden-dev}
@@ -110,24 +116,18 @@ spec:
   provider: {type: aws}
   controlPlane:
     zones: [eu-west-1b]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	if cp := obj.(*v1alpha1.Shoot).Spec.ControlPlane; cp == nil || !slices.Equal(cp.Zones, []string{"eu-west-1b"}) {
 		t.Errorf("controlPlane %+v, want the zone eu-west-1b pinned", cp)
 	}
-	obj, err = FromGardener(gardenerYAML(t, `
+	obj = convertedYAML(t, `
 apiVersion: core.gardener.cloud/v1beta1
 kind: CloudProfile
 metadata: {name: aws}
 spec:
   type: aws
   controlPlane: {allowZonePinning: true}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	if cp := obj.(*v1alpha1.CloudProfile).Spec.ControlPlane; cp == nil || !cp.AllowZonePinning {
 		t.Errorf("cloud profile controlPlane %+v, want zone pinning allowed", cp)
 	}
@@ -290,7 +290,7 @@ func BenchmarkFromGardenerShoot(b *testing.B) {
 // "false" must protect nothing: its shoot would otherwise stay on an
 // over-full seed while another tenant's moved, and hold a drain for ever.
 func TestGardenerShootCannotProtectItselfFromEviction(t *testing.T) {
-	obj, err := FromGardener(gardenerYAML(t, `
+	obj := convertedYAML(t, `
 apiVersion: core.gardener.cloud/v1beta1
 kind: Shoot
 metadata:
@@ -302,10 +302,7 @@ spec:
   region: eu-west-1
   provider: {type: aws}
   seedName: b
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	shoot := obj.(*v1alpha1.Shoot)
 	if _, kept := shoot.Annotations[v1alpha1.AnnotationEvict]; kept {
 		t.Errorf("a tenant's graft.dev/evict protects its shoot on Gardener: %v", shoot.Annotations)
