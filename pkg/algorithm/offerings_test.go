@@ -1,6 +1,7 @@
 package algorithm
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -271,5 +272,15 @@ func TestProviderTypeMustBeTheProfiles(t *testing.T) {
 	_, err := Schedule(borrowed, snapshotOf(seeds(coretest.MakeSeed("a").Provider("gcp", "eu-west-1").Obj())), Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj()})
 	if err == nil || !strings.Contains(err.Error(), `has provider type "gcp", but its cloud profile aws is of type "aws"`) {
 		t.Fatalf("Schedule: %v, want a refusal naming both types", err)
+	}
+}
+
+// A tenant's pinned zone is quoted clipped: Gardener's validation counts the
+// zones but does not bound their names.
+func TestZonePinningQuotesClipped(t *testing.T) {
+	huge := strings.Repeat("z", 1<<16)
+	_, err := Schedule(coretest.MakeShoot("garden-dev", "s").PinZones(huge).Obj(), snapshotOf(seeds(coretest.MakeSeed("a").Obj())), Inputs{CloudProfile: coretest.MakeCloudProfile("aws").Obj()})
+	if err == nil || !strings.Contains(err.Error(), "none of the 1 seeds contains all requested control plane zones [") || len(err.Error()) > 4096 {
+		t.Fatalf("error of %d bytes: %.200v", len(fmt.Sprint(err)), err)
 	}
 }

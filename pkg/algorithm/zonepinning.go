@@ -42,6 +42,6 @@ var zonePinningPlugin = &filterPlugin{
 	},
 	off: func(r *run) bool { return r.needsZones() || len(pinnedZones(r.shoot)) == 0 },
 	headline: func(r *run, n int) string {
-		return fmt.Sprintf("none of the %d seeds contains all requested control plane zones %v", n, pinnedZones(r.shoot))
+		return fmt.Sprintf("none of the %d seeds contains all requested control plane zones %s", n, clipList(pinnedZones(r.shoot)))
 	},
 }
