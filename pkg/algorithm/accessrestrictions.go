@@ -46,7 +46,7 @@ var accessRestrictionsPlugin = &filterPlugin{
 		short:  "access restrictions",
 		message: func(r *run, v *verdict) string {
 			if missing := missingAccessRestriction(v.info.seed, r.shoot.Spec.AccessRestrictions); missing != "" {
-				return "seed does not offer access restriction " + clip(missing)
+				return "seed does not offer access restriction " + Clip(missing)
 			}
 			return fmt.Sprintf("shoot asks for %d access restrictions, more than the %d the seed offers", len(r.shoot.Spec.AccessRestrictions), len(v.info.seed.Spec.AccessRestrictions))
 		},

@@ -85,7 +85,7 @@ var domainPlugin = &filterPlugin{
 		message: func(r *run, _ *verdict) string {
 			domain, _ := shootDomain(r.shoot)
 			return fmt.Sprintf("shoot domain %q lies under a seed's default domain, and no default domain of this seed gives it as <shoot>.<project>.<domain> (project %s)",
-				clip(domain), r.project())
+				Clip(domain), r.project())
 		},
 		lifts: func(old, cur *seedInfo) bool {
 			return !equality.Semantic.DeepEqual(old.seed.Spec.DNS.Defaults, cur.seed.Spec.DNS.Defaults)
@@ -104,6 +104,6 @@ var domainPlugin = &filterPlugin{
 	},
 	headline: func(r *run, n int) string {
 		domain, _ := shootDomain(r.shoot)
-		return fmt.Sprintf("none of the %d seeds support the domain %q configured in the shoot specification", n, clip(domain))
+		return fmt.Sprintf("none of the %d seeds support the domain %q configured in the shoot specification", n, Clip(domain))
 	},
 }

@@ -197,7 +197,7 @@ func TestTruncatedError(t *testing.T) {
 			t.Errorf("Truncated(%d) = %q is not a prefix of %q", limit, got, full)
 		}
 	}
-	if got := clip("ü" + strings.Repeat("é", maxQuoted)); !strings.HasSuffix(got, "...(130 bytes)") || len(got) > maxQuoted+len("...(130 bytes)") {
+	if got := Clip("ü" + strings.Repeat("é", maxQuoted)); !strings.HasSuffix(got, "...(130 bytes)") || len(got) > maxQuoted+len("...(130 bytes)") {
 		t.Errorf("clip = %q", got)
 	}
 }

@@ -67,18 +67,18 @@ func CloudProfileOf(l Landscape, shoot *v1alpha1.Shoot) (*v1alpha1.CloudProfile,
 		ncp, err := l.NamespacedCloudProfile(shoot.Namespace, name)
 		switch {
 		case err != nil && !apierrors.IsNotFound(err):
-			return nil, fmt.Errorf("reading NamespacedCloudProfile %s/%s: %w", shoot.Namespace, clip(name), err)
+			return nil, fmt.Errorf("reading NamespacedCloudProfile %s/%s: %w", shoot.Namespace, Clip(name), err)
 		case ncp == nil:
-			return nil, fmt.Errorf("NamespacedCloudProfile %s/%s of shoot %s not found", shoot.Namespace, clip(name), ShootKey(shoot))
+			return nil, fmt.Errorf("NamespacedCloudProfile %s/%s of shoot %s not found", shoot.Namespace, Clip(name), ShootKey(shoot))
 		}
 		return NamespacedProfile(ncp)
 	}
 	profile, err := l.CloudProfile(name)
 	switch {
 	case err != nil && !apierrors.IsNotFound(err):
-		return nil, fmt.Errorf("reading cloud profile %q: %w", clip(name), err)
+		return nil, fmt.Errorf("reading cloud profile %q: %w", Clip(name), err)
 	case profile == nil:
-		return nil, fmt.Errorf("cloud profile %q of shoot %s not found", clip(name), ShootKey(shoot))
+		return nil, fmt.Errorf("cloud profile %q of shoot %s not found", Clip(name), ShootKey(shoot))
 	}
 	return profile, nil
 }

@@ -67,9 +67,9 @@ const (
 	maxListed = 3
 )
 
-// clip returns s, or its first maxQuoted bytes (cut at a rune's start)
+// Clip returns s, or its first maxQuoted bytes (cut at a rune's start)
 // followed by its length.
-func clip(s string) string {
+func Clip(s string) string {
 	if len(s) <= maxQuoted {
 		return s
 	}
@@ -85,7 +85,7 @@ func clipList(items []string) string {
 			parts = append(parts, fmt.Sprintf("and %d more", len(items)-maxListed))
 			break
 		}
-		parts = append(parts, clip(it))
+		parts = append(parts, Clip(it))
 	}
 	return "[" + strings.Join(parts, " ") + "]"
 }
@@ -100,11 +100,11 @@ type messageText struct {
 func (r *run) text() *messageText {
 	if r.quoted == nil {
 		t := &messageText{
-			region:       clip(r.shoot.Spec.Region),
-			providerType: clip(r.shoot.Spec.Provider.Type),
+			region:       Clip(r.shoot.Spec.Region),
+			providerType: Clip(r.shoot.Spec.Provider.Type),
 		}
 		if r.shootSelector != nil {
-			t.shootSelector = clip(r.shootSelector.String())
+			t.shootSelector = Clip(r.shootSelector.String())
 		}
 		if r.cpSelector != nil {
 			// The operator's, so whole; written once for all seeds.

@@ -222,13 +222,13 @@ func decide(shoot *v1alpha1.Shoot, snap *Snapshot, in *Inputs, exclude string, i
 	if ref := shoot.Spec.CloudProfile; ref != nil && ref.Kind == KindNamespacedCloudProfile && in.CloudProfile.Namespace != shoot.Namespace {
 		// A cluster-wide profile of the same name is another profile.
 		return nil, fmt.Errorf("shoot %s names NamespacedCloudProfile %s; graft places only shoots of cluster-wide CloudProfiles",
-			ShootKey(shoot), clip(ref.Name))
+			ShootKey(shoot), Clip(ref.Name))
 	}
 	if t := in.CloudProfile.Spec.Type; t != "" && t != shoot.Spec.Provider.Type {
 		// Gardener's admission refuses such a shoot; deciding it would take
 		// another provider's seed selector.
 		return nil, fmt.Errorf("shoot %s has provider type %q, but its cloud profile %s is of type %q",
-			ShootKey(shoot), clip(shoot.Spec.Provider.Type), in.CloudProfile.Name, t)
+			ShootKey(shoot), Clip(shoot.Spec.Provider.Type), in.CloudProfile.Name, t)
 	}
 	if n := len(shoot.Spec.Region); n > MaxRegionLength {
 		// graft's CRD refuses it; Gardener's API does not bound it, and the

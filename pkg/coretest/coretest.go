@@ -193,6 +193,13 @@ func (s *SeedWrapper) ResourceVersion(rv string) *SeedWrapper {
 	return s
 }
 
+// AgentVersion sets status.gardener.version: the version of the seed's
+// gardenlet.
+func (s *SeedWrapper) AgentVersion(version string) *SeedWrapper {
+	s.Status.Gardener = &v1alpha1.SeedAgent{Version: version}
+	return s
+}
+
 // ShootWrapper builds a Shoot.
 type ShootWrapper struct{ *v1alpha1.Shoot }
 
@@ -387,6 +394,20 @@ func (s *ShootWrapper) PinZones(zones ...string) *ShootWrapper {
 		s.Spec.ControlPlane = &v1alpha1.ControlPlane{}
 	}
 	s.Spec.ControlPlane.Zones = zones
+	return s
+}
+
+// MaintenanceWindow sets spec.maintenance.timeWindow (HHMMSS+ZZZZ each).
+func (s *ShootWrapper) MaintenanceWindow(begin, end string) *ShootWrapper {
+	s.Spec.Maintenance = &v1alpha1.Maintenance{TimeWindow: &v1alpha1.MaintenanceTimeWindow{Begin: begin, End: end}}
+	return s
+}
+
+// Hibernated sets spec.hibernation.enabled and status.isHibernated: a
+// sleeping shoot.
+func (s *ShootWrapper) Hibernated() *ShootWrapper {
+	s.Spec.Hibernation = &v1alpha1.Hibernation{Enabled: ptr.To(true)}
+	s.Status.IsHibernated = true
 	return s
 }
 

@@ -35,6 +35,13 @@ const (
 	EventWouldDeschedule = "WouldDeschedule"
 	// EventEvictionSkipped is emitted on the shoot when requireFit holds it back.
 	EventEvictionSkipped = "EvictionSkipped"
+	// EventEvictionDeferred is emitted on the shoot when its move waits for
+	// its maintenance window or deadline.
+	EventEvictionDeferred = "EvictionDeferred"
+	// EventMoveStuck is emitted on the shoot and the seed it left when its
+	// move is stuck: a migration failed or in flight past migrationTimeout,
+	// or an evicted shoot no seed has taken for that long.
+	EventMoveStuck = "MoveStuck"
 )
 
 // DefaultRegistry returns the registry of graft's descheduler plugins.
@@ -60,8 +67,10 @@ type Descheduler struct {
 	ev      *evictor
 
 	state *state
-	// toMove publishes the shoots picked to move and not evicted.
-	toMove *remaining
+	// toMove publishes the shoots picked to move and not evicted, deferred
+	// those whose move waits for a window or deadline.
+	toMove   *remaining
+	deferred *remaining
 	queue  workqueue.TypedRateLimitingInterface[string]
 
 	informers     garden.Informers
@@ -115,6 +124,7 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 		algo:      schedulingconfig.FromComponentConfig(cfg.Strategy, cfg.ScoreWeights),
 		state:     newState(),
 		toMove:    newRemaining(metrics.ToMove),
+		deferred:  newRemaining(metrics.Deferred),
 		// Named, so that client-go's workqueue metrics carry it.
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.DefaultTypedControllerRateLimiter[string](),
@@ -133,9 +143,9 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 		// A migration's destination is the descheduler's to choose, and
 		// Gardener binds nowhere else.
 		d.state.migrations = true
-		if t := cfg.MigrationTimeout; t != nil {
-			d.state.migrationTimeout = t.Duration
-		}
+	}
+	if t := cfg.MigrationTimeout; t != nil {
+		d.state.migrationTimeout = t.Duration
 	}
 	if len(cfg.SchedulerNames) > 0 {
 		d.state.schedulers = sets.New(cfg.SchedulerNames...)
@@ -362,11 +372,13 @@ func (d *Descheduler) onSeedDelete(obj any) {
 	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		d.state.removeSeed(t.Key)
 		d.toMove.dropSeed(t.Key)
+		d.deferred.dropSeed(t.Key)
 		return
 	}
 	if seed, ok := obj.(*v1alpha1.Seed); ok {
 		d.state.removeSeed(seed.Name)
 		d.toMove.dropSeed(seed.Name)
+		d.deferred.dropSeed(seed.Name)
 	}
 }
 

@@ -43,7 +43,9 @@ type harness struct {
 func start(t *testing.T, mutate func(*configv1alpha1.DeschedulerConfiguration), objs ...runtime.Object) *harness {
 	t.Helper()
 	// No token bucket unless a test asks for one: unit tests do not wait.
-	cfg := &configv1alpha1.DeschedulerConfiguration{EvictionRate: ptr.To(0.0)}
+	// Most tests put every shoot in one project, whose budget of moves
+	// only the tests of that budget set.
+	cfg := &configv1alpha1.DeschedulerConfiguration{EvictionRate: ptr.To(0.0), MaxMovesInFlightPerProject: ptr.To[int32](0)}
 	if mutate != nil {
 		mutate(cfg)
 	}

@@ -79,6 +79,10 @@ type eviction struct {
 	// recheck tells whether the plugin still wants the shoot off the seed as
 	// it is now (read from the API server right before the write).
 	recheck func(live *v1alpha1.Seed) bool
+	// timing is when the move may happen, asked again right before the
+	// write: a wait for the token bucket must not carry a deferrable move
+	// past the end of its window.
+	timing moveTiming
 }
 
 // retryAfterError is when a seed is looked at again after a failed write.
@@ -146,6 +150,12 @@ func (ev *evictor) returnBudget(seed string) {
 // from pass to pass (seed counts, usage), so that a backlog of held shoots
 // does not write an Event each per pass.
 func (ev *evictor) skip(shoot *v1alpha1.Shoot, plugin, result, reason, msg string) {
+	ev.note(shoot, plugin, result, reason, EventEvictionSkipped, corev1.EventTypeWarning, msg)
+}
+
+// note counts a candidate left in place under result and emits the Event,
+// once per shoot and reason (see skip).
+func (ev *evictor) note(shoot *v1alpha1.Shoot, plugin, result, reason, event, eventType, msg string) {
 	key := algorithm.ShootKey(shoot)
 	ev.metrics.Evictions.WithLabelValues(plugin, result).Inc()
 	reason = plugin + "|" + result + "|" + reason
@@ -156,8 +166,8 @@ func (ev *evictor) skip(shoot *v1alpha1.Shoot, plugin, result, reason, msg strin
 	if same {
 		return
 	}
-	klog.V(1).InfoS("Eviction skipped", "shoot", klog.KObj(shoot), "reason", msg)
-	ev.recorder.Event(ev.garden.API().ShootRef(shoot), corev1.EventTypeWarning, EventEvictionSkipped, msg)
+	klog.V(1).InfoS("Eviction left for later", "shoot", klog.KObj(shoot), "result", result, "reason", msg)
+	ev.recorder.Event(ev.garden.API().ShootRef(shoot), eventType, event, msg)
 }
 
 // evictionWriteTimeout bounds the writes of one eviction once its spec
@@ -214,6 +224,12 @@ func (ev *evictor) evict(ctx context.Context, e eviction) bool {
 		return false
 	}
 	if time.Since(waitStart) > rereadAfterWait && !ev.reasonHolds(ctx, e) {
+		return false
+	}
+	if when := e.timing.at(ev.clock.Now()); !when.Now {
+		ev.returnBudget(e.seed.Name)
+		ev.state.addInflight(ev.flight(e), -1)
+		ev.deferred(shoot, e.seed.Name, e.plugin, e.reason, e.cause, when, true)
 		return false
 	}
 	// Once sent, an eviction is written to the end (the patch, then its
@@ -280,13 +296,14 @@ func (ev *evictor) refused(err error, e eviction) *algorithm.MigrationRefusal {
 	return ev.mover.Refusal(err, e.seed.Name, e.target)
 }
 
-// flight is the destination an eviction counts in flight to: its target
-// where evictions are migrations, "" otherwise.
-func (ev *evictor) flight(e eviction) string {
-	if !ev.state.migrations {
-		return ""
+// flight is what an eviction counts in flight against: its shoot's
+// namespace, and its target where evictions are migrations.
+func (ev *evictor) flight(e eviction) flight {
+	f := flight{namespace: e.shoot.Namespace}
+	if ev.state.migrations {
+		f.target = e.target
 	}
-	return e.target
+	return f
 }
 
 // evictionAnnotations record an eviction on the shoot: the seed it leaves,
@@ -352,30 +369,58 @@ const (
 	// tooManyPending: maxPendingEvicted evicted shoots wait for a seed; the
 	// seed is held back until one is placed, and the pass stops.
 	tooManyPending
+	// projectFull: the shoot's project has its budget of moves in flight;
+	// the seed is held back until one finishes, and the pass goes on with
+	// the next candidate.
+	projectFull
 )
 
 // admit takes one eviction from the budgets for a candidate on seed and
-// checks maxPendingEvicted, counting dryPending dry-run evictions of the pass
-// as pending.
-func (ev *evictor) admit(log klog.Logger, seed string, dryPending int) admission {
+// checks maxPendingEvicted and the budget of the shoot's project, counting
+// dryPending dry-run evictions of the pass as pending, dryIn of them in the
+// shoot's namespace.
+func (ev *evictor) admit(log klog.Logger, plugin, seed, namespace string, dryPending, dryIn int) admission {
 	if !ev.takeBudget(seed) {
 		log.V(2).Info("Eviction budget of this pass used up; waiting for the next pass",
 			"maxEvictionsPerSeed", *ev.cfg.MaxEvictionsPerSeed, "maxEvictionsTotal", *ev.cfg.MaxEvictionsTotal)
 		return budgetSpent
 	}
 	if max := int(*ev.cfg.MaxPendingEvicted); max > 0 {
-		if ev.state.pendingCount()+dryPending >= max {
+		if ev.state.pendingBudgeted(ev.clock.Now())+dryPending >= max {
 			// Look again as soon as an evicted shoot is placed. Re-check after
 			// holding so that a placement in between is not missed.
 			ev.hold(seed)
-			if ev.state.pendingCount()+dryPending >= max {
+			if ev.state.pendingBudgeted(ev.clock.Now())+dryPending >= max {
 				ev.returnBudget(seed)
 				log.V(2).Info("Too many evicted shoots wait for a seed; holding back", "maxPendingEvicted", max)
 				return tooManyPending
 			}
 		}
 	}
+	if max := ev.projectBudget(namespace); max > 0 {
+		if ev.state.movesInFlightIn(namespace, ev.clock.Now())+dryIn >= max {
+			ev.hold(seed)
+			if ev.state.movesInFlightIn(namespace, ev.clock.Now())+dryIn >= max {
+				ev.returnBudget(seed)
+				ev.metrics.Evictions.WithLabelValues(plugin, ResultWaitingForProject).Inc()
+				log.V(2).Info("The project has its budget of moves in flight; holding back", "namespace", namespace, "maxMovesInFlight", max)
+				return projectFull
+			}
+		}
+	}
 	return admitted
+}
+
+// projectBudget is how many moves of the namespace's shoots may be in
+// flight at once: its projectBudgets entry, or maxMovesInFlightPerProject;
+// 0 means no limit.
+func (ev *evictor) projectBudget(namespace string) int {
+	for _, b := range ev.cfg.ProjectBudgets {
+		if b.Namespace == namespace {
+			return int(b.MaxMovesInFlight)
+		}
+	}
+	return int(ptr.Deref(ev.cfg.MaxMovesInFlightPerProject, 0))
 }
 
 // slot is the evictor's answer to a migration before it is written.

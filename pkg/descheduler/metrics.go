@@ -30,6 +30,12 @@ const (
 	// maxMigrationsInFlight or maxMigrationsInFlightPerSeed (on
 	// core.gardener.cloud) until a migration in flight finishes.
 	ResultWaitingForMigrations = "waiting_for_migrations"
+	// ResultDeferred is a deferrable move left for the shoot's maintenance
+	// window or its deadline.
+	ResultDeferred = "deferred"
+	// ResultWaitingForProject is a move held back by the project's budget
+	// of moves in flight (maxMovesInFlightPerProject, projectBudgets).
+	ResultWaitingForProject = "waiting_for_project"
 	// ResultConflict is an eviction lost to a concurrent change of the shoot.
 	ResultConflict = "conflict"
 	// ResultError is an eviction the API server refused for another reason.
@@ -52,15 +58,19 @@ type Metrics struct {
 	// (failed, or in flight past migrationTimeout), counted in no budget.
 	MigrationsStuck *metrics.Gauge
 	// ToMove is, by plugin, the shoots that must leave their seed and that
-	// the last look at the seed did not evict (see remaining).
+	// the last look at the seed did not evict (see remaining), deferred
+	// ones apart.
 	ToMove *metrics.GaugeVec
+	// Deferred is, by plugin, the shoots whose move waits for their
+	// maintenance window or deadline.
+	Deferred *metrics.GaugeVec
 }
 
 // newMetrics creates the metrics and lists them for metricsFor to register.
 func newMetrics() (*Metrics, []metrics.Registerable) {
 	m := &Metrics{
 		Evictions: component.NewCounterVec("graft_descheduler_evictions_total",
-			"Eviction attempts of graft-descheduler by plugin and result (evicted, dry_run, skipped_no_fit, skipped_limited_stay, held_repeat, refused, waiting_for_migrations, conflict, error). On core.gardener.cloud an eviction is a control-plane migration.", "plugin", "result"),
+			"Eviction attempts of graft-descheduler by plugin and result (evicted, dry_run, skipped_no_fit, skipped_limited_stay, held_repeat, refused, waiting_for_migrations, deferred, waiting_for_project, conflict, error). On core.gardener.cloud an eviction is a control-plane migration.", "plugin", "result"),
 		PassDuration: component.NewHistogram("graft_descheduler_pass_duration_seconds",
 			"Duration of one descheduler pass over seeds, writes included.", metrics.ExponentialBuckets(0.001, 4, 10)),
 		PendingEvicted: component.NewGauge("graft_descheduler_pending_evicted",
@@ -68,20 +78,23 @@ func newMetrics() (*Metrics, []metrics.Registerable) {
 		MigrationsInFlight: component.NewGauge("graft_descheduler_migrations_in_flight",
 			"Control-plane migrations in flight in the garden (status.seedName differs from spec.seedName), whoever started them, as the descheduler last counted them against maxMigrationsInFlight (core.gardener.cloud); stuck ones are not counted."),
 		MigrationsStuck: component.NewGauge("graft_descheduler_migrations_stuck",
-			"Control-plane migrations in flight whose lastOperation failed or that have been in flight longer than migrationTimeout, as the descheduler last counted them (core.gardener.cloud): they count against no migration budget."),
+			"Moves that are stuck, as the descheduler last counted them: on core.gardener.cloud control-plane migrations whose lastOperation failed or that have been in flight longer than migrationTimeout, on core.graft.dev evicted shoots no seed has taken for that long. They count against no budget of moves in flight, only on their seeds' capacity."),
 		ToMove: component.NewGaugeVec("graft_descheduler_shoots_to_move",
-			"Shoots a plugin picks to leave their seed that the last pass over the seed did not evict (held by a safety rule or a limit), by plugin.", "plugin"),
+			"Shoots a plugin picks to leave their seed that the last pass over the seed did not evict (held by a safety rule or a limit), by plugin; deferred moves are not counted.", "plugin"),
+		Deferred: component.NewGaugeVec("graft_descheduler_shoots_deferred",
+			"Shoots a plugin picks to leave their seed whose move waits for their maintenance window or deadline, by plugin.", "plugin"),
 	}
-	return m, []metrics.Registerable{m.Evictions, m.PassDuration, m.PendingEvicted, m.MigrationsInFlight, m.MigrationsStuck, m.ToMove}
+	return m, []metrics.Registerable{m.Evictions, m.PassDuration, m.PendingEvicted, m.MigrationsInFlight, m.MigrationsStuck, m.ToMove, m.Deferred}
 }
 
 // zeroSeries creates every series of the evictions at 0 for the enabled
 // plugins (component.ZeroSeries), and their shoots to move.
 func (m *Metrics) zeroSeries(plugins []string) {
 	component.ZeroSeries(m.Evictions, plugins, []string{ResultEvicted, ResultDryRun, ResultSkippedNoFit, ResultSkippedLimitedStay,
-		ResultHeldRepeat, ResultRefused, ResultWaitingForMigrations, ResultConflict, ResultError})
+		ResultHeldRepeat, ResultRefused, ResultWaitingForMigrations, ResultDeferred, ResultWaitingForProject, ResultConflict, ResultError})
 	for _, p := range plugins {
 		m.ToMove.WithLabelValues(p).Set(0)
+		m.Deferred.WithLabelValues(p).Set(0)
 	}
 }
 

@@ -8,8 +8,10 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
+	"github.com/graft-dev/graft/pkg/maintenance"
 )
 
 // requeueSlack is added to a toleration's remaining time so that the seed is
@@ -41,10 +43,13 @@ type passRun struct {
 	// Gardener, in flight), dryTo the dry-run migrations per destination.
 	dryPending int
 	dryTo      map[string]int
+	dryIn      map[string]int
 	// sources are, on Gardener, the seeds this pass migrates control planes
 	// off: like the view's evacuating seeds, they receive none.
 	sources sets.Set[string]
 	stop    bool
+	// deferred counts the moves this pass left for a window or deadline.
+	deferred int
 
 	// writers write the pass's evictions; nil in dry-run mode.
 	writers *writers
@@ -56,6 +61,7 @@ type passRun struct {
 func (d *Descheduler) pass(ctx context.Context, seedNames []string, once bool) {
 	start := d.clock.Now()
 	defer func() { d.metrics.PassDuration.Observe(d.clock.Since(start).Seconds()) }()
+	d.reportStuck(start)
 	d.passOver(ctx, d.state.takeView(seedNames, start), once)
 }
 
@@ -63,6 +69,7 @@ func (d *Descheduler) pass(ctx context.Context, seedNames []string, once bool) {
 func (d *Descheduler) passOver(ctx context.Context, v *view, once bool) {
 	// Seeds no plugin acts on any more have nothing left to move.
 	d.toMove.dropIdle(v.named, v.seeds)
+	d.deferred.dropIdle(v.named, v.seeds)
 	if len(v.seeds) == 0 {
 		// No plugin acts on any of the seeds.
 		return
@@ -71,19 +78,34 @@ func (d *Descheduler) passOver(ctx context.Context, v *view, once bool) {
 		d: d, ctx: ctx, log: klog.FromContext(ctx), once: once, view: v,
 		real: v.snapshot, fit: v.snapshot.Fork(),
 		evicted: sets.New[string](), leaving: map[string]int{},
-		dryTo: map[string]int{}, sources: sets.New[string](),
+		dryTo: map[string]int{}, dryIn: map[string]int{}, sources: sets.New[string](),
 	}
 	r.writers = d.ev.startWriters(ctx)
 	last := ""
+	// Urgent moves first, on every seed, then the deferrable ones: a
+	// budget spent on a move that could wait must not hold back one that
+	// cannot.
+	var deferrable []string
 	for _, name := range sets.List(sets.KeySet(v.seeds)) {
 		if r.stop || ctx.Err() != nil {
 			d.ev.hold(name)
 			continue
 		}
-		r.seed(name)
+		if r.seed(name, maintenance.Urgent) {
+			deferrable = append(deferrable, name)
+		}
 		last = name
 	}
-	if r.stop || ctx.Err() != nil {
+	// The idle seeds are looked at in the urgent round alone.
+	urgentStopped := r.stop || ctx.Err() != nil
+	for _, name := range deferrable {
+		if r.stop || ctx.Err() != nil {
+			d.ev.hold(name)
+			continue
+		}
+		r.seed(name, maintenance.Deferrable)
+	}
+	if urgentStopped {
 		// The idle seeds the pass would have come to after the last one it
 		// looked at are held back too, so that they are looked at again
 		// when an evicted shoot is placed, as the others are.
@@ -126,10 +148,14 @@ func (r *passRun) fitsElsewhere(shoot *v1alpha1.Shoot, in algorithm.Inputs, seed
 }
 
 // seed runs every plugin over one seed, each seeing the evictions of the
-// plugins before it.
-func (r *passRun) seed(name string) {
+// plugins before it, and considers the candidates of one urgency, hibernated
+// shoots first (no control plane runs: moving them disrupts nobody). It
+// reports, for the urgent round, whether a plugin wants a deferrable move.
+func (r *passRun) seed(name string, urgency maintenance.Urgency) (deferrable bool) {
 	base := r.view.seeds[name]
-	base.Seed = r.d.stampTaintClocks(r.ctx, base.Seed)
+	if urgency == maintenance.Urgent {
+		base.Seed = r.d.stampTaintClocks(r.ctx, base.Seed)
+	}
 	for _, p := range r.d.plugins {
 		st := *base
 		st.Shoots = make([]*v1alpha1.Shoot, 0, len(base.Shoots))
@@ -141,22 +167,48 @@ func (r *passRun) seed(name string) {
 		st.Usage = r.real.Usage(name)
 		st.Leaving = base.Leaving + r.leaving[name]
 		res := p.Evaluate(&st)
-		if res.RequeueAfter > 0 && !r.once {
+		if res.RequeueAfter > 0 && !r.once && urgency == maintenance.Urgent {
 			r.d.queue.AddAfter(name, res.RequeueAfter+requeueSlack)
 		}
+		candidates := ofUrgency(res.Candidates, urgency)
+		deferrable = deferrable || len(candidates) < len(res.Candidates)
 		// The plugin saw none of this pass's evictions, so every candidate
 		// it evicts adds one to evicted; those after a stop stay.
-		before, stop := r.evicted.Len(), false
-		for _, c := range res.Candidates {
+		before, deferredBefore, stop := r.evicted.Len(), r.deferred, false
+		for _, c := range candidates {
 			if stop = !r.consider(p.Name(), base.Seed, c, stillWanted(p, st, c.Shoot)); stop {
 				break
 			}
 		}
-		r.d.toMove.set(name, p.Name(), len(res.Candidates)-(r.evicted.Len()-before))
+		deferred := r.deferred - deferredBefore
+		if urgency == maintenance.Deferrable || len(candidates) == len(res.Candidates) {
+			// The urgent round leaves the count of a seed with deferrable
+			// candidates to the deferrable round.
+			r.d.deferred.set(name, p.Name(), deferred)
+		}
+		r.d.toMove.set(name, p.Name(), len(res.Candidates)-(r.evicted.Len()-before)-deferred)
 		if stop {
-			return
+			return deferrable
 		}
 	}
+	return deferrable
+}
+
+// ofUrgency returns the candidates of one urgency in the plugin's order,
+// hibernated shoots first.
+func ofUrgency(all []framework.Candidate, u maintenance.Urgency) []framework.Candidate {
+	out := make([]framework.Candidate, 0, len(all))
+	for _, c := range all {
+		if c.Urgency == u && helper.ShootHibernated(c.Shoot) {
+			out = append(out, c)
+		}
+	}
+	for _, c := range all {
+		if c.Urgency == u && !helper.ShootHibernated(c.Shoot) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // consider applies the safety rules to one candidate and evicts it. It
@@ -173,12 +225,20 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 		return true
 	}
 	log := r.log.WithValues("shoot", klog.KObj(c.Shoot), "seed", seed.Name, "plugin", plugin)
-	switch d.ev.admit(log, seed.Name, r.dryPending) {
+	timing := d.ev.timing(c)
+	if when := timing.at(d.clock.Now()); !when.Now {
+		d.ev.deferred(c.Shoot, seed.Name, plugin, c.Reason, cause, when, !r.once)
+		r.deferred++
+		return true
+	}
+	switch d.ev.admit(log, plugin, seed.Name, c.Shoot.Namespace, r.dryPending, r.dryIn[c.Shoot.Namespace]) {
 	case budgetSpent:
 		return false
 	case tooManyPending:
 		r.stop = true
 		return false
+	case projectFull:
+		return true
 	}
 	in := d.inputs(c.Shoot)
 	migrating := d.state.migrations
@@ -214,10 +274,11 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 	if c.Shoot.Status.SeedName != nil && *c.Shoot.Status.SeedName == seed.Name {
 		r.leaving[seed.Name]++
 	}
-	e := eviction{shoot: c.Shoot, seed: seed, plugin: plugin, reason: c.Reason, cause: cause, target: target, recheck: recheck}
+	e := eviction{shoot: c.Shoot, seed: seed, plugin: plugin, reason: c.Reason, cause: cause, target: target, recheck: recheck, timing: timing}
 	if r.writers == nil {
 		r.dryPending++
 		r.dryTo[target]++
+		r.dryIn[c.Shoot.Namespace]++
 		d.ev.wouldEvict(log, e)
 		return true
 	}

@@ -59,9 +59,17 @@ type state struct {
 	// this process knows (see setShootLocked).
 	arrived map[string]arrival
 	// inflight counts evictions being written, inflightTo the migrations
-	// among them by destination.
+	// among them by destination, inflightIn all of them by namespace.
 	inflight   int
 	inflightTo map[string]int
+	inflightIn map[string]int
+	// pendingSince is, per pending shoot, when this process first saw it
+	// waiting for a seed: on graft's API such a move is stuck after
+	// migrationTimeout, as a migration is on Gardener's.
+	pendingSince map[string]time.Time
+	// stuckReported are the stuck moves a MoveStuck Event was emitted for,
+	// by shoot and the time the move was first seen.
+	stuckReported map[string]time.Time
 	// migrations is set on Gardener's API, where an eviction is a
 	// control-plane migration: a shoot whose migration has not finished
 	// (algorithm.Migrating) is not moved again, and migrations in flight
@@ -106,6 +114,9 @@ func newState() *state {
 		arriving:       map[string]sets.Set[string]{},
 		migratingSince: map[string]arrival{},
 		inflightTo:     map[string]int{},
+		inflightIn:     map[string]int{},
+		pendingSince:   map[string]time.Time{},
+		stuckReported:  map[string]time.Time{},
 		deleting:       map[string]int{},
 		pending:        sets.New[string](),
 		waiting:        sets.New[string](),
@@ -191,18 +202,24 @@ func (st *state) removeSeed(name string) {
 // setShoot records a shoot seen by the informer (own=false) or written by the
 // descheduler (own=true).
 func (st *state) setShoot(s *v1alpha1.Shoot, now time.Time, own bool) {
-	st.applyShoot(s, now, own, 0, "")
+	st.applyShoot(s, now, own, 0, flight{})
 }
 
-// settleEviction records a written eviction (a migration to target on
-// Gardener, "" otherwise) and, in the same step, ends its inflight count, so
-// that it is never counted twice nor not at all.
-func (st *state) settleEviction(s *v1alpha1.Shoot, now time.Time, target string) {
-	st.applyShoot(s, now, true, -1, target)
+// flight is what an eviction being written counts against: its shoot's
+// namespace, and on Gardener its destination ("" elsewhere).
+type flight struct {
+	namespace string
+	target    string
 }
 
-func (st *state) applyShoot(s *v1alpha1.Shoot, now time.Time, own bool, inflight int, target string) {
-	dropped, count := st.setShootLocked(s, now, own, inflight, target)
+// settleEviction records a written eviction and, in the same step, ends its
+// inflight count, so that it is never counted twice nor not at all.
+func (st *state) settleEviction(s *v1alpha1.Shoot, now time.Time, f flight) {
+	st.applyShoot(s, now, true, -1, f)
+}
+
+func (st *state) applyShoot(s *v1alpha1.Shoot, now time.Time, own bool, inflight int, f flight) {
+	dropped, count := st.setShootLocked(s, now, own, inflight, f)
 	if st.onPendingChange != nil {
 		st.onPendingChange(count)
 	}
@@ -211,10 +228,10 @@ func (st *state) applyShoot(s *v1alpha1.Shoot, now time.Time, own bool, inflight
 	}
 }
 
-func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, inflight int, target string) (dropped bool, pending int) {
+func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, inflight int, f flight) (dropped bool, pending int) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.addInflightLocked(target, inflight)
+	st.addInflightLocked(f, inflight)
 	key := algorithm.ShootKey(s)
 	if own && !st.written.Wrote(key, s) || !own && st.written.Observe(key, s.ResourceVersion) {
 		// An older write of our own, or the informer has not caught up
@@ -270,8 +287,12 @@ func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, infl
 	ours := placed && !st.migrations && algorithm.Evicted(s) && algorithm.EvictionRecorded(s)
 	if ours {
 		st.pending.Insert(key)
+		if _, ok := st.pendingSince[key]; !ok {
+			st.pendingSince[key] = now
+		}
 	} else {
 		st.pending.Delete(key)
+		delete(st.pendingSince, key)
 	}
 	if placed && !ours {
 		st.waiting.Insert(key)
@@ -304,6 +325,8 @@ func (st *state) removeShoot(key string) {
 	st.written.Forget(key)
 	delete(st.arrived, key)
 	delete(st.migratingSince, key)
+	delete(st.pendingSince, key)
+	delete(st.stuckReported, key)
 	st.snapshot.RemoveShootByKey(key)
 	wasPending := st.pending.Has(key)
 	st.pending.Delete(key)
@@ -432,19 +455,89 @@ func (st *state) evacuatingLocked(now time.Time) sets.Set[string] {
 	return out
 }
 
-// stuckLocked tells whether the shoot's migration is stuck: its
-// lastOperation failed (Gardener does not retry it), or this process has
-// seen it in flight for migrationTimeout. The caller holds st.mu.
+// stuckLocked tells whether the shoot's move is stuck: on Gardener its
+// migration's lastOperation failed (Gardener does not retry it), or this
+// process has seen it in flight for migrationTimeout; on graft's API it has
+// waited for a seed that long. The caller holds st.mu.
 func (st *state) stuckLocked(key string, now time.Time) bool {
+	_, stuck := st.stuckSinceLocked(key, now)
+	return stuck
+}
+
+// stuckSinceLocked is stuckLocked with when the move was first seen in
+// flight. The caller holds st.mu.
+func (st *state) stuckSinceLocked(key string, now time.Time) (time.Time, bool) {
 	s := st.shoots[key]
 	if s == nil {
-		return false
+		return time.Time{}, false
 	}
-	if op := s.Status.LastOperation; op != nil && op.State == v1alpha1.LastOperationStateFailed {
-		return true
+	var since time.Time
+	if st.migrations {
+		m, ok := st.migratingSince[key]
+		if op := s.Status.LastOperation; op != nil && op.State == v1alpha1.LastOperationStateFailed {
+			return m.at, true
+		}
+		if !ok {
+			return time.Time{}, false
+		}
+		since = m.at
+	} else {
+		at, ok := st.pendingSince[key]
+		if !ok {
+			return time.Time{}, false
+		}
+		since = at
 	}
-	m, ok := st.migratingSince[key]
-	return ok && st.migrationTimeout > 0 && now.Sub(m.at) >= st.migrationTimeout
+	return since, st.migrationTimeout > 0 && now.Sub(since) >= st.migrationTimeout
+}
+
+// stuckMove is a move found stuck.
+type stuckMove struct {
+	shoot *v1alpha1.Shoot
+	// from is the seed the shoot leaves, when known and still there; to
+	// its destination on Gardener.
+	from, to string
+	since    time.Time
+}
+
+// stuckMoves counts the stuck moves and returns those not reported yet,
+// marking them reported: each stuck move is reported once.
+func (st *state) stuckMoves(now time.Time, from func(*v1alpha1.Shoot) string) (total int, fresh []stuckMove) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	check := func(key string) {
+		since, stuck := st.stuckSinceLocked(key, now)
+		if !stuck {
+			return
+		}
+		total++
+		if at, ok := st.stuckReported[key]; ok && at.Equal(since) {
+			return
+		}
+		st.stuckReported[key] = since
+		s := st.shoots[key]
+		m := stuckMove{shoot: s, since: since, from: from(s)}
+		if st.migrations {
+			m.to = *s.Spec.SeedName
+		}
+		if _, known := st.snapshot.Seed(m.from); !known {
+			m.from = ""
+		}
+		fresh = append(fresh, m)
+	}
+	if st.migrations {
+		for _, keys := range st.arriving {
+			for key := range keys {
+				check(key)
+			}
+		}
+	} else {
+		for key := range st.pending {
+			check(key)
+		}
+	}
+	slices.SortFunc(fresh, func(a, b stuckMove) int { return strings.Compare(algorithm.ShootKey(a.shoot), algorithm.ShootKey(b.shoot)) })
+	return total, fresh
 }
 
 // queued lists, in key order, the evicted shoots without a seed and the
@@ -518,21 +611,67 @@ func (st *state) pendingCount() int {
 	return st.pending.Len() + st.inflight
 }
 
-// addInflight counts an eviction being written (delta 1) or no longer
-// (-1); target is its destination on Gardener, "" otherwise.
-func (st *state) addInflight(target string, delta int) {
+// pendingBudgeted is pendingCount without the stuck moves, which count
+// against no budget.
+func (st *state) pendingBudgeted(now time.Time) int {
 	st.mu.Lock()
-	st.addInflightLocked(target, delta)
+	defer st.mu.Unlock()
+	n := st.inflight
+	for key := range st.pending {
+		if !st.stuckLocked(key, now) {
+			n++
+		}
+	}
+	return n
+}
+
+// movesInFlightIn counts the moves of one namespace's shoots in flight, as
+// the project budget counts them: on Gardener its migrations in flight
+// (whoever started them), on graft's API its evicted shoots waiting for a
+// seed, and in both the evictions being written; stuck moves do not count.
+func (st *state) movesInFlightIn(namespace string, now time.Time) int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	n := st.inflightIn[namespace]
+	count := func(key string) {
+		if ns, _, _ := strings.Cut(key, "/"); ns == namespace && !st.stuckLocked(key, now) {
+			n++
+		}
+	}
+	if st.migrations {
+		for _, keys := range st.arriving {
+			for key := range keys {
+				count(key)
+			}
+		}
+	} else {
+		for key := range st.pending {
+			count(key)
+		}
+	}
+	return n
+}
+
+// addInflight counts an eviction being written (delta 1) or no longer (-1).
+func (st *state) addInflight(f flight, delta int) {
+	st.mu.Lock()
+	st.addInflightLocked(f, delta)
 	st.mu.Unlock()
 }
 
-func (st *state) addInflightLocked(target string, delta int) {
-	st.inflight += delta
-	if target == "" || delta == 0 {
+func (st *state) addInflightLocked(f flight, delta int) {
+	if delta == 0 {
 		return
 	}
-	if st.inflightTo[target] += delta; st.inflightTo[target] <= 0 {
-		delete(st.inflightTo, target)
+	st.inflight += delta
+	if st.inflightIn[f.namespace] += delta; st.inflightIn[f.namespace] <= 0 {
+		delete(st.inflightIn, f.namespace)
+	}
+	if f.target == "" {
+		return
+	}
+	if st.inflightTo[f.target] += delta; st.inflightTo[f.target] <= 0 {
+		delete(st.inflightTo, f.target)
 	}
 }
 

@@ -39,8 +39,8 @@ func TestOwnWritesWinOverStaleEvents(t *testing.T) {
 	evictedShoot := version(bound, "12")
 	evictedShoot.Spec.SeedName = nil
 	markEvicted(evictedShoot, "a")
-	st.addInflight("", 1)
-	st.settleEviction(evictedShoot, t0, "")
+	st.addInflight(flight{}, 1)
+	st.settleEviction(evictedShoot, t0, flight{})
 	if st.pendingCount() != 1 || st.snapshot.Usage("a") != 0 {
 		t.Fatalf("after the eviction: pending %d, usage %d", st.pendingCount(), st.snapshot.Usage("a"))
 	}
@@ -90,8 +90,8 @@ func TestOwnWritesCompareResourceVersionsAsAPIMachinery(t *testing.T) {
 
 	evictedShoot := version(bound, "100000000000000000000") // beyond uint64
 	evictedShoot.Spec.SeedName = nil
-	st.addInflight("", 1)
-	st.settleEviction(evictedShoot, t0, "")
+	st.addInflight(flight{}, 1)
+	st.settleEviction(evictedShoot, t0, flight{})
 
 	st.setShoot(version(bound, "99999999999999999999"), t0, false)
 	if st.snapshot.Usage("a") != 0 || st.onSeed["a"].Len() != 0 {
@@ -205,12 +205,12 @@ func TestMigrationsInFlight(t *testing.T) {
 	}
 
 	// A migration being written counts at once, and once when written.
-	st.addInflight("b", 1)
+	st.addInflight(flight{target: "b"}, 1)
 	if total, to, _ := st.migrationsInFlight("b", t0); total != 2 || to != 2 {
 		t.Errorf("with one being written: in flight %d, to b %d; want 2 and 2", total, to)
 	}
 	written := version(running(ours(coretest.MakeShoot("garden-dev", "ours").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("b").Obj()), "a"), "4")
-	st.settleEviction(written, t0, "b")
+	st.settleEviction(written, t0, flight{target: "b"})
 	if total, to, _ := st.migrationsInFlight("b", t0); total != 2 || to != 2 {
 		t.Errorf("once written: in flight %d, to b %d; want 2 and 2", total, to)
 	}

@@ -36,9 +36,12 @@ const (
 	// DefaultMaxMigrationsInFlightPerSeed is the default bound on migrations
 	// in flight to one destination seed.
 	DefaultMaxMigrationsInFlightPerSeed = 3
-	// DefaultMigrationTimeout is the default time after which a migration
-	// still in flight is stuck, on core.gardener.cloud.
+	// DefaultMigrationTimeout is the default time after which a move still
+	// in flight is stuck.
 	DefaultMigrationTimeout = time.Hour
+	// DefaultMaxMovesInFlightPerProject is the default bound on one
+	// project's moves in flight.
+	DefaultMaxMovesInFlightPerProject = 1
 	// DefaultConcurrentEvictions is the default number of evictions written at once.
 	DefaultConcurrentEvictions = 4
 )
@@ -63,9 +66,15 @@ func (c *DeschedulerConfiguration) Default() {
 		if c.MaxMigrationsInFlightPerSeed == nil {
 			c.MaxMigrationsInFlightPerSeed = ptr.To[int32](DefaultMaxMigrationsInFlightPerSeed)
 		}
-		if c.MigrationTimeout == nil {
-			c.MigrationTimeout = &metav1.Duration{Duration: DefaultMigrationTimeout}
+		if c.LiveMigration == "" {
+			c.LiveMigration = LiveMigrationNever
 		}
+	}
+	if c.MigrationTimeout == nil {
+		c.MigrationTimeout = &metav1.Duration{Duration: DefaultMigrationTimeout}
+	}
+	if c.MaxMovesInFlightPerProject == nil {
+		c.MaxMovesInFlightPerProject = ptr.To[int32](DefaultMaxMovesInFlightPerProject)
 	}
 	if c.Interval == nil {
 		c.Interval = &metav1.Duration{Duration: DefaultDeschedulerInterval}

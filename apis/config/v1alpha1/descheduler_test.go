@@ -101,8 +101,17 @@ func TestDeschedulerOnGardener(t *testing.T) {
 
 	graft := &DeschedulerConfiguration{}
 	graft.Default()
-	if graft.API != APIGraft || graft.MaxMigrationsInFlight != nil || graft.MaxMigrationsInFlightPerSeed != nil || graft.MigrationTimeout != nil {
-		t.Errorf("on graft's API: api %q, in-flight limits %v %v; want core.graft.dev and none", graft.API, graft.MaxMigrationsInFlight, graft.MaxMigrationsInFlightPerSeed)
+	if graft.API != APIGraft || graft.MaxMigrationsInFlight != nil || graft.MaxMigrationsInFlightPerSeed != nil || graft.LiveMigration != "" {
+		t.Errorf("on graft's API: api %q, in-flight limits %v %v, live migration %q; want core.graft.dev and none", graft.API, graft.MaxMigrationsInFlight, graft.MaxMigrationsInFlightPerSeed, graft.LiveMigration)
+	}
+	// Moves get stuck, and projects have budgets, on both APIs.
+	for _, c := range []*DeschedulerConfiguration{c, graft} {
+		if c.MigrationTimeout == nil || c.MigrationTimeout.Duration != DefaultMigrationTimeout || *c.MaxMovesInFlightPerProject != DefaultMaxMovesInFlightPerProject {
+			t.Errorf("on %s: migrationTimeout %v, maxMovesInFlightPerProject %v; want the defaults", c.API, c.MigrationTimeout, *c.MaxMovesInFlightPerProject)
+		}
+	}
+	if c.LiveMigration != LiveMigrationNever {
+		t.Errorf("liveMigration on Gardener = %q, want Never", c.LiveMigration)
 	}
 
 	for name, tc := range map[string]struct {
@@ -121,9 +130,19 @@ func TestDeschedulerOnGardener(t *testing.T) {
 			DeschedulerConfiguration{API: APIGardener, MaxMigrationsInFlight: ptr.To[int32](-1), MaxMigrationsInFlightPerSeed: ptr.To[int32](-1), MigrationTimeout: &metav1.Duration{Duration: -time.Second}},
 			[]string{"maxMigrationsInFlight: Invalid value: -1", "maxMigrationsInFlightPerSeed: Invalid value: -1", `migrationTimeout: Invalid value: "-1s"`},
 		},
-		"migration timeout on graft's API": {
-			DeschedulerConfiguration{MigrationTimeout: &metav1.Duration{Duration: time.Hour}},
-			[]string{"migrationTimeout: Forbidden"},
+		"live migration on graft's API": {
+			DeschedulerConfiguration{LiveMigration: LiveMigrationPrefer},
+			[]string{"liveMigration: Forbidden"},
+		},
+		"unknown live migration mode": {
+			DeschedulerConfiguration{API: APIGardener, LiveMigration: "Always"},
+			[]string{`liveMigration: Unsupported value: "Always"`},
+		},
+		"bad project budgets": {
+			DeschedulerConfiguration{MaxMovesInFlightPerProject: ptr.To[int32](-1), ProjectBudgets: []ProjectBudget{
+				{Namespace: "garden-a", MaxMovesInFlight: 3}, {Namespace: "garden-a", MaxMovesInFlight: 1}, {Namespace: "Not/A/Namespace"}, {Namespace: "garden-b", MaxMovesInFlight: -2},
+			}},
+			[]string{"maxMovesInFlightPerProject: Invalid value: -1", `projectBudgets[1].namespace: Duplicate value: "garden-a"`, `projectBudgets[2].namespace: Invalid value: "Not/A/Namespace"`, "projectBudgets[3].maxMovesInFlight: Invalid value: -2"},
 		},
 		"unknown API": {
 			DeschedulerConfiguration{API: "core.example.com"},

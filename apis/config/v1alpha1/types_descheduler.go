@@ -84,19 +84,48 @@ type DeschedulerConfiguration struct {
 	// each control plane. 0 means no limit. Default 3 on core.gardener.cloud.
 	// +optional
 	MaxMigrationsInFlightPerSeed *int32 `json:"maxMigrationsInFlightPerSeed,omitempty"`
-	// MigrationTimeout is how long, on core.gardener.cloud, a control-plane
-	// migration may stay in flight before it is stuck, counted from when this
-	// process first saw it in flight (never from a time the shoot records,
-	// which its tenant can write; after a restart each migration still in
-	// flight gets the whole timeout again). A stuck migration, and one whose
-	// lastOperation failed, no longer counts against maxMigrationsInFlight and
-	// maxMigrationsInFlightPerSeed and no longer keeps its source seed closed
-	// as being evacuated: a tenant that breaks its own shoot's migration holds
-	// up nobody else's. It still counts on both seeds' usage. 0: only a failed
-	// lastOperation makes a migration stuck. Default 1h on
-	// core.gardener.cloud; not allowed on core.graft.dev.
+	// MigrationTimeout is how long a move may stay in flight before it is
+	// stuck: on core.gardener.cloud a control-plane migration, on
+	// core.graft.dev an evicted shoot waiting for a seed. It is counted from
+	// when this process first saw the move in flight (never from a time the
+	// shoot records, which its tenant can write; after a restart each move
+	// still in flight gets the whole timeout again). A stuck move, and a
+	// migration whose lastOperation failed, gets a MoveStuck Event on the
+	// shoot and the seed it leaves, counts in
+	// graft_descheduler_migrations_stuck, and no longer counts against
+	// maxMigrationsInFlight, maxMigrationsInFlightPerSeed, maxPendingEvicted
+	// or the project's budget, nor keeps its source seed closed as being
+	// evacuated: a tenant that breaks its own shoot's migration holds up
+	// nobody else's. It still counts on both seeds' usage. 0: only a failed
+	// lastOperation makes a move stuck. Default 1h.
 	// +optional
 	MigrationTimeout *metav1.Duration `json:"migrationTimeout,omitempty"`
+	// MaxMovesInFlightPerProject bounds the moves of one project's shoots
+	// (one namespace) in flight at a time, so that an evacuation does not
+	// take several of a tenant's control planes down at once: on
+	// core.gardener.cloud its migrations in flight, on core.graft.dev its
+	// evicted shoots waiting for a seed, with the moves being written in
+	// both. Stuck moves (see migrationTimeout) do not count. 0 means no
+	// limit. Default 1.
+	// +optional
+	MaxMovesInFlightPerProject *int32 `json:"maxMovesInFlightPerProject,omitempty"`
+	// ProjectBudgets give namespaces another bound than
+	// maxMovesInFlightPerProject. They are the operator's: nothing a
+	// tenant writes raises its budget.
+	// +optional
+	ProjectBudgets []ProjectBudget `json:"projectBudgets,omitempty"`
+	// LiveMigration chooses, on core.gardener.cloud, whether control planes
+	// move by live migration (GEP-39, gardener-apiserver's
+	// LiveControlPlaneMigration feature gate): Never (default), or Prefer,
+	// which moves a shoot that meets its prerequisites (a highly available
+	// control plane, not hibernated) live to a destination that meets them
+	// too (the same provider type and gardenlet version as its seed, within
+	// the inter-region distance threshold), and a deferrable one at once,
+	// since a live migration has no downtime. A shoot no such seed fits
+	// moves classically, in its window when the move can wait. Not allowed
+	// on core.graft.dev.
+	// +optional
+	LiveMigration LiveMigrationMode `json:"liveMigration,omitempty"`
 	// MoveSchedulerNames, when set, limits what the descheduler moves to the
 	// shoots whose spec.schedulerName is one of these (a shoot without one
 	// names default-scheduler): on a garden where some projects keep
@@ -145,6 +174,25 @@ type DeschedulerConfiguration struct {
 	// +optional
 	Plugins []DeschedulerPlugin `json:"plugins,omitempty"`
 }
+
+// ProjectBudget bounds the moves in flight of one project.
+type ProjectBudget struct {
+	// Namespace is the project's namespace.
+	Namespace string `json:"namespace"`
+	// MaxMovesInFlight bounds its moves in flight; 0 means no limit.
+	MaxMovesInFlight int32 `json:"maxMovesInFlight"`
+}
+
+// LiveMigrationMode chooses whether control planes move live.
+type LiveMigrationMode string
+
+const (
+	// LiveMigrationNever moves every control plane by a classic migration.
+	LiveMigrationNever LiveMigrationMode = "Never"
+	// LiveMigrationPrefer moves a control plane live where GEP-39's
+	// prerequisites hold, classically elsewhere.
+	LiveMigrationPrefer LiveMigrationMode = "Prefer"
+)
 
 // DeschedulerPlugin turns one descheduler plugin on or off and passes its arguments.
 type DeschedulerPlugin struct {

@@ -23,12 +23,17 @@ func (c *DeschedulerConfiguration) Validate() field.ErrorList {
 				errs = append(errs, field.Forbidden(field.NewPath(p.name), "only core.gardener.cloud migrates control planes; on core.graft.dev maxPendingEvicted bounds evictions"))
 			}
 		}
-		if c.MigrationTimeout != nil {
-			errs = append(errs, field.Forbidden(field.NewPath("migrationTimeout"), "only core.gardener.cloud migrates control planes"))
+		if c.LiveMigration != "" {
+			errs = append(errs, field.Forbidden(field.NewPath("liveMigration"), "only core.gardener.cloud migrates control planes"))
 		}
 	case APIGardener:
 		if c.RequireFit != nil && !*c.RequireFit {
 			errs = append(errs, field.Invalid(field.NewPath("requireFit"), false, "must be true on core.gardener.cloud: a migration needs a destination seed"))
+		}
+		switch c.LiveMigration {
+		case "", LiveMigrationNever, LiveMigrationPrefer:
+		default:
+			errs = append(errs, field.NotSupported(field.NewPath("liveMigration"), c.LiveMigration, []LiveMigrationMode{LiveMigrationNever, LiveMigrationPrefer}))
 		}
 	default:
 		errs = append(errs, field.NotSupported(field.NewPath("api"), c.API, []SchedulerAPI{APIGraft, APIGardener}))
@@ -51,6 +56,7 @@ func (c *DeschedulerConfiguration) Validate() field.ErrorList {
 		{"maxPendingEvicted", c.MaxPendingEvicted},
 		{"maxMigrationsInFlight", c.MaxMigrationsInFlight},
 		{"maxMigrationsInFlightPerSeed", c.MaxMigrationsInFlightPerSeed},
+		{"maxMovesInFlightPerProject", c.MaxMovesInFlightPerProject},
 	} {
 		if p.value != nil && *p.value < 0 {
 			errs = append(errs, field.Invalid(field.NewPath(p.name), *p.value, "must not be negative (0 means no limit)"))
@@ -70,6 +76,19 @@ func (c *DeschedulerConfiguration) Validate() field.ErrorList {
 	for i, name := range c.MoveSchedulerNames {
 		if msgs := validation.IsDNS1123Subdomain(name); len(msgs) > 0 {
 			errs = append(errs, field.Invalid(field.NewPath("moveSchedulerNames").Index(i), name, strings.Join(msgs, "; ")))
+		}
+	}
+	budgeted := map[string]bool{}
+	for i, b := range c.ProjectBudgets {
+		path := field.NewPath("projectBudgets").Index(i)
+		if msgs := validation.IsDNS1123Label(b.Namespace); len(msgs) > 0 {
+			errs = append(errs, field.Invalid(path.Child("namespace"), b.Namespace, strings.Join(msgs, "; ")))
+		} else if budgeted[b.Namespace] {
+			errs = append(errs, field.Duplicate(path.Child("namespace"), b.Namespace))
+		}
+		budgeted[b.Namespace] = true
+		if b.MaxMovesInFlight < 0 {
+			errs = append(errs, field.Invalid(path.Child("maxMovesInFlight"), b.MaxMovesInFlight, "must not be negative (0 means no limit)"))
 		}
 	}
 	if c.ConcurrentEvictions < 1 {

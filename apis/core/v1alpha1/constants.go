@@ -74,6 +74,24 @@ const (
 	// value and tolerationSeconds, each applying to the toleration of
 	// spec.tolerations with that key and value. It can only shorten a stay.
 	AnnotationTolerationSeconds = "graft.dev/toleration-seconds"
+	// AnnotationDrainDeadline, on a seed drained with NoExecute taint
+	// seed.gardener.cloud/unschedulable, makes that drain's moves
+	// deferrable: each shoot moves in its maintenance window, and those no
+	// window reached by this time (RFC 3339) move then. Written by
+	// `graftctl drain --in-maintenance-windows --deadline`; seeds are the
+	// operator's, no tenant writes them.
+	AnnotationDrainDeadline = "graft.dev/drain-deadline"
+	// AnnotationLiveMigrate on a Gardener Shoot, set in the same
+	// shoots/binding change, asks for a live control-plane migration
+	// (GEP-39): no API-server downtime, when both seeds and the shoot meet
+	// its prerequisites.
+	AnnotationLiveMigrate = "migration.gardener.cloud/live-migrate"
+	// AnnotationAllowDistantRegions on a Gardener Shoot lets a live
+	// migration cross more than the inter-region distance threshold.
+	AnnotationAllowDistantRegions = "migration.gardener.cloud/allow-distant-regions"
+	// AnnotationInterRegionDistanceThreshold on a region ConfigMap is the
+	// largest distance a live migration may cross; 180 when unset.
+	AnnotationInterRegionDistanceThreshold = "migration.gardener.cloud/inter-region-distance-threshold"
 )
 
 // DefaultSchedulerName is the scheduler responsible for shoots without spec.schedulerName.

@@ -266,4 +266,17 @@ type SeedStatus struct {
 	// ObservedGeneration is the generation the status reflects.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Gardener is the agent that runs the seed's control planes, as it
+	// reports itself (gardenlet on Gardener). A live control-plane
+	// migration needs the same version on both seeds.
+	// +optional
+	Gardener *SeedAgent `json:"gardener,omitempty"`
+}
+
+// SeedAgent is the agent that runs a seed's control planes.
+type SeedAgent struct {
+	// Version is the agent's version.
+	// +kubebuilder:validation:MaxLength=128
+	// +optional
+	Version string `json:"version,omitempty"`
 }

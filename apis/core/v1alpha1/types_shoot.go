@@ -63,6 +63,14 @@ type ShootSpec struct {
 	// DNS configures the shoot's domain.
 	// +optional
 	DNS *DNS `json:"dns,omitempty"`
+	// Hibernation puts the shoot's control plane to sleep: a hibernated shoot
+	// has no control plane running, so moving it costs its tenant nothing.
+	// +optional
+	Hibernation *Hibernation `json:"hibernation,omitempty"`
+	// Maintenance says when the shoot may be disrupted: graft-descheduler
+	// makes the moves that can wait only inside its time window.
+	// +optional
+	Maintenance *Maintenance `json:"maintenance,omitempty"`
 	// Networking configures the shoot's networks.
 	// +optional
 	Networking *Networking `json:"networking,omitempty"`
@@ -90,6 +98,36 @@ type ShootSpec struct {
 	// +kubebuilder:validation:MaxItems=64
 	// +optional
 	Tolerations []Toleration `json:"tolerations,omitempty"`
+}
+
+// Hibernation configures a shoot's hibernation.
+type Hibernation struct {
+	// Enabled puts the shoot to sleep (true) or wakes it up (false).
+	// +optional
+	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// Maintenance configures a shoot's maintenance.
+type Maintenance struct {
+	// TimeWindow is the daily window in which the shoot may be disrupted.
+	// +optional
+	TimeWindow *MaintenanceTimeWindow `json:"timeWindow,omitempty"`
+}
+
+// MaintenanceTimeWindow is a daily time window, as Gardener writes it:
+// begin and end are HHMMSS+ZZZZ (the time of day and its offset from UTC).
+// An end before the begin (in UTC) spans midnight. It lasts from 30 minutes
+// to 6 hours, as Gardener validates it.
+// +kubebuilder:validation:XValidation:rule="!self.begin.matches('^([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9][+-]([01][0-9]|2[0-3])[0-5][0-9]$') || !self.end.matches('^([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9][+-]([01][0-9]|2[0-3])[0-5][0-9]$') || cel.bind(d, ((int(self.end.substring(0, 2)) * 3600 + int(self.end.substring(2, 4)) * 60 + int(self.end.substring(4, 6)) - (self.end.substring(6, 7) == '+' ? 1 : -1) * (int(self.end.substring(7, 9)) * 3600 + int(self.end.substring(9, 11)) * 60)) - (int(self.begin.substring(0, 2)) * 3600 + int(self.begin.substring(2, 4)) * 60 + int(self.begin.substring(4, 6)) - (self.begin.substring(6, 7) == '+' ? 1 : -1) * (int(self.begin.substring(7, 9)) * 3600 + int(self.begin.substring(9, 11)) * 60)) + 172800) % 86400, d >= 1800 && d <= 21600)",message="the time window must last from 30m to 6h"
+type MaintenanceTimeWindow struct {
+	// Begin is when the window opens, HHMMSS+ZZZZ, such as 220000+0100.
+	// +kubebuilder:validation:MaxLength=11
+	// +kubebuilder:validation:Pattern=`^([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9][+-]([01][0-9]|2[0-3])[0-5][0-9]$`
+	Begin string `json:"begin"`
+	// End is when the window closes, HHMMSS+ZZZZ.
+	// +kubebuilder:validation:MaxLength=11
+	// +kubebuilder:validation:Pattern=`^([01][0-9]|2[0-3])[0-5][0-9][0-5][0-9][+-]([01][0-9]|2[0-3])[0-5][0-9]$`
+	End string `json:"end"`
 }
 
 // DNS is a shoot's DNS configuration.
@@ -257,6 +295,9 @@ type ShootStatus struct {
 	// ObservedGeneration is the generation the status reflects.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// IsHibernated is set while the shoot's control plane sleeps.
+	// +optional
+	IsHibernated bool `json:"isHibernated,omitempty"`
 }
 
 // NetworkingStatus is a shoot's observed networks.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/maintenance"
 )
 
 // SeedState is what a plugin sees of one seed during a pass. It is a
@@ -47,6 +48,13 @@ type Candidate struct {
 	Cause string
 	// Force evicts even when no other seed fits the shoot (overrides requireFit).
 	Force bool
+	// Urgency is the class of the move: urgent (the zero value) moves at
+	// once; a deferrable one waits for the shoot's maintenance window, or
+	// for Deadline if that comes first.
+	Urgency maintenance.Urgency
+	// Deadline, for a deferrable move, is when it stops waiting for the
+	// window; zero: it waits for the window however long.
+	Deadline time.Time
 }
 
 // Result is a plugin's answer for one seed.

@@ -18,3 +18,19 @@ func ShootSchedulerName(shoot *v1alpha1.Shoot) string {
 func ShootBound(shoot *v1alpha1.Shoot) bool {
 	return shoot.Spec.SeedName != nil && *shoot.Spec.SeedName != ""
 }
+
+// ShootHibernated tells whether the shoot's control plane sleeps: it is
+// hibernated and is not waking up (spec.hibernation.enabled and
+// status.isHibernated both true). Moving it disrupts nobody.
+func ShootHibernated(shoot *v1alpha1.Shoot) bool {
+	h := shoot.Spec.Hibernation
+	return shoot.Status.IsHibernated && h != nil && h.Enabled != nil && *h.Enabled
+}
+
+// ShootInHibernation tells whether the shoot is hibernated, going to sleep
+// or waking up: spec.hibernation.enabled or status.isHibernated, as
+// Gardener's live migration refuses it.
+func ShootInHibernation(shoot *v1alpha1.Shoot) bool {
+	h := shoot.Spec.Hibernation
+	return shoot.Status.IsHibernated || h != nil && h.Enabled != nil && *h.Enabled
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
+	"github.com/graft-dev/graft/pkg/maintenance"
 )
 
 // Plugin evicts shoots that do not, or no longer, tolerate their seed's
@@ -38,6 +39,7 @@ func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
 	}
 	var untolerated, expired []framework.Candidate
 	var requeue time.Duration
+	windows := drainDeadline(state.Seed)
 	for _, shoot := range state.Shoots {
 		if framework.EvictionProtected(shoot) && !p.args.Force {
 			continue
@@ -47,20 +49,20 @@ func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
 		})
 		switch {
 		case len(status.Untolerated) > 0:
-			untolerated = append(untolerated, framework.Candidate{
+			untolerated = append(untolerated, windows.classify(framework.Candidate{
 				Shoot:  shoot,
 				Reason: fmt.Sprintf("seed %s has NoExecute taint %s that the shoot does not tolerate", seed.Name, helper.FormatTaint(status.Untolerated[0])),
 				Cause:  helper.FormatTaint(status.Untolerated[0]),
 				Force:  p.args.Force,
-			})
+			}, status.Untolerated[0]))
 		case status.MustLeave(state.Now):
-			expired = append(expired, framework.Candidate{
+			expired = append(expired, windows.classify(framework.Candidate{
 				Shoot: shoot,
 				Reason: fmt.Sprintf("the shoot's toleration of NoExecute taint %s on seed %s ran out at %s",
 					helper.FormatTaint(*status.LimitingTaint), seed.Name, status.StayUntil.UTC().Format(time.RFC3339)),
 				Cause: helper.FormatTaint(*status.LimitingTaint),
 				Force: p.args.Force,
-			})
+			}, *status.LimitingTaint))
 		case status.LimitingTaint != nil:
 			if wait := status.StayUntil.Sub(state.Now); requeue == 0 || wait < requeue {
 				requeue = wait
@@ -99,4 +101,43 @@ func (p *Plugin) relevant(seed *v1alpha1.Seed) *v1alpha1.Seed {
 	out := *seed
 	out.Spec.Taints = taints
 	return &out
+}
+
+// windowedDrain is a drain in maintenance windows: the seed's drain taint
+// (seed.gardener.cloud/unschedulable:NoExecute) with a deadline
+// (graft.dev/drain-deadline).
+type windowedDrain struct {
+	on       bool
+	deadline time.Time
+	invalid  string
+}
+
+// drainDeadline reads the seed's drain deadline. An annotation that does not
+// parse still makes the drain wait for windows (its intent), without a
+// deadline, and the reason says so: a typo must not move every shoot at once.
+func drainDeadline(seed *v1alpha1.Seed) windowedDrain {
+	v, ok := seed.Annotations[v1alpha1.AnnotationDrainDeadline]
+	if !ok {
+		return windowedDrain{}
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return windowedDrain{on: true, invalid: fmt.Sprintf("annotation %s=%q is not an RFC 3339 time, so the drain has no deadline", v1alpha1.AnnotationDrainDeadline, algorithm.Clip(v))}
+	}
+	return windowedDrain{on: true, deadline: t}
+}
+
+// classify makes a move for the drain taint deferrable until the deadline;
+// any other taint's move stays urgent.
+func (d windowedDrain) classify(c framework.Candidate, taint v1alpha1.SeedTaint) framework.Candidate {
+	if !d.on || taint.Key != v1alpha1.SeedTaintUnschedulable {
+		return c
+	}
+	c.Urgency, c.Deadline = maintenance.Deferrable, d.deadline
+	if d.invalid != "" {
+		c.Reason += "; " + d.invalid
+	} else {
+		c.Reason += fmt.Sprintf(", drained in maintenance windows until %s", d.deadline.UTC().Format(time.RFC3339))
+	}
+	return c
 }

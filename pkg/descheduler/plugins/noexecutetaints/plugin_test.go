@@ -13,6 +13,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
+	"github.com/graft-dev/graft/pkg/maintenance"
 )
 
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -135,5 +136,41 @@ func TestActsOnRulesOutOnlyIdleSeeds(t *testing.T) {
 	}
 	if ruledOut == 0 {
 		t.Fatal("no seed was ruled out: the property was not exercised")
+	}
+}
+
+// TestDrainInWindowsIsDeferrable: the drain taint's moves are deferrable
+// until the seed's drain deadline; other taints' moves stay urgent; a
+// deadline that does not parse keeps the drain in windows, without one, and
+// says so.
+func TestDrainInWindowsIsDeferrable(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	shoot := coretest.MakeShoot("garden-dev", "x").Seed("a").Obj()
+	for _, tc := range []struct {
+		name       string
+		seed       *v1alpha1.Seed
+		deferrable bool
+		deadline   time.Time
+		reason     string
+	}{
+		{"a plain drain is urgent", coretest.MakeSeed("a").Taints(drain).Obj(), false, time.Time{}, "does not tolerate"},
+		{"a drain in windows", coretest.MakeSeed("a").Taints(drain).Annotation(v1alpha1.AnnotationDrainDeadline, "2026-01-04T12:00:00Z").Obj(),
+			true, time.Date(2026, 1, 4, 12, 0, 0, 0, time.UTC), "drained in maintenance windows until 2026-01-04T12:00:00Z"},
+		{"another taint stays urgent", coretest.MakeSeed("a").Taint("broken", nil, v1alpha1.TaintEffectNoExecute).Annotation(v1alpha1.AnnotationDrainDeadline, "2026-01-04T12:00:00Z").Obj(),
+			false, time.Time{}, "broken:NoExecute"},
+		{"a deadline that does not parse", coretest.MakeSeed("a").Taints(drain).Annotation(v1alpha1.AnnotationDrainDeadline, "in three days").Obj(),
+			true, time.Time{}, `annotation graft.dev/drain-deadline="in three days" is not an RFC 3339 time, so the drain has no deadline`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := New(Args{}).Evaluate(&framework.SeedState{Seed: tc.seed, Shoots: []*v1alpha1.Shoot{shoot}, Now: now,
+				TolerationStart: func(*v1alpha1.Shoot, v1alpha1.SeedTaint) time.Time { return now }})
+			if len(res.Candidates) != 1 {
+				t.Fatalf("candidates %d, want 1", len(res.Candidates))
+			}
+			c := res.Candidates[0]
+			if (c.Urgency == maintenance.Deferrable) != tc.deferrable || !c.Deadline.Equal(tc.deadline) || !strings.Contains(c.Reason, tc.reason) {
+				t.Errorf("urgency %s, deadline %s, reason %q; want deferrable %v, deadline %s, reason with %q", c.Urgency, c.Deadline, c.Reason, tc.deferrable, tc.deadline, tc.reason)
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
+	"github.com/graft-dev/graft/pkg/maintenance"
 )
 
 // Plugin evicts the excess shoots of over-full seeds.
@@ -73,6 +74,9 @@ func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
 				state.Seed.Name, state.Usage, allocatable.String(), state.Leaving, excess),
 			Cause: "over capacity",
 			Force: p.args.Force,
+			// An over-full seed still runs its control planes: the move can
+			// wait for the shoot's maintenance window.
+			Urgency: maintenance.Deferrable,
 		})
 	}
 	return framework.Result{Candidates: out}
