@@ -64,9 +64,10 @@ What graft-descheduler does with the API, and nothing more:
 {{- define "graft-descheduler.metricsToWatch" -}}
 graft_descheduler_evictions_total{result="skipped_no_fit"}   evictions held back: no other seed fits
 graft_descheduler_shoots_to_move                             shoots that must move and were not evicted
+graft_descheduler_shoots_deferred                            moves waiting for the shoot's maintenance window or deadline
 graft_descheduler_pending_evicted                            evicted shoots still waiting for a seed
 graft_descheduler_migrations_in_flight                       control-plane migrations in flight (core.gardener.cloud)
-graft_descheduler_migrations_stuck                           migrations failed or in flight past migrationTimeout, in no budget
+graft_descheduler_migrations_stuck                           moves failed or in flight past migrationTimeout, in no budget
 graft_descheduler_pass_duration_seconds                      one pass over the seeds, writes included
 {{- end }}
 
@@ -97,4 +98,14 @@ graft_descheduler_pass_duration_seconds                      one pass over the s
     summary: "graft-descheduler's evictions fail."
     description: "Evictions end in {{`{{ $labels.result }}`}} ({{`{{ $value | humanize }}`}} per second over 10 minutes): the API server (or, on Gardener, its admission) refuses them, and the shoots stay where they must not."
     runbook_url: {{ include "graft-component.runbookURL" (dict "root" . "alert" "GraftDeschedulerEvictionErrors") }}
+- alert: GraftMoveStuck
+  expr: max by (namespace, job) (graft_descheduler_migrations_stuck{ {{- $sel -}} }) > 0
+  for: 5m
+  labels:
+    severity: warning
+    component: graft-descheduler
+  annotations:
+    summary: "A shoot's move is stuck."
+    description: "{{`{{ $value }}`}} moves are stuck: a control-plane migration failed or is in flight past migrationTimeout (on core.graft.dev, an evicted shoot no seed has taken for that long). The tenant's control plane may be down; the moves no longer hold up others. MoveStuck Events name the shoots."
+    runbook_url: {{ include "graft-component.runbookURL" (dict "root" . "alert" "GraftMoveStuck") }}
 {{- end }}

@@ -18,6 +18,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/graftctl/drainplan"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
@@ -58,7 +59,37 @@ func (o *Options) runSeeds(ctx context.Context) error {
 				return err
 			}
 		}
+		if err := o.describeDrain(l, seed); err != nil {
+			return err
+		}
 		o.describeWaiting(waiting, choice, seed.Name)
+	}
+	return nil
+}
+
+// describeDrain prints the plan of a drained seed (NoExecute taint
+// seed.gardener.cloud/unschedulable), as 'graftctl drain --plan' does.
+func (o *Options) describeDrain(l *livelandscape.Landscape, seed *corev1alpha1.Seed) error {
+	drained := false
+	for _, t := range seed.Spec.Taints {
+		drained = drained || t.Key == corev1alpha1.SeedTaintUnschedulable && helper.TaintEffectOf(t) == corev1alpha1.TaintEffectNoExecute
+	}
+	if !drained {
+		return nil
+	}
+	plan := l.WithSeed(seed)
+	algorithm.ReserveForWaiting(plan.Snapshot, plan.Shoots, plan.Inputs)
+	entries := drainplan.Plan(plan, seed, plan.ShootsOn(seed.Name), o.Now())
+	fmt.Fprintf(o.Out, "Drain Plan:\t%s\n", drainplan.Summary(entries))
+	if len(entries) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	if err := drainplan.Print(&b, entries); err != nil {
+		return err
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		fmt.Fprintf(o.Out, "  %s\n", line)
 	}
 	return nil
 }

@@ -60,3 +60,23 @@ func TestDescribeSeed(t *testing.T) {
 		"  dev/waiting: Taints: shoot does not tolerate the seed's taints (maintenance:NoExecute)\n",
 	)
 }
+
+// describe seed of a seed drained in maintenance windows prints the drain's
+// plan: each shoot, where and when it goes, how and why.
+func TestDescribeDrainedSeedShowsThePlan(t *testing.T) {
+	seed := coretest.MakeSeed("a").Taints(
+		corev1alpha1.SeedTaint{Key: corev1alpha1.SeedTaintUnschedulable, Effect: corev1alpha1.TaintEffectNoSchedule},
+		corev1alpha1.SeedTaint{Key: corev1alpha1.SeedTaintUnschedulable, Effect: corev1alpha1.TaintEffectNoExecute, TimeAdded: ptr.To(metav1.NewTime(testNow))},
+	).Annotation(corev1alpha1.AnnotationDrainDeadline, "2026-01-03T12:00:00Z").Obj()
+	graft := fake.NewSimpleClientset(coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), seed, coretest.MakeSeed("b").Obj(),
+		coretest.MakeShoot("dev", "night").Seed("a").MaintenanceWindow("230000+0100", "000000+0100").Obj())
+	out, err := run(t, graft, kubefake.NewSimpleClientset(), "seed", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmdtest.Contains(t, out,
+		"Drain Plan:  1 shoot(s): 0 move now, 1 later, 0 cannot move, 0 stay\n",
+		"  SHOOT      DESTINATION  WHEN                  HOW    WHY\n",
+		"  dev/night  b            2026-01-01T22:00:00Z  evict  waits for its maintenance window (22:00:00-23:00:00 UTC)\n",
+	)
+}

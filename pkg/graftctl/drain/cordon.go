@@ -2,10 +2,13 @@ package drain
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/util/retry"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
@@ -97,6 +100,13 @@ func Set(ctx context.Context, client garden.Client, name string, cordon bool, st
 	if err != nil {
 		return seedcmd.Outcome{}, err
 	}
+	if !cordon {
+		// An uncordoned seed is drained no more. The deadline goes after the
+		// drain taint: without it, a drain in windows would be a plain one.
+		if _, _, err := SetDrainDeadline(ctx, client, name, nil, strategy); err != nil {
+			return seedcmd.Outcome{}, err
+		}
+	}
 	// The word follows the lasting change: a cordon the Seed alone had
 	// (gone at gardenlet's restart) is not "already" there.
 	changed := u.Changed || u.ConfigChanged
@@ -138,4 +148,51 @@ func withTaint(taints []corev1alpha1.SeedTaint, taint corev1alpha1.SeedTaint) ([
 	}
 	out := append(make([]corev1alpha1.SeedTaint, 0, len(taints)+1), taints...)
 	return append(out, taint), true, nil
+}
+
+// SetDrainDeadline records on the seed that its drain waits for maintenance
+// windows until deadline (graft.dev/drain-deadline), or, with nil, that it
+// does not; one merge patch preconditioned on the resourceVersion read,
+// again after a conflict. It returns the seed as it is (or, in a dry run,
+// would be) and whether the annotation changed.
+func SetDrainDeadline(ctx context.Context, client garden.Client, name string, deadline *time.Time, strategy seedcmd.DryRunStrategy) (*corev1alpha1.Seed, bool, error) {
+	var value any // nil removes the annotation
+	if deadline != nil {
+		value = deadline.UTC().Format(time.RFC3339)
+	}
+	var result *corev1alpha1.Seed
+	var changed bool
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		seed, err := client.GetSeed(ctx, name)
+		if err != nil {
+			return err
+		}
+		current, has := seed.Annotations[corev1alpha1.AnnotationDrainDeadline]
+		changed = has != (value != nil) || has && current != value
+		if !changed || strategy == seedcmd.DryRunClient {
+			result = seed.DeepCopy()
+			if changed {
+				result.Annotations = maps.Clone(result.Annotations)
+				if result.Annotations == nil {
+					result.Annotations = map[string]string{}
+				}
+				if value == nil {
+					delete(result.Annotations, corev1alpha1.AnnotationDrainDeadline)
+				} else {
+					result.Annotations[corev1alpha1.AnnotationDrainDeadline] = value.(string)
+				}
+			}
+			return nil
+		}
+		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+			"resourceVersion": seed.ResourceVersion,
+			"annotations":     map[string]any{corev1alpha1.AnnotationDrainDeadline: value},
+		}})
+		if err != nil {
+			return err
+		}
+		result, err = client.PatchSeed(ctx, name, patch, strategy.PatchOptions(seedcmd.FieldManager))
+		return err
+	})
+	return result, changed, err
 }

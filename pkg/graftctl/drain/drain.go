@@ -39,8 +39,23 @@ descheduler's leader-election Lease first and while waiting, and stops with an
 error when the descheduler is not running instead of waiting forever. When
 --timeout passes first, it lists the shoots left and why, and exits non-zero.
 
+With --in-maintenance-windows the drain disrupts no tenant outside its
+maintenance window (spec.maintenance.timeWindow): graftctl records the
+deadline (--deadline from now) on the seed (graft.dev/drain-deadline) before
+it adds the NoExecute taint, and graft-descheduler, on either API, moves each
+shoot inside its next window, a shoot without a window at once, and the
+shoots no window reached at the deadline. Moves of other causes (another
+NoExecute taint, a not-ready seed) are not delayed. A plain drain of a seed
+drained in windows drops the deadline: its shoots then move at once.
+
+--plan prints, for each shoot on the seed in the order graft-descheduler
+takes them (hibernated shoots first), where it goes, when, how (an eviction,
+a classic or a live control-plane migration) and why; 'graftctl describe
+seed' prints the same plan for a drained seed.
+
 With --dry-run nothing is changed: graftctl prints, for every shoot on the
-seed, where the scheduling algorithm would place it now, or why it cannot move.
+seed, where the scheduling algorithm would place it now, or why it cannot
+move (the plan, with --plan or --in-maintenance-windows).
 
 The algorithm is asked with the scheduling configuration graft-scheduler
 publishes on its leader-election Lease (--scheduler-lease-namespace,
@@ -82,6 +97,10 @@ const example = `  # Drain seed "aws-eu1" and follow its shoots until they have 
   # Show where every shoot would go, changing nothing
   graftctl drain aws-eu1 --dry-run
 
+  # Move each shoot in its maintenance window, the rest in three days, print
+  # the plan and follow the drain to the end
+  graftctl drain aws-eu1 --in-maintenance-windows --deadline=72h --plan
+
   # On a Gardener garden: migrate every shoot's control plane to another seed,
   # at most five migrations in flight, and follow them for at most an hour
   graftctl drain aws-eu1 --migrate --max-in-flight=5 --timeout=1h`
@@ -105,6 +124,12 @@ type Options struct {
 	RegionConfigNamespace string
 	// Migrate drains a Gardener seed by migrating each shoot's control plane.
 	Migrate bool
+	// InMaintenanceWindows makes the drain's moves wait for each shoot's
+	// maintenance window, or for Deadline from now.
+	InMaintenanceWindows bool
+	Deadline             time.Duration
+	// Plan prints the drain's plan.
+	Plan bool
 	// MigrationRate and MigrationBurst limit --migrate's bindings: a token
 	// bucket of MigrationRate per second (0: no limit) and MigrationBurst.
 	MigrationRate  float64
@@ -164,6 +189,9 @@ func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	flags.StringVar(&o.LeaseName, "descheduler-lease-name", o.LeaseName, "Name of graft-descheduler's leader-election Lease.")
 	flags.StringVar(&o.LeaseNamespace, "descheduler-lease-namespace", o.LeaseNamespace, "Namespace of graft-descheduler's leader-election Lease.")
 	flags.DurationVar(&o.LeaseCheckInterval, "descheduler-lease-check-interval", o.LeaseCheckInterval, "How often to check graft-descheduler's Lease while waiting.")
+	flags.BoolVar(&o.InMaintenanceWindows, "in-maintenance-windows", false, "Move each shoot in its maintenance window instead of at once; graft-descheduler moves them, on either API. Needs --deadline.")
+	flags.DurationVar(&o.Deadline, "deadline", 0, "With --in-maintenance-windows, how long from now the drain waits for windows: the shoots no window reached move then.")
+	flags.BoolVar(&o.Plan, "plan", false, "Print, for each shoot on the seed, where it goes, when, how (eviction, classic or live migration) and why.")
 	flags.BoolVar(&o.Migrate, "migrate", false, "On a Gardener garden, migrate each shoot's control plane to the seed the scheduling algorithm chooses (through shoots/binding).")
 	flags.Float64Var(&o.MigrationRate, "migration-rate", o.MigrationRate, "With --migrate, shoots migrated per second at most; 0 means no limit.")
 	flags.IntVar(&o.MigrationBurst, "migration-burst", o.MigrationBurst, "With --migrate, shoots migrated at once before --migration-rate applies.")
@@ -187,15 +215,9 @@ func (o *Options) Complete(f factory.Factory, cmd *cobra.Command, args []string)
 	if o.Garden, err = f.Garden(); err != nil {
 		return err
 	}
-	o.migrates = o.Garden.Mover().Migrates()
+	o.migrates = o.Garden.Mover().Migrates() && !o.InMaintenanceWindows
 	if err := o.checkAPI(); err != nil {
 		return err
-	}
-	if !o.migrates {
-		// The drain waits on graft's own informers.
-		if o.Graft, err = f.GraftClient(); err != nil {
-			return err
-		}
 	}
 	o.Kube, err = f.KubeClient()
 	return err
@@ -217,6 +239,14 @@ func (o *Options) Validate() error {
 	}
 	if o.MaxInFlight < 0 {
 		return fmt.Errorf("--max-in-flight must not be negative")
+	}
+	switch {
+	case o.Deadline < 0:
+		return fmt.Errorf("--deadline must not be negative")
+	case o.Deadline > 0 && !o.InMaintenanceWindows:
+		return fmt.Errorf("--deadline bounds a drain in maintenance windows: add --in-maintenance-windows")
+	case o.InMaintenanceWindows && o.Deadline == 0:
+		return fmt.Errorf("--in-maintenance-windows needs --deadline (such as --deadline=72h): the shoots no window reached by then move at the deadline")
 	}
 	if err := livelandscape.ValidateRegionConfigNamespace(o.regionConfigNamespace()); err != nil {
 		return err
@@ -295,16 +325,42 @@ func (o *Options) Run(ctx context.Context) error {
 		}
 	}
 
-	var hadCordon, hadDrain bool
-	seed, _, err := seedcmd.UpdateTaints(ctx, garden.NewGraft(o.Graft), o.SeedName, o.DryRun, func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
-		hadCordon = seedcmd.HasTaint(seed.Spec.Taints, CordonTaint.Key, CordonTaint.Effect)
-		hadDrain = seedcmd.HasTaint(seed.Spec.Taints, DrainTaint.Key, DrainTaint.Effect)
-		return DrainedAt(seed.Spec.Taints, o.Clock.Now())
-	})
+	// The deadline is written before the taint, so that graft-descheduler
+	// never sees a drain in windows as a plain one.
+	suffix := o.DryRun.Suffix()
+	var deadline *time.Time
+	if o.InMaintenanceWindows {
+		d := o.Clock.Now().Add(o.Deadline).UTC().Truncate(time.Second)
+		deadline = &d
+	}
+	deadlined, changedDeadline, err := SetDrainDeadline(ctx, o.Garden, o.SeedName, deadline, o.DryRun)
 	if err != nil {
 		return err
 	}
-	suffix := o.DryRun.Suffix()
+	switch {
+	case deadline != nil && changedDeadline:
+		o.printf("seed/%s drained in maintenance windows until %s%s\n", o.SeedName, deadline.Format(time.RFC3339), suffix)
+	case deadline != nil:
+		o.printf("seed/%s already drained in maintenance windows until %s%s\n", o.SeedName, deadline.Format(time.RFC3339), suffix)
+	case changedDeadline:
+		o.printf("seed/%s no longer drained in maintenance windows: its shoots move now%s\n", o.SeedName, suffix)
+	}
+	var hadCordon, hadDrain bool
+	edit := func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
+		hadCordon = seedcmd.HasTaint(seed.Spec.Taints, CordonTaint.Key, CordonTaint.Effect)
+		hadDrain = seedcmd.HasTaint(seed.Spec.Taints, DrainTaint.Key, DrainTaint.Effect)
+		return DrainedAt(seed.Spec.Taints, o.Clock.Now())
+	}
+	update, err := seedcmd.UpdateSeedTaints(ctx, o.Garden, o.SeedName, o.DryRun, edit, edit)
+	if err != nil {
+		return err
+	}
+	seed := update.Seed
+	if o.DryRun != seedcmd.DryRunNone && deadlined != nil {
+		// A dry run wrote no deadline: the plan reads it from the seed.
+		seed = seed.DeepCopy()
+		seed.Annotations = deadlined.Annotations
+	}
 	if hadCordon {
 		o.printf("seed/%s already cordoned%s\n", o.SeedName, suffix)
 	} else {
@@ -316,7 +372,15 @@ func (o *Options) Run(ctx context.Context) error {
 		o.printf("seed/%s marked for eviction (%s)%s\n", o.SeedName, helper.FormatTaint(DrainTaint), suffix)
 	}
 	if o.DryRun != seedcmd.DryRunNone {
+		if o.Plan || o.InMaintenanceWindows {
+			return o.printPlan(ctx, seed)
+		}
 		return o.reportPlacements(ctx, seed)
+	}
+	if o.Plan {
+		if err := o.printPlan(ctx, seed); err != nil {
+			return err
+		}
 	}
 	if !o.Wait {
 		return nil
@@ -330,12 +394,14 @@ func (o *Options) Run(ctx context.Context) error {
 // its taints evict nothing.
 func (o *Options) checkAPI() error {
 	switch {
+	case o.InMaintenanceWindows && o.Migrate:
+		return fmt.Errorf("--in-maintenance-windows and --migrate cannot be combined: a drain in windows lasts days, and graft-descheduler makes its moves; drop --migrate")
 	case !o.migrates && o.Migrate:
 		return fmt.Errorf("--migrate works on a Gardener garden (%s) only: on graft's API (%s) drain marks the seed for eviction and graft-descheduler evicts its shoots, which graft-scheduler places elsewhere; run 'graftctl drain %s' without --migrate",
 			garden.Gardener, o.Garden.API(), o.SeedName)
 	case !o.migrates:
 		return nil
-	case !o.Migrate && o.DryRun == seedcmd.DryRunNone:
+	case !o.Migrate && o.DryRun == seedcmd.DryRunNone && !o.InMaintenanceWindows:
 		return fmt.Errorf("on a Gardener garden (%s) drain moves shoots by migrating their control planes, which needs --migrate: Gardener's seed taints evict nothing and Gardener refuses to clear spec.seedName; run 'graftctl drain %s --dry-run' to see where each shoot would go, then 'graftctl drain %s --migrate' ('graftctl cordon %s' only keeps new shoots off)",
 			garden.Gardener, o.SeedName, o.SeedName, o.SeedName)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
-	"github.com/graft-dev/graft/pkg/garden"
+	"github.com/graft-dev/graft/pkg/graftctl/drainplan"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/taintclock"
 )
@@ -46,14 +46,14 @@ func fateOf(shoot *corev1alpha1.Shoot, seed *corev1alpha1.Seed, taintedAt time.T
 }
 
 func (o *Options) shootsOnSeed(ctx context.Context) ([]*corev1alpha1.Shoot, error) {
-	list, err := o.Graft.CoreV1alpha1().Shoots(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	list, err := o.Garden.ListShoots(ctx, metav1.NamespaceAll, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
 	var out []*corev1alpha1.Shoot
-	for i := range list.Items {
-		if s := list.Items[i].Spec.SeedName; s != nil && *s == o.SeedName {
-			out = append(out, &list.Items[i])
+	for i := range list {
+		if s := list[i].Spec.SeedName; s != nil && *s == o.SeedName {
+			out = append(out, &list[i])
 		}
 	}
 	sortShoots(out)
@@ -69,7 +69,7 @@ func sortShoots(shoots []*corev1alpha1.Shoot) {
 // placed one after the other, in name order, each counting on its new seed
 // for the next decisions, as they would when the descheduler evicts them.
 func (o *Options) reportPlacements(ctx context.Context, drained *corev1alpha1.Seed) error {
-	l, shoots, err := o.afterCordon(ctx, garden.NewGraft(o.Graft), drained)
+	l, shoots, err := o.afterCordon(ctx, o.Garden, drained)
 	if err != nil {
 		return err
 	}
@@ -121,4 +121,19 @@ func drainTaintOf(seed *corev1alpha1.Seed) corev1alpha1.SeedTaint {
 		}
 	}
 	return corev1alpha1.SeedTaint{Key: corev1alpha1.SeedTaintUnschedulable, Effect: corev1alpha1.TaintEffectNoExecute}
+}
+
+// printPlan prints the drain's plan (drainplan): for each shoot on the
+// seed, where it goes, when, how and why.
+func (o *Options) printPlan(ctx context.Context, drained *corev1alpha1.Seed) error {
+	l, shoots, err := o.afterCordon(ctx, o.Garden, drained)
+	if err != nil {
+		return err
+	}
+	entries := drainplan.Plan(l, drained, shoots, o.Clock.Now())
+	if err := drainplan.Print(o.Out, entries); err != nil {
+		return err
+	}
+	o.printf("%s on seed/%s%s\n", drainplan.Summary(entries), o.SeedName, o.DryRun.Suffix())
+	return nil
 }

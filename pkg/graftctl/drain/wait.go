@@ -12,12 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/graft-dev/client-go/informers/externalversions"
+	graftlisters "github.com/graft-dev/client-go/listers/core/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/component/cachetrim"
-	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 )
 
@@ -140,9 +139,12 @@ func (o *Options) wait(ctx context.Context, seed *corev1alpha1.Seed, before []*c
 
 	// Draining a large seed follows every shoot of the garden: keep only
 	// what graft reads of them.
-	factory := externalversions.NewSharedInformerFactoryWithOptions(o.Graft, 0, externalversions.WithTransform(cachetrim.Transform))
-	shoots := factory.Core().V1alpha1().Shoots()
-	informer := shoots.Informer()
+	informers, err := o.Garden.Informers(cachetrim.Transform)
+	if err != nil {
+		return err
+	}
+	informer := informers.Shoots().Informer
+	shoots := graftlisters.NewShootLister(informer.GetIndexer())
 	dirty := make(chan struct{}, 1)
 	notify := func(any) {
 		select {
@@ -160,9 +162,9 @@ func (o *Options) wait(ctx context.Context, seed *corev1alpha1.Seed, before []*c
 	informerCtx, stopInformer := context.WithCancel(ctx)
 	defer func() {
 		stopInformer()
-		factory.Shutdown()
+		informers.Shutdown()
 	}()
-	factory.Start(informerCtx.Done())
+	informers.Start(informerCtx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
 		return o.giveUp(ctx, p)
 	}
@@ -173,7 +175,7 @@ func (o *Options) wait(ctx context.Context, seed *corev1alpha1.Seed, before []*c
 	leaseChecked := false
 	lastReported := -1
 	for {
-		all, err := shoots.Lister().List(labels.Everything())
+		all, err := shoots.List(labels.Everything())
 		if err != nil {
 			return err
 		}
@@ -189,7 +191,7 @@ func (o *Options) wait(ctx context.Context, seed *corev1alpha1.Seed, before []*c
 		sort.Strings(keys)
 		for _, key := range keys {
 			ns, name, _ := cache.SplitMetaNamespaceKey(key)
-			shoot, err := shoots.Lister().Shoots(ns).Get(name)
+			shoot, err := shoots.Shoots(ns).Get(name)
 			if apierrors.IsNotFound(err) {
 				shoot = nil
 			} else if err != nil {
@@ -297,7 +299,7 @@ func (o *Options) reasons(ctx context.Context, p *progress, keys []string) []str
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	out := make([]string, len(keys))
-	l, err := livelandscape.Load(ctx, garden.NewGraft(o.Graft), o.Kube, o.schedulingConfig(ctx), o.regionConfigNamespace())
+	l, err := livelandscape.Load(ctx, o.Garden, o.Kube, o.schedulingConfig(ctx), o.regionConfigNamespace())
 	now := o.Clock.Now()
 	for i, key := range keys {
 		e := p.entries[key]

@@ -112,32 +112,53 @@ type windowedDrain struct {
 	invalid  string
 }
 
-// drainDeadline reads the seed's drain deadline. An annotation that does not
-// parse still makes the drain wait for windows (its intent), without a
-// deadline, and the reason says so: a typo must not move every shoot at once.
+// drainDeadline reads the seed's drain deadline (DrainInWindows).
 func drainDeadline(seed *v1alpha1.Seed) windowedDrain {
+	deadline, on, invalid := DrainInWindows(seed)
+	return windowedDrain{on: on, deadline: deadline, invalid: invalid}
+}
+
+// DrainInWindows tells whether the seed is drained in maintenance windows
+// (annotated graft.dev/drain-deadline) and until when. An annotation that
+// does not parse still makes the drain wait for windows (its intent),
+// without a deadline, and invalid says so: a typo must not move every shoot
+// at once.
+func DrainInWindows(seed *v1alpha1.Seed) (deadline time.Time, windowed bool, invalid string) {
 	v, ok := seed.Annotations[v1alpha1.AnnotationDrainDeadline]
 	if !ok {
-		return windowedDrain{}
+		return time.Time{}, false, ""
 	}
 	t, err := time.Parse(time.RFC3339, v)
 	if err != nil {
-		return windowedDrain{on: true, invalid: fmt.Sprintf("annotation %s=%q is not an RFC 3339 time, so the drain has no deadline", v1alpha1.AnnotationDrainDeadline, algorithm.Clip(v))}
+		return time.Time{}, true, fmt.Sprintf("annotation %s=%q is not an RFC 3339 time, so the drain has no deadline", v1alpha1.AnnotationDrainDeadline, algorithm.Clip(v))
 	}
-	return windowedDrain{on: true, deadline: t}
+	return t, true, ""
 }
 
 // classify makes a move for the drain taint deferrable until the deadline;
 // any other taint's move stays urgent.
 func (d windowedDrain) classify(c framework.Candidate, taint v1alpha1.SeedTaint) framework.Candidate {
-	if !d.on || taint.Key != v1alpha1.SeedTaintUnschedulable {
+	if c.Urgency, c.Deadline = d.urgency(taint); c.Urgency == maintenance.Urgent {
 		return c
 	}
-	c.Urgency, c.Deadline = maintenance.Deferrable, d.deadline
 	if d.invalid != "" {
 		c.Reason += "; " + d.invalid
 	} else {
 		c.Reason += fmt.Sprintf(", drained in maintenance windows until %s", d.deadline.UTC().Format(time.RFC3339))
 	}
 	return c
+}
+
+func (d windowedDrain) urgency(taint v1alpha1.SeedTaint) (maintenance.Urgency, time.Time) {
+	if !d.on || taint.Key != v1alpha1.SeedTaintUnschedulable {
+		return maintenance.Urgent, time.Time{}
+	}
+	return maintenance.Deferrable, d.deadline
+}
+
+// MoveUrgency is the class of the move a NoExecute taint of the seed causes,
+// and its deadline: deferrable for the drain taint of a drain in
+// maintenance windows, urgent for any other.
+func MoveUrgency(seed *v1alpha1.Seed, taint v1alpha1.SeedTaint) (maintenance.Urgency, time.Time) {
+	return drainDeadline(seed).urgency(taint)
 }

@@ -1,0 +1,162 @@
+package drainplan
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
+
+	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/descheduler/plugins/noexecutetaints"
+	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
+	"github.com/graft-dev/graft/pkg/maintenance"
+	"github.com/graft-dev/graft/pkg/taintclock"
+)
+
+// How a shoot leaves the seed.
+const (
+	// Evict clears the shoot's seed (graft's API); graft-scheduler places it.
+	Evict = "evict"
+	// Classic is a control-plane migration with API-server downtime.
+	Classic = "classic"
+	// Live is a live control-plane migration (GEP-39).
+	Live = "live"
+	// Stay is a shoot that tolerates the drain and stays.
+	Stay = "stays"
+)
+
+// Entry is one shoot's part in the drain.
+type Entry struct {
+	Shoot *corev1alpha1.Shoot
+	// Destination is the seed the algorithm chooses now; "" when none fits
+	// (NoFit says why) or the shoot stays.
+	Destination string
+	NoFit       error
+	// When is when the shoot moves.
+	When maintenance.When
+	// How is Evict, Classic, Live or Stay.
+	How string
+	// Why says what decides When.
+	Why string
+}
+
+// Plan computes the drain of seed (as it is, or as the drain would make it)
+// on the landscape: each shoot on it, hibernated ones first and then by
+// name, as graft-descheduler takes them, placed one after the other, each
+// counting on its destination for the next. The landscape's snapshot is
+// changed: give it one read for the plan.
+func Plan(l *livelandscape.Landscape, seed *corev1alpha1.Seed, shoots []*corev1alpha1.Shoot, now time.Time) []Entry {
+	ordered := slices.Clone(shoots)
+	slices.SortStableFunc(ordered, func(a, b *corev1alpha1.Shoot) int {
+		if ha, hb := helper.ShootHibernated(a), helper.ShootHibernated(b); ha != hb {
+			if ha {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(algorithm.ShootKey(a), algorithm.ShootKey(b))
+	})
+	_, _, invalid := noexecutetaints.DrainInWindows(seed)
+	how := Evict
+	if l.Migration() {
+		how = Classic
+	}
+	out := make([]Entry, 0, len(ordered))
+	for _, shoot := range ordered {
+		e := Entry{Shoot: shoot, How: how}
+		placed, _ := helper.PlacedOn(shoot, seed.Name)
+		status := algorithm.CheckNoExecute(shoot, seed, func(t corev1alpha1.SeedTaint) time.Time {
+			return taintclock.Start(t, now, placed)
+		})
+		from, cause := now, corev1alpha1.SeedTaint{}
+		switch {
+		case len(status.Untolerated) > 0:
+			cause = status.Untolerated[0]
+		case status.LimitingTaint != nil:
+			from, cause = status.StayUntil, *status.LimitingTaint
+		default:
+			e.How, e.Why = Stay, "tolerates the seed's NoExecute taints"
+			out = append(out, e)
+			continue
+		}
+		urgency, deadline := noexecutetaints.MoveUrgency(seed, cause)
+		e.When = maintenance.Timing(from, urgency, windowOf(shoot), deadline)
+		e.When.Now = e.When.At.Equal(now) || e.When.At.Before(now)
+		e.Why = e.When.Why
+		if from.After(now) {
+			e.Why = fmt.Sprintf("its toleration runs out at %s; then %s", stamp(from), e.Why)
+		}
+		if invalid != "" {
+			e.Why += "; " + invalid
+		}
+		in, err := l.Inputs(shoot)
+		if err == nil {
+			e.Destination, err = algorithm.FitsElsewhere(shoot, l.Snapshot, in, seed.Name)
+		}
+		if err != nil {
+			e.NoFit = err
+			out = append(out, e)
+			continue
+		}
+		moved := shoot.DeepCopy()
+		moved.Spec.SeedName = &e.Destination
+		moved.Status.SeedName = &e.Destination
+		l.Snapshot.UpdateShoot(shoot, moved)
+		out = append(out, e)
+	}
+	return out
+}
+
+// windowOf is the shoot's window; one that does not parse is taken as none,
+// as graft-descheduler takes it.
+func windowOf(shoot *corev1alpha1.Shoot) maintenance.Window {
+	w, _ := maintenance.Of(shoot)
+	return w
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// Print writes the plan as a table: SHOOT, DESTINATION, WHEN, HOW and WHY.
+func Print(out io.Writer, entries []Entry) error {
+	w := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(w, "SHOOT\tDESTINATION\tWHEN\tHOW\tWHY")
+	for _, e := range entries {
+		dest, when, why := e.Destination, "now", e.Why
+		switch {
+		case e.How == Stay:
+			dest, when = "-", "-"
+		case e.NoFit != nil:
+			dest = "<none>"
+			why = "no other seed fits: " + algorithm.ShortReason(e.NoFit)
+		}
+		if !e.When.Now && e.How != Stay {
+			when = stamp(e.When.At)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", algorithm.ShootKey(e.Shoot), dest, when, e.How, why)
+	}
+	return w.Flush()
+}
+
+// Summary counts the plan: shoots moving now, later, stuck with no seed
+// that fits, and staying.
+func Summary(entries []Entry) string {
+	var now, later, noFit, stay int
+	for _, e := range entries {
+		switch {
+		case e.How == Stay:
+			stay++
+		case e.NoFit != nil:
+			noFit++
+		case e.When.Now:
+			now++
+		default:
+			later++
+		}
+	}
+	return fmt.Sprintf("%d shoot(s): %d move now, %d later, %d cannot move, %d stay", len(entries), now, later, noFit, stay)
+}
