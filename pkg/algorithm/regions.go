@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agnivade/levenshtein"
@@ -116,6 +117,11 @@ type RegionConfig struct {
 	Source    string
 	distances map[string]map[string]int
 	errs      map[string]error
+	// liveThreshold is the largest distance a live migration may cross
+	// (AnnotationInterRegionDistanceThreshold, 180 when unset); thresholdErr
+	// says why the annotation could not be read.
+	liveThreshold int
+	thresholdErr  error
 }
 
 // ParseRegionConfig reads a region ConfigMap's data as the reference scheduler
@@ -139,8 +145,20 @@ func ParseRegionConfigNamed(cm *corev1.ConfigMap, source string) (*RegionConfig,
 		return nil, nil
 	}
 	rc := &RegionConfig{
-		Source:    source,
-		distances: make(map[string]map[string]int, len(cm.Data)),
+		Source:        source,
+		distances:     make(map[string]map[string]int, len(cm.Data)),
+		liveThreshold: DefaultLiveMigrationDistance,
+	}
+	if v, ok := cm.Annotations[v1alpha1.AnnotationInterRegionDistanceThreshold]; ok {
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil:
+			rc.thresholdErr = fmt.Errorf("%s: annotation %s=%q is not an integer", source, v1alpha1.AnnotationInterRegionDistanceThreshold, Clip(v))
+		case n < 0:
+			rc.thresholdErr = fmt.Errorf("%s: annotation %s=%d is negative", source, v1alpha1.AnnotationInterRegionDistanceThreshold, n)
+		default:
+			rc.liveThreshold = n
+		}
 	}
 	var errs []error
 	keys := make([]string, 0, len(cm.Data))

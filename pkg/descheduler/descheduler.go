@@ -71,7 +71,7 @@ type Descheduler struct {
 	// those whose move waits for a window or deadline.
 	toMove   *remaining
 	deferred *remaining
-	queue  workqueue.TypedRateLimitingInterface[string]
+	queue    workqueue.TypedRateLimitingInterface[string]
 
 	informers     garden.Informers
 	regionConfigs *garden.RegionConfigs
@@ -133,7 +133,7 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	d.metrics.zeroSeries(d.pluginNames())
 	d.ev = &evictor{
 		cfg: cfg, garden: d.garden, mover: d.garden.Mover(), metrics: metrics, clock: clk, limiter: newLimiter(cfg), state: d.state, queue: d.queue,
-		perSeed: map[string]int{}, waiting: sets.New[string](), skipped: map[string]string{},
+		perSeed: map[string]int{}, waiting: sets.New[string](), skipped: map[string]string{}, liveRefused: map[string]struct{}{},
 		records: newRecordKey(),
 	}
 	if err := d.algo.Validate(); err != nil {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -58,12 +60,19 @@ type evictor struct {
 	// skipped remembers the reason of the last EvictionSkipped per shoot so
 	// that an unchanged reason is not written again on every pass.
 	skipped map[string]string
+	// liveRefused are the shoots whose live migration Gardener's admission
+	// refused: they move classically.
+	liveRefused map[string]struct{}
+	// liveOff is set once gardener-apiserver refused a live migration for
+	// its feature gate.
+	liveOff atomic.Bool
 }
 
 // forget drops what the evictor remembers of a deleted shoot.
 func (ev *evictor) forget(key string) {
 	ev.mu.Lock()
 	delete(ev.skipped, key)
+	delete(ev.liveRefused, key)
 	ev.mu.Unlock()
 }
 
@@ -83,6 +92,8 @@ type eviction struct {
 	// write: a wait for the token bucket must not carry a deferrable move
 	// past the end of its window.
 	timing moveTiming
+	// live asks for a live control-plane migration (Gardener, GEP-39).
+	live bool
 }
 
 // retryAfterError is when a seed is looked at again after a failed write.
@@ -240,6 +251,14 @@ func (ev *evictor) evict(ctx context.Context, e eviction) bool {
 	wctx, cancelWrites := context.WithTimeout(context.WithoutCancel(ctx), evictionWriteTimeout)
 	defer cancelWrites()
 	record := helper.RecordEviction(ev.records.verified(shoot), ev.records.sign(shoot.UID, helper.Eviction{Seed: e.seed.Name, Cause: e.cause, At: ev.clock.Now()}), ev.repeatWindow())
+	if e.live && !ev.liveAdmitted(wctx, e, reason, record) {
+		ev.returnBudget(e.seed.Name)
+		ev.state.addInflight(ev.flight(e), -1)
+		if ctx.Err() == nil {
+			ev.queue.AddAfter(e.seed.Name, retryAfterError)
+		}
+		return false
+	}
 	updated, err := ev.write(wctx, e, reason, record)
 	refusal := ev.refused(err, e)
 	switch {
@@ -278,7 +297,10 @@ func (ev *evictor) evict(ctx context.Context, e eviction) bool {
 	ev.mu.Lock()
 	delete(ev.skipped, algorithm.ShootKey(shoot))
 	ev.mu.Unlock()
-	log.Info("Moved shoot off its seed", "reason", e.reason, "target", e.target, "migration", ev.state.migrations)
+	if e.live {
+		ev.metrics.LiveMigrations.Inc()
+	}
+	log.Info("Moved shoot off its seed", "reason", e.reason, "target", e.target, "migration", ev.state.migrations, "live", e.live)
 	ev.recorder.Event(ev.garden.API().ShootRef(updated), corev1.EventTypeNormal, EventDescheduled, ev.mover.Moved(e.seed.Name, e.target, reason))
 	return true
 }
@@ -288,7 +310,7 @@ func (ev *evictor) evict(ctx context.Context, e eviction) bool {
 // where from, why and the shoot's recent evictions in its annotations, in the
 // same write, preconditioned on the version read.
 func (ev *evictor) write(ctx context.Context, e eviction, reason, record string) (*v1alpha1.Shoot, error) {
-	return ev.mover.Move(ctx, e.shoot, e.seed.Name, e.target, evictionAnnotations(e.seed.Name, reason, record), Name, false)
+	return ev.mover.Move(ctx, e.shoot, e.seed.Name, e.target, evictionAnnotations(e.seed.Name, reason, record, e.live, ev.state.migrations), Name, false)
 }
 
 // refused is the API's refusal of the move, nil for any other answer.
@@ -307,13 +329,19 @@ func (ev *evictor) flight(e eviction) flight {
 }
 
 // evictionAnnotations record an eviction on the shoot: the seed it leaves,
-// why, and its recent evictions (graft.dev/evictions, for the repeat guard).
-func evictionAnnotations(seed, reason, evictions string) map[string]string {
-	return map[string]string{
+// why, and its recent evictions (graft.dev/evictions, for the repeat guard);
+// on a migration, whether it is live (migration.gardener.cloud/live-migrate,
+// written either way: a value the tenant left must not decide it).
+func evictionAnnotations(seed, reason, evictions string, live, migration bool) map[string]string {
+	out := map[string]string{
 		v1alpha1.AnnotationDescheduledFrom:   seed,
 		v1alpha1.AnnotationDescheduledReason: reason,
 		v1alpha1.AnnotationEvictions:         evictions,
 	}
+	if migration {
+		out[v1alpha1.AnnotationLiveMigrate] = strconv.FormatBool(live)
+	}
+	return out
 }
 
 // evictedBefore reports whether the shoot's graft.dev/evictions records an

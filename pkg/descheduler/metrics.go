@@ -64,6 +64,11 @@ type Metrics struct {
 	// Deferred is, by plugin, the shoots whose move waits for their
 	// maintenance window or deadline.
 	Deferred *metrics.GaugeVec
+	// LiveMigrations counts the live control-plane migrations written.
+	LiveMigrations *metrics.Counter
+	// LiveMigrationUnavailable is 1 once gardener-apiserver refused a live
+	// migration for its feature gate.
+	LiveMigrationUnavailable *metrics.Gauge
 }
 
 // newMetrics creates the metrics and lists them for metricsFor to register.
@@ -83,8 +88,12 @@ func newMetrics() (*Metrics, []metrics.Registerable) {
 			"Shoots a plugin picks to leave their seed that the last pass over the seed did not evict (held by a safety rule or a limit), by plugin; deferred moves are not counted.", "plugin"),
 		Deferred: component.NewGaugeVec("graft_descheduler_shoots_deferred",
 			"Shoots a plugin picks to leave their seed whose move waits for their maintenance window or deadline, by plugin.", "plugin"),
+		LiveMigrations: component.NewCounter("graft_descheduler_live_migrations_total",
+			"Live control-plane migrations (GEP-39) written, each admitted first by a dry run of its binding (core.gardener.cloud, liveMigration Prefer)."),
+		LiveMigrationUnavailable: component.NewGauge("graft_descheduler_live_migration_unavailable",
+			"1 once gardener-apiserver refused a live control-plane migration because its feature gate LiveControlPlaneMigration is off: control planes then move classically."),
 	}
-	return m, []metrics.Registerable{m.Evictions, m.PassDuration, m.PendingEvicted, m.MigrationsInFlight, m.MigrationsStuck, m.ToMove, m.Deferred}
+	return m, []metrics.Registerable{m.Evictions, m.PassDuration, m.PendingEvicted, m.MigrationsInFlight, m.MigrationsStuck, m.ToMove, m.Deferred, m.LiveMigrations, m.LiveMigrationUnavailable}
 }
 
 // zeroSeries creates every series of the evictions at 0 for the enabled

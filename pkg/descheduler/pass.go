@@ -226,7 +226,11 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 	}
 	log := r.log.WithValues("shoot", klog.KObj(c.Shoot), "seed", seed.Name, "plugin", plugin)
 	timing := d.ev.timing(c)
-	if when := timing.at(d.clock.Now()); !when.Now {
+	when := timing.at(d.clock.Now())
+	// A move that can wait may still go now if it can go live (no
+	// downtime); the rest waits.
+	mayGoLive := d.ev.liveWanted(c.Shoot)
+	if !when.Now && !mayGoLive {
 		d.ev.deferred(c.Shoot, seed.Name, plugin, c.Reason, cause, when, !r.once)
 		r.deferred++
 		return true
@@ -245,11 +249,20 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 	if migrating {
 		in.Evacuating = r.evacuating
 	}
-	target, err := r.fitsElsewhere(c.Shoot, in, seed.Name)
+	target, live, err := r.destination(c.Shoot, seed, in, mayGoLive)
 	// A migration needs a destination: requireFit holds on Gardener whatever
 	// the configuration or the plugin say.
 	if err != nil && (migrating || *d.cfg.RequireFit && !c.Force) {
 		d.ev.noFit(c.Shoot, seed.Name, plugin, c.Reason, cause, err)
+		return true
+	}
+	if live {
+		timing.live = true
+	} else if !when.Now {
+		// No seed takes the control plane live: it waits for its window.
+		d.ev.returnBudget(seed.Name)
+		d.ev.deferred(c.Shoot, seed.Name, plugin, c.Reason, cause, when, !r.once)
+		r.deferred++
 		return true
 	}
 	if migrating {
@@ -274,7 +287,7 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 	if c.Shoot.Status.SeedName != nil && *c.Shoot.Status.SeedName == seed.Name {
 		r.leaving[seed.Name]++
 	}
-	e := eviction{shoot: c.Shoot, seed: seed, plugin: plugin, reason: c.Reason, cause: cause, target: target, recheck: recheck, timing: timing}
+	e := eviction{shoot: c.Shoot, seed: seed, plugin: plugin, reason: c.Reason, cause: cause, target: target, recheck: recheck, timing: timing, live: live}
 	if r.writers == nil {
 		r.dryPending++
 		r.dryTo[target]++
@@ -284,6 +297,27 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 	}
 	r.writers.submit(e)
 	return true
+}
+
+// destination chooses where the shoot goes: with live, first among the
+// seeds that take its control plane live (algorithm.LiveMigrationBlocker),
+// then, when none fits, among all.
+func (r *passRun) destination(shoot *v1alpha1.Shoot, from *v1alpha1.Seed, in algorithm.Inputs, live bool) (string, bool, error) {
+	if live {
+		liveIn, regions := in, in.Regions()
+		liveIn.Evacuating = func(name string) bool {
+			if in.Evacuating != nil && in.Evacuating(name) {
+				return true
+			}
+			to, ok := r.real.Seed(name)
+			return !ok || algorithm.LiveMigrationBlocker(shoot, from, to, regions) != ""
+		}
+		if target, err := r.fitsElsewhere(shoot, liveIn, from.Name); err == nil {
+			return target, true, nil
+		}
+	}
+	target, err := r.fitsElsewhere(shoot, in, from.Name)
+	return target, false, err
 }
 
 // evacuating tells, on Gardener, whether control planes are migrating off a

@@ -536,7 +536,9 @@ func (st *state) stuckMoves(now time.Time, from func(*v1alpha1.Shoot) string) (t
 			check(key)
 		}
 	}
-	slices.SortFunc(fresh, func(a, b stuckMove) int { return strings.Compare(algorithm.ShootKey(a.shoot), algorithm.ShootKey(b.shoot)) })
+	slices.SortFunc(fresh, func(a, b stuckMove) int {
+		return strings.Compare(algorithm.ShootKey(a.shoot), algorithm.ShootKey(b.shoot))
+	})
 	return total, fresh
 }
 

@@ -19,10 +19,16 @@ type moveTiming struct {
 	urgency  maintenance.Urgency
 	window   maintenance.Window
 	deadline time.Time
+	// live is set for a live migration, which has no downtime and needs no
+	// window.
+	live bool
 }
 
 // at is the timing's answer at now.
 func (t moveTiming) at(now time.Time) maintenance.When {
+	if t.live {
+		return maintenance.When{Now: true, At: now, Why: "a live migration disrupts nobody"}
+	}
 	return maintenance.Timing(now, t.urgency, t.window, t.deadline)
 }
 

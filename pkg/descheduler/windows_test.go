@@ -36,7 +36,7 @@ func TestDeferrableMovesWaitForTheirWindow(t *testing.T) {
 		coretest.MakeSeed("c").Allocatable(-1).Taint("broken", nil, v1alpha1.TaintEffectNoExecute).Obj(),
 		coretest.MakeShoot("garden-dev", "evening").Created(t0).Seed("a").MaintenanceWindow("180000+0000", "190000+0000").Obj(),
 		coretest.MakeShoot("garden-dev", "local-evening").Created(t0).Seed("a").MaintenanceWindow("200000+0100", "210000+0100").Obj(), // 19:00-20:00 UTC
-		coretest.MakeShoot("garden-dev", "morning").Created(t0).Seed("a").MaintenanceWindow("100000+0000", "110000+0000").Obj(),   // after the deadline
+		coretest.MakeShoot("garden-dev", "morning").Created(t0).Seed("a").MaintenanceWindow("100000+0000", "110000+0000").Obj(),       // after the deadline
 		coretest.MakeShoot("garden-dev", "no-window").Created(t0).Seed("a").Obj(),
 		coretest.MakeShoot("garden-dev", "urgent").Created(t0).Seed("c").MaintenanceWindow("180000+0000", "190000+0000").Obj(),
 	}

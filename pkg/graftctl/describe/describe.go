@@ -23,6 +23,7 @@ import (
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/garden"
+	"github.com/graft-dev/graft/pkg/graftctl/drainplan"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
@@ -56,6 +57,8 @@ type Options struct {
 	// RegionConfigNamespace is where region ConfigMaps are read from, the
 	// scheduler's regionConfigNamespace.
 	RegionConfigNamespace string
+	// Live is graft-descheduler's liveMigration, for a drained seed's plan.
+	Live drainplan.LiveFlag
 
 	Namespace string
 	Garden    garden.Client
@@ -93,6 +96,7 @@ waiting for a seed why this seed does not take it now.`,
 	cmd.Flags().BoolVar(&o.ShowEvents, "show-events", o.ShowEvents, "If true, display events related to the described shoot.")
 	cmd.Flags().IntVar(&o.EventsLimit, "events-limit", o.EventsLimit, "How many of the most recent Events to show.")
 	o.Scheduling.AddFlags(cmd.Flags())
+	o.Live.AddFlag(cmd.Flags())
 	livelandscape.AddRegionConfigNamespaceFlag(cmd.Flags(), &o.RegionConfigNamespace)
 	return cmd
 }
@@ -129,6 +133,9 @@ func (o *Options) Validate() error {
 	}
 	if o.EventsLimit < 0 {
 		return fmt.Errorf("--events-limit must not be negative")
+	}
+	if _, err := o.Live.Live(); err != nil {
+		return err
 	}
 	if o.RegionConfigNamespace != "" {
 		if err := livelandscape.ValidateRegionConfigNamespace(o.RegionConfigNamespace); err != nil {

@@ -79,7 +79,8 @@ func (o *Options) describeDrain(l *livelandscape.Landscape, seed *corev1alpha1.S
 	}
 	plan := l.WithSeed(seed)
 	algorithm.ReserveForWaiting(plan.Snapshot, plan.Shoots, plan.Inputs)
-	entries := drainplan.Plan(plan, seed, plan.ShootsOn(seed.Name), o.Now())
+	live, _ := o.Live.Live()
+	entries := drainplan.Plan(plan, seed, plan.ShootsOn(seed.Name), o.Now(), live)
 	fmt.Fprintf(o.Out, "Drain Plan:  %s\n", drainplan.Summary(entries))
 	if len(entries) == 0 {
 		return nil

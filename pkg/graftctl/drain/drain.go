@@ -16,6 +16,7 @@ import (
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/garden"
+	"github.com/graft-dev/graft/pkg/graftctl/drainplan"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
@@ -128,8 +129,9 @@ type Options struct {
 	// maintenance window, or for Deadline from now.
 	InMaintenanceWindows bool
 	Deadline             time.Duration
-	// Plan prints the drain's plan.
+	// Plan prints the drain's plan; Live is graft-descheduler's liveMigration.
 	Plan bool
+	Live drainplan.LiveFlag
 	// MigrationRate and MigrationBurst limit --migrate's bindings: a token
 	// bucket of MigrationRate per second (0: no limit) and MigrationBurst.
 	MigrationRate  float64
@@ -196,6 +198,7 @@ func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	flags.Float64Var(&o.MigrationRate, "migration-rate", o.MigrationRate, "With --migrate, shoots migrated per second at most; 0 means no limit.")
 	flags.IntVar(&o.MigrationBurst, "migration-burst", o.MigrationBurst, "With --migrate, shoots migrated at once before --migration-rate applies.")
 	flags.IntVar(&o.MaxInFlight, "max-in-flight", 0, "With --migrate, start a migration only while fewer control-plane migrations than this are in flight in the garden (status.seedName differs from spec.seedName), whoever started them; 0 means no limit.")
+	o.Live.AddFlag(flags)
 	o.Scheduling.AddFlags(flags)
 	livelandscape.AddRegionConfigNamespaceFlag(flags, &o.RegionConfigNamespace)
 	seedcmd.AddDryRunFlag(cmd)
@@ -239,6 +242,9 @@ func (o *Options) Validate() error {
 	}
 	if o.MaxInFlight < 0 {
 		return fmt.Errorf("--max-in-flight must not be negative")
+	}
+	if _, err := o.Live.Live(); err != nil {
+		return err
 	}
 	switch {
 	case o.Deadline < 0:

@@ -130,7 +130,8 @@ func (o *Options) printPlan(ctx context.Context, drained *corev1alpha1.Seed) err
 	if err != nil {
 		return err
 	}
-	entries := drainplan.Plan(l, drained, shoots, o.Clock.Now())
+	live, _ := o.Live.Live()
+	entries := drainplan.Plan(l, drained, shoots, o.Clock.Now(), live)
 	if err := drainplan.Print(o.Out, entries); err != nil {
 		return err
 	}

@@ -8,8 +8,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
+	"github.com/spf13/pflag"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/descheduler/plugins/noexecutetaints"
@@ -50,7 +52,11 @@ type Entry struct {
 // name, as graft-descheduler takes them, placed one after the other, each
 // counting on its destination for the next. The landscape's snapshot is
 // changed: give it one read for the plan.
-func Plan(l *livelandscape.Landscape, seed *corev1alpha1.Seed, shoots []*corev1alpha1.Shoot, now time.Time) []Entry {
+//
+// With live (graft-descheduler's liveMigration Prefer, on Gardener) a shoot
+// that meets GEP-39's prerequisites goes first to a seed that takes its
+// control plane live, and then at once: a live migration needs no window.
+func Plan(l *livelandscape.Landscape, seed *corev1alpha1.Seed, shoots []*corev1alpha1.Shoot, now time.Time, live bool) []Entry {
 	ordered := slices.Clone(shoots)
 	slices.SortStableFunc(ordered, func(a, b *corev1alpha1.Shoot) int {
 		if ha, hb := helper.ShootHibernated(a), helper.ShootHibernated(b); ha != hb {
@@ -95,7 +101,15 @@ func Plan(l *livelandscape.Landscape, seed *corev1alpha1.Seed, shoots []*corev1a
 			e.Why += "; " + invalid
 		}
 		in, err := l.Inputs(shoot)
-		if err == nil {
+		if err == nil && live && l.Migration() && algorithm.ShootLiveMigrationBlocker(shoot) == "" {
+			if dest, ok := liveDestination(l, shoot, seed, in); ok {
+				e.Destination, e.How = dest, Live
+				e.When = maintenance.When{Now: true, At: from, Why: "a live migration disrupts nobody"}
+				e.When.Now = !from.After(now)
+				e.Why = e.When.Why
+			}
+		}
+		if err == nil && e.How != Live {
 			e.Destination, err = algorithm.FitsElsewhere(shoot, l.Snapshot, in, seed.Name)
 		}
 		if err != nil {
@@ -110,6 +124,18 @@ func Plan(l *livelandscape.Landscape, seed *corev1alpha1.Seed, shoots []*corev1a
 		out = append(out, e)
 	}
 	return out
+}
+
+// liveDestination is where the algorithm sends the shoot among the seeds
+// that take its control plane live, as graft-descheduler chooses it.
+func liveDestination(l *livelandscape.Landscape, shoot *corev1alpha1.Shoot, from *corev1alpha1.Seed, in algorithm.Inputs) (string, bool) {
+	regions := in.Regions()
+	in.Evacuating = func(name string) bool {
+		to, ok := l.Snapshot.Seed(name)
+		return !ok || algorithm.LiveMigrationBlocker(shoot, from, to, regions) != ""
+	}
+	dest, err := algorithm.FitsElsewhere(shoot, l.Snapshot, in, from.Name)
+	return dest, err == nil
 }
 
 // windowOf is the shoot's window; one that does not parse is taken as none,
@@ -159,4 +185,28 @@ func Summary(entries []Entry) string {
 		}
 	}
 	return fmt.Sprintf("%d shoot(s): %d move now, %d later, %d cannot move, %d stay", len(entries), now, later, noFit, stay)
+}
+
+// LiveFlag is the --live-migration flag of the commands that print a plan:
+// graft-descheduler's liveMigration, which graftctl cannot read.
+type LiveFlag struct{ Mode string }
+
+// AddFlag adds --live-migration.
+func (f *LiveFlag) AddFlag(flags *pflag.FlagSet) {
+	if f.Mode == "" {
+		f.Mode = string(configv1alpha1.LiveMigrationNever)
+	}
+	flags.StringVar(&f.Mode, "live-migration", f.Mode, "graft-descheduler's liveMigration (Never or Prefer), for the plan: with Prefer a shoot that meets GEP-39's prerequisites moves live, at once, where a seed takes it live.")
+}
+
+// Live reports whether the plan prefers live migrations, or why the flag is
+// invalid.
+func (f *LiveFlag) Live() (bool, error) {
+	switch configv1alpha1.LiveMigrationMode(f.Mode) {
+	case "", configv1alpha1.LiveMigrationNever:
+		return false, nil
+	case configv1alpha1.LiveMigrationPrefer:
+		return true, nil
+	}
+	return false, fmt.Errorf("--live-migration must be %s or %s, not %q", configv1alpha1.LiveMigrationNever, configv1alpha1.LiveMigrationPrefer, f.Mode)
 }
