@@ -55,6 +55,6 @@ func (ev *evictor) deferred(shoot *v1alpha1.Shoot, seed, plugin, reason, cause s
 		ev.queue.AddAfter(seed, when.At.Sub(ev.clock.Now())+requeueSlack)
 	}
 	ev.note(shoot, plugin, ResultDeferred, seed+"|"+cause+"|"+when.At.UTC().String(), EventEvictionDeferred, corev1.EventTypeNormal,
-		fmt.Sprintf("%s wants the shoot off seed %s (%s), a move that can wait: due at %s, as it %s",
+		fmt.Sprintf("%s wants the shoot off seed %s (%s), a move that can wait, due at %s: %s",
 			plugin, seed, reason, when.At.UTC().Format(time.RFC3339), when.Why))
 }

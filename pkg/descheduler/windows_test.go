@@ -58,7 +58,7 @@ func TestDeferrableMovesWaitForTheirWindow(t *testing.T) {
 		t.Fatalf("at 12:00 moved %q, want the shoot without a window and the urgent move", got)
 	}
 	events := h.events()
-	want := `Normal EvictionDeferred NoExecuteTaints wants the shoot off seed a (seed a has NoExecute taint seed.gardener.cloud/unschedulable:NoExecute that the shoot does not tolerate, drained in maintenance windows until 2026-01-02T08:00:00Z), a move that can wait: due at 2026-01-01T18:00:00Z, as it waits for its maintenance window (18:00:00-19:00:00 UTC)`
+	want := `Normal EvictionDeferred NoExecuteTaints wants the shoot off seed a (seed a has NoExecute taint seed.gardener.cloud/unschedulable:NoExecute that the shoot does not tolerate, drained in maintenance windows until 2026-01-02T08:00:00Z), a move that can wait, due at 2026-01-01T18:00:00Z: waits for its maintenance window (18:00:00-19:00:00 UTC)`
 	if !contains(events, want) {
 		t.Errorf("Events %q\nwant %q", events, want)
 	}
