@@ -77,6 +77,9 @@ type GardenerOptions struct {
 	// DisableAdmissionPlugins are gardener-apiserver admission plugins to
 	// turn off; nil means DefaultDisabledGardenerAdmissionPlugins.
 	DisableAdmissionPlugins []string
+	// FeatureGates are gardener-apiserver's --feature-gates, such as
+	// LiveControlPlaneMigration=true; none by default.
+	FeatureGates []string
 }
 
 // Gardener is Gardener's API server, gardener-apiserver, run as a process
@@ -250,6 +253,9 @@ func (g *Gardener) Start(ctx context.Context, cp *ControlPlane) (retErr error) {
 	if len(disabled) > 0 {
 		args = append(args, "--disable-admission-plugins="+strings.Join(disabled, ","))
 	}
+	if len(g.opts.FeatureGates) > 0 {
+		args = append(args, "--feature-gates="+strings.Join(g.opts.FeatureGates, ","))
+	}
 	fmt.Fprintf(g.log, "starting gardener-apiserver %s on %s\n", GardenerVersion, g.URL)
 	g.proc, err = startProcess(g.Dir, gardenerName, g.opts.Detach, g.binary, args...)
 	if err != nil {
@@ -285,6 +291,20 @@ func (g *Gardener) Stop() error {
 		err = errors.Join(err, os.RemoveAll(g.Dir))
 	}
 	return err
+}
+
+// RestartWithFeatureGates stops gardener-apiserver and starts it again on
+// the same state, address and certificates with the given feature gates
+// (none: Gardener's defaults), for the tests of a gated behaviour; clients
+// see the API go away for the restart.
+func (g *Gardener) RestartWithFeatureGates(ctx context.Context, cp *ControlPlane, gates ...string) error {
+	if err := stopCmd(g.proc); err != nil {
+		return fmt.Errorf("stopping gardener-apiserver: %w", err)
+	}
+	g.proc = nil
+	_ = os.Remove(filepath.Join(g.Dir, pidFileGardener))
+	g.opts.FeatureGates = gates
+	return g.Start(ctx, cp)
 }
 
 // StopGardenerDir stops a detached gardener-apiserver whose state is in dir
