@@ -30,6 +30,9 @@ const (
 	// maxMigrationsInFlight or maxMigrationsInFlightPerSeed (on
 	// core.gardener.cloud) until a migration in flight finishes.
 	ResultWaitingForMigrations = "waiting_for_migrations"
+	// ResultSkippedFailed is a deferrable move not started because the
+	// shoot's last operation failed.
+	ResultSkippedFailed = "skipped_failed"
 	// ResultDeferred is a deferrable move left for the shoot's maintenance
 	// window or its deadline.
 	ResultDeferred = "deferred"
@@ -75,7 +78,7 @@ type Metrics struct {
 func newMetrics() (*Metrics, []metrics.Registerable) {
 	m := &Metrics{
 		Evictions: component.NewCounterVec("graft_descheduler_evictions_total",
-			"Eviction attempts of graft-descheduler by plugin and result (evicted, dry_run, skipped_no_fit, skipped_limited_stay, held_repeat, refused, waiting_for_migrations, deferred, waiting_for_project, conflict, error). On core.gardener.cloud an eviction is a control-plane migration.", "plugin", "result"),
+			"Eviction attempts of graft-descheduler by plugin and result (evicted, dry_run, skipped_no_fit, skipped_limited_stay, held_repeat, refused, waiting_for_migrations, deferred, waiting_for_project, skipped_failed, conflict, error). On core.gardener.cloud an eviction is a control-plane migration.", "plugin", "result"),
 		PassDuration: component.NewHistogram("graft_descheduler_pass_duration_seconds",
 			"Duration of one descheduler pass over seeds, writes included.", metrics.ExponentialBuckets(0.001, 4, 10)),
 		PendingEvicted: component.NewGauge("graft_descheduler_pending_evicted",
@@ -100,7 +103,7 @@ func newMetrics() (*Metrics, []metrics.Registerable) {
 // plugins (component.ZeroSeries), and their shoots to move.
 func (m *Metrics) zeroSeries(plugins []string) {
 	component.ZeroSeries(m.Evictions, plugins, []string{ResultEvicted, ResultDryRun, ResultSkippedNoFit, ResultSkippedLimitedStay,
-		ResultHeldRepeat, ResultRefused, ResultWaitingForMigrations, ResultDeferred, ResultWaitingForProject, ResultConflict, ResultError})
+		ResultHeldRepeat, ResultRefused, ResultWaitingForMigrations, ResultDeferred, ResultWaitingForProject, ResultSkippedFailed, ResultConflict, ResultError})
 	for _, p := range plugins {
 		m.ToMove.WithLabelValues(p).Set(0)
 		m.Deferred.WithLabelValues(p).Set(0)

@@ -2,6 +2,7 @@ package descheduler
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -195,20 +196,37 @@ func (r *passRun) seed(name string, urgency maintenance.Urgency) (deferrable boo
 }
 
 // ofUrgency returns the candidates of one urgency in the plugin's order,
-// hibernated shoots first.
+// cheapest first: hibernated shoots (no control plane runs), then running
+// ones, then those whose last operation failed (their move is the likeliest
+// to fail too).
 func ofUrgency(all []framework.Candidate, u maintenance.Urgency) []framework.Candidate {
 	out := make([]framework.Candidate, 0, len(all))
-	for _, c := range all {
-		if c.Urgency == u && helper.ShootHibernated(c.Shoot) {
-			out = append(out, c)
-		}
-	}
-	for _, c := range all {
-		if c.Urgency == u && !helper.ShootHibernated(c.Shoot) {
-			out = append(out, c)
+	for rank := range 3 {
+		for _, c := range all {
+			if c.Urgency == u && moveRank(c.Shoot) == rank {
+				out = append(out, c)
+			}
 		}
 	}
 	return out
+}
+
+func moveRank(s *v1alpha1.Shoot) int {
+	switch {
+	case helper.ShootHibernated(s):
+		return 0
+	case lastOperationFailed(s):
+		return 2
+	}
+	return 1
+}
+
+// lastOperationFailed tells whether the shoot's last operation failed:
+// Gardener then reconciles it no more until it is retried
+// (gardener.cloud/operation=retry) or its spec changes.
+func lastOperationFailed(s *v1alpha1.Shoot) bool {
+	op := s.Status.LastOperation
+	return op != nil && op.State == v1alpha1.LastOperationStateFailed
 }
 
 // consider applies the safety rules to one candidate and evicts it. It
@@ -225,6 +243,13 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 		return true
 	}
 	log := r.log.WithValues("shoot", klog.KObj(c.Shoot), "seed", seed.Name, "plugin", plugin)
+	if c.Urgency == maintenance.Deferrable && lastOperationFailed(c.Shoot) {
+		// A move that can wait does not start on a broken shoot: it would
+		// likely fail as well and leave the tenant with no control plane.
+		d.ev.skip(c.Shoot, plugin, ResultSkippedFailed, seed.Name+"|"+cause, fmt.Sprintf("%s wants the shoot off seed %s (%s), a move that can wait, but the shoot's last operation failed (%s): it moves once the shoot is healthy again",
+			plugin, seed.Name, c.Reason, algorithm.Clip(c.Shoot.Status.LastOperation.Description)))
+		return true
+	}
 	timing := d.ev.timing(c)
 	when := timing.at(d.clock.Now())
 	// A move that can wait may still go now if it can go live (no

@@ -217,3 +217,37 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestFailedShootsMoveLast: an urgent move of a shoot whose last operation
+// failed goes after the others; a deferrable one does not start, and says
+// why.
+func TestFailedShootsMoveLast(t *testing.T) {
+	failed := func(s *coretest.ShootWrapper) *coretest.ShootWrapper {
+		return s.With(func(s *v1alpha1.Shoot) {
+			s.Status.LastOperation = &v1alpha1.LastOperation{Type: "Reconcile", State: v1alpha1.LastOperationStateFailed, Description: "credentials invalid"}
+		})
+	}
+	h := start(t, func(c *configv1alpha1.DeschedulerConfiguration) { c.MaxEvictionsTotal = ptr.To[int32](1) },
+		windowedDrainSeed(t0.Add(time.Hour)), coretest.MakeSeed("b").Allocatable(-1).Obj(),
+		coretest.MakeSeed("c").Allocatable(-1).Taint("broken", nil, v1alpha1.TaintEffectNoExecute).Obj(),
+		failed(coretest.MakeShoot("garden-dev", "a-broken")).Created(t0).Seed("c").Obj(),
+		coretest.MakeShoot("garden-dev", "b-healthy").Created(t0).Seed("c").Obj(),
+		failed(coretest.MakeShoot("garden-dev", "deferrable-broken")).Created(t0).Seed("a").Obj(),
+	)
+	h.pass(t)
+	if !evicted(h.shoot(t, "b-healthy")) || evicted(h.shoot(t, "a-broken")) {
+		t.Errorf("with a budget of one, the healthy shoot must go before the broken one")
+	}
+	h.d.ev.newWindow()
+	h.pass(t)
+	if !evicted(h.shoot(t, "a-broken")) {
+		t.Errorf("the broken shoot's urgent move must still happen")
+	}
+	if evicted(h.shoot(t, "deferrable-broken")) {
+		t.Errorf("the broken shoot's deferrable move started")
+	}
+	want := "Warning EvictionSkipped NoExecuteTaints wants the shoot off seed a (seed a has NoExecute taint seed.gardener.cloud/unschedulable:NoExecute that the shoot does not tolerate, drained in maintenance windows until 2026-01-01T13:00:00Z), a move that can wait, but the shoot's last operation failed (credentials invalid): it moves once the shoot is healthy again"
+	if events := h.events(); !contains(events, want) {
+		t.Errorf("Events %q\nwant %q", events, want)
+	}
+}
