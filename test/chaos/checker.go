@@ -18,6 +18,8 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/descheduler/plugins/noexecutetaints"
+	"github.com/graft-dev/graft/pkg/maintenance"
 	"github.com/graft-dev/graft/test/invariant"
 )
 
@@ -30,6 +32,10 @@ const (
 	rulePending   invariant.Rule = "PendingTooLong"
 	ruleCrash     invariant.Rule = "Crash"
 	ruleLoop      invariant.Rule = "EvictedTooOften"
+	// ruleWindow: a deferrable move (over capacity, a drain in maintenance
+	// windows) made outside the shoot's window and before its deadline, and
+	// not live.
+	ruleWindow invariant.Rule = "DeferrableMoveOutsideWindow"
 	// On a Gardener garden (see migrationRules).
 	ruleInFlight invariant.Rule = "MigrationsInFlightExceeded"
 	ruleTwice    invariant.Rule = "MigratedTwiceForOneCause"
@@ -90,6 +96,9 @@ type checker struct {
 	migrations                 *migrationRules
 	migratedFor                map[string]time.Time
 	maxInFlight, maxInFlightTo int
+	// deferredMoves counts the deferrable moves made in a window or at a
+	// deadline, liveMoves the live migrations.
+	deferredMoves, liveMoves int
 }
 
 // newChecker follows sources; migrations is set on a Gardener garden.
@@ -308,6 +317,7 @@ func (c *checker) observe(kind invariant.Kind, obj runtime.Object, gap bool) {
 	case prev != "" && cur == "":
 		c.evictions++
 		c.evictedLocked(k, prev, reason, time.Now())
+		c.judgeTimingLocked(k, prev, reason, shoot)
 		delete(c.boundAt, k)
 		if from != prev || reason == "" {
 			c.violateLocked(invariant.Violation{Rule: ruleNoReason, Shoot: k, Seed: prev,
@@ -317,16 +327,21 @@ func (c *checker) observe(kind invariant.Kind, obj runtime.Object, gap bool) {
 		c.bindings++
 		c.evictions++
 		c.evictedLocked(k, prev, reason, time.Now())
+		c.judgeTimingLocked(k, prev, reason, shoot)
 		c.boundAt[k] = time.Now()
 		if from != prev || reason == "" {
 			c.violateLocked(invariant.Violation{Rule: ruleNoReason, Shoot: k, Seed: cur,
 				Message: fmt.Sprintf("was migrated from seed %s to %s without an eviction naming it (descheduled-from %q, descheduled-reason %q, resourceVersion %s)", prev, cur, from, reason, shoot.ResourceVersion)})
 		}
 		c.migratedLocked(k, prev, shoot, time.Now())
+		if shoot.Annotations[corev1alpha1.AnnotationLiveMigrate] == "true" {
+			c.liveMoves++
+		}
 	default: // seed to seed
 		c.bindings++
 		c.evictions++
 		c.evictedLocked(k, prev, reason, time.Now())
+		c.judgeTimingLocked(k, prev, reason, shoot)
 		c.boundAt[k] = time.Now()
 		if !gap || from != prev || reason == "" {
 			c.violateLocked(invariant.Violation{Rule: ruleNoReason, Shoot: k, Seed: cur,
@@ -357,6 +372,53 @@ func (c *checker) evictedLocked(k, seed, reason string, now time.Time) {
 		c.violateLocked(invariant.Violation{Rule: ruleLoop, Shoot: k, Seed: seed,
 			Message: fmt.Sprintf("was evicted %d times within %s (the last from seed %s): it moves back and forth", len(recent), loopWindow, seed)})
 	}
+}
+
+// windowSlack is how far a deferrable move's record may lie outside the
+// window: the descheduler checks the window right before it stamps the
+// record.
+const windowSlack = 2 * time.Second
+
+// judgeTimingLocked reports a deferrable move made outside the shoot's
+// maintenance window and before its deadline, unless it was live: the time
+// is the move's own record (graft.dev/evictions), its class the reason's
+// (descheduled-reason).
+func (c *checker) judgeTimingLocked(k, seed, reason string, shoot *corev1alpha1.Shoot) {
+	deferrable, deadline := deferrableCause(reason)
+	if !deferrable || shoot.Annotations[corev1alpha1.AnnotationLiveMigrate] == "true" {
+		return
+	}
+	var at time.Time
+	for _, e := range helper.Evictions(shoot) {
+		if e.Seed == seed && e.At.After(at) {
+			at = e.At
+		}
+	}
+	if at.IsZero() {
+		return
+	}
+	w, _ := maintenance.Of(shoot)
+	if w.Contains(at) || w.Contains(at.Add(-windowSlack)) || !deadline.IsZero() && !at.Add(windowSlack).Before(deadline) {
+		c.deferredMoves++
+		return
+	}
+	c.violateLocked(invariant.Violation{Rule: ruleWindow, Shoot: k, Seed: seed,
+		Message: fmt.Sprintf("was moved at %s for a cause that can wait (%s) outside its maintenance window (%s) and before its deadline (%v)", at.UTC().Format(time.RFC3339), reason, w, deadline)})
+}
+
+// deferrableCause reads a move's class from its reason: over capacity, or a
+// drain in maintenance windows until a deadline.
+func deferrableCause(reason string) (bool, time.Time) {
+	if strings.HasPrefix(reason, "OverCapacity:") {
+		return true, time.Time{}
+	}
+	const drained = "drained in maintenance windows until "
+	i := strings.Index(reason, drained)
+	if i < 0 {
+		return false, time.Time{}
+	}
+	deadline, _ := time.Parse(time.RFC3339, strings.Fields(reason[i+len(drained):])[0])
+	return true, deadline
 }
 
 // migratedLocked records a migration of shoot k off seed for the cause its
@@ -514,7 +576,7 @@ func (c *checker) judgeState(now time.Time) {
 			}
 			return added
 		})
-		if !st.MustLeave(now) {
+		if !st.MustLeave(now) || !dueNow(s, sd, st, now) {
 			continue
 		}
 		other, err := algorithm.FitsElsewhere(s, snap, in, seed)
@@ -553,6 +615,25 @@ func (c *checker) settled() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.pendingFit) == 0 && len(c.mustLeave) == 0
+}
+
+// dueNow tells whether the move a shoot's NoExecute taints call for may
+// happen now, as graft-descheduler classifies it: an urgent one always, a
+// deferrable one (a drain in windows) in the shoot's window or from its
+// deadline on. A live migration may go earlier; that only helps.
+func dueNow(s *corev1alpha1.Shoot, seed *corev1alpha1.Seed, st algorithm.NoExecuteStatus, now time.Time) bool {
+	var cause corev1alpha1.SeedTaint
+	switch {
+	case len(st.Untolerated) > 0:
+		cause = noexecutetaints.UrgentFirst(seed, st.Untolerated)
+	case st.LimitingTaint != nil:
+		cause = *st.LimitingTaint
+	default:
+		return true
+	}
+	urgency, deadline := noexecutetaints.MoveUrgency(seed, cause)
+	w, _ := maintenance.Of(s)
+	return maintenance.Timing(now, urgency, w, deadline).Now
 }
 
 func taintStrings(ts []corev1alpha1.SeedTaint) []string {
@@ -608,4 +689,12 @@ func (c *checker) flush(ctx context.Context, timeout time.Duration) error {
 		}
 	}
 	return nil
+}
+
+// timedMoves returns the deferrable moves made in a window or at a
+// deadline, and the live migrations seen.
+func (c *checker) timedMoves() (deferred, live int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.deferredMoves, c.liveMoves
 }

@@ -223,3 +223,46 @@ func TestEvictedTooOften(t *testing.T) {
 		t.Fatalf("four evictions observed at once: got %v, want one %s", got, ruleLoop)
 	}
 }
+
+// TestDeferrableMoveOutsideWindow: a move that can wait is judged by its
+// own record against the shoot's window and the drain's deadline; a live
+// one and an urgent one may go at any time.
+func TestDeferrableMoveOutsideWindow(t *testing.T) {
+	at := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name   string
+		window [2]string
+		reason string
+		live   bool
+		want   []invariant.Rule
+	}{
+		{"over capacity outside the window", [2]string{"180000+0000", "190000+0000"}, "OverCapacity: seed a holds 8 shoots", false, []invariant.Rule{ruleWindow}},
+		{"over capacity in the window", [2]string{"113000+0000", "123000+0000"}, "OverCapacity: seed a holds 8 shoots", false, nil},
+		{"a drain before its deadline", [2]string{"180000+0000", "190000+0000"}, "NoExecuteTaints: seed a has NoExecute taint x, drained in maintenance windows until 2026-11-29T13:00:00Z", false, []invariant.Rule{ruleWindow}},
+		{"a drain at its deadline", [2]string{"180000+0000", "190000+0000"}, "NoExecuteTaints: seed a has NoExecute taint x, drained in maintenance windows until 2026-11-29T12:00:00Z", false, nil},
+		{"live", [2]string{"180000+0000", "190000+0000"}, "OverCapacity: seed a holds 8 shoots", true, nil},
+		{"urgent", [2]string{"180000+0000", "190000+0000"}, "NoExecuteTaints: seed a has NoExecute taint x", false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, l, shoot := observedGarden(t)
+			shoot.Spec.SeedName = ptr.To(l.Seeds[0].Name)
+			shoot.Spec.Maintenance = &corev1alpha1.Maintenance{TimeWindow: &corev1alpha1.MaintenanceTimeWindow{Begin: tc.window[0], End: tc.window[1]}}
+			c.observe(invariant.KindShoot, shoot, false)
+			moved := shoot.DeepCopy()
+			moved.ResourceVersion = "21"
+			moved.Spec.SeedName = nil
+			moved.Annotations = map[string]string{
+				corev1alpha1.AnnotationDescheduledFrom:   l.Seeds[0].Name,
+				corev1alpha1.AnnotationDescheduledReason: tc.reason,
+				corev1alpha1.AnnotationEvictions:         fmt.Sprintf(`[{"seed":%q,"cause":"c","at":%q}]`, l.Seeds[0].Name, at.Format(time.RFC3339)),
+			}
+			if tc.live {
+				moved.Annotations[corev1alpha1.AnnotationLiveMigrate] = "true"
+			}
+			c.observe(invariant.KindShoot, moved, false)
+			if got := rules(c); !slices.Equal(got, tc.want) {
+				t.Errorf("violations %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

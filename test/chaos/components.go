@@ -36,8 +36,12 @@ var chartValues = map[string]struct{ set, setJSON []string }{
 	"graft-scheduler":          {},
 	"graft-capacity-annotator": {},
 	"graft-descheduler": {
+		// The run's shoots are one project: a budget of one move in flight
+		// would turn every evacuation into a queue the checker's bound does
+		// not allow for; the integration tests judge the project budget.
 		set: []string{"config.interval=5s", "config.evictionRate=20", "config.evictionBurst=10",
-			"config.maxEvictionsPerSeed=50", "config.maxEvictionsTotal=200", "config.maxPendingEvicted=50"},
+			"config.maxEvictionsPerSeed=50", "config.maxEvictionsTotal=200", "config.maxPendingEvicted=50",
+			"config.maxMovesInFlightPerProject=0"},
 		setJSON: []string{`config.plugins=[{"name":"NoExecuteTaints","enabled":true},{"name":"OverCapacity","enabled":true}]`},
 	},
 }

@@ -62,7 +62,9 @@ var gardenerValues = map[string][]string{
 	"graft-descheduler": {"config.api=core.gardener.cloud",
 		fmt.Sprintf("config.maxMigrationsInFlight=%d", chaosMaxMigrationsInFlight),
 		fmt.Sprintf("config.maxMigrationsInFlightPerSeed=%d", chaosMaxMigrationsInFlightPerSeed),
-		fmt.Sprintf("config.repeatEvictionWindow=%s", chaosRepeatEvictionWindow)},
+		fmt.Sprintf("config.repeatEvictionWindow=%s", chaosRepeatEvictionWindow),
+		// gardener-apiserver runs with live migration's feature gate.
+		"config.liveMigration=Prefer"},
 }
 
 // gardenerGarden is what the Gardener mode runs besides the control plane.
@@ -78,7 +80,8 @@ type gardenerGarden struct {
 // stand-in until watchCtx ends.
 func (r *run) startGardener(ctx, watchCtx context.Context, cpLog *os.File) error {
 	r.logf("starting etcd, kube-apiserver and gardener-apiserver on loopback")
-	apiserver, err := controlplane.PrepareGardener(controlplane.GardenerOptions{Dir: r.dir + "/gardener", Log: cpLog})
+	apiserver, err := controlplane.PrepareGardener(controlplane.GardenerOptions{Dir: r.dir + "/gardener", Log: cpLog,
+		FeatureGates: []string{"LiveControlPlaneMigration=true"}})
 	if err != nil {
 		return err
 	}
@@ -144,8 +147,14 @@ func (r *run) startGardener(ctx, watchCtx context.Context, cpLog *os.File) error
 // createGardenerShoot creates a shoot as a tenant does, through Gardener's
 // admission: tolerating the maintenance taint for ever, for secs seconds
 // (graft.dev/toleration-seconds), or not at all.
-func (r *run) createGardenerShoot(ctx context.Context, name, region string, tolerate int, secs int64) error {
-	obj, err := gardenerlandscape.Shoot(gardenerlandscape.MakeShoot(gardenerNamespace, name, gardenerCloudProfile, region).Obj(), gardenerCredentials)
+func (r *run) createGardenerShoot(ctx context.Context, name, region string, tolerate int, secs int64, window *corev1alpha1.MaintenanceTimeWindow, ha bool) error {
+	shoot := gardenerlandscape.MakeShoot(gardenerNamespace, name, gardenerCloudProfile, region).With(func(s *corev1alpha1.Shoot) {
+		s.Spec.Maintenance = &corev1alpha1.Maintenance{TimeWindow: window}
+	})
+	if ha {
+		shoot.FailureTolerance(corev1alpha1.FailureToleranceTypeNode)
+	}
+	obj, err := gardenerlandscape.Shoot(shoot.Obj(), gardenerCredentials)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/graft-dev/graft/pkg/controlplane"
+	"github.com/graft-dev/graft/pkg/graftctl/drain"
+	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -318,8 +320,10 @@ func (r *run) faults(ctx context.Context) {
 			r.addTaint(ctx)
 		case n < 72:
 			r.removeTaint(ctx)
-		case n < 86:
+		case n < 81:
 			r.setCapacity(ctx)
+		case n < 86:
+			r.drainInWindows(ctx)
 		case n < 93:
 			r.killLeader(ctx, &wg)
 		default:
@@ -342,6 +346,7 @@ func (r *run) createShoot(ctx context.Context) {
 	// Tolerations of 5 to 120 s: below a minute (algorithm.MinimumStay)
 	// the tainted seeds are no place for the shoot, above it a limited stay.
 	purpose, zoneHA, tolerate, secs := purposes[r.rng.IntN(len(purposes))], r.rng.IntN(6) == 0, r.rng.IntN(3), int64(5+r.rng.IntN(116))
+	window, ha := r.window(r.rng.IntN(3), r.rng.IntN(240)), r.rng.IntN(3) == 0
 	r.mu.Lock()
 	if len(r.shoots) >= numShoots {
 		r.mu.Unlock()
@@ -357,10 +362,13 @@ func (r *run) createShoot(ctx context.Context) {
 	var create func(ctx context.Context) error
 	if r.gardener {
 		region, k = gardenerRegions[regionIndex], gardenerNamespace+"/"+name
-		create = func(ctx context.Context) error { return r.createGardenerShoot(ctx, name, region, tolerate, secs) }
+		create = func(ctx context.Context) error {
+			return r.createGardenerShoot(ctx, name, region, tolerate, secs, window, ha)
+		}
 	} else {
 		region = landscapegen.Region("aws", regionIndex)
 		shoot := landscapegen.Shoot(r.land.Spec, name, "aws", region, purpose, zoneHA)
+		shoot.Spec.Maintenance = &corev1alpha1.Maintenance{TimeWindow: window}
 		switch tolerate {
 		case 0:
 			shoot.Spec.Tolerations = []corev1alpha1.Toleration{{Key: tolKey}}
@@ -385,7 +393,70 @@ func (r *run) createShoot(ctx context.Context) {
 	r.shoots = append(r.shoots, k)
 	r.mu.Unlock()
 	r.count("createShoot")
-	r.logf("created shoot %s in %s (%s)", k, region, desc)
+	r.logf("created shoot %s in %s (%s, maintenance window %s-%s, highly available %v)", k, region, desc, window.Begin, window.End, ha || zoneHA)
+}
+
+// window is a shoot's maintenance window of an hour: open now (kind 0),
+// opening in delay seconds (1), or far from the run (2), so that deferrable
+// moves have to wait for some windows and the deadline of others.
+func (r *run) window(kind, delay int) *corev1alpha1.MaintenanceTimeWindow {
+	begin := time.Now().UTC()
+	switch kind {
+	case 0:
+		begin = begin.Add(-10 * time.Minute)
+	case 1:
+		begin = begin.Add(time.Duration(30+delay) * time.Second)
+	default:
+		begin = begin.Add(8 * time.Hour)
+	}
+	return &corev1alpha1.MaintenanceTimeWindow{Begin: begin.Format("150405") + "+0000", End: begin.Add(time.Hour).Format("150405") + "+0000"}
+}
+
+// drainInWindows drains a seed in maintenance windows as graftctl does (the
+// deadline, one to four minutes away, before the cordon and drain taints),
+// or ends such a drain (the taints, then the deadline).
+func (r *run) drainInWindows(ctx context.Context) {
+	seed := r.seeds[r.rng.IntN(len(r.seeds))]
+	deadline := time.Now().Add(time.Duration(60+r.rng.IntN(180)) * time.Second).UTC().Truncate(time.Second)
+	client := r.gardenClient()
+	c, cancel := r.reqCtx(ctx)
+	defer cancel()
+	current, err := client.GetSeed(c, seed)
+	if err != nil {
+		r.logf("drain seed %s in windows: %v", seed, err)
+		return
+	}
+	if _, drained := current.Annotations[corev1alpha1.AnnotationDrainDeadline]; drained {
+		if _, err := drain.Set(c, client, seed, false, seedcmd.DryRunNone); err != nil {
+			r.logf("end the drain of seed %s: %v", seed, err)
+			return
+		}
+		r.count("undrainInWindows")
+		r.logf("ended the drain in windows of seed %s", seed)
+		return
+	}
+	if _, _, err := drain.SetDrainDeadline(c, client, seed, &deadline, seedcmd.DryRunNone); err != nil {
+		r.logf("drain seed %s in windows: %v", seed, err)
+		return
+	}
+	err = r.updateTaints(ctx, seed, func(taints []corev1alpha1.SeedTaint) ([]corev1alpha1.SeedTaint, bool) {
+		out, changed, _ := drain.DrainedAt(taints, time.Now())
+		return out, changed
+	})
+	if err != nil && !errors.Is(err, errNoChange) {
+		r.logf("drain seed %s in windows: %v", seed, err)
+		return
+	}
+	r.count("drainInWindows")
+	r.logf("drained seed %s in maintenance windows until %s", seed, deadline.Format(time.RFC3339))
+}
+
+// gardenClient is the client of the run's API.
+func (r *run) gardenClient() garden.Client {
+	if r.gardener {
+		return r.g.client
+	}
+	return garden.NewGraft(r.graft)
 }
 
 func (r *run) deleteShoot(ctx context.Context) {
@@ -713,6 +784,8 @@ func (r *run) summary() {
 	perMinute, most, perShoot := r.check.evictionSpread()
 	fmt.Printf("chaos: most evictions of one shoot: %d within %s (%s; more than %d is a violation), %d in the run\n",
 		perMinute, loopWindow, most, loopEvictions, perShoot)
+	deferred, live := r.check.timedMoves()
+	fmt.Printf("chaos: deferrable moves made in a window or at a deadline: %d; live migrations: %d\n", deferred, live)
 	if r.gardener {
 		total, perSeed := r.check.flights()
 		fmt.Printf("chaos: most migrations in flight: %d in all (limit %d), %d to one seed (limit %d)\n",

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/controlplane"
 	"github.com/graft-dev/graft/pkg/coretest"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -309,6 +310,11 @@ func ReadyStatus(seed *unstructured.Unstructured, allocatable int, now time.Time
 		"description": "seed is ready", "lastUpdateTime": ts,
 	}
 	status["conditions"] = conditions
+	if _, reported := status["gardener"]; !reported {
+		// As a gardenlet of the garden's version reports itself: seeds that
+		// meet live migration's prerequisites among themselves.
+		status["gardener"] = map[string]any{"name": "gardenlet", "version": controlplane.GardenerVersion}
+	}
 	if allocatable >= 0 {
 		status["allocatable"] = map[string]any{"shoots": fmt.Sprint(allocatable)}
 	}

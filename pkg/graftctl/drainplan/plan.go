@@ -82,7 +82,7 @@ func Plan(l *livelandscape.Landscape, seed *corev1alpha1.Seed, shoots []*corev1a
 		from, cause := now, corev1alpha1.SeedTaint{}
 		switch {
 		case len(status.Untolerated) > 0:
-			cause = status.Untolerated[0]
+			cause = noexecutetaints.UrgentFirst(seed, status.Untolerated)
 		case status.LimitingTaint != nil:
 			from, cause = status.StayUntil, *status.LimitingTaint
 		default:

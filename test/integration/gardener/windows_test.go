@@ -9,7 +9,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/component-base/metrics"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -49,27 +48,6 @@ func window(begin time.Time) func(*unstructured.Unstructured) {
 func highlyAvailable(obj *unstructured.Unstructured) {
 	if err := unstructured.SetNestedField(obj.Object, "node", "spec", "controlPlane", "highAvailability", "failureTolerance", "type"); err != nil {
 		panic(err)
-	}
-}
-
-// reportGardenletVersion sets the seed's status.gardener.version, as its
-// gardenlet reports it.
-func reportGardenletVersion(t *testing.T, seed, version string) {
-	t.Helper()
-	client := dynamicClient(t).Resource(seeds)
-	err := admitted(t, func(ctx context.Context) error {
-		s, err := client.Get(ctx, seed, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if err := unstructured.SetNestedField(s.Object, version, "status", "gardener", "version"); err != nil {
-			return err
-		}
-		_, err = client.UpdateStatus(ctx, s, metav1.UpdateOptions{})
-		return err
-	})
-	if err != nil {
-		t.Fatalf("reporting the gardenlet version of seed %s: %v", seed, err)
 	}
 }
 
@@ -134,9 +112,6 @@ func counterValue(t *testing.T, reg metrics.KubeRegistry, name string) float64 {
 func TestDrainInWindowsOnGardener(t *testing.T) {
 	l := migrationLandscape(t, "windows", 20, "src", "dst")
 	src, dst := l.seeds[0], l.seeds[1]
-	for _, s := range l.seeds {
-		reportGardenletVersion(t, s, "v1.150.0")
-	}
 	start := time.Now().UTC().Truncate(time.Second)
 	eveningAt := start.Add(2 * time.Hour)
 	l.createOn(t, "evening", src, window(eveningAt))
@@ -220,9 +195,6 @@ func TestLiveMigrationOnGardener(t *testing.T) {
 	})
 	l := migrationLandscape(t, "live", 20, "src", "dst")
 	src, dst := l.seeds[0], l.seeds[1]
-	for _, s := range l.seeds {
-		reportGardenletVersion(t, s, "v1.150.0")
-	}
 	start := time.Now().UTC().Truncate(time.Second)
 	l.createOn(t, "ha", src, window(start.Add(10*time.Hour)), highlyAvailable)
 	l.createOn(t, "plain", src, window(start.Add(10*time.Hour)))

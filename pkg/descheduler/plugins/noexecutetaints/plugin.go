@@ -49,12 +49,13 @@ func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
 		})
 		switch {
 		case len(status.Untolerated) > 0:
+			cause := UrgentFirst(seed, status.Untolerated)
 			untolerated = append(untolerated, windows.classify(framework.Candidate{
 				Shoot:  shoot,
-				Reason: fmt.Sprintf("seed %s has NoExecute taint %s that the shoot does not tolerate", seed.Name, helper.FormatTaint(status.Untolerated[0])),
-				Cause:  helper.FormatTaint(status.Untolerated[0]),
+				Reason: fmt.Sprintf("seed %s has NoExecute taint %s that the shoot does not tolerate", seed.Name, helper.FormatTaint(cause)),
+				Cause:  helper.FormatTaint(cause),
 				Force:  p.args.Force,
-			}, status.Untolerated[0]))
+			}, cause))
 		case status.MustLeave(state.Now):
 			expired = append(expired, windows.classify(framework.Candidate{
 				Shoot: shoot,
@@ -161,4 +162,16 @@ func (d windowedDrain) urgency(taint v1alpha1.SeedTaint) (maintenance.Urgency, t
 // maintenance windows, urgent for any other.
 func MoveUrgency(seed *v1alpha1.Seed, taint v1alpha1.SeedTaint) (maintenance.Urgency, time.Time) {
 	return drainDeadline(seed).urgency(taint)
+}
+
+// UrgentFirst is the taint of untolerated that the move answers: the first
+// whose move is urgent, or else the first. A drain in windows must not delay
+// a shoot that another taint sends away at once.
+func UrgentFirst(seed *v1alpha1.Seed, untolerated []v1alpha1.SeedTaint) v1alpha1.SeedTaint {
+	for _, t := range untolerated {
+		if u, _ := MoveUrgency(seed, t); u == maintenance.Urgent {
+			return t
+		}
+	}
+	return untolerated[0]
 }

@@ -174,3 +174,17 @@ func TestDrainInWindowsIsDeferrable(t *testing.T) {
 		})
 	}
 }
+
+// TestUrgentTaintWinsOverADrainInWindows: a shoot that another NoExecute
+// taint sends away at once does not wait for the drain's windows, whichever
+// taint the seed lists first.
+func TestUrgentTaintWinsOverADrainInWindows(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	seed := coretest.MakeSeed("a").Taints(drain, v1alpha1.SeedTaint{Key: "broken", Effect: v1alpha1.TaintEffectNoExecute}).
+		Annotation(v1alpha1.AnnotationDrainDeadline, "2026-01-04T12:00:00Z").Obj()
+	res := New(Args{}).Evaluate(&framework.SeedState{Seed: seed, Shoots: []*v1alpha1.Shoot{coretest.MakeShoot("garden-dev", "x").Seed("a").Obj()}, Now: now,
+		TolerationStart: func(*v1alpha1.Shoot, v1alpha1.SeedTaint) time.Time { return now }})
+	if len(res.Candidates) != 1 || res.Candidates[0].Urgency != maintenance.Urgent || res.Candidates[0].Cause != "broken:NoExecute" {
+		t.Errorf("candidates %+v, want one urgent move for broken:NoExecute", res.Candidates)
+	}
+}
