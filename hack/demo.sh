@@ -188,6 +188,28 @@ up_gardener() {
   gctl get shoots -A
   gctl describe seed eu-west-b
 
+  say "Moves an operator can trust: a drain in maintenance windows, with a live migration"
+  echo "Three new shoots go to eu-west-a (eu-west-b is still tainted), each with a maintenance window of an hour:"
+  echo "  api-ha   highly available, window in 10h: it can move live, at once"
+  echo "  reports  window open now: it moves now, classically"
+  echo "  ledger   window in 10h: it waits for the drain's deadline"
+  echo "(web, shop and docs got a random window from Gardener's defaulting.)"
+  "${BIN}/demo" gardener-shoot api-ha eu-west-1 10h true
+  "${BIN}/demo" gardener-shoot reports eu-west-1 -10m false
+  "${BIN}/demo" gardener-shoot ledger eu-west-1 10h false
+  for shoot in api-ha reports ledger; do "${BIN}/demo" wait-shoot "${shoot}" running; done
+  gctl taint seed eu-west-b maintenance=true:NoExecute-
+  echo
+  echo "gardener-apiserver runs here with the LiveControlPlaneMigration feature gate, and graft-descheduler with liveMigration: Prefer."
+  gctl drain eu-west-a --in-maintenance-windows --deadline 90s --plan --live-migration=Prefer --wait=false
+  gctl describe seed eu-west-a --live-migration=Prefer
+  "${BIN}/demo" watch-migrations eu-west-a
+  "${BIN}/demo" wait-event ledger Descheduled
+  gctl get shoots -A
+  echo
+  echo "How each control plane moved (migration.gardener.cloud/live-migrate on the shoot):"
+  "${BIN}/demo" live-migrations
+
   cat <<MSG
 
 Everything keeps running: the local garden with gardener-apiserver,

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,7 +21,9 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
+	"github.com/graft-dev/graft/pkg/coretest"
 )
 
 // The Gardener landscape of make demo-gardener: one project, a CloudProfile
@@ -119,10 +122,13 @@ func creator(cfg *rest.Config) (gardenerlandscape.Creator, error) {
 }
 
 // gardenerShoot creates a shoot of the demo's project without a seed.
-func gardenerShoot(ctx context.Context, c gardenerlandscape.Creator, name, region, schedulerName string) error {
+func gardenerShoot(ctx context.Context, c gardenerlandscape.Creator, name, region, schedulerName string, edits ...func(*coretest.ShootWrapper)) error {
 	shoot := gardenerlandscape.MakeShoot(gardenerNamespace, name, gardenerCloudProfile, region)
 	if schedulerName != "" {
 		shoot.SchedulerName(schedulerName)
+	}
+	for _, edit := range edits {
+		edit(shoot)
 	}
 	obj, err := gardenerlandscape.Shoot(shoot.Obj(), gardenerCredentials)
 	if err != nil {
@@ -304,12 +310,12 @@ func rowKey(row metav1.TableRow) string {
 }
 
 // gardenerShootFor creates a shoot for graft-scheduler in the landscape.
-func gardenerShootFor(ctx context.Context, cfg *rest.Config, name, region string) error {
+func gardenerShootFor(ctx context.Context, cfg *rest.Config, name, region string, edits ...func(*coretest.ShootWrapper)) error {
 	c, err := creator(cfg)
 	if err != nil {
 		return err
 	}
-	return gardenerShoot(ctx, c, name, region, graftSchedulerName)
+	return gardenerShoot(ctx, c, name, region, graftSchedulerName, edits...)
 }
 
 // gardenlet runs a stand-in for gardenlet until ctx ends: a few seconds after
@@ -376,4 +382,32 @@ func watchMigrations(ctx context.Context, cfg *rest.Config, seed string) error {
 	}
 	fmt.Printf("seed/%s evacuated: %d control plane(s) migrated\n", seed, done)
 	return nil
+}
+
+// liveMigrations prints, for each shoot of the landscape, its seed and how
+// its control plane last moved, as graft-descheduler's binding recorded it
+// (migration.gardener.cloud/live-migrate).
+func liveMigrations(ctx context.Context, cfg *rest.Config) error {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	list, err := dyn.Resource(gardenerlandscape.Shoots).Namespace(gardenerNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(w, "SHOOT\tSEED\tLAST MOVE")
+	for _, s := range list.Items {
+		seed, _, _ := unstructured.NestedString(s.Object, "spec", "seedName")
+		how := "-"
+		switch s.GetAnnotations()[corev1alpha1.AnnotationLiveMigrate] {
+		case "true":
+			how = "live"
+		case "false":
+			how = "classic"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\n", s.GetName(), seed, how)
+	}
+	return w.Flush()
 }

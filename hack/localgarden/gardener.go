@@ -15,7 +15,10 @@ func gardenerDir(dir string) string { return filepath.Join(dir, "gardener") }
 // aggregation layer's flags to the control plane's, which kube-apiserver
 // needs from its start to proxy Gardener's groups.
 func prepareGardener(dir string, opts *controlplane.ControlPlaneOptions) (*controlplane.Gardener, error) {
-	g, err := controlplane.PrepareGardener(controlplane.GardenerOptions{Dir: gardenerDir(dir), Detach: true, Log: os.Stdout})
+	// The local garden lets graft-descheduler move control planes live
+	// (make demo-gardener shows one): the gate is alpha and off in Gardener.
+	g, err := controlplane.PrepareGardener(controlplane.GardenerOptions{Dir: gardenerDir(dir), Detach: true, Log: os.Stdout,
+		FeatureGates: []string{"LiveControlPlaneMigration=true"}})
 	if err != nil {
 		return nil, err
 	}
