@@ -48,8 +48,8 @@ var gardenerSeeds = []struct {
 	name, region string
 	allocatable  int
 }{
-	{"eu-west-a", "eu-west-1", 3},
-	{"eu-west-b", "eu-west-1", 3},
+	{"eu-west-a", "eu-west-1", 6},
+	{"eu-west-b", "eu-west-1", 6},
 	{"eu-central", "eu-central-1", 2},
 	{"us-east", "us-east-1", 2},
 }
