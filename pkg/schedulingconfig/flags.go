@@ -97,6 +97,9 @@ type Choice struct {
 	// Warning, when set, says why the published configuration could not be
 	// used; the command prints it as a warning.
 	Warning string
+	// SchedulerName is the spec.schedulerName the publishing scheduler
+	// answers to; empty when not known (flags, defaults, an older scheduler).
+	SchedulerName string
 }
 
 // String is the line the commands print, for example
@@ -127,5 +130,5 @@ func (f *Flags) Choose(ctx context.Context, leases coordinationv1client.LeasesGe
 	if err != nil {
 		return defaults(err.Error())
 	}
-	return Choice{Config: p.Config(), Source: "from " + ref}
+	return Choice{Config: p.Config(), Source: "from " + ref, SchedulerName: p.SchedulerName}
 }

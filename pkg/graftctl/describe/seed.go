@@ -59,7 +59,7 @@ func (o *Options) runSeeds(ctx context.Context) error {
 				return err
 			}
 		}
-		if err := o.describeDrain(l, seed); err != nil {
+		if err := o.describeDrain(l, seed, choice.SchedulerName); err != nil {
 			return err
 		}
 		o.describeWaiting(waiting, choice, seed.Name)
@@ -69,7 +69,7 @@ func (o *Options) runSeeds(ctx context.Context) error {
 
 // describeDrain prints the plan of a drained seed (NoExecute taint
 // seed.gardener.cloud/unschedulable), as 'graftctl drain --plan' does.
-func (o *Options) describeDrain(l *livelandscape.Landscape, seed *corev1alpha1.Seed) error {
+func (o *Options) describeDrain(l *livelandscape.Landscape, seed *corev1alpha1.Seed, schedulerName string) error {
 	drained := false
 	for _, t := range seed.Spec.Taints {
 		drained = drained || t.Key == corev1alpha1.SeedTaintUnschedulable && helper.TaintEffectOf(t) == corev1alpha1.TaintEffectNoExecute
@@ -78,7 +78,7 @@ func (o *Options) describeDrain(l *livelandscape.Landscape, seed *corev1alpha1.S
 		return nil
 	}
 	plan := l.WithSeed(seed)
-	algorithm.ReserveForWaiting(plan.Snapshot, plan.Shoots, plan.Inputs)
+	algorithm.ReserveForWaiting(plan.Snapshot, drainplan.PlacedBy(plan.Shoots, schedulerName), plan.Inputs)
 	live, _ := o.Live.Live()
 	entries := drainplan.Plan(plan, seed, plan.ShootsOn(seed.Name), o.Now(), live)
 	fmt.Fprintf(o.Out, "Drain Plan:  %s\n", drainplan.Summary(entries))

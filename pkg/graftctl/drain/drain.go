@@ -304,7 +304,7 @@ func (o *Options) afterCordon(ctx context.Context, client garden.Client, seed *c
 		fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
 	}
 	l = l.WithSeed(seed)
-	algorithm.ReserveForWaiting(l.Snapshot, l.Shoots, l.Inputs)
+	algorithm.ReserveForWaiting(l.Snapshot, drainplan.PlacedBy(l.Shoots, o.choice.SchedulerName), l.Inputs)
 	shoots := l.ShootsOn(o.SeedName)
 	sortShoots(shoots)
 	return l, shoots, nil

@@ -210,3 +210,20 @@ func (f *LiveFlag) Live() (bool, error) {
 	}
 	return false, fmt.Errorf("--live-migration must be %s or %s, not %q", configv1alpha1.LiveMigrationNever, configv1alpha1.LiveMigrationPrefer, f.Mode)
 }
+
+// PlacedBy are the shoots the named scheduler places (graft-scheduler's
+// name as its Lease publishes it): a waiting shoot of another scheduler
+// takes no slot from a drain, as graft-descheduler counts it
+// (schedulerNames). An empty name (not published) keeps them all.
+func PlacedBy(shoots []*corev1alpha1.Shoot, schedulerName string) []*corev1alpha1.Shoot {
+	if schedulerName == "" {
+		return shoots
+	}
+	var out []*corev1alpha1.Shoot
+	for _, s := range shoots {
+		if helper.ShootSchedulerName(s) == schedulerName {
+			out = append(out, s)
+		}
+	}
+	return out
+}
