@@ -106,9 +106,12 @@ var lease = []string{"config.leaderElection.leaseDuration=45s", "config.leaderEl
 	// Every binding and eviction in the logs, for a look after a failure.
 	"config.logging.verbosity=2"}
 
+// The scenarios' shoots are one project each: its budget of moves in flight
+// would queue every evacuation they time (the integration tests judge it).
 var descheduler = []string{
 	"config.interval=5s", "config.evictionRate=20", "config.evictionBurst=10",
 	"config.maxEvictionsPerSeed=50", "config.maxEvictionsTotal=200", "config.maxPendingEvicted=50",
+	"config.maxMovesInFlightPerProject=0",
 }
 
 // restart replaces a suite component that a scenario stopped or killed.
