@@ -525,17 +525,7 @@ func (st *state) stuckMoves(now time.Time, from func(*v1alpha1.Shoot) string) (t
 		}
 		fresh = append(fresh, m)
 	}
-	if st.migrations {
-		for _, keys := range st.arriving {
-			for key := range keys {
-				check(key)
-			}
-		}
-	} else {
-		for key := range st.pending {
-			check(key)
-		}
-	}
+	st.eachMoveLocked(check)
 	slices.SortFunc(fresh, func(a, b stuckMove) int {
 		return strings.Compare(algorithm.ShootKey(a.shoot), algorithm.ShootKey(b.shoot))
 	})
@@ -640,18 +630,25 @@ func (st *state) movesInFlightIn(namespace string, now time.Time) int {
 			n++
 		}
 	}
-	if st.migrations {
-		for _, keys := range st.arriving {
-			for key := range keys {
-				count(key)
-			}
-		}
-	} else {
+	st.eachMoveLocked(count)
+	return n
+}
+
+// eachMoveLocked calls f with the key of every shoot whose move is in
+// flight as the informers show it: on Gardener a migration not finished, on
+// graft's API an evicted shoot without a seed. The caller holds st.mu.
+func (st *state) eachMoveLocked(f func(key string)) {
+	if !st.migrations {
 		for key := range st.pending {
-			count(key)
+			f(key)
+		}
+		return
+	}
+	for _, keys := range st.arriving {
+		for key := range keys {
+			f(key)
 		}
 	}
-	return n
 }
 
 // addInflight counts an eviction being written (delta 1) or no longer (-1).

@@ -53,10 +53,27 @@ func MetricSum(body []byte, server, name string, labels map[string]string) (floa
 	if err != nil {
 		return 0, fmt.Errorf("%s serves metrics that do not parse: %w", server, err)
 	}
-	family, ok := families[name]
-	if !ok {
-		return 0, nil
+	return sumFamily(families[name], labels), nil
+}
+
+// GatheredSum is MetricSum over what a registry gathers (its Gather), for
+// components run in the test process.
+func GatheredSum(gather func() ([]*dto.MetricFamily, error), name string, labels map[string]string) (float64, error) {
+	families, err := gather()
+	if err != nil {
+		return 0, err
 	}
+	for _, f := range families {
+		if f.GetName() == name {
+			return sumFamily(f, labels), nil
+		}
+	}
+	return 0, nil
+}
+
+// sumFamily adds up a family's samples whose labels include every label
+// given; nil sums to 0.
+func sumFamily(family *dto.MetricFamily, labels map[string]string) float64 {
 	sum := 0.0
 samples:
 	for _, m := range family.GetMetric() {
@@ -74,5 +91,5 @@ samples:
 			sum += m.GetUntyped().GetValue()
 		}
 	}
-	return sum, nil
+	return sum
 }

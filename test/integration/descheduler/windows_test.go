@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -89,27 +88,7 @@ func eventFor(t *testing.T, ctx context.Context, l *fixture.Landscape, namespace
 // metricValue sums the samples of a metric whose labels include want.
 func metricValue(t *testing.T, reg metrics.KubeRegistry, name string, want map[string]string) float64 {
 	t.Helper()
-	families := must[[]*dto.MetricFamily](t)(reg.Gather())
-	sum := 0.0
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-	next:
-		for _, m := range f.GetMetric() {
-			labels := map[string]string{}
-			for _, p := range m.GetLabel() {
-				labels[p.GetName()] = p.GetValue()
-			}
-			for k, v := range want {
-				if labels[k] != v {
-					continue next
-				}
-			}
-			sum += m.GetCounter().GetValue() + m.GetGauge().GetValue()
-		}
-	}
-	return sum
+	return must[float64](t)(framework.GatheredSum(reg.Gather, name, want))
 }
 
 // TestMovesWaitForMaintenanceWindows, against the real kube-apiserver with

@@ -55,30 +55,11 @@ func highlyAvailable(obj *unstructured.Unstructured) {
 // labels include want.
 func labelledCounter(t *testing.T, reg metrics.KubeRegistry, name string, want map[string]string) float64 {
 	t.Helper()
-	families, err := reg.Gather()
+	v, err := framework.GatheredSum(reg.Gather, name, want)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := 0.0
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-	next:
-		for _, m := range f.GetMetric() {
-			labels := map[string]string{}
-			for _, p := range m.GetLabel() {
-				labels[p.GetName()] = p.GetValue()
-			}
-			for k, v := range want {
-				if labels[k] != v {
-					continue next
-				}
-			}
-			sum += m.GetCounter().GetValue() + m.GetGauge().GetValue()
-		}
-	}
-	return sum
+	return v
 }
 
 // planned checks the plan's row of a shoot: its destination, when, how, and
