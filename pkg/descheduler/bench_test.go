@@ -88,11 +88,14 @@ func newBenchLandscape(seeds, shoots int, hot func(*v1alpha1.Seed)) benchLandsca
 // state holds the landscape as the informers would have delivered it.
 func benchDescheduler(b *testing.B, l benchLandscape) *Descheduler {
 	b.Helper()
+	// The landscape's shoots are one project: a budget of one move in
+	// flight would stop each pass after a single decision.
 	cfg := &configv1alpha1.DeschedulerConfiguration{
 		Plugins: []configv1alpha1.DeschedulerPlugin{
 			{Name: configv1alpha1.DeschedulerPluginNoExecuteTaints},
 			{Name: configv1alpha1.DeschedulerPluginOverCapacity},
 		},
+		MaxMovesInFlightPerProject: ptr.To[int32](0),
 	}
 	// Events go nowhere.
 	return dryRunDescheduler(b, cfg, &record.FakeRecorder{}, l.seeds, l.shoots)
