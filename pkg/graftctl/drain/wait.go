@@ -24,10 +24,11 @@ import (
 type state int
 
 const (
-	onSeed  state = iota // still on the drained seed
-	pending              // evicted, waiting for the scheduler
-	moved                // running on another seed
-	deleted              // gone
+	onSeed    state = iota // still on the drained seed
+	pending                // evicted, waiting for the scheduler
+	migrating              // on Gardener, bound elsewhere while its control plane moves
+	moved                  // running on another seed
+	deleted                // gone
 )
 
 type entry struct {
@@ -44,6 +45,9 @@ type progress struct {
 	entries  map[string]*entry
 	stayers  map[string]bool
 	moved    int
+	// migrations is set on Gardener: a shoot has moved once its control
+	// plane runs on the new seed (status.seedName), not at its binding.
+	migrations bool
 }
 
 func newProgress(seed *corev1alpha1.Seed, since time.Time) *progress {
@@ -95,6 +99,15 @@ func (p *progress) update(key string, shoot *corev1alpha1.Shoot) string {
 		}
 		e.state, e.seed = onSeed, p.seedName
 		return ""
+	case p.migrations && shoot.Status.SeedName != nil && *shoot.Status.SeedName != *shoot.Spec.SeedName:
+		if e.state == migrating && e.seed == *shoot.Spec.SeedName {
+			return ""
+		}
+		if e.state == moved {
+			p.moved--
+		}
+		e.state, e.seed = migrating, *shoot.Spec.SeedName
+		return fmt.Sprintf("shoot/%s migrating to seed/%s\n", key, e.seed)
 	default:
 		if e.state == moved && e.seed == *shoot.Spec.SeedName {
 			return ""
@@ -121,7 +134,7 @@ func (p *progress) total() int {
 func (p *progress) left() []string {
 	var keys []string
 	for key, e := range p.entries {
-		if e.state == onSeed || e.state == pending {
+		if e.state == onSeed || e.state == pending || e.state == migrating {
 			keys = append(keys, key)
 		}
 	}
@@ -132,6 +145,7 @@ func (p *progress) left() []string {
 // wait follows the shoots until every one that has to leave runs elsewhere.
 func (o *Options) wait(ctx context.Context, seed *corev1alpha1.Seed, before []*corev1alpha1.Shoot) error {
 	p := newProgress(seed, o.Clock.Now())
+	p.migrations = o.Garden.Mover().Migrates()
 	for _, shoot := range before {
 		o.printf("%s", p.observe(shoot))
 	}
@@ -305,6 +319,10 @@ func (o *Options) reasons(ctx context.Context, p *progress, keys []string) []str
 		e := p.entries[key]
 		if err != nil {
 			out[i] = "unknown, the landscape could not be read: " + err.Error()
+			continue
+		}
+		if e.state == migrating {
+			out[i] = fmt.Sprintf("its control plane is migrating to seed/%s", e.seed)
 			continue
 		}
 		in, inErr := l.Inputs(e.shoot)

@@ -109,3 +109,25 @@ func TestDrainInWindowsFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressFollowsMigrations: on Gardener a shoot counts as moved once
+// its control plane runs on the new seed, not at its binding.
+func TestProgressFollowsMigrations(t *testing.T) {
+	seed := coretest.MakeSeed("a").Taints(DrainTaint).Obj()
+	shoot := coretest.MakeShoot("ns", "s").Seed("a").StatusSeed("a").Obj()
+	p := newProgress(seed, time.Now())
+	p.migrations = true
+	p.observe(shoot)
+	bound := shoot.DeepCopy()
+	bound.Spec.SeedName = ptrTo("b")
+	if line := p.update("ns/s", bound); line != "shoot/ns/s migrating to seed/b\n" || len(p.left()) != 1 || p.moved != 0 {
+		t.Fatalf("at the binding: %q, left %v, moved %d", line, p.left(), p.moved)
+	}
+	done := bound.DeepCopy()
+	done.Status.SeedName = ptrTo("b")
+	if line := p.update("ns/s", done); line != "shoot/ns/s moved to seed/b\n" || len(p.left()) != 0 || p.moved != 1 {
+		t.Fatalf("once it runs there: %q, left %v, moved %d", line, p.left(), p.moved)
+	}
+}
+
+func ptrTo(s string) *string { return &s }
