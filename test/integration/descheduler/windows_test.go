@@ -6,6 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,9 +23,11 @@ import (
 	"k8s.io/component-base/metrics"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/test/charts"
 	"github.com/graft-dev/graft/test/framework"
 	"github.com/graft-dev/graft/test/integration/descheduler/fixture"
 )
@@ -261,8 +268,8 @@ func TestProjectBudgetHoldsAcrossProjects(t *testing.T) {
 // for the first evicted shoot, the drain waits; once that shoot has waited
 // migrationTimeout by the descheduler's clock its move is stuck: a MoveStuck
 // Event on the shoot and on the seed it left, graft_descheduler_migrations_stuck
-// (which GraftMoveStuck alerts on) counts it, and it holds the next eviction
-// back no more.
+// counts it and GraftMoveStuck, as the chart renders it, fires on that count
+// (promtool), and it holds the next eviction back no more.
 func TestStuckMoveReleasesTheBudget(t *testing.T) {
 	ctx, env, l := setup(t, "stuck")
 	must[*v1alpha1.Seed](t)(l.Seed(ctx, "a", -1, drainTaint))
@@ -298,7 +305,76 @@ func TestStuckMoveReleasesTheBudget(t *testing.T) {
 	framework.WaitFor(t, "graft_descheduler_migrations_stuck to count the stuck move", time.Minute, func(context.Context) (bool, error) {
 		return metricValue(t, d.Registry, "graft_descheduler_migrations_stuck", nil) == 1, nil
 	})
+	stuckAlertFires(t, ctx, metricValue(t, d.Registry, "graft_descheduler_migrations_stuck", nil))
 	framework.WaitFor(t, "the second shoot to be evicted, the stuck move holding nothing back", time.Minute, func(context.Context) (bool, error) {
 		return len(evicted()) == 2, nil
 	})
+}
+
+// stuckAlertFires runs graft-descheduler's chart rules, as the chart
+// renders them, in promtool over the stuck count the running descheduler
+// reports, held for ten minutes, and checks that GraftMoveStuck fires.
+func stuckAlertFires(t *testing.T, ctx context.Context, stuck float64) {
+	t.Helper()
+	tool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Fatalf("promtool is missing (make deps installs Debian's prometheus): %v", err)
+	}
+	rules, err := charts.RuleFile(ctx, "graft-descheduler", charts.TemplateOptions{Release: "graft-descheduler", Namespace: "graft-system"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file charts.RuleFileContent
+	if err := yaml.Unmarshal(rules, &file); err != nil {
+		t.Fatal(err)
+	}
+	var rule *charts.Rule
+	for _, g := range file.Groups {
+		for i := range g.Rules {
+			if g.Rules[i].Alert == "GraftMoveStuck" {
+				rule = &g.Rules[i]
+			}
+		}
+	}
+	if rule == nil {
+		t.Fatalf("the chart renders no GraftMoveStuck:\n%s", rules)
+	}
+	value := strconv.FormatFloat(stuck, 'f', -1, 64)
+	annotations := map[string]string{}
+	for k, v := range rule.Annotations {
+		annotations[k] = strings.ReplaceAll(v, "{{ $value }}", value)
+	}
+	labels := maps.Clone(rule.Labels)
+	labels["namespace"], labels["job"] = "graft-system", "graft-descheduler-metrics"
+	test := map[string]any{
+		"rule_files":          []string{"rules.yaml"},
+		"evaluation_interval": "1m",
+		"tests": []any{map[string]any{
+			"interval": "1m",
+			"input_series": []any{map[string]any{
+				"series": `graft_descheduler_migrations_stuck{job="graft-descheduler-metrics", namespace="graft-system", instance="leader"}`,
+				"values": value + "x10",
+			}},
+			"alert_rule_test": []any{map[string]any{
+				"eval_time": "6m", "alertname": "GraftMoveStuck",
+				"exp_alerts": []any{map[string]any{"exp_labels": labels, "exp_annotations": annotations}},
+			}},
+		}},
+	}
+	dir := t.TempDir()
+	data, err := yaml.Marshal(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "rules.yaml"), rules, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "test.yaml"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, tool, "test", "rules", "test.yaml")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("GraftMoveStuck does not fire on the descheduler's stuck count %s: %v\n%s", value, err, out)
+	}
 }
