@@ -180,7 +180,7 @@ func TestEvictsOnlyUntoleratingShoots(t *testing.T) {
 	if n := countPrefix(events, "Normal Descheduled"); n != 2 {
 		t.Errorf("want Descheduled on the shoot and the seed, got %v", events)
 	}
-	if got := h.d.state.pendingCount(); got != 1 {
+	if got := h.d.state.pendingCount(h.clock.Now()); got != 1 {
 		t.Errorf("pending = %d, want 1", got)
 	}
 }

@@ -54,7 +54,7 @@ func TestRefusedEvictionIsDroppedAndRetried(t *testing.T) {
 			if n := countPrefix(h.events(), "Normal Descheduled"); n != 0 {
 				t.Errorf("%d Descheduled Events for a refused eviction", n)
 			}
-			if got := h.d.state.pendingCount(); got != 0 {
+			if got := h.d.state.pendingCount(h.clock.Now()); got != 0 {
 				t.Errorf("pending = %d after a refused eviction, want 0", got)
 			}
 			if got := counter(t, h.d.metrics.Evictions.WithLabelValues("NoExecuteTaints", tc.result)); got != 1 {

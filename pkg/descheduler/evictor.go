@@ -414,11 +414,11 @@ func (ev *evictor) admit(log klog.Logger, plugin, seed, namespace string, dryPen
 		return budgetSpent
 	}
 	if max := int(*ev.cfg.MaxPendingEvicted); max > 0 {
-		if ev.state.pendingBudgeted(ev.clock.Now())+dryPending >= max {
+		if ev.state.pendingCount(ev.clock.Now())+dryPending >= max {
 			// Look again as soon as an evicted shoot is placed. Re-check after
 			// holding so that a placement in between is not missed.
 			ev.hold(seed)
-			if ev.state.pendingBudgeted(ev.clock.Now())+dryPending >= max {
+			if ev.state.pendingCount(ev.clock.Now())+dryPending >= max {
 				ev.returnBudget(seed)
 				log.V(2).Info("Too many evicted shoots wait for a seed; holding back", "maxPendingEvicted", max)
 				return tooManyPending

@@ -41,7 +41,7 @@ func TestEvictionRereadsTheSeedsTaints(t *testing.T) {
 	if got, _ := testutil.GetCounterMetricValue(h.d.metrics.Evictions.WithLabelValues("NoExecuteTaints", ResultConflict)); got != 1 {
 		t.Errorf("conflict evictions counted %v, want 1", got)
 	}
-	if got := h.d.state.pendingCount(); got != 0 {
+	if got := h.d.state.pendingCount(h.clock.Now()); got != 0 {
 		t.Errorf("pending = %d, want 0", got)
 	}
 }

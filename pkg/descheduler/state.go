@@ -596,16 +596,9 @@ func (st *state) arrivedOn(key, seed string) (time.Time, bool) {
 }
 
 // pendingCount is the number of evicted shoots without a seed, counting the
-// evictions being written.
-func (st *state) pendingCount() int {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.pending.Len() + st.inflight
-}
-
-// pendingBudgeted is pendingCount without the stuck moves, which count
-// against no budget.
-func (st *state) pendingBudgeted(now time.Time) int {
+// evictions being written, at now: stuck moves count against no budget and
+// are left out.
+func (st *state) pendingCount(now time.Time) int {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	n := st.inflight

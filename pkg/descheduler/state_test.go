@@ -41,13 +41,13 @@ func TestOwnWritesWinOverStaleEvents(t *testing.T) {
 	markEvicted(evictedShoot, "a")
 	st.addInflight(flight{}, 1)
 	st.settleEviction(evictedShoot, t0, flight{})
-	if st.pendingCount() != 1 || st.snapshot.Usage("a") != 0 {
-		t.Fatalf("after the eviction: pending %d, usage %d", st.pendingCount(), st.snapshot.Usage("a"))
+	if st.pendingCount(t0) != 1 || st.snapshot.Usage("a") != 0 {
+		t.Fatalf("after the eviction: pending %d, usage %d", st.pendingCount(t0), st.snapshot.Usage("a"))
 	}
 
 	// An event older than the write (another change the informer lags on).
 	st.setShoot(version(bound, "11"), t0, false)
-	if st.pendingCount() != 1 || st.snapshot.Usage("a") != 0 || st.onSeed["a"].Len() != 0 {
+	if st.pendingCount(t0) != 1 || st.snapshot.Usage("a") != 0 || st.onSeed["a"].Len() != 0 {
 		t.Fatal("a stale informer event undid the descheduler's own write")
 	}
 
@@ -61,8 +61,8 @@ func TestOwnWritesWinOverStaleEvents(t *testing.T) {
 	dropped := 0
 	st.onPendingDrop = func() { dropped++ }
 	st.setShoot(placed, t0, false)
-	if st.pendingCount() != 0 || dropped != 1 || st.snapshot.Usage("b") != 1 {
-		t.Errorf("after placement: pending %d, drops %d, usage of b %d", st.pendingCount(), dropped, st.snapshot.Usage("b"))
+	if st.pendingCount(t0) != 0 || dropped != 1 || st.snapshot.Usage("b") != 1 {
+		t.Errorf("after placement: pending %d, drops %d, usage of b %d", st.pendingCount(t0), dropped, st.snapshot.Usage("b"))
 	}
 }
 
@@ -226,7 +226,7 @@ func TestMigrationsInFlight(t *testing.T) {
 	forged.Spec.SchedulerName = ptr.To(v1alpha1.DefaultSchedulerName)
 	markEvicted(forged, "a")
 	st.setShoot(version(forged, "6"), t0, false)
-	if n := st.pendingCount(); n != 0 {
+	if n := st.pendingCount(t0); n != 0 {
 		t.Errorf("a shoot marked evicted by its tenant counts as %d pending evictions, want 0", n)
 	}
 }

@@ -50,7 +50,7 @@ func TestForgedEvictionsHoldNothingBack(t *testing.T) {
 			t.Errorf("x%d stays on drained seed a: the decoys held the drain back", i)
 		}
 	}
-	if got := h.d.state.pendingCount(); got != 3 {
+	if got := h.d.state.pendingCount(h.clock.Now()); got != 3 {
 		t.Errorf("%d evicted shoots counted as waiting, want the 3 this pass evicted", got)
 	}
 
@@ -80,7 +80,7 @@ func TestSchedulerNames(t *testing.T) {
 		c.SchedulerNames = []string{"default-scheduler", "graft-distance-scheduler"}
 	}, coretest.MakeSeed("a").Allocatable(-1).Obj(), coretest.MakeSeed("b").Allocatable(4).Obj(), second)
 	h.pass(t)
-	if got := h.d.state.pendingCount(); got != 1 {
+	if got := h.d.state.pendingCount(h.clock.Now()); got != 1 {
 		t.Errorf("pending %d, want the shoot of the second known scheduler", got)
 	}
 }
