@@ -194,6 +194,14 @@ func (s *Snapshot) Seeds() []*v1alpha1.Seed {
 	return out
 }
 
+// EachSeed calls f with every seed and the shoots counted on it, in no
+// particular order.
+func (s *Snapshot) EachSeed(f func(seed *v1alpha1.Seed, usage int)) {
+	for _, info := range s.list {
+		f(info.seed, s.shoots.Count(info.name))
+	}
+}
+
 // NumSeeds returns the number of seeds.
 func (s *Snapshot) NumSeeds() int { return len(s.list) }
 

@@ -21,7 +21,9 @@ import (
 	"github.com/graft-dev/graft/pkg/component/cachetrim"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
 	"github.com/graft-dev/graft/pkg/descheduler/plugins/noexecutetaints"
+	"github.com/graft-dev/graft/pkg/descheduler/plugins/comehome"
 	"github.com/graft-dev/graft/pkg/descheduler/plugins/overcapacity"
+	"github.com/graft-dev/graft/pkg/descheduler/plugins/rebalance"
 	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
@@ -49,6 +51,8 @@ func DefaultRegistry() framework.Registry {
 	r := framework.Registry{}
 	noexecutetaints.Register(r)
 	overcapacity.Register(r)
+	rebalance.Register(r)
+	comehome.Register(r)
 	return r
 }
 
@@ -135,7 +139,9 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 		cfg: cfg, garden: d.garden, mover: d.garden.Mover(), metrics: metrics, clock: clk, limiter: newLimiter(cfg), state: d.state, queue: d.queue,
 		perSeed: map[string]int{}, waiting: sets.New[string](), skipped: map[string]string{}, liveRefused: map[string]struct{}{},
 		records: newRecordKey(),
+		churn:   churnLimitsOf(plugins), churnPass: map[string]int{}, churnHour: map[string][]time.Time{},
 	}
+	d.state.spread = len(d.ev.churn) > 0
 	if err := d.algo.Validate(); err != nil {
 		return nil, fmt.Errorf("descheduler: %w", err)
 	}
@@ -277,6 +283,7 @@ func (d *Descheduler) deschedule(ctx context.Context) error {
 		return fmt.Errorf("descheduler: %w", err)
 	}
 	d.ev.records = key
+	d.ev.recallChurn(d.state.eachShoot)
 	logger.Info("Descheduler started", "dryRun", d.cfg.DryRun, "interval", d.cfg.Interval.Duration, "plugins", d.pluginNames())
 
 	if d.cfg.Interval.Duration == 0 {

@@ -66,6 +66,13 @@ type evictor struct {
 	// liveOff is set once gardener-apiserver refused a live migration for
 	// its feature gate.
 	liveOff atomic.Bool
+
+	// churn are the improving plugins' limits (churn.go); churnPass counts
+	// their moves in the pass window, churnHour their moves' times in the
+	// last hour, oldest first.
+	churn     churnLimits
+	churnPass map[string]int
+	churnHour map[string][]time.Time
 }
 
 // forget drops what the evictor remembers of a deleted shoot.
@@ -109,6 +116,7 @@ func (ev *evictor) newWindow() {
 	defer ev.mu.Unlock()
 	ev.perSeed = map[string]int{}
 	ev.total = 0
+	ev.churnPass = map[string]int{}
 }
 
 // wakeDelay gathers the wakes of held seeds: a pass reserves a seed for every
@@ -250,7 +258,7 @@ func (ev *evictor) evict(ctx context.Context, e eviction) bool {
 	// fence, which refuses this write as it does any other.
 	wctx, cancelWrites := context.WithTimeout(context.WithoutCancel(ctx), evictionWriteTimeout)
 	defer cancelWrites()
-	record := helper.RecordEviction(ev.records.verified(shoot), ev.records.sign(shoot.UID, helper.Eviction{Seed: e.seed.Name, Cause: e.cause, At: ev.clock.Now()}), ev.repeatWindow())
+	record := helper.RecordEviction(ev.records.verified(shoot), ev.records.sign(shoot.UID, helper.Eviction{Seed: e.seed.Name, Cause: e.cause, At: ev.clock.Now()}), ev.recordsKept())
 	if e.live && !ev.liveAdmitted(wctx, e, reason, record) {
 		ev.returnBudget(e.seed.Name)
 		ev.state.addInflight(ev.flight(e), -1)
@@ -372,6 +380,12 @@ func (ev *evictor) evictedBefore(shoot *v1alpha1.Shoot, seed, cause string) (tim
 		}
 	}
 	return until, !until.IsZero()
+}
+
+// recordsKept is how long eviction records are kept: for the repeat guard
+// and for the improving plugins' cool-downs.
+func (ev *evictor) recordsKept() time.Duration {
+	return max(ev.repeatWindow(), ev.churn.longestCoolDown())
 }
 
 // maxClockSkew is how far ahead of ours an eviction record's time may be.
@@ -531,6 +545,17 @@ func (ev *evictor) noFit(shoot *v1alpha1.Shoot, seed, plugin, reason, cause stri
 	}
 	ev.skip(shoot, plugin, result, seed+"|"+cause+"|"+algorithm.StableReason(err), fmt.Sprintf("%s wants the shoot off seed %s (%s), but %s: %s",
 		plugin, seed, reason, why, algorithm.ShortReason(err)))
+}
+
+// notImproving leaves an admitted improving candidate in place: the
+// scheduler would not send it where its plugin wants it (why). Its budget is
+// returned and the seed held back until seeds or placements change. No
+// Event: nothing is wrong with the shoot.
+func (ev *evictor) notImproving(log klog.Logger, seed, plugin, why string) {
+	ev.returnBudget(seed)
+	ev.hold(seed)
+	ev.metrics.Evictions.WithLabelValues(plugin, ResultNotImproving).Inc()
+	log.V(2).Info("No improvement for the shoot now", "why", why)
 }
 
 // wouldEvict reports an eviction dry-run mode does not write.

@@ -39,6 +39,16 @@ const (
 	// ResultWaitingForProject is a move held back by the project's budget
 	// of moves in flight (maxMovesInFlightPerProject, projectBudgets).
 	ResultWaitingForProject = "waiting_for_project"
+	// ResultCoolingDown: an improving plugin's candidate was moved by an
+	// improving plugin within its cool-down.
+	ResultCoolingDown = "cooling_down"
+	// ResultNotImproving: the scheduler would not send an improving
+	// plugin's candidate where the plugin wants it (it would keep it, or
+	// choose a seed the plugin does not accept).
+	ResultNotImproving = "not_improving"
+	// ResultChurnLimited: an improving plugin spent its moves of the pass
+	// window or of the hour.
+	ResultChurnLimited = "churn_limited"
 	// ResultConflict is an eviction lost to a concurrent change of the shoot.
 	ResultConflict = "conflict"
 	// ResultError is an eviction the API server refused for another reason.
@@ -78,7 +88,7 @@ type Metrics struct {
 func newMetrics() (*Metrics, []metrics.Registerable) {
 	m := &Metrics{
 		Evictions: component.NewCounterVec("graft_descheduler_evictions_total",
-			"Eviction attempts of graft-descheduler by plugin and result (evicted, dry_run, skipped_no_fit, skipped_limited_stay, held_repeat, refused, waiting_for_migrations, deferred, waiting_for_project, skipped_failed, conflict, error). On core.gardener.cloud an eviction is a control-plane migration.", "plugin", "result"),
+			"Eviction attempts of graft-descheduler by plugin and result (evicted, dry_run, skipped_no_fit, skipped_limited_stay, held_repeat, refused, waiting_for_migrations, deferred, waiting_for_project, skipped_failed, cooling_down, not_improving, churn_limited, conflict, error). On core.gardener.cloud an eviction is a control-plane migration.", "plugin", "result"),
 		PassDuration: component.NewHistogram("graft_descheduler_pass_duration_seconds",
 			"Duration of one descheduler pass over seeds, writes included.", metrics.ExponentialBuckets(0.001, 4, 10)),
 		PendingEvicted: component.NewGauge("graft_descheduler_pending_evicted",
@@ -103,7 +113,7 @@ func newMetrics() (*Metrics, []metrics.Registerable) {
 // plugins (component.ZeroSeries), and their shoots to move.
 func (m *Metrics) zeroSeries(plugins []string) {
 	component.ZeroSeries(m.Evictions, plugins, []string{ResultEvicted, ResultDryRun, ResultSkippedNoFit, ResultSkippedLimitedStay,
-		ResultHeldRepeat, ResultRefused, ResultWaitingForMigrations, ResultDeferred, ResultWaitingForProject, ResultSkippedFailed, ResultConflict, ResultError})
+		ResultHeldRepeat, ResultRefused, ResultWaitingForMigrations, ResultDeferred, ResultWaitingForProject, ResultSkippedFailed, ResultCoolingDown, ResultNotImproving, ResultChurnLimited, ResultConflict, ResultError})
 	for _, p := range plugins {
 		m.ToMove.WithLabelValues(p).Set(0)
 		m.Deferred.WithLabelValues(p).Set(0)

@@ -30,7 +30,7 @@ func TestMetricsAsDeclared(t *testing.T) {
 	m.LiveMigrations.Inc()
 	m.LiveMigrationUnavailable.Set(1)
 	want := map[string]string{
-		"graft_descheduler_evictions_total": `COUNTER [plugin result] [] "[ALPHA] Eviction attempts of graft-descheduler by plugin and result (evicted, dry_run, skipped_no_fit, skipped_limited_stay, held_repeat, refused, waiting_for_migrations, deferred, waiting_for_project, skipped_failed, conflict, error). On core.gardener.cloud an eviction is a control-plane migration."`,
+		"graft_descheduler_evictions_total": `COUNTER [plugin result] [] "[ALPHA] Eviction attempts of graft-descheduler by plugin and result (evicted, dry_run, skipped_no_fit, skipped_limited_stay, held_repeat, refused, waiting_for_migrations, deferred, waiting_for_project, skipped_failed, cooling_down, not_improving, churn_limited, conflict, error). On core.gardener.cloud an eviction is a control-plane migration."`,
 		"graft_descheduler_pass_duration_seconds": fmt.Sprintf(`HISTOGRAM [] %v "[ALPHA] Duration of one descheduler pass over seeds, writes included."`,
 			metrics.ExponentialBuckets(0.001, 4, 10)),
 		"graft_descheduler_pending_evicted":            `GAUGE [] [] "[ALPHA] Evicted shoots (annotated graft.dev/descheduled-from) that have no spec.seedName yet."`,

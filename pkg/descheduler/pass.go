@@ -51,6 +51,9 @@ type passRun struct {
 	stop    bool
 	// deferred counts the moves this pass left for a window or deadline.
 	deferred int
+	// passedOver counts the improving candidates this pass found no
+	// improvement for, or cooling down: they are not moves to make.
+	passedOver int
 
 	// writers write the pass's evictions; nil in dry-run mode.
 	writers *writers
@@ -175,19 +178,30 @@ func (r *passRun) seed(name string, urgency maintenance.Urgency) (deferrable boo
 		deferrable = deferrable || len(candidates) < len(res.Candidates)
 		// The plugin saw none of this pass's evictions, so every candidate
 		// it evicts adds one to evicted; those after a stop stay.
-		before, deferredBefore, stop := r.evicted.Len(), r.deferred, false
+		before, deferredBefore, passedBefore, stop := r.evicted.Len(), r.deferred, r.passedOver, false
 		for _, c := range candidates {
+			if res.Want > 0 && r.evicted.Len()-before >= res.Want {
+				// The alternatives are not needed.
+				break
+			}
+			if !r.churnAllows(p.Name(), name) {
+				break
+			}
 			if stop = !r.consider(p.Name(), base.Seed, c, stillWanted(p, st, c.Shoot)); stop {
 				break
 			}
 		}
-		deferred := r.deferred - deferredBefore
+		deferred, evicted := r.deferred-deferredBefore, r.evicted.Len()-before
 		if urgency == maintenance.Deferrable || len(candidates) == len(res.Candidates) {
 			// The urgent round leaves the count of a seed with deferrable
 			// candidates to the deferrable round.
 			r.d.deferred.set(name, p.Name(), deferred)
 		}
-		r.d.toMove.set(name, p.Name(), len(res.Candidates)-(r.evicted.Len()-before)-deferred)
+		wanted := len(res.Candidates) - (r.passedOver - passedBefore)
+		if res.Want > 0 {
+			wanted = min(wanted, res.Want)
+		}
+		r.d.toMove.set(name, p.Name(), max(0, wanted-evicted-deferred))
 		if stop {
 			return deferrable
 		}
@@ -215,19 +229,12 @@ func moveRank(s *v1alpha1.Shoot) int {
 	switch {
 	case helper.ShootHibernated(s):
 		return 0
-	case lastOperationFailed(s):
+	case framework.LastOperationFailed(s):
 		return 2
 	}
 	return 1
 }
 
-// lastOperationFailed tells whether the shoot's last operation failed:
-// Gardener then reconciles it no more until it is retried
-// (gardener.cloud/operation=retry) or its spec changes.
-func lastOperationFailed(s *v1alpha1.Shoot) bool {
-	op := s.Status.LastOperation
-	return op != nil && op.State == v1alpha1.LastOperationStateFailed
-}
 
 // consider applies the safety rules to one candidate and evicts it. It
 // returns false when no further eviction from this seed may happen in this
@@ -243,12 +250,20 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 		return true
 	}
 	log := r.log.WithValues("shoot", klog.KObj(c.Shoot), "seed", seed.Name, "plugin", plugin)
-	if c.Urgency == maintenance.Deferrable && lastOperationFailed(c.Shoot) {
+	if c.Urgency == maintenance.Deferrable && framework.LastOperationFailed(c.Shoot) {
 		// A move that can wait does not start on a broken shoot: it would
 		// likely fail as well and leave the tenant with no control plane.
 		d.ev.skip(c.Shoot, plugin, ResultSkippedFailed, seed.Name+"|"+cause, fmt.Sprintf("%s wants the shoot off seed %s (%s), a move that can wait, but the shoot's last operation failed (%s): it moves once the shoot is healthy again",
 			plugin, seed.Name, c.Reason, algorithm.Clip(c.Shoot.Status.LastOperation.Description)))
 		return true
+	}
+	if c.Improves != nil {
+		if until, cooling := d.ev.coolingDown(plugin, c.Shoot); cooling {
+			r.log.V(2).Info("Shoot moved by an improving plugin recently; left alone", "shoot", klog.KObj(c.Shoot), "plugin", plugin, "until", until)
+			d.metrics.Evictions.WithLabelValues(plugin, ResultCoolingDown).Inc()
+			r.passedOver++
+			return true
+		}
 	}
 	timing := d.ev.timing(c)
 	when := timing.at(d.clock.Now())
@@ -274,12 +289,24 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 	if migrating {
 		in.Evacuating = r.evacuating
 	}
-	target, live, err := r.destination(c.Shoot, seed, in, mayGoLive)
-	// A migration needs a destination: requireFit holds on Gardener whatever
-	// the configuration or the plugin say.
-	if err != nil && (migrating || *d.cfg.RequireFit && !c.Force) {
-		d.ev.noFit(c.Shoot, seed.Name, plugin, c.Reason, cause, err)
-		return true
+	var target string
+	var live bool
+	if c.Improves != nil {
+		var why string
+		if target, live, why = r.improvement(c, seed, in, mayGoLive); why != "" {
+			d.ev.notImproving(log, seed.Name, plugin, why)
+			r.passedOver++
+			return true
+		}
+	} else {
+		var err error
+		target, live, err = r.destination(c.Shoot, seed, in, mayGoLive)
+		// A migration needs a destination: requireFit holds on Gardener whatever
+		// the configuration or the plugin say.
+		if err != nil && (migrating || *d.cfg.RequireFit && !c.Force) {
+			d.ev.noFit(c.Shoot, seed.Name, plugin, c.Reason, cause, err)
+			return true
+		}
 	}
 	if live {
 		timing.live = true
@@ -301,6 +328,9 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 		r.sources.Insert(seed.Name)
 	}
 	r.evicted.Insert(key)
+	if c.Improves != nil {
+		d.ev.spendChurn(plugin, d.clock.Now())
+	}
 	// Updates, not adds: the pass's snapshots are forks (see takeView). A
 	// migrating shoot counts on both seeds until gardenlet finishes.
 	after := ""
@@ -343,6 +373,48 @@ func (r *passRun) destination(shoot *v1alpha1.Shoot, from *v1alpha1.Seed, in alg
 	}
 	target, err := r.fitsElsewhere(shoot, in, from.Name)
 	return target, false, err
+}
+
+// improvement finds where an improving candidate would go: the seed the
+// scheduler would choose for it now, when that is another seed and the
+// plugin accepts the move; otherwise why not. The choice is made as the
+// scheduler makes it, without the descheduler's own exclusions, so that it
+// is a move the scheduler would not reverse; a choice control planes are
+// leaving waits.
+func (r *passRun) improvement(c framework.Candidate, from *v1alpha1.Seed, in algorithm.Inputs, mayGoLive bool) (target string, live bool, why string) {
+	in.Evacuating = nil
+	fit := r.fitSnapshot()
+	rec, err := algorithm.Reconsider(c.Shoot, fit, in, from.Name)
+	switch {
+	case err != nil:
+		return "", false, "no seed fits it now: " + algorithm.ShortReason(err)
+	case rec.Seed == from.Name:
+		return "", false, "the scheduler would keep it on seed " + from.Name
+	case r.d.state.migrations && r.evacuating(rec.Seed):
+		return "", false, "the scheduler would choose seed " + rec.Seed + ", which control planes are leaving"
+	}
+	to, _ := fit.Seed(rec.Seed)
+	mv := framework.Move{Shoot: c.Shoot, From: from, To: to, FromUsage: max(0, fit.Usage(from.Name)-1), ToUsage: fit.Usage(rec.Seed), Closer: rec.Closer}
+	if why := c.Improves.Accepts(mv); why != "" {
+		return "", false, why
+	}
+	live = mayGoLive && algorithm.LiveMigrationBlocker(c.Shoot, from, to, in.Regions()) == ""
+	return rec.Seed, live, ""
+}
+
+// churnAllows tells whether plugin may still move shoots in this pass by
+// its churn limits; when the hour's budget is spent, the seed is looked at
+// again once a move leaves the hour.
+func (r *passRun) churnAllows(plugin, seed string) bool {
+	spent, freeAt := r.d.ev.churnSpent(plugin)
+	if !spent {
+		return true
+	}
+	r.d.metrics.Evictions.WithLabelValues(plugin, ResultChurnLimited).Inc()
+	if !freeAt.IsZero() && !r.once {
+		r.d.queue.AddAfter(seed, freeAt.Sub(r.d.clock.Now())+requeueSlack)
+	}
+	return false
 }
 
 // evacuating tells, on Gardener, whether control planes are migrating off a

@@ -92,6 +92,9 @@ type state struct {
 	// seed may. A view copies the shoots only of the seeds it accepts. It is
 	// called with mu held, so that the facts are those the pass then sees.
 	actsOn func(*framework.SeedState) bool
+	// spread is set when an improving plugin runs: views then carry the
+	// garden's utilisation spread (framework.SeedState.Landscape).
+	spread bool
 
 	// onPendingDrop is called (without the lock) when a pending shoot got a
 	// seed or went away.
@@ -409,6 +412,7 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 	// One probe for every seed: most are idle, and a seed's facts are
 	// copied out only when the view takes it.
 	probe := &framework.SeedState{}
+	spread := st.spreadLocked()
 	for _, name := range seedNames {
 		seed, ok := st.snapshot.Seed(name)
 		if !ok {
@@ -417,8 +421,9 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 		*probe = framework.SeedState{
 			Seed:    seed,
 			Usage:   st.snapshot.Usage(name),
-			Leaving: st.leaving[name].Len() + st.deleting[name],
-			Now:     now,
+			Leaving:   st.leaving[name].Len() + st.deleting[name],
+			Now:       now,
+			Landscape: spread,
 		}
 		if st.actsOn != nil && !st.actsOn(probe) && !taintclock.Unstamped(seed.Spec.Taints) {
 			continue
@@ -436,6 +441,44 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 		v.evacuating = st.evacuatingLocked(now)
 	}
 	return v
+}
+
+// spreadLocked is the utilisation spread of the seeds that declare
+// allocatable shoots, when an improving plugin runs (zero otherwise). The
+// caller holds st.mu.
+func (st *state) spreadLocked() framework.Spread {
+	var out framework.Spread
+	if !st.spread {
+		return out
+	}
+	sum := 0.0
+	st.snapshot.EachSeed(func(seed *v1alpha1.Seed, usage int) {
+		u, ok := framework.Utilisation(seed, usage)
+		if !ok {
+			return
+		}
+		if out.Seeds == 0 || u < out.Min {
+			out.Min = u
+		}
+		if out.Seeds == 0 || u > out.Max {
+			out.Max = u
+		}
+		out.Seeds++
+		sum += u
+	})
+	if out.Seeds > 0 {
+		out.Mean = sum / float64(out.Seeds)
+	}
+	return out
+}
+
+// eachShoot calls f with every shoot, under the lock: f must not call back.
+func (st *state) eachShoot(f func(*v1alpha1.Shoot)) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, s := range st.shoots {
+		f(s)
+	}
 }
 
 // evacuatingLocked returns the seeds control planes are migrating off, by

@@ -27,6 +27,10 @@ type SeedState struct {
 	Leaving int
 	// Now is the pass's clock.
 	Now time.Time
+	// Landscape is the spread of utilisation over the garden's seeds at the
+	// pass's start, for plugins whose marks are relative to the mean. It is
+	// set when an improving plugin (ChurnLimited) is enabled.
+	Landscape Spread
 	// TolerationStart returns when the shoot's toleration of a NoExecute
 	// taint on the seed started to count (see taintclock.Start): the taint's
 	// timeAdded, or when the descheduler first saw a taint without one, or
@@ -55,6 +59,69 @@ type Candidate struct {
 	// Deadline, for a deferrable move, is when it stops waiting for the
 	// window; zero: it waits for the window however long.
 	Deadline time.Time
+	// Improves, when set, makes the candidate an improvement rather than a
+	// shoot that must leave: the descheduler moves it only to the seed the
+	// scheduler would choose for it now (algorithm.Reconsider), only when
+	// that is another seed and Improves accepts the move, and never with
+	// Force. Such a move is one the scheduler would not reverse.
+	Improves Improvement
+}
+
+// Improvement judges the move an improving plugin proposed, once the
+// descheduler knows where the scheduler would put the shoot.
+type Improvement interface {
+	// Accepts returns "" when the move is the improvement the plugin wants,
+	// or why it is not.
+	Accepts(m Move) (why string)
+}
+
+// Move is a move to the seed the scheduler would choose for a shoot now.
+type Move struct {
+	Shoot    *v1alpha1.Shoot
+	From, To *v1alpha1.Seed
+	// FromUsage and ToUsage are the shoots counted on each seed as the pass
+	// has moved them so far, the shoot itself left out.
+	FromUsage, ToUsage int
+	// Closer tells that To is nearer the shoot's region than From by the
+	// strategy's measure (algorithm.Reconsideration.Closer).
+	Closer bool
+}
+
+// Churn bounds the moves of an improving plugin (ChurnLimited): none of
+// them is needed, so each costs a tenant downtime for a gain only.
+type Churn struct {
+	// MaxMovesPerPass bounds the plugin's moves in one pass window
+	// (interval); 0: no bound.
+	MaxMovesPerPass int
+	// MaxMovesPerHour bounds them in any hour; 0: no bound.
+	MaxMovesPerHour int
+	// CoolDown is how long a shoot an improving plugin moved is not moved
+	// again by any of them, by the descheduler's signed record on the shoot.
+	CoolDown time.Duration
+}
+
+// ChurnLimited is implemented by the plugins whose moves improve placements
+// (their candidates set Improves): the descheduler enforces their Churn.
+type ChurnLimited interface {
+	Churn() Churn
+}
+
+// Spread is the utilisation (shoots counted over allocatable shoots) of the
+// seeds that declare allocatable shoots.
+type Spread struct {
+	// Seeds is how many seeds declare allocatable shoots; the rest are 0.
+	Seeds          int
+	Mean, Min, Max float64
+}
+
+// Utilisation is a seed's shoots counted over its allocatable shoots, and
+// whether it declares any.
+func Utilisation(seed *v1alpha1.Seed, usage int) (float64, bool) {
+	q, ok := seed.Status.Allocatable[v1alpha1.ResourceShoots]
+	if !ok || q.Value() <= 0 {
+		return 0, false
+	}
+	return float64(usage) / float64(q.Value()), true
 }
 
 // Result is a plugin's answer for one seed.
@@ -64,6 +131,10 @@ type Result struct {
 	// RequeueAfter, when positive, asks for another look at the seed after
 	// that long (a toleration running out); no polling is needed otherwise.
 	RequeueAfter time.Duration
+	// Want, when positive, is how many of the candidates the plugin wants
+	// moved: the others are alternatives, tried in order only while fewer
+	// have moved in the pass.
+	Want int
 }
 
 // Plugin decides which shoots leave a seed. Implementations are pure: the
@@ -103,4 +174,28 @@ func ShootNames(cs []Candidate) string {
 		names[i] = c.Shoot.Name
 	}
 	return strings.Join(names, ",")
+}
+
+// MovableNow tells whether a move that waits for the shoot's maintenance
+// window may happen at now, and when not, when the window opens next. A
+// shoot without a window, or with one that does not parse (admission
+// refuses it), may move at any time, as the descheduler's timing reads it.
+// The improving plugins propose only such shoots, so that a move they want
+// never waits in the descheduler's queue for hours.
+func MovableNow(shoot *v1alpha1.Shoot, now time.Time) (bool, time.Time) {
+	w, _ := maintenance.Of(shoot)
+	if w.Contains(now) {
+		return true, now
+	}
+	start, _ := w.Next(now)
+	return false, start
+}
+
+// LastOperationFailed tells whether the shoot's last operation failed:
+// Gardener then reconciles it no more until it is retried
+// (gardener.cloud/operation=retry) or its spec changes, so a move that can
+// wait is not started on it (the descheduler skips it).
+func LastOperationFailed(shoot *v1alpha1.Shoot) bool {
+	op := shoot.Status.LastOperation
+	return op != nil && op.State == v1alpha1.LastOperationStateFailed
 }

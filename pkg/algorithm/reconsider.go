@@ -1,0 +1,72 @@
+package algorithm
+
+import "github.com/graft-dev/graft/apis/core/v1alpha1"
+
+// Reconsideration is the scheduler's decision for a shoot that already has
+// a seed, made as if the shoot were new (its own usage not held against the
+// seeds it is counted on), and how its current seed fared in it.
+type Reconsideration struct {
+	// Seed is the seed the scheduler would choose now; the current one when
+	// it would keep the shoot where it is.
+	Seed string
+	// CurrentFilter is what set the current seed aside, "" when it is the
+	// choice (or not known to the snapshot: then it is NotInSnapshot).
+	CurrentFilter Filter
+	// Closer tells that the choice is nearer the shoot's region than the
+	// current seed by the strategy's own measure: in the shoot's region while
+	// the current seed is not (SameRegion), or at a smaller distance among
+	// the candidates (MinimalDistance, or scoring with distance).
+	Closer bool
+	// Distance and CurrentDistance are the distances of the choice and of
+	// the current seed, when the decision computed them.
+	Distance, CurrentDistance *int
+}
+
+// NotInSnapshot is Reconsideration.CurrentFilter for a current seed the
+// snapshot does not hold.
+const NotInSnapshot Filter = "NotInSnapshot"
+
+// Reconsider decides again for a shoot on current: where the scheduler
+// would place it now and whether that is closer to its region. A move to
+// Seed is one the scheduler would not reverse; the descheduler's improving
+// plugins move a shoot only there. It costs what Schedule costs.
+func Reconsider(shoot *v1alpha1.Shoot, snapshot *Snapshot, in Inputs, current string) (Reconsideration, error) {
+	r, err := decide(shoot, snapshot, &in, "", false)
+	if err != nil {
+		return Reconsideration{}, err
+	}
+	defer r.release()
+	if r.chosen < 0 {
+		return Reconsideration{}, r.scheduleError()
+	}
+	chosen := &r.verdicts[r.chosen]
+	out := Reconsideration{Seed: chosen.info.name, CurrentFilter: NotInSnapshot}
+	if chosen.hasDistance {
+		d := chosen.distance
+		out.Distance = &d
+	}
+	for i := range r.verdicts {
+		v := &r.verdicts[i]
+		if v.info.name != current {
+			continue
+		}
+		out.CurrentFilter = v.filter
+		if v.hasDistance {
+			d := v.distance
+			out.CurrentDistance = &d
+		}
+		switch {
+		case i == r.chosen:
+		case out.Distance != nil && out.CurrentDistance != nil:
+			out.Closer = *out.Distance < *out.CurrentDistance
+		case v.filter == FilterMinimalDistance:
+			// Its region is not listed while the choice's is.
+			out.Closer = true
+		case v.filter == FilterStrategy && !r.testing:
+			// SameRegion rules the current seed out for its region (or
+			// provider type) and the choice is in the shoot's region.
+			out.Closer = v.info.region != shoot.Spec.Region && chosen.info.region == shoot.Spec.Region
+		}
+	}
+	return out, nil
+}

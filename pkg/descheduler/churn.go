@@ -1,0 +1,141 @@
+package descheduler
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/descheduler/framework"
+)
+
+// churnLimits are the limits of the improving plugins (framework.ChurnLimited),
+// by name. The evictor owns them with every other limit on evictions.
+type churnLimits map[string]framework.Churn
+
+func churnLimitsOf(plugins []framework.Plugin) churnLimits {
+	out := churnLimits{}
+	for _, p := range plugins {
+		if c, ok := p.(framework.ChurnLimited); ok {
+			out[p.Name()] = c.Churn()
+		}
+	}
+	return out
+}
+
+// longestCoolDown is how long eviction records must be kept for the
+// cool-downs to hold.
+func (l churnLimits) longestCoolDown() time.Duration {
+	var out time.Duration
+	for _, c := range l {
+		out = max(out, c.CoolDown)
+	}
+	return out
+}
+
+// improvingPlugin is the improving plugin a recorded cause names, or "".
+func (l churnLimits) improvingPlugin(cause string) string {
+	plugin, _, ok := strings.Cut(cause, ": ")
+	if _, limited := l[plugin]; !ok || !limited {
+		return ""
+	}
+	return plugin
+}
+
+// churnSpent tells whether plugin has spent its moves of the pass window
+// or of the last hour, and in the second case when one is free again.
+func (ev *evictor) churnSpent(plugin string) (spent bool, freeAt time.Time) {
+	limit, ok := ev.churn[plugin]
+	if !ok {
+		return false, time.Time{}
+	}
+	now := ev.clock.Now()
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	if limit.MaxMovesPerPass > 0 && ev.churnPass[plugin] >= limit.MaxMovesPerPass {
+		return true, time.Time{}
+	}
+	moves := pruneHour(ev.churnHour[plugin], now)
+	ev.churnHour[plugin] = moves
+	if limit.MaxMovesPerHour > 0 && len(moves) >= limit.MaxMovesPerHour {
+		return true, moves[0].Add(time.Hour)
+	}
+	return false, time.Time{}
+}
+
+// spendChurn counts a move of plugin against its churn limits. A move
+// dropped after this (a conflict, a refusal) still counts: the limits err
+// on the side of fewer moves.
+func (ev *evictor) spendChurn(plugin string, at time.Time) {
+	if _, ok := ev.churn[plugin]; !ok {
+		return
+	}
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	ev.churnPass[plugin]++
+	ev.churnHour[plugin] = append(ev.churnHour[plugin], at)
+}
+
+// pruneHour drops the moves older than an hour before now from a list
+// in time order.
+func pruneHour(moves []time.Time, now time.Time) []time.Time {
+	i := 0
+	for i < len(moves) && !moves[i].After(now.Add(-time.Hour)) {
+		i++
+	}
+	return moves[i:]
+}
+
+// recallChurn counts the moves of the last hour that the shoots' signed
+// records show, so that a restart or a new leader does not start the hourly
+// budgets over.
+func (ev *evictor) recallChurn(each func(func(*v1alpha1.Shoot))) {
+	if len(ev.churn) == 0 {
+		return
+	}
+	now := ev.clock.Now()
+	var moves map[string][]time.Time
+	each(func(s *v1alpha1.Shoot) {
+		if _, ok := s.Annotations[v1alpha1.AnnotationEvictions]; !ok {
+			return
+		}
+		for _, e := range ev.records.verified(s) {
+			if p := ev.churn.improvingPlugin(e.Cause); p != "" && e.At.After(now.Add(-time.Hour)) && !e.At.After(now) {
+				if moves == nil {
+					moves = map[string][]time.Time{}
+				}
+				moves[p] = append(moves[p], e.At)
+			}
+		}
+	})
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	for p, ts := range moves {
+		all := append(ev.churnHour[p], ts...)
+		slices.SortFunc(all, time.Time.Compare)
+		ev.churnHour[p] = all
+	}
+}
+
+// coolingDown tells whether an improving plugin moved the shoot, by its
+// signed records, less than plugin's cool-down ago, and until when.
+func (ev *evictor) coolingDown(plugin string, shoot *v1alpha1.Shoot) (time.Time, bool) {
+	limit, ok := ev.churn[plugin]
+	if !ok {
+		return time.Time{}, false
+	}
+	if _, ok := shoot.Annotations[v1alpha1.AnnotationEvictions]; !ok {
+		return time.Time{}, false
+	}
+	now := ev.clock.Now()
+	var until time.Time
+	for _, e := range ev.records.verified(shoot) {
+		if ev.churn.improvingPlugin(e.Cause) == "" {
+			continue
+		}
+		if end := e.At.Add(limit.CoolDown); end.After(now) && end.After(until) {
+			until = end
+		}
+	}
+	return until, !until.IsZero()
+}

@@ -1,0 +1,73 @@
+package comehome
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/graft-dev/graft/pkg/descheduler/framework"
+	"github.com/graft-dev/graft/pkg/maintenance"
+)
+
+// Plugin moves shoots placed away from their region to a closer seed.
+type Plugin struct {
+	args Args
+}
+
+var (
+	_ framework.Plugin       = &Plugin{}
+	_ framework.ChurnLimited = &Plugin{}
+)
+
+// New returns the plugin for defaulted, validated arguments.
+func New(args Args) *Plugin { return &Plugin{args: args} }
+
+// Name implements framework.Plugin.
+func (p *Plugin) Name() string { return Name }
+
+// Churn implements framework.ChurnLimited.
+func (p *Plugin) Churn() framework.Churn { return p.args.Churn() }
+
+// Evaluate implements framework.Plugin: the shoots of another region than
+// the seed's that may move now (in their maintenance window, not protected,
+// last operation not failed). Whether a closer seed takes each is the
+// descheduler's to find out; the plugin has no seed filter, since only the
+// shoots tell.
+func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
+	seedRegion := state.Seed.Spec.Provider.Region
+	var out []framework.Candidate
+	var next time.Time
+	for _, s := range state.Shoots {
+		if s.Spec.Region == seedRegion || framework.EvictionProtected(s) || framework.LastOperationFailed(s) {
+			continue
+		}
+		if now, opens := framework.MovableNow(s, state.Now); !now {
+			if next.IsZero() || opens.Before(next) {
+				next = opens
+			}
+			continue
+		}
+		out = append(out, framework.Candidate{
+			Shoot:    s,
+			Reason:   fmt.Sprintf("the shoot's region is %s, seed %s is in %s", s.Spec.Region, state.Seed.Name, seedRegion),
+			Cause:    "away from its region",
+			Urgency:  maintenance.Deferrable,
+			Improves: closer{},
+		})
+	}
+	res := framework.Result{Candidates: out}
+	if !next.IsZero() {
+		res.RequeueAfter = next.Sub(state.Now)
+	}
+	return res
+}
+
+// closer accepts a move to a seed nearer the shoot's region.
+type closer struct{}
+
+// Accepts implements framework.Improvement.
+func (closer) Accepts(mv framework.Move) string {
+	if !mv.Closer {
+		return fmt.Sprintf("the scheduler would put it on seed %s, no closer to region %s than seed %s", mv.To.Name, mv.Shoot.Spec.Region, mv.From.Name)
+	}
+	return ""
+}

@@ -1,0 +1,122 @@
+package rebalance
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/descheduler/framework"
+	"github.com/graft-dev/graft/pkg/maintenance"
+)
+
+// Plugin moves shoots from seeds above the high mark to seeds under the low one.
+type Plugin struct {
+	args Args
+}
+
+var (
+	_ framework.Plugin       = &Plugin{}
+	_ framework.SeedFilter   = &Plugin{}
+	_ framework.ChurnLimited = &Plugin{}
+)
+
+// New returns the plugin for defaulted, validated arguments.
+func New(args Args) *Plugin { return &Plugin{args: args} }
+
+// Name implements framework.Plugin.
+func (p *Plugin) Name() string { return Name }
+
+// Churn implements framework.ChurnLimited.
+func (p *Plugin) Churn() framework.Churn { return p.args.Churn() }
+
+// Marks are the high and low utilisation marks, as shares (0..1).
+type Marks struct{ High, Low float64 }
+
+// Marks returns the marks over a garden's spread: the configured shares, or
+// points around the mean.
+func (p *Plugin) Marks(spread framework.Spread) Marks {
+	high, low := float64(*p.args.HighUtilisation)/100, float64(*p.args.LowUtilisation)/100
+	if p.args.RelativeToMean {
+		return Marks{High: spread.Mean + high, Low: max(0, spread.Mean-low)}
+	}
+	return Marks{High: high, Low: low}
+}
+
+// Excess is how many shoots must leave the seed for it to be at or under the
+// high mark, the shoots already leaving not counted; 0 for a seed without
+// allocatable shoots.
+func Excess(state *framework.SeedState, m Marks) int {
+	q, ok := state.Seed.Status.Allocatable[v1alpha1.ResourceShoots]
+	if !ok || q.Value() <= 0 {
+		return 0
+	}
+	// A small epsilon keeps 85% of 20 at 17, not 16.999.
+	keep := int(math.Floor(m.High*float64(q.Value()) + 1e-9))
+	return max(0, state.Usage-state.Leaving-keep)
+}
+
+// ActsOn implements framework.SeedFilter: the seed is above the high mark
+// and some seed of the garden is under the low one.
+func (p *Plugin) ActsOn(state *framework.SeedState) bool {
+	m := p.Marks(state.Landscape)
+	return state.Landscape.Seeds > 1 && state.Landscape.Min < m.Low && Excess(state, m) > 0
+}
+
+// Evaluate implements framework.Plugin: the shoots that may move now (in
+// their maintenance window, not protected, last operation not failed), of
+// which the excess is wanted moved; the others are alternatives, for a
+// shoot the scheduler would not send to a low seed.
+func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
+	m := p.Marks(state.Landscape)
+	if !p.ActsOn(state) {
+		return framework.Result{}
+	}
+	excess := Excess(state, m)
+	alloc := state.Seed.Status.Allocatable[v1alpha1.ResourceShoots]
+	reason := fmt.Sprintf("seed %s holds %d shoots of %s allocatable (%d already leaving), above the high mark of %.0f%%; seeds under %.0f%% take shoots",
+		state.Seed.Name, state.Usage, alloc.String(), state.Leaving, 100*m.High, 100*m.Low)
+	var out []framework.Candidate
+	var next time.Time
+	for _, s := range state.Shoots {
+		if framework.EvictionProtected(s) || framework.LastOperationFailed(s) {
+			continue
+		}
+		if now, opens := framework.MovableNow(s, state.Now); !now {
+			if next.IsZero() || opens.Before(next) {
+				next = opens
+			}
+			continue
+		}
+		out = append(out, framework.Candidate{
+			Shoot: s, Reason: reason, Cause: "above the high mark",
+			Urgency:  maintenance.Deferrable,
+			Improves: toLowSeed(m),
+		})
+	}
+	res := framework.Result{Candidates: out, Want: excess}
+	if len(out) < excess && !next.IsZero() {
+		// More shoots may move when the next window opens.
+		res.RequeueAfter = next.Sub(state.Now)
+	}
+	return res
+}
+
+// toLowSeed accepts a move to a seed under the low mark that stays at or
+// under the high mark with the shoot.
+type toLowSeed Marks
+
+// Accepts implements framework.Improvement.
+func (t toLowSeed) Accepts(mv framework.Move) string {
+	before, ok := framework.Utilisation(mv.To, mv.ToUsage)
+	if !ok {
+		return fmt.Sprintf("the scheduler would put it on seed %s, which declares no allocatable shoots", mv.To.Name)
+	}
+	if before >= t.Low {
+		return fmt.Sprintf("the scheduler would put it on seed %s, at %.0f%%, not under the low mark of %.0f%%", mv.To.Name, 100*before, 100*t.Low)
+	}
+	if after, _ := framework.Utilisation(mv.To, mv.ToUsage+1); after > t.High {
+		return fmt.Sprintf("the scheduler would put it on seed %s, which it would take to %.0f%%, above the high mark of %.0f%%", mv.To.Name, 100*after, 100*t.High)
+	}
+	return ""
+}
