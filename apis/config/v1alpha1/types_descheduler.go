@@ -196,7 +196,8 @@ const (
 
 // DeschedulerPlugin turns one descheduler plugin on or off and passes its arguments.
 type DeschedulerPlugin struct {
-	// Name is the plugin's name: NoExecuteTaints or OverCapacity.
+	// Name is the plugin's name: NoExecuteTaints, OverCapacity, Rebalance
+	// or ComeHome.
 	Name string `json:"name"`
 	// Enabled runs the plugin. Default true for a listed plugin.
 	// +optional
@@ -216,6 +217,14 @@ const (
 	// the purposes that may move, least valuable first; shoots of unlisted
 	// purposes never move (default: every purpose).
 	DeschedulerPluginOverCapacity = "OverCapacity"
+	// DeschedulerPluginRebalance moves shoots, in their maintenance windows,
+	// from seeds above a high utilisation mark to seeds under a low one,
+	// where the scheduler would place them now, within churn limits.
+	DeschedulerPluginRebalance = "Rebalance"
+	// DeschedulerPluginComeHome moves shoots placed outside their region,
+	// in their maintenance windows, to a closer seed the scheduler would
+	// choose now, within churn limits.
+	DeschedulerPluginComeHome = "ComeHome"
 )
 
 // LeaseReference names a Lease.

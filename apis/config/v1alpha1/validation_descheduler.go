@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -112,14 +113,14 @@ func (c *DeschedulerConfiguration) Validate() field.ErrorList {
 	if w := c.ScoreWeights; w != nil {
 		errs = append(errs, validateScoreWeights(field.NewPath("scoreWeights"), w)...)
 	}
-	known := []string{DeschedulerPluginNoExecuteTaints, DeschedulerPluginOverCapacity}
+	known := []string{DeschedulerPluginNoExecuteTaints, DeschedulerPluginOverCapacity, DeschedulerPluginRebalance, DeschedulerPluginComeHome}
 	seen := map[string]bool{}
 	for i, p := range c.Plugins {
 		pPath := field.NewPath("plugins").Index(i).Child("name")
 		switch {
 		case p.Name == "":
 			errs = append(errs, field.Required(pPath, "the plugin's name"))
-		case p.Name != DeschedulerPluginNoExecuteTaints && p.Name != DeschedulerPluginOverCapacity:
+		case !slices.Contains(known, p.Name):
 			errs = append(errs, field.NotSupported(pPath, p.Name, known))
 		case seen[p.Name]:
 			errs = append(errs, field.Duplicate(pPath, p.Name))

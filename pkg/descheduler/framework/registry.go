@@ -70,6 +70,22 @@ func (r Registry) Build(plugins []configv1alpha1.DeschedulerPlugin) ([]Plugin, e
 	return out, nil
 }
 
+// Improving returns the names of the registered plugins that improve
+// placements (ChurnLimited), enabled or not: their moves are what a
+// cool-down counts, whichever of them is enabled now. Each is built with its
+// default arguments to tell.
+func (r Registry) Improving() []string {
+	var out []string
+	for name, f := range r {
+		if p, errs := f(nil, field.NewPath("args")); len(errs) == 0 {
+			if _, ok := p.(ChurnLimited); ok {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
 func (r Registry) names() []string {
 	out := make([]string, 0, len(r))
 	for n := range r {
