@@ -235,7 +235,6 @@ func moveRank(s *v1alpha1.Shoot) int {
 	return 1
 }
 
-
 // consider applies the safety rules to one candidate and evicts it. It
 // returns false when no further eviction from this seed may happen in this
 // pass.

@@ -94,11 +94,11 @@ func TestAccepts(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	for args, want := range map[string]string{
-		`{"highUtilisation":50,"lowUtilisation":60}`:                 "must be below highUtilisation",
-		`{"highUtilisation":150}`:                                    "between 0 and 100",
-		`{"relativeToMean":true,"lowUtilisation":0}`:                 "at least 1 point",
-		`{"coolDown":"10m"}`:                                         "at least 1h",
-		`{"maxMovesPerHour":-1}`:                                     "must not be negative",
+		`{"highUtilisation":50,"lowUtilisation":60}`:                "must be below highUtilisation",
+		`{"highUtilisation":150}`:                                   "between 0 and 100",
+		`{"relativeToMean":true,"lowUtilisation":0}`:                "at least 1 point",
+		`{"coolDown":"10m"}`:                                        "at least 1h",
+		`{"maxMovesPerHour":-1}`:                                    "must not be negative",
 		`{"highUtilisation":90,"lowUtilisation":40,"unknown":true}`: "unknown field",
 	} {
 		_, errs := framework.NewFactory(Default, Validate, New)([]byte(args), field.NewPath("args"))
