@@ -374,31 +374,22 @@ func (r *passRun) destination(shoot *v1alpha1.Shoot, from *v1alpha1.Seed, in alg
 	return target, false, err
 }
 
-// improvement finds where an improving candidate would go: the seed the
-// scheduler would choose for it now, when that is another seed and the
-// plugin accepts the move; otherwise why not. The choice is made as the
-// scheduler makes it, without the descheduler's own exclusions, so that it
-// is a move the scheduler would not reverse; a choice control planes are
-// leaving waits.
+// improvement finds where an improving candidate would go now
+// (framework.ImprovementTarget on the pass's fit snapshot); a choice control planes
+// are leaving waits. With mayGoLive the move is live when GEP-39 allows it
+// to that seed.
 func (r *passRun) improvement(c framework.Candidate, from *v1alpha1.Seed, in algorithm.Inputs, mayGoLive bool) (target string, live bool, why string) {
-	in.Evacuating = nil
 	fit := r.fitSnapshot()
-	rec, err := algorithm.Reconsider(c.Shoot, fit, in, from.Name)
+	target, why = framework.ImprovementTarget(c, from, fit, in)
 	switch {
-	case err != nil:
-		return "", false, "no seed fits it now: " + algorithm.ShortReason(err)
-	case rec.Seed == from.Name:
-		return "", false, "the scheduler would keep it on seed " + from.Name
-	case r.d.state.migrations && r.evacuating(rec.Seed):
-		return "", false, "the scheduler would choose seed " + rec.Seed + ", which control planes are leaving"
-	}
-	to, _ := fit.Seed(rec.Seed)
-	mv := framework.Move{Shoot: c.Shoot, From: from, To: to, FromUsage: max(0, fit.Usage(from.Name)-1), ToUsage: fit.Usage(rec.Seed), Closer: rec.Closer}
-	if why := c.Improves.Accepts(mv); why != "" {
+	case why != "":
 		return "", false, why
+	case r.d.state.migrations && r.evacuating(target):
+		return "", false, "the scheduler would choose seed " + target + ", which control planes are leaving"
 	}
+	to, _ := fit.Seed(target)
 	live = mayGoLive && algorithm.LiveMigrationBlocker(c.Shoot, from, to, in.Regions()) == ""
-	return rec.Seed, live, ""
+	return target, live, ""
 }
 
 // churnAllows tells whether plugin may still move shoots in this pass by

@@ -447,29 +447,10 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 // allocatable shoots, when an improving plugin runs (zero otherwise). The
 // caller holds st.mu.
 func (st *state) spreadLocked() framework.Spread {
-	var out framework.Spread
 	if !st.spread {
-		return out
+		return framework.Spread{}
 	}
-	sum := 0.0
-	st.snapshot.EachSeed(func(seed *v1alpha1.Seed, usage int) {
-		u, ok := framework.Utilisation(seed, usage)
-		if !ok {
-			return
-		}
-		if out.Seeds == 0 || u < out.Min {
-			out.Min = u
-		}
-		if out.Seeds == 0 || u > out.Max {
-			out.Max = u
-		}
-		out.Seeds++
-		sum += u
-	})
-	if out.Seeds > 0 {
-		out.Mean = sum / float64(out.Seeds)
-	}
-	return out
+	return framework.SpreadOf(st.snapshot)
 }
 
 // eachShoot calls f with every shoot, under the lock: f must not call back.

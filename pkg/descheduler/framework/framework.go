@@ -31,6 +31,10 @@ type SeedState struct {
 	// pass's start, for plugins whose marks are relative to the mean. It is
 	// set when an improving plugin (ChurnLimited) is enabled.
 	Landscape Spread
+	// AnyTime is set for a plan of moves over time rather than a pass: the
+	// improving plugins then propose shoots whatever their window
+	// (MovableNow).
+	AnyTime bool
 	// TolerationStart returns when the shoot's toleration of a NoExecute
 	// taint on the seed started to count (see taintclock.Start): the taint's
 	// timeAdded, or when the descheduler first saw a taint without one, or
@@ -177,17 +181,21 @@ func ShootNames(cs []Candidate) string {
 }
 
 // MovableNow tells whether a move that waits for the shoot's maintenance
-// window may happen at now, and when not, when the window opens next. A
-// shoot without a window, or with one that does not parse (admission
+// window may happen at the state's Now, and when not, when the window opens
+// next. A shoot without a window, or with one that does not parse (admission
 // refuses it), may move at any time, as the descheduler's timing reads it.
 // The improving plugins propose only such shoots, so that a move they want
-// never waits in the descheduler's queue for hours.
-func MovableNow(shoot *v1alpha1.Shoot, now time.Time) (bool, time.Time) {
-	w, _ := maintenance.Of(shoot)
-	if w.Contains(now) {
-		return true, now
+// never waits in the descheduler's queue for hours; for a plan (AnyTime)
+// every shoot may move, the plan saying when.
+func (s *SeedState) MovableNow(shoot *v1alpha1.Shoot) (bool, time.Time) {
+	if s.AnyTime {
+		return true, s.Now
 	}
-	start, _ := w.Next(now)
+	w, _ := maintenance.Of(shoot)
+	if w.Contains(s.Now) {
+		return true, s.Now
+	}
+	start, _ := w.Next(s.Now)
 	return false, start
 }
 

@@ -5,20 +5,30 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
+
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/descheduler"
+	"github.com/graft-dev/graft/pkg/descheduler/framework"
+	"github.com/graft-dev/graft/pkg/descheduler/improveplan"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/landscapefile"
@@ -40,6 +50,14 @@ type Options struct {
 	Explain bool
 	// Output is "table" (also when empty) or "json" (one object per line).
 	Output string
+	// Improve names the improving descheduler plugins (Rebalance, ComeHome)
+	// whose plan to print instead of the pending shoots' placements.
+	Improve []string
+	// PluginArgs are their arguments as JSON, by plugin name, as in the
+	// descheduler's configuration.
+	PluginArgs map[string]string
+	// Now is the plan's clock; time.Now when nil.
+	Now func() time.Time
 	// RegionConfigNamespace is the namespace whose region ConfigMaps count,
 	// the scheduler's regionConfigNamespace; those of other namespaces in the
 	// files are ignored, as the scheduler ignores them.
@@ -93,6 +111,9 @@ without a seed are scheduled in namespace and name order; nothing is written.`,
   # Where would the live garden's pending shoots go?
   graftctl simulate --from-cluster
 
+  # What would Rebalance and ComeHome move in the live garden, and when?
+  graftctl simulate --from-cluster --improve Rebalance,ComeHome --plugin-args 'Rebalance={"highUtilisation":80,"lowUtilisation":50}'
+
   # Weigh free capacity twice as much as distance (GEP-13 scoring)
   graftctl simulate -f landscape.yaml --strategy MinimalDistance --score-weight LeastAllocated=2,MinimalDistance=1`,
 		Args: cobra.NoArgs,
@@ -113,6 +134,10 @@ without a seed are scheduled in namespace and name order; nothing is written.`,
 	flags.StringToIntVar(&o.ScoreWeights, "score-weight", o.ScoreWeights,
 		"Weights of score plugins (MinimalDistance, LeastAllocated, PreferNoSchedule), e.g. LeastAllocated=2; none reproduces the reference scheduler")
 	flags.BoolVar(&o.Explain, "explain", o.Explain, "Explain every decision seed by seed")
+	flags.StringSliceVar(&o.Improve, "improve", o.Improve,
+		"Print the plan of these graft-descheduler improving plugins (Rebalance, ComeHome) instead: what they would move, from where to where, when, and each seed's usage before and after")
+	flags.StringToStringVar(&o.PluginArgs, "plugin-args", o.PluginArgs,
+		`Arguments of an --improve plugin as JSON, as in graft-descheduler's configuration, e.g. Rebalance={"highUtilisation":80}`)
 	flags.StringVarP(&o.Output, "output", "o", o.Output, "Output format: table or json (one JSON object per line)")
 	livelandscape.AddRegionConfigNamespaceFlag(flags, &o.RegionConfigNamespace)
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
@@ -235,6 +260,12 @@ func (o *Options) Validate() error {
 	if err := livelandscape.ValidateRegionConfigNamespace(o.RegionConfigNamespace); err != nil {
 		errs = append(errs, err)
 	}
+	if len(o.Improve) > 0 && o.Explain {
+		errs = append(errs, errors.New("--explain and --improve cannot be combined"))
+	}
+	if _, err := o.improvingPlugins(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 
@@ -309,7 +340,113 @@ func (o *Options) Run() error {
 		}
 		results = append(results, res)
 	}
+	if len(o.Improve) > 0 {
+		plugins, _ := o.improvingPlugins() // Validate built them
+		now := time.Now
+		if o.Now != nil {
+			now = o.Now
+		}
+		var shoots []*v1alpha1.Shoot
+		for _, s := range l.Shoots {
+			if helper.ShootBound(s) {
+				shoots = append(shoots, s)
+			}
+		}
+		return o.printPlan(improveplan.Compute(snap, shoots, plugins, inputs.Inputs, now()), now())
+	}
 	return o.print(results)
+}
+
+// improvingPlugins builds the --improve plugins with their --plugin-args,
+// as graft-descheduler builds them from its configuration.
+func (o *Options) improvingPlugins() ([]framework.Plugin, error) {
+	if len(o.Improve) == 0 {
+		if len(o.PluginArgs) > 0 {
+			return nil, errors.New("--plugin-args needs --improve")
+		}
+		return nil, nil
+	}
+	improving := sets.New(descheduler.DefaultRegistry().Improving()...)
+	var config []configv1alpha1.DeschedulerPlugin
+	for _, name := range o.Improve {
+		if !improving.Has(name) {
+			return nil, fmt.Errorf("--improve %q: not an improving plugin; use %s", name, strings.Join(sets.List(improving), ", "))
+		}
+		config = append(config, configv1alpha1.DeschedulerPlugin{Name: name, Args: runtime.RawExtension{Raw: []byte(o.PluginArgs[name])}})
+	}
+	for name := range o.PluginArgs {
+		if !slices.Contains(o.Improve, name) {
+			return nil, fmt.Errorf("--plugin-args %s: the plugin is not in --improve", name)
+		}
+	}
+	return descheduler.DefaultRegistry().Build(config)
+}
+
+// printPlan prints the improving plugins' moves and each seed's usage
+// before and after them.
+func (o *Options) printPlan(plan improveplan.Plan, now time.Time) error {
+	if o.Output == "json" {
+		enc := json.NewEncoder(o.Out)
+		enc.SetEscapeHTML(false)
+		for _, m := range plan.Moves {
+			row := map[string]any{"shoot": algorithm.ShootKey(m.Shoot), "from": m.From, "to": m.To, "plugin": m.Plugin, "now": m.When.Now, "at": m.When.At.UTC().Format(time.RFC3339), "reason": m.Reason}
+			if err := enc.Encode(row); err != nil {
+				return err
+			}
+		}
+		for _, c := range plan.Seeds {
+			if err := enc.Encode(map[string]any{"seed": c.Seed, "allocatable": c.Allocatable, "before": c.Before, "after": c.After}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	w := printers.GetNewTabWriter(o.Out)
+	fmt.Fprintln(w, "SHOOT\tFROM\tTO\tWHEN\tPLUGIN")
+	for _, m := range plan.Moves {
+		when := "now"
+		if !m.When.Now {
+			when = m.When.At.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", algorithm.ShootKey(m.Shoot), m.From, m.To, when, m.Plugin)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Out, "\n%d move(s), %d now; the descheduler makes them within its churn limits and cool-down, each in its shoot's window.\n\n", len(plan.Moves), countNow(plan.Moves))
+	fmt.Fprintln(w, "SEED\tALLOCATABLE\tBEFORE\tAFTER")
+	for _, c := range plan.Seeds {
+		if c.Before == c.After && c.Allocatable < 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", c.Seed, allocatable(c.Allocatable), utilisation(c.Before, c.Allocatable), utilisation(c.After, c.Allocatable))
+	}
+	return w.Flush()
+}
+
+func countNow(moves []improveplan.Move) int {
+	n := 0
+	for _, m := range moves {
+		if m.When.Now {
+			n++
+		}
+	}
+	return n
+}
+
+func allocatable(n int64) string {
+	if n < 0 {
+		return "<none>"
+	}
+	return fmt.Sprint(n)
+}
+
+// utilisation prints a seed's usage, with its share of allocatable shoots.
+func utilisation(usage int, allocatable int64) string {
+	if allocatable <= 0 {
+		return fmt.Sprint(usage)
+	}
+	return fmt.Sprintf("%d (%d%%)", usage, int(math.Round(100*float64(usage)/float64(allocatable))))
 }
 
 // warnIgnoredRegionConfigMaps warns about region ConfigMaps outside the

@@ -34,6 +34,8 @@ func TestGolden(t *testing.T) {
 		{"graft-landscape.scored.explain", []string{"-f", "testdata/graft-landscape.yaml", "--explain", "--score-weight", "LeastAllocated=2,PreferNoSchedule=1"}},
 		{"graft-landscape.explain.json", []string{"-f", "testdata/graft-landscape.yaml", "--explain", "-o", "json", "--strategy", "MinimalDistance"}},
 		{"offerings.explain", []string{"-f", "testdata/offerings.yaml", "--explain"}},
+		{"rebalance.plan", []string{"-f", "testdata/rebalance.yaml", "--strategy", "MinimalDistance", "--improve", "Rebalance,ComeHome"}},
+		{"rebalance.marks.plan", []string{"-f", "testdata/rebalance.yaml", "--strategy", "MinimalDistance", "--improve", "Rebalance", "--plugin-args", `Rebalance={"highUtilisation":70,"lowUtilisation":50}`}},
 		{"malformed-region-config.json", []string{"-f", "testdata/malformed-region-config.yaml", "-o", "json", "--strategy", "MinimalDistance"}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
@@ -140,6 +142,10 @@ func TestErrors(t *testing.T) {
 		// Once wrapped silently to int32: 2^32+1 was a weight of 1.
 		{"score weight too large", []string{"-f", "testdata/graft-landscape.yaml", "--score-weight", "LeastAllocated=4294967297"}, "", "score plugin LeastAllocated: weight 4294967297 is too large"},
 		{"missing file", []string{"-f", "testdata/nope.yaml"}, "", "open testdata/nope.yaml: no such file or directory"},
+		{"not an improving plugin", []string{"-f", "testdata/rebalance.yaml", "--improve", "OverCapacity"}, "", `--improve "OverCapacity": not an improving plugin; use ComeHome, Rebalance`},
+		{"bad plugin arguments", []string{"-f", "testdata/rebalance.yaml", "--improve", "Rebalance", "--plugin-args", `Rebalance={"lowUtilisation":90}`}, "",
+			"plugins[0].args.lowUtilisation: Invalid value: 90: must be below highUtilisation"},
+		{"arguments of a plugin not run", []string{"-f", "testdata/rebalance.yaml", "--improve", "Rebalance", "--plugin-args", `ComeHome={}`}, "", "--plugin-args ComeHome: the plugin is not in --improve"},
 		{"missing cloud profile", []string{"-f", "testdata/shoot-only.yaml"}, "",
 			`testdata/shoot-only.yaml document 1 (Shoot garden-x/lonely): cloud profile "aws" is not in the landscape`},
 		{"unknown kind", []string{"-f", "-"}, "apiVersion: core.graft.dev/v1alpha1\nkind: Shot\nmetadata: {name: a}\n",

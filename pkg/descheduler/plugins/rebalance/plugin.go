@@ -82,7 +82,7 @@ func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
 		if framework.EvictionProtected(s) || framework.LastOperationFailed(s) {
 			continue
 		}
-		if now, opens := framework.MovableNow(s, state.Now); !now {
+		if now, opens := state.MovableNow(s); !now {
 			if next.IsZero() || opens.Before(next) {
 				next = opens
 			}
