@@ -113,7 +113,7 @@ func TestDeletedSeedsAndShootsLeaveTheState(t *testing.T) {
 }
 
 // counter reads a counter of a descheduler's metrics.
-func counter(t *testing.T, c metrics.CounterMetric) float64 {
+func counter(t testing.TB, c metrics.CounterMetric) float64 {
 	t.Helper()
 	v, err := testutil.GetCounterMetricValue(c)
 	if err != nil {

@@ -97,11 +97,13 @@ func TestRebalanceMovesExcessToALowSeed(t *testing.T) {
 
 // TestRebalanceNeverAgainstTheScheduler: a seed under the low mark that the
 // scheduler would not choose for the shoot (another region under
-// SameRegion, or a fuller seed than another it would pick) takes nothing.
+// SameRegion, a taint the shoots do not tolerate, or a fuller seed than
+// another it would pick) takes nothing.
 func TestRebalanceNeverAgainstTheScheduler(t *testing.T) {
 	objs := []runtime.Object{
 		coretest.MakeSeed("a").Allocatable(10).Obj(),
 		coretest.MakeSeed("far").Provider("aws", "us-east-1").Allocatable(10).Obj(),
+		coretest.MakeSeed("tainted").Allocatable(10).Taint("dedicated", nil, v1alpha1.TaintEffectNoSchedule).Obj(),
 		// The scheduler's choice for a's shoots: in the region and least
 		// used, but at 70%, not under the low mark.
 		coretest.MakeSeed("mid").Allocatable(100).Obj(),

@@ -52,8 +52,10 @@ type passRun struct {
 	// deferred counts the moves this pass left for a window or deadline.
 	deferred int
 	// passedOver counts the improving candidates this pass found no
-	// improvement for, or cooling down: they are not moves to make.
+	// improvement for, or cooling down: they are not moves to make;
+	// fruitless those it found no improvement for.
 	passedOver int
+	fruitless  int
 
 	// writers write the pass's evictions; nil in dry-run mode.
 	writers *writers
@@ -161,17 +163,33 @@ func (r *passRun) seed(name string, urgency maintenance.Urgency) (deferrable boo
 		base.Seed = r.d.stampTaintClocks(r.ctx, base.Seed)
 	}
 	for _, p := range r.d.plugins {
+		_, improving := p.(framework.ChurnLimited)
+		if improving {
+			if urgency == maintenance.Urgent {
+				// Its moves can all wait: it is asked in the deferrable
+				// round only.
+				deferrable = true
+				continue
+			}
+			if !r.churnAllows(p.Name(), name) {
+				// Its moves of the pass window or the hour are spent:
+				// asking it would only cost.
+				continue
+			}
+		}
 		st := *base
-		st.Shoots = make([]*v1alpha1.Shoot, 0, len(base.Shoots))
-		for _, s := range base.Shoots {
-			if !r.evicted.Has(algorithm.ShootKey(s)) {
-				st.Shoots = append(st.Shoots, s)
+		if r.evicted.Len() > 0 {
+			st.Shoots = make([]*v1alpha1.Shoot, 0, len(base.Shoots))
+			for _, s := range base.Shoots {
+				if !r.evicted.Has(algorithm.ShootKey(s)) {
+					st.Shoots = append(st.Shoots, s)
+				}
 			}
 		}
 		st.Usage = r.real.Usage(name)
 		st.Leaving = base.Leaving + r.leaving[name]
 		res := p.Evaluate(&st)
-		if res.RequeueAfter > 0 && !r.once && urgency == maintenance.Urgent {
+		if res.RequeueAfter > 0 && !r.once && (urgency == maintenance.Urgent || improving) {
 			r.d.queue.AddAfter(name, res.RequeueAfter+requeueSlack)
 		}
 		candidates := ofUrgency(res.Candidates, urgency)
@@ -179,6 +197,7 @@ func (r *passRun) seed(name string, urgency maintenance.Urgency) (deferrable boo
 		// The plugin saw none of this pass's evictions, so every candidate
 		// it evicts adds one to evicted; those after a stop stay.
 		before, deferredBefore, passedBefore, stop := r.evicted.Len(), r.deferred, r.passedOver, false
+		streak, exhausted := 0, false
 		for _, c := range candidates {
 			if res.Want > 0 && r.evicted.Len()-before >= res.Want {
 				// The alternatives are not needed.
@@ -187,7 +206,17 @@ func (r *passRun) seed(name string, urgency maintenance.Urgency) (deferrable boo
 			if !r.churnAllows(p.Name(), name) {
 				break
 			}
+			fruitless := r.fruitless
 			if stop = !r.consider(p.Name(), base.Seed, c, stillWanted(p, st, c.Shoot)); stop {
+				break
+			}
+			if r.fruitless == fruitless {
+				streak = 0
+			} else if streak++; streak >= framework.MaxFruitless {
+				// The scheduler sends this seed's shoots elsewhere than the
+				// plugin wants; the others would most likely go there too,
+				// and no limit holds them: none is left to move.
+				exhausted = true
 				break
 			}
 		}
@@ -200,6 +229,9 @@ func (r *passRun) seed(name string, urgency maintenance.Urgency) (deferrable boo
 		wanted := len(res.Candidates) - (r.passedOver - passedBefore)
 		if res.Want > 0 {
 			wanted = min(wanted, res.Want)
+		}
+		if exhausted {
+			wanted = 0
 		}
 		r.d.toMove.set(name, p.Name(), max(0, wanted-evicted-deferred))
 		if stop {
@@ -295,6 +327,7 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 		if target, live, why = r.improvement(c, seed, in, mayGoLive); why != "" {
 			d.ev.notImproving(log, seed.Name, plugin, why)
 			r.passedOver++
+			r.fruitless++
 			return true
 		}
 	} else {

@@ -412,7 +412,7 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 	// One probe for every seed: most are idle, and a seed's facts are
 	// copied out only when the view takes it.
 	probe := &framework.SeedState{}
-	spread := st.spreadLocked()
+	spreads := st.spreadsLocked()
 	for _, name := range seedNames {
 		seed, ok := st.snapshot.Seed(name)
 		if !ok {
@@ -421,10 +421,10 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 		*probe = framework.SeedState{
 			Seed:      seed,
 			Usage:     st.snapshot.Usage(name),
-			Leaving:   st.leaving[name].Len() + st.deleting[name],
-			Now:       now,
-			Landscape: spread,
+			Leaving: st.leaving[name].Len() + st.deleting[name],
+			Now:     now,
 		}
+		spreads.Of(probe)
 		if st.actsOn != nil && !st.actsOn(probe) && !taintclock.Unstamped(seed.Spec.Taints) {
 			continue
 		}
@@ -443,14 +443,14 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 	return v
 }
 
-// spreadLocked is the utilisation spread of the seeds that declare
-// allocatable shoots, when an improving plugin runs (zero otherwise). The
+// spreadsLocked are the utilisation spreads of the seeds that declare
+// allocatable shoots, when an improving plugin runs (empty otherwise). The
 // caller holds st.mu.
-func (st *state) spreadLocked() framework.Spread {
+func (st *state) spreadsLocked() framework.Spreads {
 	if !st.spread {
-		return framework.Spread{}
+		return framework.Spreads{}
 	}
-	return framework.SpreadOf(st.snapshot)
+	return framework.SpreadsOf(st.snapshot)
 }
 
 // eachShoot calls f with every shoot, under the lock: f must not call back.

@@ -31,6 +31,8 @@ type SeedState struct {
 	// pass's start, for plugins whose marks are relative to the mean. It is
 	// set when an improving plugin (ChurnLimited) is enabled.
 	Landscape Spread
+	// Region is the same spread over the seeds of the seed's region.
+	Region Spread
 	// AnyTime is set for a plan of moves over time rather than a pass: the
 	// improving plugins then propose shoots whatever their window
 	// (MovableNow).
@@ -70,6 +72,12 @@ type Candidate struct {
 	// Force. Such a move is one the scheduler would not reverse.
 	Improves Improvement
 }
+
+// MaxFruitless is how many of a seed's improving candidates in a row may
+// find no improvement before the rest of them are left for the next pass:
+// shoots of one seed mostly have the same choice of seeds, and each try
+// costs a scheduling decision.
+const MaxFruitless = 3
 
 // Improvement judges the move an improving plugin proposed, once the
 // descheduler knows where the scheduler would put the shoot.

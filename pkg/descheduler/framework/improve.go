@@ -28,27 +28,59 @@ func ImprovementTarget(c Candidate, from *v1alpha1.Seed, snap *algorithm.Snapsho
 	return rec.Seed, ""
 }
 
-// SpreadOf is the utilisation spread of the snapshot's seeds: what a pass
-// and a plan give the plugins as SeedState.Landscape.
-func SpreadOf(snap *algorithm.Snapshot) Spread {
-	var out Spread
-	sum := 0.0
+// Spreads are the utilisation spread of a snapshot's seeds, over the
+// garden and per region: what a pass and a plan give the plugins as
+// SeedState.Landscape and SeedState.Region.
+type Spreads struct {
+	Garden   Spread
+	ByRegion map[string]Spread
+}
+
+// SpreadsOf computes the spreads of the snapshot's seeds that declare
+// allocatable shoots.
+func SpreadsOf(snap *algorithm.Snapshot) Spreads {
+	out := Spreads{ByRegion: map[string]Spread{}}
+	sums := map[string]float64{}
+	var sum float64
 	snap.EachSeed(func(seed *v1alpha1.Seed, usage int) {
 		u, ok := Utilisation(seed, usage)
 		if !ok {
 			return
 		}
-		if out.Seeds == 0 || u < out.Min {
-			out.Min = u
-		}
-		if out.Seeds == 0 || u > out.Max {
-			out.Max = u
-		}
-		out.Seeds++
+		out.Garden.add(u)
 		sum += u
+		region := seed.Spec.Provider.Region
+		r := out.ByRegion[region]
+		r.add(u)
+		out.ByRegion[region] = r
+		sums[region] += u
 	})
-	if out.Seeds > 0 {
-		out.Mean = sum / float64(out.Seeds)
+	out.Garden.mean(sum)
+	for region, r := range out.ByRegion {
+		r.mean(sums[region])
+		out.ByRegion[region] = r
 	}
 	return out
+}
+
+func (s *Spread) add(u float64) {
+	if s.Seeds == 0 || u < s.Min {
+		s.Min = u
+	}
+	if s.Seeds == 0 || u > s.Max {
+		s.Max = u
+	}
+	s.Seeds++
+}
+
+func (s *Spread) mean(sum float64) {
+	if s.Seeds > 0 {
+		s.Mean = sum / float64(s.Seeds)
+	}
+}
+
+// Of fills the state's Landscape and Region from the spreads.
+func (s Spreads) Of(st *SeedState) {
+	st.Landscape = s.Garden
+	st.Region = s.ByRegion[st.Seed.Spec.Provider.Region]
 }

@@ -63,14 +63,15 @@ func Compute(snap *algorithm.Snapshot, shoots []*v1alpha1.Shoot, plugins []frame
 	moved := map[string]bool{}
 	for out.Sweeps < maxSweeps {
 		out.Sweeps++
-		spread := framework.SpreadOf(snap)
+		spreads := framework.SpreadsOf(snap)
 		progress := false
 		for _, seed := range snap.Seeds() {
 			for _, p := range plugins {
 				if _, improving := p.(framework.ChurnLimited); !improving {
 					continue
 				}
-				st := &framework.SeedState{Seed: seed, Usage: snap.Usage(seed.Name), Now: now, Landscape: spread, AnyTime: true}
+				st := &framework.SeedState{Seed: seed, Usage: snap.Usage(seed.Name), Now: now, AnyTime: true}
+				spreads.Of(st)
 				for _, s := range bySeed[seed.Name] {
 					if !moved[algorithm.ShootKey(s)] {
 						st.Shoots = append(st.Shoots, s)
@@ -80,7 +81,7 @@ func Compute(snap *algorithm.Snapshot, shoots []*v1alpha1.Shoot, plugins []frame
 					continue
 				}
 				res := p.Evaluate(st)
-				n := 0
+				n, streak := 0, 0
 				for _, c := range res.Candidates {
 					if res.Want > 0 && n >= res.Want {
 						break
@@ -94,8 +95,12 @@ func Compute(snap *algorithm.Snapshot, shoots []*v1alpha1.Shoot, plugins []frame
 					}
 					target, why := framework.ImprovementTarget(c, seed, snap, in)
 					if why != "" {
+						if streak++; streak >= framework.MaxFruitless {
+							break
+						}
 						continue
 					}
+					streak = 0
 					w, _ := maintenance.Of(c.Shoot)
 					out.Moves = append(out.Moves, Move{Shoot: c.Shoot, From: seed.Name, To: target, Plugin: p.Name(), Reason: c.Reason,
 						When: maintenance.Timing(now, maintenance.Deferrable, w, time.Time{})})

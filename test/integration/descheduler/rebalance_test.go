@@ -74,13 +74,15 @@ func perSeed(t *testing.T, ctx context.Context, l *fixture.Landscape) map[string
 // moves. A shoot Rebalance moved is not moved again within the cool-down
 // even when its new seed turns full, and is once the cool-down is over. A
 // seed under the low mark that the scheduler would not choose (another
-// region) takes nothing.
+// region, an untolerated taint) takes nothing.
 func TestRebalanceFillsANewSeedInWindows(t *testing.T) {
 	ctx, env, l := setup(t, "rebalance")
 	must[*v1alpha1.Seed](t)(l.Seed(ctx, "a", 10))
 	must[*v1alpha1.Seed](t)(l.Seed(ctx, "b", 10))
-	// Low, but in another region: the scheduler never sends these shoots there.
+	// Low, but in another region or with a taint the shoots do not
+	// tolerate: the scheduler never sends these shoots there.
 	must[*v1alpha1.Seed](t)(l.SeedIn(ctx, "elsewhere", l.Name+"-east", 10))
+	must[*v1alpha1.Seed](t)(l.Seed(ctx, "dedicated", 10, v1alpha1.SeedTaint{Key: "dedicated", Effect: v1alpha1.TaintEffectNoSchedule}))
 	window := func(s *v1alpha1.Shoot, begin, end string) *v1alpha1.Shoot {
 		s.Spec.Maintenance = &v1alpha1.Maintenance{TimeWindow: &v1alpha1.MaintenanceTimeWindow{Begin: begin, End: end}}
 		return s

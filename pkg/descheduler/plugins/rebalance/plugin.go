@@ -57,10 +57,12 @@ func Excess(state *framework.SeedState, m Marks) int {
 }
 
 // ActsOn implements framework.SeedFilter: the seed is above the high mark
-// and some seed of the garden is under the low one.
+// and some seed of its region is under the low one. The scheduler chooses a
+// seed of the shoot's region while one takes it (both strategies), so a low
+// seed elsewhere would take none of this seed's shoots.
 func (p *Plugin) ActsOn(state *framework.SeedState) bool {
 	m := p.Marks(state.Landscape)
-	return state.Landscape.Seeds > 1 && state.Landscape.Min < m.Low && Excess(state, m) > 0
+	return state.Region.Seeds > 1 && state.Region.Min < m.Low && Excess(state, m) > 0
 }
 
 // Evaluate implements framework.Plugin: the shoots that may move now (in

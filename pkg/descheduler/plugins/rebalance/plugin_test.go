@@ -28,7 +28,7 @@ func build(t *testing.T, args string) *Plugin {
 }
 
 func state(allocatable int64, usage, leaving int, spread framework.Spread, shoots ...*v1alpha1.Shoot) *framework.SeedState {
-	return &framework.SeedState{Seed: coretest.MakeSeed("s").Allocatable(allocatable).Obj(), Shoots: shoots, Usage: usage, Leaving: leaving, Now: t0, Landscape: spread}
+	return &framework.SeedState{Seed: coretest.MakeSeed("s").Allocatable(allocatable).Obj(), Shoots: shoots, Usage: usage, Leaving: leaving, Now: t0, Landscape: spread, Region: spread}
 }
 
 func TestEvaluate(t *testing.T) {
