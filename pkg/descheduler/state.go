@@ -419,8 +419,8 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 			continue
 		}
 		*probe = framework.SeedState{
-			Seed:      seed,
-			Usage:     st.snapshot.Usage(name),
+			Seed:    seed,
+			Usage:   st.snapshot.Usage(name),
 			Leaving: st.leaving[name].Len() + st.deleting[name],
 			Now:     now,
 		}
