@@ -39,7 +39,13 @@ const (
 	// On a Gardener garden (see migrationRules).
 	ruleInFlight invariant.Rule = "MigrationsInFlightExceeded"
 	ruleTwice    invariant.Rule = "MigratedTwiceForOneCause"
+	// ruleCoolDown: a shoot an improving plugin (Rebalance, ComeHome) moved
+	// was moved by one again within the cool-down, longer than any run.
+	ruleCoolDown invariant.Rule = "ImprovedInCoolDown"
 )
+
+// improvingPlugins are the plugins whose moves the cool-down bounds.
+var improvingPlugins = []string{"Rebalance", "ComeHome"}
 
 // migrationRules are what the checker judges on a Gardener garden, where an
 // eviction is a control-plane migration: never more migrations in flight
@@ -99,6 +105,10 @@ type checker struct {
 	// deferredMoves counts the deferrable moves made in a window or at a
 	// deadline, liveMoves the live migrations.
 	deferredMoves, liveMoves int
+	// improvedAt is when each shoot was first moved by an improving plugin;
+	// improvements counts those moves.
+	improvedAt   map[string]time.Time
+	improvements int
 }
 
 // newChecker follows sources; migrations is set on a Gardener garden.
@@ -122,6 +132,7 @@ func newChecker(sources []invariant.Source, bound time.Duration, logf func(strin
 		reported:    map[string]bool{},
 		evictedAt:   map[string][]time.Time{},
 		evictionsOf: map[string]int{},
+		improvedAt:  map[string]time.Time{},
 	}
 	// As the chart configures graft-scheduler (its binary's defaults).
 	c.monitor.SetScheduler(corev1alpha1.DefaultSchedulerName, algorithm.Config{Strategy: algorithm.StrategySameRegion})
@@ -355,6 +366,15 @@ func (c *checker) observe(kind invariant.Kind, obj runtime.Object, gap bool) {
 // within loopWindow, once per window.
 func (c *checker) evictedLocked(k, seed, reason string, now time.Time) {
 	c.logf("checker: shoot %s evicted from seed %s: %s", k, seed, reason)
+	if improvingCause(reason) {
+		c.improvements++
+		if at, ok := c.improvedAt[k]; ok {
+			c.violateLocked(invariant.Violation{Rule: ruleCoolDown, Shoot: k, Seed: seed,
+				Message: fmt.Sprintf("was moved by an improving plugin again (%s) %s after the first time, within the cool-down", reason, now.Sub(at).Round(time.Second))})
+		} else {
+			c.improvedAt[k] = now
+		}
+	}
 	c.evictionsOf[k]++
 	recent := c.evictedAt[k][:0]
 	for _, at := range c.evictedAt[k] {
@@ -406,10 +426,10 @@ func (c *checker) judgeTimingLocked(k, seed, reason string, shoot *corev1alpha1.
 		Message: fmt.Sprintf("was moved at %s for a cause that can wait (%s) outside its maintenance window (%s) and before its deadline (%v)", at.UTC().Format(time.RFC3339), reason, w, deadline)})
 }
 
-// deferrableCause reads a move's class from its reason: over capacity, or a
-// drain in maintenance windows until a deadline.
+// deferrableCause reads a move's class from its reason: over capacity, an
+// improvement, or a drain in maintenance windows until a deadline.
 func deferrableCause(reason string) (bool, time.Time) {
-	if strings.HasPrefix(reason, "OverCapacity:") {
+	if strings.HasPrefix(reason, "OverCapacity:") || improvingCause(reason) {
 		return true, time.Time{}
 	}
 	const drained = "drained in maintenance windows until "
@@ -689,6 +709,23 @@ func (c *checker) flush(ctx context.Context, timeout time.Duration) error {
 		}
 	}
 	return nil
+}
+
+// improvingCause tells whether a move's reason is an improving plugin's.
+func improvingCause(reason string) bool {
+	for _, p := range improvingPlugins {
+		if strings.HasPrefix(reason, p+":") {
+			return true
+		}
+	}
+	return false
+}
+
+// improved returns how many moves the improving plugins made.
+func (c *checker) improved() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.improvements
 }
 
 // timedMoves returns the deferrable moves made in a window or at a

@@ -266,3 +266,28 @@ func TestDeferrableMoveOutsideWindow(t *testing.T) {
 		})
 	}
 }
+
+// A shoot moved by an improving plugin and then by one again (any seed, any
+// time within the run) is moved within the cool-down: a violation. A move
+// for another cause in between is not one.
+func TestImprovedInCoolDown(t *testing.T) {
+	c, l, shoot := observedGarden(t)
+	k := shoot.Namespace + "/" + shoot.Name
+	t0 := time.Now()
+	c.mu.Lock()
+	c.evictedLocked(k, l.Seeds[0].Name, "Rebalance: seed a holds 10 shoots", t0)
+	c.evictedLocked(k, l.Seeds[1].Name, "NoExecuteTaints: a taint", t0.Add(time.Hour))
+	c.mu.Unlock()
+	if got := rules(c); len(got) != 0 {
+		t.Fatalf("one improvement and a taint's move: %v", got)
+	}
+	c.mu.Lock()
+	c.evictedLocked(k, l.Seeds[0].Name, "ComeHome: the shoot's region is r", t0.Add(2*time.Hour))
+	c.mu.Unlock()
+	if got := rules(c); !slices.Equal(got, []invariant.Rule{ruleCoolDown}) {
+		t.Fatalf("got %v, want one %s", got, ruleCoolDown)
+	}
+	if c.improved() != 2 {
+		t.Errorf("improvements counted: %d, want 2", c.improved())
+	}
+}

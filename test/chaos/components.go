@@ -31,7 +31,7 @@ var leaseTimings = []string{
 const leaseDuration = 15 * time.Second
 
 // chartValues are the extra values of each chart: the descheduler passes
-// often and evicts quickly, with both plugins, as in the e2e suite.
+// often and evicts quickly, with every plugin.
 var chartValues = map[string]struct{ set, setJSON []string }{
 	"graft-scheduler":          {},
 	"graft-capacity-annotator": {},
@@ -42,7 +42,10 @@ var chartValues = map[string]struct{ set, setJSON []string }{
 		set: []string{"config.interval=5s", "config.evictionRate=20", "config.evictionBurst=10",
 			"config.maxEvictionsPerSeed=50", "config.maxEvictionsTotal=200", "config.maxPendingEvicted=50",
 			"config.maxMovesInFlightPerProject=0"},
-		setJSON: []string{`config.plugins=[{"name":"NoExecuteTaints","enabled":true},{"name":"OverCapacity","enabled":true}]`},
+		// The improving plugins run too: whatever they move must not move
+		// again within their cool-down (the checker's ImprovedInCoolDown).
+		setJSON: []string{`config.plugins=[{"name":"NoExecuteTaints","enabled":true},{"name":"OverCapacity","enabled":true},` +
+			`{"name":"ComeHome","enabled":true},{"name":"Rebalance","enabled":true,"args":{"highUtilisation":80,"lowUtilisation":50}}]`},
 	},
 }
 
