@@ -169,8 +169,8 @@ type DeschedulerConfiguration struct {
 	// +optional
 	ScoreWeights *ScoreWeights `json:"scoreWeights,omitempty"`
 	// Plugins select what to evict. NoExecuteTaints runs unless it is listed
-	// with enabled false; OverCapacity runs only when listed. Plugins run in
-	// the order listed.
+	// with enabled false; OverCapacity, Rebalance and ComeHome run only when
+	// listed. Plugins run in the order listed.
 	// +optional
 	Plugins []DeschedulerPlugin `json:"plugins,omitempty"`
 }

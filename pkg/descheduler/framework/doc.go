@@ -4,6 +4,10 @@
 // seed out from the seed's own facts before its shoots are gathered
 // (SeedFilter), and the registry
 // that turns a configuration's plugin list into running plugins with decoded,
-// defaulted and validated arguments. Plugins only decide; the descheduler
-// applies the safety rules (requireFit, limits, dry-run) and writes.
+// defaulted and validated arguments. It also owns what makes a plugin an
+// improving one (Candidate.Improves, ChurnLimited, ChurnArgs) and the one
+// decision of where an improvement goes (ImprovementTarget), which the
+// descheduler's passes and the improvement plans share. Plugins only decide;
+// the descheduler applies the safety rules (requireFit, limits, dry-run) and
+// writes.
 package framework
