@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
 )
 
@@ -74,7 +75,7 @@ func (ev *evictor) churnSpent(plugin string) (spent bool, freeAt time.Time) {
 // spendChurn counts a move of plugin against its churn limits. A move
 // dropped after this (a conflict, a refusal) still counts: the limits err
 // on the side of fewer moves.
-func (ev *evictor) spendChurn(plugin string, at time.Time) {
+func (ev *evictor) spendChurn(plugin string, shoot *v1alpha1.Shoot, at time.Time) {
 	if _, ok := ev.churn.limits[plugin]; !ok {
 		return
 	}
@@ -82,6 +83,7 @@ func (ev *evictor) spendChurn(plugin string, at time.Time) {
 	defer ev.mu.Unlock()
 	ev.churnPass[plugin]++
 	ev.churnHour[plugin] = append(ev.churnHour[plugin], at)
+	ev.improvedAt[algorithm.ShootKey(shoot)] = at
 }
 
 // pruneHour drops the moves older than an hour before now from a list
@@ -127,17 +129,26 @@ func (ev *evictor) recallChurn(each func(func(*v1alpha1.Shoot))) {
 }
 
 // coolingDown tells whether an improving plugin moved the shoot, by its
-// signed records, less than plugin's cool-down ago, and until when.
+// signed records or by this process's memory, less than plugin's cool-down
+// ago, and until when.
 func (ev *evictor) coolingDown(plugin string, shoot *v1alpha1.Shoot) (time.Time, bool) {
 	limit, ok := ev.churn.limits[plugin]
 	if !ok {
 		return time.Time{}, false
 	}
-	if _, ok := shoot.Annotations[v1alpha1.AnnotationEvictions]; !ok {
-		return time.Time{}, false
-	}
 	now := ev.clock.Now()
 	var until time.Time
+	// What this process moved counts even when the record is gone: on
+	// Gardener a tenant can delete its shoot's annotations.
+	ev.mu.Lock()
+	at, moved := ev.improvedAt[algorithm.ShootKey(shoot)]
+	ev.mu.Unlock()
+	if end := at.Add(limit.CoolDown); moved && end.After(now) {
+		until = end
+	}
+	if _, ok := shoot.Annotations[v1alpha1.AnnotationEvictions]; !ok {
+		return until, !until.IsZero()
+	}
 	for _, e := range ev.records.verified(shoot) {
 		if ev.churn.improvingPlugin(e.Cause) == "" {
 			continue

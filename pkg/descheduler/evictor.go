@@ -73,6 +73,9 @@ type evictor struct {
 	churn     churnLimits
 	churnPass map[string]int
 	churnHour map[string][]time.Time
+	// improvedAt is when this process last moved each shoot (by key) for
+	// an improving plugin; forgotten when the shoot is deleted.
+	improvedAt map[string]time.Time
 }
 
 // forget drops what the evictor remembers of a deleted shoot.
@@ -80,6 +83,7 @@ func (ev *evictor) forget(key string) {
 	ev.mu.Lock()
 	delete(ev.skipped, key)
 	delete(ev.liveRefused, key)
+	delete(ev.improvedAt, key)
 	ev.mu.Unlock()
 }
 

@@ -361,7 +361,7 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 	}
 	r.evicted.Insert(key)
 	if c.Improves != nil {
-		d.ev.spendChurn(plugin, d.clock.Now())
+		d.ev.spendChurn(plugin, c.Shoot, d.clock.Now())
 	}
 	// Updates, not adds: the pass's snapshots are forks (see takeView). A
 	// migrating shoot counts on both seeds until gardenlet finishes.
