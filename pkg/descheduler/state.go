@@ -33,6 +33,10 @@ type state struct {
 	// deleting counts, per spec.seedName, the shoots of onSeed being
 	// deleted, so that a seed's leaving shoots are known without its shoots.
 	deleting map[string]int
+	// regions counts, per spec.seedName, the shoots of onSeed by their
+	// region, so that the shoots of another region than the seed's are
+	// known without its shoots (framework.SeedState.Away).
+	regions map[string]map[string]int
 	// pending are the shoots this descheduler evicted (by their eviction
 	// record, see algorithm.EvictionRecorded) that have no seed yet.
 	pending sets.Set[string]
@@ -121,6 +125,7 @@ func newState() *state {
 		pendingSince:   map[string]time.Time{},
 		stuckReported:  map[string]time.Time{},
 		deleting:       map[string]int{},
+		regions:        map[string]map[string]int{},
 		pending:        sets.New[string](),
 		waiting:        sets.New[string](),
 		schedulers:     sets.New(v1alpha1.DefaultSchedulerName),
@@ -249,6 +254,7 @@ func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, infl
 	st.snapshot.AddShoot(s)
 	if s.Spec.SeedName != nil {
 		addTo(st.onSeed, *s.Spec.SeedName, key)
+		st.countRegion(*s.Spec.SeedName, s.Spec.Region, 1)
 		if s.DeletionTimestamp != nil {
 			st.deleting[*s.Spec.SeedName]++
 		}
@@ -347,6 +353,7 @@ func (st *state) removeShoot(key string) {
 func (st *state) unindex(key string, s *v1alpha1.Shoot) {
 	if seed := s.Spec.SeedName; seed != nil {
 		removeFrom(st.onSeed, *seed, key)
+		st.countRegion(*seed, s.Spec.Region, -1)
 		if s.DeletionTimestamp != nil {
 			if st.deleting[*seed]--; st.deleting[*seed] <= 0 {
 				delete(st.deleting, *seed)
@@ -359,6 +366,33 @@ func (st *state) unindex(key string, s *v1alpha1.Shoot) {
 	if algorithm.Migrating(s) {
 		removeFrom(st.arriving, *s.Spec.SeedName, key)
 	}
+}
+
+// countRegion adds delta to the shoots of region on seed.
+func (st *state) countRegion(seed, region string, delta int) {
+	byRegion := st.regions[seed]
+	if byRegion == nil {
+		byRegion = map[string]int{}
+		st.regions[seed] = byRegion
+	}
+	if byRegion[region] += delta; byRegion[region] <= 0 {
+		delete(byRegion, region)
+		if len(byRegion) == 0 {
+			delete(st.regions, seed)
+		}
+	}
+}
+
+// awayLocked counts the shoots on seed of another region than its own.
+// The caller holds st.mu.
+func (st *state) awayLocked(seed *v1alpha1.Seed) int {
+	n := 0
+	for region, count := range st.regions[seed.Name] {
+		if region != seed.Spec.Provider.Region {
+			n += count
+		}
+	}
+	return n
 }
 
 func addTo(index map[string]sets.Set[string], seed, key string) {
@@ -422,6 +456,7 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 			Seed:    seed,
 			Usage:   st.snapshot.Usage(name),
 			Leaving: st.leaving[name].Len() + st.deleting[name],
+			Away:    st.awayLocked(seed),
 			Now:     now,
 		}
 		spreads.Of(probe)

@@ -25,6 +25,9 @@ type SeedState struct {
 	// (their migration is in flight) and those being deleted (they free
 	// their place anyway). Their departure must not be answered again.
 	Leaving int
+	// Away is how many of the shoots counted on the seed through
+	// spec.seedName belong to another region than the seed's.
+	Away int
 	// Now is the pass's clock.
 	Now time.Time
 	// Landscape is the spread of utilisation over the garden's seeds at the
@@ -166,7 +169,8 @@ type Plugin interface {
 // seed's shoots.
 type SeedFilter interface {
 	// ActsOn reports whether Evaluate may return candidates or a requeue for
-	// the seed. Only Seed, Usage, Leaving and Now of state are set. False
+	// the seed. Only Seed, Usage, Leaving, Away, Now, Landscape and Region
+	// of state are set. False
 	// must mean that Evaluate returns an empty Result whatever the seed's
 	// shoots are.
 	ActsOn(state *SeedState) bool

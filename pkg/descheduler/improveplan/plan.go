@@ -75,6 +75,9 @@ func Compute(snap *algorithm.Snapshot, shoots []*v1alpha1.Shoot, plugins []frame
 				for _, s := range bySeed[seed.Name] {
 					if !moved[algorithm.ShootKey(s)] {
 						st.Shoots = append(st.Shoots, s)
+						if s.Spec.Region != seed.Spec.Provider.Region {
+							st.Away++
+						}
 					}
 				}
 				if f, ok := p.(framework.SeedFilter); ok && !f.ActsOn(st) {

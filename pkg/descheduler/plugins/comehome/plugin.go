@@ -15,6 +15,7 @@ type Plugin struct {
 
 var (
 	_ framework.Plugin       = &Plugin{}
+	_ framework.SeedFilter   = &Plugin{}
 	_ framework.ChurnLimited = &Plugin{}
 )
 
@@ -27,11 +28,14 @@ func (p *Plugin) Name() string { return Name }
 // Churn implements framework.ChurnLimited.
 func (p *Plugin) Churn() framework.Churn { return p.args.Churn() }
 
+// ActsOn implements framework.SeedFilter: the seed hosts shoots of another
+// region.
+func (p *Plugin) ActsOn(state *framework.SeedState) bool { return state.Away > 0 }
+
 // Evaluate implements framework.Plugin: the shoots of another region than
 // the seed's that may move now (in their maintenance window, not protected,
 // last operation not failed). Whether a closer seed takes each is the
-// descheduler's to find out; the plugin has no seed filter, since only the
-// shoots tell.
+// descheduler's to find out.
 func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
 	seedRegion := state.Seed.Spec.Provider.Region
 	var out []framework.Candidate

@@ -25,6 +25,13 @@ func TestEvaluate(t *testing.T) {
 	protected := coretest.MakeShoot("ns", "protected").Annotation(v1alpha1.AnnotationEvict, "false").Obj()
 	st := &framework.SeedState{Seed: coretest.MakeSeed("far").Provider("aws", "us-east-1").Obj(), Now: t0,
 		Shoots: []*v1alpha1.Shoot{away, awayLater, home, protected}}
+	if p.(framework.SeedFilter).ActsOn(st) {
+		t.Error("acts on a seed that counts no shoot of another region")
+	}
+	st.Away = 3
+	if !p.(framework.SeedFilter).ActsOn(st) {
+		t.Error("does not act on a seed with shoots of another region")
+	}
 	res := p.Evaluate(st)
 	if got := framework.ShootNames(res.Candidates); got != "away" || res.RequeueAfter != time.Hour || res.Want != 0 {
 		t.Fatalf("candidates %q requeue %s want %d; want away, 1h, 0", got, res.RequeueAfter, res.Want)
