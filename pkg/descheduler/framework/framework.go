@@ -211,6 +211,29 @@ func (s *SeedState) MovableNow(shoot *v1alpha1.Shoot) (bool, time.Time) {
 	return false, start
 }
 
+// Improvable returns the shoots of the state an improving plugin may
+// propose now, of those keep accepts: not protected (graft.dev/evict:
+// "false"), last operation not failed, maintenance window open
+// (MovableNow); and when the window of the first of the others opens, zero
+// when none waits for one.
+func (s *SeedState) Improvable(keep func(*v1alpha1.Shoot) bool) ([]*v1alpha1.Shoot, time.Time) {
+	var out []*v1alpha1.Shoot
+	var next time.Time
+	for _, shoot := range s.Shoots {
+		if !keep(shoot) || EvictionProtected(shoot) || LastOperationFailed(shoot) {
+			continue
+		}
+		if now, opens := s.MovableNow(shoot); !now {
+			if next.IsZero() || opens.Before(next) {
+				next = opens
+			}
+			continue
+		}
+		out = append(out, shoot)
+	}
+	return out, next
+}
+
 // LastOperationFailed tells whether the shoot's last operation failed:
 // Gardener then reconciles it no more until it is retried
 // (gardener.cloud/operation=retry) or its spec changes, so a move that can

@@ -2,8 +2,8 @@ package comehome
 
 import (
 	"fmt"
-	"time"
 
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
 	"github.com/graft-dev/graft/pkg/maintenance"
 )
@@ -38,18 +38,9 @@ func (p *Plugin) ActsOn(state *framework.SeedState) bool { return state.Away > 0
 // descheduler's to find out.
 func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
 	seedRegion := state.Seed.Spec.Provider.Region
-	var out []framework.Candidate
-	var next time.Time
-	for _, s := range state.Shoots {
-		if s.Spec.Region == seedRegion || framework.EvictionProtected(s) || framework.LastOperationFailed(s) {
-			continue
-		}
-		if now, opens := state.MovableNow(s); !now {
-			if next.IsZero() || opens.Before(next) {
-				next = opens
-			}
-			continue
-		}
+	shoots, next := state.Improvable(func(s *v1alpha1.Shoot) bool { return s.Spec.Region != seedRegion })
+	out := make([]framework.Candidate, 0, len(shoots))
+	for _, s := range shoots {
 		out = append(out, framework.Candidate{
 			Shoot:    s,
 			Reason:   fmt.Sprintf("the shoot's region is %s, seed %s is in %s", s.Spec.Region, state.Seed.Name, seedRegion),

@@ -3,7 +3,6 @@ package rebalance
 import (
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
@@ -78,18 +77,9 @@ func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
 	alloc := state.Seed.Status.Allocatable[v1alpha1.ResourceShoots]
 	reason := fmt.Sprintf("seed %s holds %d shoots of %s allocatable (%d already leaving), above the high mark of %.0f%%; seeds under %.0f%% take shoots",
 		state.Seed.Name, state.Usage, alloc.String(), state.Leaving, 100*m.High, 100*m.Low)
-	var out []framework.Candidate
-	var next time.Time
-	for _, s := range state.Shoots {
-		if framework.EvictionProtected(s) || framework.LastOperationFailed(s) {
-			continue
-		}
-		if now, opens := state.MovableNow(s); !now {
-			if next.IsZero() || opens.Before(next) {
-				next = opens
-			}
-			continue
-		}
+	shoots, next := state.Improvable(func(*v1alpha1.Shoot) bool { return true })
+	out := make([]framework.Candidate, 0, len(shoots))
+	for _, s := range shoots {
 		out = append(out, framework.Candidate{
 			Shoot: s, Reason: reason, Cause: "above the high mark",
 			Urgency:  maintenance.Deferrable,
