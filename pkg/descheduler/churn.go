@@ -75,7 +75,7 @@ func (ev *evictor) churnSpent(plugin string) (spent bool, freeAt time.Time) {
 // spendChurn counts a move of plugin against its churn limits. A move
 // dropped after this (a conflict, a refusal) still counts: the limits err
 // on the side of fewer moves.
-func (ev *evictor) spendChurn(plugin string, shoot *v1alpha1.Shoot, at time.Time) {
+func (ev *evictor) spendChurn(plugin string, at time.Time) {
 	if _, ok := ev.churn.limits[plugin]; !ok {
 		return
 	}
@@ -83,7 +83,6 @@ func (ev *evictor) spendChurn(plugin string, shoot *v1alpha1.Shoot, at time.Time
 	defer ev.mu.Unlock()
 	ev.churnPass[plugin]++
 	ev.churnHour[plugin] = append(ev.churnHour[plugin], at)
-	ev.improvedAt[algorithm.ShootKey(shoot)] = at
 }
 
 // pruneHour drops the moves older than an hour before now from a list
@@ -128,9 +127,10 @@ func (ev *evictor) recallChurn(each func(func(*v1alpha1.Shoot))) {
 	}
 }
 
-// coolingDown tells whether an improving plugin moved the shoot, by its
-// signed records or by this process's memory, less than plugin's cool-down
-// ago, and until when.
+// coolingDown tells whether the descheduler moved the shoot, for any
+// cause, by its signed records or by this process's memory, less than
+// plugin's cool-down ago, and until when: a move no seed forces never
+// follows another soon, as each is a control-plane migration.
 func (ev *evictor) coolingDown(plugin string, shoot *v1alpha1.Shoot) (time.Time, bool) {
 	limit, ok := ev.churn.limits[plugin]
 	if !ok {
@@ -141,7 +141,7 @@ func (ev *evictor) coolingDown(plugin string, shoot *v1alpha1.Shoot) (time.Time,
 	// What this process moved counts even when the record is gone: on
 	// Gardener a tenant can delete its shoot's annotations.
 	ev.mu.Lock()
-	at, moved := ev.improvedAt[algorithm.ShootKey(shoot)]
+	at, moved := ev.movedAt[algorithm.ShootKey(shoot)]
 	ev.mu.Unlock()
 	if end := at.Add(limit.CoolDown); moved && end.After(now) {
 		until = end
@@ -150,9 +150,6 @@ func (ev *evictor) coolingDown(plugin string, shoot *v1alpha1.Shoot) (time.Time,
 		return until, !until.IsZero()
 	}
 	for _, e := range ev.records.verified(shoot) {
-		if ev.churn.improvingPlugin(e.Cause) == "" {
-			continue
-		}
 		if end := e.At.Add(limit.CoolDown); end.After(now) && end.After(until) {
 			until = end
 		}

@@ -73,9 +73,9 @@ type evictor struct {
 	churn     churnLimits
 	churnPass map[string]int
 	churnHour map[string][]time.Time
-	// improvedAt is when this process last moved each shoot (by key) for
-	// an improving plugin; forgotten when the shoot is deleted.
-	improvedAt map[string]time.Time
+	// movedAt is when this process last moved each shoot (by key), for the
+	// improving plugins' cool-down; forgotten when the shoot is deleted.
+	movedAt map[string]time.Time
 }
 
 // forget drops what the evictor remembers of a deleted shoot.
@@ -83,7 +83,7 @@ func (ev *evictor) forget(key string) {
 	ev.mu.Lock()
 	delete(ev.skipped, key)
 	delete(ev.liveRefused, key)
-	delete(ev.improvedAt, key)
+	delete(ev.movedAt, key)
 	ev.mu.Unlock()
 }
 
@@ -308,6 +308,7 @@ func (ev *evictor) evict(ctx context.Context, e eviction) bool {
 	ev.metrics.Evictions.WithLabelValues(e.plugin, ResultEvicted).Inc()
 	ev.mu.Lock()
 	delete(ev.skipped, algorithm.ShootKey(shoot))
+	ev.movedAt[algorithm.ShootKey(shoot)] = ev.clock.Now()
 	ev.mu.Unlock()
 	if e.live {
 		ev.metrics.LiveMigrations.Inc()

@@ -125,15 +125,20 @@ func TestRebalanceNeverAgainstTheScheduler(t *testing.T) {
 	}
 }
 
-// TestImprovedShootCoolsDown: a shoot an improving plugin moved is not moved
-// by one again within the cool-down, by its signed record; a forged record
-// holds nothing, a deleted one does not end this process's memory of the
-// move, and after the cool-down the shoot may move.
+// TestImprovedShootCoolsDown: a shoot the descheduler moved (by an
+// improving plugin or for any other cause) is not moved by an improving
+// plugin within the cool-down, by its signed record; a forged record holds
+// nothing, a deleted one does not end this process's memory of the move,
+// and after the cool-down the shoot may move.
 func TestImprovedShootCoolsDown(t *testing.T) {
 	moved := coretest.MakeShoot("garden-dev", "moved").Created(t0).Seed("far").Obj()
 	moved.UID = "uid-moved"
 	forged := coretest.MakeShoot("garden-dev", "forged").Created(t0).Seed("far").Obj()
 	forged.UID = "uid-forged"
+	drained := coretest.MakeShoot("garden-dev", "drained").Created(t0).Seed("far").Obj()
+	drained.UID = "uid-drained"
+	drained.Annotations = map[string]string{v1alpha1.AnnotationEvictions: helper.RecordEviction(nil,
+		testRecordKey.sign(drained.UID, helper.Eviction{Seed: "x", Cause: "NoExecuteTaints: drain:NoExecute", At: t0.Add(-time.Hour)}), time.Hour)}
 	record := func(uid string, sign bool) string {
 		e := helper.Eviction{Seed: "x", Cause: "Rebalance: above the high mark", At: t0.Add(-time.Hour)}
 		if sign {
@@ -146,7 +151,7 @@ func TestImprovedShootCoolsDown(t *testing.T) {
 	moved.Annotations = map[string]string{v1alpha1.AnnotationEvictions: record("uid-moved", true)}
 	forged.Annotations = map[string]string{v1alpha1.AnnotationEvictions: record("uid-forged", false)}
 	h := start(t, improving("ComeHome", `{"coolDown":"48h"}`, configv1alpha1.StrategyMinimalDistance),
-		coretest.MakeSeed("home").Obj(), coretest.MakeSeed("far").Provider("aws", "us-east-1").Obj(), moved, forged)
+		coretest.MakeSeed("home").Obj(), coretest.MakeSeed("far").Provider("aws", "us-east-1").Obj(), moved, forged, drained)
 	h.pass(t)
 	if got := h.movedFrom(t); !slices.Equal(got, []string{"far/forged"}) {
 		t.Fatalf("moved %v, want only the shoot with a forged record", got)
@@ -168,7 +173,7 @@ func TestImprovedShootCoolsDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	testframework.WaitFor(t, "the shoot back on far", waitTimeout, func(context.Context) (bool, error) {
-		return h.d.state.snapshot.Usage("far") == 2, nil
+		return h.d.state.snapshot.Usage("far") == 3, nil
 	})
 	h.clock.SetTime(t0.Add(47*time.Hour - time.Second))
 	h.d.ev.newWindow()
@@ -179,8 +184,8 @@ func TestImprovedShootCoolsDown(t *testing.T) {
 	h.clock.SetTime(t0.Add(47 * time.Hour))
 	h.d.ev.newWindow()
 	h.pass(t)
-	if got := h.movedFrom(t); !slices.Equal(got, []string{"far/moved"}) {
-		t.Fatalf("moved %v once the first cool-down ended, want the shoot moved 47h ago only", got)
+	if got := h.movedFrom(t); !slices.Equal(got, []string{"far/drained", "far/moved"}) {
+		t.Fatalf("moved %v once the first cool-downs ended, want the shoots moved 48h ago only", got)
 	}
 }
 

@@ -290,7 +290,7 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 	}
 	if c.Improves != nil {
 		if until, cooling := d.ev.coolingDown(plugin, c.Shoot); cooling {
-			r.log.V(2).Info("Shoot moved by an improving plugin recently; left alone", "shoot", klog.KObj(c.Shoot), "plugin", plugin, "until", until)
+			r.log.V(2).Info("Shoot moved recently; an improving plugin leaves it alone", "shoot", klog.KObj(c.Shoot), "plugin", plugin, "until", until)
 			d.metrics.Evictions.WithLabelValues(plugin, ResultCoolingDown).Inc()
 			r.passedOver++
 			return true
@@ -361,7 +361,7 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 	}
 	r.evicted.Insert(key)
 	if c.Improves != nil {
-		d.ev.spendChurn(plugin, c.Shoot, d.clock.Now())
+		d.ev.spendChurn(plugin, d.clock.Now())
 	}
 	// Updates, not adds: the pass's snapshots are forks (see takeView). A
 	// migrating shoot counts on both seeds until gardenlet finishes.

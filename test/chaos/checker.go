@@ -39,8 +39,9 @@ const (
 	// On a Gardener garden (see migrationRules).
 	ruleInFlight invariant.Rule = "MigrationsInFlightExceeded"
 	ruleTwice    invariant.Rule = "MigratedTwiceForOneCause"
-	// ruleCoolDown: a shoot an improving plugin (Rebalance, ComeHome) moved
-	// was moved by one again within the cool-down, longer than any run.
+	// ruleCoolDown: an improving plugin (Rebalance, ComeHome) moved a shoot
+	// the descheduler had moved before, within the cool-down (longer than
+	// any run).
 	ruleCoolDown invariant.Rule = "ImprovedInCoolDown"
 )
 
@@ -105,9 +106,9 @@ type checker struct {
 	// deferredMoves counts the deferrable moves made in a window or at a
 	// deadline, liveMoves the live migrations.
 	deferredMoves, liveMoves int
-	// improvedAt is when each shoot was first moved by an improving plugin;
-	// improvements counts those moves.
-	improvedAt   map[string]time.Time
+	// movedAt is when each shoot was last evicted or migrated;
+	// improvements counts the improving plugins' moves.
+	movedAt      map[string]time.Time
 	improvements int
 }
 
@@ -132,7 +133,7 @@ func newChecker(sources []invariant.Source, bound time.Duration, logf func(strin
 		reported:    map[string]bool{},
 		evictedAt:   map[string][]time.Time{},
 		evictionsOf: map[string]int{},
-		improvedAt:  map[string]time.Time{},
+		movedAt:     map[string]time.Time{},
 	}
 	// As the chart configures graft-scheduler (its binary's defaults).
 	c.monitor.SetScheduler(corev1alpha1.DefaultSchedulerName, algorithm.Config{Strategy: algorithm.StrategySameRegion})
@@ -368,13 +369,12 @@ func (c *checker) evictedLocked(k, seed, reason string, now time.Time) {
 	c.logf("checker: shoot %s evicted from seed %s: %s", k, seed, reason)
 	if improvingCause(reason) {
 		c.improvements++
-		if at, ok := c.improvedAt[k]; ok {
+		if at, ok := c.movedAt[k]; ok {
 			c.violateLocked(invariant.Violation{Rule: ruleCoolDown, Shoot: k, Seed: seed,
-				Message: fmt.Sprintf("was moved by an improving plugin again (%s) %s after the first time, within the cool-down", reason, now.Sub(at).Round(time.Second))})
-		} else {
-			c.improvedAt[k] = now
+				Message: fmt.Sprintf("was moved by an improving plugin (%s) %s after its last move, within the cool-down", reason, now.Sub(at).Round(time.Second))})
 		}
 	}
+	c.movedAt[k] = now
 	c.evictionsOf[k]++
 	recent := c.evictedAt[k][:0]
 	for _, at := range c.evictedAt[k] {

@@ -267,9 +267,9 @@ func TestDeferrableMoveOutsideWindow(t *testing.T) {
 	}
 }
 
-// A shoot moved by an improving plugin and then by one again (any seed, any
-// time within the run) is moved within the cool-down: a violation. A move
-// for another cause in between is not one.
+// An improving plugin's move of a shoot that moved before in the run (for
+// any cause) is within the cool-down: a violation. A move for another cause
+// after an improvement is not one.
 func TestImprovedInCoolDown(t *testing.T) {
 	c, l, shoot := observedGarden(t)
 	k := shoot.Namespace + "/" + shoot.Name
@@ -279,7 +279,7 @@ func TestImprovedInCoolDown(t *testing.T) {
 	c.evictedLocked(k, l.Seeds[1].Name, "NoExecuteTaints: a taint", t0.Add(time.Hour))
 	c.mu.Unlock()
 	if got := rules(c); len(got) != 0 {
-		t.Fatalf("one improvement and a taint's move: %v", got)
+		t.Fatalf("an improvement and then a taint's move: %v", got)
 	}
 	c.mu.Lock()
 	c.evictedLocked(k, l.Seeds[0].Name, "ComeHome: the shoot's region is r", t0.Add(2*time.Hour))

@@ -786,7 +786,7 @@ func (r *run) summary() {
 		perMinute, loopWindow, most, loopEvictions, perShoot)
 	deferred, live := r.check.timedMoves()
 	fmt.Printf("chaos: deferrable moves made in a window or at a deadline: %d; live migrations: %d\n", deferred, live)
-	fmt.Printf("chaos: moves by the improving plugins (Rebalance, ComeHome): %d (a second of one shoot is a violation)\n", r.check.improved())
+	fmt.Printf("chaos: moves by the improving plugins (Rebalance, ComeHome): %d (one of a shoot moved before in the run is a violation)\n", r.check.improved())
 	if r.gardener {
 		total, perSeed := r.check.flights()
 		fmt.Printf("chaos: most migrations in flight: %d in all (limit %d), %d to one seed (limit %d)\n",

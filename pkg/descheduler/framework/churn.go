@@ -27,8 +27,8 @@ type ChurnArgs struct {
 	// MaxMovesPerHour bounds the plugin's moves in any hour, across
 	// restarts. Default 20; 0: no bound.
 	MaxMovesPerHour *int32 `json:"maxMovesPerHour,omitempty"`
-	// CoolDown is how long a shoot moved by any improving plugin is not
-	// moved by one again. Default 168h (7 days); at least 1h.
+	// CoolDown is how long a shoot the descheduler moved, for any cause,
+	// is not moved by an improving plugin. Default 168h (7 days); at least 1h.
 	CoolDown *metav1.Duration `json:"coolDown,omitempty"`
 }
 

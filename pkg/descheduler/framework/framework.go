@@ -110,8 +110,9 @@ type Churn struct {
 	MaxMovesPerPass int
 	// MaxMovesPerHour bounds them in any hour; 0: no bound.
 	MaxMovesPerHour int
-	// CoolDown is how long a shoot an improving plugin moved is not moved
-	// again by any of them, by the descheduler's signed record on the shoot.
+	// CoolDown is how long a shoot the descheduler moved (for any cause)
+	// is not moved by an improving plugin, by the descheduler's signed
+	// record on the shoot and its own memory.
 	CoolDown time.Duration
 }
 
