@@ -96,8 +96,10 @@ type state struct {
 	// seed may. A view copies the shoots only of the seeds it accepts. It is
 	// called with mu held, so that the facts are those the pass then sees.
 	actsOn func(*framework.SeedState) bool
-	// spread is set when an improving plugin runs: views then carry the
-	// garden's utilisation spread (framework.SeedState.Landscape).
+	// spread is set when an improving plugin runs, before the informers
+	// start: the state then counts each seed's shoots by region, and views
+	// carry the utilisation spreads and the shoots away from their region
+	// (framework.SeedState.Landscape, Region, Away).
 	spread bool
 
 	// onPendingDrop is called (without the lock) when a pending shoot got a
@@ -368,8 +370,12 @@ func (st *state) unindex(key string, s *v1alpha1.Shoot) {
 	}
 }
 
-// countRegion adds delta to the shoots of region on seed.
+// countRegion adds delta to the shoots of region on seed, when an
+// improving plugin runs.
 func (st *state) countRegion(seed, region string, delta int) {
+	if !st.spread {
+		return
+	}
 	byRegion := st.regions[seed]
 	if byRegion == nil {
 		byRegion = map[string]int{}
@@ -456,10 +462,12 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 			Seed:    seed,
 			Usage:   st.snapshot.Usage(name),
 			Leaving: st.leaving[name].Len() + st.deleting[name],
-			Away:    st.awayLocked(seed),
 			Now:     now,
 		}
-		spreads.Of(probe)
+		if st.spread {
+			probe.Away = st.awayLocked(seed)
+			spreads.Of(probe)
+		}
 		if st.actsOn != nil && !st.actsOn(probe) && !taintclock.Unstamped(seed.Spec.Taints) {
 			continue
 		}
