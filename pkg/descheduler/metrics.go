@@ -47,7 +47,7 @@ const (
 	// choose a seed the plugin does not accept).
 	ResultNotImproving = "not_improving"
 	// ResultChurnLimited: an improving plugin spent its moves of the pass
-	// window or of the hour.
+	// window or of the hour; counted once per pass that finds it so.
 	ResultChurnLimited = "churn_limited"
 	// ResultConflict is an eviction lost to a concurrent change of the shoot.
 	ResultConflict = "conflict"

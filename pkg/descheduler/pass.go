@@ -56,6 +56,9 @@ type passRun struct {
 	// fruitless those it found no improvement for.
 	passedOver int
 	fruitless  int
+	// churnSpent are the improving plugins whose churn budget this pass
+	// found spent.
+	churnSpent sets.Set[string]
 
 	// writers write the pass's evictions; nil in dry-run mode.
 	writers *writers
@@ -83,7 +86,7 @@ func (d *Descheduler) passOver(ctx context.Context, v *view, once bool) {
 	r := &passRun{
 		d: d, ctx: ctx, log: klog.FromContext(ctx), once: once, view: v,
 		real: v.snapshot, fit: v.snapshot.Fork(),
-		evicted: sets.New[string](), leaving: map[string]int{},
+		evicted: sets.New[string](), leaving: map[string]int{}, churnSpent: sets.New[string](),
 		dryTo: map[string]int{}, dryIn: map[string]int{}, sources: sets.New[string](),
 	}
 	r.writers = d.ev.startWriters(ctx)
@@ -433,7 +436,11 @@ func (r *passRun) churnAllows(plugin, seed string) bool {
 	if !spent {
 		return true
 	}
-	r.d.metrics.Evictions.WithLabelValues(plugin, ResultChurnLimited).Inc()
+	if !r.churnSpent.Has(plugin) {
+		// Once a pass: the seeds it then passes by are not attempts.
+		r.churnSpent.Insert(plugin)
+		r.d.metrics.Evictions.WithLabelValues(plugin, ResultChurnLimited).Inc()
+	}
 	if !freeAt.IsZero() && !r.once {
 		r.d.queue.AddAfter(seed, freeAt.Sub(r.d.clock.Now())+requeueSlack)
 	}
