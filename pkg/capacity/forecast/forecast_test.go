@@ -1,0 +1,67 @@
+package forecast
+
+import (
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+
+// TestRecordedSeries feeds a recorded series of arrivals, one shoot every
+// 20 minutes for a day (at 10, 30 and 50 past each hour) and then a burst,
+// and checks the rate and the time to full at several moments.
+func TestRecordedSeries(t *testing.T) {
+	a := &Arrivals{Keep: 24 * time.Hour}
+	for i := range 72 { // 3 an hour for 24 hours
+		a.Add(t0.Add(time.Duration(i)*20*time.Minute + 10*time.Minute))
+	}
+	now := t0.Add(24 * time.Hour)
+	for _, tc := range []struct {
+		name          string
+		window        time.Duration
+		free, waiting int
+		wantPerHour   float64
+		wantIn        time.Duration
+		wantFull      bool
+		wantNever     bool
+	}{
+		{name: "30 free at 3 an hour", window: 6 * time.Hour, free: 30, wantPerHour: 3, wantIn: 10 * time.Hour},
+		{name: "the waiting shoots take their slots first", window: 6 * time.Hour, free: 30, waiting: 12, wantPerHour: 3, wantIn: 6 * time.Hour},
+		{name: "a day's window, the same rate", window: 24 * time.Hour, free: 9, wantPerHour: 3, wantIn: 3 * time.Hour},
+		{name: "full now", window: 6 * time.Hour, free: 5, waiting: 5, wantPerHour: 3, wantFull: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := Compute(Input{Now: now, Window: tc.window, Free: tc.free, Waiting: tc.waiting, Arrivals: a})
+			if f.PerHour != tc.wantPerHour || f.FullIn != tc.wantIn || f.Full != tc.wantFull || f.Never != tc.wantNever {
+				t.Errorf("got %+v; want %.1f/h, full in %s, full %v, never %v", f, tc.wantPerHour, tc.wantIn, tc.wantFull, tc.wantNever)
+			}
+		})
+	}
+	// A burst of 12 in the last hour: over an hour's window 15 an hour.
+	for i := range 12 {
+		a.Add(now.Add(-time.Duration(i+1) * time.Minute))
+	}
+	if f := Compute(Input{Now: now, Window: time.Hour, Free: 30, Arrivals: a}); f.PerHour != 15 || f.FullIn != 2*time.Hour {
+		t.Errorf("after the burst: %+v, want 15/h and full in 2h", f)
+	}
+	// Nothing for a day: never full at that rate.
+	later := now.Add(48 * time.Hour)
+	if f := Compute(Input{Now: later, Window: 6 * time.Hour, Free: 30, Arrivals: a}); !f.Never || f.PerHour != 0 {
+		t.Errorf("a quiet day: %+v, want never full", f)
+	}
+}
+
+// TestArrivalsKeep: arrivals older than Keep before the newest are dropped,
+// and one out of order is counted in its place.
+func TestArrivalsKeep(t *testing.T) {
+	a := &Arrivals{Keep: time.Hour}
+	a.Add(t0)
+	a.Add(t0.Add(90 * time.Minute))
+	a.Add(t0.Add(80 * time.Minute)) // late, in order now
+	if len(a.times) != 2 || !a.times[0].Equal(t0.Add(80*time.Minute)) {
+		t.Errorf("kept %v", a.times)
+	}
+	if n := a.Since(t0.Add(80*time.Minute), t0.Add(2*time.Hour)); n != 1 {
+		t.Errorf("since 1h20 (exclusive): %d, want 1", n)
+	}
+}
