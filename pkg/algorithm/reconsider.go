@@ -17,9 +17,6 @@ type Reconsideration struct {
 	// the current seed is not (SameRegion), or at a smaller distance among
 	// the candidates (MinimalDistance, or scoring with distance).
 	Closer bool
-	// Distance and CurrentDistance are the distances of the choice and of
-	// the current seed, when the decision computed them.
-	Distance, CurrentDistance *int
 }
 
 // NotInSnapshot is Reconsideration.CurrentFilter for a current seed the
@@ -41,24 +38,16 @@ func Reconsider(shoot *v1alpha1.Shoot, snapshot *Snapshot, in Inputs, current st
 	}
 	chosen := &r.verdicts[r.chosen]
 	out := Reconsideration{Seed: chosen.info.name, CurrentFilter: NotInSnapshot}
-	if chosen.hasDistance {
-		d := chosen.distance
-		out.Distance = &d
-	}
 	for i := range r.verdicts {
 		v := &r.verdicts[i]
 		if v.info.name != current {
 			continue
 		}
 		out.CurrentFilter = v.filter
-		if v.hasDistance {
-			d := v.distance
-			out.CurrentDistance = &d
-		}
 		switch {
 		case i == r.chosen:
-		case out.Distance != nil && out.CurrentDistance != nil:
-			out.Closer = *out.Distance < *out.CurrentDistance
+		case chosen.hasDistance && v.hasDistance:
+			out.Closer = chosen.distance < v.distance
 		case v.filter == FilterMinimalDistance:
 			// Its region is not listed while the choice's is.
 			out.Closer = true

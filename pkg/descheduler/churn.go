@@ -5,28 +5,21 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/sets"
-
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
 )
 
 // churnLimits are the limits of the enabled improving plugins
-// (framework.ChurnLimited), by name, and the names of every improving plugin
-// the registry knows, whose recorded moves a cool-down counts. The evictor
-// owns them with every other limit on evictions.
-type churnLimits struct {
-	limits    map[string]framework.Churn
-	improving sets.Set[string]
-}
+// (framework.ChurnLimited), by name. The evictor owns them with every other
+// limit on evictions.
+type churnLimits map[string]framework.Churn
 
-func churnLimitsOf(plugins []framework.Plugin, registry framework.Registry) churnLimits {
-	out := churnLimits{limits: map[string]framework.Churn{}, improving: sets.New(registry.Improving()...)}
+func churnLimitsOf(plugins []framework.Plugin) churnLimits {
+	out := churnLimits{}
 	for _, p := range plugins {
 		if c, ok := p.(framework.ChurnLimited); ok {
-			out.limits[p.Name()] = c.Churn()
-			out.improving.Insert(p.Name())
+			out[p.Name()] = c.Churn()
 		}
 	}
 	return out
@@ -36,16 +29,16 @@ func churnLimitsOf(plugins []framework.Plugin, registry framework.Registry) chur
 // cool-downs to hold.
 func (l churnLimits) longestCoolDown() time.Duration {
 	var out time.Duration
-	for _, c := range l.limits {
+	for _, c := range l {
 		out = max(out, c.CoolDown)
 	}
 	return out
 }
 
-// improvingPlugin is the improving plugin a recorded cause names, or "".
-func (l churnLimits) improvingPlugin(cause string) string {
+// limitedPlugin is the enabled improving plugin a recorded cause names, or "".
+func (l churnLimits) limitedPlugin(cause string) string {
 	plugin, _, ok := strings.Cut(cause, ": ")
-	if !ok || !l.improving.Has(plugin) {
+	if _, limited := l[plugin]; !ok || !limited {
 		return ""
 	}
 	return plugin
@@ -54,7 +47,7 @@ func (l churnLimits) improvingPlugin(cause string) string {
 // churnSpent tells whether plugin has spent its moves of the pass window
 // or of the last hour, and in the second case when one is free again.
 func (ev *evictor) churnSpent(plugin string) (spent bool, freeAt time.Time) {
-	limit, ok := ev.churn.limits[plugin]
+	limit, ok := ev.churn[plugin]
 	if !ok {
 		return false, time.Time{}
 	}
@@ -76,7 +69,7 @@ func (ev *evictor) churnSpent(plugin string) (spent bool, freeAt time.Time) {
 // dropped after this (a conflict, a refusal) still counts: the limits err
 // on the side of fewer moves.
 func (ev *evictor) spendChurn(plugin string, at time.Time) {
-	if _, ok := ev.churn.limits[plugin]; !ok {
+	if _, ok := ev.churn[plugin]; !ok {
 		return
 	}
 	ev.mu.Lock()
@@ -99,7 +92,7 @@ func pruneHour(moves []time.Time, now time.Time) []time.Time {
 // records show, so that a restart or a new leader does not start the hourly
 // budgets over.
 func (ev *evictor) recallChurn(each func(func(*v1alpha1.Shoot))) {
-	if len(ev.churn.limits) == 0 {
+	if len(ev.churn) == 0 {
 		return
 	}
 	now := ev.clock.Now()
@@ -109,8 +102,7 @@ func (ev *evictor) recallChurn(each func(func(*v1alpha1.Shoot))) {
 			return
 		}
 		for _, e := range ev.records.verified(s) {
-			p := ev.churn.improvingPlugin(e.Cause)
-			if _, limited := ev.churn.limits[p]; limited && e.At.After(now.Add(-time.Hour)) && !e.At.After(now) {
+			if p := ev.churn.limitedPlugin(e.Cause); p != "" && e.At.After(now.Add(-time.Hour)) && !e.At.After(now) {
 				if moves == nil {
 					moves = map[string][]time.Time{}
 				}
@@ -132,7 +124,7 @@ func (ev *evictor) recallChurn(each func(func(*v1alpha1.Shoot))) {
 // plugin's cool-down ago, and until when: a move no seed forces never
 // follows another soon, as each is a control-plane migration.
 func (ev *evictor) coolingDown(plugin string, shoot *v1alpha1.Shoot) (time.Time, bool) {
-	limit, ok := ev.churn.limits[plugin]
+	limit, ok := ev.churn[plugin]
 	if !ok {
 		return time.Time{}, false
 	}

@@ -139,9 +139,9 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 		cfg: cfg, garden: d.garden, mover: d.garden.Mover(), metrics: metrics, clock: clk, limiter: newLimiter(cfg), state: d.state, queue: d.queue,
 		perSeed: map[string]int{}, waiting: sets.New[string](), skipped: map[string]string{}, liveRefused: map[string]struct{}{},
 		records: newRecordKey(),
-		churn:   churnLimitsOf(plugins, registry), churnPass: map[string]int{}, churnHour: map[string][]time.Time{}, movedAt: map[string]time.Time{},
+		churn:   churnLimitsOf(plugins), churnPass: map[string]int{}, churnHour: map[string][]time.Time{}, movedAt: map[string]time.Time{},
 	}
-	d.state.spread = len(d.ev.churn.limits) > 0
+	d.state.spread = len(d.ev.churn) > 0
 	if err := d.algo.Validate(); err != nil {
 		return nil, fmt.Errorf("descheduler: %w", err)
 	}

@@ -94,9 +94,9 @@ type Improvement interface {
 type Move struct {
 	Shoot    *v1alpha1.Shoot
 	From, To *v1alpha1.Seed
-	// FromUsage and ToUsage are the shoots counted on each seed as the pass
+	// ToUsage is the shoots counted on To as the pass
 	// has moved them so far, the shoot itself left out.
-	FromUsage, ToUsage int
+	ToUsage int
 	// Closer tells that To is nearer the shoot's region than From by the
 	// strategy's measure (algorithm.Reconsideration.Closer).
 	Closer bool

@@ -21,7 +21,7 @@ func ImprovementTarget(c Candidate, from *v1alpha1.Seed, snap *algorithm.Snapsho
 		return "", "the scheduler would keep it on seed " + from.Name
 	}
 	to, _ := snap.Seed(rec.Seed)
-	mv := Move{Shoot: c.Shoot, From: from, To: to, FromUsage: max(0, snap.Usage(from.Name)-1), ToUsage: snap.Usage(rec.Seed), Closer: rec.Closer}
+	mv := Move{Shoot: c.Shoot, From: from, To: to, ToUsage: snap.Usage(rec.Seed), Closer: rec.Closer}
 	if why := c.Improves.Accepts(mv); why != "" {
 		return "", why
 	}

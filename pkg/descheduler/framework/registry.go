@@ -71,9 +71,8 @@ func (r Registry) Build(plugins []configv1alpha1.DeschedulerPlugin) ([]Plugin, e
 }
 
 // Improving returns the names of the registered plugins that improve
-// placements (ChurnLimited), enabled or not: their moves are what a
-// cool-down counts, whichever of them is enabled now. Each is built with its
-// default arguments to tell.
+// placements (ChurnLimited), for the commands that plan their moves. Each is
+// built with its default arguments to tell.
 func (r Registry) Improving() []string {
 	var out []string
 	for name, f := range r {
