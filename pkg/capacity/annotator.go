@@ -7,7 +7,11 @@ import (
 	"net"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
 	k8smetrics "k8s.io/component-base/metrics"
+	"k8s.io/utils/clock"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/pkg/component"
@@ -32,6 +36,11 @@ type Options struct {
 	// component-base's legacy registry, which the /metrics endpoint serves.
 	// Tests running several instances in one process pass their own.
 	Registry k8smetrics.KubeRegistry
+	// ForecastClock is the forecast's and scaler's time source (the
+	// arrivals' window, cool-downs, how long a pool has been low); nil is
+	// the real clock. The forecast is still computed every period of real
+	// time.
+	ForecastClock clock.WithTicker
 }
 
 // Annotator is graft-capacity-annotator: the capacity controller with its
@@ -41,6 +50,7 @@ type Annotator struct {
 	runner     *component.Runner
 	informers  garden.Informers
 	controller *controller
+	forecaster *forecaster
 	workers    int
 }
 
@@ -50,9 +60,25 @@ func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients component.C
 	if clients.Kubernetes == nil {
 		return nil, errors.New("the Kubernetes client is required")
 	}
-	// The annotator only counts shoots per seed: its shoots keep their
-	// placement alone (cachetrim.Placement), seeds all but managedFields.
-	client, informers, err := garden.Open(string(cfg.API), clients, nil, cachetrim.Placement)
+	// The annotator counts shoots per seed: its shoots keep their placement
+	// alone (cachetrim.Placement), seeds all but managedFields. The forecast
+	// also decides for shoots that wait for a seed, which it keeps whole
+	// (cachetrim.Unbound).
+	transform := cachetrim.Placement
+	if cfg.Forecast.Enabled {
+		transform = cachetrim.Unbound
+	}
+	var dyn dynamic.Interface
+	if cfg.API == configv1alpha1.APIGardener {
+		if clients.CustomResources == nil {
+			return nil, errors.New("api core.gardener.cloud needs the dynamic client")
+		}
+		var err error
+		if dyn, err = garden.NewDynamic(clients.CustomResources); err != nil {
+			return nil, fmt.Errorf("building the dynamic client: %w", err)
+		}
+	}
+	client, informers, err := garden.Open(string(cfg.API), clients, dyn, transform)
 	if err != nil {
 		return nil, err
 	}
@@ -77,9 +103,19 @@ func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients component.C
 		return nil, err
 	}
 	r.Server.AddInformersSyncedCheck(ctrl.HasSynced)
+	a := &Annotator{runner: r, informers: informers, controller: ctrl, workers: int(cfg.ConcurrentSyncs)}
+	if cfg.Forecast.Enabled {
+		clk := opts.ForecastClock
+		if clk == nil {
+			clk = clock.RealClock{}
+		}
+		if a.forecaster, err = newForecaster(cfg, client, dyn, clients.Kubernetes, informers, r.Recorder, m, clk); err != nil {
+			return nil, err
+		}
+	}
 	// After a gap in lease renewals, writes wait until these views are current.
 	garden.Track(clients.Fence, seeds, shoots)
-	return &Annotator{runner: r, informers: informers, controller: ctrl, workers: int(cfg.ConcurrentSyncs)}, nil
+	return a, nil
 }
 
 // Run runs the annotator until ctx ends (nil), the lease is lost, or the
@@ -100,9 +136,21 @@ func (a *Annotator) startInformers(ctx context.Context) error {
 	return nil
 }
 
-// annotate runs while leading.
+// annotate runs while leading: the controller and, when enabled, the
+// forecast; either failing stops both.
 func (a *Annotator) annotate(ctx context.Context) error {
-	return a.controller.Run(ctx, a.workers)
+	if a.forecaster == nil {
+		return a.controller.Run(ctx, a.workers)
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return a.controller.Run(ctx, a.workers) })
+	g.Go(func() error {
+		if !cache.WaitForCacheSync(ctx.Done(), a.controller.HasSynced) {
+			return nil
+		}
+		return a.forecaster.Run(ctx)
+	})
+	return g.Wait()
 }
 
 // HealthAddr is where /healthz and /readyz are served once Run started (nil when disabled).

@@ -1,11 +1,15 @@
 package capacity
 
 import (
+	"math"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/component-base/metrics"
 
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/pkg/capacity/forecast"
 	"github.com/graft-dev/graft/pkg/component"
 )
 
@@ -22,6 +26,14 @@ type annotatorMetrics struct {
 	// capacity, allocatable and usage have a series per seed and resource.
 	capacity, allocatable, usage *metrics.GaugeVec
 	reconciles, writes           *metrics.CounterVec
+
+	// The forecast's, per kind (region, pool) and name.
+	poolFree, poolWaiting, poolPerHour, poolFullIn, poolWithin, poolUtilisation *metrics.GaugeVec
+	// The scaler's, per pool.
+	setReplicas, setAtMax *metrics.GaugeVec
+	setSteps              *metrics.CounterVec
+	// pools are the series published by the last forecast.
+	pools map[forecast.Pool]bool
 
 	mu sync.Mutex
 	// published holds, per seed, the resources of its series in each gauge,
@@ -43,9 +55,29 @@ func newMetrics() (*annotatorMetrics, []metrics.Registerable) {
 			"Seed reconciles of graft-capacity-annotator by result.", "result"),
 		writes: component.NewCounterVec("graft_capacity_annotator_writes_total",
 			"Writes of graft-capacity-annotator to seeds by kind (status, taints).", "kind"),
+		poolFree: component.NewGaugeVec("graft_capacity_pool_free_shoots",
+			"Free shoot slots of a region's or pool's seeds that take shoots now.", "kind", "pool"),
+		poolWaiting: component.NewGaugeVec("graft_capacity_pool_waiting_shoots",
+			"Shoots waiting for capacity alone that a seed of the region or pool would take if it had room.", "kind", "pool"),
+		poolPerHour: component.NewGaugeVec("graft_capacity_pool_arrivals_per_hour",
+			"New shoots of the region or pool an hour, over the forecast window.", "kind", "pool"),
+		poolFullIn: component.NewGaugeVec("graft_capacity_pool_full_in_seconds",
+			"Seconds until the region or pool is full at the arrival rate: 0 when full now, +Inf when nothing arrives or it has no limit.", "kind", "pool"),
+		poolWithin: component.NewGaugeVec("graft_capacity_pool_full_within_horizon",
+			"1 when the region or pool is full now or fills within the forecast horizon, else 0.", "kind", "pool"),
+		poolUtilisation: component.NewGaugeVec("graft_capacity_pool_utilisation_ratio",
+			"Shoots counted over allocatable shoots of the seeds of the region or pool that take shoots.", "kind", "pool"),
+		setReplicas: component.NewGaugeVec("graft_capacity_pool_replicas",
+			"spec.replicas of a pool's ManagedSeedSet (value=desired) and its configured bounds (value=min, value=max).", "pool", "value"),
+		setAtMax: component.NewGaugeVec("graft_capacity_pool_at_max",
+			"1 when a pool needs another seed and its ManagedSeedSet is at maxReplicas, else 0.", "pool"),
+		setSteps: component.NewCounterVec("graft_capacity_pool_steps_total",
+			"Steps of a pool's ManagedSeedSet by kind (out, in, cordon, uncordon) and result (done, dry_run, error).", "pool", "step", "result"),
 		published: map[string]map[*metrics.GaugeVec]map[corev1.ResourceName]struct{}{},
+		pools:     map[forecast.Pool]bool{},
 	}
-	return m, []metrics.Registerable{m.capacity, m.allocatable, m.usage, m.reconciles, m.writes}
+	return m, []metrics.Registerable{m.capacity, m.allocatable, m.usage, m.reconciles, m.writes,
+		m.poolFree, m.poolWaiting, m.poolPerHour, m.poolFullIn, m.poolWithin, m.poolUtilisation, m.setReplicas, m.setAtMax, m.setSteps}
 }
 
 // metricsFor returns metrics registered with a test's registry, or with nil the
@@ -122,5 +154,79 @@ func (m *annotatorMetrics) Reconciled(result string) {
 func (m *annotatorMetrics) Wrote(kind string) {
 	if m != nil {
 		m.writes.WithLabelValues(kind).Inc()
+	}
+}
+
+// Results of a step, the values of the result label.
+const (
+	stepResultDone   = "done"
+	stepResultDryRun = "dry_run"
+	stepResultError  = "error"
+)
+
+// SetPools publishes a forecast: every region's and pool's series, dropping
+// those of a region or pool that is gone.
+func (m *annotatorMetrics) SetPools(summaries []forecast.Summary, horizon time.Duration) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	seen := map[forecast.Pool]bool{}
+	for _, s := range summaries {
+		seen[s.Pool] = true
+		k, n := string(s.Kind), s.Name
+		m.poolFree.WithLabelValues(k, n).Set(float64(s.Free))
+		m.poolWaiting.WithLabelValues(k, n).Set(float64(s.Waiting))
+		m.poolPerHour.WithLabelValues(k, n).Set(s.PerHour)
+		fullIn := math.Inf(1)
+		switch {
+		case s.Full:
+			fullIn = 0
+		case !s.Never:
+			fullIn = s.FullIn.Seconds()
+		}
+		m.poolFullIn.WithLabelValues(k, n).Set(fullIn)
+		within := 0.0
+		if s.Within(horizon) {
+			within = 1
+		}
+		m.poolWithin.WithLabelValues(k, n).Set(within)
+		if s.Allocatable > 0 {
+			m.poolUtilisation.WithLabelValues(k, n).Set(float64(s.Usage) / float64(s.Allocatable))
+		} else {
+			m.poolUtilisation.DeleteLabelValues(k, n)
+		}
+	}
+	for p := range m.pools {
+		if !seen[p] {
+			for _, v := range []*metrics.GaugeVec{m.poolFree, m.poolWaiting, m.poolPerHour, m.poolFullIn, m.poolWithin, m.poolUtilisation} {
+				v.DeleteLabelValues(string(p.Kind), p.Name)
+			}
+		}
+	}
+	m.pools = seen
+}
+
+// SetSet publishes a scaled pool's replicas, bounds and whether it is at max
+// with demand.
+func (m *annotatorMetrics) SetSet(pool string, replicas int32, cfg *configv1alpha1.ManagedSeedSetScaling, st step) {
+	if m == nil {
+		return
+	}
+	m.setReplicas.WithLabelValues(pool, "desired").Set(float64(replicas))
+	m.setReplicas.WithLabelValues(pool, "min").Set(float64(cfg.MinReplicas))
+	m.setReplicas.WithLabelValues(pool, "max").Set(float64(cfg.MaxReplicas))
+	atMax := 0.0
+	if st.Waiting == waitAtMax {
+		atMax = 1
+	}
+	m.setAtMax.WithLabelValues(pool).Set(atMax)
+}
+
+// Stepped counts one step of a pool's set.
+func (m *annotatorMetrics) Stepped(pool string, kind stepKind, result string) {
+	if m != nil {
+		m.setSteps.WithLabelValues(pool, string(kind), result).Inc()
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	"k8s.io/klog/v2"
 
@@ -63,29 +62,10 @@ func resolveSchedulingConfiguration(ctx context.Context, cfg *configv1alpha1.Des
 	return out, nil
 }
 
-// waitPublished reads the published configuration until there is one, the
-// timeout passes or the Lease holds one this build cannot use. Anything else
-// (no Lease or annotation yet, an API server restarting, RBAC caches not yet
-// warm) is waited out, and logged each time the reason changes.
+// waitPublished waits for the published configuration (schedulingconfig.Wait)
+// and says how to run without it when none comes.
 func waitPublished(ctx context.Context, leases coordinationv1client.LeasesGetter, ref configv1alpha1.LeaseReference, timeout time.Duration, log klog.Logger) (schedulingconfig.Published, error) {
-	var published schedulingconfig.Published
-	var last error
-	err := wait.PollUntilContextTimeout(ctx, publishedPoll, timeout, true, func(ctx context.Context) (bool, error) {
-		p, err := schedulingconfig.Read(ctx, leases, ref.Namespace, ref.Name, Name)
-		var re *schedulingconfig.ReadError
-		switch {
-		case err == nil:
-			published = p
-			return true, nil
-		case errors.As(err, &re) && re.Invalid:
-			return false, err
-		}
-		if last == nil || last.Error() != err.Error() {
-			log.Info("Waiting for graft-scheduler's scheduling configuration", "reason", err.Error())
-		}
-		last = err
-		return false, nil
-	})
+	published, last, err := schedulingconfig.Wait(ctx, leases, ref.Namespace, ref.Name, Name, publishedPoll, timeout, log)
 	switch {
 	case err == nil:
 		return published, nil

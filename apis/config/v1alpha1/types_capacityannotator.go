@@ -54,6 +54,97 @@ type CapacityAnnotatorConfiguration struct {
 	// HealthTaints turns seed health into not-ready taints. Off unless enabled.
 	// +optional
 	HealthTaints HealthTaintsConfiguration `json:"healthTaints"`
+	// Forecast publishes, per region and per pool, the free slots, the
+	// shoots waiting for capacity alone, the arrival rate and the time until
+	// full. Off unless enabled.
+	// +optional
+	Forecast ForecastConfiguration `json:"forecast"`
+	// Pools are named groups of seeds the forecast is made for besides the
+	// regions, each optionally served by a ManagedSeedSet the annotator
+	// scales (core.gardener.cloud only).
+	// +optional
+	Pools []SeedPool `json:"pools,omitempty"`
+}
+
+// ForecastConfiguration configures the capacity forecast.
+type ForecastConfiguration struct {
+	// Enabled computes the forecast and, for pools with a ManagedSeedSet,
+	// scales it.
+	// +optional
+	Enabled bool `json:"enabled,omitempty"`
+	// Period is how often the forecast is computed. Default 30s.
+	// +optional
+	Period metav1.Duration `json:"period,omitempty"`
+	// Window is how far back the arrival rate of new shoots is measured.
+	// Default 6h.
+	// +optional
+	Window metav1.Duration `json:"window,omitempty"`
+	// Horizon is how soon a pool must be expected to fill to count as
+	// filling: it raises graft_capacity_pool_full_within_horizon and, for a
+	// scaled pool, a step out. Default 24h.
+	// +optional
+	Horizon metav1.Duration `json:"horizon,omitempty"`
+	// SchedulerLease is graft-scheduler's leader election Lease, on which it
+	// publishes the scheduling configuration the forecast decides with
+	// (which shoots wait only for capacity, and where they would go).
+	// Default garden/graft-scheduler.
+	// +optional
+	SchedulerLease LeaseReference `json:"schedulerLease,omitempty"`
+}
+
+// SeedPool is a named group of seeds.
+type SeedPool struct {
+	// Name names the pool in metrics, Events and graftctl; a DNS label.
+	Name string `json:"name"`
+	// SeedSelector selects the pool's seeds by their labels. For a pool
+	// served by a ManagedSeedSet, put its label in the set's seed template.
+	SeedSelector metav1.LabelSelector `json:"seedSelector"`
+	// ManagedSeedSet is the set whose replicas are the pool's seeds; the
+	// annotator scales it when set (core.gardener.cloud only).
+	// +optional
+	ManagedSeedSet *ManagedSeedSetScaling `json:"managedSeedSet,omitempty"`
+}
+
+// ManagedSeedSetScaling says which ManagedSeedSet serves a pool and how far
+// the annotator may scale it.
+type ManagedSeedSetScaling struct {
+	// Namespace of the ManagedSeedSet. Default garden.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// Name of the ManagedSeedSet.
+	Name string `json:"name"`
+	// MinReplicas is the fewest replicas scale-in leaves. Default 1.
+	// +optional
+	MinReplicas int32 `json:"minReplicas,omitempty"`
+	// MaxReplicas is the most replicas scale-out makes.
+	MaxReplicas int32 `json:"maxReplicas"`
+	// DryRun decides and reports (Events, metrics) without writing the
+	// ManagedSeedSet or cordoning seeds.
+	// +optional
+	DryRun bool `json:"dryRun,omitempty"`
+	// CoolDown is the least time between two steps of the set, out or in.
+	// Default 30m.
+	// +optional
+	CoolDown metav1.Duration `json:"coolDown,omitempty"`
+	// ScaleIn removes empty seeds of the set. Off unless enabled.
+	// +optional
+	ScaleIn ScaleInConfiguration `json:"scaleIn"`
+}
+
+// ScaleInConfiguration configures the removal of empty seeds of a set.
+type ScaleInConfiguration struct {
+	// Enabled lets the annotator cordon an empty seed of the set and scale
+	// the set in once the seed that goes holds no shoot.
+	// +optional
+	Enabled bool `json:"enabled,omitempty"`
+	// LowUtilisation is the percentage of the pool's allocatable shoots, the
+	// seed that goes left out, the pool's usage must stay under. Default 50.
+	// +optional
+	LowUtilisation int32 `json:"lowUtilisation,omitempty"`
+	// After is how long the pool must have been that low, with an empty seed
+	// and no shoot waiting, before a seed is cordoned. Default 1h.
+	// +optional
+	After metav1.Duration `json:"after,omitempty"`
 }
 
 // CapacityOverride sets capacity and reserved for the seeds a label selector

@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -52,6 +53,77 @@ func (c *CapacityAnnotatorConfiguration) Validate() field.ErrorList {
 	}
 	if d := c.HealthTaints.UnhealthyEvictionDelay; d != nil && d.Duration < 0 {
 		errs = append(errs, field.Invalid(field.NewPath("healthTaints", "unhealthyEvictionDelay"), d.Duration.String(), "must not be negative"))
+	}
+	errs = append(errs, c.validateForecast()...)
+	return errs
+}
+
+// validateForecast checks the forecast and the pools; a ManagedSeedSet is
+// scaled only on Gardener's API, which serves them.
+func (c *CapacityAnnotatorConfiguration) validateForecast() field.ErrorList {
+	var errs field.ErrorList
+	fPath := field.NewPath("forecast")
+	for name, d := range map[string]metav1.Duration{"period": c.Forecast.Period, "window": c.Forecast.Window, "horizon": c.Forecast.Horizon} {
+		if d.Duration <= 0 {
+			errs = append(errs, field.Invalid(fPath.Child(name), d.Duration.String(), "must be greater than zero"))
+		}
+	}
+	if c.Forecast.Window.Duration > 0 && c.Forecast.Period.Duration > c.Forecast.Window.Duration {
+		errs = append(errs, field.Invalid(fPath.Child("period"), c.Forecast.Period.Duration.String(), "must not be longer than the window"))
+	}
+	if len(c.Pools) > 0 && !c.Forecast.Enabled {
+		errs = append(errs, field.Invalid(fPath.Child("enabled"), false, "pools need the forecast enabled"))
+	}
+	names := map[string]bool{}
+	sets := map[string]bool{}
+	for i, p := range c.Pools {
+		pPath := field.NewPath("pools").Index(i)
+		for _, msg := range validation.IsDNS1123Label(p.Name) {
+			errs = append(errs, field.Invalid(pPath.Child("name"), p.Name, msg))
+		}
+		if names[p.Name] {
+			errs = append(errs, field.Duplicate(pPath.Child("name"), p.Name))
+		}
+		names[p.Name] = true
+		errs = append(errs, metav1validation.ValidateLabelSelector(&p.SeedSelector,
+			metav1validation.LabelSelectorValidationOptions{}, pPath.Child("seedSelector"))...)
+		if len(p.SeedSelector.MatchLabels) == 0 && len(p.SeedSelector.MatchExpressions) == 0 {
+			errs = append(errs, field.Required(pPath.Child("seedSelector"), "a pool must select its seeds; an empty selector would take every seed"))
+		}
+		m := p.ManagedSeedSet
+		if m == nil {
+			continue
+		}
+		mPath := pPath.Child("managedSeedSet")
+		if c.API != APIGardener {
+			errs = append(errs, field.Forbidden(mPath, "ManagedSeedSets are scaled on core.gardener.cloud only"))
+		}
+		for _, msg := range validation.IsDNS1123Subdomain(m.Name) {
+			errs = append(errs, field.Invalid(mPath.Child("name"), m.Name, msg))
+		}
+		for _, msg := range validation.IsDNS1123Label(m.Namespace) {
+			errs = append(errs, field.Invalid(mPath.Child("namespace"), m.Namespace, msg))
+		}
+		if key := m.Namespace + "/" + m.Name; sets[key] {
+			errs = append(errs, field.Duplicate(mPath, key))
+		} else {
+			sets[key] = true
+		}
+		if m.MinReplicas < 1 {
+			errs = append(errs, field.Invalid(mPath.Child("minReplicas"), m.MinReplicas, "must be at least 1"))
+		}
+		if m.MaxReplicas < m.MinReplicas {
+			errs = append(errs, field.Invalid(mPath.Child("maxReplicas"), m.MaxReplicas, "must be at least minReplicas"))
+		}
+		if m.CoolDown.Duration <= 0 {
+			errs = append(errs, field.Invalid(mPath.Child("coolDown"), m.CoolDown.Duration.String(), "must be greater than zero"))
+		}
+		if l := m.ScaleIn.LowUtilisation; l < 1 || l > 100 {
+			errs = append(errs, field.Invalid(mPath.Child("scaleIn", "lowUtilisation"), l, "must be a percentage from 1 to 100"))
+		}
+		if m.ScaleIn.After.Duration <= 0 {
+			errs = append(errs, field.Invalid(mPath.Child("scaleIn", "after"), m.ScaleIn.After.Duration.String(), "must be greater than zero"))
+		}
 	}
 	return errs
 }

@@ -65,3 +65,40 @@ func TestArrivalsKeep(t *testing.T) {
 		t.Errorf("since 1h20 (exclusive): %d, want 1", n)
 	}
 }
+
+// TestTally sums a region's seeds, leaving out the free slots of a seed
+// that takes no shoots, and counts arrivals only within the window.
+func TestTally(t *testing.T) {
+	now := t0.Add(24 * time.Hour)
+	ten, five := int64(10), int64(5)
+	region := Pool{Kind: KindRegion, Name: "eu-west-1"}
+	pool := Pool{Kind: KindPool, Name: "aws-eu"}
+	tally := NewTally(now, 2*time.Hour)
+	tally.Seed(region, Seed{Allocatable: &ten, Usage: 6, TakesShoots: true})
+	tally.Seed(region, Seed{Allocatable: &ten, Usage: 12, TakesShoots: true}) // over: no slot, not minus two
+	tally.Seed(region, Seed{Allocatable: &five, Usage: 0, TakesShoots: false})
+	tally.Seed(pool, Seed{Usage: 3, TakesShoots: true}) // no allocatable: no limit
+	tally.Waiting(region)
+	for _, at := range []time.Duration{-3 * time.Hour, -2 * time.Hour, -90 * time.Minute, -30 * time.Minute, time.Minute} {
+		tally.Arrived(region, now.Add(at))
+	}
+	got := tally.Summaries()
+	if len(got) != 2 || got[0].Pool != pool || got[1].Pool != region {
+		t.Fatalf("summaries %+v, want the pool then the region", got)
+	}
+	r := got[1]
+	if r.Seeds != 3 || r.Allocatable != 20 || r.Usage != 18 || r.Free != 4 || r.Waiting != 1 {
+		t.Errorf("region %+v, want 3 seeds, 20 allocatable, 18 used, 4 free, 1 waiting", r)
+	}
+	// Two arrivals within the last two hours: 1 an hour, 3 slots left after
+	// the waiting shoot.
+	if r.PerHour != 1 || r.FullIn != 3*time.Hour || r.Full || r.Never {
+		t.Errorf("region forecast %+v, want 1 an hour and full in 3h", r.Forecast)
+	}
+	if !r.Within(3*time.Hour) || r.Within(2*time.Hour) {
+		t.Errorf("Within: full in %s should count within 3h and not within 2h", r.FullIn)
+	}
+	if p := got[0]; !p.Unbounded || !p.Never || p.Within(1000*time.Hour) {
+		t.Errorf("pool without allocatable %+v, want unbounded and never full", p)
+	}
+}

@@ -45,8 +45,9 @@ func After(first, then cache.TransformFunc) cache.TransformFunc {
 // Placement is the transform of informers whose readers only count shoots
 // per seed and write no shoot back (graft-capacity-annotator): of a Shoot it
 // keeps what identifies it (namespace, name, and the resourceVersion the
-// fence's catch-up compares) and where it is placed (spec.seedName and
-// status.seedName, what algorithm.ShootCounter reads), in a new object, so
+// fence's catch-up compares), where it is placed (spec.seedName and
+// status.seedName, what algorithm.ShootCounter reads), and its region and
+// creation time (the forecast's arrivals), in a new object, so
 // that the decoded one is garbage at once. Other objects get Transform.
 func Placement(obj any) (any, error) {
 	shoot, ok := obj.(*v1alpha1.Shoot)
@@ -54,9 +55,10 @@ func Placement(obj any) (any, error) {
 		return Transform(obj)
 	}
 	kept := &v1alpha1.Shoot{
-		ObjectMeta: metav1.ObjectMeta{Namespace: intern(shoot.Namespace), Name: shoot.Name, ResourceVersion: shoot.ResourceVersion},
-		Spec:       v1alpha1.ShootSpec{SeedName: shoot.Spec.SeedName},
-		Status:     v1alpha1.ShootStatus{SeedName: shoot.Status.SeedName},
+		ObjectMeta: metav1.ObjectMeta{Namespace: intern(shoot.Namespace), Name: shoot.Name, ResourceVersion: shoot.ResourceVersion,
+			CreationTimestamp: shoot.CreationTimestamp},
+		Spec:   v1alpha1.ShootSpec{SeedName: shoot.Spec.SeedName, Region: intern(shoot.Spec.Region)},
+		Status: v1alpha1.ShootStatus{SeedName: shoot.Status.SeedName},
 	}
 	internPtr(kept.Spec.SeedName)
 	internPtr(kept.Status.SeedName)

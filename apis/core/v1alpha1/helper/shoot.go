@@ -19,6 +19,16 @@ func ShootBound(shoot *v1alpha1.Shoot) bool {
 	return shoot.Spec.SeedName != nil && *shoot.Spec.SeedName != ""
 }
 
+// ShootWaitsFor tells whether a scheduler named schedulerName must place
+// shoot: it has no seed yet, is not being deleted, and names no other
+// scheduler.
+func ShootWaitsFor(shoot *v1alpha1.Shoot, schedulerName string) bool {
+	if ShootBound(shoot) || shoot.DeletionTimestamp != nil {
+		return false
+	}
+	return ShootSchedulerName(shoot) == schedulerName
+}
+
 // ShootHibernated tells whether the shoot's control plane sleeps: it is
 // hibernated and is not waking up (spec.hibernation.enabled and
 // status.isHibernated both true). Moving it disrupts nobody.

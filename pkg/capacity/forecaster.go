@@ -1,0 +1,450 @@
+package capacity
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	listers "github.com/graft-dev/client-go/listers/core/v1alpha1"
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
+
+	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/capacity/forecast"
+	"github.com/graft-dev/graft/pkg/garden"
+	"github.com/graft-dev/graft/pkg/schedulingconfig"
+)
+
+// ManagedSeedSets is the resource of Gardener's ManagedSeedSets.
+var ManagedSeedSets = schema.GroupVersionResource{Group: "seedmanagement.gardener.cloud", Version: "v1alpha1", Resource: "managedseedsets"}
+
+// Event reasons of the forecast's scaler, on the ManagedSeedSet.
+const (
+	ReasonScaledOut       = "ScaledOut"
+	ReasonScaledIn        = "ScaledIn"
+	ReasonWouldScale      = "WouldScale"
+	ReasonScaleOutAtMax   = "ScaleOutAtMax"
+	ReasonCordonedToScale = "CordonedForScaleIn"
+	ReasonUncordoned      = "UncordonedForDemand"
+	ReasonScaleFailed     = "ScaleFailed"
+)
+
+// publishedPoll is how often the forecast looks for graft-scheduler's
+// published scheduling configuration until there is one.
+const publishedPoll = 5 * time.Second
+
+// pool is one configured pool.
+type pool struct {
+	name     string
+	selector labels.Selector
+	set      *configv1alpha1.ManagedSeedSetScaling
+}
+
+// forecaster computes the forecast every period and steps the pools'
+// ManagedSeedSets. It runs while the annotator leads.
+type forecaster struct {
+	cfg       configv1alpha1.ForecastConfiguration
+	pools     []pool
+	api       garden.API
+	client    garden.Client
+	sets      dynamic.Interface
+	kube      kubernetes.Interface
+	informers garden.Informers
+	seeds     listers.SeedLister
+	shoots    cache.Store
+	recorder  record.EventRecorder
+	metrics   *annotatorMetrics
+	clock     clock.WithTicker
+
+	// inputs and schedulerName are set once the published scheduling
+	// configuration was read.
+	inputs        *algorithm.InputsBuilder
+	schedulerName string
+
+	lowSince   map[string]time.Time
+	atMax      map[string]bool
+	cordonedAt map[string]time.Time
+}
+
+func newForecaster(cfg *configv1alpha1.CapacityAnnotatorConfiguration, client garden.Client, sets dynamic.Interface, kube kubernetes.Interface,
+	informers garden.Informers, recorder record.EventRecorder, m *annotatorMetrics, clk clock.WithTicker) (*forecaster, error) {
+	f := &forecaster{
+		cfg: cfg.Forecast, api: client.API(), client: client, sets: sets, kube: kube, informers: informers,
+		seeds:  listers.NewSeedLister(informers.Seeds().Informer.GetIndexer()),
+		shoots: informers.Shoots().Informer.GetStore(),
+		recorder: recorder, metrics: m, clock: clk,
+		lowSince: map[string]time.Time{}, atMax: map[string]bool{}, cordonedAt: map[string]time.Time{},
+	}
+	for _, p := range cfg.Pools {
+		sel, err := metav1.LabelSelectorAsSelector(&p.SeedSelector)
+		if err != nil {
+			return nil, fmt.Errorf("pool %s: seedSelector: %w", p.Name, err)
+		}
+		f.pools = append(f.pools, pool{name: p.Name, selector: sel, set: p.ManagedSeedSet})
+		if p.ManagedSeedSet != nil && sets == nil {
+			return nil, fmt.Errorf("pool %s: scaling a ManagedSeedSet needs Gardener's API", p.Name)
+		}
+	}
+	// Asked for before the informers start, so that they start together.
+	informers.CloudProfiles()
+	informers.NamespacedCloudProfiles()
+	informers.Projects()
+	return f, nil
+}
+
+// Run reads graft-scheduler's published configuration (waiting for it, and
+// saying why, as long as it takes), starts the region ConfigMaps' informer,
+// then computes the forecast every period until ctx ends.
+func (f *forecaster) Run(ctx context.Context) error {
+	log := klog.FromContext(ctx).WithName("forecast")
+	ref := f.cfg.SchedulerLease
+	published, _, err := schedulingconfig.Wait(ctx, f.kube.CoordinationV1(), ref.Namespace, ref.Name, Name, publishedPoll, 0, log)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("forecast: reading graft-scheduler's scheduling configuration: %w", err)
+	}
+	regions := garden.NewRegionConfigs(f.kube, published.RegionConfigNamespace)
+	f.inputs = &algorithm.InputsBuilder{Landscape: garden.NewView(f.api, f.informers, regions), Config: published.Config()}
+	f.schedulerName = published.SchedulerName
+	regions.Start(ctx.Done())
+	defer regions.Shutdown()
+	f.informers.Start(ctx.Done())
+	synced := []cache.InformerSynced{regions.ConfigMaps().Informer.HasSynced,
+		f.informers.CloudProfiles().Informer.HasSynced, f.informers.NamespacedCloudProfiles().Informer.HasSynced}
+	if projects, ok := f.informers.Projects(); ok {
+		synced = append(synced, projects.Informer.HasSynced)
+	}
+	if !cache.WaitForNamedCacheSyncWithContext(ctx, synced...) {
+		return nil
+	}
+	log.Info("Forecasting", "strategy", published.Strategy, "window", f.cfg.Window.Duration, "horizon", f.cfg.Horizon.Duration, "pools", len(f.pools))
+	wait.NonSlidingUntilWithContext(ctx, func(ctx context.Context) { f.tick(klog.NewContext(ctx, log)) }, f.cfg.Period.Duration)
+	return nil
+}
+
+// tick computes one forecast, publishes it and steps the scaled pools.
+func (f *forecaster) tick(ctx context.Context) {
+	now := f.clock.Now()
+	seeds, err := f.seeds.List(labels.Everything())
+	if err != nil {
+		klog.FromContext(ctx).Error(err, "Listing seeds for the forecast")
+		return
+	}
+	summaries, bySeed := f.compute(now, seeds, f.shoots.List())
+	f.metrics.SetPools(summaries, f.cfg.Horizon.Duration)
+	for _, p := range f.pools {
+		if p.set == nil {
+			continue
+		}
+		var s forecast.Summary
+		for _, sum := range summaries {
+			if sum.Kind == forecast.KindPool && sum.Name == p.name {
+				s = sum
+			}
+		}
+		s.Pool = forecast.Pool{Kind: forecast.KindPool, Name: p.name}
+		if err := f.scale(ctx, p, s, bySeed, now); err != nil {
+			klog.FromContext(ctx).Error(err, "Scaling the pool's ManagedSeedSet", "pool", p.name, "managedSeedSet", p.set.Namespace+"/"+p.set.Name)
+		}
+	}
+}
+
+// compute tallies every region and pool: seeds, free slots, the shoots
+// waiting for capacity alone (and where a seed with room would take them)
+// and the shoots that arrived within the window. It returns the summaries
+// and each seed's usage.
+func (f *forecaster) compute(now time.Time, seeds []*v1alpha1.Seed, shoots []any) ([]forecast.Summary, map[string]int) {
+	snap := algorithm.NewSnapshot()
+	poolsOf := map[string][]forecast.Pool{}
+	for _, seed := range seeds {
+		snap.AddSeed(seed)
+		poolsOf[seed.Name] = f.poolsOf(seed)
+	}
+	var pending []*v1alpha1.Shoot
+	for _, obj := range shoots {
+		shoot, ok := obj.(*v1alpha1.Shoot)
+		if !ok {
+			continue
+		}
+		snap.AddShoot(shoot)
+		if f.schedulerName != "" && helper.ShootWaitsFor(shoot, f.schedulerName) {
+			pending = append(pending, shoot)
+		}
+	}
+	tally := forecast.NewTally(now, f.cfg.Window.Duration)
+	usage := map[string]int{}
+	for _, seed := range seeds {
+		u := snap.Usage(seed.Name)
+		usage[seed.Name] = u
+		facts := forecast.Seed{Usage: u, TakesShoots: takesShoots(seed)}
+		if q, ok := seed.Status.Allocatable[v1alpha1.ResourceShoots]; ok {
+			v := q.Value()
+			facts.Allocatable = &v
+		}
+		for _, p := range poolsOf[seed.Name] {
+			tally.Seed(p, facts)
+		}
+	}
+	for _, obj := range shoots {
+		shoot, ok := obj.(*v1alpha1.Shoot)
+		if !ok || !helper.ShootBound(shoot) {
+			continue
+		}
+		for _, p := range poolsOf[*shoot.Spec.SeedName] {
+			tally.Arrived(p, shoot.CreationTimestamp.Time)
+		}
+	}
+	for _, shoot := range pending {
+		for _, p := range f.waitingIn(shoot, snap, poolsOf) {
+			tally.Waiting(p)
+			tally.Arrived(p, shoot.CreationTimestamp.Time)
+		}
+	}
+	return tally.Summaries(), usage
+}
+
+// waitingIn returns the pools a pending shoot waits in for capacity alone:
+// those of the seeds that would take it if they had room. A shoot some
+// other filter keeps from every seed waits in none.
+func (f *forecaster) waitingIn(shoot *v1alpha1.Shoot, snap *algorithm.Snapshot, poolsOf map[string][]forecast.Pool) []forecast.Pool {
+	if f.inputs == nil {
+		return nil
+	}
+	in, err := f.inputs.Inputs(shoot)
+	if err != nil {
+		return nil
+	}
+	_, err = algorithm.Schedule(shoot, snap, in)
+	var se *algorithm.ScheduleError
+	if !algorithm.IsNoCapacity(err) || !errors.As(err, &se) {
+		return nil
+	}
+	seen := sets.New[forecast.Pool]()
+	var out []forecast.Pool
+	for _, r := range se.Rejections {
+		if r.Filter != algorithm.FilterCapacity || r.WithRoom != "" {
+			continue
+		}
+		for _, p := range poolsOf[r.Seed] {
+			if !seen.Has(p) {
+				seen.Insert(p)
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// poolsOf is the seed's region and the configured pools selecting it.
+func (f *forecaster) poolsOf(seed *v1alpha1.Seed) []forecast.Pool {
+	out := []forecast.Pool{{Kind: forecast.KindRegion, Name: seed.Spec.Provider.Region}}
+	set := labels.Set(seed.Labels)
+	for _, p := range f.pools {
+		if p.selector.Matches(set) {
+			out = append(out, forecast.Pool{Kind: forecast.KindPool, Name: p.name})
+		}
+	}
+	return out
+}
+
+// takesShoots reports whether a new shoot may go to the seed as far as the
+// seed alone says: usable (helper.SeedUnusableReason) and without a
+// NoSchedule or NoExecute taint.
+func takesShoots(seed *v1alpha1.Seed) bool {
+	if helper.SeedUnusableReason(seed) != "" {
+		return false
+	}
+	for _, t := range seed.Spec.Taints {
+		if e := helper.TaintEffectOf(t); e == v1alpha1.TaintEffectNoSchedule || e == v1alpha1.TaintEffectNoExecute {
+			return false
+		}
+	}
+	return true
+}
+
+// scale decides and takes one step of a pool's ManagedSeedSet.
+func (f *forecaster) scale(ctx context.Context, p pool, s forecast.Summary, usage map[string]int, now time.Time) error {
+	log := klog.FromContext(ctx).WithValues("pool", p.name, "managedSeedSet", klog.KRef(p.set.Namespace, p.set.Name))
+	set, err := f.sets.Resource(ManagedSeedSets).Namespace(p.set.Namespace).Get(ctx, p.set.Name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("reading the ManagedSeedSet: %w", err)
+	}
+	replicas, found, err := unstructured.NestedInt64(set.Object, "spec", "replicas")
+	if err != nil || !found {
+		return fmt.Errorf("the ManagedSeedSet has no spec.replicas (%v)", err)
+	}
+	facts := setFacts{Replicas: int32(replicas), Pool: s}
+	if at, ok := set.GetAnnotations()[AnnotationScaledAt]; ok {
+		if t, err := time.Parse(time.RFC3339, at); err == nil {
+			facts.ScaledAt = t
+		}
+	}
+	seeds, err := f.seeds.List(labels.Everything())
+	if err != nil {
+		return err
+	}
+	for _, seed := range seeds {
+		ordinal, ok := parseReplica(p.set.Name, seed.Name)
+		if !ok || !p.selector.Matches(labels.Set(seed.Labels)) {
+			continue
+		}
+		r := replica{Name: seed.Name, Ordinal: ordinal, Usage: usage[seed.Name], Deleting: seed.DeletionTimestamp != nil}
+		r.Ready = helper.SeedUnusableReason(seed) == ""
+		if q, ok := seed.Status.Allocatable[v1alpha1.ResourceShoots]; ok {
+			r.Allocatable = q.Value()
+		}
+		for _, t := range seed.Spec.Taints {
+			if t.Key == TaintScaleIn {
+				r.Cordoned = true
+			}
+		}
+		if r.Cordoned {
+			if _, ok := f.cordonedAt[seed.Name]; !ok {
+				f.cordonedAt[seed.Name] = now // after a restart: settle again
+			}
+			r.CordonedAt = f.cordonedAt[seed.Name]
+		} else {
+			delete(f.cordonedAt, seed.Name)
+		}
+		facts.Seeds = append(facts.Seeds, r)
+	}
+	horizon := f.cfg.Horizon.Duration
+	if isLow(facts, p.set, horizon) {
+		if f.lowSince[p.name].IsZero() {
+			f.lowSince[p.name] = now
+		}
+	} else {
+		delete(f.lowSince, p.name)
+	}
+	facts.LowSince = f.lowSince[p.name]
+	st := decideStep(facts, p.set, horizon, now)
+	f.metrics.SetSet(p.name, facts.Replicas, p.set, st)
+
+	ref := &corev1.ObjectReference{APIVersion: ManagedSeedSets.GroupVersion().String(), Kind: "ManagedSeedSet",
+		Namespace: set.GetNamespace(), Name: set.GetName(), UID: set.GetUID(), ResourceVersion: set.GetResourceVersion()}
+	atMax := st.Waiting == waitAtMax
+	if atMax && !f.atMax[p.name] {
+		f.recorder.Eventf(ref, corev1.EventTypeWarning, ReasonScaleOutAtMax,
+			"The pool needs another seed (%s) but the set is at maxReplicas %d", st.Reason, p.set.MaxReplicas)
+	}
+	f.atMax[p.name] = atMax
+	if st.Kind == stepNone {
+		return nil
+	}
+	if p.set.DryRun {
+		log.Info("Dry run: would step the ManagedSeedSet", "step", st.Kind, "replicas", st.To, "seed", st.Seed, "reason", st.Reason)
+		f.recorder.Eventf(ref, corev1.EventTypeNormal, ReasonWouldScale, "Dry run: would %s: %s", describeStep(st, facts.Replicas), st.Reason)
+		f.metrics.Stepped(p.name, st.Kind, stepResultDryRun)
+		return nil
+	}
+	switch st.Kind {
+	case stepOut, stepIn:
+		err = f.setReplicas(ctx, set, facts.Replicas, st, now)
+	case stepCordon, stepUncordon:
+		err = f.cordon(ctx, st.Seed, st.Kind == stepCordon)
+		if err == nil && st.Kind == stepCordon {
+			f.cordonedAt[st.Seed] = now
+		}
+	}
+	if err != nil {
+		f.metrics.Stepped(p.name, st.Kind, stepResultError)
+		f.recorder.Eventf(ref, corev1.EventTypeWarning, ReasonScaleFailed, "Could not %s: %v", describeStep(st, facts.Replicas), err)
+		return err
+	}
+	f.metrics.Stepped(p.name, st.Kind, stepResultDone)
+	log.Info("Stepped the ManagedSeedSet", "step", st.Kind, "replicas", st.To, "seed", st.Seed, "reason", st.Reason)
+	reason := map[stepKind]string{stepOut: ReasonScaledOut, stepIn: ReasonScaledIn, stepCordon: ReasonCordonedToScale, stepUncordon: ReasonUncordoned}[st.Kind]
+	f.recorder.Eventf(ref, corev1.EventTypeNormal, reason, "%s: %s", upperFirst(describeStep(st, facts.Replicas)), st.Reason)
+	return nil
+}
+
+func describeStep(st step, from int32) string {
+	switch st.Kind {
+	case stepOut:
+		return fmt.Sprintf("scale out from %d to %d replicas", from, st.To)
+	case stepIn:
+		return fmt.Sprintf("scale in from %d to %d replicas (seed %s goes)", from, st.To, st.Seed)
+	case stepCordon:
+		return fmt.Sprintf("cordon seed %s before scaling in", st.Seed)
+	case stepUncordon:
+		return fmt.Sprintf("uncordon seed %s", st.Seed)
+	}
+	return "do nothing"
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// setReplicas writes the set's spec.replicas and the step's annotations,
+// preconditioned on the resourceVersion read: a set changed meanwhile (by
+// an operator, or a leader that lost its lease) is decided again next time.
+func (f *forecaster) setReplicas(ctx context.Context, set *unstructured.Unstructured, from int32, st step, now time.Time) error {
+	patch, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{
+			"resourceVersion": set.GetResourceVersion(),
+			"annotations": map[string]any{
+				AnnotationScaledAt: now.UTC().Format(time.RFC3339),
+				AnnotationScaled:   fmt.Sprintf("%s %d to %d", st.Kind, from, st.To),
+			},
+		},
+		"spec": map[string]any{"replicas": st.To},
+	})
+	if err != nil {
+		return err
+	}
+	_, err = f.sets.Resource(ManagedSeedSets).Namespace(set.GetNamespace()).Patch(ctx, set.GetName(), types.MergePatchType, patch,
+		metav1.PatchOptions{FieldManager: FieldManager})
+	return err
+}
+
+// cordon adds or removes TaintScaleIn on a seed, preconditioned on the
+// seed's resourceVersion.
+func (f *forecaster) cordon(ctx context.Context, name string, add bool) error {
+	seed, err := f.client.GetSeed(ctx, name)
+	if err != nil {
+		return err
+	}
+	var taints []v1alpha1.SeedTaint
+	for _, t := range seed.Spec.Taints {
+		if t.Key != TaintScaleIn {
+			taints = append(taints, t)
+		}
+	}
+	if add {
+		taints = append(taints, v1alpha1.SeedTaint{Key: TaintScaleIn, Effect: v1alpha1.TaintEffectNoSchedule})
+	}
+	data, err := f.api.TaintsPatch(seed, taints)
+	if err != nil {
+		return err
+	}
+	_, err = f.client.PatchSeed(ctx, name, data, metav1.PatchOptions{FieldManager: FieldManager})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
