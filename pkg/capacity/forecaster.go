@@ -89,8 +89,8 @@ func newForecaster(cfg *configv1alpha1.CapacityAnnotatorConfiguration, client ga
 	informers garden.Informers, recorder record.EventRecorder, m *annotatorMetrics, clk clock.WithTicker) (*forecaster, error) {
 	f := &forecaster{
 		cfg: cfg.Forecast, api: client.API(), client: client, sets: sets, kube: kube, informers: informers,
-		seeds:  listers.NewSeedLister(informers.Seeds().Informer.GetIndexer()),
-		shoots: informers.Shoots().Informer.GetStore(),
+		seeds:    listers.NewSeedLister(informers.Seeds().Informer.GetIndexer()),
+		shoots:   informers.Shoots().Informer.GetStore(),
 		recorder: recorder, metrics: m, clock: clk,
 		lowSince: map[string]time.Time{}, atMax: map[string]bool{}, cordonedAt: map[string]time.Time{},
 	}

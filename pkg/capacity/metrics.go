@@ -32,6 +32,7 @@ type annotatorMetrics struct {
 	// The scaler's, per pool.
 	setReplicas, setAtMax *metrics.GaugeVec
 	setSteps              *metrics.CounterVec
+	forecasts             *metrics.Counter
 	// pools are the series published by the last forecast.
 	pools map[forecast.Pool]bool
 
@@ -73,11 +74,13 @@ func newMetrics() (*annotatorMetrics, []metrics.Registerable) {
 			"1 when a pool needs another seed and its ManagedSeedSet is at maxReplicas, else 0.", "pool"),
 		setSteps: component.NewCounterVec("graft_capacity_pool_steps_total",
 			"Steps of a pool's ManagedSeedSet by kind (out, in, cordon, uncordon) and result (done, dry_run, error).", "pool", "step", "result"),
+		forecasts: metrics.NewCounter(&metrics.CounterOpts{Name: "graft_capacity_forecasts_total",
+			Help: "Forecasts computed (one every forecast period while leading).", StabilityLevel: metrics.ALPHA}),
 		published: map[string]map[*metrics.GaugeVec]map[corev1.ResourceName]struct{}{},
 		pools:     map[forecast.Pool]bool{},
 	}
 	return m, []metrics.Registerable{m.capacity, m.allocatable, m.usage, m.reconciles, m.writes,
-		m.poolFree, m.poolWaiting, m.poolPerHour, m.poolFullIn, m.poolWithin, m.poolUtilisation, m.setReplicas, m.setAtMax, m.setSteps}
+		m.poolFree, m.poolWaiting, m.poolPerHour, m.poolFullIn, m.poolWithin, m.poolUtilisation, m.setReplicas, m.setAtMax, m.setSteps, m.forecasts}
 }
 
 // metricsFor returns metrics registered with a test's registry, or with nil the
@@ -206,6 +209,7 @@ func (m *annotatorMetrics) SetPools(summaries []forecast.Summary, horizon time.D
 		}
 	}
 	m.pools = seen
+	m.forecasts.Inc()
 }
 
 // SetSet publishes a scaled pool's replicas, bounds and whether it is at max

@@ -101,7 +101,9 @@ func parseReplica(set, seed string) (int, bool) {
 // demand says why the pool needs another seed, or "".
 func demand(p forecast.Summary, horizon time.Duration) string {
 	switch {
-	case p.Waiting > 0:
+	case p.Waiting == 1:
+		return "1 shoot waits for capacity alone"
+	case p.Waiting > 1:
 		return fmt.Sprintf("%d shoots wait for capacity alone", p.Waiting)
 	case p.Full:
 		return fmt.Sprintf("no free slot is left (%d of %d used)", p.Usage, p.Allocatable)

@@ -11,10 +11,20 @@ What graft-capacity-annotator does with the API, and nothing more:
 - with config.api core.gardener.cloud, on Gardener's Seeds and Shoots
   instead of graft's, and nothing on core.graft.dev: no status write (gardenlet
   reports capacity and allocatable), the not-ready taints in spec.taints and
-  the graft.dev/taints annotation.
+  the graft.dev/taints annotation;
+- with config.forecast.enabled, also watches CloudProfiles,
+  NamespacedCloudProfiles (and Projects on Gardener) and the region
+  ConfigMaps (the forecast asks the scheduling algorithm which pending shoots
+  wait for capacity alone), reads graft-scheduler's Lease, and on Gardener
+  reads and patches the ManagedSeedSets of config.pools (spec.replicas and two
+  annotations, preconditioned on the resourceVersion read) and cordons their
+  seeds with the graft.dev/scale-in taint (the Seed patch above).
 */}}
 {{- define "graft-capacity-annotator.rules" -}}
 {{- $api := .Values.config.api | default "core.graft.dev" }}
+{{- $forecast := (.Values.config.forecast | default dict).enabled }}
+{{- $sets := false }}
+{{- range (.Values.config.pools | default list) }}{{ if .managedSeedSet }}{{ $sets = true }}{{ end }}{{ end }}
 {{- if eq $api "core.gardener.cloud" -}}
 - apiGroups: ["core.gardener.cloud"]
   resources: ["seeds"]
@@ -22,6 +32,16 @@ What graft-capacity-annotator does with the API, and nothing more:
 - apiGroups: ["core.gardener.cloud"]
   resources: ["shoots"]
   verbs: ["list", "watch"]
+{{- if $forecast }}
+- apiGroups: ["core.gardener.cloud"]
+  resources: ["cloudprofiles", "namespacedcloudprofiles", "projects"]
+  verbs: ["list", "watch"]
+{{- if $sets }}
+- apiGroups: ["seedmanagement.gardener.cloud"]
+  resources: ["managedseedsets"]
+  verbs: ["get", "patch"]
+{{- end }}
+{{- end }}
 {{- else if eq $api "core.graft.dev" -}}
 - apiGroups: ["core.graft.dev"]
   resources: ["seeds"]
@@ -32,6 +52,11 @@ What graft-capacity-annotator does with the API, and nothing more:
 - apiGroups: ["core.graft.dev"]
   resources: ["shoots"]
   verbs: ["list", "watch"]
+{{- if $forecast }}
+- apiGroups: ["core.graft.dev"]
+  resources: ["cloudprofiles", "namespacedcloudprofiles"]
+  verbs: ["list", "watch"]
+{{- end }}
 {{- else }}
 {{- fail (printf "config.api %q: graft-capacity-annotator works on core.graft.dev or core.gardener.cloud" $api) }}
 {{- end }}
@@ -42,8 +67,14 @@ What graft-capacity-annotator does with the API, and nothing more:
   verbs: ["create", "patch"]
 {{- end }}
 
-{{/* It reads no region ConfigMaps: no Role for them. */}}
-{{- define "graft-capacity-annotator.regionConfigRules" -}}{{- end }}
+{{/* The forecast reads the region ConfigMaps; without it, no Role for them. */}}
+{{- define "graft-capacity-annotator.regionConfigRules" -}}
+{{- if (.Values.config.forecast | default dict).enabled }}
+- apiGroups: [""]
+  resources: ["configmaps"]
+  verbs: ["list", "watch"]
+{{- end }}
+{{- end }}
 
 {{/* Metrics NOTES.txt points to (see pkg/capacity/metrics.go). */}}
 {{- define "graft-capacity-annotator.metricsToWatch" -}}
