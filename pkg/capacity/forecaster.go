@@ -3,7 +3,6 @@ package capacity
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -170,117 +168,27 @@ func (f *forecaster) tick(ctx context.Context) {
 	}
 }
 
-// compute tallies every region and pool: seeds, free slots, the shoots
-// waiting for capacity alone (and where a seed with room would take them)
-// and the shoots that arrived within the window. It returns the summaries
-// and each seed's usage.
-func (f *forecaster) compute(now time.Time, seeds []*v1alpha1.Seed, shoots []any) ([]forecast.Summary, map[string]int) {
-	snap := algorithm.NewSnapshot()
-	poolsOf := map[string][]forecast.Pool{}
-	for _, seed := range seeds {
-		snap.AddSeed(seed)
-		poolsOf[seed.Name] = f.poolsOf(seed)
-	}
-	var pending []*v1alpha1.Shoot
-	for _, obj := range shoots {
-		shoot, ok := obj.(*v1alpha1.Shoot)
-		if !ok {
-			continue
-		}
-		snap.AddShoot(shoot)
-		if f.schedulerName != "" && helper.ShootWaitsFor(shoot, f.schedulerName) {
-			pending = append(pending, shoot)
+// compute makes the forecast of the informers' objects (forecast.Make).
+func (f *forecaster) compute(now time.Time, seeds []*v1alpha1.Seed, objs []any) ([]forecast.Summary, map[string]int) {
+	shoots := make([]*v1alpha1.Shoot, 0, len(objs))
+	for _, obj := range objs {
+		if shoot, ok := obj.(*v1alpha1.Shoot); ok {
+			shoots = append(shoots, shoot)
 		}
 	}
-	tally := forecast.NewTally(now, f.cfg.Window.Duration)
-	usage := map[string]int{}
-	for _, seed := range seeds {
-		u := snap.Usage(seed.Name)
-		usage[seed.Name] = u
-		facts := forecast.Seed{Usage: u, TakesShoots: takesShoots(seed)}
-		if q, ok := seed.Status.Allocatable[v1alpha1.ResourceShoots]; ok {
-			v := q.Value()
-			facts.Allocatable = &v
-		}
-		for _, p := range poolsOf[seed.Name] {
-			tally.Seed(p, facts)
-		}
+	g := forecast.Garden{Now: now, Window: f.cfg.Window.Duration, Seeds: seeds, Shoots: shoots, Pools: f.selectors(), SchedulerName: f.schedulerName}
+	if f.inputs != nil {
+		g.Inputs = f.inputs.Inputs
 	}
-	for _, obj := range shoots {
-		shoot, ok := obj.(*v1alpha1.Shoot)
-		if !ok || !helper.ShootBound(shoot) {
-			continue
-		}
-		for _, p := range poolsOf[*shoot.Spec.SeedName] {
-			tally.Arrived(p, shoot.CreationTimestamp.Time)
-		}
-	}
-	for _, shoot := range pending {
-		for _, p := range f.waitingIn(shoot, snap, poolsOf) {
-			tally.Waiting(p)
-			tally.Arrived(p, shoot.CreationTimestamp.Time)
-		}
-	}
-	return tally.Summaries(), usage
+	return forecast.Make(g)
 }
 
-// waitingIn returns the pools a pending shoot waits in for capacity alone:
-// those of the seeds that would take it if they had room. A shoot some
-// other filter keeps from every seed waits in none.
-func (f *forecaster) waitingIn(shoot *v1alpha1.Shoot, snap *algorithm.Snapshot, poolsOf map[string][]forecast.Pool) []forecast.Pool {
-	if f.inputs == nil {
-		return nil
-	}
-	in, err := f.inputs.Inputs(shoot)
-	if err != nil {
-		return nil
-	}
-	_, err = algorithm.Schedule(shoot, snap, in)
-	var se *algorithm.ScheduleError
-	if !algorithm.IsNoCapacity(err) || !errors.As(err, &se) {
-		return nil
-	}
-	seen := sets.New[forecast.Pool]()
-	var out []forecast.Pool
-	for _, r := range se.Rejections {
-		if r.Filter != algorithm.FilterCapacity || r.WithRoom != "" {
-			continue
-		}
-		for _, p := range poolsOf[r.Seed] {
-			if !seen.Has(p) {
-				seen.Insert(p)
-				out = append(out, p)
-			}
-		}
-	}
-	return out
-}
-
-// poolsOf is the seed's region and the configured pools selecting it.
-func (f *forecaster) poolsOf(seed *v1alpha1.Seed) []forecast.Pool {
-	out := []forecast.Pool{{Kind: forecast.KindRegion, Name: seed.Spec.Provider.Region}}
-	set := labels.Set(seed.Labels)
+func (f *forecaster) selectors() []forecast.Selector {
+	out := make([]forecast.Selector, 0, len(f.pools))
 	for _, p := range f.pools {
-		if p.selector.Matches(set) {
-			out = append(out, forecast.Pool{Kind: forecast.KindPool, Name: p.name})
-		}
+		out = append(out, forecast.Selector{Name: p.name, Selector: p.selector})
 	}
 	return out
-}
-
-// takesShoots reports whether a new shoot may go to the seed as far as the
-// seed alone says: usable (helper.SeedUnusableReason) and without a
-// NoSchedule or NoExecute taint.
-func takesShoots(seed *v1alpha1.Seed) bool {
-	if helper.SeedUnusableReason(seed) != "" {
-		return false
-	}
-	for _, t := range seed.Spec.Taints {
-		if e := helper.TaintEffectOf(t); e == v1alpha1.TaintEffectNoSchedule || e == v1alpha1.TaintEffectNoExecute {
-			return false
-		}
-	}
-	return true
 }
 
 // scale decides and takes one step of a pool's ManagedSeedSet.
