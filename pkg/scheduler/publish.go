@@ -22,7 +22,7 @@ func replicaIdentity(identity string) string {
 
 // publishConfiguration writes the scheduling configuration as applied onto
 // the Lease this replica leads with, for graftctl to explain decisions with
-// it (see schedulingconfig.Publisher). It runs while leading, beside the
+// it (see leadership.Publisher). It runs while leading, beside the
 // workers, and gives up when scheduling stops; a failure is logged, not fatal:
 // scheduling does not depend on it. Without leader election there is no Lease
 // and nothing is published.
@@ -38,15 +38,17 @@ func (s *Scheduler) publishConfiguration(ctx context.Context) {
 		logger.Error(err, "Could not encode the scheduling configuration for the Lease")
 		return
 	}
-	p := &schedulingconfig.Publisher{
+	p := &leadership.Publisher{
 		// The leader election client: the Lease write is fenced by the
 		// Lease itself (holder and resourceVersion), not by the fence its
 		// renewals open.
-		Leases:    s.runner.Kubernetes.CoordinationV1(),
-		Namespace: le.ResourceNamespace,
-		Name:      le.ResourceName,
-		Identity:  s.runner.Elector.Identity,
-		Value:     value,
+		Leases:     s.runner.Kubernetes.CoordinationV1(),
+		Namespace:  le.ResourceNamespace,
+		Name:       le.ResourceName,
+		Identity:   s.runner.Elector.Identity,
+		Annotation: schedulingconfig.Annotation,
+		Value:      value,
+		What:       "the scheduling configuration",
 	}
 	_ = p.Run(ctx) // Run logs the outcome
 }

@@ -7,14 +7,25 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 )
+
+// lease is graft-scheduler's Lease held by holder with the annotations.
+func lease(holder string, annotations map[string]string) *coordinationv1.Lease {
+	return &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "graft-scheduler", ResourceVersion: "7", Annotations: annotations},
+		Spec:       coordinationv1.LeaseSpec{HolderIdentity: ptr.To(holder)},
+	}
+}
 
 func parse(t *testing.T, args ...string) *Flags {
 	t.Helper()

@@ -14,4 +14,7 @@
 // request while the fence is closed. After a gap in renewals a replica that
 // still leads writes again only once its informers have caught up with a
 // fresh read from the API server.
+//
+// A Publisher writes what the leader applies onto its Lease as an annotation,
+// for graftctl and the other daemons to read.
 package leadership

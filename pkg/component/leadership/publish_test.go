@@ -1,4 +1,4 @@
-package schedulingconfig
+package leadership
 
 import (
 	"context"
@@ -17,6 +17,8 @@ import (
 	"k8s.io/utils/ptr"
 )
 
+const testAnnotation = "graft.dev/test"
+
 const testValue = `{"version":"v1","strategy":"MinimalDistance"}`
 
 func lease(holder string, annotations map[string]string) *coordinationv1.Lease {
@@ -27,7 +29,7 @@ func lease(holder string, annotations map[string]string) *coordinationv1.Lease {
 }
 
 func publisher(client *fake.Clientset) *Publisher {
-	return &Publisher{Leases: client.CoordinationV1(), Namespace: "garden", Name: "graft-scheduler", Identity: "me", Value: testValue,
+	return &Publisher{Leases: client.CoordinationV1(), Namespace: "garden", Name: "graft-scheduler", Identity: "me", Annotation: testAnnotation, Value: testValue, What: "the test value",
 		Backoff: wait.Backoff{Duration: time.Millisecond, Factor: 1, Steps: 1 << 30}}
 }
 
@@ -54,7 +56,7 @@ func TestPublishWritesOntoTheLeaseItHolds(t *testing.T) {
 	if u[0].ResourceVersion != "7" {
 		t.Errorf("update preconditioned on resourceVersion %q, want the read's 7", u[0].ResourceVersion)
 	}
-	if u[0].Annotations[Annotation] != testValue || u[0].Annotations["other"] != "kept" {
+	if u[0].Annotations[testAnnotation] != testValue || u[0].Annotations["other"] != "kept" {
 		t.Errorf("annotations %v", u[0].Annotations)
 	}
 	if *u[0].Spec.HolderIdentity != "me" {

@@ -1,4 +1,4 @@
-package schedulingconfig
+package leadership
 
 import (
 	"context"
@@ -14,14 +14,16 @@ import (
 )
 
 // ErrNotHolder is returned by Publish when the Lease is not held by the
-// publishing replica: only the leader writes its configuration.
+// publishing replica: only the leader writes onto it.
 var ErrNotHolder = errors.New("the Lease is not held by this replica")
 
-// Publisher writes the scheduling configuration onto the scheduler's leader
-// election Lease. The Lease is the leader's own object and its own fence:
-// the configuration is written only onto a Lease read with this replica as
-// holder, and the update carries that read's resourceVersion, so a Lease
-// taken over (or renewed) in between is not written and is read again.
+// Publisher writes an annotation onto a daemon's leader election Lease, for
+// other programs to read what the leader applies (graft-scheduler its
+// scheduling configuration, graft-capacity-annotator its pools). The Lease
+// is the leader's own object and its own fence: the annotation is written
+// only onto a Lease read with this replica as holder, and the update carries
+// that read's resourceVersion, so a Lease taken over (or renewed) in between
+// is not written and is read again.
 type Publisher struct {
 	// Leases reads and updates the Lease (the leader election client).
 	Leases coordinationv1client.LeasesGetter
@@ -29,8 +31,10 @@ type Publisher struct {
 	Namespace, Name string
 	// Identity is this replica's leader election identity.
 	Identity string
-	// Value is the annotation value (see Encode).
-	Value string
+	// Annotation is the annotation's key; Value its value.
+	Annotation, Value string
+	// What names the value in logs ("the scheduling configuration").
+	What string
 	// Backoff spaces the attempts of Run; zero means from 500ms doubling to 30s.
 	Backoff wait.Backoff
 }
@@ -48,18 +52,18 @@ func (p *Publisher) Run(ctx context.Context) error {
 		err := p.Publish(ctx)
 		switch {
 		case err == nil:
-			logger.Info("Published the scheduling configuration on the Lease", "annotation", Annotation, "value", p.Value)
+			logger.Info("Published "+p.What+" on the Lease", "annotation", p.Annotation, "value", p.Value)
 			return nil
 		case errors.Is(err, ErrNotHolder):
-			logger.Info("Not publishing the scheduling configuration: another replica holds the Lease")
+			logger.Info("Not publishing " + p.What + ": another replica holds the Lease")
 			return err
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case apierrors.IsConflict(err):
-			logger.V(2).Info("The Lease changed while publishing the scheduling configuration, reading it again")
+			logger.V(2).Info("The Lease changed while publishing " + p.What + ", reading it again")
 			continue
 		}
-		logger.Error(err, "Could not publish the scheduling configuration on the Lease, retrying")
+		logger.Error(err, "Could not publish "+p.What+" on the Lease, retrying")
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -79,7 +83,7 @@ func (p *Publisher) Publish(ctx context.Context) error {
 	if h := lease.Spec.HolderIdentity; h == nil || *h != p.Identity {
 		return ErrNotHolder
 	}
-	if lease.Annotations[Annotation] == p.Value {
+	if lease.Annotations[p.Annotation] == p.Value {
 		return nil
 	}
 	// The read object carries its resourceVersion: the update is refused
@@ -88,7 +92,7 @@ func (p *Publisher) Publish(ctx context.Context) error {
 	if lease.Annotations == nil {
 		lease.Annotations = map[string]string{}
 	}
-	lease.Annotations[Annotation] = p.Value
+	lease.Annotations[p.Annotation] = p.Value
 	if _, err := leases.Update(ctx, lease, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("annotating Lease %s/%s: %w", p.Namespace, p.Name, err)
 	}
