@@ -109,7 +109,7 @@ func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients component.C
 		if clk == nil {
 			clk = clock.RealClock{}
 		}
-		if a.forecaster, err = newForecaster(cfg, client, dyn, clients.Kubernetes, informers, r.Recorder, m, clk); err != nil {
+		if a.forecaster, err = newForecaster(cfg, client, dyn, clients.Kubernetes, informers, r.Recorder, m, clk, r.Kubernetes, r.Elector); err != nil {
 			return nil, err
 		}
 	}

@@ -28,6 +28,7 @@ import (
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/capacity/forecast"
+	"github.com/graft-dev/graft/pkg/component/leadership"
 	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
@@ -78,13 +79,18 @@ type forecaster struct {
 	inputs        *algorithm.InputsBuilder
 	schedulerName string
 
+	// publish writes the forecast's configuration onto the annotator's
+	// Lease; nil without leader election.
+	publish *leadership.Publisher
+
 	lowSince   map[string]time.Time
 	atMax      map[string]bool
 	cordonedAt map[string]time.Time
 }
 
 func newForecaster(cfg *configv1alpha1.CapacityAnnotatorConfiguration, client garden.Client, sets dynamic.Interface, kube kubernetes.Interface,
-	informers garden.Informers, recorder record.EventRecorder, m *annotatorMetrics, clk clock.WithTicker) (*forecaster, error) {
+	informers garden.Informers, recorder record.EventRecorder, m *annotatorMetrics, clk clock.WithTicker,
+	leases kubernetes.Interface, elector *leadership.Elector) (*forecaster, error) {
 	f := &forecaster{
 		cfg: cfg.Forecast, api: client.API(), client: client, sets: sets, kube: kube, informers: informers,
 		seeds:    listers.NewSeedLister(informers.Seeds().Informer.GetIndexer()),
@@ -101,6 +107,23 @@ func newForecaster(cfg *configv1alpha1.CapacityAnnotatorConfiguration, client ga
 		if p.ManagedSeedSet != nil && sets == nil {
 			return nil, fmt.Errorf("pool %s: scaling a ManagedSeedSet needs Gardener's API", p.Name)
 		}
+	}
+	published := forecast.Published{Window: cfg.Forecast.Window, Horizon: cfg.Forecast.Horizon}
+	for _, p := range cfg.Pools {
+		pp := forecast.PublishedPool{Name: p.Name, SeedSelector: p.SeedSelector}
+		if m := p.ManagedSeedSet; m != nil {
+			pp.ManagedSeedSet = &forecast.PublishedSet{Namespace: m.Namespace, Name: m.Name, MinReplicas: m.MinReplicas,
+				MaxReplicas: m.MaxReplicas, ScaleIn: m.ScaleIn.Enabled, DryRun: m.DryRun}
+		}
+		published.Pools = append(published.Pools, pp)
+	}
+	if le := cfg.LeaderElection; configv1alpha1.IsLeaderElectionEnabled(le) && elector != nil {
+		value, err := published.Encode()
+		if err != nil {
+			return nil, fmt.Errorf("encoding the forecast configuration: %w", err)
+		}
+		f.publish = &leadership.Publisher{Leases: leases.CoordinationV1(), Namespace: le.ResourceNamespace, Name: le.ResourceName,
+			Identity: elector.Identity, Annotation: forecast.Annotation, Value: value, What: "the forecast configuration"}
 	}
 	// Asked for before the informers start, so that they start together.
 	informers.CloudProfiles()
@@ -135,6 +158,9 @@ func (f *forecaster) Run(ctx context.Context) error {
 	}
 	if !cache.WaitForNamedCacheSyncWithContext(ctx, synced...) {
 		return nil
+	}
+	if f.publish != nil {
+		go func() { _ = f.publish.Run(ctx) }() // logs its outcome; forecasting does not depend on it
 	}
 	log.Info("Forecasting", "strategy", published.Strategy, "window", f.cfg.Window.Duration, "horizon", f.cfg.Horizon.Duration, "pools", len(f.pools))
 	wait.NonSlidingUntilWithContext(ctx, func(ctx context.Context) { f.tick(klog.NewContext(ctx, log)) }, f.cfg.Period.Duration)

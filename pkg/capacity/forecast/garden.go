@@ -32,7 +32,7 @@ type Garden struct {
 	Shoots []*v1alpha1.Shoot
 	Pools  []Selector
 	// SchedulerName is the scheduler whose pending shoots may wait for
-	// capacity; empty counts no shoot as waiting.
+	// capacity; empty: any scheduler's.
 	SchedulerName string
 	// Inputs are the algorithm's inputs for a pending shoot; nil counts no
 	// shoot as waiting.
@@ -65,7 +65,7 @@ func Make(g Garden) ([]Summary, map[string]int) {
 	var pending []*v1alpha1.Shoot
 	for _, shoot := range g.Shoots {
 		snap.AddShoot(shoot)
-		if g.SchedulerName != "" && helper.ShootWaitsFor(shoot, g.SchedulerName) {
+		if helper.ShootWaitsFor(shoot, g.SchedulerName) || g.SchedulerName == "" && helper.ShootWaitsFor(shoot, helper.ShootSchedulerName(shoot)) {
 			pending = append(pending, shoot)
 		}
 	}

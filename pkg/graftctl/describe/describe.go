@@ -59,6 +59,9 @@ type Options struct {
 	RegionConfigNamespace string
 	// Live is graft-descheduler's liveMigration, for a drained seed's plan.
 	Live drainplan.LiveFlag
+	// Forecast names graft-capacity-annotator's Lease, whose published
+	// window and pools a seed's forecast is made with.
+	Forecast *livelandscape.ForecastFlags
 
 	Namespace string
 	Garden    garden.Client
@@ -70,7 +73,7 @@ type Options struct {
 
 // NewCommand returns `graftctl describe`.
 func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &Options{ShowEvents: true, EventsLimit: 10, Scheduling: schedulingconfig.NewFlags(), Now: now, IOStreams: streams}
+	o := &Options{ShowEvents: true, EventsLimit: 10, Scheduling: schedulingconfig.NewFlags(), Forecast: livelandscape.NewForecastFlags(), Now: now, IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:                   "describe (seed|shoot) NAME...",
 		DisableFlagsInUseLine: true,
@@ -82,8 +85,9 @@ listed with the step that rejected it.
 
 Show details of a seed: its taints with their effects and age, conditions,
 capacity, allocatable and usage (counted from the shoots now), the shoots on
-it and those migrating to or from it, its last Events, and for every shoot
-waiting for a seed why this seed does not take it now.`,
+it and those migrating to or from it, the capacity forecast of its region and
+pools (as graft-capacity-annotator makes it), its last Events, and for every
+shoot waiting for a seed why this seed does not take it now.`,
 		Example: example,
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) == 0 {
@@ -97,6 +101,7 @@ waiting for a seed why this seed does not take it now.`,
 	cmd.Flags().IntVar(&o.EventsLimit, "events-limit", o.EventsLimit, "How many of the most recent Events to show.")
 	o.Scheduling.AddFlags(cmd.Flags())
 	o.Live.AddFlag(cmd.Flags())
+	o.Forecast.AddFlags(cmd.Flags())
 	livelandscape.AddRegionConfigNamespaceFlag(cmd.Flags(), &o.RegionConfigNamespace)
 	return cmd
 }

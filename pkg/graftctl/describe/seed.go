@@ -18,6 +18,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/capacity/forecast"
 	"github.com/graft-dev/graft/pkg/graftctl/drainplan"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
@@ -37,6 +38,11 @@ func (o *Options) runSeeds(ctx context.Context) error {
 		return err
 	}
 	waiting := explainWaiting(l)
+	published, warning := o.Forecast.Read(ctx, o.Kube.CoordinationV1())
+	summaries, err := l.Forecast(o.Now(), published, choice.SchedulerName)
+	if err != nil {
+		return err
+	}
 	for i, name := range o.Names {
 		seed, err := o.Garden.GetSeed(ctx, name)
 		if err != nil {
@@ -47,6 +53,7 @@ func (o *Options) runSeeds(ctx context.Context) error {
 		}
 		w := tabwriter.NewWriter(o.Out, 0, 8, 2, ' ', 0)
 		o.describeSeed(w, l, seed)
+		o.describeForecast(w, seed, published, warning, summaries)
 		if err := w.Flush(); err != nil {
 			return err
 		}
@@ -140,6 +147,50 @@ func (o *Options) describeSeed(w io.Writer, l *livelandscape.Landscape, seed *co
 	listLines(w, "Shoots On It", on)
 	listLines(w, "Migrating In", in)
 	listLines(w, "Migrating Out", out)
+}
+
+// describeForecast prints the forecast of the seed's region and of each
+// pool it is in, as graft-capacity-annotator makes it.
+func (o *Options) describeForecast(w io.Writer, seed *corev1alpha1.Seed, p forecast.Published, warning string, summaries []forecast.Summary) {
+	g := forecast.Garden{}
+	g.Pools, _ = p.Selectors() // Forecast checked them
+	fmt.Fprintf(w, "Forecast:\tnew shoots over %s, horizon %s\n", duration.HumanDuration(p.Window.Duration), duration.HumanDuration(p.Horizon.Duration))
+	if warning != "" {
+		fmt.Fprintf(w, "  warning:\t%s\n", warning)
+	}
+	for _, pool := range g.PoolsOf(seed) {
+		for _, s := range summaries {
+			if s.Pool != pool {
+				continue
+			}
+			label := "Region " + s.Name
+			if s.Kind == forecast.KindPool {
+				label = "Pool " + s.Name
+			}
+			free := strconv.Itoa(s.Free) + " free"
+			if s.Unbounded {
+				free = "no limit"
+			}
+			line := fmt.Sprintf("%s, %d waiting for capacity, %.1f new an hour, full %s", free, s.Waiting, s.PerHour, fullWhen(s))
+			if s.Within(p.Horizon.Duration) {
+				line += " (within the horizon)"
+			}
+			if pp, ok := p.Pool(s.Name); ok && s.Kind == forecast.KindPool && pp.ManagedSeedSet != nil {
+				m := pp.ManagedSeedSet
+				line += fmt.Sprintf("; ManagedSeedSet %s/%s, %d to %d replicas", m.Namespace, m.Name, m.MinReplicas, m.MaxReplicas)
+			}
+			fmt.Fprintf(w, "  %s:\t%s\n", label, line)
+		}
+	}
+}
+
+// fullWhen is "now", "never" or "in" a duration.
+func fullWhen(s forecast.Summary) string {
+	at := livelandscape.FullIn(s)
+	if at == "now" || at == "never" {
+		return at
+	}
+	return "in " + at
 }
 
 // describeTaints lists the taints with their effects and, for a NoExecute

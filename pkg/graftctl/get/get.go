@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
@@ -15,6 +16,7 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/garden"
+	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
 )
@@ -40,16 +42,24 @@ type Options struct {
 	NoHeaders     bool
 	ShowLabels    bool
 
+	// Forecast and RegionConfigNamespace serve the forecast columns of
+	// seeds in -o wide.
+	Forecast              *livelandscape.ForecastFlags
+	RegionConfigNamespace string
+
 	kind      seedcmd.Resource
 	names     []string
 	namespace string
 	client    garden.Client
+	// kube reads the Leases and region ConfigMaps for -o wide; nil when
+	// there is no client.
+	kube kubernetes.Interface
 	genericiooptions.IOStreams
 }
 
 // NewCommand returns `graftctl get`.
 func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &Options{PrintFlags: genericclioptions.NewPrintFlags("").WithTypeSetter(scheme.Scheme), IOStreams: streams}
+	o := &Options{PrintFlags: genericclioptions.NewPrintFlags("").WithTypeSetter(scheme.Scheme), Forecast: livelandscape.NewForecastFlags(), IOStreams: streams}
 	completeSeeds := seedcmd.CompleteSeedNames(f)
 	cmd := &cobra.Command{
 		Use:                   "get (seeds|shoots) [NAME...] [flags]",
@@ -59,8 +69,12 @@ func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Co
 
 Seeds show READY (GardenletReady, and BackupBucketsReady for seeds with backup),
 PROVIDER, REGION, USAGE/ALLOCATABLE (shoots counted on the seed against the
-shoots it may hold), TAINTS and AGE. Shoots show SEED, PROVIDER, REGION, PURPOSE
-and STATUS (the state of the last operation, or Pending while unscheduled).`,
+shoots it may hold), TAINTS and AGE; -o wide adds ZONES, VISIBLE, CAPACITY,
+LAST-OPERATION, POOLS (the pools graft-capacity-annotator publishes that the seed
+is in) and FULL-IN (when the first of the seed's region and pools is full, at
+the rate new shoots came over the annotator's window). Shoots show SEED,
+PROVIDER, REGION, PURPOSE and STATUS (the state of the last operation, or
+Pending while unscheduled).`,
 		Example: example,
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) == 0 {
@@ -79,6 +93,8 @@ and STATUS (the state of the last operation, or Pending while unscheduled).`,
 	cmd.Flags().BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "If present, list shoots across all namespaces. Namespace in current context is ignored even if specified with --namespace.")
 	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "When using the default or wide output format, don't print headers.")
 	cmd.Flags().BoolVar(&o.ShowLabels, "show-labels", false, "When printing, show all labels as the last column.")
+	o.Forecast.AddFlags(cmd.Flags())
+	livelandscape.AddRegionConfigNamespaceFlag(cmd.Flags(), &o.RegionConfigNamespace)
 	return cmd
 }
 
@@ -102,14 +118,20 @@ func (o *Options) Complete(f factory.Factory, _ *cobra.Command, args []string) e
 	if o.namespace, _, err = f.Namespace(); err != nil {
 		return err
 	}
-	o.client, err = f.Garden()
-	return err
+	if o.client, err = f.Garden(); err != nil {
+		return err
+	}
+	o.kube, _ = f.KubeClient() // -o wide says so when there is none
+	return nil
 }
 
 // Validate checks flag combinations and the output format.
 func (o *Options) Validate() error {
 	if len(o.names) > 0 && o.Selector != "" {
 		return fmt.Errorf("name cannot be provided when a selector is specified")
+	}
+	if err := livelandscape.ValidateRegionConfigNamespace(o.RegionConfigNamespace); err != nil {
+		return err
 	}
 	if o.wide() || o.table() {
 		return nil
@@ -141,7 +163,11 @@ func (o *Options) Run(ctx context.Context) error {
 		}
 		if o.table() || o.wide() {
 			configs := o.seedConfigs(ctx)
-			table = SeedTable(items, o.shootCounts(ctx, items), configs)
+			var forecasts map[string]SeedForecast
+			if o.wide() {
+				forecasts = o.seedForecasts(ctx, items)
+			}
+			table = SeedTable(items, o.shootCounts(ctx, items), configs, forecasts)
 			o.notePassing(items, configs)
 		} else {
 			list = seedList(items)

@@ -7,16 +7,19 @@ import (
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
 
 	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
+	"github.com/graft-dev/graft/pkg/capacity/forecast"
 	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
 	"github.com/graft-dev/graft/pkg/coretest"
 	"github.com/graft-dev/graft/pkg/garden"
@@ -77,6 +80,43 @@ func TestGetSeedsWide(t *testing.T) {
 	}
 	if !strings.Contains(lines[1], "a,b,c") || !strings.Contains(lines[1], "Reconcile Succeeded") {
 		t.Errorf("wide row: %s", lines[1])
+	}
+}
+
+// get seeds -o wide shows the pools graft-capacity-annotator publishes and
+// when the first of each seed's region and pools is full.
+func TestGetSeedsWideForecast(t *testing.T) {
+	at := now()
+	graft := fake.NewSimpleClientset(coretest.MakeCloudProfile("aws").Regions("eu-west-1", "us-east-1").Obj(),
+		coretest.MakeSeed("blue-0").Allocatable(2).Label("pool", "blue").Obj(),
+		coretest.MakeSeed("roomy").Allocatable(10).Obj(),
+		coretest.MakeSeed("east").Region("us-east-1").Allocatable(10).Obj(),
+		coretest.MakeShoot("dev", "one").Seed("blue-0").Created(at.Add(-time.Hour)).Obj(),
+		coretest.MakeShoot("dev", "two").Seed("blue-0").Created(at.Add(-2*time.Hour)).Obj(),
+		coretest.MakeShoot("dev", "three").Seed("roomy").Created(at.Add(-3*time.Hour)).Obj())
+	published := `{"version":"v1","window":"4h0m0s","horizon":"24h0m0s","pools":[{"name":"blue","seedSelector":{"matchLabels":{"pool":"blue"}}}]}`
+	kube := kubefake.NewSimpleClientset(&coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "garden", Name: "graft-capacity-annotator",
+		Annotations: map[string]string{forecast.Annotation: published}}})
+	out, _, err := cmdtest.Run(t, NewCommand, &factory.Static{Graft: graft, Kube: kube}, "", "seeds", "-o", "wide")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// eu-west-1: 9 free, 3 new in 4 hours: full in 12h. Pool blue is full.
+	// us-east-1: nothing arrived.
+	cmdtest.Contains(t, out, "POOLS    FULL-IN\n")
+	for seed, want := range map[string]string{"blue-0": "blue     now (blue)", "roomy": "<none>   12h (eu-west-1)", "east": "<none>   never"} {
+		found := false
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(line, seed+" ") {
+				found = true
+				if !strings.HasSuffix(line, want) {
+					t.Errorf("row of %s is %q, want it to end %q", seed, line, want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no row of %s in\n%s", seed, out)
+		}
 	}
 }
 
@@ -187,7 +227,7 @@ func TestSeedAndShootCells(t *testing.T) {
 			corev1alpha1.SeedTaint{Key: "team", Value: ptr.To("a"), Effect: corev1alpha1.TaintEffectPreferNoSchedule},
 		).Obj(), ready: "True", tnts: "seed.gardener.cloud/protected:NoSchedule,dedicated:NoExecute,team=a:PreferNoSchedule"},
 	} {
-		table := SeedTable([]corev1alpha1.Seed{*tc.seed}, nil, nil)
+		table := SeedTable([]corev1alpha1.Seed{*tc.seed}, nil, nil, nil)
 		if got := cell(table, "Ready"); got != tc.ready {
 			t.Errorf("%s: READY %q, want %q", tc.name, got, tc.ready)
 		}

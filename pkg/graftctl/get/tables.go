@@ -23,7 +23,7 @@ var now = time.Now
 
 var seedColumns = columns(
 	[]string{"Ready", "Provider", "Region", "Usage/Allocatable", "Taints", "Age"},
-	[]string{"Zones", "Visible", "Capacity", "Last-Operation"})
+	[]string{"Zones", "Visible", "Capacity", "Last-Operation", "Pools", "Full-In"})
 
 // columns are the column definitions of a table of strings: NAME, the
 // object's name, then the given columns, then those only -o wide shows.
@@ -38,11 +38,18 @@ func columns(names, wide []string) []metav1.TableColumnDefinition {
 	return defs
 }
 
+// SeedForecast is what -o wide shows of a seed's forecast: the pools it is
+// in and when the first of its region and pools is full.
+type SeedForecast struct {
+	Pools, FullIn string
+}
+
 // SeedTable renders seeds as a table. counts fills USAGE for seeds whose
 // status has no usage; nil leaves them as "-". configs are the Gardener
 // seeds' configuration objects: a taint on the Seed that its configuration
 // lacks is marked PassingMark, for gardenlet removes it when it next starts.
-func SeedTable(items []corev1alpha1.Seed, counts map[string]int, configs map[string]*garden.SeedConfig) *metav1.Table {
+// forecasts fill POOLS and FULL-IN; a seed without one shows "-".
+func SeedTable(items []corev1alpha1.Seed, counts map[string]int, configs map[string]*garden.SeedConfig, forecasts map[string]SeedForecast) *metav1.Table {
 	table := &metav1.Table{ColumnDefinitions: seedColumns}
 	for i := range items {
 		seed := &items[i]
@@ -60,6 +67,10 @@ func SeedTable(items []corev1alpha1.Seed, counts map[string]int, configs map[str
 		if q, ok := seed.Status.Capacity[corev1alpha1.ResourceShoots]; ok {
 			capacity = q.String()
 		}
+		fc, ok := forecasts[seed.Name]
+		if !ok {
+			fc = SeedForecast{Pools: "-", FullIn: "-"}
+		}
 		zones := "<none>"
 		if len(seed.Spec.Provider.Zones) > 0 {
 			zones = strings.Join(seed.Spec.Provider.Zones, ",")
@@ -69,6 +80,7 @@ func SeedTable(items []corev1alpha1.Seed, counts map[string]int, configs map[str
 				seed.Name, seedReady(seed), seed.Spec.Provider.Type, seed.Spec.Provider.Region,
 				usage + "/" + allocatable, formatTaints(seed.Spec.Taints, configs[seed.Name]), age(seed.CreationTimestamp),
 				zones, strconv.FormatBool(helper.SeedVisible(seed)), capacity, lastOperation(seed.Status.LastOperation),
+				fc.Pools, fc.FullIn,
 			},
 			Object: runtime.RawExtension{Object: seed},
 		})

@@ -5,5 +5,6 @@
 // of its regionConfigNamespace) once, fills an algorithm.Snapshot, and hands
 // out the algorithm.Inputs for a shoot, so that `drain --dry-run`, `drain`'s
 // leftover reasons, `describe shoot` and `simulate --from-cluster` ask exactly
-// the scheduler's question.
+// the scheduler's question, and `describe seed` and `get seeds -o wide` make
+// graft-capacity-annotator's forecast (ForecastFlags, Forecast).
 package livelandscape
