@@ -7,17 +7,17 @@ import (
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/graft-dev/client-go/clientset/versioned/scheme"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/garden"
-	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
+	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
 )
 
