@@ -16,7 +16,8 @@ func GardenerResource(resource string) schema.GroupVersionResource {
 }
 
 // FakeGardener returns a fake dynamic client serving Gardener's seeds,
-// shoots, cloud profiles, namespaced cloud profiles and projects, holding
+// shoots, cloud profiles, namespaced cloud profiles, projects and
+// seedmanagement objects, holding
 // objs.
 func FakeGardener(objs ...runtime.Object) *dynamicfake.FakeDynamicClient {
 	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
@@ -27,6 +28,7 @@ func FakeGardener(objs ...runtime.Object) *dynamicfake.FakeDynamicClient {
 		GardenerResource("projects"):                "ProjectList",
 		seedManagement("managedseeds"):              "ManagedSeedList",
 		seedManagement("gardenlets"):                "GardenletList",
+		seedManagement("managedseedsets"):           "ManagedSeedSetList",
 	}, objs...)
 }
 

@@ -51,8 +51,10 @@ func (o *Options) seedForecasts(ctx context.Context, items []corev1alpha1.Seed) 
 			if p.Kind == forecast.KindPool {
 				names = append(names, p.Name)
 			}
+			// A pool, listed after the region, wins a tie: it is the
+			// more specific answer.
 			s, ok := byPool[p]
-			if ok && sooner(s, first) {
+			if ok && (first == nil || !sooner(*first, &s)) {
 				first = &s
 			}
 		}

@@ -243,6 +243,33 @@ func TestPoolScalesOutOnGardener(t *testing.T) {
 	if got := replicasOf(t, set); got != 3 {
 		t.Fatalf("replicas %d at maxReplicas 3", got)
 	}
+
+	// One more shoot waits at max.
+	l.createGraftShoot(t, "s7")
+	waitFor(t, "one shoot waiting for capacity at max", func() bool {
+		return gaugeValue(reg, "graft_capacity_pool_waiting_shoots", pool) == 1
+	})
+	if got := replicasOf(t, set); got != 3 {
+		t.Fatalf("replicas %d at maxReplicas 3", got)
+	}
+
+	// graftctl makes the same forecast with the pools the annotator
+	// publishes on its Lease.
+	want := "0 free, 1 waiting for capacity"
+	var out string
+	waitFor(t, "graftctl describe seed showing pool grow", func() bool {
+		out = onGardener(t, "describe", "seed", set+"-2", "--scheduler-lease-name=graft-scheduler")
+		return strings.Contains(out, "Pool grow:")
+	})
+	for _, w := range []string{want, "full now (within the horizon)", fmt.Sprintf("ManagedSeedSet garden/%s, 1 to 3 replicas", set)} {
+		if !strings.Contains(out, w) {
+			t.Errorf("graftctl describe seed %s-2 lacks %q:\n%s", set, w, out)
+		}
+	}
+	wide := onGardener(t, "get", "seeds", set+"-0", set+"-2", "-o", "wide")
+	if !strings.Contains(wide, "grow") || !strings.Contains(wide, "now (grow)") {
+		t.Errorf("graftctl get seeds -o wide shows no pool grow full now:\n%s", wide)
+	}
 }
 
 // TestPoolScalesInOnGardener: of three replicas, the empty one that
