@@ -108,6 +108,27 @@ graft_capacity_annotator_reconciles_total{result="error"}   seed reconciles that
     summary: {{ printf "Seed {{ $labels.seed }} hosts %v%% or more of the shoots it may." (printf "%.0f" (mulf $c.critical 100)) | quote }}
     description: "Seed {{`{{ $labels.seed }}`}} is at {{`{{ $value | humanizePercentage }}`}} of its allocatable shoots: it takes no more, and a seed out of service cannot be evacuated onto it."
     runbook_url: {{ include "graft-component.runbookURL" (dict "root" . "alert" "GraftSeedApproachingCapacity") }}
+{{- $p := .Values.metrics.prometheusRule.pools }}
+- alert: GraftPoolFullSoon
+  expr: {{ printf `max by (namespace, job, kind, pool) (graft_capacity_pool_full_within_horizon{%s}) == 1` $sel | quote }}
+  for: {{ $p.fullSoonFor }}
+  labels:
+    severity: warning
+    component: graft-capacity-annotator
+  annotations:
+    summary: "{{`{{ $labels.kind | title }}`}} {{`{{ $labels.pool }}`}} is full or fills within the forecast horizon."
+    description: "{{`{{ $labels.kind | title }}`}} {{`{{ $labels.pool }}`}} has no free slot for the shoots waiting for capacity, or fills within graft-capacity-annotator's horizon at the rate new shoots come: add seeds before shoots wait."
+    runbook_url: {{ include "graft-component.runbookURL" (dict "root" . "alert" "GraftPoolFullSoon") }}
+- alert: GraftPoolAtMaxReplicas
+  expr: {{ printf `max by (namespace, job, pool) (graft_capacity_pool_at_max{%s}) == 1` $sel | quote }}
+  for: {{ $p.atMaxFor }}
+  labels:
+    severity: critical
+    component: graft-capacity-annotator
+  annotations:
+    summary: "Pool {{`{{ $labels.pool }}`}} needs another seed and its ManagedSeedSet is at maxReplicas."
+    description: "Pool {{`{{ $labels.pool }}`}} is full or shoots wait for capacity in it, and graft-capacity-annotator may not scale its ManagedSeedSet further: shoots stay pending until an operator adds capacity."
+    runbook_url: {{ include "graft-component.runbookURL" (dict "root" . "alert" "GraftPoolAtMaxReplicas") }}
 - alert: GraftSeedReconcileErrors
   expr: sum by (namespace, job) (rate(graft_capacity_annotator_reconciles_total{result="error", {{ $sel }}}[10m])) > 0
   for: 15m

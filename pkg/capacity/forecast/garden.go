@@ -1,7 +1,6 @@
 package forecast
 
 import (
-	"errors"
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -111,18 +110,14 @@ func (g *Garden) waitingIn(shoot *v1alpha1.Shoot, snap *algorithm.Snapshot, pool
 	if err != nil {
 		return nil
 	}
-	_, err = algorithm.Schedule(shoot, snap, in)
-	var se *algorithm.ScheduleError
-	if !algorithm.IsNoCapacity(err) || !errors.As(err, &se) {
+	seeds, err := algorithm.WithRoomOnly(shoot, snap, in)
+	if err != nil {
 		return nil
 	}
 	seen := sets.New[Pool]()
 	var out []Pool
-	for _, r := range se.Rejections {
-		if r.Filter != algorithm.FilterCapacity || r.WithRoom != "" {
-			continue
-		}
-		for _, p := range poolsOf[r.Seed] {
+	for _, seed := range seeds {
+		for _, p := range poolsOf[seed] {
 			if !seen.Has(p) {
 				seen.Insert(p)
 				out = append(out, p)
