@@ -89,8 +89,8 @@ func TestUnboundTrimKeepsSchedulingDecisions(t *testing.T) {
 	cached.regions = trim(cached.regions).(*corev1.ConfigMap)
 	// The bound shoots must have lost what the placement does not need,
 	// the pending ones nothing but managed fields, or this proves nothing.
-	if b := cached.bound[0]; b.Spec.Region != "" || served.bound[0].Spec.Region == "" || b.Labels != nil {
-		t.Fatalf("a bound shoot cached with region %q and labels %v: want only its placement", b.Spec.Region, b.Labels)
+	if b := cached.bound[0]; b.Spec.Provider.Type != "" || served.bound[0].Spec.Provider.Type == "" || b.Labels != nil {
+		t.Fatalf("a bound shoot cached with provider %q and labels %v: want only its placement, region and creation", b.Spec.Provider.Type, b.Labels)
 	}
 	if p := cached.pending[0]; p.Spec.Region != served.pending[0].Spec.Region || len(p.ManagedFields) != 0 {
 		t.Fatalf("a pending shoot cached with region %q and %d managers: want it whole but its managed fields", p.Spec.Region, len(p.ManagedFields))

@@ -75,7 +75,9 @@ func TestForecastOnGraftAPI(t *testing.T) {
 		if _, err := client.CoreV1alpha1().Seeds().Create(ctx, seed, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = client.CoreV1alpha1().Seeds().Delete(context.Background(), seed.Name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = client.CoreV1alpha1().Seeds().Delete(context.Background(), seed.Name, metav1.DeleteOptions{})
+		})
 		setHealth(t, seed, v1alpha1.ConditionTrue, true)
 		seeds = append(seeds, seed.Name)
 	}
