@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 	k8smetrics "k8s.io/component-base/metrics"
 	"k8s.io/utils/clock"
@@ -68,7 +67,8 @@ func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients component.C
 	if cfg.Forecast.Enabled {
 		transform = cachetrim.Unbound
 	}
-	var dyn dynamic.Interface
+	var dyn garden.Dynamic
+	var sets *garden.ManagedSeedSets
 	if cfg.API == configv1alpha1.APIGardener {
 		if clients.CustomResources == nil {
 			return nil, errors.New("api core.gardener.cloud needs the dynamic client")
@@ -77,6 +77,7 @@ func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients component.C
 		if dyn, err = garden.NewDynamic(clients.CustomResources); err != nil {
 			return nil, fmt.Errorf("building the dynamic client: %w", err)
 		}
+		sets = garden.NewManagedSeedSets(dyn)
 	}
 	client, informers, err := garden.Open(string(cfg.API), clients, dyn, transform)
 	if err != nil {
@@ -109,7 +110,7 @@ func New(cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients component.C
 		if clk == nil {
 			clk = clock.RealClock{}
 		}
-		if a.forecaster, err = newForecaster(cfg, client, dyn, clients.Kubernetes, informers, r.Recorder, m, clk, r.Kubernetes, r.Elector); err != nil {
+		if a.forecaster, err = newForecaster(cfg, client, sets, clients.Kubernetes, informers, r.Recorder, m, clk, r.Kubernetes, r.Elector); err != nil {
 			return nil, err
 		}
 	}

@@ -2,19 +2,14 @@ package capacity
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -32,9 +27,6 @@ import (
 	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
 )
-
-// ManagedSeedSets is the resource of Gardener's ManagedSeedSets.
-var ManagedSeedSets = schema.GroupVersionResource{Group: "seedmanagement.gardener.cloud", Version: "v1alpha1", Resource: "managedseedsets"}
 
 // Event reasons of the forecast's scaler, on the ManagedSeedSet.
 const (
@@ -65,7 +57,7 @@ type forecaster struct {
 	pools     []pool
 	api       garden.API
 	client    garden.Client
-	sets      dynamic.Interface
+	sets      *garden.ManagedSeedSets
 	kube      kubernetes.Interface
 	informers garden.Informers
 	seeds     listers.SeedLister
@@ -88,7 +80,7 @@ type forecaster struct {
 	cordonedAt map[string]time.Time
 }
 
-func newForecaster(cfg *configv1alpha1.CapacityAnnotatorConfiguration, client garden.Client, sets dynamic.Interface, kube kubernetes.Interface,
+func newForecaster(cfg *configv1alpha1.CapacityAnnotatorConfiguration, client garden.Client, sets *garden.ManagedSeedSets, kube kubernetes.Interface,
 	informers garden.Informers, recorder record.EventRecorder, m *annotatorMetrics, clk clock.WithTicker,
 	leases kubernetes.Interface, elector *leadership.Elector) (*forecaster, error) {
 	f := &forecaster{
@@ -220,16 +212,12 @@ func (f *forecaster) selectors() []forecast.Selector {
 // scale decides and takes one step of a pool's ManagedSeedSet.
 func (f *forecaster) scale(ctx context.Context, p pool, s forecast.Summary, usage map[string]int, now time.Time) error {
 	log := klog.FromContext(ctx).WithValues("pool", p.name, "managedSeedSet", klog.KRef(p.set.Namespace, p.set.Name))
-	set, err := f.sets.Resource(ManagedSeedSets).Namespace(p.set.Namespace).Get(ctx, p.set.Name, metav1.GetOptions{})
+	set, err := f.sets.Get(ctx, p.set.Namespace, p.set.Name)
 	if err != nil {
 		return fmt.Errorf("reading the ManagedSeedSet: %w", err)
 	}
-	replicas, found, err := unstructured.NestedInt64(set.Object, "spec", "replicas")
-	if err != nil || !found {
-		return fmt.Errorf("the ManagedSeedSet has no spec.replicas (%v)", err)
-	}
-	facts := setFacts{Replicas: int32(replicas), Pool: s}
-	if at, ok := set.GetAnnotations()[AnnotationScaledAt]; ok {
+	facts := setFacts{Replicas: set.Replicas, Pool: s}
+	if at, ok := set.Annotations[AnnotationScaledAt]; ok {
 		if t, err := time.Parse(time.RFC3339, at); err == nil {
 			facts.ScaledAt = t
 		}
@@ -275,8 +263,7 @@ func (f *forecaster) scale(ctx context.Context, p pool, s forecast.Summary, usag
 	st := decideStep(facts, p.set, horizon, now)
 	f.metrics.SetSet(p.name, facts.Replicas, p.set, st)
 
-	ref := &corev1.ObjectReference{APIVersion: ManagedSeedSets.GroupVersion().String(), Kind: "ManagedSeedSet",
-		Namespace: set.GetNamespace(), Name: set.GetName(), UID: set.GetUID(), ResourceVersion: set.GetResourceVersion()}
+	ref := set.Ref()
 	atMax := st.Waiting == waitAtMax
 	if atMax && !f.atMax[p.name] {
 		f.recorder.Eventf(ref, corev1.EventTypeWarning, ReasonScaleOutAtMax,
@@ -337,23 +324,11 @@ func upperFirst(s string) string {
 // setReplicas writes the set's spec.replicas and the step's annotations,
 // preconditioned on the resourceVersion read: a set changed meanwhile (by
 // an operator, or a leader that lost its lease) is decided again next time.
-func (f *forecaster) setReplicas(ctx context.Context, set *unstructured.Unstructured, from int32, st step, now time.Time) error {
-	patch, err := json.Marshal(map[string]any{
-		"metadata": map[string]any{
-			"resourceVersion": set.GetResourceVersion(),
-			"annotations": map[string]any{
-				AnnotationScaledAt: now.UTC().Format(time.RFC3339),
-				AnnotationScaled:   fmt.Sprintf("%s %d to %d", st.Kind, from, st.To),
-			},
-		},
-		"spec": map[string]any{"replicas": st.To},
-	})
-	if err != nil {
-		return err
-	}
-	_, err = f.sets.Resource(ManagedSeedSets).Namespace(set.GetNamespace()).Patch(ctx, set.GetName(), types.MergePatchType, patch,
-		metav1.PatchOptions{FieldManager: FieldManager})
-	return err
+func (f *forecaster) setReplicas(ctx context.Context, set *garden.ManagedSeedSet, from int32, st step, now time.Time) error {
+	return f.sets.Scale(ctx, set, st.To, map[string]string{
+		AnnotationScaledAt: now.UTC().Format(time.RFC3339),
+		AnnotationScaled:   fmt.Sprintf("%s %d to %d", st.Kind, from, st.To),
+	}, FieldManager)
 }
 
 // cordon adds or removes TaintScaleIn on a seed, preconditioned on the

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -32,7 +33,7 @@ func managedSeedSet(replicas int64) *unstructured.Unstructured {
 
 // scaler is a forecaster of one pool over a fake Gardener holding the set
 // and one full ready seed of it.
-func scaler(t *testing.T, dryRun bool) (*forecaster, pool, *record.FakeRecorder) {
+func scaler(t *testing.T, dryRun bool) (*forecaster, pool, *record.FakeRecorder, *dynamicfake.FakeDynamicClient) {
 	t.Helper()
 	seed := coretest.MakeSeed("blue-0").Allocatable(2).Label("pool", "blue").Obj()
 	dyn := coretest.FakeGardener(gardenerlandscape.MustSeed(seed, "dns"), managedSeedSet(1))
@@ -47,12 +48,12 @@ func scaler(t *testing.T, dryRun bool) (*forecaster, pool, *record.FakeRecorder)
 	recorder := record.NewFakeRecorder(10)
 	f := &forecaster{
 		cfg: configv1alpha1.ForecastConfiguration{Horizon: metav1.Duration{Duration: time.Hour}}, api: garden.Gardener,
-		client: client, sets: dyn, seeds: listers.NewSeedLister(indexer), recorder: recorder,
+		client: client, sets: garden.NewManagedSeedSets(dyn), seeds: listers.NewSeedLister(indexer), recorder: recorder,
 		clock: clocktesting.NewFakeClock(time.Now()), lowSince: map[string]time.Time{}, atMax: map[string]bool{}, cordonedAt: map[string]time.Time{},
 	}
 	m := &configv1alpha1.ManagedSeedSetScaling{Name: "blue", MaxReplicas: 3, DryRun: dryRun}
 	m.Default()
-	return f, pool{name: "blue", selector: labels.SelectorFromSet(labels.Set{"pool": "blue"}), set: m}, recorder
+	return f, pool{name: "blue", selector: labels.SelectorFromSet(labels.Set{"pool": "blue"}), set: m}, recorder, dyn
 }
 
 func events(r *record.FakeRecorder) []string {
@@ -75,14 +76,14 @@ func TestScaleDryRunWritesNothing(t *testing.T) {
 	usage := map[string]int{"blue-0": 2}
 	ctx := context.Background()
 
-	f, p, recorder := scaler(t, true)
+	f, p, recorder, dyn := scaler(t, true)
 	if err := f.scale(ctx, p, waiting, usage, f.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if got := events(recorder); len(got) != 1 || !strings.HasPrefix(got[0], "Normal WouldScale Dry run: would scale out from 1 to 2 replicas: 1 shoot waits") {
 		t.Errorf("events %q, want one WouldScale", got)
 	}
-	set, err := f.sets.Resource(ManagedSeedSets).Namespace("garden").Get(ctx, "blue", metav1.GetOptions{})
+	set, err := dyn.Resource(garden.ManagedSeedSetResource).Namespace("garden").Get(ctx, "blue", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,14 +91,14 @@ func TestScaleDryRunWritesNothing(t *testing.T) {
 		t.Errorf("dry run wrote the set: replicas %d, annotations %v", n, set.GetAnnotations())
 	}
 
-	f, p, recorder = scaler(t, false)
+	f, p, recorder, dyn = scaler(t, false)
 	if err := f.scale(ctx, p, waiting, usage, f.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if got := events(recorder); len(got) != 1 || !strings.HasPrefix(got[0], "Normal ScaledOut Scale out from 1 to 2 replicas") {
 		t.Errorf("events %q, want one ScaledOut", got)
 	}
-	set, err = f.sets.Resource(ManagedSeedSets).Namespace("garden").Get(ctx, "blue", metav1.GetOptions{})
+	set, err = dyn.Resource(garden.ManagedSeedSetResource).Namespace("garden").Get(ctx, "blue", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,8 @@
 //     migration, and the wording of its refusals, predicted or answered by
 //     the API server (migration.go); and
 //     the seeds' gardenlet configuration objects, ManagedSeeds and Gardenlets
-//     (seedconfig.go), where a seed taint lasts.
+//     (seedconfig.go), where a seed taint lasts; and the ManagedSeedSets
+//     graft-capacity-annotator scales (managedseedset.go).
 //
 // It is the only package of graft's binaries that imports the dynamic client
 // or names Gardener's group, and it builds on pkg/component, never the other

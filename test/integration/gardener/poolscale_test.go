@@ -21,6 +21,7 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/pkg/capacity"
 	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/test/framework"
 )
 
@@ -67,13 +68,13 @@ func (l *landscape) createManagedSeedSet(t *testing.T, name string, replicas int
 			},
 		},
 	}}
-	createObject(t, capacity.ManagedSeedSets, "garden", set)
+	createObject(t, garden.ManagedSeedSetResource, "garden", set)
 }
 
 // replicas is the set's spec.replicas.
 func replicasOf(t *testing.T, name string) int64 {
 	t.Helper()
-	set, err := dynamicClient(t).Resource(capacity.ManagedSeedSets).Namespace("garden").Get(t.Context(), name, metav1.GetOptions{})
+	set, err := dynamicClient(t).Resource(garden.ManagedSeedSetResource).Namespace("garden").Get(t.Context(), name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
