@@ -22,7 +22,10 @@ status.usage of every seed in the garden: capacity and reserved come from the
 configuration, its label-selected overrides and the seed annotations
 capacity.graft.dev/shoots and reserved.graft.dev/shoots; usage is the number of
 shoots counted on the seed. With healthTaints enabled it also taints seeds that
-are not ready with seed.gardener.cloud/not-ready.`,
+are not ready with seed.gardener.cloud/not-ready. With forecast enabled it
+publishes, per region and pool, the free slots, the shoots waiting for
+capacity alone, the arrival rate and the time until full, and on Gardener's
+API scales the ManagedSeedSets of its pools.`,
 		Run: func(ctx context.Context, cfg *configv1alpha1.CapacityAnnotatorConfiguration, clients component.Clients) error {
 			a, err := capacity.New(cfg, clients, capacity.Options{})
 			if err != nil {

@@ -47,6 +47,15 @@ concurrentSyncs: 5
 healthTaints:
   enabled: true
   unhealthyEvictionDelay: 10m
+forecast:
+  enabled: true
+  window: 6h
+  horizon: 24h
+pools:
+- name: large
+  seedSelector:
+    matchLabels:
+      seed.graft.dev/size: large
 `
 
 func TestExampleConfigLoads(t *testing.T) {
@@ -59,7 +68,8 @@ func TestExampleConfigLoads(t *testing.T) {
 		t.Fatalf("loading the example: %v", err)
 	}
 	if len(cfg.Overrides) != 2 || !cfg.RespectSeedCapacity || !cfg.HealthTaints.Enabled ||
-		cfg.HealthTaints.UnhealthyEvictionDelay.Duration != 10*time.Minute || cfg.LeaderElection.ResourceName != "graft-capacity-annotator" {
+		cfg.HealthTaints.UnhealthyEvictionDelay.Duration != 10*time.Minute || cfg.LeaderElection.ResourceName != "graft-capacity-annotator" ||
+		!cfg.Forecast.Enabled || cfg.Forecast.Period.Duration != 30*time.Second || len(cfg.Pools) != 1 || cfg.Pools[0].ManagedSeedSet != nil {
 		t.Errorf("example not read as written: %+v", cfg)
 	}
 	if _, err := capacity.NewRules(cfg, "graft-capacity-annotator"); err != nil {

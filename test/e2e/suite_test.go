@@ -80,7 +80,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 }, NodeTimeout(10*time.Minute))
 
 // suiteComponents run for the whole suite, as in a garden: two scheduler
-// replicas (one leads, one stands by), the capacity annotator and the
+// replicas (one leads, one stands by), the capacity annotator (forecasting,
+// for the dashboard's forecast panels) and the
 // descheduler. The descheduler keeps its safety checks but passes more often
 // and evicts faster than its defaults, so that drains finish in seconds, and
 // runs the OverCapacity plugin too (scenario 4).
@@ -92,7 +93,7 @@ var suiteComponents = []struct {
 }{
 	{chart: "graft-scheduler", instance: 0, set: lease},
 	{chart: "graft-scheduler", instance: 1, set: lease},
-	{chart: "graft-capacity-annotator", instance: 0, set: lease},
+	{chart: "graft-capacity-annotator", instance: 0, set: append(slices.Clone(lease), "config.forecast.enabled=true", "config.forecast.period=2s")},
 	{chart: "graft-descheduler", instance: 0, set: append(slices.Clone(lease), descheduler...), setJSON: []string{
 		`config.plugins=[{"name":"NoExecuteTaints","enabled":true},{"name":"OverCapacity","enabled":true}]`,
 	}},
