@@ -120,14 +120,14 @@ graft_capacity_annotator_reconciles_total{result="error"}   seed reconciles that
     description: "{{`{{ $labels.kind | title }}`}} {{`{{ $labels.pool }}`}} has no free slot for the shoots waiting for capacity, or fills within graft-capacity-annotator's horizon at the rate new shoots come: add seeds before shoots wait."
     runbook_url: {{ include "graft-component.runbookURL" (dict "root" . "alert" "GraftPoolFullSoon") }}
 - alert: GraftPoolAtMaxReplicas
-  expr: {{ printf `max by (namespace, job, pool) (graft_capacity_pool_at_max{%s}) == 1` $sel | quote }}
+  expr: {{ printf `max by (namespace, job, pool) (graft_capacity_pool_at_max{%s}) == 1 and on (namespace, job, pool) max by (namespace, job, pool) (graft_capacity_pool_waiting_shoots{kind="pool", %s}) > 0` $sel $sel | quote }}
   for: {{ $p.atMaxFor }}
   labels:
     severity: critical
     component: graft-capacity-annotator
   annotations:
-    summary: "Pool {{`{{ $labels.pool }}`}} needs another seed and its ManagedSeedSet is at maxReplicas."
-    description: "Pool {{`{{ $labels.pool }}`}} is full or shoots wait for capacity in it, and graft-capacity-annotator may not scale its ManagedSeedSet further: shoots stay pending until an operator adds capacity."
+    summary: "Shoots wait for capacity in pool {{`{{ $labels.pool }}`}} and its ManagedSeedSet is at maxReplicas."
+    description: "Shoots wait for capacity alone in pool {{`{{ $labels.pool }}`}}, and graft-capacity-annotator may not scale its ManagedSeedSet further: they stay pending until an operator adds capacity."
     runbook_url: {{ include "graft-component.runbookURL" (dict "root" . "alert" "GraftPoolAtMaxReplicas") }}
 - alert: GraftSeedReconcileErrors
   expr: sum by (namespace, job) (rate(graft_capacity_annotator_reconciles_total{result="error", {{ $sel }}}[10m])) > 0
