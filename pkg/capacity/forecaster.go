@@ -43,6 +43,10 @@ const (
 // published scheduling configuration until there is one.
 const publishedPoll = 5 * time.Second
 
+// unusablePublishedRetry is how long the forecast waits before reading a
+// published configuration again that this build could not use.
+const unusablePublishedRetry = time.Minute
+
 // pool is one configured pool.
 type pool struct {
 	name     string
@@ -125,17 +129,30 @@ func newForecaster(cfg *configv1alpha1.CapacityAnnotatorConfiguration, client ga
 }
 
 // Run reads graft-scheduler's published configuration (waiting for it, and
-// saying why, as long as it takes), starts the region ConfigMaps' informer,
-// then computes the forecast every period until ctx ends.
+// saying why, as long as it takes; one it cannot use is logged and read
+// again later, and never stops the annotator), starts the informers the
+// algorithm needs, then computes the forecast every period until ctx ends.
 func (f *forecaster) Run(ctx context.Context) error {
 	log := klog.FromContext(ctx).WithName("forecast")
 	ref := f.cfg.SchedulerLease
-	published, _, err := schedulingconfig.Wait(ctx, f.kube.CoordinationV1(), ref.Namespace, ref.Name, Name, publishedPoll, 0, log)
-	if err != nil {
+	var published schedulingconfig.Published
+	for {
+		var err error
+		published, _, err = schedulingconfig.Wait(ctx, f.kube.CoordinationV1(), ref.Namespace, ref.Name, Name, publishedPoll, 0, log)
+		if err == nil {
+			break
+		}
 		if ctx.Err() != nil {
 			return nil
 		}
-		return fmt.Errorf("forecast: reading graft-scheduler's scheduling configuration: %w", err)
+		// One this build cannot use (a newer scheduler's): no forecast, but
+		// capacity and usage are still kept; look again now and then.
+		log.Error(err, "No forecast: graft-scheduler's scheduling configuration cannot be used", "retryIn", unusablePublishedRetry)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(unusablePublishedRetry):
+		}
 	}
 	regions := garden.NewRegionConfigs(f.kube, published.RegionConfigNamespace)
 	f.inputs = &algorithm.InputsBuilder{Landscape: garden.NewView(f.api, f.informers, regions), Config: published.Config()}
