@@ -82,6 +82,9 @@ type forecaster struct {
 	lowSince   map[string]time.Time
 	atMax      map[string]bool
 	cordonedAt map[string]time.Time
+	// reported is, per pool, the last dry-run step or failure reported, so
+	// that one that repeats every period is reported once.
+	reported map[string]string
 }
 
 func newForecaster(cfg *configv1alpha1.CapacityAnnotatorConfiguration, client garden.Client, sets *garden.ManagedSeedSets, kube kubernetes.Interface,
@@ -92,7 +95,7 @@ func newForecaster(cfg *configv1alpha1.CapacityAnnotatorConfiguration, client ga
 		seeds:    listers.NewSeedLister(informers.Seeds().Informer.GetIndexer()),
 		shoots:   informers.Shoots().Informer.GetStore(),
 		recorder: recorder, metrics: m, clock: clk,
-		lowSince: map[string]time.Time{}, atMax: map[string]bool{}, cordonedAt: map[string]time.Time{},
+		lowSince: map[string]time.Time{}, atMax: map[string]bool{}, cordonedAt: map[string]time.Time{}, reported: map[string]string{},
 	}
 	for _, p := range cfg.Pools {
 		sel, err := metav1.LabelSelectorAsSelector(&p.SeedSelector)
@@ -288,9 +291,17 @@ func (f *forecaster) scale(ctx context.Context, p pool, s forecast.Summary, usag
 	}
 	f.atMax[p.name] = atMax
 	if st.Kind == stepNone {
+		delete(f.reported, p.name)
 		return nil
 	}
 	if p.set.DryRun {
+		// The same decision comes every period while nothing changes: it is
+		// reported and counted once.
+		what := "dry run: " + describeStep(st, facts.Replicas)
+		if f.reported[p.name] == what {
+			return nil
+		}
+		f.reported[p.name] = what
 		log.Info("Dry run: would step the ManagedSeedSet", "step", st.Kind, "replicas", st.To, "seed", st.Seed, "reason", st.Reason)
 		f.recorder.Eventf(ref, corev1.EventTypeNormal, ReasonWouldScale, "Dry run: would %s: %s", describeStep(st, facts.Replicas), st.Reason)
 		f.metrics.Stepped(p.name, st.Kind, stepResultDryRun)
@@ -307,9 +318,18 @@ func (f *forecaster) scale(ctx context.Context, p pool, s forecast.Summary, usag
 	}
 	if err != nil {
 		f.metrics.Stepped(p.name, st.Kind, stepResultError)
-		f.recorder.Eventf(ref, corev1.EventTypeWarning, ReasonScaleFailed, "Could not %s: %v", describeStep(st, facts.Replicas), err)
+		if apierrors.IsConflict(err) {
+			// Changed since it was read: decided again next period.
+			log.V(2).Info("The ManagedSeedSet or seed changed while stepping, deciding again", "step", st.Kind, "err", err.Error())
+			return nil
+		}
+		if what := "failed: " + describeStep(st, facts.Replicas) + ": " + err.Error(); f.reported[p.name] != what {
+			f.reported[p.name] = what
+			f.recorder.Eventf(ref, corev1.EventTypeWarning, ReasonScaleFailed, "Could not %s: %v", describeStep(st, facts.Replicas), err)
+		}
 		return err
 	}
+	delete(f.reported, p.name)
 	f.metrics.Stepped(p.name, st.Kind, stepResultDone)
 	log.Info("Stepped the ManagedSeedSet", "step", st.Kind, "replicas", st.To, "seed", st.Seed, "reason", st.Reason)
 	reason := map[stepKind]string{stepOut: ReasonScaledOut, stepIn: ReasonScaledIn, stepCordon: ReasonCordonedToScale, stepUncordon: ReasonUncordoned}[st.Kind]

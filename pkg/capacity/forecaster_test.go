@@ -49,7 +49,7 @@ func scaler(t *testing.T, dryRun bool) (*forecaster, pool, *record.FakeRecorder,
 	f := &forecaster{
 		cfg: configv1alpha1.ForecastConfiguration{Horizon: metav1.Duration{Duration: time.Hour}}, api: garden.Gardener,
 		client: client, sets: garden.NewManagedSeedSets(dyn), seeds: listers.NewSeedLister(indexer), recorder: recorder,
-		clock: clocktesting.NewFakeClock(time.Now()), lowSince: map[string]time.Time{}, atMax: map[string]bool{}, cordonedAt: map[string]time.Time{},
+		clock: clocktesting.NewFakeClock(time.Now()), lowSince: map[string]time.Time{}, atMax: map[string]bool{}, cordonedAt: map[string]time.Time{}, reported: map[string]string{},
 	}
 	m := &configv1alpha1.ManagedSeedSetScaling{Name: "blue", MaxReplicas: 3, DryRun: dryRun}
 	m.Default()
@@ -82,6 +82,13 @@ func TestScaleDryRunWritesNothing(t *testing.T) {
 	}
 	if got := events(recorder); len(got) != 1 || !strings.HasPrefix(got[0], "Normal WouldScale Dry run: would scale out from 1 to 2 replicas: 1 shoot waits") {
 		t.Errorf("events %q, want one WouldScale", got)
+	}
+	// The next period decides the same: nothing more is said.
+	if err := f.scale(ctx, p, waiting, usage, f.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if got := events(recorder); len(got) != 0 {
+		t.Errorf("events %q on the same dry-run decision again, want none", got)
 	}
 	set, err := dyn.Resource(garden.ManagedSeedSetResource).Namespace("garden").Get(ctx, "blue", metav1.GetOptions{})
 	if err != nil {
