@@ -3,6 +3,7 @@ package capacity
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -193,14 +194,13 @@ func (f *forecaster) tick(ctx context.Context) {
 		if p.set == nil {
 			continue
 		}
-		var s forecast.Summary
-		for _, sum := range summaries {
-			if sum.Kind == forecast.KindPool && sum.Name == p.name {
-				s = sum
-			}
+		pool := forecast.Pool{Kind: forecast.KindPool, Name: p.name}
+		i := slices.IndexFunc(summaries, func(s forecast.Summary) bool { return s.Pool == pool })
+		s := forecast.Summary{Pool: pool} // a pool without seeds
+		if i >= 0 {
+			s = summaries[i]
 		}
-		s.Pool = forecast.Pool{Kind: forecast.KindPool, Name: p.name}
-		if err := f.scale(ctx, p, s, bySeed, now); err != nil {
+		if err := f.scale(ctx, p, s, seeds, bySeed, now); err != nil {
 			klog.FromContext(ctx).Error(err, "Scaling the pool's ManagedSeedSet", "pool", p.name, "managedSeedSet", p.set.Namespace+"/"+p.set.Name)
 		}
 	}
@@ -230,7 +230,7 @@ func (f *forecaster) selectors() []forecast.Selector {
 }
 
 // scale decides and takes one step of a pool's ManagedSeedSet.
-func (f *forecaster) scale(ctx context.Context, p pool, s forecast.Summary, usage map[string]int, now time.Time) error {
+func (f *forecaster) scale(ctx context.Context, p pool, s forecast.Summary, seeds []*v1alpha1.Seed, usage map[string]int, now time.Time) error {
 	log := klog.FromContext(ctx).WithValues("pool", p.name, "managedSeedSet", klog.KRef(p.set.Namespace, p.set.Name))
 	set, err := f.sets.Get(ctx, p.set.Namespace, p.set.Name)
 	if err != nil {
@@ -241,10 +241,6 @@ func (f *forecaster) scale(ctx context.Context, p pool, s forecast.Summary, usag
 		if t, err := time.Parse(time.RFC3339, at); err == nil {
 			facts.ScaledAt = t
 		}
-	}
-	seeds, err := f.seeds.List(labels.Everything())
-	if err != nil {
-		return err
 	}
 	for _, seed := range seeds {
 		ordinal, ok := parseReplica(p.set.Name, seed.Name)

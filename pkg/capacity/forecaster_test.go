@@ -16,6 +16,7 @@ import (
 
 	listers "github.com/graft-dev/client-go/listers/core/v1alpha1"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/capacity/forecast"
 	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
@@ -74,17 +75,18 @@ func TestScaleDryRunWritesNothing(t *testing.T) {
 	waiting := forecast.Summary{Pool: forecast.Pool{Kind: forecast.KindPool, Name: "blue"}, Allocatable: 2, Usage: 2,
 		Forecast: forecast.Forecast{Waiting: 1, Full: true}}
 	usage := map[string]int{"blue-0": 2}
+	seeds := []*v1alpha1.Seed{coretest.MakeSeed("blue-0").Allocatable(2).Label("pool", "blue").Obj()}
 	ctx := context.Background()
 
 	f, p, recorder, dyn := scaler(t, true)
-	if err := f.scale(ctx, p, waiting, usage, f.clock.Now()); err != nil {
+	if err := f.scale(ctx, p, waiting, seeds, usage, f.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if got := events(recorder); len(got) != 1 || !strings.HasPrefix(got[0], "Normal WouldScale Dry run: would scale out from 1 to 2 replicas: 1 shoot waits") {
 		t.Errorf("events %q, want one WouldScale", got)
 	}
 	// The next period decides the same: nothing more is said.
-	if err := f.scale(ctx, p, waiting, usage, f.clock.Now()); err != nil {
+	if err := f.scale(ctx, p, waiting, seeds, usage, f.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if got := events(recorder); len(got) != 0 {
@@ -99,7 +101,7 @@ func TestScaleDryRunWritesNothing(t *testing.T) {
 	}
 
 	f, p, recorder, dyn = scaler(t, false)
-	if err := f.scale(ctx, p, waiting, usage, f.clock.Now()); err != nil {
+	if err := f.scale(ctx, p, waiting, seeds, usage, f.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if got := events(recorder); len(got) != 1 || !strings.HasPrefix(got[0], "Normal ScaledOut Scale out from 1 to 2 replicas") {

@@ -114,12 +114,11 @@ func demand(p forecast.Summary, horizon time.Duration) string {
 	return ""
 }
 
-// lowEnough reports whether the pool may lose victim's slots (alloc of them
-// still counted in the pool's sums): usage under
+// lowEnough reports whether the pool may lose the alloc slots of the seed
+// that goes (those still counted in the pool's sums): usage under
 // the low mark of what is left, nothing waiting, and no fill within the
 // horizon at the arrival rate without them.
-func lowEnough(f setFacts, victim replica, alloc int64, cfg *configv1alpha1.ManagedSeedSetScaling, horizon time.Duration) bool {
-	p := f.Pool
+func lowEnough(p forecast.Summary, alloc int64, cfg *configv1alpha1.ManagedSeedSetScaling, horizon time.Duration) bool {
 	if p.Waiting > 0 || p.Unbounded {
 		return false
 	}
@@ -131,10 +130,7 @@ func lowEnough(f setFacts, victim replica, alloc int64, cfg *configv1alpha1.Mana
 	if free <= 0 {
 		return false
 	}
-	if p.PerHour > 0 && time.Duration(float64(free)/p.PerHour*float64(time.Hour)) <= horizon {
-		return false
-	}
-	return victim.Usage == 0
+	return p.PerHour == 0 || time.Duration(float64(free)/p.PerHour*float64(time.Hour)) > horizon
 }
 
 // victim is the replica Gardener's ManagedSeedSet controller deletes first
@@ -236,5 +232,5 @@ func isLow(f setFacts, cfg *configv1alpha1.ManagedSeedSetScaling, horizon time.D
 	if v.Cordoned {
 		alloc = 0 // a cordoned seed's slots are out of the pool's sums already
 	}
-	return lowEnough(f, v, alloc, cfg, horizon)
+	return lowEnough(f.Pool, alloc, cfg, horizon)
 }

@@ -9,11 +9,25 @@ var t0 = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 
 // TestRecordedSeries feeds a recorded series of arrivals, one shoot every
 // 20 minutes for a day (at 10, 30 and 50 past each hour) and then a burst,
-// and checks the rate and the time to full at several moments.
+// through a pool's tally, and checks the rate and the time to full at
+// several moments.
 func TestRecordedSeries(t *testing.T) {
-	a := &Arrivals{Keep: 24 * time.Hour}
+	var series []time.Time
 	for i := range 72 { // 3 an hour for 24 hours
-		a.Add(t0.Add(time.Duration(i)*20*time.Minute + 10*time.Minute))
+		series = append(series, t0.Add(time.Duration(i)*20*time.Minute+10*time.Minute))
+	}
+	at := func(now time.Time, window time.Duration, free, waiting int) Forecast {
+		p := Pool{Kind: KindPool, Name: "p"}
+		tally := NewTally(now, window)
+		slots := int64(free)
+		tally.Seed(p, Seed{Allocatable: &slots, TakesShoots: true})
+		for range waiting {
+			tally.Waiting(p)
+		}
+		for _, a := range series {
+			tally.Arrived(p, a)
+		}
+		return tally.Summaries()[0].Forecast
 	}
 	now := t0.Add(24 * time.Hour)
 	for _, tc := range []struct {
@@ -31,7 +45,7 @@ func TestRecordedSeries(t *testing.T) {
 		{name: "full now", window: 6 * time.Hour, free: 5, waiting: 5, wantPerHour: 3, wantFull: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := Compute(Input{Now: now, Window: tc.window, Free: tc.free, Waiting: tc.waiting, Arrivals: a})
+			f := at(now, tc.window, tc.free, tc.waiting)
 			if f.PerHour != tc.wantPerHour || f.FullIn != tc.wantIn || f.Full != tc.wantFull || f.Never != tc.wantNever {
 				t.Errorf("got %+v; want %.1f/h, full in %s, full %v, never %v", f, tc.wantPerHour, tc.wantIn, tc.wantFull, tc.wantNever)
 			}
@@ -39,30 +53,14 @@ func TestRecordedSeries(t *testing.T) {
 	}
 	// A burst of 12 in the last hour: over an hour's window 15 an hour.
 	for i := range 12 {
-		a.Add(now.Add(-time.Duration(i+1) * time.Minute))
+		series = append(series, now.Add(-time.Duration(i+1)*time.Minute))
 	}
-	if f := Compute(Input{Now: now, Window: time.Hour, Free: 30, Arrivals: a}); f.PerHour != 15 || f.FullIn != 2*time.Hour {
+	if f := at(now, time.Hour, 30, 0); f.PerHour != 15 || f.FullIn != 2*time.Hour {
 		t.Errorf("after the burst: %+v, want 15/h and full in 2h", f)
 	}
 	// Nothing for a day: never full at that rate.
-	later := now.Add(48 * time.Hour)
-	if f := Compute(Input{Now: later, Window: 6 * time.Hour, Free: 30, Arrivals: a}); !f.Never || f.PerHour != 0 {
+	if f := at(now.Add(48*time.Hour), 6*time.Hour, 30, 0); !f.Never || f.PerHour != 0 {
 		t.Errorf("a quiet day: %+v, want never full", f)
-	}
-}
-
-// TestArrivalsKeep: arrivals older than Keep before the newest are dropped,
-// and one out of order is counted in its place.
-func TestArrivalsKeep(t *testing.T) {
-	a := &Arrivals{Keep: time.Hour}
-	a.Add(t0)
-	a.Add(t0.Add(90 * time.Minute))
-	a.Add(t0.Add(80 * time.Minute)) // late, in order now
-	if len(a.times) != 2 || !a.times[0].Equal(t0.Add(80*time.Minute)) {
-		t.Errorf("kept %v", a.times)
-	}
-	if n := a.Since(t0.Add(80*time.Minute), t0.Add(2*time.Hour)); n != 1 {
-		t.Errorf("since 1h20 (exclusive): %d, want 1", n)
 	}
 }
 

@@ -38,11 +38,11 @@ type Garden struct {
 	Inputs func(*v1alpha1.Shoot) (algorithm.Inputs, error)
 }
 
-// PoolsOf is the seed's region and the configured pools selecting it.
-func (g *Garden) PoolsOf(seed *v1alpha1.Seed) []Pool {
+// PoolsOf is the seed's region and the pools selecting it.
+func PoolsOf(seed *v1alpha1.Seed, pools []Selector) []Pool {
 	out := []Pool{{Kind: KindRegion, Name: seed.Spec.Provider.Region}}
 	set := labels.Set(seed.Labels)
-	for _, p := range g.Pools {
+	for _, p := range pools {
 		if p.Selector.Matches(set) {
 			out = append(out, Pool{Kind: KindPool, Name: p.Name})
 		}
@@ -59,7 +59,7 @@ func Make(g Garden) ([]Summary, map[string]int) {
 	poolsOf := make(map[string][]Pool, len(g.Seeds))
 	for _, seed := range g.Seeds {
 		snap.AddSeed(seed)
-		poolsOf[seed.Name] = g.PoolsOf(seed)
+		poolsOf[seed.Name] = PoolsOf(seed, g.Pools)
 	}
 	var pending []*v1alpha1.Shoot
 	for _, shoot := range g.Shoots {

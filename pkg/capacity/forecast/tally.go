@@ -60,7 +60,8 @@ type poolTally struct {
 	allocatable, usage int64
 	free               int64
 	unbounded          bool
-	arrivals           Arrivals
+	// arrived counts the arrivals within the window.
+	arrived int
 }
 
 // NewTally starts a tally at now counting arrivals over window.
@@ -71,7 +72,7 @@ func NewTally(now time.Time, window time.Duration) *Tally {
 func (t *Tally) pool(p Pool) *poolTally {
 	pt, ok := t.pools[p]
 	if !ok {
-		pt = &poolTally{arrivals: Arrivals{Keep: t.window}}
+		pt = &poolTally{}
 		t.pools[p] = pt
 	}
 	return pt
@@ -102,7 +103,7 @@ func (t *Tally) Arrived(p Pool, at time.Time) {
 	if at.After(t.now) || t.now.Sub(at) >= t.window {
 		return
 	}
-	t.pool(p).arrivals.Add(at)
+	t.pool(p).arrived++
 }
 
 // Summaries returns every pool's summary, by kind and name.
@@ -110,7 +111,7 @@ func (t *Tally) Summaries() []Summary {
 	out := make([]Summary, 0, len(t.pools))
 	for p, pt := range t.pools {
 		s := Summary{Pool: p, Seeds: pt.seeds, Allocatable: pt.allocatable, Usage: pt.usage, Unbounded: pt.unbounded}
-		s.Forecast = Compute(Input{Now: t.now, Window: t.window, Free: int(pt.free), Waiting: pt.waiting, Arrivals: &pt.arrivals})
+		s.Forecast = Compute(Input{Window: t.window, Free: int(pt.free), Waiting: pt.waiting, Arrived: pt.arrived})
 		if pt.unbounded {
 			s.Full, s.FullIn, s.Never = false, 0, true
 		}

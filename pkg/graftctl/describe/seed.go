@@ -152,13 +152,12 @@ func (o *Options) describeSeed(w io.Writer, l *livelandscape.Landscape, seed *co
 // describeForecast prints the forecast of the seed's region and of each
 // pool it is in, as graft-capacity-annotator makes it.
 func (o *Options) describeForecast(w io.Writer, seed *corev1alpha1.Seed, p forecast.Published, warning string, summaries []forecast.Summary) {
-	g := forecast.Garden{}
-	g.Pools, _ = p.Selectors() // Forecast checked them
+	pools, _ := p.Selectors() // Forecast checked them
 	fmt.Fprintf(w, "Forecast:\tnew shoots over %s, horizon %s\n", duration.HumanDuration(p.Window.Duration), duration.HumanDuration(p.Horizon.Duration))
 	if warning != "" {
 		fmt.Fprintf(w, "  warning:\t%s\n", warning)
 	}
-	for _, pool := range g.PoolsOf(seed) {
+	for _, pool := range forecast.PoolsOf(seed, pools) {
 		for _, s := range summaries {
 			if s.Pool != pool {
 				continue

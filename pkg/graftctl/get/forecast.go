@@ -41,13 +41,12 @@ func (o *Options) seedForecasts(ctx context.Context, items []corev1alpha1.Seed) 
 	for _, s := range summaries {
 		byPool[s.Pool] = s
 	}
-	g := forecast.Garden{}
-	g.Pools, _ = published.Selectors() // Forecast checked them
+	pools, _ := published.Selectors() // Forecast checked them
 	out := make(map[string]SeedForecast, len(items))
 	for i := range items {
 		var names []string
 		var first *forecast.Summary
-		for _, p := range g.PoolsOf(&items[i]) {
+		for _, p := range forecast.PoolsOf(&items[i], pools) {
 			if p.Kind == forecast.KindPool {
 				names = append(names, p.Name)
 			}

@@ -14,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/component-base/metrics"
 	clocktesting "k8s.io/utils/clock/testing"
 
@@ -116,38 +115,20 @@ func startForecastingAnnotator(t *testing.T, identity string, clk *clocktesting.
 	return reg
 }
 
-// forecastsCounted is graft_capacity_forecasts_total in reg, 0 when it has none.
-func forecastsCounted(reg metrics.KubeRegistry) float64 {
-	const name = "graft_capacity_forecasts_total"
-	families, err := reg.Gather()
-	if err != nil {
-		return 0
-	}
-	for _, f := range families {
-		if f.GetName() == name && len(f.GetMetric()) > 0 {
-			return f.GetMetric()[0].GetCounter().GetValue()
-		}
-	}
-	return 0
-}
-
 // afterForecasts waits until the annotator has computed n more forecasts.
 func afterForecasts(t *testing.T, reg metrics.KubeRegistry, n int) {
 	t.Helper()
-	start := forecastsCounted(reg)
+	const counter = "graft_capacity_forecasts_total"
+	start := counterValue(t, reg, counter)
 	waitFor(t, fmt.Sprintf("%d more forecasts", n), func() bool {
-		return forecastsCounted(reg) >= start+float64(n)
+		return counterValue(t, reg, counter) >= start+float64(n)
 	})
 }
 
+// waitFor waits, as the suite's waits do (framework.WaitFor), for cond.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 60*time.Second, true, func(context.Context) (bool, error) {
-		return cond(), nil
-	})
-	if err != nil {
-		t.Fatalf("waiting for %s: %v", what, err)
-	}
+	framework.WaitFor(t, what, 60*time.Second, func(context.Context) (bool, error) { return cond(), nil })
 }
 
 // waitForSetEvent waits for an Event of reason on the ManagedSeedSet.
