@@ -411,6 +411,12 @@ func (s *ShootWrapper) Hibernated() *ShootWrapper {
 	return s
 }
 
+// LastOperation sets status.lastOperation.
+func (s *ShootWrapper) LastOperation(typ v1alpha1.LastOperationType, state v1alpha1.LastOperationState, description string) *ShootWrapper {
+	s.Status.LastOperation = &v1alpha1.LastOperation{Type: typ, State: state, Description: description}
+	return s
+}
+
 // StatusNetworks sets status.networking: the networks the shoot runs with.
 func (s *ShootWrapper) StatusNetworks(nodes, pods, services []string) *ShootWrapper {
 	s.Status.Networking = &v1alpha1.NetworkingStatus{Nodes: nodes, Pods: pods, Services: services}

@@ -252,7 +252,7 @@ func (ev *evictor) evict(ctx context.Context, e eviction) bool {
 	if when := e.timing.at(ev.clock.Now()); !when.Now {
 		ev.returnBudget(e.seed.Name)
 		ev.state.addInflight(ev.flight(e), -1)
-		ev.deferred(shoot, e.seed.Name, e.plugin, e.reason, e.cause, when, true)
+		ev.wait(shoot, e.seed.Name, e.plugin, e.reason, e.cause, when, true)
 		return false
 	}
 	// Once sent, an eviction is written to the end (the patch, then its

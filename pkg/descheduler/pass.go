@@ -2,14 +2,12 @@ package descheduler
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/klog/v2"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
 	"github.com/graft-dev/graft/pkg/maintenance"
@@ -252,22 +250,12 @@ func ofUrgency(all []framework.Candidate, u maintenance.Urgency) []framework.Can
 	out := make([]framework.Candidate, 0, len(all))
 	for rank := range 3 {
 		for _, c := range all {
-			if c.Urgency == u && moveRank(c.Shoot) == rank {
+			if c.Urgency == u && framework.MoveRank(c.Shoot) == rank {
 				out = append(out, c)
 			}
 		}
 	}
 	return out
-}
-
-func moveRank(s *v1alpha1.Shoot) int {
-	switch {
-	case helper.ShootHibernated(s):
-		return 0
-	case framework.LastOperationFailed(s):
-		return 2
-	}
-	return 1
 }
 
 // consider applies the safety rules to one candidate and evicts it. It
@@ -284,13 +272,6 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 		return true
 	}
 	log := r.log.WithValues("shoot", klog.KObj(c.Shoot), "seed", seed.Name, "plugin", plugin)
-	if c.Urgency == maintenance.Deferrable && framework.LastOperationFailed(c.Shoot) {
-		// A move that can wait does not start on a broken shoot: it would
-		// likely fail as well and leave the tenant with no control plane.
-		d.ev.skip(c.Shoot, plugin, ResultSkippedFailed, seed.Name+"|"+cause, fmt.Sprintf("%s wants the shoot off seed %s (%s), a move that can wait, but the shoot's last operation failed (%s): it moves once the shoot is healthy again",
-			plugin, seed.Name, c.Reason, algorithm.Clip(c.Shoot.Status.LastOperation.Description)))
-		return true
-	}
 	if c.Improves != nil {
 		if until, cooling := d.ev.coolingDown(plugin, c.Shoot); cooling {
 			r.log.V(2).Info("Shoot moved recently; an improving plugin leaves it alone", "shoot", klog.KObj(c.Shoot), "plugin", plugin, "until", until)
@@ -302,10 +283,12 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 	timing := d.ev.timing(c)
 	when := timing.at(d.clock.Now())
 	// A move that can wait may still go now if it can go live (no
-	// downtime); the rest waits.
-	mayGoLive := d.ev.liveWanted(c.Shoot)
+	// downtime); the rest waits, and a failed shoot's waits even for a live
+	// move: it would likely fail as well and leave the tenant with no
+	// control plane.
+	mayGoLive := d.ev.liveWanted(c.Shoot) && !when.Held
 	if !when.Now && !mayGoLive {
-		d.ev.deferred(c.Shoot, seed.Name, plugin, c.Reason, cause, when, !r.once)
+		d.ev.wait(c.Shoot, seed.Name, plugin, c.Reason, cause, when, !r.once)
 		r.deferred++
 		return true
 	}

@@ -2,23 +2,23 @@ package descheduler
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
 	"github.com/graft-dev/graft/pkg/maintenance"
 )
 
 // moveTiming is when one move may happen: an urgent one at once, a
 // deferrable one in the shoot's maintenance window or once its deadline has
-// passed (maintenance.Timing).
+// passed, held while the shoot's last operation failed (maintenance.Move).
 type moveTiming struct {
-	urgency  maintenance.Urgency
-	window   maintenance.Window
-	deadline time.Time
+	maintenance.Move
 	// live is set for a live migration, which has no downtime and needs no
 	// window.
 	live bool
@@ -29,22 +29,35 @@ func (t moveTiming) at(now time.Time) maintenance.When {
 	if t.live {
 		return maintenance.When{Now: true, At: now, Why: "a live migration disrupts nobody"}
 	}
-	return maintenance.Timing(now, t.urgency, t.window, t.deadline)
+	return t.Move.At(now)
 }
 
 // timing reads a candidate's timing. A window that does not parse (admission
 // refuses one on both APIs) is taken as none, and logged.
 func (ev *evictor) timing(c framework.Candidate) moveTiming {
-	t := moveTiming{urgency: c.Urgency, deadline: c.Deadline}
-	if c.Urgency != maintenance.Deferrable {
-		return t
-	}
-	w, err := maintenance.Of(c.Shoot)
-	if err != nil {
+	m, err := maintenance.MoveOf(c.Shoot, c.Urgency, c.Deadline)
+	if err != nil && c.Urgency == maintenance.Deferrable {
 		klog.V(1).InfoS("Shoot's maintenance window does not parse; taken as none", "shoot", klog.KObj(c.Shoot), "err", err)
 	}
-	t.window = w
-	return t
+	return moveTiming{Move: m}
+}
+
+// wait leaves a move that may not happen now for later: held for a failed
+// shoot (an EvictionSkipped Warning), deferred otherwise (deferred).
+func (ev *evictor) wait(shoot *v1alpha1.Shoot, seed, plugin, reason, cause string, when maintenance.When, requeue bool) {
+	if !when.Held {
+		ev.deferred(shoot, seed, plugin, reason, cause, when, requeue)
+		return
+	}
+	if requeue && !when.At.IsZero() {
+		ev.queue.AddAfter(seed, when.At.Sub(ev.clock.Now())+requeueSlack)
+	}
+	desc := ""
+	if op := shoot.Status.LastOperation; op != nil {
+		desc = algorithm.Clip(op.Description)
+	}
+	ev.skip(shoot, plugin, ResultSkippedFailed, seed+"|"+cause, fmt.Sprintf("%s wants the shoot off seed %s (%s), a move that can wait, but the shoot's last operation failed (%s): %s",
+		plugin, seed, reason, desc, strings.TrimPrefix(when.Why, "its last operation failed: ")))
 }
 
 // deferred leaves a deferrable move for later: an EvictionDeferred Event

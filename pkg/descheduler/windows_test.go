@@ -246,8 +246,40 @@ func TestFailedShootsMoveLast(t *testing.T) {
 	if evicted(h.shoot(t, "deferrable-broken")) {
 		t.Errorf("the broken shoot's deferrable move started")
 	}
-	want := "Warning EvictionSkipped NoExecuteTaints wants the shoot off seed a (seed a has NoExecute taint seed.gardener.cloud/unschedulable:NoExecute that the shoot does not tolerate, drained in maintenance windows until 2026-01-01T13:00:00Z), a move that can wait, but the shoot's last operation failed (credentials invalid): it moves once the shoot is healthy again"
+	want := "Warning EvictionSkipped NoExecuteTaints wants the shoot off seed a (seed a has NoExecute taint seed.gardener.cloud/unschedulable:NoExecute that the shoot does not tolerate, drained in maintenance windows until 2026-01-01T13:00:00Z), a move that can wait, but the shoot's last operation failed (credentials invalid): it moves once the shoot is healthy again, or at its deadline 2026-01-01T13:00:00Z"
 	if events := h.events(); !contains(events, want) {
 		t.Errorf("Events %q\nwant %q", events, want)
+	}
+}
+
+// TestFailedShootLeavesAtTheDeadline: a tenant that breaks its own shoot
+// (its credentials) holds a drain's deferrable move only until the drain's
+// deadline; then the shoot moves as any other, and the pass had asked to
+// look at the seed again at that moment.
+func TestFailedShootLeavesAtTheDeadline(t *testing.T) {
+	deadline := t0.Add(time.Hour)
+	h := start(t, func(c *configv1alpha1.DeschedulerConfiguration) { c.MigrationTimeout = &metav1.Duration{} },
+		windowedDrainSeed(deadline), coretest.MakeSeed("b").Allocatable(-1).Obj(),
+		coretest.MakeShoot("garden-dev", "broken").Created(t0).Seed("a").With(func(s *v1alpha1.Shoot) {
+			s.Status.LastOperation = &v1alpha1.LastOperation{Type: "Reconcile", State: v1alpha1.LastOperationStateFailed, Description: "credentials invalid"}
+		}).Obj(),
+	)
+	h.pass(t)
+	if evicted(h.shoot(t, "broken")) {
+		t.Fatalf("the failed shoot's deferrable move started before the deadline")
+	}
+	for h.d.queue.Len() > 0 {
+		k, _ := h.d.queue.Get()
+		h.d.queue.Done(k)
+	}
+	h.clock.SetTime(deadline.Add(requeueSlack))
+	testframework.WaitFor(t, "seed a to be looked at again at the drain's deadline", waitTimeout, func(context.Context) (bool, error) { return h.d.queue.Len() == 1, nil })
+	if key, _ := h.d.queue.Get(); key != "a" {
+		t.Errorf("queued %q, want seed a", key)
+	}
+	h.clock.SetTime(deadline.Add(72 * time.Hour))
+	h.pass(t)
+	if !evicted(h.shoot(t, "broken")) {
+		t.Fatalf("72 hours past the drain's deadline the failed shoot is still on the drained seed")
 	}
 }

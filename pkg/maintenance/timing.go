@@ -3,6 +3,8 @@ package maintenance
 import (
 	"fmt"
 	"time"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
 )
 
 // Urgency is the class of a move's cause.
@@ -37,6 +39,57 @@ type When struct {
 	Until time.Time
 	// Why says what decided At, for the plan and the shoot's Event.
 	Why string
+	// Held is set when the move waits for the shoot to be healthy again
+	// (Move.Failed) rather than for a time; At is then its deadline, zero
+	// when it has none.
+	Held bool
+}
+
+// Move is what decides when one move of a shoot may happen: its urgency,
+// the shoot's window, the deadline, and whether its last operation failed.
+type Move struct {
+	Urgency  Urgency
+	Window   Window
+	Deadline time.Time
+	// Failed is set when the shoot's last operation failed. Gardener does
+	// not reconcile such a shoot again until it is retried or its spec
+	// changes, and whatever broke it likely breaks its migration too: a
+	// deferrable move of it waits until it is healthy again, never past its
+	// deadline. A tenant can break its own shoot (its credentials) at will,
+	// so the deadline must still end a drain.
+	Failed bool
+}
+
+// MoveOf reads a shoot's window and last operation for a move of the given
+// urgency and deadline. A window that does not parse (admission refuses
+// one on both APIs) is taken as none and returned as the error.
+func MoveOf(shoot *v1alpha1.Shoot, u Urgency, deadline time.Time) (Move, error) {
+	w, err := Of(shoot)
+	return Move{Urgency: u, Window: w, Deadline: deadline, Failed: LastOperationFailed(shoot)}, err
+}
+
+// LastOperationFailed tells whether the shoot's last operation failed.
+func LastOperationFailed(shoot *v1alpha1.Shoot) bool {
+	op := shoot.Status.LastOperation
+	return op != nil && op.State == v1alpha1.LastOperationStateFailed
+}
+
+// At decides when the move may happen, at now: Timing, except that a
+// deferrable move of a failed shoot is held until its deadline.
+func (m Move) At(now time.Time) When {
+	when := Timing(now, m.Urgency, m.Window, m.Deadline)
+	if !m.Failed || m.Urgency == Urgent {
+		return when
+	}
+	if when.Now && !m.Deadline.IsZero() && !now.Before(m.Deadline) {
+		when.Why += ", although its last operation failed"
+		return when
+	}
+	held := When{At: m.Deadline, Held: true, Why: "its last operation failed: it moves once the shoot is healthy again"}
+	if !m.Deadline.IsZero() {
+		held.Why += ", or at its deadline " + stamp(m.Deadline)
+	}
+	return held
 }
 
 // Timing decides when a move of the given urgency may happen, at now, for a

@@ -118,3 +118,32 @@ func TestTiming(t *testing.T) {
 		t.Errorf("inside the window: %+v", inside)
 	}
 }
+
+// TestMoveOfAFailedShoot: a deferrable move of a shoot whose last operation
+// failed is held (even in its window, even with no window) until its
+// deadline, and goes once the deadline has passed; an urgent one goes now.
+func TestMoveOfAFailedShoot(t *testing.T) {
+	w := mustParse(t, "110000+0000", "130000+0000") // open at now
+	now := at("2026-11-29T12:00:00Z")
+	for _, tc := range []struct {
+		name string
+		m    Move
+		now  bool
+		held bool
+		at   string
+		why  string
+	}{
+		{"urgent goes now", Move{Urgency: Urgent, Window: w, Failed: true}, true, false, "2026-11-29T12:00:00Z", "urgent"},
+		{"held in its window until the deadline", Move{Urgency: Deferrable, Window: w, Deadline: at("2026-11-30T08:00:00Z"), Failed: true}, false, true, "2026-11-30T08:00:00Z", "healthy again, or at its deadline 2026-11-30T08:00:00Z"},
+		{"held without a deadline", Move{Urgency: Deferrable, Window: Always, Failed: true}, false, true, "0001-01-01T00:00:00Z", "its last operation failed: it moves once the shoot is healthy again"},
+		{"goes once the deadline passed", Move{Urgency: Deferrable, Window: w, Deadline: at("2026-11-29T11:00:00Z"), Failed: true}, true, false, "2026-11-29T12:00:00Z", "has passed, although its last operation failed"},
+		{"a healthy shoot is timed as Timing times it", Move{Urgency: Deferrable, Window: w}, true, false, "2026-11-29T12:00:00Z", "inside its maintenance window"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.m.At(now)
+			if got.Now != tc.now || got.Held != tc.held || !got.At.Equal(at(tc.at)) || !strings.Contains(got.Why, tc.why) {
+				t.Errorf("At = %+v; want now %v held %v at %s why %q", got, tc.now, tc.held, tc.at, tc.why)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/maintenance"
 )
 
@@ -221,7 +222,7 @@ func (s *SeedState) Improvable(keep func(*v1alpha1.Shoot) bool) ([]*v1alpha1.Sho
 	var out []*v1alpha1.Shoot
 	var next time.Time
 	for _, shoot := range s.Shoots {
-		if !keep(shoot) || EvictionProtected(shoot) || LastOperationFailed(shoot) {
+		if !keep(shoot) || EvictionProtected(shoot) || maintenance.LastOperationFailed(shoot) {
 			continue
 		}
 		if now, opens := s.MovableNow(shoot); !now {
@@ -235,11 +236,15 @@ func (s *SeedState) Improvable(keep func(*v1alpha1.Shoot) bool) ([]*v1alpha1.Sho
 	return out, next
 }
 
-// LastOperationFailed tells whether the shoot's last operation failed:
-// Gardener then reconciles it no more until it is retried
-// (gardener.cloud/operation=retry) or its spec changes, so a move that can
-// wait is not started on it (the descheduler skips it).
-func LastOperationFailed(shoot *v1alpha1.Shoot) bool {
-	op := shoot.Status.LastOperation
-	return op != nil && op.State == v1alpha1.LastOperationStateFailed
+// MoveRank is the order in which the pass takes a seed's shoots of one
+// urgency, and the drain plan shows them: 0 hibernated, 1 running, 2 last
+// operation failed.
+func MoveRank(s *v1alpha1.Shoot) int {
+	switch {
+	case helper.ShootHibernated(s):
+		return 0
+	case maintenance.LastOperationFailed(s):
+		return 2
+	}
+	return 1
 }

@@ -131,3 +131,35 @@ func TestProgressFollowsMigrations(t *testing.T) {
 }
 
 func ptrTo(s string) *string { return &s }
+
+// TestDrainPlanHoldsFailedShoots: the plan times a failed shoot as
+// graft-descheduler does (maintenance.Move, framework.MoveRank): it moves
+// after the healthy ones, and not before the deadline, so the healthy shoot
+// takes the only free slot and the failed one is shown waiting for its
+// deadline with no room left.
+func TestDrainPlanHoldsFailedShoots(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	graft := fake.NewSimpleClientset(
+		coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(),
+		coretest.MakeSeed("a").Obj(), coretest.MakeSeed("b").Allocatable(1).Obj(),
+		coretest.MakeShoot("ns", "a-failed").Seed("a").LastOperation(corev1alpha1.LastOperationTypeReconcile, corev1alpha1.LastOperationStateFailed, "credentials invalid").Obj(),
+		coretest.MakeShoot("ns", "b-healthy").Seed("a").Obj(),
+	)
+	var out bytes.Buffer
+	o := &Options{
+		SeedName: "a", InMaintenanceWindows: true, Deadline: 20 * time.Hour, Plan: true, DryRun: seedcmd.DryRunClient, LeaseCheckInterval: time.Second, MigrationBurst: 1,
+		Garden: garden.NewGraft(graft), Kube: kubefake.NewSimpleClientset(), Clock: clocktesting.NewFakeClock(now),
+		IOStreams: genericiooptions.IOStreams{Out: &out, ErrOut: &bytes.Buffer{}},
+	}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Run(context.Background()); err != nil {
+		t.Fatalf("drain: %v\n%s", err, out.String())
+	}
+	cmdtest.Contains(t, out.String(),
+		"ns/b-healthy  b            now                   evict  the shoot names no maintenance window\n",
+		"ns/a-failed   <none>       2026-11-30T08:00:00Z  evict  no other seed fits",
+		"2 shoot(s): 1 move now, 0 later, 1 cannot move, 0 stay on seed/a",
+	)
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/descheduler/framework"
 	"github.com/graft-dev/graft/pkg/descheduler/plugins/noexecutetaints"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/maintenance"
@@ -48,8 +49,10 @@ type Entry struct {
 }
 
 // Plan computes the drain of seed (as it is, or as the drain would make it)
-// on the landscape: each shoot on it, hibernated ones first and then by
-// name, as graft-descheduler takes them, placed one after the other, each
+// on the landscape: each shoot on it, hibernated ones first, those whose
+// last operation failed last, and then by name, as graft-descheduler takes
+// them (framework.MoveRank), each timed by maintenance.Move as the pass
+// times it, placed one after the other, each
 // counting on its destination for the next. The landscape's snapshot is
 // changed: give it one read for the plan.
 //
@@ -59,11 +62,8 @@ type Entry struct {
 func Plan(l *livelandscape.Landscape, seed *corev1alpha1.Seed, shoots []*corev1alpha1.Shoot, now time.Time, live bool) []Entry {
 	ordered := slices.Clone(shoots)
 	slices.SortStableFunc(ordered, func(a, b *corev1alpha1.Shoot) int {
-		if ha, hb := helper.ShootHibernated(a), helper.ShootHibernated(b); ha != hb {
-			if ha {
-				return -1
-			}
-			return 1
+		if ra, rb := framework.MoveRank(a), framework.MoveRank(b); ra != rb {
+			return ra - rb
 		}
 		return strings.Compare(algorithm.ShootKey(a), algorithm.ShootKey(b))
 	})
@@ -91,8 +91,9 @@ func Plan(l *livelandscape.Landscape, seed *corev1alpha1.Seed, shoots []*corev1a
 			continue
 		}
 		urgency, deadline := noexecutetaints.MoveUrgency(seed, cause)
-		e.When = maintenance.Timing(from, urgency, windowOf(shoot), deadline)
-		e.When.Now = e.When.At.Equal(now) || e.When.At.Before(now)
+		move, _ := maintenance.MoveOf(shoot, urgency, deadline)
+		e.When = move.At(from)
+		e.When.Now = !e.When.Held && !e.When.At.After(now)
 		e.Why = e.When.Why
 		if from.After(now) {
 			e.Why = fmt.Sprintf("its toleration runs out at %s; then %s", stamp(from), e.Why)
@@ -101,7 +102,7 @@ func Plan(l *livelandscape.Landscape, seed *corev1alpha1.Seed, shoots []*corev1a
 			e.Why += "; " + invalid
 		}
 		in, err := l.Inputs(shoot)
-		if err == nil && live && l.Migration() && algorithm.ShootLiveMigrationBlocker(shoot) == "" {
+		if err == nil && live && !e.When.Held && l.Migration() && algorithm.ShootLiveMigrationBlocker(shoot) == "" {
 			if dest, ok := liveDestination(l, shoot, seed, in); ok {
 				e.Destination, e.How = dest, Live
 				e.When = maintenance.When{Now: true, At: from, Why: "a live migration disrupts nobody"}
@@ -138,13 +139,6 @@ func liveDestination(l *livelandscape.Landscape, shoot *corev1alpha1.Shoot, from
 	return dest, err == nil
 }
 
-// windowOf is the shoot's window; one that does not parse is taken as none,
-// as graft-descheduler takes it.
-func windowOf(shoot *corev1alpha1.Shoot) maintenance.Window {
-	w, _ := maintenance.Of(shoot)
-	return w
-}
-
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // Print writes the plan as a table: SHOOT, DESTINATION, WHEN, HOW and WHY.
@@ -160,7 +154,11 @@ func Print(out io.Writer, entries []Entry) error {
 			dest = "<none>"
 			why = "no other seed fits: " + algorithm.ShortReason(e.NoFit)
 		}
-		if !e.When.Now && e.How != Stay {
+		switch {
+		case e.When.Now || e.How == Stay:
+		case e.When.Held && e.When.At.IsZero():
+			when = "once healthy"
+		default:
 			when = stamp(e.When.At)
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", algorithm.ShootKey(e.Shoot), dest, when, e.How, why)
