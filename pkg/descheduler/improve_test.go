@@ -2,6 +2,7 @@ package descheduler
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -234,5 +235,35 @@ func TestHourlyBudgetSurvivesARestart(t *testing.T) {
 	h.pass(t)
 	if got := h.movedFrom(t); !slices.Equal(got, []string{"far/away"}) {
 		t.Fatalf("moved %v once the earlier move left the hour", got)
+	}
+}
+
+// TestCopiedRecordCountsOnce: a tenant that copies its shoot's one genuine
+// ComeHome record 25 times into graft.dev/evictions spends one move of the
+// hour's budget at the next start, not 25: another tenant's shoot still
+// moves.
+func TestCopiedRecordCountsOnce(t *testing.T) {
+	copied := coretest.MakeShoot("garden-evil", "copied").Created(t0).Seed("home").Obj()
+	copied.UID = "uid-copied"
+	genuine := testRecordKey.sign(copied.UID, helper.Eviction{Seed: "far", Cause: "ComeHome: away from its region", At: t0.Add(-30 * time.Minute)})
+	records := make([]helper.Eviction, 25)
+	for i := range records {
+		records[i] = genuine
+	}
+	value, err := json.Marshal(records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied.Annotations = map[string]string{v1alpha1.AnnotationEvictions: string(value)}
+	h := start(t, improving("ComeHome", `{"maxMovesPerHour":2}`, configv1alpha1.StrategyMinimalDistance),
+		coretest.MakeSeed("home").Obj(), coretest.MakeSeed("far").Provider("aws", "us-east-1").Obj(), copied,
+		coretest.MakeShoot("garden-dev", "away").Created(t0).Seed("far").Obj())
+	if n := len(h.d.ev.records.verified(copied)); n != 1 {
+		t.Errorf("%d verified records, want the one genuine move", n)
+	}
+	h.d.ev.recallChurn(h.d.state.eachShoot)
+	h.pass(t)
+	if got := h.movedFrom(t); !slices.Equal(got, []string{"far/away"}) {
+		t.Fatalf("moved %v: 25 copies of one record spent the hour's budget of 2", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -61,12 +62,17 @@ func (k recordKey) sign(uid types.UID, e helper.Eviction) helper.Eviction {
 }
 
 // verified returns the shoot's eviction records that this descheduler (or
-// another holding the key) wrote for it; the others are dropped.
+// another holding the key) wrote for it, each once; the others are dropped.
+// A tenant can copy a genuine record as often as its annotation holds: each
+// copy verifies, but it is still one move.
 func (k recordKey) verified(shoot *v1alpha1.Shoot) []helper.Eviction {
 	all := helper.Evictions(shoot)
 	out := all[:0:0]
 	for _, e := range all {
-		if e.MAC != "" && hmac.Equal([]byte(e.MAC), []byte(k.mac(shoot.UID, e))) {
+		if e.MAC == "" || !hmac.Equal([]byte(e.MAC), []byte(k.mac(shoot.UID, e))) {
+			continue
+		}
+		if !slices.ContainsFunc(out, func(o helper.Eviction) bool { return o.MAC == e.MAC }) {
 			out = append(out, e)
 		}
 	}
