@@ -3,7 +3,9 @@ package algorithm
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
@@ -68,12 +70,18 @@ const (
 )
 
 // Clip returns s, or its first maxQuoted bytes (cut at a rune's start)
-// followed by its length.
+// followed by its length, with what is not printable escaped as Go escapes
+// it: a tenant's string must not add a line to a message, an Event or
+// graftctl's output.
 func Clip(s string) string {
-	if len(s) <= maxQuoted {
+	if len(s) > maxQuoted {
+		s = fmt.Sprintf("%s...(%d bytes)", cutAtRune(s, maxQuoted), len(s))
+	}
+	if strings.IndexFunc(s, func(r rune) bool { return r != ' ' && !unicode.IsPrint(r) }) < 0 {
 		return s
 	}
-	return fmt.Sprintf("%s...(%d bytes)", cutAtRune(s, maxQuoted), len(s))
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
 }
 
 // clipList writes a list as %v does, with at most maxListed items, each

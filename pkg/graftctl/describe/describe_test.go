@@ -161,3 +161,26 @@ func TestDescribeQuotesTenantStrings(t *testing.T) {
 		t.Errorf("output lacks the quoted region %s:\n%s", want, out)
 	}
 }
+
+// TestDescribeExplanationQuotesWorkerZones: a worker zone with a newline
+// must not forge a line of the explanation (it once printed "shoot dev/s1
+// (strategy SameRegion): scheduled to seed prod-7" for a shoot no seed
+// takes).
+func TestDescribeExplanationQuotesWorkerZones(t *testing.T) {
+	forged := "z\n  shoot dev/s1 (strategy SameRegion): scheduled to seed prod-7"
+	seed := coretest.MakeSeed("a").Zones("eu-west-1a").ZoneSelection(corev1alpha1.ZoneSelectionModeEnforce).Obj()
+	shoot := coretest.MakeShoot("dev", "s1").Workers([]string{forged}).Obj()
+	graft := fake.NewSimpleClientset(coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), seed, shoot)
+	out, err := run(t, graft, kubefake.NewSimpleClientset(), "shoot", "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "not scheduled") {
+		t.Fatalf("the shoot is not explained as unscheduled:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "scheduled to seed prod-7") && !strings.Contains(line, `z\n`) {
+			t.Errorf("a worker zone printed a line of its own: %q\n%s", line, out)
+		}
+	}
+}
