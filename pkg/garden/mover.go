@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -80,11 +81,22 @@ type gardenerMover struct{ c gardenerClient }
 func (gardenerMover) Migrates() bool { return true }
 
 // Move binds the shoot to seed to, recording the placement on it
-// (graft.dev/placed-on, now) with the annotations.
+// (graft.dev/placed-on, now) with the annotations. Every migration graft
+// makes says whether it is live (migration.gardener.cloud/live-migrate):
+// "false" unless the annotations say otherwise, so that a value the tenant
+// left never decides it (with the gate off, Gardener refuses a binding of
+// a shoot asking to move live).
 func (m gardenerMover) Move(ctx context.Context, shoot *corev1alpha1.Shoot, _, to string, annotations map[string]string, fieldManager string, dryRun bool) (*corev1alpha1.Shoot, error) {
 	opts := metav1.PatchOptions{FieldManager: fieldManager}
 	if dryRun {
 		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	if _, ok := annotations[corev1alpha1.AnnotationLiveMigrate]; !ok {
+		annotations = maps.Clone(annotations)
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[corev1alpha1.AnnotationLiveMigrate] = "false"
 	}
 	return m.c.bind(ctx, shoot, to, time.Now(), annotations, opts)
 }

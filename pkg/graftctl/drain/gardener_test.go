@@ -162,13 +162,15 @@ func selecting(t *testing.T, name, role string) *unstructured.Unstructured {
 
 // migrationLandscape: seed a and b with backup, c without; on a, shoots good
 // and late (may go to b), nobackup (may go to c only) and nowhere (fits no
-// seed).
+// seed). good's tenant asks for a live migration.
 func migrationLandscape(t *testing.T) *dynamicfake.FakeDynamicClient {
+	good := selecting(t, "good", "b")
+	good.SetAnnotations(map[string]string{corev1alpha1.AnnotationLiveMigrate: "true"})
 	return coretest.FakeGardener(
 		coretest.AsGardener(coretest.MakeCloudProfile("aws").Regions("eu-west-1").Obj(), "CloudProfile"),
 		migrationSeed(t, "a", true), migrationSeed(t, "b", true), migrationSeed(t, "c", false),
 		coretest.GardenerSeedConfig("ManagedSeed", "a", "2"),
-		selecting(t, "good", "b"), selecting(t, "late", "b"), selecting(t, "nobackup", "c"), selecting(t, "nowhere", "none"))
+		good, selecting(t, "late", "b"), selecting(t, "nobackup", "c"), selecting(t, "nowhere", "none"))
 }
 
 func runMigration(t *testing.T, client *dynamicfake.FakeDynamicClient, args ...string) (string, error) {
@@ -217,11 +219,14 @@ func TestMigrateOnGardener(t *testing.T) {
 	client.PrependReactor("patch", "shoots", func(a clienttesting.Action) (bool, runtime.Object, error) {
 		p := a.(clienttesting.PatchAction)
 		var patch struct {
-			Metadata struct{ ResourceVersion string } `json:"metadata"`
-			Spec     struct{ SeedName string }        `json:"spec"`
+			Metadata struct {
+				ResourceVersion string
+				Annotations     map[string]string
+			} `json:"metadata"`
+			Spec struct{ SeedName string } `json:"spec"`
 		}
 		_ = json.Unmarshal(p.GetPatch(), &patch)
-		bindings = append(bindings, fmt.Sprintf("%s %s->%s rv=%s", p.GetSubresource(), p.GetName(), patch.Spec.SeedName, patch.Metadata.ResourceVersion))
+		bindings = append(bindings, fmt.Sprintf("%s %s->%s rv=%s live=%s", p.GetSubresource(), p.GetName(), patch.Spec.SeedName, patch.Metadata.ResourceVersion, patch.Metadata.Annotations[corev1alpha1.AnnotationLiveMigrate]))
 		if p.GetName() == "late" {
 			return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "core.gardener.cloud", Resource: "shoots"}, p.GetName(),
 				errors.New(`cannot change seed name because backup is not configured for seed "b"`))
@@ -245,7 +250,9 @@ func TestMigrateOnGardener(t *testing.T) {
 			t.Errorf("drain --migrate printed\n%s\nwant it to contain %q", out, want)
 		}
 	}
-	if want := []string{"binding good->b rv=7", "binding late->b rv=7"}; !reflect.DeepEqual(bindings, want) {
+	// The tenant's live-migrate "true" on good is rewritten: graft's
+	// migration is classic.
+	if want := []string{"binding good->b rv=7 live=false", "binding late->b rv=7 live=false"}; !reflect.DeepEqual(bindings, want) {
 		t.Errorf("updates sent %q, want %q", bindings, want)
 	}
 	if got := seedPatch(t, client); got != `{"metadata":{"resourceVersion":"1"},"spec":{"taints":[{"key":"seed.gardener.cloud/unschedulable"}]}}` {
