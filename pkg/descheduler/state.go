@@ -522,8 +522,20 @@ func (st *state) evacuatingLocked(now time.Time) sets.Set[string] {
 	return out
 }
 
+// migrationFailed tells whether the shoot's migration itself failed: its
+// last operation is the migration's (Migrate on the source, Restore on the
+// destination: Gardener's docs/operations/control_plane_migration.md) and
+// failed. A failure of an earlier reconcile is not the migration's: counting
+// it would free a tenant's broken shoots of every migration budget the
+// moment they are bound.
+func migrationFailed(s *v1alpha1.Shoot) bool {
+	op := s.Status.LastOperation
+	return op != nil && op.State == v1alpha1.LastOperationStateFailed &&
+		(op.Type == v1alpha1.LastOperationTypeMigrate || op.Type == v1alpha1.LastOperationTypeRestore)
+}
+
 // stuckLocked tells whether the shoot's move is stuck: on Gardener its
-// migration's lastOperation failed (Gardener does not retry it), or this
+// migration failed (migrationFailed; Gardener does not retry it), or this
 // process has seen it in flight for migrationTimeout; on graft's API it has
 // waited for a seed that long. The caller holds st.mu.
 func (st *state) stuckLocked(key string, now time.Time) bool {
@@ -541,7 +553,7 @@ func (st *state) stuckSinceLocked(key string, now time.Time) (time.Time, bool) {
 	var since time.Time
 	if st.migrations {
 		m, ok := st.migratingSince[key]
-		if op := s.Status.LastOperation; op != nil && op.State == v1alpha1.LastOperationStateFailed {
+		if ok && migrationFailed(s) {
 			return m.at, true
 		}
 		if !ok {

@@ -260,19 +260,24 @@ func TestStuckMigrationsHoldNothing(t *testing.T) {
 	failed := migrating("failed", "c", "b")
 	failed.Status.LastOperation = &v1alpha1.LastOperation{Type: v1alpha1.LastOperationTypeMigrate, State: v1alpha1.LastOperationStateFailed}
 	st.setShoot(version(failed, "20"), t0.Add(30*time.Minute), false)
+	// A failure of the reconcile before the binding is not the migration's:
+	// that migration counts as any young one.
+	stale := migrating("stale", "c", "b")
+	stale.Status.LastOperation = &v1alpha1.LastOperation{Type: v1alpha1.LastOperationTypeReconcile, State: v1alpha1.LastOperationStateFailed}
+	st.setShoot(version(stale, "21"), t0, false)
 
 	at := t0.Add(30 * time.Minute)
-	if total, to, stuck := st.migrationsInFlight("b", at); total != 10 || to != 10 || stuck != 1 {
-		t.Errorf("after 30m: in flight %d, to b %d, stuck %d; want 10, 10 and the failed one stuck", total, to, stuck)
+	if total, to, stuck := st.migrationsInFlight("b", at); total != 11 || to != 11 || stuck != 1 {
+		t.Errorf("after 30m: in flight %d, to b %d, stuck %d; want 11 (with the stale failure), 11 and the failed one stuck", total, to, stuck)
 	}
-	if ev := st.evacuatingLocked(at); !ev.Has("a") || ev.Has("c") {
-		t.Errorf("after 30m: evacuating %v, want a (its migrations are young) and not c (its only one failed)", sets.List(ev))
+	if ev := st.evacuatingLocked(at); !ev.Has("a") || !ev.Has("c") {
+		t.Errorf("after 30m: evacuating %v, want a (its migrations are young) and c (its stale failure's migration is young)", sets.List(ev))
 	}
 
 	// An hour after this process saw them start they are stuck.
 	at = t0.Add(time.Hour)
-	if total, to, stuck := st.migrationsInFlight("b", at); total != 0 || to != 0 || stuck != 11 {
-		t.Errorf("after 1h: in flight %d, to b %d, stuck %d; want 0, 0, 11", total, to, stuck)
+	if total, to, stuck := st.migrationsInFlight("b", at); total != 0 || to != 0 || stuck != 12 {
+		t.Errorf("after 1h: in flight %d, to b %d, stuck %d; want 0, 0, 12", total, to, stuck)
 	}
 	v := st.takeView([]string{"a", "b", "c"}, at)
 	if v.evacuating.Len() != 0 {
@@ -295,7 +300,7 @@ func TestStuckMigrationsHoldNothing(t *testing.T) {
 	if _, ok := st.migratingSince["garden-dev/fresh"]; ok {
 		t.Error("a finished migration keeps its clock")
 	}
-	if len(st.migratingSince) != 10 {
-		t.Errorf("%d clocks kept, want the 10 still migrating", len(st.migratingSince))
+	if len(st.migratingSince) != 11 {
+		t.Errorf("%d clocks kept, want the 11 still migrating", len(st.migratingSince))
 	}
 }

@@ -20,8 +20,9 @@ func (d *Descheduler) reportStuck(now time.Time) {
 	d.metrics.MigrationsStuck.Set(float64(total))
 	for _, m := range fresh {
 		why := fmt.Sprintf("in flight since %s, longer than migrationTimeout (%s)", m.since.UTC().Format(time.RFC3339), d.state.migrationTimeout)
-		if op := m.shoot.Status.LastOperation; op != nil && op.State == v1alpha1.LastOperationStateFailed {
-			why = fmt.Sprintf("its last operation failed: %s", algorithm.Clip(op.Description))
+		if migrationFailed(m.shoot) {
+			op := m.shoot.Status.LastOperation
+			why = fmt.Sprintf("its %s failed: %s", op.Type, algorithm.Clip(op.Description))
 		}
 		move := "off seed " + m.from
 		if m.from == "" {
