@@ -295,7 +295,8 @@ func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, infl
 	// On Gardener an eviction is a migration and leaves no shoot without a
 	// seed: an unbound shoot marked evicted there was marked by its tenant,
 	// and must not hold evictions back through maxPendingEvicted.
-	ours := placed && !st.migrations && algorithm.Evicted(s) && algorithm.EvictionRecorded(s)
+	evicted := !st.migrations && algorithm.Evicted(s) && algorithm.EvictionRecorded(s)
+	ours := placed && evicted
 	if ours {
 		st.pending.Insert(key)
 		if _, ok := st.pendingSince[key]; !ok {
@@ -303,6 +304,11 @@ func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, infl
 		}
 	} else {
 		st.pending.Delete(key)
+	}
+	if !evicted {
+		// The clock runs from the eviction until the shoot has a seed again:
+		// a tenant switching spec.schedulerName away and back must not make
+		// its stuck move young again.
 		delete(st.pendingSince, key)
 	}
 	if placed && !ours {

@@ -304,3 +304,29 @@ func TestStuckMigrationsHoldNothing(t *testing.T) {
 		t.Errorf("%d clocks kept, want the 11 still migrating", len(st.migratingSince))
 	}
 }
+
+// TestSchedulerNameToggleKeepsTheStuckClock: on graft's API a tenant that
+// switches its evicted, unplaceable shoot's spec.schedulerName away and
+// back does not make its move young again: an hour after the eviction was
+// seen the move is stuck and holds no budget.
+func TestSchedulerNameToggleKeepsTheStuckClock(t *testing.T) {
+	st := newState()
+	st.migrationTimeout = time.Hour
+	st.setSeed(nil, coretest.MakeSeed("a").Allocatable(-1).Obj(), t0)
+	s := coretest.MakeShoot("garden-evil", "x").Created(t0).Obj()
+	markEvicted(s, "a")
+	st.setShoot(version(s, "10"), t0, false)
+	if st.pendingCount(t0) != 1 {
+		t.Fatalf("pending %d after the eviction, want 1", st.pendingCount(t0))
+	}
+	away := version(s, "11")
+	away.Spec.SchedulerName = ptr.To("elsewhere")
+	st.setShoot(away, t0.Add(50*time.Minute), false)
+	st.setShoot(version(s, "12"), t0.Add(51*time.Minute), false)
+	if total, _ := st.stuckMoves(t0.Add(time.Hour), func(*v1alpha1.Shoot) string { return "a" }); total != 1 {
+		t.Errorf("%d stuck moves an hour after the eviction, want 1: the toggle restarted the clock", total)
+	}
+	if n := st.pendingCount(t0.Add(time.Hour)); n != 0 {
+		t.Errorf("pending %d an hour after the eviction, want 0 (a stuck move holds no slot of maxPendingEvicted)", n)
+	}
+}
