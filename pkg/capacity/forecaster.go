@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -77,8 +78,12 @@ type forecaster struct {
 	schedulerName string
 
 	// publish writes the forecast's configuration onto the annotator's
-	// Lease; nil without leader election.
-	publish *leadership.Publisher
+	// Lease, publishDepartures the departures within the window (each
+	// period); nil without leader election.
+	publish, publishDepartures *leadership.Publisher
+	// departures are the placed shoots deleted within the window, seen by
+	// this replica's informer (leading or not) or published by a leader.
+	departures forecast.Departures
 
 	lowSince   map[string]time.Time
 	atMax      map[string]bool
@@ -124,6 +129,11 @@ func newForecaster(cfg *configv1alpha1.CapacityAnnotatorConfiguration, client ga
 		}
 		f.publish = &leadership.Publisher{Leases: leases.CoordinationV1(), Namespace: le.ResourceNamespace, Name: le.ResourceName,
 			Identity: elector.Identity, Annotation: forecast.Annotation, Value: value, What: "the forecast configuration"}
+		f.publishDepartures = &leadership.Publisher{Leases: leases.CoordinationV1(), Namespace: le.ResourceNamespace, Name: le.ResourceName,
+			Identity: elector.Identity, Annotation: forecast.DeparturesAnnotation, What: "the forecast's departures"}
+	}
+	if _, err := informers.Shoots().Informer.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: f.departed}); err != nil {
+		return nil, fmt.Errorf("watching shoot deletions for the forecast: %w", err)
 	}
 	// Asked for before the informers start, so that they start together.
 	informers.CloudProfiles()
@@ -174,6 +184,7 @@ func (f *forecaster) Run(ctx context.Context) error {
 	}
 	if f.publish != nil {
 		go func() { _ = f.publish.Run(ctx) }() // logs its outcome; forecasting does not depend on it
+		f.recallDepartures(ctx)
 	}
 	log.Info("Forecasting", "strategy", published.Strategy, "window", f.cfg.Window.Duration, "horizon", f.cfg.Horizon.Duration, "pools", len(f.pools))
 	wait.NonSlidingUntilWithContext(ctx, func(ctx context.Context) { f.tick(klog.NewContext(ctx, log)) }, f.cfg.Period.Duration)
@@ -188,8 +199,10 @@ func (f *forecaster) tick(ctx context.Context) {
 		klog.FromContext(ctx).Error(err, "Listing seeds for the forecast")
 		return
 	}
-	summaries, bySeed := f.compute(now, seeds, f.shoots.List())
+	departures := f.departures.Within(now, f.cfg.Window.Duration)
+	summaries, bySeed := f.compute(now, seeds, f.shoots.List(), departures)
 	f.metrics.SetPools(summaries, f.cfg.Horizon.Duration)
+	f.publishDeparted(ctx, departures)
 	for _, p := range f.pools {
 		if p.set == nil {
 			continue
@@ -206,15 +219,67 @@ func (f *forecaster) tick(ctx context.Context) {
 	}
 }
 
+// departed records a placed shoot's deletion (forecast.Departure).
+func (f *forecaster) departed(obj any) {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	shoot, ok := obj.(*v1alpha1.Shoot)
+	if !ok || !helper.ShootBound(shoot) {
+		return
+	}
+	f.departures.Add(forecast.Departure{Seed: *shoot.Spec.SeedName, Created: shoot.CreationTimestamp.Time, Deleted: f.clock.Now()})
+}
+
+// recallDepartures adds the departures the last leader published, so that
+// a restart or a new leader does not read recreated shoots as growth.
+func (f *forecaster) recallDepartures(ctx context.Context) {
+	p := f.publishDepartures
+	lease, err := p.Leases.Leases(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
+	if err != nil {
+		klog.FromContext(ctx).Error(err, "Reading the published departures; the forecast counts only those this replica sees")
+		return
+	}
+	value, ok := lease.Annotations[forecast.DeparturesAnnotation]
+	if !ok {
+		return
+	}
+	list, err := forecast.DecodeDepartures(value)
+	if err != nil {
+		klog.FromContext(ctx).Error(err, "Published departures ignored")
+		return
+	}
+	for _, dep := range list {
+		f.departures.Add(dep)
+	}
+}
+
+// publishDeparted publishes the departures within the window once per
+// period; one that fails is tried again the next.
+func (f *forecaster) publishDeparted(ctx context.Context, list []forecast.Departure) {
+	p := f.publishDepartures
+	if p == nil {
+		return
+	}
+	value, err := forecast.EncodeDepartures(list)
+	if err == nil {
+		p.Value = value
+		err = p.Publish(ctx)
+	}
+	if err != nil && !errors.Is(err, leadership.ErrNotHolder) && ctx.Err() == nil {
+		klog.FromContext(ctx).V(1).Info("Could not publish the forecast's departures; next period", "err", err)
+	}
+}
+
 // compute makes the forecast of the informers' objects (forecast.Make).
-func (f *forecaster) compute(now time.Time, seeds []*v1alpha1.Seed, objs []any) ([]forecast.Summary, map[string]int) {
+func (f *forecaster) compute(now time.Time, seeds []*v1alpha1.Seed, objs []any, departures []forecast.Departure) ([]forecast.Summary, map[string]int) {
 	shoots := make([]*v1alpha1.Shoot, 0, len(objs))
 	for _, obj := range objs {
 		if shoot, ok := obj.(*v1alpha1.Shoot); ok {
 			shoots = append(shoots, shoot)
 		}
 	}
-	g := forecast.Garden{Now: now, Window: f.cfg.Window.Duration, Seeds: seeds, Shoots: shoots, Pools: f.selectors(), SchedulerName: f.schedulerName}
+	g := forecast.Garden{Now: now, Window: f.cfg.Window.Duration, Seeds: seeds, Shoots: shoots, Pools: f.selectors(), SchedulerName: f.schedulerName, Departures: departures}
 	if f.inputs != nil {
 		g.Inputs = f.inputs.Inputs
 	}

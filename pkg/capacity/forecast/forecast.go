@@ -14,14 +14,16 @@ type Input struct {
 	// alone (no other filter refuses every seed of the pool).
 	Free, Waiting int
 	// Arrived counts the new shoots that came to the pool (placed or
-	// waiting) within the window.
-	Arrived int
+	// waiting) within the window; Departed the shoots that existed when the
+	// window began and were deleted within it (Tally.Departed).
+	Arrived, Departed int
 }
 
 // Forecast is a pool's outlook.
 type Forecast struct {
 	Free, Waiting int
-	// PerHour is the arrival rate over the window.
+	// PerHour is the net arrival rate over the window: arrivals less
+	// departures, never below zero.
 	PerHour float64
 	// Full is set when the waiting shoots take every free slot now.
 	Full bool
@@ -38,7 +40,7 @@ type Forecast struct {
 func Compute(in Input) Forecast {
 	f := Forecast{Free: in.Free, Waiting: in.Waiting}
 	if in.Window > 0 {
-		f.PerHour = float64(in.Arrived) / in.Window.Hours()
+		f.PerHour = float64(max(0, in.Arrived-in.Departed)) / in.Window.Hours()
 	}
 	left := in.Free - in.Waiting
 	switch {

@@ -36,6 +36,9 @@ type Garden struct {
 	// Inputs are the algorithm's inputs for a pending shoot; nil counts no
 	// shoot as waiting.
 	Inputs func(*v1alpha1.Shoot) (algorithm.Inputs, error)
+	// Departures are the placed shoots deleted within the window, as the
+	// annotator saw them; they count in the pools of their seed.
+	Departures []Departure
 }
 
 // PoolsOf is the seed's region and the pools selecting it.
@@ -53,7 +56,7 @@ func PoolsOf(seed *v1alpha1.Seed, pools []Selector) []Pool {
 // Make tallies every region and pool: seeds, free slots, the shoots
 // waiting for capacity alone (in the pools of the seeds that would take
 // them if they had room) and the shoots that arrived within the window,
-// placed or waiting. It returns the summaries and each seed's usage.
+// placed or waiting, less the departures that make up for them. It returns the summaries and each seed's usage.
 func Make(g Garden) ([]Summary, map[string]int) {
 	snap := algorithm.NewSnapshot()
 	poolsOf := make(map[string][]Pool, len(g.Seeds))
@@ -88,6 +91,11 @@ func Make(g Garden) ([]Summary, map[string]int) {
 		}
 		for _, p := range poolsOf[*shoot.Spec.SeedName] {
 			tally.Arrived(p, shoot.CreationTimestamp.Time)
+		}
+	}
+	for _, dep := range g.Departures {
+		for _, p := range poolsOf[dep.Seed] {
+			tally.Departed(p, dep.Created, dep.Deleted)
 		}
 	}
 	for _, shoot := range pending {

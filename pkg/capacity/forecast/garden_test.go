@@ -84,3 +84,44 @@ func TestMakeFromARecordedGarden(t *testing.T) {
 		t.Errorf("region full in %s, want %s", region.FullIn, want)
 	}
 }
+
+// TestRecreatedShootsAreNoGrowth: a tenant deletes and recreates the same 20
+// shoots of a pool within the window. They exist and are young, but the 20
+// that existed when the window began are gone: the pool's net growth is
+// zero and it never fills at that rate (it read as 3.33 new shoots an hour,
+// and the scaler added seeds for it). A departure of a shoot created within
+// the window takes nothing back: that shoot is no arrival either.
+func TestRecreatedShootsAreNoGrowth(t *testing.T) {
+	now := t0.Add(48 * time.Hour)
+	window := 6 * time.Hour
+	seeds := []*v1alpha1.Seed{coretest.MakeSeed("a").Allocatable(30).Label("pool", "blue").Obj()}
+	var shoots []*v1alpha1.Shoot
+	var departures []Departure
+	for i := range 20 {
+		recreated := now.Add(-time.Duration(i+1) * 15 * time.Minute)
+		shoots = append(shoots, coretest.MakeShoot("garden-evil", fmt.Sprintf("s-%d", i)).Seed("a").Created(recreated).Obj())
+		departures = append(departures, Departure{Seed: "a", Created: now.Add(-24 * time.Hour), Deleted: recreated.Add(-time.Second)})
+	}
+	// One genuine new shoot, and a brief one created and deleted within
+	// the window.
+	shoots = append(shoots, coretest.MakeShoot("garden-dev", "new").Seed("a").Created(now.Add(-time.Hour)).Obj())
+	departures = append(departures, Departure{Seed: "a", Created: now.Add(-2 * time.Hour), Deleted: now.Add(-time.Hour)},
+		// Deleted before the window began: it was gone when the window began.
+		Departure{Seed: "a", Created: now.Add(-24 * time.Hour), Deleted: now.Add(-7 * time.Hour)})
+	g := Garden{Now: now, Window: window, Seeds: seeds, Shoots: shoots,
+		Pools: []Selector{{Name: "blue", Selector: labels.SelectorFromSet(labels.Set{"pool": "blue"})}}}
+	// Without the departures, every recreated shoot is an arrival.
+	summaries, _ := Make(g)
+	for _, s := range summaries {
+		if want := 21.0 / 6; math.Abs(s.PerHour-want) > 1e-9 {
+			t.Errorf("%s %s without departures: %v arrivals an hour, want %v", s.Kind, s.Name, s.PerHour, want)
+		}
+	}
+	g.Departures = departures
+	summaries, _ = Make(g)
+	for _, s := range summaries {
+		if want := 1.0 / 6; math.Abs(s.PerHour-want) > 1e-9 {
+			t.Errorf("%s %s with the departures: %v arrivals an hour, want the one genuine new shoot over 6h (%v)", s.Kind, s.Name, s.PerHour, want)
+		}
+	}
+}

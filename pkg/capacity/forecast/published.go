@@ -23,6 +23,9 @@ type Published struct {
 	Window  metav1.Duration `json:"window"`
 	Horizon metav1.Duration `json:"horizon"`
 	Pools   []PublishedPool `json:"pools,omitempty"`
+	// Departures are read from DeparturesAnnotation, published apart: they
+	// change every period, the configuration never.
+	Departures []Departure `json:"-"`
 }
 
 // PublishedPool is a configured pool.
@@ -98,5 +101,14 @@ func Read(ctx context.Context, leases coordinationv1client.LeasesGetter, namespa
 	if !ok {
 		return Published{}, fmt.Errorf("graft-capacity-annotator's Lease %s/%s has no %s annotation: its forecast is off, or its leader has not published yet", namespace, name, Annotation)
 	}
-	return Decode(value)
+	p, err := Decode(value)
+	if err != nil {
+		return p, err
+	}
+	if value, ok := lease.Annotations[DeparturesAnnotation]; ok {
+		if p.Departures, err = DecodeDepartures(value); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
 }

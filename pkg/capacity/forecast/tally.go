@@ -60,8 +60,9 @@ type poolTally struct {
 	allocatable, usage int64
 	free               int64
 	unbounded          bool
-	// arrived counts the arrivals within the window.
-	arrived int
+	// arrived counts the arrivals within the window, departed the
+	// departures that make up for them (Departed).
+	arrived, departed int
 }
 
 // NewTally starts a tally at now counting arrivals over window.
@@ -106,12 +107,24 @@ func (t *Tally) Arrived(p Pool, at time.Time) {
 	t.pool(p).arrived++
 }
 
+// Departed counts a placed shoot of pool p created before the window and
+// deleted within it: it existed when the window began and no longer does,
+// so it takes one arrival back. Any other departure is not counted (a shoot
+// created within the window and deleted is no arrival either).
+func (t *Tally) Departed(p Pool, created, deleted time.Time) {
+	start := t.now.Add(-t.window)
+	if !created.Before(start) || deleted.Before(start) || deleted.After(t.now) {
+		return
+	}
+	t.pool(p).departed++
+}
+
 // Summaries returns every pool's summary, by kind and name.
 func (t *Tally) Summaries() []Summary {
 	out := make([]Summary, 0, len(t.pools))
 	for p, pt := range t.pools {
 		s := Summary{Pool: p, Seeds: pt.seeds, Allocatable: pt.allocatable, Usage: pt.usage, Unbounded: pt.unbounded}
-		s.Forecast = Compute(Input{Window: t.window, Free: int(pt.free), Waiting: pt.waiting, Arrived: pt.arrived})
+		s.Forecast = Compute(Input{Window: t.window, Free: int(pt.free), Waiting: pt.waiting, Arrived: pt.arrived, Departed: pt.departed})
 		if pt.unbounded {
 			s.Full, s.FullIn, s.Never = false, 0, true
 		}

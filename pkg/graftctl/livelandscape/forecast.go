@@ -55,7 +55,7 @@ func (l *Landscape) Forecast(now time.Time, p forecast.Published, schedulerName 
 		return nil, err
 	}
 	summaries, _ := forecast.Make(forecast.Garden{Now: now, Window: p.Window.Duration, Seeds: l.Seeds, Shoots: l.Shoots,
-		Pools: pools, SchedulerName: schedulerName, Inputs: l.Inputs})
+		Pools: pools, SchedulerName: schedulerName, Inputs: l.Inputs, Departures: p.Departures})
 	return summaries, nil
 }
 
