@@ -61,7 +61,9 @@ type CapacityAnnotatorConfiguration struct {
 	Forecast ForecastConfiguration `json:"forecast"`
 	// Pools are named groups of seeds the forecast is made for besides the
 	// regions, each optionally served by a ManagedSeedSet the annotator
-	// scales (core.gardener.cloud only).
+	// scales (core.gardener.cloud only). Their order is their priority: a
+	// shoot waiting for capacity that seeds of several pools would take
+	// waits in the first of them alone.
 	// +optional
 	Pools []SeedPool `json:"pools,omitempty"`
 }

@@ -1,6 +1,7 @@
 package forecast
 
 import (
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -108,8 +109,10 @@ func Make(g Garden) ([]Summary, map[string]int) {
 }
 
 // waitingIn returns the pools a pending shoot waits in for capacity alone:
-// those of the seeds that would take it if they had room. A shoot some
-// other filter keeps from every seed waits in none.
+// the regions of the seeds that would take it if they had room, and the
+// first of their configured pools in the configuration's order. One shoot
+// is one shoot's worth of demand: counted in two pools, it scaled out both.
+// A shoot some other filter keeps from every seed waits in none.
 func (g *Garden) waitingIn(shoot *v1alpha1.Shoot, snap *algorithm.Snapshot, poolsOf map[string][]Pool) []Pool {
 	if g.Inputs == nil {
 		return nil
@@ -124,13 +127,23 @@ func (g *Garden) waitingIn(shoot *v1alpha1.Shoot, snap *algorithm.Snapshot, pool
 	}
 	seen := sets.New[Pool]()
 	var out []Pool
+	first := -1
 	for _, seed := range seeds {
 		for _, p := range poolsOf[seed] {
+			if p.Kind == KindPool {
+				if i := slices.IndexFunc(g.Pools, func(s Selector) bool { return s.Name == p.Name }); first < 0 || i < first {
+					first = i
+				}
+				continue
+			}
 			if !seen.Has(p) {
 				seen.Insert(p)
 				out = append(out, p)
 			}
 		}
+	}
+	if first >= 0 {
+		out = append(out, Pool{Kind: KindPool, Name: g.Pools[first].Name})
 	}
 	return out
 }

@@ -125,3 +125,39 @@ func TestRecreatedShootsAreNoGrowth(t *testing.T) {
 		}
 	}
 }
+
+// TestOneWaitingShootWaitsInOnePool: a shoot that full seeds of two pools
+// would take counts as waiting (and arriving) in the first of those pools
+// in the configuration's order only, and in its region: one tenant shoot
+// made two pools scale out.
+func TestOneWaitingShootWaitsInOnePool(t *testing.T) {
+	now := t0.Add(48 * time.Hour)
+	seeds := []*v1alpha1.Seed{
+		coretest.MakeSeed("a").Allocatable(1).Label("pool", "blue").Obj(),
+		coretest.MakeSeed("b").Allocatable(1).Label("pool", "green").Obj(),
+	}
+	shoots := []*v1alpha1.Shoot{
+		coretest.MakeShoot("garden-p", "on-a").Seed("a").Created(t0).Obj(),
+		coretest.MakeShoot("garden-p", "on-b").Seed("b").Created(t0).Obj(),
+		coretest.MakeShoot("garden-evil", "waits").Created(now.Add(-time.Minute)).Obj(),
+	}
+	profile := coretest.MakeCloudProfile(coretest.CloudProfileName).Regions("eu-west-1").Obj()
+	summaries, _ := Make(Garden{
+		Now: now, Window: 6 * time.Hour, Seeds: seeds, Shoots: shoots,
+		Pools: []Selector{
+			{Name: "green", Selector: labels.SelectorFromSet(labels.Set{"pool": "green"})},
+			{Name: "blue", Selector: labels.SelectorFromSet(labels.Set{"pool": "blue"})},
+		},
+		SchedulerName: v1alpha1.DefaultSchedulerName,
+		Inputs: func(*v1alpha1.Shoot) (algorithm.Inputs, error) {
+			return algorithm.Inputs{CloudProfile: profile}, nil
+		},
+	})
+	waiting := map[string]int{}
+	for _, s := range summaries {
+		waiting[string(s.Kind)+"/"+s.Name] = s.Waiting
+	}
+	if want := map[string]int{"pool/green": 1, "pool/blue": 0, "region/eu-west-1": 1}; fmt.Sprint(waiting) != fmt.Sprint(want) {
+		t.Errorf("waiting %v, want %v", waiting, want)
+	}
+}
