@@ -221,10 +221,30 @@ func decideStep(f setFacts, cfg *configv1alpha1.ManagedSeedSetScaling, horizon t
 	return step{Kind: stepIn, To: f.Replicas - 1, Seed: v.Name, Reason: why}
 }
 
+// goesFirst is the replica a scale-in would remove: the victim when a
+// replica is empty, else the one that would be the victim once empty (by
+// the same order).
+func goesFirst(seeds []replica) (replica, bool) {
+	if v, ok := victim(seeds); ok {
+		return v, true
+	}
+	var live []replica
+	for _, r := range seeds {
+		if !r.Deleting {
+			r.Usage = 0
+			live = append(live, r)
+		}
+	}
+	return victim(live)
+}
+
 // isLow reports whether the pool may lose the seed that goes first (the
-// scale-in condition whose duration decideStep reads as LowSince).
+// scale-in condition whose duration decideStep reads as LowSince). It does
+// not ask that seed to be empty: decideStep cordons it only once it is, but
+// a brief shoot landing on it (a tenant's, every 50 minutes) must not start
+// the pool's low time over.
 func isLow(f setFacts, cfg *configv1alpha1.ManagedSeedSetScaling, horizon time.Duration) bool {
-	v, ok := victim(f.Seeds)
+	v, ok := goesFirst(f.Seeds)
 	if !ok || !cfg.ScaleIn.Enabled {
 		return false
 	}

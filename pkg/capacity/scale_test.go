@@ -102,7 +102,13 @@ func TestIsLow(t *testing.T) {
 	if isLow(setFacts{Seeds: readySeeds(0, 3, 2), Pool: arriving}, cfg, 24*time.Hour) {
 		t.Error("15 slots left at one an hour fill within the horizon: want not low")
 	}
-	if isLow(setFacts{Seeds: readySeeds(1, 3, 2), Pool: quiet}, cfg, 24*time.Hour) {
-		t.Error("no empty seed: want not low")
+	// A brief shoot on the seed that goes first does not end the pool's low
+	// time; the seed is cordoned only once it is empty again.
+	busyFirst := setFacts{Replicas: 3, Seeds: readySeeds(1, 3, 2), Pool: quiet, LowSince: t0}
+	if !isLow(busyFirst, cfg, 24*time.Hour) {
+		t.Error("5 of 20 left after the seed that goes first: want low even while a shoot sits on it")
+	}
+	if st := decideStep(busyFirst, cfg, 24*time.Hour, t0.Add(2*time.Hour)); st.Kind != "" {
+		t.Errorf("step %+v while a shoot sits on the seed that goes first, want none", st)
 	}
 }
