@@ -137,7 +137,7 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	d.metrics.zeroSeries(d.pluginNames())
 	d.ev = &evictor{
 		cfg: cfg, garden: d.garden, mover: d.garden.Mover(), metrics: metrics, clock: clk, limiter: newLimiter(cfg), state: d.state, queue: d.queue,
-		perSeed: map[string]int{}, waiting: sets.New[string](), skipped: map[string]string{}, liveRefused: map[string]struct{}{},
+		perSeed: map[string]int{}, waiting: sets.New[string](), skipped: map[string]string{}, liveRefused: map[string]struct{}{}, asked: map[string]asked{},
 		records: newRecordKey(),
 		churn:   churnLimitsOf(plugins), churnPass: map[string]int{}, churnHour: map[string][]time.Time{}, movedAt: map[string]time.Time{},
 	}

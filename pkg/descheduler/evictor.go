@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -63,6 +64,9 @@ type evictor struct {
 	// liveRefused are the shoots whose live migration Gardener's admission
 	// refused: they move classically.
 	liveRefused map[string]struct{}
+	// asked is, per shoot and cause, when a deferrable move without a
+	// deadline was first and last looked at (firstAsked).
+	asked map[string]asked
 	// liveOff is set once gardener-apiserver refused a live migration for
 	// its feature gate.
 	liveOff atomic.Bool
@@ -121,6 +125,10 @@ func (ev *evictor) newWindow() {
 	ev.perSeed = map[string]int{}
 	ev.total = 0
 	ev.churnPass = map[string]int{}
+	// A move not looked at for two days is over (firstAsked renews one a
+	// MaxDeferral later anyway): forget it.
+	now := ev.clock.Now()
+	maps.DeleteFunc(ev.asked, func(_ string, a asked) bool { return now.Sub(a.last) > 48*time.Hour })
 }
 
 // wakeDelay gathers the wakes of held seeds: a pass reserves a seed for every

@@ -35,11 +35,37 @@ func (t moveTiming) at(now time.Time) maintenance.When {
 // timing reads a candidate's timing. A window that does not parse (admission
 // refuses one on both APIs) is taken as none, and logged.
 func (ev *evictor) timing(c framework.Candidate) moveTiming {
-	m, err := maintenance.MoveOf(c.Shoot, c.Urgency, c.Deadline)
+	deadline := c.Deadline
+	if c.Urgency == maintenance.Deferrable && deadline.IsZero() && c.MaxDeferral > 0 {
+		deadline = ev.firstAsked(c).Add(c.MaxDeferral)
+	}
+	m, err := maintenance.MoveOf(c.Shoot, c.Urgency, deadline)
 	if err != nil && c.Urgency == maintenance.Deferrable {
 		klog.V(1).InfoS("Shoot's maintenance window does not parse; taken as none", "shoot", klog.KObj(c.Shoot), "err", err)
 	}
 	return moveTiming{Move: m}
+}
+
+// asked is when a move without a deadline was first and last looked at.
+type asked struct{ first, last time.Time }
+
+// firstAsked is when the descheduler first looked at the candidate's move
+// (shoot, plugin's cause): its MaxDeferral counts from then. A move not
+// looked at for longer than its MaxDeferral is a new one (the seed went
+// back under its allocatable in between). Process memory: a restart starts
+// the count over, which a tenant cannot cause.
+func (ev *evictor) firstAsked(c framework.Candidate) time.Time {
+	now := ev.clock.Now()
+	key := algorithm.ShootKey(c.Shoot) + "|" + c.Cause
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	a, ok := ev.asked[key]
+	if !ok || now.Sub(a.last) > c.MaxDeferral {
+		a.first = now
+	}
+	a.last = now
+	ev.asked[key] = a
+	return a.first
 }
 
 // wait leaves a move that may not happen now for later: held for a failed

@@ -283,3 +283,55 @@ func TestFailedShootLeavesAtTheDeadline(t *testing.T) {
 		t.Fatalf("72 hours past the drain's deadline the failed shoot is still on the drained seed")
 	}
 }
+
+// TestWindowMovedAheadHoldsAnOverfullSeedADayAtMost: the tenant whose
+// newest shoot is a seed's excess moves its window ahead before each
+// opening. OverCapacity's move waits for the window at most maxDeferral (a
+// day by default) from the first pass that asked for it; then it happens
+// (it stayed over its allocatable for 72 hours).
+func TestWindowMovedAheadHoldsAnOverfullSeedADayAtMost(t *testing.T) {
+	windowAt := func(at time.Time) (string, string) {
+		return at.UTC().Format("150405") + "+0000", at.Add(time.Hour).UTC().Format("150405") + "+0000"
+	}
+	begin, end := windowAt(t0.Add(2 * time.Hour))
+	h := start(t, func(c *configv1alpha1.DeschedulerConfiguration) {
+		c.Plugins = []configv1alpha1.DeschedulerPlugin{{Name: "OverCapacity"}}
+		c.MigrationTimeout = &metav1.Duration{}
+	},
+		coretest.MakeSeed("a").Allocatable(2).Obj(), coretest.MakeSeed("b").Allocatable(-1).Obj(),
+		coretest.MakeShoot("garden-dev", "old1").Created(t0.Add(-48*time.Hour)).Seed("a").Obj(),
+		coretest.MakeShoot("garden-dev", "old2").Created(t0.Add(-48*time.Hour)).Seed("a").Obj(),
+		coretest.MakeShoot("garden-dev", "newest").Created(t0.Add(-time.Hour)).Seed("a").MaintenanceWindow(begin, end).Obj(),
+	)
+	for hour := 0; hour < 24; hour++ {
+		now := t0.Add(time.Duration(hour) * time.Hour)
+		h.clock.SetTime(now)
+		// The tenant moves the window two hours ahead of now.
+		s := h.shoot(t, "newest")
+		begin, end := windowAt(now.Add(2 * time.Hour))
+		s.Spec.Maintenance.TimeWindow = &v1alpha1.MaintenanceTimeWindow{Begin: begin, End: end}
+		if _, err := h.client.CoreV1alpha1().Shoots("garden-dev").Update(context.Background(), s, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		testframework.WaitFor(t, "the descheduler to see the moved window", waitTimeout, func(context.Context) (bool, error) {
+			h.d.state.mu.Lock()
+			defer h.d.state.mu.Unlock()
+			seen := h.d.state.shoots["garden-dev/newest"]
+			return seen != nil && seen.Spec.Maintenance.TimeWindow.Begin == begin, nil
+		})
+		h.d.ev.newWindow()
+		h.pass(t)
+		if evicted(h.shoot(t, "newest")) {
+			t.Fatalf("moved at %s, inside no window and before a day had passed: %q", now, h.events())
+		}
+	}
+	h.clock.SetTime(t0.Add(24 * time.Hour))
+	h.d.ev.newWindow()
+	h.pass(t)
+	if !evicted(h.shoot(t, "newest")) {
+		t.Fatalf("a day after the first pass the seed is still over its allocatable")
+	}
+	if evicted(h.shoot(t, "old1")) || evicted(h.shoot(t, "old2")) {
+		t.Errorf("another shoot moved instead of the excess")
+	}
+}

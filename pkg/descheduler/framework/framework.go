@@ -67,8 +67,14 @@ type Candidate struct {
 	// for Deadline if that comes first.
 	Urgency maintenance.Urgency
 	// Deadline, for a deferrable move, is when it stops waiting for the
-	// window; zero: it waits for the window however long.
+	// window; zero: it waits for the window however long, or MaxDeferral.
 	Deadline time.Time
+	// MaxDeferral, for a deferrable move without a Deadline, bounds its
+	// wait: the descheduler makes its deadline MaxDeferral after it first
+	// looked at the move. A plugin that cannot name a deadline sets it, so
+	// that a tenant moving its window ahead before each opening cannot put
+	// its move off for ever. Zero: no bound.
+	MaxDeferral time.Duration
 	// Improves, when set, makes the candidate an improvement rather than a
 	// shoot that must leave: the descheduler moves it only to the seed the
 	// scheduler would choose for it now (algorithm.Reconsider), only when

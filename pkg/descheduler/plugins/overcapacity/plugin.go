@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
@@ -75,11 +76,19 @@ func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
 			Cause: "over capacity",
 			Force: p.args.Force,
 			// An over-full seed still runs its control planes: the move can
-			// wait for the shoot's maintenance window.
-			Urgency: maintenance.Deferrable,
+			// wait for the shoot's maintenance window, a day at most.
+			Urgency:     maintenance.Deferrable,
+			MaxDeferral: p.maxDeferral(),
 		})
 	}
 	return framework.Result{Candidates: out}
+}
+
+func (p *Plugin) maxDeferral() time.Duration {
+	if p.args.MaxDeferral == nil {
+		return DefaultMaxDeferral
+	}
+	return p.args.MaxDeferral.Duration
 }
 
 // compare orders shoots by eviction preference: purpose rank, then newest

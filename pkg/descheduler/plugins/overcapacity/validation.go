@@ -2,6 +2,7 @@ package overcapacity
 
 import (
 	"slices"
+	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -21,6 +22,9 @@ func Validate(args *Args, fldPath *field.Path) field.ErrorList {
 			errs = append(errs, field.Duplicate(pPath, p))
 		}
 		seen[p] = true
+	}
+	if d := args.MaxDeferral; d != nil && d.Duration < time.Hour {
+		errs = append(errs, field.Invalid(fldPath.Child("maxDeferral"), d.Duration.String(), "must be at least 1h"))
 	}
 	return errs
 }
