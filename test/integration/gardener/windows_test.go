@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/component-base/metrics"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -207,5 +208,61 @@ func TestLiveMigrationOnGardener(t *testing.T) {
 		if got := labelledCounter(t, reg, "graft_descheduler_evictions_total", map[string]string{"result": result}); got != 0 {
 			t.Errorf("evictions with result %s: %v, want none", result, got)
 		}
+	}
+}
+
+// failedReconcile reports, as gardenlet does once a tenant broke its
+// credentials, that the shoot's last reconcile failed for good.
+func failedReconcile(t *testing.T, l *landscape, name string) {
+	t.Helper()
+	shoot := l.shootOf(t, name)
+	if err := unstructured.SetNestedMap(shoot.Object, map[string]any{"type": "Reconcile", "state": "Failed", "progress": int64(50),
+		"description": "credentials invalid", "lastUpdateTime": time.Now().UTC().Format(time.RFC3339)}, "status", "lastOperation"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dynamicClient(t).Resource(shoots).Namespace(l.namespace).UpdateStatus(t.Context(), shoot, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("reporting shoot %s failed: %v", name, err)
+	}
+}
+
+// TestFailedShootLeavesAtTheDeadlineOnGardener: a tenant breaks its own
+// shoot's credentials, so its last operation fails. A drain in maintenance
+// windows skips the shoot's move until the deadline (an EvictionSkipped
+// Warning saying so) and migrates it once the deadline has passed; the plan
+// shows the same.
+func TestFailedShootLeavesAtTheDeadlineOnGardener(t *testing.T) {
+	l := migrationLandscape(t, "failed", 20, "src", "dst")
+	src, dst := l.seeds[0], l.seeds[1]
+	start := time.Now().UTC().Truncate(time.Second)
+	l.createOn(t, "broken", src)
+	failedReconcile(t, l, "broken")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	g := newGardenletStandIn(time.Second)
+	g.start(t, ctx)
+
+	out := onGardener(t, "drain", src, "--in-maintenance-windows", "--deadline=2h", "--plan", "--wait=false")
+	prefix := "seed/" + src + " drained in maintenance windows until "
+	i := strings.Index(out, prefix)
+	if i < 0 {
+		t.Fatalf("drain printed no deadline:\n%s", out)
+	}
+	deadline, err := time.Parse(time.RFC3339, strings.SplitN(out[i+len(prefix):], "\n", 2)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned(t, out, l.namespace+"/broken", dst, deadline.Format(time.RFC3339), "classic", "its last operation failed: it moves once the shoot is healthy again, or at its deadline")
+
+	clk := clocktesting.NewFakeClock(start)
+	startClockedDescheduler(t, "graft-descheduler-failed", clk, "config.interval=1m", "config.evictionRate=0")
+	e := waitForEventFrom(t, descheduler.Name, l.namespace, "broken", descheduler.EventEvictionSkipped, corev1.EventTypeWarning)
+	if !strings.Contains(e.Message, "credentials invalid") || !strings.Contains(e.Message, "or at its deadline "+deadline.Format(time.RFC3339)) {
+		t.Errorf("EvictionSkipped says %q", e.Message)
+	}
+	framework.Never(t, "the failed shoot to move before the deadline", 2*time.Second, func() bool { return g.movesOf(l.namespace+"/broken") > 0 })
+	clk.SetTime(deadline.Add(time.Second))
+	broken := l.migratedOff(t, "broken", src)
+	if dest, _, _ := unstructured.NestedString(broken.Object, "spec", "seedName"); dest != dst {
+		t.Errorf("the failed shoot went to %s, want %s", dest, dst)
 	}
 }
