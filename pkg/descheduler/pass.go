@@ -155,9 +155,8 @@ func (r *passRun) fitsElsewhere(shoot *v1alpha1.Shoot, in algorithm.Inputs, seed
 }
 
 // seed runs every plugin over one seed, each seeing the evictions of the
-// plugins before it, and considers the candidates of one urgency, hibernated
-// shoots first (no control plane runs: moving them disrupts nobody). It
-// reports, for the urgent round, whether a plugin wants a deferrable move.
+// plugins before it, and considers the candidates of one urgency in the
+// order of ofUrgency. It reports, for the urgent round, whether a plugin wants a deferrable move.
 func (r *passRun) seed(name string, urgency maintenance.Urgency) (deferrable bool) {
 	base := r.view.seeds[name]
 	if urgency == maintenance.Urgent {
@@ -242,20 +241,16 @@ func (r *passRun) seed(name string, urgency maintenance.Urgency) (deferrable boo
 	return deferrable
 }
 
-// ofUrgency returns the candidates of one urgency in the plugin's order,
-// cheapest first: hibernated shoots (no control plane runs), then running
-// ones, then those whose last operation failed (their move is the likeliest
-// to fail too).
+// ofUrgency returns the candidates of one urgency in the order the pass
+// takes them (framework.OrderMoves of the plugin's order).
 func ofUrgency(all []framework.Candidate, u maintenance.Urgency) []framework.Candidate {
 	out := make([]framework.Candidate, 0, len(all))
-	for rank := range 3 {
-		for _, c := range all {
-			if c.Urgency == u && framework.MoveRank(c.Shoot) == rank {
-				out = append(out, c)
-			}
+	for _, c := range all {
+		if c.Urgency == u {
+			out = append(out, c)
 		}
 	}
-	return out
+	return framework.OrderMoves(out, func(c framework.Candidate) *v1alpha1.Shoot { return c.Shoot })
 }
 
 // consider applies the safety rules to one candidate and evicts it. It

@@ -335,3 +335,28 @@ func TestWindowMovedAheadHoldsAnOverfullSeedADayAtMost(t *testing.T) {
 		t.Errorf("another shoot moved instead of the excess")
 	}
 }
+
+// TestForgedHibernationJumpsOnlyItsOwnProject: on graft's API, where RBAC
+// may grant a tenant shoots/status, a tenant reports its running shoot
+// hibernated to have it moved first in an urgent evacuation. Hibernation
+// orders only its own project's moves: the other tenant's shoot, first in
+// the plugin's order, still takes the only free slot.
+func TestForgedHibernationJumpsOnlyItsOwnProject(t *testing.T) {
+	h := start(t, nil,
+		coretest.MakeSeed("b").Allocatable(1).Obj(),
+		coretest.MakeSeed("c").Allocatable(-1).Taint("broken", nil, v1alpha1.TaintEffectNoExecute).Obj(),
+		coretest.MakeShoot("garden-victim", "a-victim").Created(t0).Seed("c").Obj(),
+		coretest.MakeShoot("garden-zz-evil", "b-forger").Created(t0).Seed("c").Hibernated().Obj(),
+	)
+	h.pass(t)
+	get := func(ns, name string) *v1alpha1.Shoot {
+		s, err := h.client.CoreV1alpha1().Shoots(ns).Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if !evicted(get("garden-victim", "a-victim")) || evicted(get("garden-zz-evil", "b-forger")) {
+		t.Errorf("the forged hibernation took the only free slot from another tenant's urgent move")
+	}
+}

@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -242,15 +243,54 @@ func (s *SeedState) Improvable(keep func(*v1alpha1.Shoot) bool) ([]*v1alpha1.Sho
 	return out, next
 }
 
-// MoveRank is the order in which the pass takes a seed's shoots of one
-// urgency, and the drain plan shows them: 0 hibernated, 1 running, 2 last
-// operation failed.
-func MoveRank(s *v1alpha1.Shoot) int {
-	switch {
-	case helper.ShootHibernated(s):
-		return 0
-	case maintenance.LastOperationFailed(s):
-		return 2
+// OrderMoves orders a seed's moves of one urgency, given in their base
+// order (the plugin's, or the plan's by name), as the pass takes them and
+// the drain plan shows them: those whose last operation failed after the
+// others (their move is the likeliest to fail too); and within a project,
+// hibernated shoots (no control plane runs: moving them disrupts nobody)
+// before that project's running ones, each keeping the places its project's
+// moves had. Hibernation reorders only its own project's moves: where RBAC
+// grants a tenant shoots/status it can report its running shoot
+// hibernated, which must not take a free slot from another tenant's move.
+// A tenant that breaks its own shoot only puts that shoot last.
+func OrderMoves[T any](items []T, shoot func(T) *v1alpha1.Shoot) []T {
+	out := make([]T, 0, len(items))
+	var failed []T
+	for _, it := range items {
+		if maintenance.LastOperationFailed(shoot(it)) {
+			failed = append(failed, it)
+		} else {
+			out = append(out, it)
+		}
 	}
-	return 1
+	places := map[string][]int{}
+	var projects []string
+	for i, it := range out {
+		ns := shoot(it).Namespace
+		if _, ok := places[ns]; !ok {
+			projects = append(projects, ns)
+		}
+		places[ns] = append(places[ns], i)
+	}
+	ordered := slices.Clone(out)
+	for _, ns := range projects {
+		var mine []T
+		for _, i := range places[ns] {
+			mine = append(mine, out[i])
+		}
+		slices.SortStableFunc(mine, func(a, b T) int {
+			ha, hb := helper.ShootHibernated(shoot(a)), helper.ShootHibernated(shoot(b))
+			switch {
+			case ha == hb:
+				return 0
+			case ha:
+				return -1
+			}
+			return 1
+		})
+		for j, i := range places[ns] {
+			ordered[i] = mine[j]
+		}
+	}
+	return append(ordered, failed...)
 }

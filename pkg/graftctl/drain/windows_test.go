@@ -133,7 +133,7 @@ func TestProgressFollowsMigrations(t *testing.T) {
 func ptrTo(s string) *string { return &s }
 
 // TestDrainPlanHoldsFailedShoots: the plan times a failed shoot as
-// graft-descheduler does (maintenance.Move, framework.MoveRank): it moves
+// graft-descheduler does (maintenance.Move, framework.OrderMoves): it moves
 // after the healthy ones, and not before the deadline, so the healthy shoot
 // takes the only free slot and the failed one is shown waiting for its
 // deadline with no room left.

@@ -49,9 +49,9 @@ type Entry struct {
 }
 
 // Plan computes the drain of seed (as it is, or as the drain would make it)
-// on the landscape: each shoot on it, hibernated ones first, those whose
-// last operation failed last, and then by name, as graft-descheduler takes
-// them (framework.MoveRank), each timed by maintenance.Move as the pass
+// on the landscape: each shoot on it, by name as graft-descheduler orders
+// them (framework.OrderMoves: failed ones last, a project's hibernated ones
+// before its running ones), each timed by maintenance.Move as the pass
 // times it, placed one after the other, each
 // counting on its destination for the next. The landscape's snapshot is
 // changed: give it one read for the plan.
@@ -60,13 +60,11 @@ type Entry struct {
 // that meets GEP-39's prerequisites goes first to a seed that takes its
 // control plane live, and then at once: a live migration needs no window.
 func Plan(l *livelandscape.Landscape, seed *corev1alpha1.Seed, shoots []*corev1alpha1.Shoot, now time.Time, live bool) []Entry {
-	ordered := slices.Clone(shoots)
-	slices.SortStableFunc(ordered, func(a, b *corev1alpha1.Shoot) int {
-		if ra, rb := framework.MoveRank(a), framework.MoveRank(b); ra != rb {
-			return ra - rb
-		}
+	byName := slices.Clone(shoots)
+	slices.SortStableFunc(byName, func(a, b *corev1alpha1.Shoot) int {
 		return strings.Compare(algorithm.ShootKey(a), algorithm.ShootKey(b))
 	})
+	ordered := framework.OrderMoves(byName, func(s *corev1alpha1.Shoot) *corev1alpha1.Shoot { return s })
 	_, _, invalid := noexecutetaints.DrainInWindows(seed)
 	how := Evict
 	if l.Migration() {
