@@ -30,10 +30,13 @@ func TestRefusedEvictionIsDroppedAndRetried(t *testing.T) {
 		name   string
 		err    error
 		result string
+		// writes is how many writes are sent: a conflict is read again and
+		// written again at once, maxConflictRetries times.
+		writes int
 	}{
-		{"conflict", apierrors.NewConflict(v1alpha1.Resource("shoots"), "plain", errors.New("changed")), ResultConflict},
-		{"not found", apierrors.NewNotFound(v1alpha1.Resource("shoots"), "plain"), ResultConflict},
-		{"server error", apierrors.NewInternalError(errors.New("etcd is down")), ResultError},
+		{"conflict", apierrors.NewConflict(v1alpha1.Resource("shoots"), "plain", errors.New("changed")), ResultConflict, 1 + maxConflictRetries},
+		{"not found", apierrors.NewNotFound(v1alpha1.Resource("shoots"), "plain"), ResultConflict, 1},
+		{"server error", apierrors.NewInternalError(errors.New("etcd is down")), ResultError, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// The taint carries its timeAdded, so the pass writes no stamp
@@ -41,8 +44,10 @@ func TestRefusedEvictionIsDroppedAndRetried(t *testing.T) {
 			stamped := drainTaint
 			stamped.TimeAdded = ptr.To(metav1.NewTime(t0))
 			h := start(t, nil, coretest.MakeSeed("a").Allocatable(-1).Taints(stamped).Obj(), coretest.MakeSeed("b").Allocatable(-1).Obj(), coretest.MakeShoot("garden-dev", "plain").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("a").Obj())
+			writes := 0
 			h.client.PrependReactor("patch", "shoots", func(a clienttesting.Action) (bool, runtime.Object, error) {
 				if a.GetSubresource() == "" {
+					writes++
 					return true, nil, tc.err
 				}
 				return false, nil, nil
@@ -57,8 +62,17 @@ func TestRefusedEvictionIsDroppedAndRetried(t *testing.T) {
 			if got := h.d.state.pendingCount(h.clock.Now()); got != 0 {
 				t.Errorf("pending = %d after a refused eviction, want 0", got)
 			}
-			if got := counter(t, h.d.metrics.Evictions.WithLabelValues("NoExecuteTaints", tc.result)); got != 1 {
-				t.Errorf("evictions{result=%q} = %v, want 1", tc.result, got)
+			if got := counter(t, h.d.metrics.Evictions.WithLabelValues("NoExecuteTaints", tc.result)); got != float64(tc.writes) {
+				t.Errorf("evictions{result=%q} = %v, want %d", tc.result, got, tc.writes)
+			}
+			if writes != tc.writes {
+				t.Errorf("%d writes of the shoot, want %d", writes, tc.writes)
+			}
+			h.d.ev.mu.Lock()
+			perSeed, total := h.d.ev.perSeed["a"], h.d.ev.total
+			h.d.ev.mu.Unlock()
+			if tc.result == ResultConflict && (perSeed != 0 || total != 0) {
+				t.Errorf("after a lost eviction the pass window's budgets hold %d of seed a and %d in total, want them given back", perSeed, total)
 			}
 			if got := counter(t, h.d.metrics.Evictions.WithLabelValues("NoExecuteTaints", ResultEvicted)); got != 0 {
 				t.Errorf("evictions{result=evicted} = %v, want 0", got)
@@ -66,8 +80,16 @@ func TestRefusedEvictionIsDroppedAndRetried(t *testing.T) {
 			if h.d.queue.Len() != 0 {
 				t.Fatalf("seed queued at once after a refused eviction")
 			}
-			h.clock.Step(retryAfterError)
-			testframework.WaitFor(t, fmt.Sprintf("the seed to be queued again %v after a refused eviction", retryAfterError), waitTimeout, func(context.Context) (bool, error) { return h.d.queue.Len() == 1, nil })
+			// The delaying queue takes the AddAfter on a goroutine of its
+			// own: until it has, a step of the clock is not seen. Step until
+			// the seed is queued (it was not queued before the step, above).
+			testframework.WaitFor(t, fmt.Sprintf("the seed to be queued again %v after a refused eviction", retryAfterError), waitTimeout, func(context.Context) (bool, error) {
+				if h.d.queue.Len() == 1 {
+					return true, nil
+				}
+				h.clock.Step(retryAfterError)
+				return false, nil
+			})
 			if key, _ := h.d.queue.Get(); key != "a" {
 				t.Errorf("queued %q, want seed a", key)
 			}
@@ -130,4 +152,39 @@ func gauge(t *testing.T, g metrics.GaugeMetric) float64 {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// TestConflictDecidesAgainOnTheFreshShoot: a conflict is written again at
+// once only when the plugin, reading the shoot again, still wants it off:
+// here the write that won gave the shoot a toleration of the drain, and
+// the eviction is dropped.
+func TestConflictDecidesAgainOnTheFreshShoot(t *testing.T) {
+	stamped := drainTaint
+	stamped.TimeAdded = ptr.To(metav1.NewTime(t0))
+	h := start(t, nil, coretest.MakeSeed("a").Allocatable(-1).Taints(stamped).Obj(), coretest.MakeSeed("b").Allocatable(-1).Obj(), coretest.MakeShoot("garden-dev", "plain").Created(t0).Seed("a").Obj())
+	writes := 0
+	h.client.PrependReactor("patch", "shoots", func(a clienttesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() != "" {
+			return false, nil, nil
+		}
+		writes++
+		// The tenant's write came first: the shoot now tolerates the drain.
+		s, err := h.client.Tracker().Get(v1alpha1.SchemeGroupVersion.WithResource("shoots"), "garden-dev", "plain")
+		if err != nil {
+			return true, nil, err
+		}
+		tolerating := s.(*v1alpha1.Shoot).DeepCopy()
+		tolerating.Spec.Tolerations = []v1alpha1.Toleration{{Key: v1alpha1.SeedTaintUnschedulable}}
+		if err := h.client.Tracker().Update(v1alpha1.SchemeGroupVersion.WithResource("shoots"), tolerating, "garden-dev"); err != nil {
+			return true, nil, err
+		}
+		return true, nil, apierrors.NewConflict(v1alpha1.Resource("shoots"), "plain", errors.New("changed"))
+	})
+	h.pass(t)
+	if writes != 1 {
+		t.Errorf("%d writes, want the one that lost: the fresh shoot tolerates the drain", writes)
+	}
+	if s := h.shoot(t, "plain"); evicted(s) {
+		t.Errorf("the shoot was evicted although it now tolerates the taint")
+	}
 }

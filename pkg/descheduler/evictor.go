@@ -27,6 +27,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/garden"
+	"github.com/graft-dev/graft/pkg/maintenance"
 )
 
 // evictor owns every limit on evictions and their writes, as the pass
@@ -102,7 +103,8 @@ type eviction struct {
 	target string
 	// recheck tells whether the plugin still wants the shoot off the seed as
 	// it is now (read from the API server right before the write).
-	recheck func(live *v1alpha1.Seed) bool
+	// A fresh read of the shoot is given after a conflict; nil otherwise.
+	recheck func(live *v1alpha1.Seed, shoot *v1alpha1.Shoot) bool
 	// timing is when the move may happen, asked again right before the
 	// write: a wait for the token bucket must not carry a deferrable move
 	// past the end of its window.
@@ -217,7 +219,7 @@ func (ev *evictor) reasonHolds(ctx context.Context, e eviction) bool {
 		return true
 	}
 	live, err := ev.garden.GetSeed(ctx, e.seed.Name)
-	if err == nil && e.recheck(live) {
+	if err == nil && e.recheck(live, nil) {
 		return true
 	}
 	log := klog.FromContext(ctx).WithValues("shoot", klog.KObj(e.shoot), "seed", e.seed.Name, "plugin", e.plugin)
@@ -279,14 +281,31 @@ func (ev *evictor) evict(ctx context.Context, e eviction) bool {
 		}
 		return false
 	}
-	updated, err := ev.write(wctx, e, reason, record)
+	updated, err := ev.write(wctx, e, reason, record, false)
+	tested := false
+	for attempt := 1; apierrors.IsConflict(err) && attempt <= maxConflictRetries; attempt++ {
+		// Another write came between the read and ours (often the shoot's
+		// tenant's): read the shoot again and decide again at once, rather
+		// than leave a move a tenant can put off by writing its shoot. The
+		// last attempt is preconditioned only on what the decision reads.
+		again, ok := ev.again(wctx, e)
+		if !ok {
+			break
+		}
+		e, shoot, tested = again, again.shoot, attempt == maxConflictRetries
+		ev.metrics.Evictions.WithLabelValues(e.plugin, ResultConflict).Inc()
+		record = helper.RecordEviction(ev.records.verified(shoot), ev.records.sign(shoot.UID, helper.Eviction{Seed: e.seed.Name, Cause: e.cause, At: ev.clock.Now()}), ev.recordsKept())
+		updated, err = ev.write(wctx, e, reason, record, tested)
+	}
 	refusal := ev.refused(err, e)
 	switch {
-	case apierrors.IsConflict(err), apierrors.IsNotFound(err):
-		// The shoot changed since it was read: that change wins, and the seed
-		// is looked at again with the new state.
+	case apierrors.IsConflict(err), apierrors.IsNotFound(err), tested && apierrors.IsInvalid(err):
+		// The shoot changed since it was read, in what the decision reads:
+		// that change wins. The budget goes back at once, for the seed's
+		// other moves, and the seed is looked at again with the new state.
 		log.V(1).Info("Shoot changed concurrently; eviction dropped", "err", err)
 		ev.metrics.Evictions.WithLabelValues(e.plugin, ResultConflict).Inc()
+		ev.returnBudget(e.seed.Name)
 		ev.state.addInflight(ev.flight(e), -1)
 		ev.queue.AddAfter(e.seed.Name, retryAfterError)
 		return false
@@ -329,9 +348,44 @@ func (ev *evictor) evict(ctx context.Context, e eviction) bool {
 // write sends one eviction (the mover's move: on graft's API clearing
 // spec.seedName, on Gardener's a binding to the chosen destination), recording
 // where from, why and the shoot's recent evictions in its annotations, in the
-// same write, preconditioned on the version read.
-func (ev *evictor) write(ctx context.Context, e eviction, reason, record string) (*v1alpha1.Shoot, error) {
-	return ev.mover.Move(ctx, e.shoot, e.seed.Name, e.target, evictionAnnotations(e.seed.Name, reason, record, e.live, ev.state.migrations), Name, false)
+// same write, preconditioned on the version read, or with tested on what the
+// decision read (Mover.MoveTested).
+func (ev *evictor) write(ctx context.Context, e eviction, reason, record string, tested bool) (*v1alpha1.Shoot, error) {
+	annotations := evictionAnnotations(e.seed.Name, reason, record, e.live, ev.state.migrations)
+	if tested {
+		return ev.mover.MoveTested(ctx, e.shoot, e.seed.Name, e.target, annotations, Name)
+	}
+	return ev.mover.Move(ctx, e.shoot, e.seed.Name, e.target, annotations, Name, false)
+}
+
+// maxConflictRetries bounds the writes of one eviction after a conflict,
+// each on a fresh read.
+const maxConflictRetries = 3
+
+// again reads the shoot and its seed anew after a conflict and decides
+// again: the move goes on only while the shoot is still on the seed and not
+// being deleted (on Gardener not migrating), the plugin still picks it on
+// the fresh reads, and its timing, from the fresh shoot, still allows it
+// now.
+func (ev *evictor) again(ctx context.Context, e eviction) (eviction, bool) {
+	fresh, err := ev.garden.GetShoot(ctx, e.shoot.Namespace, e.shoot.Name)
+	if err != nil || fresh.UID != e.shoot.UID || fresh.DeletionTimestamp != nil || fresh.Spec.SeedName == nil || *fresh.Spec.SeedName != e.seed.Name ||
+		ev.state.migrations && algorithm.Migrating(fresh) {
+		return e, false
+	}
+	if e.recheck != nil {
+		live, err := ev.garden.GetSeed(ctx, e.seed.Name)
+		if err != nil || !e.recheck(live, fresh) {
+			return e, false
+		}
+	}
+	m, _ := maintenance.MoveOf(fresh, e.timing.Urgency, e.timing.Deadline)
+	e.timing.Move = m
+	if !e.timing.at(ev.clock.Now()).Now {
+		return e, false
+	}
+	e.shoot = fresh
+	return e, true
 }
 
 // refused is the API's refusal of the move, nil for any other answer.

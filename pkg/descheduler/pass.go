@@ -2,6 +2,7 @@ package descheduler
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -256,7 +257,7 @@ func ofUrgency(all []framework.Candidate, u maintenance.Urgency) []framework.Can
 // consider applies the safety rules to one candidate and evicts it. It
 // returns false when no further eviction from this seed may happen in this
 // pass.
-func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candidate, recheck func(live *v1alpha1.Seed) bool) bool {
+func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candidate, recheck func(live *v1alpha1.Seed, shoot *v1alpha1.Shoot) bool) bool {
 	d := r.d
 	key := algorithm.ShootKey(c.Shoot)
 	if r.evicted.Has(key) {
@@ -432,14 +433,23 @@ func (r *passRun) evacuating(seed string) bool {
 }
 
 // stillWanted returns a check whether plugin, seeing the state of the pass
-// with the seed replaced by a fresh read, still picks shoot. The pass's view
-// of the seed may be old (a lagging informer, a paused process), and a taint
-// removed or allocatable raised since must not evict.
-func stillWanted(plugin framework.Plugin, st framework.SeedState, shoot *v1alpha1.Shoot) func(*v1alpha1.Seed) bool {
+// with the seed replaced by a fresh read (and the shoot, when given, too),
+// still picks shoot. The pass's view of the seed may be old (a lagging
+// informer, a paused process), and a taint removed or allocatable raised
+// since must not evict; nor, after a conflict, a toleration the shoot gained.
+func stillWanted(plugin framework.Plugin, st framework.SeedState, shoot *v1alpha1.Shoot) func(*v1alpha1.Seed, *v1alpha1.Shoot) bool {
 	key := algorithm.ShootKey(shoot)
-	return func(live *v1alpha1.Seed) bool {
+	return func(live *v1alpha1.Seed, fresh *v1alpha1.Shoot) bool {
 		again := st
 		again.Seed = live
+		if fresh != nil {
+			again.Shoots = slices.Clone(st.Shoots)
+			for i, s := range again.Shoots {
+				if algorithm.ShootKey(s) == key {
+					again.Shoots[i] = fresh
+				}
+			}
+		}
 		for _, c := range plugin.Evaluate(&again).Candidates {
 			if algorithm.ShootKey(c.Shoot) == key {
 				return true

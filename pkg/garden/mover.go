@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
+	"strings"
 	"time"
 
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
@@ -30,6 +34,13 @@ type Mover interface {
 	// setting annotations (nil: none) in the same write; with dryRun the API
 	// server admits the move without storing it.
 	Move(ctx context.Context, shoot *corev1alpha1.Shoot, from, to string, annotations map[string]string, fieldManager string, dryRun bool) (*corev1alpha1.Shoot, error)
+	// MoveTested is Move preconditioned on what a decision to move reads of
+	// the shoot (its UID, spec through the generation, deletion, status and
+	// graft's annotations) rather than on its whole resourceVersion, for a
+	// move that keeps losing to writes of what no decision reads (its
+	// tenant's labels or other annotations). A changed field fails the
+	// write as Invalid. On Gardener the binding keeps its resourceVersion.
+	MoveTested(ctx context.Context, shoot *corev1alpha1.Shoot, from, to string, annotations map[string]string, fieldManager string) (*corev1alpha1.Shoot, error)
 	// Refusal is the API's refusal of a move from one seed to another, read
 	// from its answer; nil for any other error, and always on graft's API,
 	// whose moves admission does not refuse.
@@ -63,6 +74,62 @@ func (m graftMover) Move(ctx context.Context, shoot *corev1alpha1.Shoot, _, _ st
 		opts.DryRun = []string{metav1.DryRunAll}
 	}
 	return m.c.PatchShoot(ctx, shoot.Namespace, shoot.Name, patch, opts)
+}
+
+// decisionAnnotations are the annotations a decision to move reads.
+var decisionAnnotations = []string{
+	corev1alpha1.AnnotationEvict, corev1alpha1.AnnotationEvictions, corev1alpha1.AnnotationDescheduledFrom,
+	corev1alpha1.AnnotationDescheduledReason, corev1alpha1.AnnotationPlacedOn,
+}
+
+func (m graftMover) MoveTested(ctx context.Context, shoot *corev1alpha1.Shoot, _, _ string, annotations map[string]string, fieldManager string) (*corev1alpha1.Shoot, error) {
+	ops := []jsonPatchOp{
+		{"test", "/metadata/uid", orNull(shoot.UID)},
+		{"test", "/metadata/generation", orNull(shoot.Generation)},
+		{"test", "/metadata/deletionTimestamp", shoot.DeletionTimestamp},
+		{"test", "/spec/seedName", shoot.Spec.SeedName},
+	}
+	// A missing field tests equal to null; a field under a missing one
+	// cannot be tested, so the parent is.
+	switch {
+	case apiequality.Semantic.DeepEqual(shoot.Status, corev1alpha1.ShootStatus{}):
+		ops = append(ops, jsonPatchOp{"test", "/status", nil})
+	default:
+		ops = append(ops,
+			jsonPatchOp{"test", "/status/seedName", shoot.Status.SeedName},
+			jsonPatchOp{"test", "/status/isHibernated", orNull(shoot.Status.IsHibernated)})
+		if op := shoot.Status.LastOperation; op != nil {
+			ops = append(ops, jsonPatchOp{"test", "/status/lastOperation/state", op.State})
+		} else {
+			ops = append(ops, jsonPatchOp{"test", "/status/lastOperation", nil})
+		}
+	}
+	if len(shoot.Annotations) == 0 {
+		ops = append(ops, jsonPatchOp{"test", "/metadata/annotations", nil}, jsonPatchOp{"add", "/metadata/annotations", annotations})
+	} else {
+		for _, key := range decisionAnnotations {
+			v, ok := shoot.Annotations[key]
+			var want any
+			if ok {
+				want = v
+			}
+			ops = append(ops, jsonPatchOp{"test", "/metadata/annotations/" + escapePointer(key), want})
+		}
+		for _, key := range slices.Sorted(maps.Keys(annotations)) {
+			ops = append(ops, jsonPatchOp{"add", "/metadata/annotations/" + escapePointer(key), annotations[key]})
+		}
+	}
+	ops = append(ops, jsonPatchOp{"remove", "/spec/seedName", nil})
+	patch, err := json.Marshal(ops)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the move of shoot %s/%s: %w", shoot.Namespace, shoot.Name, err)
+	}
+	return m.c.c.CoreV1alpha1().Shoots(shoot.Namespace).Patch(ctx, shoot.Name, types.JSONPatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
+}
+
+// escapePointer escapes a map key for a JSON pointer (RFC 6901).
+func escapePointer(key string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1")
 }
 
 func (graftMover) Refusal(error, string, string) *algorithm.MigrationRefusal { return nil }
@@ -99,6 +166,10 @@ func (m gardenerMover) Move(ctx context.Context, shoot *corev1alpha1.Shoot, _, t
 		annotations[corev1alpha1.AnnotationLiveMigrate] = "false"
 	}
 	return m.c.bind(ctx, shoot, to, time.Now(), annotations, opts)
+}
+
+func (m gardenerMover) MoveTested(ctx context.Context, shoot *corev1alpha1.Shoot, from, to string, annotations map[string]string, fieldManager string) (*corev1alpha1.Shoot, error) {
+	return m.Move(ctx, shoot, from, to, annotations, fieldManager, false)
 }
 
 func (gardenerMover) Refusal(err error, from, to string) *algorithm.MigrationRefusal {
