@@ -294,3 +294,48 @@ func OrderMoves[T any](items []T, shoot func(T) *v1alpha1.Shoot) []T {
 	}
 	return append(ordered, failed...)
 }
+
+// ProjectShares splits n moves off a seed between the projects of shoots
+// (the shoots that could leave it, movable now or not) in proportion to
+// their shoots there, by largest remainder (ties to the project with more
+// shoots, then by name). A plugin that picks n of a seed's shoots takes at
+// most a project's share from it: a tenant whose shoots cannot move now
+// (windows closed, last operation failed) puts off its own moves, and never
+// gets another project's shoots moved in their place.
+func ProjectShares(shoots []*v1alpha1.Shoot, n int) map[string]int {
+	count := map[string]int{}
+	for _, s := range shoots {
+		count[s.Namespace]++
+	}
+	total := len(shoots)
+	out := make(map[string]int, len(count))
+	if total == 0 || n <= 0 {
+		return out
+	}
+	n = min(n, total)
+	type rest struct {
+		ns        string
+		remainder int
+	}
+	var rests []rest
+	given := 0
+	for ns, c := range count {
+		out[ns] = c * n / total
+		given += out[ns]
+		rests = append(rests, rest{ns, c * n % total})
+	}
+	slices.SortFunc(rests, func(a, b rest) int {
+		if a.remainder != b.remainder {
+			return b.remainder - a.remainder
+		}
+		if count[a.ns] != count[b.ns] {
+			return count[b.ns] - count[a.ns]
+		}
+		return strings.Compare(a.ns, b.ns)
+	})
+	for i := 0; given < n; i++ {
+		out[rests[i].ns]++
+		given++
+	}
+	return out
+}

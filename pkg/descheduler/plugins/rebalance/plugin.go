@@ -66,7 +66,8 @@ func (p *Plugin) ActsOn(state *framework.SeedState) bool {
 
 // Evaluate implements framework.Plugin: the shoots that may move now (in
 // their maintenance window, not protected, last operation not failed), of
-// which the excess is wanted moved; the others are alternatives, for a
+// which the excess is wanted moved, each project's at most its share of the
+// excess (framework.ProjectShares); the others are alternatives, for a
 // shoot the scheduler would not send to a low seed.
 func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
 	m := p.Marks(state.Landscape)
@@ -78,8 +79,19 @@ func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
 	reason := fmt.Sprintf("seed %s holds %d shoots of %s allocatable (%d already leaving), above the high mark of %.0f%%; seeds under %.0f%% take shoots",
 		state.Seed.Name, state.Usage, alloc.String(), state.Leaving, 100*m.High, 100*m.Low)
 	shoots, next := state.Improvable(func(*v1alpha1.Shoot) bool { return true })
+	var movable []*v1alpha1.Shoot
+	for _, s := range state.Shoots {
+		if !framework.EvictionProtected(s) {
+			movable = append(movable, s)
+		}
+	}
+	shares, taken := framework.ProjectShares(movable, excess), map[string]int{}
 	out := make([]framework.Candidate, 0, len(shoots))
 	for _, s := range shoots {
+		if taken[s.Namespace] >= shares[s.Namespace] {
+			continue
+		}
+		taken[s.Namespace]++
 		out = append(out, framework.Candidate{
 			Shoot: s, Reason: reason, Cause: "above the high mark",
 			Urgency:  maintenance.Deferrable,

@@ -111,3 +111,66 @@ func TestValidate(t *testing.T) {
 		t.Errorf("default churn %+v", c)
 	}
 }
+
+// TestClosedWindowsSteerNoOtherTenant: a tenant fills a seed over the high
+// mark and keeps its shoots' windows closed (or lets their last operation
+// fail). The excess is shared between the projects in proportion to their
+// shoots on the seed: the other tenant's one shoot, in its window, has no
+// share of an excess of one and is not proposed; with an excess of ten of
+// twenty, its share is one of its two shoots.
+func TestClosedWindowsSteerNoOtherTenant(t *testing.T) {
+	withLow := framework.Spread{Seeds: 3, Mean: 0.7, Min: 0.1, Max: 1}
+	var shoots []*v1alpha1.Shoot
+	for i := range 9 {
+		s := coretest.MakeShoot("garden-filler", "f"+string(rune('0'+i))).MaintenanceWindow("180000+0000", "190000+0000")
+		if i%2 == 0 {
+			s = s.LastOperation(v1alpha1.LastOperationTypeReconcile, v1alpha1.LastOperationStateFailed, "broken on purpose")
+		}
+		shoots = append(shoots, s.Obj())
+	}
+	victim := coretest.MakeShoot("garden-victim", "v").Obj()
+	// 10 of 10 with a high mark of 90%: an excess of one.
+	res := build(t, `{"highUtilisation":90}`).Evaluate(state(10, 10, 0, withLow, append(shoots, victim)...))
+	if res.Want != 1 || len(res.Candidates) != 0 {
+		t.Errorf("want %d, candidates %q; want 1 and none: the excess is the filler's share", res.Want, framework.ShootNames(res.Candidates))
+	}
+	// 20 of 20 with a high mark of 50%: an excess of ten; the victim's
+	// project has 2 of 20 shoots, a share of one.
+	for i := range 9 {
+		shoots = append(shoots, coretest.MakeShoot("garden-filler", "g"+string(rune('0'+i))).MaintenanceWindow("180000+0000", "190000+0000").Obj())
+	}
+	res = build(t, `{"highUtilisation":50,"lowUtilisation":40}`).Evaluate(state(20, 20, 0, withLow, append(shoots, victim, coretest.MakeShoot("garden-victim", "w").Obj())...))
+	if got := framework.ShootNames(res.Candidates); res.Want != 10 || got != "v" {
+		t.Errorf("want %d, candidates %q; want 10 and the victim's share, v", res.Want, got)
+	}
+}
+
+func TestProjectShares(t *testing.T) {
+	shoots := func(counts map[string]int) []*v1alpha1.Shoot {
+		var out []*v1alpha1.Shoot
+		for ns, n := range counts {
+			for i := range n {
+				out = append(out, coretest.MakeShoot(ns, string(rune('a'+i))).Obj())
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		counts map[string]int
+		n      int
+		want   map[string]int
+	}{
+		{map[string]int{"big": 9, "small": 1}, 1, map[string]int{"big": 1, "small": 0}},
+		{map[string]int{"big": 18, "small": 2}, 10, map[string]int{"big": 9, "small": 1}},
+		{map[string]int{"a": 1, "b": 1}, 1, map[string]int{"a": 1, "b": 0}},
+		{map[string]int{"a": 2, "b": 1}, 5, map[string]int{"a": 2, "b": 1}},
+	} {
+		got := framework.ProjectShares(shoots(tc.counts), tc.n)
+		for ns, want := range tc.want {
+			if got[ns] != want {
+				t.Errorf("%v, %d moves: shares %v, want %v", tc.counts, tc.n, got, tc.want)
+				break
+			}
+		}
+	}
+}
