@@ -3,7 +3,9 @@ package descheduler
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/component-base/metrics"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -83,6 +86,36 @@ func start(t *testing.T, mutate func(*configv1alpha1.DeschedulerConfiguration), 
 		d.queue.Done(k)
 	}
 	return h
+}
+
+// afterQueue records the delays a pass asks the queue for, so that a test
+// asserts them without racing the delaying queue's goroutine against its
+// fake clock.
+type afterQueue struct {
+	workqueue.TypedRateLimitingInterface[string]
+	mu    sync.Mutex
+	after map[string][]time.Duration
+}
+
+func (q *afterQueue) AddAfter(key string, d time.Duration) {
+	q.mu.Lock()
+	q.after[key] = append(q.after[key], d)
+	q.mu.Unlock()
+	q.TypedRateLimitingInterface.AddAfter(key, d)
+}
+
+// asked reports whether the seed was asked to be looked at again after d.
+func (q *afterQueue) asked(seed string, d time.Duration) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Contains(q.after[seed], d)
+}
+
+// recordAfter makes the descheduler's queue an afterQueue.
+func (h *harness) recordAfter() *afterQueue {
+	q := &afterQueue{TypedRateLimitingInterface: h.d.queue, after: map[string][]time.Duration{}}
+	h.d.queue, h.d.ev.queue = q, q
+	return q
 }
 
 func (h *harness) pass(t *testing.T) {

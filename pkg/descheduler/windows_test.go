@@ -264,18 +264,13 @@ func TestFailedShootLeavesAtTheDeadline(t *testing.T) {
 			s.Status.LastOperation = &v1alpha1.LastOperation{Type: "Reconcile", State: v1alpha1.LastOperationStateFailed, Description: "credentials invalid"}
 		}).Obj(),
 	)
+	q := h.recordAfter()
 	h.pass(t)
 	if evicted(h.shoot(t, "broken")) {
 		t.Fatalf("the failed shoot's deferrable move started before the deadline")
 	}
-	for h.d.queue.Len() > 0 {
-		k, _ := h.d.queue.Get()
-		h.d.queue.Done(k)
-	}
-	h.clock.SetTime(deadline.Add(requeueSlack))
-	testframework.WaitFor(t, "seed a to be looked at again at the drain's deadline", waitTimeout, func(context.Context) (bool, error) { return h.d.queue.Len() == 1, nil })
-	if key, _ := h.d.queue.Get(); key != "a" {
-		t.Errorf("queued %q, want seed a", key)
+	if !q.asked("a", deadline.Sub(t0)+requeueSlack) {
+		t.Errorf("seed a was not asked to be looked at again at the drain's deadline: %v", q.after)
 	}
 	h.clock.SetTime(deadline.Add(72 * time.Hour))
 	h.pass(t)

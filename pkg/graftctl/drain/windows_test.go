@@ -39,19 +39,8 @@ func TestDrainInWindows(t *testing.T) {
 		coretest.MakeShoot("ns", "anytime").Seed("a").Obj(),
 		coretest.MakeShoot("ns", "tolerant").Seed("a").Tolerations(tolerateDrain).Obj(),
 	)
-	var out bytes.Buffer
-	o := &Options{
-		SeedName: "a", InMaintenanceWindows: true, Deadline: 20 * time.Hour, Plan: true, LeaseCheckInterval: time.Second, MigrationBurst: 1,
-		Garden: garden.NewGraft(graft), Kube: kubefake.NewSimpleClientset(), Clock: clocktesting.NewFakeClock(now),
-		IOStreams: genericiooptions.IOStreams{Out: &out, ErrOut: &bytes.Buffer{}},
-	}
-	if err := o.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	if err := o.Run(context.Background()); err != nil {
-		t.Fatalf("drain: %v\n%s", err, out.String())
-	}
-	cmdtest.Contains(t, out.String(),
+	out := drainInWindows(t, graft, now, seedcmd.DryRunNone)
+	cmdtest.Contains(t, out,
 		"seed/a drained in maintenance windows until 2026-11-30T08:00:00Z\n",
 		"seed/a cordoned\n",
 		"SHOOT        DESTINATION  WHEN                  HOW    WHY\n"+
@@ -91,6 +80,25 @@ func TestDrainInWindows(t *testing.T) {
 	if len(patches) != 2 || !bytes.Contains([]byte(patches[0]), []byte("taints")) || !bytes.Contains([]byte(patches[1]), []byte(corev1alpha1.AnnotationDrainDeadline+`":null`)) {
 		t.Fatalf("uncordon patches %q, want the taints and then the deadline removed", patches)
 	}
+}
+
+// drainInWindows drains seed a in maintenance windows with a deadline of
+// 20h and the plan, and returns what it printed.
+func drainInWindows(t *testing.T, graft *fake.Clientset, now time.Time, dryRun seedcmd.DryRunStrategy) string {
+	t.Helper()
+	var out bytes.Buffer
+	o := &Options{
+		SeedName: "a", InMaintenanceWindows: true, Deadline: 20 * time.Hour, Plan: true, DryRun: dryRun, LeaseCheckInterval: time.Second, MigrationBurst: 1,
+		Garden: garden.NewGraft(graft), Kube: kubefake.NewSimpleClientset(), Clock: clocktesting.NewFakeClock(now),
+		IOStreams: genericiooptions.IOStreams{Out: &out, ErrOut: &bytes.Buffer{}},
+	}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Run(context.Background()); err != nil {
+		t.Fatalf("drain: %v\n%s", err, out.String())
+	}
+	return out.String()
 }
 
 func TestDrainInWindowsFlags(t *testing.T) {
@@ -145,19 +153,7 @@ func TestDrainPlanHoldsFailedShoots(t *testing.T) {
 		coretest.MakeShoot("ns", "a-failed").Seed("a").LastOperation(corev1alpha1.LastOperationTypeReconcile, corev1alpha1.LastOperationStateFailed, "credentials invalid").Obj(),
 		coretest.MakeShoot("ns", "b-healthy").Seed("a").Obj(),
 	)
-	var out bytes.Buffer
-	o := &Options{
-		SeedName: "a", InMaintenanceWindows: true, Deadline: 20 * time.Hour, Plan: true, DryRun: seedcmd.DryRunClient, LeaseCheckInterval: time.Second, MigrationBurst: 1,
-		Garden: garden.NewGraft(graft), Kube: kubefake.NewSimpleClientset(), Clock: clocktesting.NewFakeClock(now),
-		IOStreams: genericiooptions.IOStreams{Out: &out, ErrOut: &bytes.Buffer{}},
-	}
-	if err := o.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	if err := o.Run(context.Background()); err != nil {
-		t.Fatalf("drain: %v\n%s", err, out.String())
-	}
-	cmdtest.Contains(t, out.String(),
+	cmdtest.Contains(t, drainInWindows(t, graft, now, seedcmd.DryRunClient),
 		"ns/b-healthy  b            now                   evict  the shoot names no maintenance window\n",
 		"ns/a-failed   <none>       2026-11-30T08:00:00Z  evict  no other seed fits",
 		"2 shoot(s): 1 move now, 0 later, 1 cannot move, 0 stay on seed/a",

@@ -80,6 +80,22 @@ func planned(t *testing.T, out, shoot, dest, when, how, why string) {
 	t.Errorf("the plan has no row of %s:\n%s", shoot, out)
 }
 
+// printedDeadline is the deadline graftctl drain --in-maintenance-windows
+// printed for seed.
+func printedDeadline(t *testing.T, out, seed string) time.Time {
+	t.Helper()
+	prefix := "seed/" + seed + " drained in maintenance windows until "
+	i := strings.Index(out, prefix)
+	if i < 0 {
+		t.Fatalf("drain printed no deadline:\n%s", out)
+	}
+	deadline, err := time.Parse(time.RFC3339, strings.SplitN(out[i+len(prefix):], "\n", 2)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return deadline
+}
+
 func counterValue(t *testing.T, reg metrics.KubeRegistry, name string) float64 {
 	return labelledCounter(t, reg, name, nil)
 }
@@ -105,14 +121,9 @@ func TestDrainInWindowsOnGardener(t *testing.T) {
 
 	out := onGardener(t, "drain", src, "--in-maintenance-windows", "--deadline=20h", "--plan", "--wait=false")
 	// graftctl counts the deadline from its own now.
-	prefix := "seed/" + src + " drained in maintenance windows until "
-	i := strings.Index(out, prefix)
-	if i < 0 {
-		t.Fatalf("drain printed no deadline:\n%s", out)
-	}
-	deadline, err := time.Parse(time.RFC3339, strings.SplitN(out[i+len(prefix):], "\n", 2)[0])
-	if err != nil || deadline.Before(start.Add(20*time.Hour)) || deadline.After(start.Add(20*time.Hour+time.Minute)) {
-		t.Fatalf("the drain's deadline %v (%v), want 20h from %s", deadline, err, start)
+	deadline := printedDeadline(t, out, src)
+	if deadline.Before(start.Add(20*time.Hour)) || deadline.After(start.Add(20*time.Hour+time.Minute)) {
+		t.Fatalf("the drain's deadline %v, want 20h from %s", deadline, start)
 	}
 	for _, want := range []string{"seed/" + src + " cordoned\n",
 		"2 shoot(s): 0 move now, 2 later, 0 cannot move, 0 stay on seed/" + src} {
@@ -242,15 +253,7 @@ func TestFailedShootLeavesAtTheDeadlineOnGardener(t *testing.T) {
 	g.start(t, ctx)
 
 	out := onGardener(t, "drain", src, "--in-maintenance-windows", "--deadline=2h", "--plan", "--wait=false")
-	prefix := "seed/" + src + " drained in maintenance windows until "
-	i := strings.Index(out, prefix)
-	if i < 0 {
-		t.Fatalf("drain printed no deadline:\n%s", out)
-	}
-	deadline, err := time.Parse(time.RFC3339, strings.SplitN(out[i+len(prefix):], "\n", 2)[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	deadline := printedDeadline(t, out, src)
 	planned(t, out, l.namespace+"/broken", dst, deadline.Format(time.RFC3339), "classic", "its last operation failed: it moves once the shoot is healthy again, or at its deadline")
 
 	clk := clocktesting.NewFakeClock(start)
