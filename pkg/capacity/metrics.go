@@ -61,7 +61,7 @@ func newMetrics() (*annotatorMetrics, []metrics.Registerable) {
 		poolWaiting: component.NewGaugeVec("graft_capacity_pool_waiting_shoots",
 			"Shoots waiting for capacity alone that a seed of the region or pool would take if it had room.", "kind", "pool"),
 		poolPerHour: component.NewGaugeVec("graft_capacity_pool_arrivals_per_hour",
-			"New shoots of the region or pool an hour, over the forecast window.", "kind", "pool"),
+			"Net new shoots of the region or pool an hour, over the forecast window: those created less the older ones deleted, never below zero.", "kind", "pool"),
 		poolFullIn: component.NewGaugeVec("graft_capacity_pool_full_in_seconds",
 			"Seconds until the region or pool is full at the arrival rate: 0 when full now, +Inf when nothing arrives or it has no limit.", "kind", "pool"),
 		poolWithin: component.NewGaugeVec("graft_capacity_pool_full_within_horizon",

@@ -117,7 +117,7 @@ func TestMetricsAsDeclared(t *testing.T) {
 		"graft_capacity_forecasts_total":            `COUNTER [] [] "[ALPHA] Forecasts computed (one every forecast period while leading)."`,
 		"graft_capacity_pool_free_shoots":           `GAUGE [kind pool] [] "[ALPHA] Free shoot slots of a region's or pool's seeds that take shoots now."`,
 		"graft_capacity_pool_waiting_shoots":        `GAUGE [kind pool] [] "[ALPHA] Shoots waiting for capacity alone that a seed of the region or pool would take if it had room."`,
-		"graft_capacity_pool_arrivals_per_hour":     `GAUGE [kind pool] [] "[ALPHA] New shoots of the region or pool an hour, over the forecast window."`,
+		"graft_capacity_pool_arrivals_per_hour":     `GAUGE [kind pool] [] "[ALPHA] Net new shoots of the region or pool an hour, over the forecast window: those created less the older ones deleted, never below zero."`,
 		"graft_capacity_pool_full_in_seconds":       `GAUGE [kind pool] [] "[ALPHA] Seconds until the region or pool is full at the arrival rate: 0 when full now, +Inf when nothing arrives or it has no limit."`,
 		"graft_capacity_pool_full_within_horizon":   `GAUGE [kind pool] [] "[ALPHA] 1 when the region or pool is full now or fills within the forecast horizon, else 0."`,
 		"graft_capacity_pool_utilisation_ratio":     `GAUGE [kind pool] [] "[ALPHA] Shoots counted over allocatable shoots of the seeds of the region or pool that take shoots."`,
