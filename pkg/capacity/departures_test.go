@@ -33,14 +33,18 @@ func TestDeparturesOutliveTheLeader(t *testing.T) {
 	leader := func() *forecaster {
 		return &forecaster{
 			cfg:   configv1alpha1.ForecastConfiguration{Window: metav1.Duration{Duration: 6 * time.Hour}},
-			clock: clocktesting.NewFakeClock(now),
+			clock: clocktesting.NewFakeClock(now), shoots: cache.NewStore(cache.DeletionHandlingMetaNamespaceKeyFunc),
 			publishDepartures: &leadership.Publisher{Leases: kube.CoordinationV1(), Namespace: "garden", Name: "graft-capacity-annotator",
 				Identity: "leader", Annotation: forecast.DeparturesAnnotation, What: "departures"},
 		}
 	}
 	f := leader()
 	old := coretest.MakeShoot("garden-evil", "s").Seed("a").Created(now.Add(-24 * time.Hour)).Obj()
+	_ = f.shoots.Add(old)
 	f.departed(old)
+	if n := len(f.shoots.List()); n != 0 {
+		t.Errorf("the forecast still sees %d shoots after their deletion", n)
+	}
 	f.departed(cache.DeletedFinalStateUnknown{Key: "garden-evil/t", Obj: coretest.MakeShoot("garden-evil", "t").Seed("b").Created(now.Add(-24 * time.Hour)).Obj()})
 	f.departed(coretest.MakeShoot("garden-dev", "pending").Created(now.Add(-24 * time.Hour)).Obj()) // no seed: no departure of a pool
 	list := f.departures.Within(now, f.cfg.Window.Duration)

@@ -67,10 +67,14 @@ type forecaster struct {
 	kube      kubernetes.Interface
 	informers garden.Informers
 	seeds     listers.SeedLister
-	shoots    cache.Store
-	recorder  record.EventRecorder
-	metrics   *annotatorMetrics
-	clock     clock.WithTicker
+	// shoots is the forecast's view of the shoots, fed by the same event
+	// handler as departures: a shoot deleted and recreated is never seen
+	// recreated before its deletion is a departure (the informer's own
+	// store is updated before its handlers run).
+	shoots   cache.Store
+	recorder record.EventRecorder
+	metrics  *annotatorMetrics
+	clock    clock.WithTicker
 
 	// inputs and schedulerName are set once the published scheduling
 	// configuration was read.
@@ -99,7 +103,7 @@ func newForecaster(cfg *configv1alpha1.CapacityAnnotatorConfiguration, client ga
 	f := &forecaster{
 		cfg: cfg.Forecast, api: client.API(), client: client, sets: sets, kube: kube, informers: informers,
 		seeds:    listers.NewSeedLister(informers.Seeds().Informer.GetIndexer()),
-		shoots:   informers.Shoots().Informer.GetStore(),
+		shoots:   cache.NewStore(cache.DeletionHandlingMetaNamespaceKeyFunc),
 		recorder: recorder, metrics: m, clock: clk,
 		lowSince: map[string]time.Time{}, atMax: map[string]bool{}, cordonedAt: map[string]time.Time{}, reported: map[string]string{},
 	}
@@ -132,8 +136,12 @@ func newForecaster(cfg *configv1alpha1.CapacityAnnotatorConfiguration, client ga
 		f.publishDepartures = &leadership.Publisher{Leases: leases.CoordinationV1(), Namespace: le.ResourceNamespace, Name: le.ResourceName,
 			Identity: elector.Identity, Annotation: forecast.DeparturesAnnotation, What: "the forecast's departures"}
 	}
-	if _, err := informers.Shoots().Informer.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: f.departed}); err != nil {
-		return nil, fmt.Errorf("watching shoot deletions for the forecast: %w", err)
+	if _, err := informers.Shoots().Informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { _ = f.shoots.Add(obj) },
+		UpdateFunc: func(_, obj any) { _ = f.shoots.Update(obj) },
+		DeleteFunc: f.departed,
+	}); err != nil {
+		return nil, fmt.Errorf("watching shoots for the forecast: %w", err)
 	}
 	// Asked for before the informers start, so that they start together.
 	informers.CloudProfiles()
@@ -221,6 +229,7 @@ func (f *forecaster) tick(ctx context.Context) {
 
 // departed records a placed shoot's deletion (forecast.Departure).
 func (f *forecaster) departed(obj any) {
+	_ = f.shoots.Delete(obj)
 	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tomb.Obj
 	}
@@ -228,7 +237,7 @@ func (f *forecaster) departed(obj any) {
 	if !ok || !helper.ShootBound(shoot) {
 		return
 	}
-	f.departures.Add(forecast.Departure{Seed: *shoot.Spec.SeedName, Created: shoot.CreationTimestamp.Time, Deleted: f.clock.Now()})
+	f.departures.Add(forecast.Departure{UID: shoot.UID, Seed: *shoot.Spec.SeedName, Created: shoot.CreationTimestamp.Time, Deleted: f.clock.Now()})
 }
 
 // recallDepartures adds the departures the last leader published, so that

@@ -51,11 +51,15 @@ func (g gardenerClient) bind(ctx context.Context, shoot *corev1alpha1.Shoot, see
 	withPlacement := make(map[string]string, len(annotations)+1)
 	maps.Copy(withPlacement, annotations)
 	withPlacement[corev1alpha1.AnnotationPlacedOn] = helper.FormatPlacement(seed, at)
-	patch := gardenerBinding(shoot.ResourceVersion, seed, withPlacement)
+	return g.patchBinding(ctx, shoot.Namespace, shoot.Name, types.MergePatchType, gardenerBinding(shoot.ResourceVersion, seed, withPlacement), opts)
+}
+
+// patchBinding sends a patch of shoots/binding of the named Shoot.
+func (g gardenerClient) patchBinding(ctx context.Context, namespace, name string, pt types.PatchType, patch []byte, opts metav1.PatchOptions) (*corev1alpha1.Shoot, error) {
 	if typed := typedOf(g.c); typed != nil {
-		return bindTyped(ctx, typed, shoot.Namespace, shoot.Name, patch, opts)
+		return bindTyped(ctx, typed, namespace, name, pt, patch, opts)
 	}
-	return convert[corev1alpha1.Shoot](bindGardener(ctx, g.resource("shoots").Namespace(shoot.Namespace), shoot.Name, patch, opts))
+	return convert[corev1alpha1.Shoot](bindGardener(ctx, g.resource("shoots").Namespace(namespace), name, pt, patch, opts))
 }
 
 // gardenerBinding is the patch of shoots/binding that sets spec.seedName to
@@ -79,8 +83,8 @@ func gardenerBinding(resourceVersion, seed string, annotations map[string]string
 
 // bindGardener sends a binding patch of the named Shoot through the dynamic
 // client. shoots is the Shoot's namespace of Gardener's Shoots.
-func bindGardener(ctx context.Context, shoots dynamic.ResourceInterface, name string, patch []byte, opts metav1.PatchOptions) (*unstructured.Unstructured, error) {
-	return shoots.Patch(ctx, name, types.MergePatchType, patch, opts, "binding")
+func bindGardener(ctx context.Context, shoots dynamic.ResourceInterface, name string, pt types.PatchType, patch []byte, opts metav1.PatchOptions) (*unstructured.Unstructured, error) {
+	return shoots.Patch(ctx, name, pt, patch, opts, "binding")
 }
 
 // binding is one patch that binds a shoot.

@@ -31,7 +31,7 @@ func shootClient(rv string) *dynamicfake.FakeDynamicClient {
 func TestBindPatchesBindingAtTheVersionDecidedOn(t *testing.T) {
 	client := shootClient("5")
 	opts := metav1.PatchOptions{FieldManager: "graftctl", DryRun: []string{metav1.DryRunAll}}
-	if _, err := bindGardener(context.Background(), client.Resource(Gardener.Resource("shoots")).Namespace("ns"), "s", gardenerBinding("5", "b", nil), opts); err != nil {
+	if _, err := bindGardener(context.Background(), client.Resource(Gardener.Resource("shoots")).Namespace("ns"), "s", types.MergePatchType, gardenerBinding("5", "b", nil), opts); err != nil {
 		t.Fatal(err)
 	}
 	var patches []clienttesting.PatchActionImpl

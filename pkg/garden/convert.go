@@ -1,6 +1,7 @@
 package garden
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -34,10 +35,42 @@ func Convert(data []byte, into any) error {
 		gvk := o.GetObjectKind().GroupVersionKind()
 		if gvk.Group == GardenerGroup {
 			o.GetObjectKind().SetGroupVersionKind(v1alpha1.SchemeGroupVersion.WithKind(gvk.Kind))
+			gardenerHibernation(data, into)
 			gardenerSemantics(into)
 		}
 	}
 	return nil
+}
+
+// gardenerHibernation sets graft's status.isHibernated of the shoots in
+// data (a Shoot or a ShootList, converted into into) from Gardener's
+// status.hibernated. A second decode, of that field only, and only when
+// one is true: most shoots are awake, and every list of them is decoded.
+func gardenerHibernation(data []byte, into any) {
+	if !bytes.Contains(data, []byte(`"hibernated":true`)) && !bytes.Contains(data, []byte(`"hibernated": true`)) {
+		return
+	}
+	type status struct {
+		Status struct {
+			Hibernated bool `json:"hibernated"`
+		} `json:"status"`
+	}
+	switch o := into.(type) {
+	case *v1alpha1.Shoot:
+		var s status
+		if kjson.UnmarshalCaseSensitivePreserveInts(data, &s) == nil {
+			o.Status.IsHibernated = s.Status.Hibernated
+		}
+	case *v1alpha1.ShootList:
+		var l struct {
+			Items []status `json:"items"`
+		}
+		if kjson.UnmarshalCaseSensitivePreserveInts(data, &l) == nil && len(l.Items) == len(o.Items) {
+			for i := range o.Items {
+				o.Items[i].Status.IsHibernated = l.Items[i].Status.Hibernated
+			}
+		}
+	}
 }
 
 // FromGardener converts a Seed, Shoot or CloudProfile of
@@ -81,7 +114,9 @@ func FromGardener(obj *unstructured.Unstructured) (runtime.Object, error) {
 // is dropped. Effects written into the spec itself count for
 // nothing, as Gardener's API server would drop them. Allocatable shoots are
 // read from status.allocatable.shoots as gardenlet publishes them; usage is
-// counted from the shoots, as graft always does.
+// counted from the shoots, as graft always does. A shoot's
+// status.hibernated is graft's status.isHibernated (set by the converters,
+// which read Gardener's field name).
 func gardenerSemantics(obj any) {
 	switch o := obj.(type) {
 	case *v1alpha1.Seed:
@@ -109,6 +144,9 @@ func gardenerSemantics(obj any) {
 func fromUnstructured(obj map[string]any, into runtime.Object) error {
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, into); err != nil {
 		return err
+	}
+	if shoot, ok := into.(*v1alpha1.Shoot); ok {
+		shoot.Status.IsHibernated, _, _ = unstructured.NestedBool(obj, "status", "hibernated")
 	}
 	into.GetObjectKind().SetGroupVersionKind(v1alpha1.SchemeGroupVersion.WithKind(into.GetObjectKind().GroupVersionKind().Kind))
 	gardenerSemantics(into)

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 )
 
 // convertedYAML converts the Gardener object of the manifest, failing the
@@ -100,6 +101,46 @@ spec:
 	}
 	if tol := shoot.Spec.Tolerations; len(tol) != 1 || tol[0].Key != "maintenance" || tol[0].Effect != "" || tol[0].TolerationSeconds != nil {
 		t.Errorf("tolerations %+v, want maintenance for every effect and without tolerationSeconds", tol)
+	}
+}
+
+// Gardener calls the hibernation it reports status.hibernated (graft's
+// status.isHibernated): a hibernated Gardener shoot is hibernated to graft,
+// read from an informer's map or from a file alike.
+func TestFromGardenerHibernatedShoot(t *testing.T) {
+	const manifest = `
+apiVersion: core.gardener.cloud/v1beta1
+kind: Shoot
+metadata: {name: a, namespace: garden-dev}
+spec:
+  hibernation: {enabled: true}
+status:
+  hibernated: true
+`
+	shoot := convertedYAML(t, manifest).(*v1alpha1.Shoot)
+	if !helper.ShootHibernated(shoot) {
+		t.Errorf("status %+v: not hibernated", shoot.Status)
+	}
+	data, err := yaml.YAMLToJSON([]byte(manifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromFile v1alpha1.Shoot
+	if err := Convert(data, &fromFile); err != nil {
+		t.Fatal(err)
+	}
+	if !helper.ShootHibernated(&fromFile) {
+		t.Errorf("converted from JSON, status %+v: not hibernated", fromFile.Status)
+	}
+	// A list, as the informers decode it: each item its own.
+	list := []byte(`{"apiVersion":"core.gardener.cloud/v1beta1","kind":"ShootList","items":[` +
+		`{"metadata":{"name":"awake"},"status":{"hibernated":false}},{"metadata":{"name":"asleep"},"status":{"hibernated":true}}]}`)
+	var shoots v1alpha1.ShootList
+	if err := Convert(list, &shoots); err != nil {
+		t.Fatal(err)
+	}
+	if len(shoots.Items) != 2 || shoots.Items[0].Status.IsHibernated || !shoots.Items[1].Status.IsHibernated {
+		t.Errorf("list items %+v, want only the second hibernated", shoots.Items)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/algorithm"
 )
 
@@ -39,7 +40,7 @@ type Mover interface {
 	// graft's annotations) rather than on its whole resourceVersion, for a
 	// move that keeps losing to writes of what no decision reads (its
 	// tenant's labels or other annotations). A changed field fails the
-	// write as Invalid. On Gardener the binding keeps its resourceVersion.
+	// write as Invalid.
 	MoveTested(ctx context.Context, shoot *corev1alpha1.Shoot, from, to string, annotations map[string]string, fieldManager string) (*corev1alpha1.Shoot, error)
 	// Refusal is the API's refusal of a move from one seed to another, read
 	// from its answer; nil for any other error, and always on graft's API,
@@ -83,21 +84,48 @@ var decisionAnnotations = []string{
 }
 
 func (m graftMover) MoveTested(ctx context.Context, shoot *corev1alpha1.Shoot, _, _ string, annotations map[string]string, fieldManager string) (*corev1alpha1.Shoot, error) {
+	ops := movedTests(shoot, statusFields{hibernated: "isHibernated", omitsEmpty: true}, decisionAnnotations, annotations)
+	ops = append(ops, jsonPatchOp{"remove", "/spec/seedName", nil})
+	patch, err := json.Marshal(ops)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the move of shoot %s/%s: %w", shoot.Namespace, shoot.Name, err)
+	}
+	return m.c.c.CoreV1alpha1().Shoots(shoot.Namespace).Patch(ctx, shoot.Name, types.JSONPatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
+}
+
+// statusFields is how an API spells the status a move tests.
+type statusFields struct {
+	// hibernated is the name of the shoot's hibernation field.
+	hibernated string
+	// omitsEmpty: an empty status is omitted (graft's API); Gardener's
+	// always carries status.hibernated.
+	omitsEmpty bool
+}
+
+// movedTests are the JSON patch operations that test what a decision to
+// move read of shoot (see Mover.MoveTested), then write annotations: the
+// UID, the spec through the generation, the deletion, the seed, the status
+// the decision reads and the annotations it reads (keys). A missing field
+// tests equal to null; a field under a missing one cannot be tested, so the
+// parent is.
+func movedTests(shoot *corev1alpha1.Shoot, status statusFields, keys []string, annotations map[string]string) []jsonPatchOp {
 	ops := []jsonPatchOp{
 		{"test", "/metadata/uid", orNull(shoot.UID)},
 		{"test", "/metadata/generation", orNull(shoot.Generation)},
 		{"test", "/metadata/deletionTimestamp", shoot.DeletionTimestamp},
 		{"test", "/spec/seedName", shoot.Spec.SeedName},
 	}
-	// A missing field tests equal to null; a field under a missing one
-	// cannot be tested, so the parent is.
 	switch {
-	case apiequality.Semantic.DeepEqual(shoot.Status, corev1alpha1.ShootStatus{}):
+	case status.omitsEmpty && apiequality.Semantic.DeepEqual(shoot.Status, corev1alpha1.ShootStatus{}):
 		ops = append(ops, jsonPatchOp{"test", "/status", nil})
 	default:
+		hibernated := any(shoot.Status.IsHibernated)
+		if status.omitsEmpty {
+			hibernated = orNull(shoot.Status.IsHibernated)
+		}
 		ops = append(ops,
 			jsonPatchOp{"test", "/status/seedName", shoot.Status.SeedName},
-			jsonPatchOp{"test", "/status/isHibernated", orNull(shoot.Status.IsHibernated)})
+			jsonPatchOp{"test", "/status/" + status.hibernated, hibernated})
 		if op := shoot.Status.LastOperation; op != nil {
 			ops = append(ops, jsonPatchOp{"test", "/status/lastOperation/state", op.State})
 		} else {
@@ -105,26 +133,20 @@ func (m graftMover) MoveTested(ctx context.Context, shoot *corev1alpha1.Shoot, _
 		}
 	}
 	if len(shoot.Annotations) == 0 {
-		ops = append(ops, jsonPatchOp{"test", "/metadata/annotations", nil}, jsonPatchOp{"add", "/metadata/annotations", annotations})
-	} else {
-		for _, key := range decisionAnnotations {
-			v, ok := shoot.Annotations[key]
-			var want any
-			if ok {
-				want = v
-			}
-			ops = append(ops, jsonPatchOp{"test", "/metadata/annotations/" + escapePointer(key), want})
-		}
-		for _, key := range slices.Sorted(maps.Keys(annotations)) {
-			ops = append(ops, jsonPatchOp{"add", "/metadata/annotations/" + escapePointer(key), annotations[key]})
-		}
+		return append(ops, jsonPatchOp{"test", "/metadata/annotations", nil}, jsonPatchOp{"add", "/metadata/annotations", annotations})
 	}
-	ops = append(ops, jsonPatchOp{"remove", "/spec/seedName", nil})
-	patch, err := json.Marshal(ops)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the move of shoot %s/%s: %w", shoot.Namespace, shoot.Name, err)
+	for _, key := range keys {
+		v, ok := shoot.Annotations[key]
+		var want any
+		if ok {
+			want = v
+		}
+		ops = append(ops, jsonPatchOp{"test", "/metadata/annotations/" + escapePointer(key), want})
 	}
-	return m.c.c.CoreV1alpha1().Shoots(shoot.Namespace).Patch(ctx, shoot.Name, types.JSONPatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
+	for _, key := range slices.Sorted(maps.Keys(annotations)) {
+		ops = append(ops, jsonPatchOp{"add", "/metadata/annotations/" + escapePointer(key), annotations[key]})
+	}
+	return ops
 }
 
 // escapePointer escapes a map key for a JSON pointer (RFC 6901).
@@ -168,8 +190,26 @@ func (m gardenerMover) Move(ctx context.Context, shoot *corev1alpha1.Shoot, _, t
 	return m.c.bind(ctx, shoot, to, time.Now(), annotations, opts)
 }
 
-func (m gardenerMover) MoveTested(ctx context.Context, shoot *corev1alpha1.Shoot, from, to string, annotations map[string]string, fieldManager string) (*corev1alpha1.Shoot, error) {
-	return m.Move(ctx, shoot, from, to, annotations, fieldManager, false)
+// MoveTested on Gardener patches shoots/binding with a JSON patch (its
+// REST storage gets and updates, so the API server patches it): the tests
+// of movedTests, Gardener's status.hibernated among them, and the tenant's
+// graft.dev/toleration-seconds, which on Gardener holds what graft's API
+// keeps in the spec.
+func (m gardenerMover) MoveTested(ctx context.Context, shoot *corev1alpha1.Shoot, _, to string, annotations map[string]string, fieldManager string) (*corev1alpha1.Shoot, error) {
+	written := make(map[string]string, len(annotations)+2)
+	maps.Copy(written, annotations)
+	if _, ok := written[corev1alpha1.AnnotationLiveMigrate]; !ok {
+		written[corev1alpha1.AnnotationLiveMigrate] = "false"
+	}
+	written[corev1alpha1.AnnotationPlacedOn] = helper.FormatPlacement(to, time.Now())
+	keys := append(slices.Clone(decisionAnnotations), corev1alpha1.AnnotationTolerationSeconds)
+	ops := movedTests(shoot, statusFields{hibernated: "hibernated"}, keys, written)
+	ops = append(ops, jsonPatchOp{"replace", "/spec/seedName", to})
+	patch, err := json.Marshal(ops)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the migration of shoot %s/%s: %w", shoot.Namespace, shoot.Name, err)
+	}
+	return m.c.patchBinding(ctx, shoot.Namespace, shoot.Name, types.JSONPatchType, patch, metav1.PatchOptions{FieldManager: fieldManager})
 }
 
 func (gardenerMover) Refusal(err error, from, to string) *algorithm.MigrationRefusal {

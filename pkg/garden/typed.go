@@ -184,9 +184,9 @@ func GardenerListWatch(client Dynamic, resource string) (*cache.ListWatch, error
 
 // bindTyped is bindGardener through the typed client: the bound Shoot is
 // decoded straight into graft's type.
-func bindTyped(ctx context.Context, client rest.Interface, namespace, name string, patch []byte, opts metav1.PatchOptions) (*v1alpha1.Shoot, error) {
+func bindTyped(ctx context.Context, client rest.Interface, namespace, name string, pt types.PatchType, patch []byte, opts metav1.PatchOptions) (*v1alpha1.Shoot, error) {
 	bound := &v1alpha1.Shoot{}
-	err := client.Patch(types.MergePatchType).Namespace(namespace).Resource("shoots").Name(name).SubResource("binding").
+	err := client.Patch(pt).Namespace(namespace).Resource("shoots").Name(name).SubResource("binding").
 		SpecificallyVersionedParams(&opts, metav1.ParameterCodec, metav1.SchemeGroupVersion).Body(patch).Do(ctx).Into(bound)
 	if err != nil {
 		return nil, err

@@ -110,6 +110,9 @@ type checker struct {
 	// improvements counts the improving plugins' moves.
 	movedAt      map[string]time.Time
 	improvements int
+
+	// pool judges the scaled pool's scale-outs (the Gardener mode).
+	pool *poolJudge
 }
 
 // newChecker follows sources; migrations is set on a Gardener garden.
@@ -209,7 +212,10 @@ func (c *checker) start(ctx context.Context) error {
 			case <-t.C:
 			}
 			c.feed.CatchUp(ctx)
-			if n++; n%8 == 0 {
+			if n++; n%4 == 0 {
+				c.samplePool(time.Now())
+			}
+			if n%8 == 0 {
 				c.judgeState(time.Now())
 			}
 		}
@@ -506,6 +512,7 @@ func (c *checker) shootDeleted(s *corev1alpha1.Shoot) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gone[k] = true
+	c.poolDepartedLocked(s, c.seedOf[k], time.Now())
 	delete(c.seedOf, k)
 	delete(c.boundAt, k)
 	if _, ours := c.created[k]; ours && !c.deleted[k] && !c.reported["lost/"+k] {

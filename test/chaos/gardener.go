@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -58,7 +56,7 @@ const (
 // chartValues.
 var gardenerValues = map[string][]string{
 	"graft-scheduler":          {"config.api=core.gardener.cloud"},
-	"graft-capacity-annotator": {"config.api=core.gardener.cloud"},
+	"graft-capacity-annotator": append([]string{"config.api=core.gardener.cloud"}, poolValues()...),
 	"graft-descheduler": {"config.api=core.gardener.cloud",
 		fmt.Sprintf("config.maxMigrationsInFlight=%d", chaosMaxMigrationsInFlight),
 		fmt.Sprintf("config.maxMigrationsInFlightPerSeed=%d", chaosMaxMigrationsInFlightPerSeed),
@@ -131,6 +129,16 @@ func (r *run) startGardener(ctx, watchCtx context.Context, cpLog *os.File) error
 		return fmt.Errorf("allowing the toleration in project %s: %w", gardenerProject, err)
 	}
 
+	// The scaled pool, its first replica's seed registered.
+	if err := r.createPool(ctx); err != nil {
+		return fmt.Errorf("creating the pool's ManagedSeedSet: %w", err)
+	}
+	if err := r.registerPoolSeed(ctx, 0); err != nil {
+		return err
+	}
+	r.poolReplicas = 1
+	go r.poolStandIn(watchCtx)
+
 	standIn := &gardenerlandscape.GardenletStandIn{Dynamic: g.dynamic, Delay: migrationDelay, ReportNew: true}
 	if err := standIn.Start(watchCtx); err != nil {
 		return err
@@ -141,6 +149,8 @@ func (r *run) startGardener(ctx, watchCtx context.Context, cpLog *os.File) error
 	}
 	r.check = newChecker(sources, r.bound, r.logf, &migrationRules{
 		total: chaosMaxMigrationsInFlight, perSeed: chaosMaxMigrationsInFlightPerSeed, window: chaosRepeatEvictionWindow})
+	r.check.pool = newPoolJudge()
+	go r.check.followPool(watchCtx, r)
 	return nil
 }
 
@@ -173,22 +183,10 @@ func (r *run) createGardenerShoot(ctx context.Context, name, region string, tole
 	}, nil)
 }
 
-// deleteGardenerShoot confirms the deletion, as Gardener requires, and
-// deletes the shoot.
+// deleteGardenerShoot deletes the shoot as a tenant does (deletion
+// confirmed).
 func (r *run) deleteGardenerShoot(ctx context.Context, name string) error {
-	client := r.g.dynamic.Resource(gardenerlandscape.Shoots).Namespace(gardenerNamespace)
-	confirm := []byte(`{"metadata":{"annotations":{"confirmation.gardener.cloud/deletion":"true"}}}`)
-	if _, err := client.Patch(ctx, name, types.MergePatchType, confirm, metav1.PatchOptions{}); err != nil {
-		return err
-	}
-	// The admission plugin checks the confirmation in its cache.
-	return gardenerlandscape.Admitted(ctx, func(ctx context.Context) error {
-		err := client.Delete(ctx, name, metav1.DeleteOptions{})
-		if apierrors.IsForbidden(err) && strings.Contains(err.Error(), "confirmation") {
-			return apierrors.NewNotFound(gardenerlandscape.Shoots.GroupResource(), name)
-		}
-		return err
-	}, nil)
+	return r.g.creator.DeleteShoot(ctx, gardenerNamespace, name)
 }
 
 // updateGardenerTaints changes a Gardener seed's taints as graftctl writes

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -95,6 +96,9 @@ type run struct {
 	pausedAt  map[string]time.Time
 	expected  int // exits caused by the run
 	ending    bool
+	// poolReplicas is how many replicas of the scaled pool have a seed
+	// (the Gardener mode).
+	poolReplicas int
 }
 
 func (r *run) logf(format string, args ...any) {
@@ -320,8 +324,10 @@ func (r *run) faults(ctx context.Context) {
 			r.addTaint(ctx)
 		case n < 72:
 			r.removeTaint(ctx)
-		case n < 81:
+		case n < 78 || (n < 81 && !r.gardener):
 			r.setCapacity(ctx)
+		case n < 81:
+			r.recreatePoolShoots(ctx)
 		case n < 86:
 			r.drainInWindows(ctx)
 		case n < 93:
@@ -459,16 +465,27 @@ func (r *run) gardenClient() garden.Client {
 	return garden.NewGraft(r.graft)
 }
 
+// forget takes k off the run's live shoots; false if it was not there.
+func (r *run) forget(k string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i := slices.Index(r.shoots, k)
+	if i < 0 {
+		return false
+	}
+	r.shoots = append(r.shoots[:i], r.shoots[i+1:]...)
+	return true
+}
+
 func (r *run) deleteShoot(ctx context.Context) {
 	r.mu.Lock()
 	if len(r.shoots) == 0 {
 		r.mu.Unlock()
 		return
 	}
-	i := r.rng.IntN(len(r.shoots))
-	k := r.shoots[i]
-	r.shoots = append(r.shoots[:i], r.shoots[i+1:]...)
+	k := r.shoots[r.rng.IntN(len(r.shoots))]
 	r.mu.Unlock()
+	r.forget(k)
 	ns, name, _ := strings.Cut(k, "/")
 	r.check.Deleted(k)
 	c, cancel := r.reqCtx(ctx)
@@ -788,6 +805,11 @@ func (r *run) summary() {
 	fmt.Printf("chaos: deferrable moves made in a window or at a deadline: %d; live migrations: %d\n", deferred, live)
 	fmt.Printf("chaos: moves by the improving plugins (Rebalance, ComeHome): %d (one of a shoot moved before in the run is a violation)\n", r.check.improved())
 	if r.gardener {
+		r.mu.Lock()
+		replicas := r.poolReplicas
+		r.mu.Unlock()
+		fmt.Printf("chaos: pool %s: %d replicas with a seed (at most %d); scale-outs judged by the demand they named: %s\n",
+			poolName, replicas, poolMaxReplicas, r.check.poolCounts())
 		total, perSeed := r.check.flights()
 		fmt.Printf("chaos: most migrations in flight: %d in all (limit %d), %d to one seed (limit %d)\n",
 			total, chaosMaxMigrationsInFlight, perSeed, chaosMaxMigrationsInFlightPerSeed)

@@ -41,7 +41,7 @@ func TestDaemonChartsOnGardener(t *testing.T) {
 				return cfg.API, nil
 			},
 			want: map[string][]string{
-				"core.gardener.cloud/shoots":                  {"list", "watch"},
+				"core.gardener.cloud/shoots":                  {"get", "list", "watch"},
 				"core.gardener.cloud/shoots/binding":          {"patch"},
 				"core.gardener.cloud/seeds":                   {"get", "list", "patch", "watch"},
 				"core.gardener.cloud/cloudprofiles":           {"list", "watch"},

@@ -16,14 +16,17 @@ What graft-descheduler does with the API, and nothing more:
   graft's, and nothing on core.graft.dev: an eviction is a control-plane
   migration, one merge patch of shoots/binding (spec.seedName and the same
   annotations) preconditioned on the resourceVersion read, and timeAdded is
-  kept in the Seed's graft.dev/taints annotation.
+  kept in the Seed's graft.dev/taints annotation;
+- on a conflict, gets the Shoot and its Seed again and decides again on
+  them; the last of a few such writes is a JSON patch (of the Shoot, on
+  Gardener of shoots/binding) that tests only what the decision read.
 */}}
 {{- define "graft-descheduler.rules" -}}
 {{- $api := .Values.config.api | default "core.graft.dev" }}
 {{- if eq $api "core.gardener.cloud" -}}
 - apiGroups: ["core.gardener.cloud"]
   resources: ["shoots"]
-  verbs: ["list", "watch"]
+  verbs: ["get", "list", "watch"]
 - apiGroups: ["core.gardener.cloud"]
   resources: ["shoots/binding"]
   verbs: ["patch"]
@@ -36,7 +39,7 @@ What graft-descheduler does with the API, and nothing more:
 {{- else if eq $api "core.graft.dev" -}}
 - apiGroups: ["core.graft.dev"]
   resources: ["shoots"]
-  verbs: ["list", "watch", "patch"]
+  verbs: ["get", "list", "watch", "patch"]
 - apiGroups: ["core.graft.dev"]
   resources: ["seeds", "cloudprofiles", "namespacedcloudprofiles"]
   verbs: ["list", "watch"]

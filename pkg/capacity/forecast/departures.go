@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // DeparturesAnnotation is the annotation of graft-capacity-annotator's Lease
@@ -14,7 +16,7 @@ import (
 const DeparturesAnnotation = "graft.dev/forecast-departures"
 
 // MaxPublishedDepartures bounds the departures published, the newest kept,
-// so that the Lease stays small (about 80 bytes each). Beyond it the older
+// so that the Lease stays small (about 130 bytes each). Beyond it the older
 // departures are not subtracted: the forecast then errs as it did before
 // departures counted, towards more growth.
 const MaxPublishedDepartures = 500
@@ -26,6 +28,10 @@ const MaxPublishedDepartures = 500
 // deletes and recreates the same shoots reads as growth (and scales a pool
 // for nothing).
 type Departure struct {
+	// UID tells apart shoots of one seed created and deleted in the same
+	// seconds (a tenant's script); a departure recalled from the Lease and
+	// seen again by the informer is the same.
+	UID     types.UID `json:"uid,omitempty"`
 	Seed    string    `json:"seed"`
 	Created time.Time `json:"created"`
 	Deleted time.Time `json:"deleted"`

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 
@@ -159,5 +160,21 @@ func TestOneWaitingShootWaitsInOnePool(t *testing.T) {
 	}
 	if want := map[string]int{"pool/green": 1, "pool/blue": 0, "region/eu-west-1": 1}; fmt.Sprint(waiting) != fmt.Sprint(want) {
 		t.Errorf("waiting %v, want %v", waiting, want)
+	}
+}
+
+// TestDeparturesOfOneSecondCountEach: a tenant's script deletes five shoots
+// of one seed, all created in the same second, in the same second. Each is
+// a departure (they were one, and the recreations read as growth); one
+// recalled from the Lease and seen again by the informer is still one.
+func TestDeparturesOfOneSecondCountEach(t *testing.T) {
+	var d Departures
+	at := t0.Add(time.Hour)
+	for i := range 5 {
+		d.Add(Departure{UID: types.UID(fmt.Sprint("u", i)), Seed: "a", Created: t0, Deleted: at})
+	}
+	d.Add(Departure{UID: "u0", Seed: "a", Created: t0, Deleted: at.Add(300 * time.Millisecond)})
+	if got := d.Within(at, time.Hour); len(got) != 5 {
+		t.Errorf("departures %+v, want the five", got)
 	}
 }

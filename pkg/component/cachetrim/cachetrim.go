@@ -44,8 +44,9 @@ func After(first, then cache.TransformFunc) cache.TransformFunc {
 
 // Placement is the transform of informers whose readers only count shoots
 // per seed and write no shoot back (graft-capacity-annotator): of a Shoot it
-// keeps what identifies it (namespace, name, and the resourceVersion the
-// fence's catch-up compares), where it is placed (spec.seedName and
+// keeps what identifies it (namespace, name, UID, which tells the
+// forecast's departures apart, and the resourceVersion the fence's catch-up
+// compares), where it is placed (spec.seedName and
 // status.seedName, what algorithm.ShootCounter reads), and its region and
 // creation time (the forecast's arrivals), in a new object, so
 // that the decoded one is garbage at once. Other objects get Transform.
@@ -55,7 +56,7 @@ func Placement(obj any) (any, error) {
 		return Transform(obj)
 	}
 	kept := &v1alpha1.Shoot{
-		ObjectMeta: metav1.ObjectMeta{Namespace: intern(shoot.Namespace), Name: shoot.Name, ResourceVersion: shoot.ResourceVersion,
+		ObjectMeta: metav1.ObjectMeta{Namespace: intern(shoot.Namespace), Name: shoot.Name, UID: shoot.UID, ResourceVersion: shoot.ResourceVersion,
 			CreationTimestamp: shoot.CreationTimestamp},
 		Spec:   v1alpha1.ShootSpec{SeedName: shoot.Spec.SeedName, Region: intern(shoot.Spec.Region)},
 		Status: v1alpha1.ShootStatus{SeedName: shoot.Status.SeedName},

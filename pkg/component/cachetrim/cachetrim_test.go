@@ -146,8 +146,8 @@ func TestPlacementKeepsWhatTheCounterReads(t *testing.T) {
 		if !apiequality.Semantic.DeepEqual(shoot, in) {
 			t.Fatal("Placement changed the shoot it was given")
 		}
-		if k1, k2 := algorithm.ShootKey(in), algorithm.ShootKey(small); k1 != k2 || small.ResourceVersion != in.ResourceVersion {
-			t.Errorf("kept %s at %s, want %s at %s", k2, small.ResourceVersion, k1, in.ResourceVersion)
+		if k1, k2 := algorithm.ShootKey(in), algorithm.ShootKey(small); k1 != k2 || small.ResourceVersion != in.ResourceVersion || small.UID != in.UID {
+			t.Errorf("kept %s (%s) at %s, want %s (%s) at %s", k2, small.UID, small.ResourceVersion, k1, in.UID, in.ResourceVersion)
 		}
 		if got, want := kept.Set(small), whole.Set(in); !slices.Equal(got, want) {
 			t.Errorf("counting the kept shoot changed seeds %v, the whole one %v", got, want)

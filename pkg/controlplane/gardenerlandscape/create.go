@@ -3,6 +3,7 @@ package gardenerlandscape
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
@@ -114,4 +116,32 @@ func (c Creator) MarkReady(ctx context.Context, name string, allocatable int) er
 			return err
 		})
 	}, c.OnMiss)
+}
+
+// DeleteShoot deletes a shoot as a tenant does: it confirms the deletion
+// (confirmation.gardener.cloud/deletion, which Gardener's admission
+// requires), then deletes, repeating the delete while admission's cache has
+// not seen the confirmation yet. A shoot that is gone already is no error.
+func (c Creator) DeleteShoot(ctx context.Context, namespace, name string) error {
+	client := c.Dynamic.Resource(Shoots).Namespace(namespace)
+	confirm := []byte(`{"metadata":{"annotations":{"confirmation.gardener.cloud/deletion":"true"}}}`)
+	if _, err := client.Patch(ctx, name, types.MergePatchType, confirm, metav1.PatchOptions{}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return err
+	}
+	err := Admitted(ctx, func(ctx context.Context) error {
+		err := client.Delete(ctx, name, metav1.DeleteOptions{})
+		if apierrors.IsForbidden(err) && strings.Contains(err.Error(), "confirmation") {
+			// Admission's cache is behind the patch: Admitted repeats a
+			// write refused for a miss.
+			return apierrors.NewNotFound(Shoots.GroupResource(), name)
+		}
+		return err
+	}, c.OnMiss)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
 }

@@ -120,8 +120,14 @@ func (l *landscape) shootOf(t *testing.T, name string) *unstructured.Unstructure
 // reports it) and returns the shoot.
 func (l *landscape) migratedOff(t *testing.T, name, from string) *unstructured.Unstructured {
 	t.Helper()
+	return l.migratedOffWithin(t, name, from, 2*time.Minute)
+}
+
+// migratedOffWithin is migratedOff, waiting up to timeout.
+func (l *landscape) migratedOffWithin(t *testing.T, name, from string, timeout time.Duration) *unstructured.Unstructured {
+	t.Helper()
 	var last *unstructured.Unstructured
-	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		s, err := dynamicClient(t).Resource(shoots).Namespace(l.namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
@@ -132,7 +138,7 @@ func (l *landscape) migratedOff(t *testing.T, name, from string) *unstructured.U
 		return spec != from && status == spec, nil
 	})
 	if err != nil {
-		t.Fatalf("shoot %s not migrated off seed %s: %v; last seen %v %v", name, from, err, last.Object["spec"], last.Object["status"])
+		t.Fatalf("shoot %s not migrated off seed %s within %s: %v; last seen %v %v", name, from, timeout, err, last.Object["spec"], last.Object["status"])
 	}
 	return last
 }

@@ -24,24 +24,16 @@ import (
 
 var gardenlets = schema.GroupVersionResource{Group: "seedmanagement.gardener.cloud", Version: "v1alpha1", Resource: "gardenlets"}
 
-// gardenletConfig is the GardenletConfiguration of a seed of the landscape,
-// as a Gardenlet object or a ManagedSeed holds it (the seed's name is the
-// object's, set when gardenlet is deployed): the seed's spec is the
-// landscape's, with a service network that holds the local garden's
-// Services, which gardenlet checks of its seed cluster (here the garden).
+// gardenletConfig is the GardenletConfiguration of a seed of the landscape
+// (gardenerlandscape.GardenletConfig; the seed's name is the object's, set
+// when gardenlet is deployed).
 func (l *landscape) gardenletConfig(t *testing.T, seed string, index int) map[string]any {
 	t.Helper()
 	obj, err := gardenerlandscape.Seed(gardenerlandscape.MakeSeed(seed, region, index).Obj(), l.project+"-dns")
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := obj.Object["spec"].(map[string]any)
-	spec["networks"].(map[string]any)["services"] = "10.0.0.0/16"
-	return map[string]any{
-		"apiVersion": "gardenlet.config.gardener.cloud/v1alpha1",
-		"kind":       "GardenletConfiguration",
-		"seedConfig": map[string]any{"spec": spec},
-	}
+	return gardenerlandscape.GardenletConfig(obj)
 }
 
 // restartGardenlet runs gardenlet with config until it has registered its

@@ -38,35 +38,14 @@ import (
 // landscapeLabel=l.project, its shoot template is the landscape's shoot.
 func (l *landscape) createManagedSeedSet(t *testing.T, name string, replicas int) {
 	t.Helper()
-	labels := map[string]any{landscapeLabel: l.project}
-	config := l.gardenletConfig(t, name+"-0", 0)
-	config["seedConfig"].(map[string]any)["metadata"] = map[string]any{"labels": labels}
-	shoot := l.shootObject(t, l.makeShoot(name))
-	// A template is validated, not defaulted: say what defaulting would.
-	workers, _, _ := unstructured.NestedSlice(shoot.Object, "spec", "provider", "workers")
-	for _, w := range workers {
-		w.(map[string]any)["maxSurge"], w.(map[string]any)["maxUnavailable"] = int64(1), int64(0)
-	}
-	if err := unstructured.SetNestedSlice(shoot.Object, workers, "spec", "provider", "workers"); err != nil {
+	seed, err := gardenerlandscape.Seed(gardenerlandscape.MakeSeed(name+"-0", region, 0).Obj(), l.project+"-dns")
+	if err != nil {
 		t.Fatal(err)
 	}
-	set := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "seedmanagement.gardener.cloud/v1alpha1",
-		"kind":       "ManagedSeedSet",
-		"metadata":   map[string]any{"name": name, "namespace": "garden"},
-		"spec": map[string]any{
-			"replicas": int64(replicas),
-			"selector": map[string]any{"matchLabels": labels},
-			"template": map[string]any{
-				"metadata": map[string]any{"labels": labels},
-				"spec":     map[string]any{"gardenlet": map[string]any{"config": config}},
-			},
-			"shootTemplate": map[string]any{
-				"metadata": map[string]any{"labels": labels},
-				"spec":     shoot.Object["spec"],
-			},
-		},
-	}}
+	set, err := gardenerlandscape.ManagedSeedSet(name, replicas, map[string]string{landscapeLabel: l.project}, seed, l.shootObject(t, l.makeShoot(name)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	createObject(t, garden.ManagedSeedSetResource, "garden", set)
 }
 
@@ -311,5 +290,83 @@ func TestPoolScalesInOnGardener(t *testing.T) {
 	}
 	if hasScaleInTaint(t, replicas[2]) {
 		t.Fatalf("seed %s cordoned although the set is at minReplicas", replicas[2])
+	}
+}
+
+// TestRecreatedShootsScaleNoPoolOnGardener: a tenant deletes and recreates
+// its five shoots of a pool, twice. They exist and are young, but the five
+// that existed when the window began are gone: the pool's net growth is the
+// one genuinely new shoot, and the set stays. Genuine growth still scales
+// it. (Before departures counted, the recreations read as six new shoots an
+// hour, and the set grew at once.)
+func TestRecreatedShootsScaleNoPoolOnGardener(t *testing.T) {
+	l := newLandscape(t, "churn")
+	set := l.project + "-set"
+	l.createManagedSeedSet(t, set, 1)
+	seed := l.addReplicaSeed(t, set, 0, 10, true)
+	var names []string
+	for i := range 5 {
+		names = append(names, fmt.Sprintf("s%d", i))
+		l.createOn(t, names[i], seed)
+	}
+	var newest time.Time
+	for _, name := range names {
+		if created := l.shootOf(t, name).GetCreationTimestamp().Time; created.After(newest) {
+			newest = created
+		}
+	}
+	// The window (one hour) begins a second after the newest of the five:
+	// they were there when it began; whatever is created from the next
+	// second on arrives within it.
+	begins := newest.Add(time.Second)
+	// The forecast reads graft-scheduler's published configuration.
+	startGraftScheduler(t, "graft-scheduler-churn", l.schedulerName())
+	clk := clocktesting.NewFakeClock(begins.Add(time.Hour))
+	reg := startForecastingAnnotator(t, "graft-capacity-annotator-churn", clk,
+		"config.forecast.window=1h", "config.forecast.horizon=2h",
+		"config.pools[0].name=churn",
+		`config.pools[0].seedSelector.matchLabels.graft\.dev/landscape=`+l.project,
+		"config.pools[0].managedSeedSet.name="+set,
+		"config.pools[0].managedSeedSet.maxReplicas=3",
+		"config.pools[0].managedSeedSet.coolDown=10m")
+	pool := map[string]string{"kind": "pool", "pool": "churn"}
+	afterForecasts(t, reg, 2)
+	if got := gaugeValue(reg, "graft_capacity_pool_arrivals_per_hour", pool); got != 0 {
+		t.Fatalf("arrivals %v an hour before any change, want 0", got)
+	}
+	waitFor(t, "a creation within the window", func() bool { return time.Now().After(begins.Add(time.Second)) })
+
+	c := creator(t)
+	for round := range 2 {
+		for _, name := range names {
+			if err := c.DeleteShoot(t.Context(), l.namespace, name); err != nil {
+				t.Fatalf("round %d: deleting shoot %s: %v", round, name, err)
+			}
+			l.createOn(t, name, seed)
+		}
+	}
+	// One genuinely new shoot; once the forecast counts it, it has seen
+	// every deletion and creation before it.
+	l.createOn(t, "new", seed)
+	waitFor(t, "the forecast counting the new shoot", func() bool {
+		return gaugeValue(reg, "graft_capacity_pool_free_shoots", pool) == 4
+	})
+	afterForecasts(t, reg, 3)
+	if got := gaugeValue(reg, "graft_capacity_pool_arrivals_per_hour", pool); got != 1 {
+		t.Errorf("arrivals %v an hour after the recreations, want the one new shoot (1)", got)
+	}
+	if got := replicasOf(t, set); got != 1 {
+		t.Fatalf("replicas %d after shoots were only recreated, want 1", got)
+	}
+
+	// Three more new shoots: four an hour fill the last free slot within
+	// the horizon, and the set grows.
+	for i := range 3 {
+		l.createOn(t, fmt.Sprintf("new%d", i), seed)
+	}
+	ev := waitForSetEvent(t, set, capacity.ReasonScaledOut)
+	t.Logf("ManagedSeedSet %s: %s", set, ev.Message)
+	if got := replicasOf(t, set); got != 2 {
+		t.Fatalf("replicas %d after genuine growth, want 2", got)
 	}
 }
