@@ -16,5 +16,7 @@
 // stand-in for gardenlet finishes each control-plane migration a few seconds
 // after its binding, and the checker also judges the migrations in flight
 // against graft-descheduler's limits and that no shoot is migrated off a
-// seed twice for one cause (gardener.go).
+// seed twice for one cause (gardener.go). The capacity annotator forecasts
+// and scales a ManagedSeedSet there, and every scale-out must name demand
+// the garden had, net of the shoots tenants recreate (pool.go).
 package main
