@@ -138,8 +138,10 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	d.ev = &evictor{
 		cfg: cfg, garden: d.garden, mover: d.garden.Mover(), metrics: metrics, clock: clk, limiter: newLimiter(cfg), state: d.state, queue: d.queue,
 		perSeed: map[string]int{}, waiting: sets.New[string](), skipped: map[string]string{}, liveRefused: map[string]struct{}{}, asked: map[string]asked{},
-		records: newRecordKey(),
-		churn:   churnLimitsOf(plugins), churnPass: map[string]int{}, churnHour: map[string][]time.Time{}, movedAt: map[string]time.Time{},
+		liveFlow:    algorithm.LiveFlow{Declared: sets.New(cfg.LiveMigrationGardenletVersions...), Observed: sets.New[string](), FellBack: sets.New[string]()},
+		liveWritten: map[string]liveWrite{},
+		records:     newRecordKey(),
+		churn:       churnLimitsOf(plugins), churnPass: map[string]int{}, churnHour: map[string][]time.Time{}, movedAt: map[string]time.Time{},
 	}
 	d.state.spread = len(d.ev.churn) > 0
 	if err := d.algo.Validate(); err != nil {
@@ -395,6 +397,7 @@ func (d *Descheduler) onShoot(oldObj, obj any) {
 		return
 	}
 	d.state.setShoot(shoot, d.clock.Now(), false)
+	d.ev.liveObserved(shoot)
 	if old, ok := oldObj.(*v1alpha1.Shoot); ok && !samePlacement(old, shoot) {
 		d.ev.wakeWaiting()
 	}

@@ -71,6 +71,13 @@ type evictor struct {
 	// liveOff is set once gardener-apiserver refused a live migration for
 	// its feature gate.
 	liveOff atomic.Bool
+	// liveFlow is what this process knows of the gardenlets that run the
+	// live flow: the configuration's versions, and what liveObserved saw.
+	// Process memory: a restart forgets the fallbacks it saw.
+	liveFlow algorithm.LiveFlow
+	// liveWritten are the live intents written and not yet answered, by
+	// shoot key.
+	liveWritten map[string]liveWrite
 
 	// churn are the improving plugins' limits (churn.go); churnPass counts
 	// their moves in the pass window, churnHour their moves' times in the
@@ -88,6 +95,7 @@ func (ev *evictor) forget(key string) {
 	ev.mu.Lock()
 	delete(ev.skipped, key)
 	delete(ev.liveRefused, key)
+	delete(ev.liveWritten, key)
 	delete(ev.movedAt, key)
 	ev.mu.Unlock()
 }
@@ -111,6 +119,8 @@ type eviction struct {
 	timing moveTiming
 	// live asks for a live control-plane migration (Gardener, GEP-39).
 	live bool
+	// to is the destination seed as the pass saw it (for a live intent).
+	to *v1alpha1.Seed
 }
 
 // retryAfterError is when a seed is looked at again after a failed write.
@@ -259,6 +269,10 @@ func (ev *evictor) evict(ctx context.Context, e eviction) bool {
 	if time.Since(waitStart) > rereadAfterWait && !ev.reasonHolds(ctx, e) {
 		return false
 	}
+	if e.timing.live && ev.liveBlocker(algorithm.GardenletVersion(e.seed), algorithm.GardenletVersion(e.to)) != "" {
+		// A live migration between these gardenlets fell back since the pass.
+		e.timing.live = false
+	}
 	if when := e.timing.at(ev.clock.Now()); !when.Now {
 		ev.returnBudget(e.seed.Name)
 		ev.state.addInflight(ev.flight(e), -1)
@@ -339,6 +353,7 @@ func (ev *evictor) evict(ctx context.Context, e eviction) bool {
 	ev.mu.Unlock()
 	if e.live {
 		ev.metrics.LiveMigrations.Inc()
+		ev.liveWrote(updated, e.seed, e.to, e.target)
 	}
 	log.Info("Moved shoot off its seed", "reason", e.reason, "target", e.target, "migration", ev.state.migrations, "live", e.live)
 	ev.recorder.Event(ev.garden.API().ShootRef(updated), corev1.EventTypeNormal, EventDescheduled, ev.mover.Moved(e.seed.Name, e.target, reason))

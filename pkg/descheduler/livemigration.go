@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
@@ -67,4 +68,86 @@ func (ev *evictor) liveAdmitted(ctx context.Context, e eviction, reason, record 
 		ev.metrics.Evictions.WithLabelValues(e.plugin, ResultError).Inc()
 	}
 	return false
+}
+
+// EventLiveMigrationFellBack is emitted on a shoot whose live migration
+// graft asked for and whose gardenlet ran a classic one.
+const EventLiveMigrationFellBack = "LiveMigrationFellBack"
+
+// liveWrite is a live intent this process wrote, waiting for the
+// destination's gardenlet to say what it runs.
+type liveWrite struct {
+	uid    types.UID
+	pair   string
+	from   string
+	to     string
+	target string
+	// before is the shoot's last operation when the intent was written: only
+	// a new one answers.
+	before *v1alpha1.LastOperation
+}
+
+// liveBlocker says why a move between gardenlet versions from and to is
+// not timed as live (algorithm.LiveFlow.Blocker on what this process
+// knows); "" when it is.
+func (ev *evictor) liveBlocker(from, to string) string {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	return ev.liveFlow.Blocker(from, to)
+}
+
+// liveWrote remembers a live intent written for shoot (as the binding left
+// it), to judge it by what its gardenlet reports (liveObserved).
+func (ev *evictor) liveWrote(shoot *v1alpha1.Shoot, from, to *v1alpha1.Seed, target string) {
+	fv, tv := algorithm.GardenletVersion(from), algorithm.GardenletVersion(to)
+	w := liveWrite{uid: shoot.UID, pair: algorithm.LivePair(fv, tv), from: fv, to: tv, target: target}
+	if op := shoot.Status.LastOperation; op != nil {
+		w.before = op.DeepCopy()
+	}
+	ev.mu.Lock()
+	ev.liveWritten[algorithm.ShootKey(shoot)] = w
+	ev.mu.Unlock()
+}
+
+// liveObserved judges a live intent this process wrote by the shoot's new
+// last operation: LiveMigrate is evidence that both gardenlets run the live
+// flow; Migrate or Restore a fallback, which stops live timing for the
+// version pair (a Warning Event on the shoot and
+// graft_descheduler_live_migration_fallbacks_total). Only gardenlet writes
+// a shoot's status, so a tenant cannot forge either.
+func (ev *evictor) liveObserved(shoot *v1alpha1.Shoot) {
+	key := algorithm.ShootKey(shoot)
+	ev.mu.Lock()
+	w, ok := ev.liveWritten[key]
+	if !ok {
+		ev.mu.Unlock()
+		return
+	}
+	if w.uid != shoot.UID {
+		delete(ev.liveWritten, key)
+		ev.mu.Unlock()
+		return
+	}
+	observed, fellBack := algorithm.LiveOutcome(shoot, w.before)
+	switch {
+	case observed:
+		ev.liveFlow.Observed.Insert(w.from, w.to)
+	case fellBack:
+		ev.liveFlow.FellBack.Insert(w.pair)
+	}
+	if observed || fellBack {
+		delete(ev.liveWritten, key)
+	}
+	ev.mu.Unlock()
+	switch {
+	case observed:
+		klog.InfoS("Gardenlet runs live control-plane migrations; moves between these versions are timed as live", "shoot", klog.KObj(shoot), "from", w.from, "to", w.to)
+	case fellBack:
+		op := shoot.Status.LastOperation
+		ev.metrics.LiveMigrationFallbacks.Inc()
+		klog.InfoS("A live control-plane migration fell back to a classic one; moves between these gardenlet versions are no longer timed as live", "shoot", klog.KObj(shoot), "target", w.target, "from", w.from, "to", w.to, "lastOperation", op.Type)
+		ev.recorder.Event(ev.garden.API().ShootRef(shoot), corev1.EventTypeWarning, EventLiveMigrationFellBack,
+			fmt.Sprintf("graft-descheduler asked for a live migration of the control plane to seed %s, but gardenlet ran a classic migration (last operation %s %s), with downtime: moves from gardenlet %s to %s are no longer timed as live, and wait for their maintenance windows when they can",
+				w.target, op.Type, op.State, algorithm.Clip(w.from), algorithm.Clip(w.to)))
+	}
 }

@@ -79,6 +79,9 @@ type Metrics struct {
 	Deferred *metrics.GaugeVec
 	// LiveMigrations counts the live control-plane migrations written.
 	LiveMigrations *metrics.Counter
+	// LiveMigrationFallbacks counts live intents whose gardenlet ran a
+	// classic migration.
+	LiveMigrationFallbacks *metrics.Counter
 	// LiveMigrationUnavailable is 1 once gardener-apiserver refused a live
 	// migration for its feature gate.
 	LiveMigrationUnavailable *metrics.Gauge
@@ -102,11 +105,13 @@ func newMetrics() (*Metrics, []metrics.Registerable) {
 		Deferred: component.NewGaugeVec("graft_descheduler_shoots_deferred",
 			"Shoots a plugin picks to leave their seed whose move waits for their maintenance window or deadline, by plugin.", "plugin"),
 		LiveMigrations: component.NewCounter("graft_descheduler_live_migrations_total",
-			"Live control-plane migrations (GEP-39) written, each admitted first by a dry run of its binding (core.gardener.cloud, liveMigration Prefer)."),
+			"Live control-plane migrations (GEP-39) asked for in a binding, each admitted first by a dry run of it (core.gardener.cloud, liveMigration Prefer); only those between gardenlets known to run the live flow are timed as live."),
+		LiveMigrationFallbacks: component.NewCounter("graft_descheduler_live_migration_fallbacks_total",
+			"Live control-plane migrations written whose gardenlet then ran a classic Migrate/Restore (downtime): moves between those gardenlet versions are no longer timed as live."),
 		LiveMigrationUnavailable: component.NewGauge("graft_descheduler_live_migration_unavailable",
 			"1 once gardener-apiserver refused a live control-plane migration because its feature gate LiveControlPlaneMigration is off: control planes then move classically."),
 	}
-	return m, []metrics.Registerable{m.Evictions, m.PassDuration, m.PendingEvicted, m.MigrationsInFlight, m.MigrationsStuck, m.ToMove, m.Deferred, m.LiveMigrations, m.LiveMigrationUnavailable}
+	return m, []metrics.Registerable{m.Evictions, m.PassDuration, m.PendingEvicted, m.MigrationsInFlight, m.MigrationsStuck, m.ToMove, m.Deferred, m.LiveMigrations, m.LiveMigrationFallbacks, m.LiveMigrationUnavailable}
 }
 
 // zeroSeries creates every series of the evictions at 0 for the enabled

@@ -278,12 +278,19 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 	}
 	timing := d.ev.timing(c)
 	when := timing.at(d.clock.Now())
-	// A move that can wait may still go now if it can go live (no
-	// downtime); the rest waits, and a failed shoot's waits even for a live
-	// move: it would likely fail as well and leave the tenant with no
-	// control plane.
+	// A move that can wait may still go now if it goes live between
+	// gardenlets known to run the live flow (no downtime); the rest waits,
+	// and a failed shoot's waits even for a live move: it would likely fail
+	// as well and leave the tenant with no control plane. A live intent
+	// without that evidence is sent when the move goes anyway: gardenlet
+	// runs it as the classic migration it is timed as.
 	mayGoLive := d.ev.liveWanted(c.Shoot) && !when.Held
-	if !when.Now && !mayGoLive {
+	sameVersion := algorithm.GardenletVersion(seed)
+	liveTimed := mayGoLive && d.ev.liveBlocker(sameVersion, sameVersion) == ""
+	if !when.Now && !liveTimed {
+		if mayGoLive {
+			when.Why += "; not timed as live: " + d.ev.liveBlocker(sameVersion, sameVersion)
+		}
 		d.ev.wait(c.Shoot, seed.Name, plugin, c.Reason, cause, when, !r.once)
 		r.deferred++
 		return true
@@ -322,10 +329,18 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 			return true
 		}
 	}
-	if live {
+	to, _ := r.real.Seed(target)
+	if live && liveTimed {
+		if why := d.ev.liveBlocker(algorithm.GardenletVersion(seed), algorithm.GardenletVersion(to)); why != "" {
+			liveTimed = false
+			when.Why += "; not timed as live: " + why
+		}
+	}
+	if live && liveTimed {
 		timing.live = true
 	} else if !when.Now {
-		// No seed takes the control plane live: it waits for its window.
+		// No seed takes the control plane live between gardenlets known to
+		// run the live flow: it waits for its window.
 		d.ev.returnBudget(seed.Name)
 		d.ev.deferred(c.Shoot, seed.Name, plugin, c.Reason, cause, when, !r.once)
 		r.deferred++
@@ -356,7 +371,7 @@ func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candi
 	if c.Shoot.Status.SeedName != nil && *c.Shoot.Status.SeedName == seed.Name {
 		r.leaving[seed.Name]++
 	}
-	e := eviction{shoot: c.Shoot, seed: seed, plugin: plugin, reason: c.Reason, cause: cause, target: target, recheck: recheck, timing: timing, live: live}
+	e := eviction{shoot: c.Shoot, seed: seed, plugin: plugin, reason: c.Reason, cause: cause, target: target, recheck: recheck, timing: timing, live: live, to: to}
 	if r.writers == nil {
 		r.dryPending++
 		r.dryTo[target]++

@@ -19,7 +19,8 @@ import (
 // passed, held while the shoot's last operation failed (maintenance.Move).
 type moveTiming struct {
 	maintenance.Move
-	// live is set for a live migration, which has no downtime and needs no
+	// live is set for a live migration between gardenlets known to run the
+	// live flow (algorithm.LiveFlow), which has no downtime and needs no
 	// window.
 	live bool
 }
@@ -27,7 +28,7 @@ type moveTiming struct {
 // at is the timing's answer at now.
 func (t moveTiming) at(now time.Time) maintenance.When {
 	if t.live {
-		return maintenance.When{Now: true, At: now, Why: "a live migration disrupts nobody"}
+		return maintenance.Live(now)
 	}
 	return t.Move.At(now)
 }

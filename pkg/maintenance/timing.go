@@ -28,6 +28,16 @@ func (u Urgency) String() string {
 	return "urgent"
 }
 
+// Live is when a live migration between gardenlets known to run the live
+// flow may happen: at once, since it has no downtime. Only such a move is
+// said to disrupt nobody.
+func Live(now time.Time) When {
+	return When{Now: true, At: now, Why: LiveWhy}
+}
+
+// LiveWhy is why a live move goes at once.
+const LiveWhy = "a live migration between gardenlets that run the live flow disrupts nobody"
+
 // When is when a move may happen.
 type When struct {
 	// Now is set when the move may happen at the time asked.

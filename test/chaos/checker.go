@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/algorithm"
+	"github.com/graft-dev/graft/pkg/controlplane"
 	"github.com/graft-dev/graft/pkg/descheduler/plugins/noexecutetaints"
 	"github.com/graft-dev/graft/pkg/maintenance"
 	"github.com/graft-dev/graft/test/invariant"
@@ -34,7 +36,10 @@ const (
 	ruleLoop      invariant.Rule = "EvictedTooOften"
 	// ruleWindow: a deferrable move (over capacity, a drain in maintenance
 	// windows) made outside the shoot's window and before its deadline, and
-	// not live.
+	// not a live migration between gardenlets known to run the live flow.
+	// A move written as live is judged like any other unless the run
+	// declares its gardenlet version (chaosLiveGardenletVersions): Gardener
+	// v1.150.0's gardenlet runs it as a classic migration.
 	ruleWindow invariant.Rule = "DeferrableMoveOutsideWindow"
 	// On a Gardener garden (see migrationRules).
 	ruleInFlight invariant.Rule = "MigrationsInFlightExceeded"
@@ -406,12 +411,13 @@ func (c *checker) evictedLocked(k, seed, reason string, now time.Time) {
 const windowSlack = 2 * time.Second
 
 // judgeTimingLocked reports a deferrable move made outside the shoot's
-// maintenance window and before its deadline, unless it was live: the time
+// maintenance window and before its deadline, unless it was live between
+// gardenlets the run declares as running the live flow: the time
 // is the move's own record (graft.dev/evictions), its class the reason's
 // (descheduled-reason).
 func (c *checker) judgeTimingLocked(k, seed, reason string, shoot *corev1alpha1.Shoot) {
 	deferrable, deadline := deferrableCause(reason)
-	if !deferrable || shoot.Annotations[corev1alpha1.AnnotationLiveMigrate] == "true" {
+	if !deferrable || shoot.Annotations[corev1alpha1.AnnotationLiveMigrate] == "true" && liveEvidenced() {
 		return
 	}
 	var at time.Time
@@ -430,6 +436,12 @@ func (c *checker) judgeTimingLocked(k, seed, reason string, shoot *corev1alpha1.
 	}
 	c.violateLocked(invariant.Violation{Rule: ruleWindow, Shoot: k, Seed: seed,
 		Message: fmt.Sprintf("was moved at %s for a cause that can wait (%s) outside its maintenance window (%s) and before its deadline (%v)", at.UTC().Format(time.RFC3339), reason, w, deadline)})
+}
+
+// liveEvidenced tells whether the run's gardenlets (all of
+// controlplane.GardenerVersion) are declared to run the live flow.
+func liveEvidenced() bool {
+	return slices.Contains(chaosLiveGardenletVersions, controlplane.GardenerVersion)
 }
 
 // deferrableCause reads a move's class from its reason: over capacity, an

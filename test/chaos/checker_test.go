@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/controlplane"
 	"github.com/graft-dev/graft/test/e2e/landscapegen"
 	"github.com/graft-dev/graft/test/invariant"
 )
@@ -234,16 +235,22 @@ func TestDeferrableMoveOutsideWindow(t *testing.T) {
 		window [2]string
 		reason string
 		live   bool
-		want   []invariant.Rule
+		// declared is the run's chaosLiveGardenletVersions.
+		declared []string
+		want     []invariant.Rule
 	}{
-		{"over capacity outside the window", [2]string{"180000+0000", "190000+0000"}, "OverCapacity: seed a holds 8 shoots", false, []invariant.Rule{ruleWindow}},
-		{"over capacity in the window", [2]string{"113000+0000", "123000+0000"}, "OverCapacity: seed a holds 8 shoots", false, nil},
-		{"a drain before its deadline", [2]string{"180000+0000", "190000+0000"}, "NoExecuteTaints: seed a has NoExecute taint x, drained in maintenance windows until 2026-11-29T13:00:00Z", false, []invariant.Rule{ruleWindow}},
-		{"a drain at its deadline", [2]string{"180000+0000", "190000+0000"}, "NoExecuteTaints: seed a has NoExecute taint x, drained in maintenance windows until 2026-11-29T12:00:00Z", false, nil},
-		{"live", [2]string{"180000+0000", "190000+0000"}, "OverCapacity: seed a holds 8 shoots", true, nil},
-		{"urgent", [2]string{"180000+0000", "190000+0000"}, "NoExecuteTaints: seed a has NoExecute taint x", false, nil},
+		{"over capacity outside the window", [2]string{"180000+0000", "190000+0000"}, "OverCapacity: seed a holds 8 shoots", false, nil, []invariant.Rule{ruleWindow}},
+		{"over capacity in the window", [2]string{"113000+0000", "123000+0000"}, "OverCapacity: seed a holds 8 shoots", false, nil, nil},
+		{"a drain before its deadline", [2]string{"180000+0000", "190000+0000"}, "NoExecuteTaints: seed a has NoExecute taint x, drained in maintenance windows until 2026-11-29T13:00:00Z", false, nil, []invariant.Rule{ruleWindow}},
+		{"a drain at its deadline", [2]string{"180000+0000", "190000+0000"}, "NoExecuteTaints: seed a has NoExecute taint x, drained in maintenance windows until 2026-11-29T12:00:00Z", false, nil, nil},
+		{"live intent without evidence", [2]string{"180000+0000", "190000+0000"}, "OverCapacity: seed a holds 8 shoots", true, nil, []invariant.Rule{ruleWindow}},
+		{"live between declared gardenlets", [2]string{"180000+0000", "190000+0000"}, "OverCapacity: seed a holds 8 shoots", true, []string{controlplane.GardenerVersion}, nil},
+		{"urgent", [2]string{"180000+0000", "190000+0000"}, "NoExecuteTaints: seed a has NoExecute taint x", false, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			declared := chaosLiveGardenletVersions
+			chaosLiveGardenletVersions = tc.declared
+			t.Cleanup(func() { chaosLiveGardenletVersions = declared })
 			c, l, shoot := observedGarden(t)
 			shoot.Spec.SeedName = ptr.To(l.Seeds[0].Name)
 			shoot.Spec.Maintenance = &corev1alpha1.Maintenance{TimeWindow: &corev1alpha1.MaintenanceTimeWindow{Begin: tc.window[0], End: tc.window[1]}}

@@ -802,7 +802,11 @@ func (r *run) summary() {
 	fmt.Printf("chaos: most evictions of one shoot: %d within %s (%s; more than %d is a violation), %d in the run\n",
 		perMinute, loopWindow, most, loopEvictions, perShoot)
 	deferred, live := r.check.timedMoves()
-	fmt.Printf("chaos: deferrable moves made in a window or at a deadline: %d; live migrations: %d\n", deferred, live)
+	evidence := "none declared: judged as classic"
+	if liveEvidenced() {
+		evidence = "declared: exempt from the window rule"
+	}
+	fmt.Printf("chaos: deferrable moves made in a window or at a deadline: %d; moves written as live: %d (gardenlet live flow %s)\n", deferred, live, evidence)
 	fmt.Printf("chaos: moves by the improving plugins (Rebalance, ComeHome): %d (one of a shoot moved before in the run is a violation)\n", r.check.improved())
 	if r.gardener {
 		r.mu.Lock()

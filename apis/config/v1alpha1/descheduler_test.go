@@ -138,6 +138,18 @@ func TestDeschedulerOnGardener(t *testing.T) {
 			DeschedulerConfiguration{API: APIGardener, LiveMigration: "Always"},
 			[]string{`liveMigration: Unsupported value: "Always"`},
 		},
+		"gardenlet versions on graft's API": {
+			DeschedulerConfiguration{LiveMigrationGardenletVersions: []string{"v1.160.0"}},
+			[]string{"liveMigrationGardenletVersions: Forbidden"},
+		},
+		"gardenlet versions without Prefer": {
+			DeschedulerConfiguration{API: APIGardener, LiveMigrationGardenletVersions: []string{"v1.160.0"}},
+			[]string{"needs liveMigration Prefer"},
+		},
+		"bad gardenlet versions": {
+			DeschedulerConfiguration{API: APIGardener, LiveMigration: LiveMigrationPrefer, LiveMigrationGardenletVersions: []string{"1.160.0", "v1.161.0", "v1.161.0", "latest"}},
+			[]string{`liveMigrationGardenletVersions[0]: Invalid value: "1.160.0"`, `liveMigrationGardenletVersions[2]: Duplicate value: "v1.161.0"`, `liveMigrationGardenletVersions[3]: Invalid value: "latest"`},
+		},
 		"bad project budgets": {
 			DeschedulerConfiguration{MaxMovesInFlightPerProject: ptr.To[int32](-1), ProjectBudgets: []ProjectBudget{
 				{Namespace: "garden-a", MaxMovesInFlight: 3}, {Namespace: "garden-a", MaxMovesInFlight: 1}, {Namespace: "Not/A/Namespace"}, {Namespace: "garden-b", MaxMovesInFlight: -2},

@@ -117,15 +117,27 @@ type DeschedulerConfiguration struct {
 	// LiveMigration chooses, on core.gardener.cloud, whether control planes
 	// move by live migration (GEP-39, gardener-apiserver's
 	// LiveControlPlaneMigration feature gate): Never (default), or Prefer,
-	// which moves a shoot that meets its prerequisites (a highly available
-	// control plane, not hibernated) live to a destination that meets them
-	// too (the same provider type and gardenlet version as its seed, within
-	// the inter-region distance threshold), and a deferrable one at once,
-	// since a live migration has no downtime. A shoot no such seed fits
-	// moves classically, in its window when the move can wait. Not allowed
-	// on core.graft.dev.
+	// which asks for a live migration (the annotation
+	// migration.gardener.cloud/live-migrate in the binding) of a shoot that
+	// meets its prerequisites (a highly available control plane, not
+	// hibernated) to a destination that meets them too (the same provider
+	// type and gardenlet version as its seed, within the inter-region
+	// distance threshold). Gardener's gardenlet v1.150.0 runs every such
+	// move as a classic migration, so a move is timed as live (at once,
+	// even when it could wait for the maintenance window) only when both
+	// seeds' gardenlets are known to run the live flow: named in
+	// liveMigrationGardenletVersions, or seen reporting a LiveMigrate
+	// operation. Not allowed on core.graft.dev.
 	// +optional
 	LiveMigration LiveMigrationMode `json:"liveMigration,omitempty"`
+	// LiveMigrationGardenletVersions are the gardenlet versions (as seeds
+	// report them in status.gardener.version, for example v1.160.0) that the
+	// operator knows to run GEP-39's live migration flow. Empty by default:
+	// no released Gardener does yet. A version whose live migration was
+	// seen falling back to a classic one is not trusted again until the
+	// descheduler restarts. Only with liveMigration Prefer.
+	// +optional
+	LiveMigrationGardenletVersions []string `json:"liveMigrationGardenletVersions,omitempty"`
 	// MoveSchedulerNames, when set, limits what the descheduler moves to the
 	// shoots whose spec.schedulerName is one of these (a shoot without one
 	// names default-scheduler): on a garden where some projects keep

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/util/version"
 )
 
 // Validate returns every invalid field of the descheduler configuration.
@@ -27,6 +28,9 @@ func (c *DeschedulerConfiguration) Validate() field.ErrorList {
 		if c.LiveMigration != "" {
 			errs = append(errs, field.Forbidden(field.NewPath("liveMigration"), "only core.gardener.cloud migrates control planes"))
 		}
+		if len(c.LiveMigrationGardenletVersions) > 0 {
+			errs = append(errs, field.Forbidden(field.NewPath("liveMigrationGardenletVersions"), "only core.gardener.cloud migrates control planes"))
+		}
 	case APIGardener:
 		if c.RequireFit != nil && !*c.RequireFit {
 			errs = append(errs, field.Invalid(field.NewPath("requireFit"), false, "must be true on core.gardener.cloud: a migration needs a destination seed"))
@@ -35,6 +39,10 @@ func (c *DeschedulerConfiguration) Validate() field.ErrorList {
 		case "", LiveMigrationNever, LiveMigrationPrefer:
 		default:
 			errs = append(errs, field.NotSupported(field.NewPath("liveMigration"), c.LiveMigration, []LiveMigrationMode{LiveMigrationNever, LiveMigrationPrefer}))
+		}
+		errs = append(errs, ValidateGardenletVersions(c.LiveMigrationGardenletVersions, field.NewPath("liveMigrationGardenletVersions"))...)
+		if len(c.LiveMigrationGardenletVersions) > 0 && c.LiveMigration != LiveMigrationPrefer {
+			errs = append(errs, field.Invalid(field.NewPath("liveMigrationGardenletVersions"), c.LiveMigrationGardenletVersions, "needs liveMigration Prefer"))
 		}
 	default:
 		errs = append(errs, field.NotSupported(field.NewPath("api"), c.API, []SchedulerAPI{APIGraft, APIGardener}))
@@ -156,6 +164,31 @@ func validateRegionConfigNamespace(fldPath *field.Path, ns string) field.ErrorLi
 	var errs field.ErrorList
 	for _, msg := range validation.IsDNS1123Label(ns) {
 		errs = append(errs, field.Invalid(fldPath, ns, msg))
+	}
+	return errs
+}
+
+// maxGardenletVersions bounds liveMigrationGardenletVersions.
+const maxGardenletVersions = 32
+
+// ValidateGardenletVersions checks gardenlet versions as seeds report them:
+// semantic versions with a leading v, each once, at most 32.
+func ValidateGardenletVersions(versions []string, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(versions) > maxGardenletVersions {
+		errs = append(errs, field.TooMany(path, len(versions), maxGardenletVersions))
+	}
+	seen := map[string]bool{}
+	for i, v := range versions {
+		p := path.Index(i)
+		if _, err := version.ParseSemantic(v); err != nil || !strings.HasPrefix(v, "v") {
+			errs = append(errs, field.Invalid(p, v, "must be a gardenlet version as a seed reports it in status.gardener.version, for example v1.160.0"))
+			continue
+		}
+		if seen[v] {
+			errs = append(errs, field.Duplicate(p, v))
+		}
+		seen[v] = true
 	}
 	return errs
 }

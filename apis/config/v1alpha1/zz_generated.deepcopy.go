@@ -221,6 +221,11 @@ func (in *DeschedulerConfiguration) DeepCopyInto(out *DeschedulerConfiguration) 
 		*out = make([]ProjectBudget, len(*in))
 		copy(*out, *in)
 	}
+	if in.LiveMigrationGardenletVersions != nil {
+		in, out := &in.LiveMigrationGardenletVersions, &out.LiveMigrationGardenletVersions
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.MoveSchedulerNames != nil {
 		in, out := &in.MoveSchedulerNames, &out.MoveSchedulerNames
 		*out = make([]string, len(*in))

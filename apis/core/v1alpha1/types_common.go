@@ -45,7 +45,7 @@ type Condition struct {
 }
 
 // LastOperationType is the kind of an operation.
-// +kubebuilder:validation:Enum=Create;Reconcile;Delete;Migrate;Restore
+// +kubebuilder:validation:Enum=Create;Reconcile;Delete;Migrate;Restore;LiveMigrate
 type LastOperationType string
 
 const (
@@ -59,6 +59,10 @@ const (
 	LastOperationTypeMigrate LastOperationType = "Migrate"
 	// LastOperationTypeRestore is the restoration of a shoot's control plane on a new seed.
 	LastOperationTypeRestore LastOperationType = "Restore"
+	// LastOperationTypeLiveMigrate is a live migration of a shoot's control
+	// plane (GEP-39): Gardener reports it only where gardenlet runs the live
+	// flow.
+	LastOperationTypeLiveMigrate LastOperationType = "LiveMigrate"
 )
 
 // LastOperationState is the state of an operation.

@@ -20,7 +20,8 @@ import (
 // control plane, which no gardenlet runs here to carry out: a while after a
 // shoot's spec.seedName changed away from its status.seedName, it reports
 // the control plane running on the new seed (status.seedName), as gardenlet
-// does once a migration is done; with ReportNew, it does the same for a
+// does once a migration is done, with the last operation gardenlet then
+// reports (Restore, or LiveMigrate with RunsLive); with ReportNew, it does the same for a
 // shoot bound for the first time (no status.seedName yet).
 type GardenletStandIn struct {
 	Dynamic dynamic.Interface
@@ -28,6 +29,11 @@ type GardenletStandIn struct {
 	Delay time.Duration
 	// ReportNew also reports a newly bound shoot running on its seed.
 	ReportNew bool
+	// RunsLive makes the stand-in a gardenlet with GEP-39's live flow: a
+	// move asked to be live (migration.gardener.cloud/live-migrate "true")
+	// reports the last operation LiveMigrate. Without it, as gardenlet
+	// v1.150.0 does, every move ends in the classic Restore.
+	RunsLive bool
 	// Hold, if set, leaves the shoots it names in flight.
 	Hold func(namespace, name string) bool
 	// Observe, if set, is called with every state of every shoot the
@@ -172,7 +178,19 @@ func (g *GardenletStandIn) report(ctx context.Context, client dynamic.ResourceIn
 		if s, _, _ := unstructured.NestedString(now.Object, "spec", "seedName"); s != seed {
 			return nil
 		}
+		op, desc := "Restore", "control plane restored on seed "+seed
+		if from, _, _ := unstructured.NestedString(now.Object, "status", "seedName"); from == "" {
+			op, desc = "Create", "control plane created on seed "+seed
+		}
 		if err := unstructured.SetNestedField(now.Object, seed, "status", "seedName"); err != nil {
+			return err
+		}
+		if g.RunsLive && now.GetAnnotations()["migration.gardener.cloud/live-migrate"] == "true" {
+			op, desc = "LiveMigrate", "control plane migrated live to seed "+seed
+		}
+		last := map[string]any{"type": op, "state": "Succeeded", "progress": int64(100), "description": desc,
+			"lastUpdateTime": time.Now().UTC().Format(time.RFC3339)}
+		if err := unstructured.SetNestedMap(now.Object, last, "status", "lastOperation"); err != nil {
 			return err
 		}
 		_, err = client.UpdateStatus(ctx, now, metav1.UpdateOptions{})

@@ -89,6 +89,9 @@ func (o *Options) describeDrain(l *livelandscape.Landscape, seed *corev1alpha1.S
 	live, _ := o.Live.Live()
 	entries := drainplan.Plan(plan, seed, plan.ShootsOn(seed.Name), o.Now(), live)
 	fmt.Fprintf(o.Out, "Drain Plan:  %s\n", drainplan.Summary(entries))
+	if s := drainplan.LiveSummary(entries); s != "" {
+		fmt.Fprintf(o.Out, "Live:        %s\n", s)
+	}
 	if len(entries) == 0 {
 		return nil
 	}

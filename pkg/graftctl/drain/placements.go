@@ -136,5 +136,8 @@ func (o *Options) printPlan(ctx context.Context, drained *corev1alpha1.Seed) err
 		return err
 	}
 	o.printf("%s on seed/%s%s\n", drainplan.Summary(entries), o.SeedName, o.DryRun.Suffix())
+	if s := drainplan.LiveSummary(entries); s != "" {
+		o.printf("%s\n", s)
+	}
 	return nil
 }

@@ -12,6 +12,8 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
@@ -46,6 +48,10 @@ type Entry struct {
 	How string
 	// Why says what decides When.
 	Why string
+	// LiveBlocker, in a plan that prefers live migrations, is the first
+	// thing that keeps the move from being timed as live; "" for a live
+	// move or a plan without live migrations.
+	LiveBlocker string
 }
 
 // Plan computes the drain of seed (as it is, or as the drain would make it)
@@ -58,8 +64,11 @@ type Entry struct {
 //
 // With live (graft-descheduler's liveMigration Prefer, on Gardener) a shoot
 // that meets GEP-39's prerequisites goes first to a seed that takes its
-// control plane live, and then at once: a live migration needs no window.
-func Plan(l *livelandscape.Landscape, seed *corev1alpha1.Seed, shoots []*corev1alpha1.Shoot, now time.Time, live bool) []Entry {
+// control plane live; it goes at once only when both seeds' gardenlets are
+// known to run the live flow (live's evidence), as graft-descheduler times
+// it: otherwise it is the classic migration gardenlet will run, and its
+// LiveBlocker says why.
+func Plan(l *livelandscape.Landscape, seed *corev1alpha1.Seed, shoots []*corev1alpha1.Shoot, now time.Time, live *algorithm.LiveFlow) []Entry {
 	byName := slices.Clone(shoots)
 	slices.SortStableFunc(byName, func(a, b *corev1alpha1.Shoot) int {
 		return strings.Compare(algorithm.ShootKey(a), algorithm.ShootKey(b))
@@ -100,15 +109,32 @@ func Plan(l *livelandscape.Landscape, seed *corev1alpha1.Seed, shoots []*corev1a
 			e.Why += "; " + invalid
 		}
 		in, err := l.Inputs(shoot)
-		if err == nil && live && !e.When.Held && l.Migration() && algorithm.ShootLiveMigrationBlocker(shoot) == "" {
-			if dest, ok := liveDestination(l, shoot, seed, in); ok {
-				e.Destination, e.How = dest, Live
-				e.When = maintenance.When{Now: true, At: from, Why: "a live migration disrupts nobody"}
-				e.When.Now = !from.After(now)
-				e.Why = e.When.Why
+		placedLive := false
+		if err == nil && live != nil && l.Migration() {
+			switch e.LiveBlocker = algorithm.ShootLiveMigrationBlocker(shoot); {
+			case e.When.Held:
+				e.LiveBlocker = "its last operation failed"
+			case e.LiveBlocker != "":
+			default:
+				dest, ok := liveDestination(l, shoot, seed, in)
+				if !ok {
+					e.LiveBlocker = "no seed that fits takes its control plane live"
+					break
+				}
+				e.Destination, placedLive = dest, true
+				to, _ := l.Snapshot.Seed(dest)
+				if e.LiveBlocker = live.SeedBlocker(seed, to); e.LiveBlocker == "" {
+					e.How = Live
+					e.When = maintenance.Live(from)
+					e.When.Now = !from.After(now)
+					e.Why = e.When.Why
+				}
+			}
+			if e.LiveBlocker != "" {
+				e.Why += "; not live: " + e.LiveBlocker
 			}
 		}
-		if err == nil && e.How != Live {
+		if err == nil && !placedLive {
 			e.Destination, err = algorithm.FitsElsewhere(shoot, l.Snapshot, in, seed.Name)
 		}
 		if err != nil {
@@ -183,28 +209,69 @@ func Summary(entries []Entry) string {
 	return fmt.Sprintf("%d shoot(s): %d move now, %d later, %d cannot move, %d stay", len(entries), now, later, noFit, stay)
 }
 
-// LiveFlag is the --live-migration flag of the commands that print a plan:
-// graft-descheduler's liveMigration, which graftctl cannot read.
-type LiveFlag struct{ Mode string }
+// LiveSummary counts, in a plan that prefers live migrations, the moves
+// timed as live and the rest, and names the blocker that keeps the most
+// moves from going live: the one change that would make the most of them
+// live. "" for a plan without live migrations.
+func LiveSummary(entries []Entry) string {
+	live, blocked := 0, map[string]int{}
+	for _, e := range entries {
+		switch {
+		case e.How == Live:
+			live++
+		case e.LiveBlocker != "" && e.How != Stay:
+			blocked[e.LiveBlocker]++
+		}
+	}
+	if live == 0 && len(blocked) == 0 {
+		return ""
+	}
+	out := fmt.Sprintf("%d move(s) live", live)
+	top, n := "", 0
+	for why, k := range blocked {
+		if k > n || k == n && why < top {
+			top, n = why, k
+		}
+	}
+	if n > 0 {
+		out += fmt.Sprintf("; %d more would go live without: %s", n, top)
+	}
+	return out
+}
 
-// AddFlag adds --live-migration.
+// LiveFlag is the --live-migration and --live-gardenlet-versions flags of
+// the commands that print a plan: graft-descheduler's liveMigration and
+// liveMigrationGardenletVersions, which graftctl cannot read.
+type LiveFlag struct {
+	Mode     string
+	Versions []string
+}
+
+// AddFlag adds --live-migration and --live-gardenlet-versions.
 func (f *LiveFlag) AddFlag(flags *pflag.FlagSet) {
 	if f.Mode == "" {
 		f.Mode = string(configv1alpha1.LiveMigrationNever)
 	}
-	flags.StringVar(&f.Mode, "live-migration", f.Mode, "graft-descheduler's liveMigration (Never or Prefer), for the plan: with Prefer a shoot that meets GEP-39's prerequisites moves live, at once, where a seed takes it live.")
+	flags.StringVar(&f.Mode, "live-migration", f.Mode, "graft-descheduler's liveMigration (Never or Prefer), for the plan: with Prefer a shoot that meets GEP-39's prerequisites goes to a seed that takes it live, and at once only between gardenlets known to run the live flow (--live-gardenlet-versions).")
+	flags.StringSliceVar(&f.Versions, "live-gardenlet-versions", f.Versions, "graft-descheduler's liveMigrationGardenletVersions, for the plan: the gardenlet versions known to run GEP-39's live flow (none in Gardener v1.150.0).")
 }
 
-// Live reports whether the plan prefers live migrations, or why the flag is
-// invalid.
-func (f *LiveFlag) Live() (bool, error) {
+// Live is the evidence the plan times live moves by, nil when the plan does
+// not prefer live migrations, or why the flags are invalid.
+func (f *LiveFlag) Live() (*algorithm.LiveFlow, error) {
 	switch configv1alpha1.LiveMigrationMode(f.Mode) {
 	case "", configv1alpha1.LiveMigrationNever:
-		return false, nil
+		if len(f.Versions) > 0 {
+			return nil, fmt.Errorf("--live-gardenlet-versions needs --live-migration=%s", configv1alpha1.LiveMigrationPrefer)
+		}
+		return nil, nil
 	case configv1alpha1.LiveMigrationPrefer:
-		return true, nil
+		if errs := configv1alpha1.ValidateGardenletVersions(f.Versions, field.NewPath("--live-gardenlet-versions")); len(errs) > 0 {
+			return nil, errs.ToAggregate()
+		}
+		return &algorithm.LiveFlow{Declared: sets.New(f.Versions...)}, nil
 	}
-	return false, fmt.Errorf("--live-migration must be %s or %s, not %q", configv1alpha1.LiveMigrationNever, configv1alpha1.LiveMigrationPrefer, f.Mode)
+	return nil, fmt.Errorf("--live-migration must be %s or %s, not %q", configv1alpha1.LiveMigrationNever, configv1alpha1.LiveMigrationPrefer, f.Mode)
 }
 
 // PlacedBy are the shoots the named scheduler places (graft-scheduler's

@@ -11,12 +11,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/component-base/metrics"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/controlplane"
 	"github.com/graft-dev/graft/pkg/descheduler"
+	"github.com/graft-dev/graft/pkg/maintenance"
 	"github.com/graft-dev/graft/test/framework"
 )
 
@@ -170,12 +174,43 @@ func TestDrainInWindowsOnGardener(t *testing.T) {
 	}
 }
 
+// declaredLive is the gardenlet version the live test declares as running
+// GEP-39's live flow; no released Gardener does.
+const declaredLive = "v1.160.0"
+
+// reportsGardenlet makes the seed report gardenlet version v, as a
+// gardenlet of that version would.
+func reportsGardenlet(t *testing.T, seed, v string) {
+	t.Helper()
+	client := dynamicClient(t).Resource(seeds)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		obj, err := client.Get(t.Context(), seed, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if err := unstructured.SetNestedField(obj.Object, v, "status", "gardener", "version"); err != nil {
+			return err
+		}
+		_, err = client.UpdateStatus(t.Context(), obj, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("seed %s reporting gardenlet %s: %v", seed, v, err)
+	}
+}
+
 // TestLiveMigrationOnGardener: with gardener-apiserver's feature gate
-// LiveControlPlaneMigration on and liveMigration Prefer, a drain in windows
-// moves the highly available shoot live at once (Gardener's real admission
-// takes the binding with migration.gardener.cloud/live-migrate: "true", and
-// no move is refused), and the shoot that cannot move live waits for its
-// window.
+// LiveControlPlaneMigration on and liveMigration Prefer, a move is timed as
+// live only with evidence that both gardenlets run the live flow.
+//   - Seeds src and dst run gardenlet v1.150.0, which migrates classically:
+//     the highly available shoot there waits for its window (the plan and
+//     the EvictionDeferred Event say why it is not live), and then moves
+//     with the live intent that Gardener's admission takes.
+//   - Seeds lsrc, ldst and lother report the version the operator
+//     declares: the highly available shoot on lsrc moves at once, live. The
+//     gardenlet stand-in reports the classic Restore: a LiveMigrationFellBack
+//     Event and metric, and the shoot on lother, drained next, waits for
+//     its window.
 func TestLiveMigrationOnGardener(t *testing.T) {
 	env := framework.Shared(t)
 	if err := env.Gardener.RestartWithFeatureGates(t.Context(), env.ControlPlane, "LiveControlPlaneMigration=true"); err != nil {
@@ -186,32 +221,93 @@ func TestLiveMigrationOnGardener(t *testing.T) {
 			t.Errorf("restarting gardener-apiserver without the gate: %v", err)
 		}
 	})
-	l := migrationLandscape(t, "live", 20, "src", "dst")
-	src, dst := l.seeds[0], l.seeds[1]
+	l := migrationLandscape(t, "live", 20, "src", "dst", "lsrc", "ldst", "lother")
+	src, dst, lsrc, ldst, lother := l.seeds[0], l.seeds[1], l.seeds[2], l.seeds[3], l.seeds[4]
+	for _, seed := range []string{lsrc, ldst, lother} {
+		reportsGardenlet(t, seed, declaredLive)
+	}
 	start := time.Now().UTC().Truncate(time.Second)
-	l.createOn(t, "ha", src, window(start.Add(10*time.Hour)), highlyAvailable)
-	l.createOn(t, "plain", src, window(start.Add(10*time.Hour)))
+	evening := window(start.Add(10 * time.Hour))
+	l.createOn(t, "ha", src, evening, highlyAvailable)
+	l.createOn(t, "plain", src, evening)
+	l.createOn(t, "lha", lsrc, evening, highlyAvailable)
+	l.createOn(t, "lha2", lother, evening, highlyAvailable)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	g := newGardenletStandIn(time.Second)
 	g.start(t, ctx)
 
+	// The plans: no evidence for v1.150.0, the declaration for lsrc's.
 	out := onGardener(t, "drain", src, "--in-maintenance-windows", "--deadline=20h", "--plan", "--live-migration=Prefer", "--wait=false")
-	planned(t, out, l.namespace+"/ha", dst, "now", "live", "a live migration disrupts nobody")
-	planned(t, out, l.namespace+"/plain", dst, start.Add(10*time.Hour).Format(time.RFC3339), "classic", "waits for its maintenance window")
+	t.Logf("plan of %s:\n%s", src, out)
+	due := start.Add(10 * time.Hour).Format(time.RFC3339)
+	planned(t, out, l.namespace+"/ha", dst, due, "classic", "waits for its maintenance window")
+	for _, want := range []string{"not live: gardenlet " + controlplane.GardenerVersion + " is not known to run the live flow", "not live: its control plane is not highly available",
+		"0 move(s) live; 1 more would go live without: gardenlet " + controlplane.GardenerVersion + " is not known"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the plan of %s does not say %q", src, want)
+		}
+	}
+	if strings.Contains(out, "disrupts nobody") {
+		t.Errorf("the plan of %s says a classic migration disrupts nobody", src)
+	}
+	out = onGardener(t, "drain", lsrc, "--in-maintenance-windows", "--deadline=20h", "--plan", "--live-migration=Prefer", "--live-gardenlet-versions="+declaredLive, "--wait=false")
+	t.Logf("plan of %s:\n%s", lsrc, out)
+	planned(t, out, l.namespace+"/lha", ldst, "now", "live", maintenance.LiveWhy)
+	if !strings.Contains(out, "1 move(s) live\n") {
+		t.Errorf("the plan of %s does not count its live move", lsrc)
+	}
+
 	clk := clocktesting.NewFakeClock(start)
-	reg := startClockedDescheduler(t, "graft-descheduler-live", clk, "config.interval=1m", "config.evictionRate=0", "config.liveMigration=Prefer")
-	ha := l.migratedOff(t, "ha", src)
-	if dest, _, _ := unstructured.NestedString(ha.Object, "spec", "seedName"); dest != dst || ha.GetAnnotations()[corev1alpha1.AnnotationLiveMigrate] != "true" {
-		t.Errorf("the highly available shoot went to %s with live-migrate %q; want %s, live", dest, ha.GetAnnotations()[corev1alpha1.AnnotationLiveMigrate], dst)
+	reg := startClockedDescheduler(t, "graft-descheduler-live", clk, "config.interval=1m", "config.evictionRate=0", "config.liveMigration=Prefer",
+		"config.liveMigrationGardenletVersions[0]="+declaredLive)
+
+	// (2) Declared: at once, live.
+	lha := l.migratedOff(t, "lha", lsrc)
+	if dest, _, _ := unstructured.NestedString(lha.Object, "spec", "seedName"); dest != ldst || lha.GetAnnotations()[corev1alpha1.AnnotationLiveMigrate] != "true" {
+		t.Errorf("the declared shoot went to %s with live-migrate %q; want %s, live", dest, lha.GetAnnotations()[corev1alpha1.AnnotationLiveMigrate], ldst)
+	}
+	// (3) The stand-in ran it classically.
+	e := waitForEventFrom(t, descheduler.Name, l.namespace, "lha", descheduler.EventLiveMigrationFellBack, corev1.EventTypeWarning)
+	if !strings.Contains(e.Message, "gardenlet ran a classic migration (last operation Restore Succeeded)") {
+		t.Errorf("LiveMigrationFellBack says %q", e.Message)
+	}
+	waitForCounter(t, reg, "graft_descheduler_live_migration_fallbacks_total", 1)
+	onGardener(t, "drain", lother, "--in-maintenance-windows", "--deadline=20h", "--wait=false")
+	e = waitForEventFrom(t, descheduler.Name, l.namespace, "lha2", descheduler.EventEvictionDeferred, corev1.EventTypeNormal)
+	if !strings.Contains(e.Message, "not timed as live: a live migration from gardenlet "+declaredLive+" to "+declaredLive+" fell back to a classic one") {
+		t.Errorf("the next shoot's EvictionDeferred says %q", e.Message)
+	}
+
+	// (1) No evidence: the window.
+	e = waitForEventFrom(t, descheduler.Name, l.namespace, "ha", descheduler.EventEvictionDeferred, corev1.EventTypeNormal)
+	if !strings.Contains(e.Message, "not timed as live: gardenlet "+controlplane.GardenerVersion+" is not known to run the live flow") {
+		t.Errorf("the highly available shoot's EvictionDeferred says %q", e.Message)
 	}
 	waitForEventFrom(t, descheduler.Name, l.namespace, "plain", descheduler.EventEvictionDeferred, corev1.EventTypeNormal)
-	framework.Never(t, "the shoot that cannot move live to move before its window", 2*time.Second, func() bool {
-		return g.movesOf(l.namespace+"/plain") > 0
+	framework.Never(t, "a shoot without live evidence to move before its window", 2*time.Second, func() bool {
+		return g.movesOf(l.namespace+"/ha")+g.movesOf(l.namespace+"/plain")+g.movesOf(l.namespace+"/lha2") > 0
 	})
-	if got := counterValue(t, reg, "graft_descheduler_live_migrations_total"); got != 1 {
-		t.Errorf("graft_descheduler_live_migrations_total = %v, want 1", got)
+	clk.SetTime(start.Add(10*time.Hour + time.Minute))
+	// One move of the project at a time: the descheduler looks at a seed
+	// held for it again a second (its clock's) after the move finished.
+	settled := func() bool {
+		for _, s := range []struct{ name, from string }{{"ha", src}, {"plain", src}, {"lha2", lother}} {
+			if on, done := l.seedNameOf(t, s.name); on == s.from || !done {
+				return false
+			}
+		}
+		return true
 	}
+	if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 2*time.Minute, true, stepping(clk, settled)); err != nil {
+		t.Fatalf("the shoots without live evidence did not move in their window: %v", err)
+	}
+	ha := l.migratedOff(t, "ha", src)
+	if dest, _, _ := unstructured.NestedString(ha.Object, "spec", "seedName"); dest != dst || ha.GetAnnotations()[corev1alpha1.AnnotationLiveMigrate] != "true" {
+		t.Errorf("the highly available shoot went to %s with live-migrate %q; want %s with the live intent", dest, ha.GetAnnotations()[corev1alpha1.AnnotationLiveMigrate], dst)
+	}
+	l.migratedOff(t, "plain", src)
+	l.migratedOff(t, "lha2", lother)
 	if got := counterValue(t, reg, "graft_descheduler_live_migration_unavailable"); got != 0 {
 		t.Errorf("graft_descheduler_live_migration_unavailable = %v with the gate on", got)
 	}
@@ -219,6 +315,17 @@ func TestLiveMigrationOnGardener(t *testing.T) {
 		if got := labelledCounter(t, reg, "graft_descheduler_evictions_total", map[string]string{"result": result}); got != 0 {
 			t.Errorf("evictions with result %s: %v, want none", result, got)
 		}
+	}
+}
+
+// waitForCounter waits up to a minute for the metric to reach want.
+func waitForCounter(t *testing.T, reg metrics.KubeRegistry, name string, want float64) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		return counterValue(t, reg, name) >= want, nil
+	})
+	if err != nil {
+		t.Fatalf("%s = %v, want %v", name, counterValue(t, reg, name), want)
 	}
 }
 
