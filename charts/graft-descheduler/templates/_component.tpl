@@ -71,6 +71,7 @@ graft_descheduler_shoots_deferred                            moves waiting for t
 graft_descheduler_pending_evicted                            evicted shoots still waiting for a seed
 graft_descheduler_migrations_in_flight                       control-plane migrations in flight (core.gardener.cloud)
 graft_descheduler_migrations_stuck                           moves failed or in flight past migrationTimeout, in no budget
+graft_descheduler_live_migration_fallbacks_total             live migrations that gardenlet ran classically (downtime)
 graft_descheduler_pass_duration_seconds                      one pass over the seeds, writes included
 {{- end }}
 
@@ -111,4 +112,13 @@ graft_descheduler_pass_duration_seconds                      one pass over the s
     summary: "A shoot's move is stuck."
     description: "{{`{{ $value }}`}} moves are stuck: a control-plane migration failed or is in flight past migrationTimeout (on core.graft.dev, an evicted shoot no seed has taken for that long). The tenant's control plane may be down; the moves no longer hold up others. MoveStuck Events name the shoots."
     runbook_url: {{ include "graft-component.runbookURL" (dict "root" . "alert" "GraftMoveStuck") }}
+- alert: GraftLiveMigrationFellBack
+  expr: sum by (namespace, job) (increase(graft_descheduler_live_migration_fallbacks_total{ {{- $sel -}} }[1h])) > 0
+  labels:
+    severity: warning
+    component: graft-descheduler
+  annotations:
+    summary: "A live control-plane migration ran as a classic one."
+    description: "{{`{{ $value | humanize }}`}} control-plane migrations graft asked to be live ran as classic Migrate/Restore in the last hour, with API-server downtime: the gardenlet versions declared in liveMigrationGardenletVersions do not run the live flow. graft no longer times moves between those versions as live; LiveMigrationFellBack Events name the shoots."
+    runbook_url: {{ include "graft-component.runbookURL" (dict "root" . "alert" "GraftLiveMigrationFellBack") }}
 {{- end }}
