@@ -106,11 +106,12 @@ func counterValue(t *testing.T, reg metrics.KubeRegistry, name string) float64 {
 
 // TestDrainInWindowsOnGardener: graftctl drain --in-maintenance-windows on
 // a Gardener seed prints the plan and records the deadline; graft-descheduler
-// (liveMigration Prefer, gardener-apiserver's gate off) learns from one dry
-// run of a binding that live migrations are refused, says so once, and moves
-// every control plane classically: the evening shoot in its window, the
-// highly available one, whose window comes after the deadline, at the
-// deadline; nothing before.
+// (liveMigration Prefer, no gardenlet known to run the live flow,
+// gardener-apiserver's gate off) moves every control plane classically: the
+// evening shoot in its window, the highly available one, whose window comes
+// after the deadline, at the deadline, where it learns from one dry run of a
+// binding that live migrations are refused and says so once; nothing
+// before.
 func TestDrainInWindowsOnGardener(t *testing.T) {
 	l := migrationLandscape(t, "windows", 20, "src", "dst")
 	src, dst := l.seeds[0], l.seeds[1]
@@ -140,15 +141,13 @@ func TestDrainInWindowsOnGardener(t *testing.T) {
 
 	clk := clocktesting.NewFakeClock(start)
 	reg := startClockedDescheduler(t, "graft-descheduler-windows", clk, "config.interval=1m", "config.evictionRate=0", "config.liveMigration=Prefer")
-	e := waitForEventFrom(t, descheduler.Name, l.namespace, "ha", descheduler.EventLiveMigrationUnavailable, corev1.EventTypeWarning)
-	if !strings.Contains(e.Message, "LiveControlPlaneMigration") {
-		t.Errorf("LiveMigrationUnavailable says %q", e.Message)
-	}
 	waitForEventFrom(t, descheduler.Name, l.namespace, "evening", descheduler.EventEvictionDeferred, corev1.EventTypeNormal)
-	// The seed is looked at again a pass later: the shoot then waits for
-	// the deadline, its move being classic.
-	clk.Step(time.Minute + time.Second)
-	waitForEventFrom(t, descheduler.Name, l.namespace, "ha", descheduler.EventEvictionDeferred, corev1.EventTypeNormal)
+	// No gardenlet is known to run the live flow: the highly available
+	// shoot waits for the deadline like any other.
+	e := waitForEventFrom(t, descheduler.Name, l.namespace, "ha", descheduler.EventEvictionDeferred, corev1.EventTypeNormal)
+	if !strings.Contains(e.Message, "not timed as live: gardenlet") {
+		t.Errorf("the highly available shoot's EvictionDeferred says %q", e.Message)
+	}
 	framework.Never(t, "a control plane to move before its window or the deadline", 2*time.Second, func() bool {
 		return g.movesOf(l.namespace+"/evening")+g.movesOf(l.namespace+"/ha") > 0
 	})
@@ -162,6 +161,17 @@ func TestDrainInWindowsOnGardener(t *testing.T) {
 		t.Fatal("the highly available shoot moved in another shoot's window")
 	}
 	clk.SetTime(deadline.Add(time.Second))
+	// Its move is asked to be live; the dry run is refused for the gate, and
+	// the seed is looked at again (the descheduler's clock) to move it
+	// classically.
+	e = waitForEventFrom(t, descheduler.Name, l.namespace, "ha", descheduler.EventLiveMigrationUnavailable, corev1.EventTypeWarning)
+	if !strings.Contains(e.Message, "LiveControlPlaneMigration") {
+		t.Errorf("LiveMigrationUnavailable says %q", e.Message)
+	}
+	moved := func() bool { on, done := l.seedNameOf(t, "ha"); return on != src && done }
+	if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 2*time.Minute, true, stepping(clk, moved)); err != nil {
+		t.Fatalf("the highly available shoot did not move at the deadline: %v", err)
+	}
 	ha := l.migratedOff(t, "ha", src)
 	if dest, _, _ := unstructured.NestedString(ha.Object, "spec", "seedName"); dest != dst || ha.GetAnnotations()[corev1alpha1.AnnotationLiveMigrate] != "false" {
 		t.Errorf("the highly available shoot went to %s with live-migrate %q; want %s, classic", dest, ha.GetAnnotations()[corev1alpha1.AnnotationLiveMigrate], dst)
