@@ -78,3 +78,17 @@ func LiveOutcome(shoot *v1alpha1.Shoot, before *v1alpha1.LastOperation) (observe
 	}
 	return false, false
 }
+
+// MoveBlocker says the first thing that keeps the shoot's move from seed
+// from to seed to from going live without downtime: GEP-39's prerequisites
+// (LiveMigrationBlocker), then the gardenlets' live flow (Blocker). ""
+// when the move would be live.
+func (f LiveFlow) MoveBlocker(shoot *v1alpha1.Shoot, from, to *v1alpha1.Seed, regions *RegionConfig) string {
+	if from == nil || to == nil {
+		return "a seed is not known"
+	}
+	if why := LiveMigrationBlocker(shoot, from, to, regions); why != "" {
+		return why
+	}
+	return f.SeedBlocker(from, to)
+}

@@ -214,17 +214,32 @@ func Summary(entries []Entry) string {
 // moves from going live: the one change that would make the most of them
 // live. "" for a plan without live migrations.
 func LiveSummary(entries []Entry) string {
-	live, blocked := 0, map[string]int{}
+	var blockers []string
 	for _, e := range entries {
 		switch {
 		case e.How == Live:
-			live++
+			blockers = append(blockers, "")
 		case e.LiveBlocker != "" && e.How != Stay:
-			blocked[e.LiveBlocker]++
+			blockers = append(blockers, e.LiveBlocker)
 		}
 	}
-	if live == 0 && len(blocked) == 0 {
+	return LiveSummaryOf(blockers)
+}
+
+// LiveSummaryOf is LiveSummary of moves given by their live blockers, ""
+// for a live one: the moves live, and the blocker of the most of the rest.
+// "" when there are none.
+func LiveSummaryOf(blockers []string) string {
+	if len(blockers) == 0 {
 		return ""
+	}
+	live, blocked := 0, map[string]int{}
+	for _, b := range blockers {
+		if b == "" {
+			live++
+		} else {
+			blocked[b]++
+		}
 	}
 	out := fmt.Sprintf("%d move(s) live", live)
 	top, n := "", 0

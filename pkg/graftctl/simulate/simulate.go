@@ -30,6 +30,7 @@ import (
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
 	"github.com/graft-dev/graft/pkg/descheduler/improveplan"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
+	"github.com/graft-dev/graft/pkg/graftctl/drainplan"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/landscapefile"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
@@ -58,6 +59,9 @@ type Options struct {
 	PluginArgs map[string]string
 	// Now is the plan's clock; time.Now when nil.
 	Now func() time.Time
+	// Live is graft-descheduler's live migration setting, for the
+	// --improve plan's LIVE column (Gardener landscapes).
+	Live drainplan.LiveFlag
 	// RegionConfigNamespace is the namespace whose region ConfigMaps count,
 	// the scheduler's regionConfigNamespace; those of other namespaces in the
 	// files are ignored, as the scheduler ignores them.
@@ -140,6 +144,7 @@ without a seed are scheduled in namespace and name order; nothing is written.`,
 		`Arguments of an --improve plugin as JSON, as in graft-descheduler's configuration, e.g. Rebalance={"highUtilisation":80}`)
 	flags.StringVarP(&o.Output, "output", "o", o.Output, "Output format: table or json (one JSON object per line)")
 	livelandscape.AddRegionConfigNamespaceFlag(flags, &o.RegionConfigNamespace)
+	o.Live.AddFlag(flags)
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
 	_ = cmd.RegisterFlagCompletionFunc("strategy", cobra.FixedCompletions(
 		[]string{string(algorithm.StrategySameRegion), string(algorithm.StrategyMinimalDistance)}, cobra.ShellCompDirectiveNoFileComp))
@@ -266,6 +271,11 @@ func (o *Options) Validate() error {
 	if _, err := o.improvingPlugins(); err != nil {
 		errs = append(errs, err)
 	}
+	if flow, err := o.Live.Live(); err != nil {
+		errs = append(errs, err)
+	} else if flow != nil && len(o.Improve) == 0 {
+		errs = append(errs, errors.New("--live-migration Prefer needs --improve: it says which planned moves go live"))
+	}
 	return errors.Join(errs...)
 }
 
@@ -352,7 +362,8 @@ func (o *Options) Run() error {
 				shoots = append(shoots, s)
 			}
 		}
-		return o.printPlan(improveplan.Compute(snap, shoots, plugins, inputs.Inputs, now()), now())
+		plan := improveplan.Compute(snap, shoots, plugins, inputs.Inputs, now())
+		return o.printPlan(plan, o.liveBlockers(plan, l.Seeds, inputs.Inputs), now())
 	}
 	return o.print(results)
 }
@@ -384,12 +395,15 @@ func (o *Options) improvingPlugins() ([]framework.Plugin, error) {
 
 // printPlan prints the improving plugins' moves and each seed's usage
 // before and after them.
-func (o *Options) printPlan(plan improveplan.Plan, now time.Time) error {
+func (o *Options) printPlan(plan improveplan.Plan, live []string, now time.Time) error {
 	if o.Output == "json" {
 		enc := json.NewEncoder(o.Out)
 		enc.SetEscapeHTML(false)
-		for _, m := range plan.Moves {
+		for i, m := range plan.Moves {
 			row := map[string]any{"shoot": algorithm.ShootKey(m.Shoot), "from": m.From, "to": m.To, "plugin": m.Plugin, "now": m.When.Now, "at": m.When.At.UTC().Format(time.RFC3339), "reason": m.Reason}
+			if live != nil {
+				row["live"], row["liveBlocker"] = live[i] == "", live[i]
+			}
 			if err := enc.Encode(row); err != nil {
 				return err
 			}
@@ -402,18 +416,33 @@ func (o *Options) printPlan(plan improveplan.Plan, now time.Time) error {
 		return nil
 	}
 	w := printers.GetNewTabWriter(o.Out)
-	fmt.Fprintln(w, "SHOOT\tFROM\tTO\tWHEN\tPLUGIN")
-	for _, m := range plan.Moves {
+	header := "SHOOT\tFROM\tTO\tWHEN\tPLUGIN"
+	if live != nil {
+		header += "\tLIVE"
+	}
+	fmt.Fprintln(w, header)
+	for i, m := range plan.Moves {
 		when := "now"
 		if !m.When.Now {
 			when = m.When.At.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", algorithm.ShootKey(m.Shoot), m.From, m.To, when, m.Plugin)
+		row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s", algorithm.ShootKey(m.Shoot), m.From, m.To, when, m.Plugin)
+		if live != nil {
+			row += "\tyes"
+			if live[i] != "" {
+				row = strings.TrimSuffix(row, "yes") + "no: " + live[i]
+			}
+		}
+		fmt.Fprintln(w, row)
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Out, "\n%d move(s), %d now; the descheduler makes them within its churn limits and cool-down, each in its shoot's window.\n\n", len(plan.Moves), countNow(plan.Moves))
+	fmt.Fprintf(o.Out, "\n%d move(s), %d now; the descheduler makes them within its churn limits and cool-down, each in its shoot's window.\n", len(plan.Moves), countNow(plan.Moves))
+	if s := drainplan.LiveSummaryOf(live); s != "" {
+		fmt.Fprintln(o.Out, s)
+	}
+	fmt.Fprintln(o.Out)
 	fmt.Fprintln(w, "SEED\tALLOCATABLE\tBEFORE\tAFTER")
 	for _, c := range plan.Seeds {
 		if c.Before == c.After && c.Allocatable < 0 {
@@ -422,6 +451,30 @@ func (o *Options) printPlan(plan improveplan.Plan, now time.Time) error {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", c.Seed, allocatable(c.Allocatable), utilisation(c.Before, c.Allocatable), utilisation(c.After, c.Allocatable))
 	}
 	return w.Flush()
+}
+
+// liveBlockers says, with --live-migration Prefer, for each planned move
+// what keeps it from going live ("" for none), as graft-descheduler judges
+// it (algorithm.LiveFlow.MoveBlocker); nil without.
+func (o *Options) liveBlockers(plan improveplan.Plan, seeds []*v1alpha1.Seed, inputs func(*v1alpha1.Shoot) (algorithm.Inputs, error)) []string {
+	flow, _ := o.Live.Live() // Validate checked it
+	if flow == nil {
+		return nil
+	}
+	byName := map[string]*v1alpha1.Seed{}
+	for _, s := range seeds {
+		byName[s.Name] = s
+	}
+	out := make([]string, len(plan.Moves))
+	for i, m := range plan.Moves {
+		in, err := inputs(m.Shoot)
+		if err != nil {
+			out[i] = err.Error()
+			continue
+		}
+		out[i] = flow.MoveBlocker(m.Shoot, byName[m.From], byName[m.To], in.Regions())
+	}
+	return out
 }
 
 func countNow(moves []improveplan.Move) int {

@@ -36,6 +36,7 @@ func TestGolden(t *testing.T) {
 		{"offerings.explain", []string{"-f", "testdata/offerings.yaml", "--explain"}},
 		{"rebalance.plan", []string{"-f", "testdata/rebalance.yaml", "--strategy", "MinimalDistance", "--improve", "Rebalance,ComeHome"}},
 		{"rebalance.marks.plan", []string{"-f", "testdata/rebalance.yaml", "--strategy", "MinimalDistance", "--improve", "Rebalance", "--plugin-args", `Rebalance={"highUtilisation":70,"lowUtilisation":50}`}},
+		{"rebalance-live.plan", []string{"-f", "testdata/rebalance-live.yaml", "--strategy", "MinimalDistance", "--improve", "Rebalance,ComeHome", "--live-migration=Prefer", "--live-gardenlet-versions=v1.160.0"}},
 		{"malformed-region-config.json", []string{"-f", "testdata/malformed-region-config.yaml", "-o", "json", "--strategy", "MinimalDistance"}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
@@ -145,6 +146,8 @@ func TestErrors(t *testing.T) {
 		{"not an improving plugin", []string{"-f", "testdata/rebalance.yaml", "--improve", "OverCapacity"}, "", `--improve "OverCapacity": not an improving plugin; use ComeHome, Rebalance`},
 		{"bad plugin arguments", []string{"-f", "testdata/rebalance.yaml", "--improve", "Rebalance", "--plugin-args", `Rebalance={"lowUtilisation":90}`}, "",
 			"plugins[0].args.lowUtilisation: Invalid value: 90: must be below highUtilisation"},
+		{"live migration without --improve", []string{"-f", "testdata/rebalance.yaml", "--live-migration=Prefer"}, "", "--live-migration Prefer needs --improve"},
+		{"bad gardenlet version", []string{"-f", "testdata/rebalance.yaml", "--improve", "Rebalance", "--live-migration=Prefer", "--live-gardenlet-versions=latest"}, "", `--live-gardenlet-versions[0]: Invalid value: "latest"`},
 		{"arguments of a plugin not run", []string{"-f", "testdata/rebalance.yaml", "--improve", "Rebalance", "--plugin-args", `ComeHome={}`}, "", "--plugin-args ComeHome: the plugin is not in --improve"},
 		{"missing cloud profile", []string{"-f", "testdata/shoot-only.yaml"}, "",
 			`testdata/shoot-only.yaml document 1 (Shoot garden-x/lonely): cloud profile "aws" is not in the landscape`},
