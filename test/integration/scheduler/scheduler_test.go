@@ -152,7 +152,12 @@ func TestFailureThenNewSeed(t *testing.T) {
 		t.Errorf("%v more failed attempts while the shoot waited: the seed in another region requeued it, or a retry loop did", n)
 	}
 	// The seed is created, then its status says it is ready: either event
-	// may be the one that requeued the shoot.
+	// may be the one that requeued the shoot. The scheduler counts the
+	// requeue once its binding returned, which may be after the test sees
+	// the binding.
+	f.waitFor("the requeue that placed the shoot to be counted", time.Minute, func() (bool, error) {
+		return seedRequeues()-requeuesBefore >= 1, nil
+	})
 	if n := seedRequeues() - requeuesBefore; n != 1 {
 		t.Errorf("graft_scheduler_requeues_total{trigger=seed_added or seed_changed} = %v, want 1: the new seed requeued the shoot", n)
 	}
