@@ -263,6 +263,10 @@ func OrderMoves[T any](items []T, shoot func(T) *v1alpha1.Shoot) []T {
 			out = append(out, it)
 		}
 	}
+	// Most moves have no hibernated shoot among them: nothing to reorder.
+	if !slices.ContainsFunc(out, func(it T) bool { return helper.ShootHibernated(shoot(it)) }) {
+		return append(out, failed...)
+	}
 	places := map[string][]int{}
 	var projects []string
 	for i, it := range out {
