@@ -139,9 +139,9 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 		cfg: cfg, garden: d.garden, mover: d.garden.Mover(), metrics: metrics, clock: clk, limiter: newLimiter(cfg), state: d.state, queue: d.queue,
 		perSeed: map[string]int{}, waiting: sets.New[string](), skipped: map[string]string{}, liveRefused: map[string]struct{}{}, asked: map[string]asked{},
 		liveFlow:    algorithm.LiveFlow{Declared: sets.New(cfg.LiveMigrationGardenletVersions...), Observed: sets.New[string](), FellBack: sets.New[string]()},
-		liveWritten: map[string]liveWrite{},
-		records:     newRecordKey(),
-		churn:       churnLimitsOf(plugins), churnPass: map[string]int{}, churnHour: map[string][]time.Time{}, movedAt: map[string]time.Time{},
+		liveWritten: map[string]liveWrite{}, livePublish: make(chan struct{}, 1),
+		records: newRecordKey(),
+		churn:   churnLimitsOf(plugins), churnPass: map[string]int{}, churnHour: map[string][]time.Time{}, movedAt: map[string]time.Time{},
 	}
 	d.state.spread = len(d.ev.churn) > 0
 	if err := d.algo.Validate(); err != nil {
@@ -286,6 +286,16 @@ func (d *Descheduler) deschedule(ctx context.Context) error {
 	}
 	d.ev.records = key
 	d.ev.recallChurn(d.state.eachShoot)
+	if p := d.liveLease(); p != nil {
+		recalled := d.recallLiveFlow(ctx, p)
+		if !d.cfg.DryRun {
+			go d.publishLiveFlow(ctx, p)
+			if recalled {
+				// The record now says this leader's declaration.
+				d.ev.liveChanged()
+			}
+		}
+	}
 	logger.Info("Descheduler started", "dryRun", d.cfg.DryRun, "interval", d.cfg.Interval.Duration, "plugins", d.pluginNames())
 
 	if d.cfg.Interval.Duration == 0 {

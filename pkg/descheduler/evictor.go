@@ -72,12 +72,14 @@ type evictor struct {
 	// its feature gate.
 	liveOff atomic.Bool
 	// liveFlow is what this process knows of the gardenlets that run the
-	// live flow: the configuration's versions, and what liveObserved saw.
-	// Process memory: a restart forgets the fallbacks it saw.
+	// live flow: the configuration's versions, and what liveObserved saw
+	// (by this process, or recalled from the Lease: livepublish.go).
 	liveFlow algorithm.LiveFlow
 	// liveWritten are the live intents written and not yet answered, by
 	// shoot key.
 	liveWritten map[string]liveWrite
+	// livePublish asks publishLiveFlow to write the record again.
+	livePublish chan struct{}
 
 	// churn are the improving plugins' limits (churn.go); churnPass counts
 	// their moves in the pass window, churnHour their moves' times in the

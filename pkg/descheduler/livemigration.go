@@ -102,19 +102,24 @@ func (ev *evictor) liveWrote(shoot *v1alpha1.Shoot, from, to *v1alpha1.Seed, tar
 	fv, tv := algorithm.GardenletVersion(from), algorithm.GardenletVersion(to)
 	w := liveWrite{uid: shoot.UID, pair: algorithm.LivePair(fv, tv), from: fv, to: tv, target: target}
 	if op := shoot.Status.LastOperation; op != nil {
-		w.before = op.DeepCopy()
+		// What LiveOutcome compares, not the description: the record
+		// published on the Lease stays small.
+		w.before = &v1alpha1.LastOperation{Type: op.Type, State: op.State, LastUpdateTime: op.LastUpdateTime}
 	}
 	ev.mu.Lock()
 	ev.liveWritten[algorithm.ShootKey(shoot)] = w
 	ev.mu.Unlock()
+	ev.liveChanged()
 }
 
 // liveObserved judges a live intent this process wrote by the shoot's new
 // last operation: LiveMigrate is evidence that both gardenlets run the live
 // flow; Migrate or Restore a fallback, which stops live timing for the
 // version pair (a Warning Event on the shoot and
-// graft_descheduler_live_migration_fallbacks_total). Only gardenlet writes
-// a shoot's status, so a tenant cannot forge either.
+// graft_descheduler_live_migration_fallbacks_total) until
+// liveMigrationGardenletVersions changes (the record on the Lease keeps it
+// across restarts). Only gardenlet writes a shoot's status, so a tenant
+// cannot forge either.
 func (ev *evictor) liveObserved(shoot *v1alpha1.Shoot) {
 	key := algorithm.ShootKey(shoot)
 	ev.mu.Lock()
@@ -139,6 +144,9 @@ func (ev *evictor) liveObserved(shoot *v1alpha1.Shoot) {
 		delete(ev.liveWritten, key)
 	}
 	ev.mu.Unlock()
+	if observed || fellBack {
+		ev.liveChanged()
+	}
 	switch {
 	case observed:
 		klog.InfoS("Gardenlet runs live control-plane migrations; moves between these versions are timed as live", "shoot", klog.KObj(shoot), "from", w.from, "to", w.to)

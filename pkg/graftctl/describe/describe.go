@@ -57,8 +57,11 @@ type Options struct {
 	// RegionConfigNamespace is where region ConfigMaps are read from, the
 	// scheduler's regionConfigNamespace.
 	RegionConfigNamespace string
-	// Live is graft-descheduler's liveMigration, for a drained seed's plan.
-	Live drainplan.LiveFlag
+	// Live is graft-descheduler's liveMigration, for a drained seed's plan,
+	// with the record its leader keeps on the Lease DeschedulerLeaseNamespace/
+	// DeschedulerLeaseName.
+	Live                                            drainplan.LiveFlag
+	DeschedulerLeaseName, DeschedulerLeaseNamespace string
 	// Forecast names graft-capacity-annotator's Lease, whose published
 	// window and pools a seed's forecast is made with.
 	Forecast *livelandscape.ForecastFlags
@@ -73,7 +76,7 @@ type Options struct {
 
 // NewCommand returns `graftctl describe`.
 func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Command {
-	o := &Options{ShowEvents: true, EventsLimit: 10, Scheduling: schedulingconfig.NewFlags(), Forecast: livelandscape.NewForecastFlags(), Now: now, IOStreams: streams}
+	o := &Options{ShowEvents: true, EventsLimit: 10, DeschedulerLeaseName: "graft-descheduler", DeschedulerLeaseNamespace: corev1alpha1.GardenNamespace, Scheduling: schedulingconfig.NewFlags(), Forecast: livelandscape.NewForecastFlags(), Now: now, IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:                   "describe (seed|shoot) NAME...",
 		DisableFlagsInUseLine: true,
@@ -101,6 +104,8 @@ shoot waiting for a seed why this seed does not take it now.`,
 	cmd.Flags().IntVar(&o.EventsLimit, "events-limit", o.EventsLimit, "How many of the most recent Events to show.")
 	o.Scheduling.AddFlags(cmd.Flags())
 	o.Live.AddFlag(cmd.Flags())
+	cmd.Flags().StringVar(&o.DeschedulerLeaseName, "descheduler-lease-name", o.DeschedulerLeaseName, "Name of graft-descheduler's leader-election Lease, whose live migration record a drained seed's plan is timed with.")
+	cmd.Flags().StringVar(&o.DeschedulerLeaseNamespace, "descheduler-lease-namespace", o.DeschedulerLeaseNamespace, "Namespace of graft-descheduler's leader-election Lease.")
 	o.Forecast.AddFlags(cmd.Flags())
 	livelandscape.AddRegionConfigNamespaceFlag(cmd.Flags(), &o.RegionConfigNamespace)
 	return cmd

@@ -38,6 +38,13 @@ func (o *Options) runSeeds(ctx context.Context) error {
 		return err
 	}
 	waiting := explainWaiting(l)
+	live, liveNote, err := o.Live.Evidence(ctx, o.Kube.CoordinationV1(), o.DeschedulerLeaseNamespace, o.DeschedulerLeaseName)
+	if err != nil {
+		return err
+	}
+	if liveNote != "" {
+		fmt.Fprintf(o.ErrOut, "Warning: %s\n", liveNote)
+	}
 	published, warning := o.Forecast.Read(ctx, o.Kube.CoordinationV1())
 	summaries, err := l.Forecast(o.Now(), published, choice.SchedulerName)
 	if err != nil {
@@ -66,7 +73,7 @@ func (o *Options) runSeeds(ctx context.Context) error {
 				return err
 			}
 		}
-		if err := o.describeDrain(l, seed, choice.SchedulerName); err != nil {
+		if err := o.describeDrain(l, seed, choice.SchedulerName, live); err != nil {
 			return err
 		}
 		o.describeWaiting(waiting, choice, seed.Name)
@@ -76,7 +83,7 @@ func (o *Options) runSeeds(ctx context.Context) error {
 
 // describeDrain prints the plan of a drained seed (NoExecute taint
 // seed.gardener.cloud/unschedulable), as 'graftctl drain --plan' does.
-func (o *Options) describeDrain(l *livelandscape.Landscape, seed *corev1alpha1.Seed, schedulerName string) error {
+func (o *Options) describeDrain(l *livelandscape.Landscape, seed *corev1alpha1.Seed, schedulerName string, live *algorithm.LiveFlow) error {
 	drained := false
 	for _, t := range seed.Spec.Taints {
 		drained = drained || t.Key == corev1alpha1.SeedTaintUnschedulable && helper.TaintEffectOf(t) == corev1alpha1.TaintEffectNoExecute
@@ -86,7 +93,6 @@ func (o *Options) describeDrain(l *livelandscape.Landscape, seed *corev1alpha1.S
 	}
 	plan := l.WithSeed(seed)
 	algorithm.ReserveForWaiting(plan.Snapshot, drainplan.PlacedBy(plan.Shoots, schedulerName), plan.Inputs)
-	live, _ := o.Live.Live()
 	entries := drainplan.Plan(plan, seed, plan.ShootsOn(seed.Name), o.Now(), live)
 	fmt.Fprintf(o.Out, "Drain Plan:  %s\n", drainplan.Summary(entries))
 	if s := drainplan.LiveSummary(entries); s != "" {

@@ -130,7 +130,13 @@ func (o *Options) printPlan(ctx context.Context, drained *corev1alpha1.Seed) err
 	if err != nil {
 		return err
 	}
-	live, _ := o.Live.Live()
+	live, note, err := o.Live.Evidence(ctx, o.Kube.CoordinationV1(), o.LeaseNamespace, o.LeaseName)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintf(o.ErrOut, "Warning: %s\n", note)
+	}
 	entries := drainplan.Plan(l, drained, shoots, o.Clock.Now(), live)
 	if err := drainplan.Print(o.Out, entries); err != nil {
 		return err

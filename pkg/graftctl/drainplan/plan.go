@@ -1,6 +1,7 @@
 package drainplan
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -12,8 +13,11 @@ import (
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/spf13/pflag"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
@@ -287,6 +291,40 @@ func (f *LiveFlag) Live() (*algorithm.LiveFlow, error) {
 		return &algorithm.LiveFlow{Declared: sets.New(f.Versions...)}, nil
 	}
 	return nil, fmt.Errorf("--live-migration must be %s or %s, not %q", configv1alpha1.LiveMigrationNever, configv1alpha1.LiveMigrationPrefer, f.Mode)
+}
+
+// Evidence is Live with what graft-descheduler's leader recorded on its
+// Lease (namespace/name, algorithm.LiveRecordAnnotation): the gardenlet
+// versions seen running the live flow, and the version pairs that fell back
+// while it declared what --live-gardenlet-versions declares, so that the
+// plan times moves as the descheduler does. note says why the record was
+// not used, "" when it was or there is none.
+func (f *LiveFlag) Evidence(ctx context.Context, leases coordinationv1client.LeasesGetter, namespace, name string) (flow *algorithm.LiveFlow, note string, err error) {
+	flow, err = f.Live()
+	if flow == nil || err != nil {
+		return flow, "", err
+	}
+	lease, err := leases.Leases(namespace).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return flow, "", nil
+	case err != nil:
+		return flow, fmt.Sprintf("graft-descheduler's live migration record could not be read (%v): the plan knows no fallbacks", err), nil
+	}
+	value, ok := lease.Annotations[algorithm.LiveRecordAnnotation]
+	if !ok {
+		return flow, "", nil
+	}
+	rec, err := algorithm.DecodeLiveRecord(value)
+	if err != nil {
+		return flow, fmt.Sprintf("Lease %s/%s: %v: the plan knows no fallbacks", namespace, name, err), nil
+	}
+	recorded := rec.Flow(f.Versions)
+	recorded.Declared = flow.Declared
+	if !rec.SameDeclaration(f.Versions) && len(rec.FellBack) > 0 {
+		note = fmt.Sprintf("graft-descheduler recorded %d fallback(s) while declaring liveMigrationGardenletVersions %v, not --live-gardenlet-versions %v: they are not counted", len(rec.FellBack), rec.Declared, f.Versions)
+	}
+	return &recorded, note, nil
 }
 
 // PlacedBy are the shoots the named scheduler places (graft-scheduler's

@@ -4,6 +4,7 @@ package gardener
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/component-base/metrics"
@@ -18,6 +20,7 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
+	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/controlplane"
 	"github.com/graft-dev/graft/pkg/descheduler"
 	"github.com/graft-dev/graft/pkg/maintenance"
@@ -28,14 +31,60 @@ import (
 // clock in the test's hands.
 func startClockedDescheduler(t *testing.T, identity string, clk *clocktesting.FakeClock, set ...string) metrics.KubeRegistry {
 	t.Helper()
+	reg, _, _ := runClockedDescheduler(t, identity, clk, set...)
+	return reg
+}
+
+// runClockedDescheduler is startClockedDescheduler that also returns the
+// configuration it runs with and a function that stops it (the Lease is
+// released, for the next leader).
+func runClockedDescheduler(t *testing.T, identity string, clk *clocktesting.FakeClock, set ...string) (metrics.KubeRegistry, *configv1alpha1.DeschedulerConfiguration, func()) {
+	t.Helper()
 	cfg, clients := chartDaemon[*configv1alpha1.DeschedulerConfiguration](t, "graft-descheduler", identity, append([]string{"config.strategy=SameRegion"}, set...)...)
 	reg := metrics.NewKubeRegistry()
 	d, err := descheduler.New(cfg, clients, descheduler.Options{Identity: identity, Registry: reg, Clock: clk})
 	if err != nil {
 		t.Fatal(err)
 	}
-	framework.RunUntilCleanup(t, identity, d.Run)
-	return reg
+	return reg, cfg, framework.RunUntilCleanup(t, identity, d.Run)
+}
+
+// liveRecordOf reads the live migration record graft-descheduler's leader
+// keeps on its Lease; empty while there is none.
+func liveRecordOf(t *testing.T, cfg *configv1alpha1.DeschedulerConfiguration) algorithm.LiveRecord {
+	t.Helper()
+	le := cfg.LeaderElection
+	lease, err := framework.Shared(t).KubeClient().CoordinationV1().Leases(le.ResourceNamespace).Get(t.Context(), le.ResourceName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	value, ok := lease.Annotations[algorithm.LiveRecordAnnotation]
+	if !ok {
+		return algorithm.LiveRecord{} // none yet
+	}
+	rec, err := algorithm.DecodeLiveRecord(value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// eventsSaying counts the Events of component about the shoot with that
+// reason whose message contains text: one per process that emitted it.
+func eventsSaying(t *testing.T, component, namespace, shoot, reason, text string) int {
+	t.Helper()
+	selector := fields.Set{"involvedObject.name": shoot, "reason": reason}.AsSelector().String()
+	list, err := framework.Shared(t).KubeClient().CoreV1().Events(namespace).List(t.Context(), metav1.ListOptions{FieldSelector: selector})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range list.Items {
+		if e.Source.Component == component && strings.Contains(e.Message, text) {
+			n++
+		}
+	}
+	return n
 }
 
 // window gives a Gardener shoot a maintenance window of an hour from begin
@@ -269,8 +318,9 @@ func TestLiveMigrationOnGardener(t *testing.T) {
 	}
 
 	clk := clocktesting.NewFakeClock(start)
-	reg := startClockedDescheduler(t, "graft-descheduler-live", clk, "config.interval=1m", "config.evictionRate=0", "config.liveMigration=Prefer",
-		"config.liveMigrationGardenletVersions[0]="+declaredLive)
+	// A Lease of its own: the record on it must not reach other tests.
+	live := []string{"config.interval=1m", "config.evictionRate=0", "config.liveMigration=Prefer", "config.leaderElection.resourceName=graft-descheduler-live"}
+	reg, cfg, stop := runClockedDescheduler(t, "graft-descheduler-live", clk, append(live, "config.liveMigrationGardenletVersions[0]="+declaredLive)...)
 
 	// (2) Declared: at once, live.
 	lha := l.migratedOff(t, "lha", lsrc)
@@ -285,8 +335,50 @@ func TestLiveMigrationOnGardener(t *testing.T) {
 	waitForCounter(t, reg, "graft_descheduler_live_migration_fallbacks_total", 1)
 	onGardener(t, "drain", lother, "--in-maintenance-windows", "--deadline=20h", "--wait=false")
 	e = waitForEventFrom(t, descheduler.Name, l.namespace, "lha2", descheduler.EventEvictionDeferred, corev1.EventTypeNormal)
-	if !strings.Contains(e.Message, "not timed as live: a live migration from gardenlet "+declaredLive+" to "+declaredLive+" fell back to a classic one") {
+	fellBack := "not timed as live: a live migration from gardenlet " + declaredLive + " to " + declaredLive + " fell back to a classic one"
+	if !strings.Contains(e.Message, fellBack) {
 		t.Errorf("the next shoot's EvictionDeferred says %q", e.Message)
+	}
+
+	// The fallback outlives the leader: the record on the Lease keeps it,
+	// and the next leader with the same declaration still defers lha2 (its
+	// own EvictionDeferred, the second saying so).
+	var rec algorithm.LiveRecord
+	if err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		rec = liveRecordOf(t, cfg)
+		return slices.Contains(rec.FellBack, algorithm.LivePair(declaredLive, declaredLive)) && len(rec.Pending) == 0, nil
+	}); err != nil {
+		t.Fatalf("the live migration record on the Lease is %+v; want the fallback %s -> %s and nothing pending", rec, declaredLive, declaredLive)
+	}
+	// The plan reads the record as the descheduler does.
+	out = onGardener(t, "drain", lother, "--in-maintenance-windows", "--deadline=20h", "--plan", "--live-migration=Prefer", "--live-gardenlet-versions="+declaredLive,
+		"--descheduler-lease-namespace="+cfg.LeaderElection.ResourceNamespace, "--descheduler-lease-name="+cfg.LeaderElection.ResourceName, "--wait=false")
+	t.Logf("plan of %s after the fallback:\n%s", lother, out)
+	dest := lsrc
+	if !strings.Contains(out, " "+lsrc+" ") {
+		dest = ldst
+	}
+	planned(t, out, l.namespace+"/lha2", dest, due, "classic", "waits for its maintenance window")
+	if !strings.Contains(out, "not live: a live migration from gardenlet "+declaredLive+" to "+declaredLive+" fell back") {
+		t.Errorf("the plan of %s does not give the fallback as lha2's blocker", lother)
+	}
+	stop()
+	_, _, stop = runClockedDescheduler(t, "graft-descheduler-live-2", clk, append(live, "config.liveMigrationGardenletVersions[0]="+declaredLive)...)
+	if err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		return eventsSaying(t, descheduler.Name, l.namespace, "lha2", descheduler.EventEvictionDeferred, fellBack) >= 2, nil
+	}); err != nil {
+		t.Fatalf("the next leader did not defer lha2 for the recorded fallback: %v", err)
+	}
+	if n := g.movesOf(l.namespace + "/lha2"); n != 0 {
+		t.Fatalf("lha2 moved %d time(s) after the fallback, before its window", n)
+	}
+	// A changed declaration forgets the fallback: lha2 moves at once, live.
+	stop()
+	_, _, stop = runClockedDescheduler(t, "graft-descheduler-live-3", clk, append(live, "config.liveMigrationGardenletVersions[0]="+declaredLive, "config.liveMigrationGardenletVersions[1]=v1.161.0")...)
+	defer stop()
+	lha2 := l.migratedOff(t, "lha2", lother)
+	if lha2.GetAnnotations()[corev1alpha1.AnnotationLiveMigrate] != "true" {
+		t.Errorf("lha2 moved without the live intent once the declaration changed")
 	}
 
 	// (1) No evidence: the window.
@@ -296,7 +388,7 @@ func TestLiveMigrationOnGardener(t *testing.T) {
 	}
 	waitForEventFrom(t, descheduler.Name, l.namespace, "plain", descheduler.EventEvictionDeferred, corev1.EventTypeNormal)
 	framework.Never(t, "a shoot without live evidence to move before its window", 2*time.Second, func() bool {
-		return g.movesOf(l.namespace+"/ha")+g.movesOf(l.namespace+"/plain")+g.movesOf(l.namespace+"/lha2") > 0
+		return g.movesOf(l.namespace+"/ha")+g.movesOf(l.namespace+"/plain") > 0
 	})
 	clk.SetTime(start.Add(10*time.Hour + time.Minute))
 	// One move of the project at a time: the descheduler looks at a seed
