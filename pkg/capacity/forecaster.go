@@ -7,8 +7,6 @@ import (
 	"slices"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -25,20 +23,10 @@ import (
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/capacity/forecast"
+	"github.com/graft-dev/graft/pkg/capacity/poolscaler"
 	"github.com/graft-dev/graft/pkg/component/leadership"
 	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
-)
-
-// Event reasons of the forecast's scaler, on the ManagedSeedSet.
-const (
-	ReasonScaledOut       = "ScaledOut"
-	ReasonScaledIn        = "ScaledIn"
-	ReasonWouldScale      = "WouldScale"
-	ReasonScaleOutAtMax   = "ScaleOutAtMax"
-	ReasonCordonedToScale = "CordonedForScaleIn"
-	ReasonUncordoned      = "UncordonedForDemand"
-	ReasonScaleFailed     = "ScaleFailed"
 )
 
 // publishedPoll is how often the forecast looks for graft-scheduler's
@@ -89,12 +77,9 @@ type forecaster struct {
 	// this replica's informer (leading or not) or published by a leader.
 	departures forecast.Departures
 
-	lowSince   map[string]time.Time
-	atMax      map[string]bool
-	cordonedAt map[string]time.Time
-	// reported is, per pool, the last dry-run step or failure reported, so
-	// that one that repeats every period is reported once.
-	reported map[string]string
+	// scaler steps the pools' ManagedSeedSets after each forecast; nil
+	// when no pool has one.
+	scaler *poolscaler.Reconciler
 }
 
 func newForecaster(cfg *configv1alpha1.CapacityAnnotatorConfiguration, client garden.Client, sets *garden.ManagedSeedSets, kube kubernetes.Interface,
@@ -105,7 +90,6 @@ func newForecaster(cfg *configv1alpha1.CapacityAnnotatorConfiguration, client ga
 		seeds:    listers.NewSeedLister(informers.Seeds().Informer.GetIndexer()),
 		shoots:   cache.NewStore(cache.DeletionHandlingMetaNamespaceKeyFunc),
 		recorder: recorder, metrics: m, clock: clk,
-		lowSince: map[string]time.Time{}, atMax: map[string]bool{}, cordonedAt: map[string]time.Time{}, reported: map[string]string{},
 	}
 	for _, p := range cfg.Pools {
 		sel, err := metav1.LabelSelectorAsSelector(&p.SeedSelector)
@@ -113,8 +97,14 @@ func newForecaster(cfg *configv1alpha1.CapacityAnnotatorConfiguration, client ga
 			return nil, fmt.Errorf("pool %s: seedSelector: %w", p.Name, err)
 		}
 		f.pools = append(f.pools, pool{name: p.Name, selector: sel, set: p.ManagedSeedSet})
-		if p.ManagedSeedSet != nil && sets == nil {
+		if p.ManagedSeedSet == nil {
+			continue
+		}
+		if sets == nil {
 			return nil, fmt.Errorf("pool %s: scaling a ManagedSeedSet needs Gardener's API", p.Name)
+		}
+		if f.scaler == nil {
+			f.scaler = poolscaler.New(poolscaler.Options{Sets: sets, Client: client, FieldManager: FieldManager, Recorder: recorder, Metrics: m, Horizon: cfg.Forecast.Horizon.Duration})
 		}
 	}
 	published := forecast.Published{Window: cfg.Forecast.Window, Horizon: cfg.Forecast.Horizon}
@@ -221,7 +211,7 @@ func (f *forecaster) tick(ctx context.Context) {
 		if i >= 0 {
 			s = summaries[i]
 		}
-		if err := f.scale(ctx, p, s, seeds, bySeed, now); err != nil {
+		if err := f.scaler.Reconcile(ctx, poolscaler.Pool{Name: p.name, Selector: p.selector, Set: p.set}, s, seeds, bySeed, now); err != nil {
 			klog.FromContext(ctx).Error(err, "Scaling the pool's ManagedSeedSet", "pool", p.name, "managedSeedSet", p.set.Namespace+"/"+p.set.Name)
 		}
 	}
@@ -301,166 +291,4 @@ func (f *forecaster) selectors() []forecast.Selector {
 		out = append(out, forecast.Selector{Name: p.name, Selector: p.selector})
 	}
 	return out
-}
-
-// scale decides and takes one step of a pool's ManagedSeedSet.
-func (f *forecaster) scale(ctx context.Context, p pool, s forecast.Summary, seeds []*v1alpha1.Seed, usage map[string]int, now time.Time) error {
-	log := klog.FromContext(ctx).WithValues("pool", p.name, "managedSeedSet", klog.KRef(p.set.Namespace, p.set.Name))
-	set, err := f.sets.Get(ctx, p.set.Namespace, p.set.Name)
-	if err != nil {
-		return fmt.Errorf("reading the ManagedSeedSet: %w", err)
-	}
-	facts := setFacts{Replicas: set.Replicas, Pool: s}
-	if at, ok := set.Annotations[AnnotationScaledAt]; ok {
-		if t, err := time.Parse(time.RFC3339, at); err == nil {
-			facts.ScaledAt = t
-		}
-	}
-	for _, seed := range seeds {
-		ordinal, ok := parseReplica(p.set.Name, seed.Name)
-		if !ok || !p.selector.Matches(labels.Set(seed.Labels)) {
-			continue
-		}
-		r := replica{Name: seed.Name, Ordinal: ordinal, Usage: usage[seed.Name], Deleting: seed.DeletionTimestamp != nil}
-		r.Ready = helper.SeedUnusableReason(seed) == ""
-		if q, ok := seed.Status.Allocatable[v1alpha1.ResourceShoots]; ok {
-			r.Allocatable = q.Value()
-		}
-		for _, t := range seed.Spec.Taints {
-			if t.Key == TaintScaleIn {
-				r.Cordoned = true
-			}
-		}
-		if r.Cordoned {
-			if _, ok := f.cordonedAt[seed.Name]; !ok {
-				f.cordonedAt[seed.Name] = now // after a restart: settle again
-			}
-			r.CordonedAt = f.cordonedAt[seed.Name]
-		} else {
-			delete(f.cordonedAt, seed.Name)
-		}
-		facts.Seeds = append(facts.Seeds, r)
-	}
-	horizon := f.cfg.Horizon.Duration
-	if isLow(facts, p.set, horizon) {
-		if f.lowSince[p.name].IsZero() {
-			f.lowSince[p.name] = now
-		}
-	} else {
-		delete(f.lowSince, p.name)
-	}
-	facts.LowSince = f.lowSince[p.name]
-	st := decideStep(facts, p.set, horizon, now)
-	f.metrics.SetSet(p.name, facts.Replicas, p.set, st)
-
-	ref := set.Ref()
-	atMax := st.Waiting == waitAtMax
-	if atMax && !f.atMax[p.name] {
-		f.recorder.Eventf(ref, corev1.EventTypeWarning, ReasonScaleOutAtMax,
-			"The pool needs another seed (%s) but the set is at maxReplicas %d", st.Reason, p.set.MaxReplicas)
-	}
-	f.atMax[p.name] = atMax
-	if st.Kind == stepNone {
-		delete(f.reported, p.name)
-		return nil
-	}
-	if p.set.DryRun {
-		// The same decision comes every period while nothing changes: it is
-		// reported and counted once.
-		what := "dry run: " + describeStep(st, facts.Replicas)
-		if f.reported[p.name] == what {
-			return nil
-		}
-		f.reported[p.name] = what
-		log.Info("Dry run: would step the ManagedSeedSet", "step", st.Kind, "replicas", st.To, "seed", st.Seed, "reason", st.Reason)
-		f.recorder.Eventf(ref, corev1.EventTypeNormal, ReasonWouldScale, "Dry run: would %s: %s", describeStep(st, facts.Replicas), st.Reason)
-		f.metrics.Stepped(p.name, st.Kind, stepResultDryRun)
-		return nil
-	}
-	switch st.Kind {
-	case stepOut, stepIn:
-		err = f.setReplicas(ctx, set, facts.Replicas, st, now)
-	case stepCordon, stepUncordon:
-		err = f.cordon(ctx, st.Seed, st.Kind == stepCordon)
-		if err == nil && st.Kind == stepCordon {
-			f.cordonedAt[st.Seed] = now
-		}
-	}
-	if err != nil {
-		f.metrics.Stepped(p.name, st.Kind, stepResultError)
-		if apierrors.IsConflict(err) {
-			// Changed since it was read: decided again next period.
-			log.V(2).Info("The ManagedSeedSet or seed changed while stepping, deciding again", "step", st.Kind, "err", err.Error())
-			return nil
-		}
-		if what := "failed: " + describeStep(st, facts.Replicas) + ": " + err.Error(); f.reported[p.name] != what {
-			f.reported[p.name] = what
-			f.recorder.Eventf(ref, corev1.EventTypeWarning, ReasonScaleFailed, "Could not %s: %v", describeStep(st, facts.Replicas), err)
-		}
-		return err
-	}
-	delete(f.reported, p.name)
-	f.metrics.Stepped(p.name, st.Kind, stepResultDone)
-	log.Info("Stepped the ManagedSeedSet", "step", st.Kind, "replicas", st.To, "seed", st.Seed, "reason", st.Reason)
-	reason := map[stepKind]string{stepOut: ReasonScaledOut, stepIn: ReasonScaledIn, stepCordon: ReasonCordonedToScale, stepUncordon: ReasonUncordoned}[st.Kind]
-	f.recorder.Eventf(ref, corev1.EventTypeNormal, reason, "%s: %s", upperFirst(describeStep(st, facts.Replicas)), st.Reason)
-	return nil
-}
-
-func describeStep(st step, from int32) string {
-	switch st.Kind {
-	case stepOut:
-		return fmt.Sprintf("scale out from %d to %d replicas", from, st.To)
-	case stepIn:
-		return fmt.Sprintf("scale in from %d to %d replicas (seed %s goes)", from, st.To, st.Seed)
-	case stepCordon:
-		return fmt.Sprintf("cordon seed %s before scaling in", st.Seed)
-	case stepUncordon:
-		return fmt.Sprintf("uncordon seed %s", st.Seed)
-	}
-	return "do nothing"
-}
-
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
-}
-
-// setReplicas writes the set's spec.replicas and the step's annotations,
-// preconditioned on the resourceVersion read: a set changed meanwhile (by
-// an operator, or a leader that lost its lease) is decided again next time.
-func (f *forecaster) setReplicas(ctx context.Context, set *garden.ManagedSeedSet, from int32, st step, now time.Time) error {
-	return f.sets.Scale(ctx, set, st.To, map[string]string{
-		AnnotationScaledAt: now.UTC().Format(time.RFC3339),
-		AnnotationScaled:   fmt.Sprintf("%s %d to %d", st.Kind, from, st.To),
-	}, FieldManager)
-}
-
-// cordon adds or removes TaintScaleIn on a seed, preconditioned on the
-// seed's resourceVersion.
-func (f *forecaster) cordon(ctx context.Context, name string, add bool) error {
-	seed, err := f.client.GetSeed(ctx, name)
-	if err != nil {
-		return err
-	}
-	var taints []v1alpha1.SeedTaint
-	for _, t := range seed.Spec.Taints {
-		if t.Key != TaintScaleIn {
-			taints = append(taints, t)
-		}
-	}
-	if add {
-		taints = append(taints, v1alpha1.SeedTaint{Key: TaintScaleIn, Effect: v1alpha1.TaintEffectNoSchedule})
-	}
-	data, err := f.api.TaintsPatch(seed, taints)
-	if err != nil {
-		return err
-	}
-	_, err = f.client.PatchSeed(ctx, name, data, metav1.PatchOptions{FieldManager: FieldManager})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	return err
 }

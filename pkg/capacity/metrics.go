@@ -160,13 +160,6 @@ func (m *annotatorMetrics) Wrote(kind string) {
 	}
 }
 
-// Results of a step, the values of the result label.
-const (
-	stepResultDone   = "done"
-	stepResultDryRun = "dry_run"
-	stepResultError  = "error"
-)
-
 // SetPools publishes a forecast: every region's and pool's series, dropping
 // those of a region or pool that is gone.
 func (m *annotatorMetrics) SetPools(summaries []forecast.Summary, horizon time.Duration) {
@@ -214,23 +207,23 @@ func (m *annotatorMetrics) SetPools(summaries []forecast.Summary, horizon time.D
 
 // SetSet publishes a scaled pool's replicas, bounds and whether it is at max
 // with demand.
-func (m *annotatorMetrics) SetSet(pool string, replicas int32, cfg *configv1alpha1.ManagedSeedSetScaling, st step) {
+func (m *annotatorMetrics) SetSet(pool string, replicas int32, cfg *configv1alpha1.ManagedSeedSetScaling, atMax bool) {
 	if m == nil {
 		return
 	}
 	m.setReplicas.WithLabelValues(pool, "desired").Set(float64(replicas))
 	m.setReplicas.WithLabelValues(pool, "min").Set(float64(cfg.MinReplicas))
 	m.setReplicas.WithLabelValues(pool, "max").Set(float64(cfg.MaxReplicas))
-	atMax := 0.0
-	if st.Waiting == waitAtMax {
-		atMax = 1
+	at := 0.0
+	if atMax {
+		at = 1
 	}
-	m.setAtMax.WithLabelValues(pool).Set(atMax)
+	m.setAtMax.WithLabelValues(pool).Set(at)
 }
 
 // Stepped counts one step of a pool's set.
-func (m *annotatorMetrics) Stepped(pool string, kind stepKind, result string) {
+func (m *annotatorMetrics) Stepped(pool, kind, result string) {
 	if m != nil {
-		m.setSteps.WithLabelValues(pool, string(kind), result).Inc()
+		m.setSteps.WithLabelValues(pool, kind, result).Inc()
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/pkg/capacity/forecast"
+	"github.com/graft-dev/graft/pkg/capacity/poolscaler"
 	"github.com/graft-dev/graft/pkg/component/componenttest"
 )
 
@@ -106,8 +107,8 @@ func TestMetricsAsDeclared(t *testing.T) {
 	m.Reconciled(resultSuccess)
 	m.Wrote("status")
 	m.SetPools([]forecast.Summary{{Pool: forecast.Pool{Kind: forecast.KindPool, Name: "p"}, Allocatable: 2}}, time.Hour)
-	m.SetSet("p", 2, &configv1alpha1.ManagedSeedSetScaling{MinReplicas: 1, MaxReplicas: 3}, step{})
-	m.Stepped("p", stepOut, stepResultDone)
+	m.SetSet("p", 2, &configv1alpha1.ManagedSeedSetScaling{MinReplicas: 1, MaxReplicas: 3}, false)
+	m.Stepped("p", "out", poolscaler.ResultDone)
 	want := map[string]string{
 		"graft_seed_capacity":                       `GAUGE [resource seed] [] "[ALPHA] Capacity of a seed per resource, as written to status.capacity."`,
 		"graft_seed_allocatable":                    `GAUGE [resource seed] [] "[ALPHA] Allocatable of a seed per resource (capacity minus reserved), as written to status.allocatable."`,

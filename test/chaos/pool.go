@@ -16,7 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/capacity"
+	"github.com/graft-dev/graft/pkg/capacity/poolscaler"
 	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
 	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/test/invariant"
@@ -300,7 +300,7 @@ func (c *checker) judgePool(events []corev1.Event) {
 
 // followPool judges the pool's scale-outs every two seconds until ctx ends.
 func (c *checker) followPool(ctx context.Context, r *run) {
-	selector := fields.Set{"involvedObject.kind": "ManagedSeedSet", "involvedObject.name": poolName, "reason": capacity.ReasonScaledOut}.AsSelector().String()
+	selector := fields.Set{"involvedObject.kind": "ManagedSeedSet", "involvedObject.name": poolName, "reason": poolscaler.ReasonScaledOut}.AsSelector().String()
 	for ctx.Err() == nil {
 		c2, cancel := r.reqCtx(ctx)
 		list, err := r.kube.CoreV1().Events("garden").List(c2, metav1.ListOptions{FieldSelector: selector})

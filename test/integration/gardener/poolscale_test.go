@@ -19,6 +19,7 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/pkg/capacity"
+	"github.com/graft-dev/graft/pkg/capacity/poolscaler"
 	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
 	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/test/framework"
@@ -129,7 +130,7 @@ func waitForSetEvent(t *testing.T, set, reason string) corev1.Event {
 func hasScaleInTaint(t *testing.T, seed string) bool {
 	t.Helper()
 	keys, _ := seedTaints(t, seed)
-	return strings.Contains(keys, capacity.TaintScaleIn)
+	return strings.Contains(keys, poolscaler.TaintScaleIn)
 }
 
 // TestPoolScalesOutOnGardener: shoots waiting only for capacity raise the
@@ -159,7 +160,7 @@ func TestPoolScalesOutOnGardener(t *testing.T) {
 	waitFor(t, "one shoot waiting for capacity in the pool", func() bool {
 		return gaugeValue(reg, "graft_capacity_pool_waiting_shoots", pool) == 1
 	})
-	ev := waitForSetEvent(t, set, capacity.ReasonScaledOut)
+	ev := waitForSetEvent(t, set, poolscaler.ReasonScaledOut)
 	t.Logf("ManagedSeedSet %s: %s", set, ev.Message)
 	if got := replicasOf(t, set); got != 2 {
 		t.Fatalf("replicas %d after the first step, want 2", got)
@@ -194,7 +195,7 @@ func TestPoolScalesOutOnGardener(t *testing.T) {
 	l.addReplicaSeed(t, set, 2, 1, true)
 	// The waiting shoot takes the third seed's one slot; the pool is full at
 	// max: the set stays at 3 and says so.
-	ev = waitForSetEvent(t, set, capacity.ReasonScaleOutAtMax)
+	ev = waitForSetEvent(t, set, poolscaler.ReasonScaleOutAtMax)
 	t.Logf("ManagedSeedSet %s: %s", set, ev.Message)
 	waitFor(t, "graft_capacity_pool_at_max 1", func() bool {
 		return gaugeValue(reg, "graft_capacity_pool_at_max", map[string]string{"pool": "grow"}) == 1
@@ -263,7 +264,7 @@ func TestPoolScalesInOnGardener(t *testing.T) {
 		t.Fatal("a seed was cordoned before the pool had been low for scaleIn.after")
 	}
 	clk.Step(6 * time.Minute)
-	ev := waitForSetEvent(t, set, capacity.ReasonCordonedToScale)
+	ev := waitForSetEvent(t, set, poolscaler.ReasonCordonedToScale)
 	t.Logf("ManagedSeedSet %s: %s", set, ev.Message)
 	if !hasScaleInTaint(t, replicas[0]) || hasScaleInTaint(t, replicas[1]) || hasScaleInTaint(t, replicas[2]) {
 		t.Fatalf("want only %s (empty, the lowest ordinal) cordoned", replicas[0])
@@ -273,7 +274,7 @@ func TestPoolScalesInOnGardener(t *testing.T) {
 		t.Fatalf("replicas %d before the cordon settled, want 3", got)
 	}
 	clk.Step(2 * time.Minute)
-	ev = waitForSetEvent(t, set, capacity.ReasonScaledIn)
+	ev = waitForSetEvent(t, set, poolscaler.ReasonScaledIn)
 	t.Logf("ManagedSeedSet %s: %s", set, ev.Message)
 	if got := replicasOf(t, set); got != 2 {
 		t.Fatalf("replicas %d after scale-in, want 2", got)
@@ -364,7 +365,7 @@ func TestRecreatedShootsScaleNoPoolOnGardener(t *testing.T) {
 	for i := range 3 {
 		l.createOn(t, fmt.Sprintf("new%d", i), seed)
 	}
-	ev := waitForSetEvent(t, set, capacity.ReasonScaledOut)
+	ev := waitForSetEvent(t, set, poolscaler.ReasonScaledOut)
 	t.Logf("ManagedSeedSet %s: %s", set, ev.Message)
 	if got := replicasOf(t, set); got != 2 {
 		t.Fatalf("replicas %d after genuine growth, want 2", got)

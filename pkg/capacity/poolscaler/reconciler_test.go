@@ -1,4 +1,4 @@
-package capacity
+package poolscaler
 
 import (
 	"context"
@@ -10,11 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
-	clocktesting "k8s.io/utils/clock/testing"
 
-	listers "github.com/graft-dev/client-go/listers/core/v1alpha1"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 
@@ -32,9 +29,9 @@ func managedSeedSet(replicas int64) *unstructured.Unstructured {
 	}}
 }
 
-// scaler is a forecaster of one pool over a fake Gardener holding the set
+// scaler is the Reconciler of one pool over a fake Gardener holding the set
 // and one full ready seed of it.
-func scaler(t *testing.T, dryRun bool) (*forecaster, pool, *record.FakeRecorder, *dynamicfake.FakeDynamicClient) {
+func scaler(t *testing.T, dryRun bool) (*Reconciler, Pool, *record.FakeRecorder, *dynamicfake.FakeDynamicClient) {
 	t.Helper()
 	seed := coretest.MakeSeed("blue-0").Allocatable(2).Label("pool", "blue").Obj()
 	dyn := coretest.FakeGardener(gardenerlandscape.MustSeed(seed, "dns"), managedSeedSet(1))
@@ -42,20 +39,18 @@ func scaler(t *testing.T, dryRun bool) (*forecaster, pool, *record.FakeRecorder,
 	if err != nil {
 		t.Fatal(err)
 	}
-	indexer := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{})
-	if err := indexer.Add(seed); err != nil {
-		t.Fatal(err)
-	}
 	recorder := record.NewFakeRecorder(10)
-	f := &forecaster{
-		cfg: configv1alpha1.ForecastConfiguration{Horizon: metav1.Duration{Duration: time.Hour}}, api: garden.Gardener,
-		client: client, sets: garden.NewManagedSeedSets(dyn), seeds: listers.NewSeedLister(indexer), recorder: recorder,
-		clock: clocktesting.NewFakeClock(time.Now()), lowSince: map[string]time.Time{}, atMax: map[string]bool{}, cordonedAt: map[string]time.Time{}, reported: map[string]string{},
-	}
+	r := New(Options{Sets: garden.NewManagedSeedSets(dyn), Client: client, FieldManager: "graft-capacity-annotator", Recorder: recorder, Metrics: noMetrics{}, Horizon: time.Hour})
 	m := &configv1alpha1.ManagedSeedSetScaling{Name: "blue", MaxReplicas: 3, DryRun: dryRun}
 	m.Default()
-	return f, pool{name: "blue", selector: labels.SelectorFromSet(labels.Set{"pool": "blue"}), set: m}, recorder, dyn
+	return r, Pool{Name: "blue", Selector: labels.SelectorFromSet(labels.Set{"pool": "blue"}), Set: m}, recorder, dyn
 }
+
+// noMetrics publishes nothing.
+type noMetrics struct{}
+
+func (noMetrics) SetSet(string, int32, *configv1alpha1.ManagedSeedSetScaling, bool) {}
+func (noMetrics) Stepped(string, string, string)                                    {}
 
 func events(r *record.FakeRecorder) []string {
 	var out []string
@@ -78,15 +73,16 @@ func TestScaleDryRunWritesNothing(t *testing.T) {
 	seeds := []*v1alpha1.Seed{coretest.MakeSeed("blue-0").Allocatable(2).Label("pool", "blue").Obj()}
 	ctx := context.Background()
 
-	f, p, recorder, dyn := scaler(t, true)
-	if err := f.scale(ctx, p, waiting, seeds, usage, f.clock.Now()); err != nil {
+	now := time.Now()
+	r, p, recorder, dyn := scaler(t, true)
+	if err := r.Reconcile(ctx, p, waiting, seeds, usage, now); err != nil {
 		t.Fatal(err)
 	}
 	if got := events(recorder); len(got) != 1 || !strings.HasPrefix(got[0], "Normal WouldScale Dry run: would scale out from 1 to 2 replicas: 1 shoot waits") {
 		t.Errorf("events %q, want one WouldScale", got)
 	}
 	// The next period decides the same: nothing more is said.
-	if err := f.scale(ctx, p, waiting, seeds, usage, f.clock.Now()); err != nil {
+	if err := r.Reconcile(ctx, p, waiting, seeds, usage, now); err != nil {
 		t.Fatal(err)
 	}
 	if got := events(recorder); len(got) != 0 {
@@ -100,8 +96,8 @@ func TestScaleDryRunWritesNothing(t *testing.T) {
 		t.Errorf("dry run wrote the set: replicas %d, annotations %v", n, set.GetAnnotations())
 	}
 
-	f, p, recorder, dyn = scaler(t, false)
-	if err := f.scale(ctx, p, waiting, seeds, usage, f.clock.Now()); err != nil {
+	r, p, recorder, dyn = scaler(t, false)
+	if err := r.Reconcile(ctx, p, waiting, seeds, usage, now); err != nil {
 		t.Fatal(err)
 	}
 	if got := events(recorder); len(got) != 1 || !strings.HasPrefix(got[0], "Normal ScaledOut Scale out from 1 to 2 replicas") {

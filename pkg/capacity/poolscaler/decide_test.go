@@ -1,4 +1,4 @@
-package capacity
+package poolscaler
 
 import (
 	"testing"
@@ -7,6 +7,8 @@ import (
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/pkg/capacity/forecast"
 )
+
+var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 
 func scaling(scaleIn bool) *configv1alpha1.ManagedSeedSetScaling {
 	m := &configv1alpha1.ManagedSeedSetScaling{Name: "aws", MaxReplicas: 4, ScaleIn: configv1alpha1.ScaleInConfiguration{Enabled: scaleIn}}
