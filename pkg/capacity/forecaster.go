@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -41,7 +40,6 @@ const unusablePublishedRetry = time.Minute
 type pool struct {
 	name     string
 	selector labels.Selector
-	set      *configv1alpha1.ManagedSeedSetScaling
 }
 
 // forecaster computes the forecast every period and steps the pools'
@@ -77,9 +75,9 @@ type forecaster struct {
 	// this replica's informer (leading or not) or published by a leader.
 	departures forecast.Departures
 
-	// scaler steps the pools' ManagedSeedSets after each forecast; nil
-	// when no pool has one.
-	scaler *poolscaler.Reconciler
+	// scaler steps the pools' ManagedSeedSets after each forecast, on its
+	// own goroutine while leading; nil when no pool has one.
+	scaler *poolscaler.Loop
 }
 
 func newForecaster(cfg *configv1alpha1.CapacityAnnotatorConfiguration, client garden.Client, sets *garden.ManagedSeedSets, kube kubernetes.Interface,
@@ -91,21 +89,24 @@ func newForecaster(cfg *configv1alpha1.CapacityAnnotatorConfiguration, client ga
 		shoots:   cache.NewStore(cache.DeletionHandlingMetaNamespaceKeyFunc),
 		recorder: recorder, metrics: m, clock: clk,
 	}
+	var scaled []poolscaler.Pool
 	for _, p := range cfg.Pools {
 		sel, err := metav1.LabelSelectorAsSelector(&p.SeedSelector)
 		if err != nil {
 			return nil, fmt.Errorf("pool %s: seedSelector: %w", p.Name, err)
 		}
-		f.pools = append(f.pools, pool{name: p.Name, selector: sel, set: p.ManagedSeedSet})
+		f.pools = append(f.pools, pool{name: p.Name, selector: sel})
 		if p.ManagedSeedSet == nil {
 			continue
 		}
 		if sets == nil {
 			return nil, fmt.Errorf("pool %s: scaling a ManagedSeedSet needs Gardener's API", p.Name)
 		}
-		if f.scaler == nil {
-			f.scaler = poolscaler.New(poolscaler.Options{Sets: sets, Client: client, FieldManager: FieldManager, Recorder: recorder, Metrics: m, Horizon: cfg.Forecast.Horizon.Duration})
-		}
+		scaled = append(scaled, poolscaler.Pool{Name: p.Name, Selector: sel, Set: p.ManagedSeedSet})
+	}
+	if len(scaled) > 0 {
+		r := poolscaler.New(poolscaler.Options{Sets: sets, Client: client, FieldManager: FieldManager, Recorder: recorder, Metrics: m, Horizon: cfg.Forecast.Horizon.Duration})
+		f.scaler = poolscaler.NewLoop(r, scaled)
 	}
 	published := forecast.Published{Window: cfg.Forecast.Window, Horizon: cfg.Forecast.Horizon}
 	for _, p := range cfg.Pools {
@@ -184,12 +185,15 @@ func (f *forecaster) Run(ctx context.Context) error {
 		go func() { _ = f.publish.Run(ctx) }() // logs its outcome; forecasting does not depend on it
 		f.recallDepartures(ctx)
 	}
+	if f.scaler != nil {
+		go f.scaler.Run(klog.NewContext(ctx, log))
+	}
 	log.Info("Forecasting", "strategy", published.Strategy, "window", f.cfg.Window.Duration, "horizon", f.cfg.Horizon.Duration, "pools", len(f.pools))
 	wait.NonSlidingUntilWithContext(ctx, func(ctx context.Context) { f.tick(klog.NewContext(ctx, log)) }, f.cfg.Period.Duration)
 	return nil
 }
 
-// tick computes one forecast, publishes it and steps the scaled pools.
+// tick computes one forecast, publishes it and hands it to the scaler.
 func (f *forecaster) tick(ctx context.Context) {
 	now := f.clock.Now()
 	seeds, err := f.seeds.List(labels.Everything())
@@ -201,20 +205,16 @@ func (f *forecaster) tick(ctx context.Context) {
 	summaries, bySeed := f.compute(now, seeds, f.shoots.List(), departures)
 	f.metrics.SetPools(summaries, f.cfg.Horizon.Duration)
 	f.publishDeparted(ctx, departures)
-	for _, p := range f.pools {
-		if p.set == nil {
-			continue
-		}
-		pool := forecast.Pool{Kind: forecast.KindPool, Name: p.name}
-		i := slices.IndexFunc(summaries, func(s forecast.Summary) bool { return s.Pool == pool })
-		s := forecast.Summary{Pool: pool} // a pool without seeds
-		if i >= 0 {
-			s = summaries[i]
-		}
-		if err := f.scaler.Reconcile(ctx, poolscaler.Pool{Name: p.name, Selector: p.selector, Set: p.set}, s, seeds, bySeed, now); err != nil {
-			klog.FromContext(ctx).Error(err, "Scaling the pool's ManagedSeedSet", "pool", p.name, "managedSeedSet", p.set.Namespace+"/"+p.set.Name)
+	if f.scaler == nil {
+		return
+	}
+	byPool := map[string]forecast.Summary{}
+	for _, s := range summaries {
+		if s.Kind == forecast.KindPool {
+			byPool[s.Name] = s
 		}
 	}
+	f.scaler.Forecast(poolscaler.Forecast{Now: now, Summaries: byPool, Seeds: seeds, Usage: bySeed})
 }
 
 // departed records a placed shoot's deletion (forecast.Departure).
