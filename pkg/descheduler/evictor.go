@@ -571,9 +571,10 @@ const (
 // finishes (status.seedName catching up) wakes it.
 func (ev *evictor) migrationSlot(log klog.Logger, plugin, seed, target string, dryTotal, dryTo int) slot {
 	check := func() slot {
-		total, to, stuck := ev.state.migrationsInFlight(target, ev.clock.Now())
+		// The stuck ones are counted for graft_descheduler_migrations_stuck
+		// by reportStuck alone, at the start of each pass.
+		total, to, _ := ev.state.migrationsInFlight(target, ev.clock.Now())
 		ev.metrics.MigrationsInFlight.Set(float64(total))
-		ev.metrics.MigrationsStuck.Set(float64(stuck))
 		if m := ptr.Deref(ev.cfg.MaxMigrationsInFlight, 0); m > 0 && total+dryTotal >= int(m) {
 			return gardenFull
 		}
