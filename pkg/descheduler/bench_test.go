@@ -158,7 +158,7 @@ func BenchmarkPass(b *testing.B) {
 				names := d.state.seedNames()
 				b.ReportAllocs()
 				for b.Loop() {
-					d.ev.newWindow()
+					d.gate.newWindow()
 					d.pass(ctx, names, false)
 				}
 			})
@@ -214,7 +214,7 @@ func BenchmarkPassWithBacklog(b *testing.B) {
 			d := benchDescheduler(b, l)
 			b.ReportAllocs()
 			for b.Loop() {
-				d.ev.newWindow()
+				d.gate.newWindow()
 				d.pass(ctx, []string{"seed-0000"}, false)
 			}
 		})

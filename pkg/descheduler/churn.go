@@ -1,6 +1,7 @@
 package descheduler
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -44,38 +45,26 @@ func (l churnLimits) limitedPlugin(cause string) string {
 	return plugin
 }
 
-// churnSpent tells whether plugin has spent its moves of the pass window
-// or of the last hour, and in the second case when one is free again.
-func (ev *evictor) churnSpent(plugin string) (spent bool, freeAt time.Time) {
-	limit, ok := ev.churn[plugin]
+// churnRefusal refuses plugin's moves while it has spent its moves of the
+// pass window or of the last hour (then looked at again once a move leaves
+// the hour); nil when it has not, or is not an improving plugin.
+func (g *gate) churnRefusal(plugin string) *refusal {
+	limit, ok := g.churn[plugin]
 	if !ok {
-		return false, time.Time{}
+		return nil
 	}
-	now := ev.clock.Now()
-	ev.mu.Lock()
-	defer ev.mu.Unlock()
-	if limit.MaxMovesPerPass > 0 && ev.churnPass[plugin] >= limit.MaxMovesPerPass {
-		return true, time.Time{}
+	now := g.clock.Now()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if limit.MaxMovesPerPass > 0 && g.churnPass[plugin] >= limit.MaxMovesPerPass {
+		return &refusal{kind: refusedChurn, why: fmt.Sprintf("%s moved %d shoots in this pass window", plugin, limit.MaxMovesPerPass)}
 	}
-	moves := pruneHour(ev.churnHour[plugin], now)
-	ev.churnHour[plugin] = moves
+	moves := pruneHour(g.churnHour[plugin], now)
+	g.churnHour[plugin] = moves
 	if limit.MaxMovesPerHour > 0 && len(moves) >= limit.MaxMovesPerHour {
-		return true, moves[0].Add(time.Hour)
+		return &refusal{kind: refusedChurn, why: fmt.Sprintf("%s moved %d shoots in the last hour", plugin, limit.MaxMovesPerHour), at: moves[0].Add(time.Hour + requeueSlack)}
 	}
-	return false, time.Time{}
-}
-
-// spendChurn counts a move of plugin against its churn limits. A move
-// dropped after this (a conflict, a refusal) still counts: the limits err
-// on the side of fewer moves.
-func (ev *evictor) spendChurn(plugin string, at time.Time) {
-	if _, ok := ev.churn[plugin]; !ok {
-		return
-	}
-	ev.mu.Lock()
-	defer ev.mu.Unlock()
-	ev.churnPass[plugin]++
-	ev.churnHour[plugin] = append(ev.churnHour[plugin], at)
+	return nil
 }
 
 // pruneHour drops the moves older than an hour before now from a list
@@ -91,18 +80,18 @@ func pruneHour(moves []time.Time, now time.Time) []time.Time {
 // recallChurn counts the moves of the last hour that the shoots' signed
 // records show, so that a restart or a new leader does not start the hourly
 // budgets over.
-func (ev *evictor) recallChurn(each func(func(*v1alpha1.Shoot))) {
-	if len(ev.churn) == 0 {
+func (g *gate) recallChurn(each func(func(*v1alpha1.Shoot))) {
+	if len(g.churn) == 0 {
 		return
 	}
-	now := ev.clock.Now()
+	now := g.clock.Now()
 	var moves map[string][]time.Time
 	each(func(s *v1alpha1.Shoot) {
 		if _, ok := s.Annotations[v1alpha1.AnnotationEvictions]; !ok {
 			return
 		}
-		for _, e := range ev.records.verified(s) {
-			if p := ev.churn.limitedPlugin(e.Cause); p != "" && e.At.After(now.Add(-time.Hour)) && !e.At.After(now) {
+		for _, e := range g.records.verified(s) {
+			if p := g.churn.limitedPlugin(e.Cause); p != "" && e.At.After(now.Add(-time.Hour)) && !e.At.After(now) {
 				if moves == nil {
 					moves = map[string][]time.Time{}
 				}
@@ -110,12 +99,12 @@ func (ev *evictor) recallChurn(each func(func(*v1alpha1.Shoot))) {
 			}
 		}
 	})
-	ev.mu.Lock()
-	defer ev.mu.Unlock()
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	for p, ts := range moves {
-		all := append(ev.churnHour[p], ts...)
+		all := append(g.churnHour[p], ts...)
 		slices.SortFunc(all, time.Time.Compare)
-		ev.churnHour[p] = all
+		g.churnHour[p] = all
 	}
 }
 
@@ -123,25 +112,25 @@ func (ev *evictor) recallChurn(each func(func(*v1alpha1.Shoot))) {
 // cause, by its signed records or by this process's memory, less than
 // plugin's cool-down ago, and until when: a move no seed forces never
 // follows another soon, as each is a control-plane migration.
-func (ev *evictor) coolingDown(plugin string, shoot *v1alpha1.Shoot) (time.Time, bool) {
-	limit, ok := ev.churn[plugin]
+func (g *gate) coolingDown(plugin string, shoot *v1alpha1.Shoot) (time.Time, bool) {
+	limit, ok := g.churn[plugin]
 	if !ok {
 		return time.Time{}, false
 	}
-	now := ev.clock.Now()
+	now := g.clock.Now()
 	var until time.Time
 	// What this process moved counts even when the record is gone: on
 	// Gardener a tenant can delete its shoot's annotations.
-	ev.mu.Lock()
-	at, moved := ev.movedAt[algorithm.ShootKey(shoot)]
-	ev.mu.Unlock()
+	g.mu.Lock()
+	at, moved := g.movedAt[algorithm.ShootKey(shoot)]
+	g.mu.Unlock()
 	if end := at.Add(limit.CoolDown); moved && end.After(now) {
 		until = end
 	}
 	if _, ok := shoot.Annotations[v1alpha1.AnnotationEvictions]; !ok {
 		return until, !until.IsZero()
 	}
-	for _, e := range ev.records.verified(shoot) {
+	for _, e := range g.records.verified(shoot) {
 		if end := e.At.Add(limit.CoolDown); end.After(now) && end.After(until) {
 			until = end
 		}

@@ -68,6 +68,7 @@ type Descheduler struct {
 	clock   clock.WithTicker
 	plugins []framework.Plugin
 	algo    algorithm.Config
+	gate    *gate
 	ev      *evictor
 
 	state *state
@@ -134,78 +135,21 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 			workqueue.DefaultTypedControllerRateLimiter[string](),
 			workqueue.TypedRateLimitingQueueConfig[string]{Name: queueName, Clock: clk}),
 	}
-	d.metrics.zeroSeries(d.pluginNames())
-	d.ev = &evictor{
-		cfg: cfg, garden: d.garden, mover: d.garden.Mover(), metrics: metrics, clock: clk, limiter: newLimiter(cfg), state: d.state, queue: d.queue,
-		perSeed: map[string]int{}, waiting: sets.New[string](), skipped: map[string]string{}, liveRefused: map[string]struct{}{}, asked: map[string]asked{},
-		liveFlow:    algorithm.LiveFlow{Declared: sets.New(cfg.LiveMigrationGardenletVersions...), Observed: sets.New[string](), FellBack: sets.New[string]()},
-		liveWritten: map[string]liveWrite{}, livePublish: make(chan struct{}, 1),
-		records: newRecordKey(),
-		churn:   churnLimitsOf(plugins), churnPass: map[string]int{}, churnHour: map[string][]time.Time{}, movedAt: map[string]time.Time{},
-	}
-	d.state.spread = len(d.ev.churn) > 0
 	if err := d.algo.Validate(); err != nil {
 		return nil, fmt.Errorf("descheduler: %w", err)
 	}
-	if d.ev.mover.Migrates() {
-		// A migration's destination is the descheduler's to choose, and
-		// Gardener binds nowhere else.
-		d.state.migrations = true
-	}
-	if t := cfg.MigrationTimeout; t != nil {
-		d.state.migrationTimeout = t.Duration
-	}
-	if len(cfg.SchedulerNames) > 0 {
-		d.state.schedulers = sets.New(cfg.SchedulerNames...)
-	}
-	if len(cfg.MoveSchedulerNames) > 0 {
-		d.state.movable = sets.New(cfg.MoveSchedulerNames...)
-	}
-	d.state.actsOn = func(facts *framework.SeedState) bool { return actsOn(plugins, facts) }
-	d.state.onPendingDrop = d.ev.wakeWaiting
-	d.state.onPendingChange = func(n int) { d.metrics.PendingEvicted.Set(float64(n)) }
+	d.metrics.zeroSeries(d.pluginNames())
+	d.ev = newEvictor(cfg, client, metrics, clk, d.state)
+	d.gate = newGate(cfg, clk, d.state, metrics, d.queue, &d.ev.records, churnLimitsOf(plugins), d.ev)
+	d.ev.gate = d.gate
+	d.configureState()
 
 	// Region ConfigMaps count only in their one namespace, as for the
 	// scheduler: a tenant's ConfigMap must not change what requireFit finds.
 	d.regionConfigs = garden.NewRegionConfigs(clients.Kubernetes, cfg.RegionConfigNamespace)
-	seeds, shoots, profiles := d.informers.Seeds().Informer, d.informers.Shoots().Informer, d.informers.CloudProfiles().Informer
-	cms := d.regionConfigs.ConfigMaps().Informer
-	nsProfiles := d.informers.NamespacedCloudProfiles()
 	d.inputsBuilder = &algorithm.InputsBuilder{Landscape: garden.NewView(api, d.informers, d.regionConfigs), Config: d.algo}
-	// The state passes read is built by the seed and shoot handlers: synced
-	// means they have been given every object of the first list, not only
-	// that the informers' stores hold them, or a first pass (the only one
-	// with interval 0) could judge a seed without all its shoots.
-	seedsReg, err := seeds.AddEventHandler(upsertHandler(d.onSeed, d.onSeedDelete))
-	if err != nil {
-		return nil, fmt.Errorf("watching seeds: %w", err)
-	}
-	shootsReg, err := shoots.AddEventHandler(upsertHandler(d.onShoot, d.onShootDelete))
-	if err != nil {
-		return nil, fmt.Errorf("watching shoots: %w", err)
-	}
-	d.synced = []cache.InformerSynced{seedsReg.HasSynced, shootsReg.HasSynced, profiles.HasSynced, nsProfiles.Informer.HasSynced, cms.HasSynced}
-	if projects, ok := d.informers.Projects(); ok {
-		// Read through the index only, for the default-domain rule.
-		reg, err := projects.Informer.AddEventHandler(cache.ResourceEventHandlerFuncs{})
-		if err != nil {
-			return nil, fmt.Errorf("watching projects: %w", err)
-		}
-		d.synced = append(d.synced, reg.HasSynced)
-	}
-	// A new cloud profile or region ConfigMap can make a held-back shoot fit.
-	wake := cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { d.ev.wakeWaiting() },
-		UpdateFunc: func(any, any) { d.ev.wakeWaiting() },
-	}
-	if _, err := profiles.AddEventHandler(wake); err != nil {
-		return nil, fmt.Errorf("watching cloud profiles: %w", err)
-	}
-	if _, err := nsProfiles.Informer.AddEventHandler(wake); err != nil {
-		return nil, fmt.Errorf("watching NamespacedCloudProfiles: %w", err)
-	}
-	if _, err := cms.AddEventHandler(wake); err != nil {
-		return nil, fmt.Errorf("watching region ConfigMaps: %w", err)
+	if err := d.watch(); err != nil {
+		return nil, err
 	}
 
 	// Each eviction emits two Events; enough writers keep them off the
@@ -217,6 +161,86 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	d.runner.Server.AddInformersSyncedCheck(d.Ready)
 	trackInformers(clients.Fence, d)
 	return d, nil
+}
+
+// newEvictor builds the evictor that writes the moves the gate admits.
+func newEvictor(cfg *configv1alpha1.DeschedulerConfiguration, client garden.Client, metrics *Metrics, clk clock.WithTicker, st *state) *evictor {
+	return &evictor{
+		cfg: cfg, garden: client, mover: client.Mover(), metrics: metrics, clock: clk, state: st,
+		skipped: map[string]string{}, liveRefused: map[string]struct{}{},
+		liveFlow:    algorithm.LiveFlow{Declared: sets.New(cfg.LiveMigrationGardenletVersions...), Observed: sets.New[string](), FellBack: sets.New[string]()},
+		liveWritten: map[string]liveWrite{}, livePublish: make(chan struct{}, 1),
+		records: newRecordKey(),
+	}
+}
+
+// configureState gives the state the configuration's view of which shoots are
+// the descheduler's and how it is told about pending evictions.
+func (d *Descheduler) configureState() {
+	cfg, st := d.cfg, d.state
+	st.spread = len(d.gate.churn) > 0
+	if d.ev.mover.Migrates() {
+		// A migration's destination is the descheduler's to choose, and
+		// Gardener binds nowhere else.
+		st.migrations = true
+	}
+	if t := cfg.MigrationTimeout; t != nil {
+		st.migrationTimeout = t.Duration
+	}
+	if len(cfg.SchedulerNames) > 0 {
+		st.schedulers = sets.New(cfg.SchedulerNames...)
+	}
+	if len(cfg.MoveSchedulerNames) > 0 {
+		st.movable = sets.New(cfg.MoveSchedulerNames...)
+	}
+	plugins := d.plugins
+	st.actsOn = func(facts *framework.SeedState) bool { return actsOn(plugins, facts) }
+	st.onPendingDrop = d.gate.wakeWaiting
+	st.onPendingChange = func(n int) { d.metrics.PendingEvicted.Set(float64(n)) }
+}
+
+// watch registers the informer handlers that build the state and wake held
+// seeds, and records what Ready waits for.
+func (d *Descheduler) watch() error {
+	seeds, shoots, profiles := d.informers.Seeds().Informer, d.informers.Shoots().Informer, d.informers.CloudProfiles().Informer
+	cms := d.regionConfigs.ConfigMaps().Informer
+	nsProfiles := d.informers.NamespacedCloudProfiles()
+	// The state passes read is built by the seed and shoot handlers: synced
+	// means they have been given every object of the first list, not only
+	// that the informers' stores hold them, or a first pass (the only one
+	// with interval 0) could judge a seed without all its shoots.
+	seedsReg, err := seeds.AddEventHandler(upsertHandler(d.onSeed, d.onSeedDelete))
+	if err != nil {
+		return fmt.Errorf("watching seeds: %w", err)
+	}
+	shootsReg, err := shoots.AddEventHandler(upsertHandler(d.onShoot, d.onShootDelete))
+	if err != nil {
+		return fmt.Errorf("watching shoots: %w", err)
+	}
+	d.synced = []cache.InformerSynced{seedsReg.HasSynced, shootsReg.HasSynced, profiles.HasSynced, nsProfiles.Informer.HasSynced, cms.HasSynced}
+	if projects, ok := d.informers.Projects(); ok {
+		// Read through the index only, for the default-domain rule.
+		reg, err := projects.Informer.AddEventHandler(cache.ResourceEventHandlerFuncs{})
+		if err != nil {
+			return fmt.Errorf("watching projects: %w", err)
+		}
+		d.synced = append(d.synced, reg.HasSynced)
+	}
+	// A new cloud profile or region ConfigMap can make a held-back shoot fit.
+	wake := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { d.gate.wakeWaiting() },
+		UpdateFunc: func(any, any) { d.gate.wakeWaiting() },
+	}
+	if _, err := profiles.AddEventHandler(wake); err != nil {
+		return fmt.Errorf("watching cloud profiles: %w", err)
+	}
+	if _, err := nsProfiles.Informer.AddEventHandler(wake); err != nil {
+		return fmt.Errorf("watching NamespacedCloudProfiles: %w", err)
+	}
+	if _, err := cms.AddEventHandler(wake); err != nil {
+		return fmt.Errorf("watching region ConfigMaps: %w", err)
+	}
+	return nil
 }
 
 // SchedulingConfiguration is the strategy and score weights requireFit asks
@@ -285,7 +309,7 @@ func (d *Descheduler) deschedule(ctx context.Context) error {
 		return fmt.Errorf("descheduler: %w", err)
 	}
 	d.ev.records = key
-	d.ev.recallChurn(d.state.eachShoot)
+	d.gate.recallChurn(d.state.eachShoot)
 	if p := d.liveLease(); p != nil {
 		recalled := d.recallLiveFlow(ctx, p)
 		if !d.cfg.DryRun {
@@ -313,7 +337,7 @@ func (d *Descheduler) deschedule(ctx context.Context) error {
 			case <-ctx.Done():
 				return
 			case <-ticker.C():
-				d.ev.newWindow()
+				d.gate.newWindow()
 				for _, name := range d.state.seedNames() {
 					d.queue.Add(name)
 				}
@@ -384,7 +408,7 @@ func (d *Descheduler) onSeed(oldObj, obj any) {
 	if d.state.setSeed(old, seed, d.clock.Now()) {
 		d.queue.Add(seed.Name)
 	}
-	d.ev.wakeWaiting()
+	d.gate.wakeWaiting()
 }
 
 func (d *Descheduler) onSeedDelete(obj any) {
@@ -409,7 +433,7 @@ func (d *Descheduler) onShoot(oldObj, obj any) {
 	d.state.setShoot(shoot, d.clock.Now(), false)
 	d.ev.liveObserved(shoot)
 	if old, ok := oldObj.(*v1alpha1.Shoot); ok && !samePlacement(old, shoot) {
-		d.ev.wakeWaiting()
+		d.gate.wakeWaiting()
 	}
 }
 
@@ -433,7 +457,7 @@ func (d *Descheduler) onShootDelete(obj any) {
 	}
 	d.state.removeShoot(key)
 	d.ev.forget(key)
-	d.ev.wakeWaiting()
+	d.gate.wakeWaiting()
 }
 
 // inputs gathers what the algorithm needs for a shoot besides the snapshot.

@@ -114,7 +114,7 @@ func (q *afterQueue) asked(seed string, d time.Duration) bool {
 // recordAfter makes the descheduler's queue an afterQueue.
 func (h *harness) recordAfter() *afterQueue {
 	q := &afterQueue{TypedRateLimitingInterface: h.d.queue, after: map[string][]time.Duration{}}
-	h.d.queue, h.d.ev.queue = q, q
+	h.d.queue, h.d.gate.queue = q, q
 	return q
 }
 
@@ -130,6 +130,8 @@ func (h *harness) addSeed(t *testing.T, seed *v1alpha1.Seed) {
 		t.Fatal(err)
 	}
 	testframework.WaitFor(t, fmt.Sprintf("seed %s to reach the descheduler", seed.Name), waitTimeout, func(context.Context) (bool, error) {
+		h.d.state.mu.Lock()
+		defer h.d.state.mu.Unlock()
 		_, ok := h.d.state.snapshot.Seed(seed.Name)
 		return ok, nil
 	})
@@ -341,7 +343,7 @@ func TestLimits(t *testing.T) {
 	h := start(t, func(c *configv1alpha1.DeschedulerConfiguration) { c.MaxEvictionsPerSeed = ptr.To[int32](2) }, objs...)
 	passEvicts(h, 2, "maxEvictionsPerSeed 2")
 	passEvicts(h, 2, "a second pass in the same window")
-	h.d.ev.newWindow()
+	h.d.gate.newWindow()
 	passEvicts(h, 4, "after a new window")
 
 	h = start(t, func(c *configv1alpha1.DeschedulerConfiguration) { c.MaxPendingEvicted = ptr.To[int32](3) }, objs...)
@@ -398,7 +400,7 @@ func TestOverCapacity(t *testing.T) {
 		}
 	}
 	// The overload is answered: another pass evicts nothing more.
-	h.d.ev.newWindow()
+	h.d.gate.newWindow()
 	h.pass(t)
 	if evicted(h.shoot(t, "prod")) {
 		t.Error("the same overload was answered twice")

@@ -68,9 +68,9 @@ func TestRefusedEvictionIsDroppedAndRetried(t *testing.T) {
 			if writes != tc.writes {
 				t.Errorf("%d writes of the shoot, want %d", writes, tc.writes)
 			}
-			h.d.ev.mu.Lock()
-			perSeed, total := h.d.ev.perSeed["a"], h.d.ev.total
-			h.d.ev.mu.Unlock()
+			h.d.gate.mu.Lock()
+			perSeed, total := h.d.gate.perSeed["a"], h.d.gate.total
+			h.d.gate.mu.Unlock()
 			if tc.result == ResultConflict && (perSeed != 0 || total != 0) {
 				t.Errorf("after a lost eviction the pass window's budgets hold %d of seed a and %d in total, want them given back", perSeed, total)
 			}

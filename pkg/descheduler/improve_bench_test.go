@@ -102,7 +102,7 @@ func BenchmarkImprovingPass(b *testing.B) {
 			b.ReportAllocs()
 			var moves float64
 			for b.Loop() {
-				d.ev.newWindow()
+				d.gate.newWindow()
 				before := counter(b, d.metrics.Evictions.WithLabelValues("Rebalance", ResultDryRun)) + counter(b, d.metrics.Evictions.WithLabelValues("ComeHome", ResultDryRun))
 				d.pass(ctx, names, false)
 				moves = counter(b, d.metrics.Evictions.WithLabelValues("Rebalance", ResultDryRun)) + counter(b, d.metrics.Evictions.WithLabelValues("ComeHome", ResultDryRun)) - before
@@ -183,7 +183,7 @@ func BenchmarkImprovingPassIdle(b *testing.B) {
 	names := d.state.seedNames()
 	b.ReportAllocs()
 	for b.Loop() {
-		d.ev.newWindow()
+		d.gate.newWindow()
 		d.pass(ctx, names, false)
 	}
 }

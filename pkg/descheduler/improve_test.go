@@ -81,7 +81,7 @@ func TestRebalanceMovesExcessToALowSeed(t *testing.T) {
 	if got := counter(t, h.d.metrics.Evictions.WithLabelValues("Rebalance", ResultChurnLimited)); got == 0 {
 		t.Error("churn_limited not counted")
 	}
-	h.d.ev.newWindow()
+	h.d.gate.newWindow()
 	h.pass(t)
 	got := h.movedFrom(t)
 	per := map[string]int{}
@@ -91,7 +91,7 @@ func TestRebalanceMovesExcessToALowSeed(t *testing.T) {
 	if per["a"] != 2 || per["b"] != 1 {
 		t.Fatalf("moved %v, want 2 off a and 1 off b", got)
 	}
-	h.d.ev.newWindow()
+	h.d.gate.newWindow()
 	h.pass(t)
 	if again := h.movedFrom(t); len(again) != 3 {
 		t.Errorf("moved %v once the marks held", again)
@@ -174,16 +174,18 @@ func TestImprovedShootCoolsDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	testframework.WaitFor(t, "the shoot back on far", waitTimeout, func(context.Context) (bool, error) {
+		h.d.state.mu.Lock()
+		defer h.d.state.mu.Unlock()
 		return h.d.state.snapshot.Usage("far") == 3, nil
 	})
 	h.clock.SetTime(t0.Add(47*time.Hour - time.Second))
-	h.d.ev.newWindow()
+	h.d.gate.newWindow()
 	h.pass(t)
 	if got := h.movedFrom(t); len(got) != 0 {
 		t.Fatalf("moved %v within the cool-down", got)
 	}
 	h.clock.SetTime(t0.Add(47 * time.Hour))
-	h.d.ev.newWindow()
+	h.d.gate.newWindow()
 	h.pass(t)
 	if got := h.movedFrom(t); !slices.Equal(got, []string{"far/drained", "far/moved"}) {
 		t.Fatalf("moved %v once the first cool-downs ended, want the shoots moved 48h ago only", got)
@@ -226,7 +228,7 @@ func TestHourlyBudgetSurvivesARestart(t *testing.T) {
 	h := start(t, improving("ComeHome", `{"maxMovesPerHour":1}`, configv1alpha1.StrategyMinimalDistance),
 		coretest.MakeSeed("home").Obj(), coretest.MakeSeed("far").Provider("aws", "us-east-1").Obj(), before,
 		coretest.MakeShoot("garden-dev", "away").Created(t0).Seed("far").Obj())
-	h.d.ev.recallChurn(h.d.state.eachShoot)
+	h.d.gate.recallChurn(h.d.state.eachShoot)
 	h.pass(t)
 	if got := h.movedFrom(t); len(got) != 0 {
 		t.Fatalf("moved %v with the hour's budget spent before the start", got)
@@ -261,7 +263,7 @@ func TestCopiedRecordCountsOnce(t *testing.T) {
 	if n := len(h.d.ev.records.verified(copied)); n != 1 {
 		t.Errorf("%d verified records, want the one genuine move", n)
 	}
-	h.d.ev.recallChurn(h.d.state.eachShoot)
+	h.d.gate.recallChurn(h.d.state.eachShoot)
 	h.pass(t)
 	if got := h.movedFrom(t); !slices.Equal(got, []string{"far/away"}) {
 		t.Fatalf("moved %v: 25 copies of one record spent the hour's budget of 2", got)

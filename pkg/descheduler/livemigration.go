@@ -48,7 +48,7 @@ func (ev *evictor) liveAdmitted(ctx context.Context, e eviction, reason, record 
 		return true
 	}
 	log := klog.FromContext(ctx).WithValues("shoot", klog.KObj(e.shoot), "seed", e.seed.Name, "target", e.target)
-	refusal := ev.refused(err, e)
+	refusal := ev.mover.Refusal(err, e.seed.Name, e.target)
 	switch {
 	case refusal != nil && strings.Contains(err.Error(), `"LiveControlPlaneMigration" feature gate is disabled`):
 		if !ev.liveOff.Swap(true) {

@@ -49,6 +49,12 @@ const (
 	// ResultChurnLimited: an improving plugin spent its moves of the pass
 	// window or of the hour; counted once per pass that finds it so.
 	ResultChurnLimited = "churn_limited"
+	// ResultBudgetSpent: the pass window's budget (maxEvictionsPerSeed,
+	// maxEvictionsTotal) is used up; the seed waits for the next window.
+	ResultBudgetSpent = "budget_spent"
+	// ResultWaitingForPending: maxPendingEvicted evicted shoots wait for a
+	// seed; the pass stops until one is placed.
+	ResultWaitingForPending = "waiting_for_pending"
 	// ResultConflict is an eviction lost to a concurrent change of the shoot.
 	ResultConflict = "conflict"
 	// ResultError is an eviction the API server refused for another reason.
@@ -118,7 +124,7 @@ func newMetrics() (*Metrics, []metrics.Registerable) {
 // plugins (component.ZeroSeries), and their shoots to move.
 func (m *Metrics) zeroSeries(plugins []string) {
 	component.ZeroSeries(m.Evictions, plugins, []string{ResultEvicted, ResultDryRun, ResultSkippedNoFit, ResultSkippedLimitedStay,
-		ResultHeldRepeat, ResultRefused, ResultWaitingForMigrations, ResultDeferred, ResultWaitingForProject, ResultSkippedFailed, ResultCoolingDown, ResultNotImproving, ResultChurnLimited, ResultConflict, ResultError})
+		ResultHeldRepeat, ResultRefused, ResultWaitingForMigrations, ResultDeferred, ResultWaitingForProject, ResultSkippedFailed, ResultCoolingDown, ResultNotImproving, ResultChurnLimited, ResultBudgetSpent, ResultWaitingForPending, ResultConflict, ResultError})
 	for _, p := range plugins {
 		m.ToMove.WithLabelValues(p).Set(0)
 		m.Deferred.WithLabelValues(p).Set(0)

@@ -2,6 +2,7 @@ package descheduler
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -39,11 +40,14 @@ type passRun struct {
 	// leaving counts this pass's evictions still counted on their seed
 	// through status.seedName.
 	leaving map[string]int
-	// dryPending counts dry-run evictions as if they were pending (or, on
-	// Gardener, in flight), dryTo the dry-run migrations per destination.
-	dryPending int
-	dryTo      map[string]int
-	dryIn      map[string]int
+	// later gathers when the pass's seeds are looked at again, scheduled
+	// once when it ends; stopGen is the count of wakes the refusal that
+	// stopped the pass saw.
+	later   *requeues
+	stopGen uint64
+	// dry are the tickets of a dry-run pass's moves, given back when it
+	// ends.
+	dry []*ticket
 	// sources are, on Gardener, the seeds this pass migrates control planes
 	// off: like the view's evacuating seeds, they receive none.
 	sources sets.Set[string]
@@ -86,9 +90,9 @@ func (d *Descheduler) passOver(ctx context.Context, v *view, once bool) {
 		d: d, ctx: ctx, log: klog.FromContext(ctx), once: once, view: v,
 		real: v.snapshot, fit: v.snapshot.Fork(),
 		evicted: sets.New[string](), leaving: map[string]int{}, churnSpent: sets.New[string](),
-		dryTo: map[string]int{}, dryIn: map[string]int{}, sources: sets.New[string](),
+		sources: sets.New[string](), later: newRequeues(), stopGen: d.gate.wakeGen(),
 	}
-	r.writers = d.ev.startWriters(ctx)
+	r.writers = d.ev.startWriters(ctx, r.later)
 	last := ""
 	// Urgent moves first, on every seed, then the deferrable ones: a
 	// budget spent on a move that could wait must not hold back one that
@@ -96,7 +100,7 @@ func (d *Descheduler) passOver(ctx context.Context, v *view, once bool) {
 	var deferrable []string
 	for _, name := range sets.List(sets.KeySet(v.seeds)) {
 		if r.stop || ctx.Err() != nil {
-			d.ev.hold(name)
+			r.later.hold(name, r.stopGen)
 			continue
 		}
 		if r.seed(name, maintenance.Urgent) {
@@ -108,7 +112,7 @@ func (d *Descheduler) passOver(ctx context.Context, v *view, once bool) {
 	urgentStopped := r.stop || ctx.Err() != nil
 	for _, name := range deferrable {
 		if r.stop || ctx.Err() != nil {
-			d.ev.hold(name)
+			r.later.hold(name, r.stopGen)
 			continue
 		}
 		r.seed(name, maintenance.Deferrable)
@@ -122,11 +126,15 @@ func (d *Descheduler) passOver(ctx context.Context, v *view, once bool) {
 				continue
 			}
 			if _, known := v.snapshot.Seed(name); known {
-				d.ev.hold(name)
+				r.later.hold(name, r.stopGen)
 			}
 		}
 	}
 	r.writers.finish()
+	for _, t := range r.dry {
+		t.release(moved, nil)
+	}
+	r.later.schedule(d.gate, once)
 }
 
 // fitSnapshot returns fit, having reserved a seed for every shoot waiting
@@ -172,74 +180,89 @@ func (r *passRun) seed(name string, urgency maintenance.Urgency) (deferrable boo
 				deferrable = true
 				continue
 			}
-			if !r.churnAllows(p.Name(), name) {
+			if no := r.d.gate.churnRefusal(p.Name()); no != nil {
 				// Its moves of the pass window or the hour are spent:
 				// asking it would only cost.
+				r.churnLimited(p.Name(), name, no)
 				continue
 			}
 		}
-		st := *base
-		if r.evicted.Len() > 0 {
-			st.Shoots = make([]*v1alpha1.Shoot, 0, len(base.Shoots))
-			for _, s := range base.Shoots {
-				if !r.evicted.Has(algorithm.ShootKey(s)) {
-					st.Shoots = append(st.Shoots, s)
-				}
-			}
-		}
-		st.Usage = r.real.Usage(name)
-		st.Leaving = base.Leaving + r.leaving[name]
-		res := p.Evaluate(&st)
-		if res.RequeueAfter > 0 && !r.once && (urgency == maintenance.Urgent || improving) {
-			r.d.queue.AddAfter(name, res.RequeueAfter+requeueSlack)
-		}
-		candidates := ofUrgency(res.Candidates, urgency)
-		deferrable = deferrable || len(candidates) < len(res.Candidates)
-		// The plugin saw none of this pass's evictions, so every candidate
-		// it evicts adds one to evicted; those after a stop stay.
-		before, deferredBefore, passedBefore, stop := r.evicted.Len(), r.deferred, r.passedOver, false
-		streak, exhausted := 0, false
-		for _, c := range candidates {
-			if res.Want > 0 && r.evicted.Len()-before >= res.Want {
-				// The alternatives are not needed.
-				break
-			}
-			if !r.churnAllows(p.Name(), name) {
-				break
-			}
-			fruitless := r.fruitless
-			if stop = !r.consider(p.Name(), base.Seed, c, stillWanted(p, st, c.Shoot)); stop {
-				break
-			}
-			if r.fruitless == fruitless {
-				streak = 0
-			} else if streak++; streak >= framework.MaxFruitless {
-				// The scheduler sends this seed's shoots elsewhere than the
-				// plugin wants; the others would most likely go there too,
-				// and no limit holds them: none is left to move.
-				exhausted = true
-				break
-			}
-		}
-		deferred, evicted := r.deferred-deferredBefore, r.evicted.Len()-before
-		if urgency == maintenance.Deferrable || len(candidates) == len(res.Candidates) {
-			// The urgent round leaves the count of a seed with deferrable
-			// candidates to the deferrable round.
-			r.d.deferred.set(name, p.Name(), deferred)
-		}
-		wanted := len(res.Candidates) - (r.passedOver - passedBefore)
-		if res.Want > 0 {
-			wanted = min(wanted, res.Want)
-		}
-		if exhausted {
-			wanted = 0
-		}
-		r.d.toMove.set(name, p.Name(), max(0, wanted-evicted-deferred))
+		wants, stop := r.plugin(p, base, urgency, improving)
+		deferrable = deferrable || wants
 		if stop {
 			return deferrable
 		}
 	}
 	return deferrable
+}
+
+// plugin runs one plugin over a seed and considers its candidates of one
+// urgency. It reports whether the plugin wants a move of the other
+// urgency, and whether no further eviction from the seed may happen in this
+// pass.
+func (r *passRun) plugin(p framework.Plugin, base *framework.SeedState, urgency maintenance.Urgency, improving bool) (deferrable, stop bool) {
+	name := base.Seed.Name
+	st := *base
+	if r.evicted.Len() > 0 {
+		st.Shoots = make([]*v1alpha1.Shoot, 0, len(base.Shoots))
+		for _, s := range base.Shoots {
+			if !r.evicted.Has(algorithm.ShootKey(s)) {
+				st.Shoots = append(st.Shoots, s)
+			}
+		}
+	}
+	st.Usage = r.real.Usage(name)
+	st.Leaving = base.Leaving + r.leaving[name]
+	res := p.Evaluate(&st)
+	if res.RequeueAfter > 0 && (urgency == maintenance.Urgent || improving) {
+		r.later.after(name, r.d.clock.Now().Add(res.RequeueAfter+requeueSlack))
+	}
+	candidates := ofUrgency(res.Candidates, urgency)
+	// The plugin saw none of this pass's evictions, so every candidate
+	// it evicts adds one to evicted; those after a stop stay.
+	before, deferredBefore, passedBefore := r.evicted.Len(), r.deferred, r.passedOver
+	stop, exhausted := r.candidates(p, st, candidates, res.Want)
+	deferred, evicted := r.deferred-deferredBefore, r.evicted.Len()-before
+	if urgency == maintenance.Deferrable || len(candidates) == len(res.Candidates) {
+		// The urgent round leaves the count of a seed with deferrable
+		// candidates to the deferrable round.
+		r.d.deferred.set(name, p.Name(), deferred)
+	}
+	wanted := len(res.Candidates) - (r.passedOver - passedBefore)
+	if res.Want > 0 {
+		wanted = min(wanted, res.Want)
+	}
+	if exhausted {
+		wanted = 0
+	}
+	r.d.toMove.set(name, p.Name(), max(0, wanted-evicted-deferred))
+	return len(candidates) < len(res.Candidates), stop
+}
+
+// candidates considers a plugin's candidates in order, until it wants no
+// more (want), a limit ends the seed's turn (stop), or the scheduler keeps
+// sending them elsewhere than the plugin wants (exhausted).
+func (r *passRun) candidates(p framework.Plugin, st framework.SeedState, candidates []framework.Candidate, want int) (stop, exhausted bool) {
+	before, streak := r.evicted.Len(), 0
+	for _, c := range candidates {
+		if want > 0 && r.evicted.Len()-before >= want {
+			// The alternatives are not needed.
+			return false, false
+		}
+		fruitless := r.fruitless
+		if sc := r.consider(p.Name(), st.Seed, c, stillWanted(p, st, c.Shoot)); sc != nextCandidate {
+			return sc != endPlugin, false
+		}
+		if r.fruitless == fruitless {
+			streak = 0
+		} else if streak++; streak >= framework.MaxFruitless {
+			// The scheduler sends this seed's shoots elsewhere than the
+			// plugin wants; the others would most likely go there too,
+			// and no limit holds them: none is left to move.
+			return false, true
+		}
+	}
+	return false, false
 }
 
 // ofUrgency returns the candidates of one urgency in the order the pass
@@ -254,133 +277,89 @@ func ofUrgency(all []framework.Candidate, u maintenance.Urgency) []framework.Can
 	return framework.OrderMoves(out, func(c framework.Candidate) *v1alpha1.Shoot { return c.Shoot })
 }
 
-// consider applies the safety rules to one candidate and evicts it. It
-// returns false when no further eviction from this seed may happen in this
-// pass.
-func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candidate, recheck func(live *v1alpha1.Seed, shoot *v1alpha1.Shoot) bool) bool {
-	d := r.d
-	key := algorithm.ShootKey(c.Shoot)
-	if r.evicted.Has(key) {
-		return true
+// consider asks the gate about one candidate and evicts it when admitted.
+// It returns what a refusal ends of the pass, nextCandidate when nothing.
+func (r *passRun) consider(plugin string, seed *v1alpha1.Seed, c framework.Candidate, recheck func(live *v1alpha1.Seed, shoot *v1alpha1.Shoot) bool) scope {
+	if r.evicted.Has(algorithm.ShootKey(c.Shoot)) {
+		return nextCandidate
 	}
-	cause := plugin + ": " + c.Cause
-	if d.ev.heldRepeat(c.Shoot, seed.Name, plugin, c.Reason, cause, !r.once) {
-		return true
+	t, no := r.d.gate.admit(moveRequest{plugin: plugin, seed: seed, candidate: c, placer: r})
+	if no != nil {
+		return r.refused(plugin, seed.Name, c.Shoot, no)
 	}
-	log := r.log.WithValues("shoot", klog.KObj(c.Shoot), "seed", seed.Name, "plugin", plugin)
-	if c.Improves != nil {
-		if until, cooling := d.ev.coolingDown(plugin, c.Shoot); cooling {
-			r.log.V(2).Info("Shoot moved recently; an improving plugin leaves it alone", "shoot", klog.KObj(c.Shoot), "plugin", plugin, "until", until)
-			d.metrics.Evictions.WithLabelValues(plugin, ResultCoolingDown).Inc()
-			r.passedOver++
-			return true
-		}
+	r.commit(eviction{shoot: c.Shoot, seed: seed, plugin: plugin, reason: c.Reason, cause: plugin + ": " + c.Cause, recheck: recheck, ticket: t})
+	return nextCandidate
+}
+
+// refused reports a refusal, counts what it means for the pass and returns
+// what it ends.
+func (r *passRun) refused(plugin, seed string, shoot *v1alpha1.Shoot, no *refusal) scope {
+	if no.kind == refusedChurn {
+		r.churnLimited(plugin, seed, no)
+		return no.scope()
 	}
-	timing := d.ev.timing(c)
-	when := timing.at(d.clock.Now())
-	// A move that can wait may still go now if it goes live between
-	// gardenlets known to run the live flow (no downtime); the rest waits,
-	// and a failed shoot's waits even for a live move: it would likely fail
-	// as well and leave the tenant with no control plane. A live intent
-	// without that evidence is sent when the move goes anyway: gardenlet
-	// runs it as the classic migration it is timed as.
-	mayGoLive := d.ev.liveWanted(c.Shoot) && !when.Held
-	sameVersion := algorithm.GardenletVersion(seed)
-	liveTimed := mayGoLive && d.ev.liveBlocker(sameVersion, sameVersion) == ""
-	if !when.Now && !liveTimed {
-		if mayGoLive {
-			when.Why += "; not timed as live: " + d.ev.liveBlocker(sameVersion, sameVersion)
-		}
-		d.ev.wait(c.Shoot, seed.Name, plugin, c.Reason, cause, when, !r.once)
+	r.d.ev.refusedMove(shoot, plugin, no)
+	r.later.refused(seed, no)
+	switch no.kind {
+	case refusedDeferred, refusedFailed:
 		r.deferred++
-		return true
+	case refusedCoolingDown:
+		r.passedOver++
+	case refusedNotImproving:
+		r.passedOver++
+		r.fruitless++
 	}
-	switch d.ev.admit(log, plugin, seed.Name, c.Shoot.Namespace, r.dryPending, r.dryIn[c.Shoot.Namespace]) {
-	case budgetSpent:
-		return false
-	case tooManyPending:
-		r.stop = true
-		return false
-	case projectFull:
-		return true
+	if no.scope() == endPass {
+		r.stop, r.stopGen = true, no.gen
 	}
-	in := d.inputs(c.Shoot)
-	migrating := d.state.migrations
-	if migrating {
-		in.Evacuating = r.evacuating
-	}
-	var target string
-	var live bool
-	if c.Improves != nil {
-		var why string
-		if target, live, why = r.improvement(c, seed, in, mayGoLive); why != "" {
-			d.ev.notImproving(log, seed.Name, plugin, why)
-			r.passedOver++
-			r.fruitless++
-			return true
-		}
-	} else {
-		var err error
-		target, live, err = r.destination(c.Shoot, seed, in, mayGoLive)
-		// A migration needs a destination: requireFit holds on Gardener whatever
-		// the configuration or the plugin say.
-		if err != nil && (migrating || *d.cfg.RequireFit && !c.Force) {
-			d.ev.noFit(c.Shoot, seed.Name, plugin, c.Reason, cause, err)
-			return true
-		}
-	}
-	to, _ := r.real.Seed(target)
-	if live && liveTimed {
-		if why := d.ev.liveBlocker(algorithm.GardenletVersion(seed), algorithm.GardenletVersion(to)); why != "" {
-			liveTimed = false
-			when.Why += "; not timed as live: " + why
-		}
-	}
-	if live && liveTimed {
-		timing.live = true
-	} else if !when.Now {
-		// No seed takes the control plane live between gardenlets known to
-		// run the live flow: it waits for its window.
-		d.ev.returnBudget(seed.Name)
-		d.ev.deferred(c.Shoot, seed.Name, plugin, c.Reason, cause, when, !r.once)
-		r.deferred++
-		return true
-	}
-	if migrating {
-		switch d.ev.migrationSlot(log, plugin, seed.Name, target, r.dryPending, r.dryTo[target]) {
-		case gardenFull:
-			r.stop = true
-			return false
-		case destinationFull:
-			return true
-		}
-		r.sources.Insert(seed.Name)
-	}
-	r.evicted.Insert(key)
-	if c.Improves != nil {
-		d.ev.spendChurn(plugin, d.clock.Now())
-	}
-	// Updates, not adds: the pass's snapshots are forks (see takeView). A
-	// migrating shoot counts on both seeds until gardenlet finishes.
+	return no.scope()
+}
+
+// commit counts an admitted move in the pass's snapshots and hands it to a
+// writer (in dry-run mode, reports it). Updates, not adds: the pass's
+// snapshots are forks (see takeView). A migrating shoot counts on both
+// seeds until gardenlet finishes.
+func (r *passRun) commit(e eviction) {
+	r.evicted.Insert(algorithm.ShootKey(e.shoot))
 	after := ""
-	if migrating {
-		after = target
+	if r.d.state.migrations {
+		r.sources.Insert(e.seed.Name)
+		after = e.target
 	}
-	r.real.UpdateShoot(c.Shoot, withSeed(c.Shoot, after))
-	r.fit.UpdateShoot(c.Shoot, withSeed(c.Shoot, target))
-	if c.Shoot.Status.SeedName != nil && *c.Shoot.Status.SeedName == seed.Name {
-		r.leaving[seed.Name]++
+	r.real.UpdateShoot(e.shoot, withSeed(e.shoot, after))
+	r.fit.UpdateShoot(e.shoot, withSeed(e.shoot, e.target))
+	if e.shoot.Status.SeedName != nil && *e.shoot.Status.SeedName == e.seed.Name {
+		r.leaving[e.seed.Name]++
 	}
-	e := eviction{shoot: c.Shoot, seed: seed, plugin: plugin, reason: c.Reason, cause: cause, target: target, recheck: recheck, timing: timing, live: live, to: to}
 	if r.writers == nil {
-		r.dryPending++
-		r.dryTo[target]++
-		r.dryIn[c.Shoot.Namespace]++
-		d.ev.wouldEvict(log, e)
-		return true
+		r.dry = append(r.dry, e.ticket)
+		r.d.ev.wouldEvict(r.log.WithValues("shoot", klog.KObj(e.shoot), "seed", e.seed.Name, "plugin", e.plugin), e)
+		return
 	}
 	r.writers.submit(e)
-	return true
+}
+
+// place chooses where an admitted candidate goes (moveRequest.placer): an
+// improving one where the scheduler would send it, if that improves; any
+// other where it fits.
+func (r *passRun) place(q moveRequest, mayGoLive bool) (placement, error) {
+	c, from := q.candidate, q.seed
+	in := r.d.inputs(c.Shoot)
+	if r.d.state.migrations {
+		in.Evacuating = r.evacuating
+	}
+	var p placement
+	var err error
+	if c.Improves != nil {
+		var why string
+		if p.target, p.live, why = r.improvement(c, from, in, mayGoLive); why != "" {
+			err = errors.New(why)
+		}
+	} else {
+		p.target, p.live, err = r.destination(c.Shoot, from, in, mayGoLive)
+	}
+	p.to, _ = r.real.Seed(p.target)
+	return p, err
 }
 
 // destination chooses where the shoot goes: with live, first among the
@@ -422,23 +401,15 @@ func (r *passRun) improvement(c framework.Candidate, from *v1alpha1.Seed, in alg
 	return target, live, ""
 }
 
-// churnAllows tells whether plugin may still move shoots in this pass by
-// its churn limits; when the hour's budget is spent, the seed is looked at
-// again once a move leaves the hour.
-func (r *passRun) churnAllows(plugin, seed string) bool {
-	spent, freeAt := r.d.ev.churnSpent(plugin)
-	if !spent {
-		return true
-	}
+// churnLimited counts, once a pass, that plugin has spent its churn
+// limits, and looks at the seed again when a move leaves the hour.
+func (r *passRun) churnLimited(plugin, seed string, no *refusal) {
 	if !r.churnSpent.Has(plugin) {
 		// Once a pass: the seeds it then passes by are not attempts.
 		r.churnSpent.Insert(plugin)
 		r.d.metrics.Evictions.WithLabelValues(plugin, ResultChurnLimited).Inc()
 	}
-	if !freeAt.IsZero() && !r.once {
-		r.d.queue.AddAfter(seed, freeAt.Sub(r.d.clock.Now())+requeueSlack)
-	}
-	return false
+	r.later.refused(seed, no)
 }
 
 // evacuating tells, on Gardener, whether control planes are migrating off a

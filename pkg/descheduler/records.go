@@ -18,6 +18,7 @@ import (
 
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
+	"github.com/graft-dev/graft/pkg/algorithm"
 )
 
 // RecordKeySecret is the Secret, in the leader election namespace, that
@@ -110,4 +111,51 @@ func loadRecordKey(ctx context.Context, kube kubernetes.Interface, namespace str
 		// Read what was stored, ours or the other replica's.
 	}
 	return nil, fmt.Errorf("secret %s/%s was created but cannot be read back", namespace, RecordKeySecret)
+}
+
+// evictedBefore reports whether the shoot's graft.dev/evictions records an
+// eviction from seed for cause within repeatEvictionWindow, and until when
+// that holds another one back. The record is written, signed, with each
+// eviction, so the guard survives restarts and failovers; a record without
+// the descheduler's signature for this shoot (a tenant's) counts for nothing. A record dated further in
+// the future than clocks drift apart was not written by an eviction and
+// holds nothing back: a shoot cannot buy itself a stay that way.
+func (g *gate) evictedBefore(shoot *v1alpha1.Shoot, seed, cause string) (time.Time, bool) {
+	window := g.repeatWindow()
+	if window <= 0 {
+		return time.Time{}, false
+	}
+	now := g.clock.Now()
+	// A shoot cannot have been evicted from its seed after it came there: a
+	// later record was written by someone else (on Gardener, where no
+	// admission guards graft's annotations, its tenant) and holds nothing
+	// back.
+	arrived, known := g.state.arrivedOn(algorithm.ShootKey(shoot), seed)
+	var until time.Time
+	for _, e := range g.records.verified(shoot) {
+		if e.Seed != seed || e.Cause != cause || e.At.After(now.Add(maxClockSkew)) || known && e.At.After(arrived) {
+			continue
+		}
+		if end := e.At.Add(window); end.After(now) && end.After(until) {
+			until = end
+		}
+	}
+	return until, !until.IsZero()
+}
+
+// recordsKept is how long eviction records are kept: for the repeat guard
+// and for the improving plugins' cool-downs.
+func (g *gate) recordsKept() time.Duration {
+	return max(g.repeatWindow(), g.churn.longestCoolDown())
+}
+
+// maxClockSkew is how far ahead of ours an eviction record's time may be.
+const maxClockSkew = time.Minute
+
+// repeatWindow is repeatEvictionWindow, 0 (off) when unset.
+func (g *gate) repeatWindow() time.Duration {
+	if g.cfg.RepeatEvictionWindow == nil {
+		return 0
+	}
+	return g.cfg.RepeatEvictionWindow.Duration
 }

@@ -182,7 +182,13 @@ func (st *state) setSeedLocked(old, seed *v1alpha1.Seed, now time.Time, own bool
 	if !had {
 		return true
 	}
-	return !taintclock.Equal(prev.Spec.Taints, seed.Spec.Taints) ||
+	// Both sides stamped with this process's sightings: the informer's copy
+	// of our own timeAdded stamp, delivered before the patch returned,
+	// changes no toleration's clock.
+	sighted := func(t v1alpha1.SeedTaint) time.Time { return next[taintID(t)] }
+	before, _ := taintclock.Stamp(prev.Spec.Taints, sighted)
+	after, _ := taintclock.Stamp(seed.Spec.Taints, sighted)
+	return !taintclock.Equal(before, after) ||
 		!prev.Status.Allocatable[v1alpha1.ResourceShoots].Equal(seed.Status.Allocatable[v1alpha1.ResourceShoots])
 }
 

@@ -274,9 +274,9 @@ func decisions(d *Descheduler, rec *record.FakeRecorder) string {
 	for len(rec.Events) > 0 {
 		fmt.Fprintln(&b, <-rec.Events)
 	}
-	d.ev.mu.Lock()
-	defer d.ev.mu.Unlock()
-	fmt.Fprintf(&b, "held %v\nbudget %v total %d\n", sets.List(d.ev.waiting), d.ev.perSeed, d.ev.total)
+	d.gate.mu.Lock()
+	defer d.gate.mu.Unlock()
+	fmt.Fprintf(&b, "held %v\nbudget %v total %d\n", sets.List(d.gate.waiting), d.gate.perSeed, d.gate.total)
 	return b.String()
 }
 

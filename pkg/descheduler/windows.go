@@ -35,10 +35,10 @@ func (t moveTiming) at(now time.Time) maintenance.When {
 
 // timing reads a candidate's timing. A window that does not parse (admission
 // refuses one on both APIs) is taken as none, and logged.
-func (ev *evictor) timing(c framework.Candidate) moveTiming {
+func (g *gate) timing(c framework.Candidate) moveTiming {
 	deadline := c.Deadline
 	if c.Urgency == maintenance.Deferrable && deadline.IsZero() && c.MaxDeferral > 0 {
-		deadline = ev.firstAsked(c).Add(c.MaxDeferral)
+		deadline = g.firstAsked(c).Add(c.MaxDeferral)
 	}
 	m, err := maintenance.MoveOf(c.Shoot, c.Urgency, deadline)
 	if err != nil && c.Urgency == maintenance.Deferrable {
@@ -55,46 +55,42 @@ type asked struct{ first, last time.Time }
 // looked at for longer than its MaxDeferral is a new one (the seed went
 // back under its allocatable in between). Process memory: a restart starts
 // the count over, which a tenant cannot cause.
-func (ev *evictor) firstAsked(c framework.Candidate) time.Time {
-	now := ev.clock.Now()
+func (g *gate) firstAsked(c framework.Candidate) time.Time {
+	now := g.clock.Now()
 	key := algorithm.ShootKey(c.Shoot) + "|" + c.Cause
-	ev.mu.Lock()
-	defer ev.mu.Unlock()
-	a, ok := ev.asked[key]
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	a, ok := g.asked[key]
 	if !ok || now.Sub(a.last) > c.MaxDeferral {
 		a.first = now
 	}
 	a.last = now
-	ev.asked[key] = a
+	g.asked[key] = a
 	return a.first
 }
 
-// wait leaves a move that may not happen now for later: held for a failed
-// shoot (an EvictionSkipped Warning), deferred otherwise (deferred).
-func (ev *evictor) wait(shoot *v1alpha1.Shoot, seed, plugin, reason, cause string, when maintenance.When, requeue bool) {
-	if !when.Held {
-		ev.deferred(shoot, seed, plugin, reason, cause, when, requeue)
-		return
-	}
-	if requeue && !when.At.IsZero() {
-		ev.queue.AddAfter(seed, when.At.Sub(ev.clock.Now())+requeueSlack)
-	}
+// heldFailed holds a deferrable move of a failed shoot (an
+// EvictionSkipped Warning), looked at again when its window opens.
+func heldFailed(plugin, seed, reason, cause string, shoot *v1alpha1.Shoot, when maintenance.When) *refusal {
 	desc := ""
 	if op := shoot.Status.LastOperation; op != nil {
 		desc = algorithm.Clip(op.Description)
 	}
-	ev.skip(shoot, plugin, ResultSkippedFailed, seed+"|"+cause, fmt.Sprintf("%s wants the shoot off seed %s (%s), a move that can wait, but the shoot's last operation failed (%s): %s",
-		plugin, seed, reason, desc, strings.TrimPrefix(when.Why, "its last operation failed: ")))
+	no := &refusal{kind: refusedFailed, why: when.Why, event: EventEvictionSkipped, eventType: corev1.EventTypeWarning, same: seed + "|" + cause,
+		msg: fmt.Sprintf("%s wants the shoot off seed %s (%s), a move that can wait, but the shoot's last operation failed (%s): %s",
+			plugin, seed, reason, desc, strings.TrimPrefix(when.Why, "its last operation failed: "))}
+	if !when.At.IsZero() {
+		no.at = when.At.Add(requeueSlack)
+	}
+	return no
 }
 
 // deferred leaves a deferrable move for later: an EvictionDeferred Event
-// once per shoot, cause and due time, and, with requeue, another look at the
-// seed when the move is due.
-func (ev *evictor) deferred(shoot *v1alpha1.Shoot, seed, plugin, reason, cause string, when maintenance.When, requeue bool) {
-	if requeue {
-		ev.queue.AddAfter(seed, when.At.Sub(ev.clock.Now())+requeueSlack)
-	}
-	ev.note(shoot, plugin, ResultDeferred, seed+"|"+cause+"|"+when.At.UTC().String(), EventEvictionDeferred, corev1.EventTypeNormal,
-		fmt.Sprintf("%s wants the shoot off seed %s (%s), a move that can wait, due at %s: %s",
-			plugin, seed, reason, when.At.UTC().Format(time.RFC3339), when.Why))
+// once per shoot, cause and due time, and another look at the seed when the
+// move is due.
+func deferred(plugin, seed, reason, cause string, when maintenance.When) *refusal {
+	return &refusal{kind: refusedDeferred, why: when.Why, at: when.At.Add(requeueSlack),
+		event: EventEvictionDeferred, eventType: corev1.EventTypeNormal, same: seed + "|" + cause + "|" + when.At.UTC().String(),
+		msg: fmt.Sprintf("%s wants the shoot off seed %s (%s), a move that can wait, due at %s: %s",
+			plugin, seed, reason, when.At.UTC().Format(time.RFC3339), when.Why)}
 }

@@ -238,7 +238,7 @@ func TestFailedShootsMoveLast(t *testing.T) {
 	if !evicted(h.shoot(t, "b-healthy")) || evicted(h.shoot(t, "a-broken")) {
 		t.Errorf("with a budget of one, the healthy shoot must go before the broken one")
 	}
-	h.d.ev.newWindow()
+	h.d.gate.newWindow()
 	h.pass(t)
 	if !evicted(h.shoot(t, "a-broken")) {
 		t.Errorf("the broken shoot's urgent move must still happen")
@@ -314,14 +314,14 @@ func TestWindowMovedAheadHoldsAnOverfullSeedADayAtMost(t *testing.T) {
 			seen := h.d.state.shoots["garden-dev/newest"]
 			return seen != nil && seen.Spec.Maintenance.TimeWindow.Begin == begin, nil
 		})
-		h.d.ev.newWindow()
+		h.d.gate.newWindow()
 		h.pass(t)
 		if evicted(h.shoot(t, "newest")) {
 			t.Fatalf("moved at %s, inside no window and before a day had passed: %q", now, h.events())
 		}
 	}
 	h.clock.SetTime(t0.Add(24 * time.Hour))
-	h.d.ev.newWindow()
+	h.d.gate.newWindow()
 	h.pass(t)
 	if !evicted(h.shoot(t, "newest")) {
 		t.Fatalf("a day after the first pass the seed is still over its allocatable")
