@@ -1,6 +1,10 @@
 package algorithm
 
-import "github.com/graft-dev/graft/apis/core/v1alpha1"
+import (
+	"maps"
+
+	"github.com/graft-dev/graft/apis/core/v1alpha1"
+)
 
 // Reconsideration is the scheduler's decision for a shoot that already has
 // a seed, made as if the shoot were new (its own usage not held against the
@@ -26,9 +30,12 @@ const NotInSnapshot Filter = "NotInSnapshot"
 // Reconsider decides again for a shoot on current: where the scheduler
 // would place it now and whether that is closer to its region. A move to
 // Seed is one the scheduler would not reverse; the descheduler's improving
-// plugins move a shoot only there. It costs what Schedule costs.
+// plugins move a shoot only there. The shoot is decided as the scheduler
+// places it once evicted from current (graft.dev/descheduled-from): seeds
+// where it may stay only a while are set aside (setAsideLimitedStay), or
+// the scheduler would send it back. It costs what Schedule costs.
 func Reconsider(shoot *v1alpha1.Shoot, snapshot *Snapshot, in Inputs, current string) (Reconsideration, error) {
-	r, err := decide(shoot, snapshot, &in, "", false)
+	r, err := decide(evictedFrom(shoot, current), snapshot, &in, "", false)
 	if err != nil {
 		return Reconsideration{}, err
 	}
@@ -58,4 +65,19 @@ func Reconsider(shoot *v1alpha1.Shoot, snapshot *Snapshot, in Inputs, current st
 		}
 	}
 	return out, nil
+}
+
+// evictedFrom is a shallow copy of the shoot marked evicted from seed, as
+// the scheduler sees it after the descheduler's move.
+func evictedFrom(shoot *v1alpha1.Shoot, seed string) *v1alpha1.Shoot {
+	if shoot.Annotations[v1alpha1.AnnotationDescheduledFrom] == seed {
+		return shoot
+	}
+	out := *shoot
+	out.Annotations = maps.Clone(shoot.Annotations)
+	if out.Annotations == nil {
+		out.Annotations = map[string]string{}
+	}
+	out.Annotations[v1alpha1.AnnotationDescheduledFrom] = seed
+	return &out
 }

@@ -3,6 +3,8 @@ package algorithm
 import (
 	"testing"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/coretest"
 )
@@ -18,6 +20,11 @@ func TestReconsider(t *testing.T) {
 	far := coretest.MakeSeed("far").Provider("aws", "us-east-1").Obj()
 	full := coretest.MakeSeed("full").Allocatable(1).Obj()
 	on := func(seed string) *v1alpha1.Shoot { return coretest.MakeShoot("garden-dev", "s").Seed(seed).Obj() }
+	broken := coretest.MakeSeed("broken").Taint("broken", nil, v1alpha1.TaintEffectNoExecute).Obj()
+	tolerating := func(s *v1alpha1.Shoot) *v1alpha1.Shoot {
+		s.Spec.Tolerations = []v1alpha1.Toleration{{Key: "broken", Effect: v1alpha1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](600)}}
+		return s
+	}
 	for _, tc := range []struct {
 		name       string
 		config     Config
@@ -40,6 +47,12 @@ func TestReconsider(t *testing.T) {
 		{name: "SameRegion: a seed in its region now", config: same, seeds: seeds(home, far), shoot: on("far"),
 			want: "home", wantFilter: FilterStrategy, wantCloser: true},
 		{name: "a seed not in the snapshot", config: md, seeds: seeds(home), shoot: on("gone"), want: "home", wantFilter: NotInSnapshot},
+		// Evicted, the shoot is placed where it may stay: the scheduler sets
+		// the limited stay aside and sends it back.
+		{name: "a seed it may stay on only a while is set aside, as for an evicted shoot", config: md, seeds: seeds(home, broken),
+			bound: fill("home", 3), shoot: tolerating(on("home")), want: "home"},
+		{name: "a limited stay is chosen when nothing else is left", config: md, seeds: seeds(full, broken),
+			bound: fill("full", 1), shoot: tolerating(on("full")), want: "broken", wantFilter: FilterCapacity},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			snap := snapshotOf(tc.seeds, append(tc.bound, tc.shoot)...)

@@ -82,6 +82,10 @@ type Descheduler struct {
 	regionConfigs *garden.RegionConfigs
 	inputsBuilder *algorithm.InputsBuilder
 	synced        []cache.InformerSynced
+
+	// sim is set for a planner's descheduler (planner.go): it writes the
+	// moves and taint stamps into the planner's copy of the landscape.
+	sim *planner
 }
 
 // New returns a descheduler for a defaulted and validated configuration:
@@ -139,7 +143,8 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 		return nil, fmt.Errorf("descheduler: %w", err)
 	}
 	d.metrics.zeroSeries(d.pluginNames())
-	d.ev = newEvictor(cfg, client, metrics, clk, d.state)
+	d.ev = newEvictor(cfg, api, metrics, clk, d.state)
+	d.ev.garden, d.ev.mover = client, client.Mover()
 	d.gate = newGate(cfg, clk, d.state, metrics, d.queue, &d.ev.records, churnLimitsOf(plugins), d.ev)
 	d.ev.gate = d.gate
 	d.configureState()
@@ -163,10 +168,11 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	return d, nil
 }
 
-// newEvictor builds the evictor that writes the moves the gate admits.
-func newEvictor(cfg *configv1alpha1.DeschedulerConfiguration, client garden.Client, metrics *Metrics, clk clock.WithTicker, st *state) *evictor {
+// newEvictor builds the evictor that writes the moves the gate admits, once
+// given its client and mover.
+func newEvictor(cfg *configv1alpha1.DeschedulerConfiguration, api garden.API, metrics *Metrics, clk clock.WithTicker, st *state) *evictor {
 	return &evictor{
-		cfg: cfg, garden: client, mover: client.Mover(), metrics: metrics, clock: clk, state: st,
+		cfg: cfg, api: api, metrics: metrics, clock: clk, state: st,
 		skipped: map[string]string{}, liveRefused: map[string]struct{}{},
 		liveFlow:    algorithm.LiveFlow{Declared: sets.New(cfg.LiveMigrationGardenletVersions...), Observed: sets.New[string](), FellBack: sets.New[string]()},
 		liveWritten: map[string]liveWrite{}, livePublish: make(chan struct{}, 1),
@@ -179,7 +185,7 @@ func newEvictor(cfg *configv1alpha1.DeschedulerConfiguration, client garden.Clie
 func (d *Descheduler) configureState() {
 	cfg, st := d.cfg, d.state
 	st.spread = len(d.gate.churn) > 0
-	if d.ev.mover.Migrates() {
+	if d.api.Migrates() {
 		// A migration's destination is the descheduler's to choose, and
 		// Gardener binds nowhere else.
 		st.migrations = true
@@ -406,7 +412,7 @@ func (d *Descheduler) onSeed(oldObj, obj any) {
 	}
 	old, _ := oldObj.(*v1alpha1.Seed)
 	if d.state.setSeed(old, seed, d.clock.Now()) {
-		d.queue.Add(seed.Name)
+		d.gate.queue.Add(seed.Name)
 	}
 	d.gate.wakeWaiting()
 }

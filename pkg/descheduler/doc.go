@@ -2,6 +2,8 @@
 // view of seeds and shoots, the passes that run the plugins over seeds
 // (pass.go), the gate that owns every rule on whether a move may start and the
 // budgets it takes (gate.go), the evictor that writes admitted moves
-// (evictor.go), and the taint stamps tolerationSeconds count from.
+// (evictor.go), and the taint stamps tolerationSeconds count from. The
+// planner (planner.go) is the same descheduler over a copy of a landscape and
+// a simulated clock: what graftctl shows as a plan is what these passes do.
 // docs/daemons.md describes an eviction, its pacing and what a pass costs.
 package descheduler

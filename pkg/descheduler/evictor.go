@@ -30,7 +30,10 @@ import (
 // emits the Events of refused moves (note), and learns what gardenlets do
 // with live migrations (livemigration.go).
 type evictor struct {
-	cfg    *configv1alpha1.DeschedulerConfiguration
+	cfg *configv1alpha1.DeschedulerConfiguration
+	// api is the API the Events are recorded in; garden reads and writes
+	// it (nil for a planner's evictor, which writes nothing).
+	api    garden.API
 	garden garden.Client
 	// mover writes the evictions: on Gardener's API a migration to the
 	// destination the pass chose (eviction.target).
@@ -122,7 +125,7 @@ func (ev *evictor) note(shoot *v1alpha1.Shoot, plugin, result, reason, event, ev
 		return
 	}
 	klog.V(1).InfoS("Eviction left for later", "shoot", klog.KObj(shoot), "result", result, "reason", msg)
-	ev.recorder.Event(ev.garden.API().ShootRef(shoot), eventType, event, msg)
+	ev.recorder.Event(ev.api.ShootRef(shoot), eventType, event, msg)
 }
 
 // evictionWriteTimeout bounds the writes of one eviction once its spec
@@ -173,7 +176,7 @@ func (ev *evictor) evict(ctx context.Context, e eviction, later *requeues) bool 
 	}
 	klog.FromContext(ctx).Info("Moved shoot off its seed", "shoot", klog.KObj(written), "seed", e.seed.Name, "plugin", e.plugin,
 		"reason", e.reason, "target", e.target, "migration", ev.state.migrations, "live", e.live)
-	ev.recorder.Event(ev.garden.API().ShootRef(written), corev1.EventTypeNormal, EventDescheduled, ev.mover.Moved(e.seed.Name, e.target, e.plugin+": "+e.reason))
+	ev.recorder.Event(ev.api.ShootRef(written), corev1.EventTypeNormal, EventDescheduled, ev.mover.Moved(e.seed.Name, e.target, e.plugin+": "+e.reason))
 	return true
 }
 
@@ -364,9 +367,16 @@ func (ev *evictor) wouldEvict(log klog.Logger, e eviction) {
 		where = "it would go to seed " + e.target
 	}
 	log.Info("Dry run: would evict shoot", "reason", e.reason, "target", e.target)
-	ev.recorder.Eventf(ev.garden.API().ShootRef(e.shoot), corev1.EventTypeNormal, EventWouldDeschedule,
+	ev.recorder.Eventf(ev.api.ShootRef(e.shoot), corev1.EventTypeNormal, EventWouldDeschedule,
 		"Dry run: %s would evict the shoot from seed %s (%s); %s", e.plugin, e.seed.Name, e.reason, where)
 	ev.metrics.Evictions.WithLabelValues(e.plugin, ResultDryRun).Inc()
+}
+
+// moveWriter writes a pass's admitted moves: the evictor's writers, or a
+// planner's (planner.go).
+type moveWriter interface {
+	submit(e eviction)
+	finish()
 }
 
 // writers write one pass's evictions, concurrentEvictions at a time.
@@ -411,5 +421,5 @@ func (w *writers) finish() {
 	}
 	close(w.jobs)
 	w.wg.Wait()
-	w.written.announce(w.ev.garden.API(), w.ev.mover.Verb(), w.ev.recorder)
+	w.written.announce(w.ev.api, w.ev.mover.Verb(), w.ev.recorder)
 }

@@ -11,7 +11,6 @@ import (
 	"golang.org/x/time/rate"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
@@ -36,7 +35,7 @@ type gate struct {
 	clock   clock.Clock
 	state   *state
 	metrics *Metrics
-	queue   workqueue.TypedRateLimitingInterface[string]
+	queue   seedQueue
 	limiter *rate.Limiter
 	// records are the evictor's: the repeat guard and the cool-down trust
 	// only the records it signed.
@@ -69,6 +68,13 @@ type gate struct {
 	dry dryMoves
 }
 
+// seedQueue is where seeds are queued to be looked at (again): the
+// descheduler's workqueue, or a planner's agenda.
+type seedQueue interface {
+	Add(seed string)
+	AddAfter(seed string, d time.Duration)
+}
+
 // liveTiming is what the gate asks about live migrations.
 type liveTiming interface {
 	// liveWanted tells whether the shoot's control plane should move live.
@@ -86,7 +92,7 @@ type dryMoves struct {
 	in    map[string]int
 }
 
-func newGate(cfg *configv1alpha1.DeschedulerConfiguration, clk clock.Clock, st *state, m *Metrics, q workqueue.TypedRateLimitingInterface[string], records *recordKey, churn churnLimits, live liveTiming) *gate {
+func newGate(cfg *configv1alpha1.DeschedulerConfiguration, clk clock.Clock, st *state, m *Metrics, q seedQueue, records *recordKey, churn churnLimits, live liveTiming) *gate {
 	return &gate{
 		cfg: cfg, clock: clk, state: st, metrics: m, queue: q, limiter: newLimiter(cfg), records: records, churn: churn, live: live,
 		perSeed: map[string]int{}, waiting: sets.New[string](), asked: map[string]asked{},

@@ -54,7 +54,7 @@ func (ev *evictor) liveAdmitted(ctx context.Context, e eviction, reason, record 
 		if !ev.liveOff.Swap(true) {
 			ev.metrics.LiveMigrationUnavailable.Set(1)
 			log.Info("gardener-apiserver refuses live control-plane migrations (feature gate LiveControlPlaneMigration is off); control planes move classically from now on")
-			ev.recorder.Event(ev.garden.API().ShootRef(e.shoot), corev1.EventTypeWarning, EventLiveMigrationUnavailable,
+			ev.recorder.Event(ev.api.ShootRef(e.shoot), corev1.EventTypeWarning, EventLiveMigrationUnavailable,
 				fmt.Sprintf("graft-descheduler would migrate the control plane live to seed %s, but gardener-apiserver refuses live migrations (its feature gate LiveControlPlaneMigration is off): every control plane moves classically from now on, in its maintenance window when the move can wait", e.target))
 		}
 	case refusal != nil:
@@ -154,7 +154,7 @@ func (ev *evictor) liveObserved(shoot *v1alpha1.Shoot) {
 		op := shoot.Status.LastOperation
 		ev.metrics.LiveMigrationFallbacks.Inc()
 		klog.InfoS("A live control-plane migration fell back to a classic one; moves between these gardenlet versions are no longer timed as live", "shoot", klog.KObj(shoot), "target", w.target, "from", w.from, "to", w.to, "lastOperation", op.Type)
-		ev.recorder.Event(ev.garden.API().ShootRef(shoot), corev1.EventTypeWarning, EventLiveMigrationFellBack,
+		ev.recorder.Event(ev.api.ShootRef(shoot), corev1.EventTypeWarning, EventLiveMigrationFellBack,
 			fmt.Sprintf("graft-descheduler asked for a live migration of the control plane to seed %s, but gardenlet ran a classic migration (last operation %s %s), with downtime: moves from gardenlet %s to %s are no longer timed as live, and wait for their maintenance windows when they can",
 				w.target, op.Type, op.State, algorithm.Clip(w.from), algorithm.Clip(w.to)))
 	}

@@ -64,7 +64,7 @@ type passRun struct {
 	churnSpent sets.Set[string]
 
 	// writers write the pass's evictions; nil in dry-run mode.
-	writers *writers
+	writers moveWriter
 }
 
 // pass looks at the named seeds once: runs the plugins, applies the safety
@@ -92,7 +92,12 @@ func (d *Descheduler) passOver(ctx context.Context, v *view, once bool) {
 		evicted: sets.New[string](), leaving: map[string]int{}, churnSpent: sets.New[string](),
 		sources: sets.New[string](), later: newRequeues(), stopGen: d.gate.wakeGen(),
 	}
-	r.writers = d.ev.startWriters(ctx, r.later)
+	switch w := d.ev.startWriters(ctx, r.later); {
+	case d.sim != nil:
+		r.writers = planWriter{d.sim}
+	case w != nil:
+		r.writers = w
+	}
 	last := ""
 	// Urgent moves first, on every seed, then the deferrable ones: a
 	// budget spent on a move that could wait must not hold back one that
@@ -130,7 +135,9 @@ func (d *Descheduler) passOver(ctx context.Context, v *view, once bool) {
 			}
 		}
 	}
-	r.writers.finish()
+	if r.writers != nil {
+		r.writers.finish()
+	}
 	for _, t := range r.dry {
 		t.release(moved, nil)
 	}
@@ -170,6 +177,9 @@ func (r *passRun) seed(name string, urgency maintenance.Urgency) (deferrable boo
 	base := r.view.seeds[name]
 	if urgency == maintenance.Urgent {
 		base.Seed = r.d.stampTaintClocks(r.ctx, base.Seed)
+		if r.d.sim != nil {
+			r.d.sim.looked(name)
+		}
 	}
 	for _, p := range r.d.plugins {
 		_, improving := p.(framework.ChurnLimited)
@@ -299,6 +309,9 @@ func (r *passRun) refused(plugin, seed string, shoot *v1alpha1.Shoot, no *refusa
 		return no.scope()
 	}
 	r.d.ev.refusedMove(shoot, plugin, no)
+	if r.d.sim != nil {
+		r.d.sim.refused(plugin, seed, shoot, no)
+	}
 	r.later.refused(seed, no)
 	switch no.kind {
 	case refusedDeferred, refusedFailed:

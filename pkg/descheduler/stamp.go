@@ -20,11 +20,11 @@ import (
 // evaluate: the written one, a fresher one read after a conflict, or the one
 // given when nothing was written.
 func (d *Descheduler) stampTaintClocks(ctx context.Context, seed *v1alpha1.Seed) *v1alpha1.Seed {
-	if d.cfg.DryRun {
+	if d.cfg.DryRun || !taintclock.Unstamped(seed.Spec.Taints) {
 		return seed
 	}
-	if !taintclock.Unstamped(seed.Spec.Taints) {
-		return seed
+	if d.sim != nil {
+		return d.sim.stamp(seed)
 	}
 	log := klog.FromContext(ctx).WithValues("seed", seed.Name)
 	current := seed
