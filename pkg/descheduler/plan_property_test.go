@@ -206,11 +206,11 @@ func generatePlanCase(r *rand.Rand) planCase {
 // handlers each change of the API's objects after every step, so that a
 // step ends with the descheduler having seen all of them.
 type stepped struct {
-	d       *Descheduler
-	client  *fake.Clientset
-	clock   *clocktesting.FakeClock
-	agenda  *agenda
-	mu      sync.Mutex
+	d        *Descheduler
+	client   *fake.Clientset
+	clock    *clocktesting.FakeClock
+	agenda   *agenda
+	mu       sync.Mutex
 	seen     map[string]runtime.Object
 	flying   []landing
 	unplaced []landing
