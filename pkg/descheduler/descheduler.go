@@ -326,6 +326,7 @@ func (d *Descheduler) deschedule(ctx context.Context) error {
 			}
 		}
 	}
+	go d.publishConfiguration(ctx)
 	logger.Info("Descheduler started", "dryRun", d.cfg.DryRun, "interval", d.cfg.Interval.Duration, "plugins", d.pluginNames())
 
 	if d.cfg.Interval.Duration == 0 {

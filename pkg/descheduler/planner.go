@@ -136,6 +136,9 @@ type planner struct {
 	// informers to bring when it ends.
 	stamped map[string]seedWrite
 	written map[string]shootWrite
+	// dirty is set when the landscape changed since the last tick's pass
+	// over every seed: a move written or landed, a taint stamped.
+	dirty bool
 }
 
 type seedWrite struct{ old, seed *v1alpha1.Seed }
@@ -201,9 +204,14 @@ func newPlanner(o PlanOptions, now time.Time) (*planner, error) {
 
 // run steps the simulated clock from event to event until until: the
 // descheduler's ticks (a new pass window, every seed queued), the seeds'
-// requeues, and the moves landing.
+// requeues, and the moves landing. Without improving plugins, whose choice
+// follows the shoots' windows as the clock goes, a tick after which nothing
+// changed (dirty unset) would pass over every seed to the same end: only
+// its pass window starts, and the clock jumps to the next requeue or
+// landing.
 func (p *planner) run(until time.Time) {
 	interval := p.d.cfg.Interval.Duration
+	idleTicks := len(p.d.gate.churn) == 0
 	p.agenda.addAll(p.d.state.seedNames())
 	if interval == 0 {
 		// One pass over every seed, as graft-descheduler makes then.
@@ -212,12 +220,29 @@ func (p *planner) run(until time.Time) {
 	}
 	nextTick := p.clock.Now().Add(interval)
 	for {
-		next := nextTick
-		if at, ok := p.agenda.next(); ok && at.Before(next) {
-			next = at
+		if idleTicks && !p.dirty {
+			// A requeue for a time comes requeueSlack after it: a tick in
+			// between already sees what changed then.
+			event, ok := p.nextEvent()
+			changed := event.Add(-requeueSlack)
+			if !ok || changed.After(until) {
+				return
+			}
+			if changed.After(nextTick) {
+				// The idle ticks before it start their windows.
+				n := changed.Sub(nextTick) / interval
+				if changed.Sub(nextTick)%interval == 0 {
+					n--
+				}
+				last := nextTick.Add(n * interval)
+				p.clock.SetTime(last)
+				p.d.gate.newWindow()
+				nextTick = last.Add(interval)
+			}
 		}
-		if len(p.flying) > 0 && p.flying[0].at.Before(next) {
-			next = p.flying[0].at
+		next := nextTick
+		if at, ok := p.nextEvent(); ok && at.Before(next) {
+			next = at
 		}
 		if next.After(until) {
 			return
@@ -226,13 +251,25 @@ func (p *planner) run(until time.Time) {
 		p.land(next)
 		if next.Equal(nextTick) {
 			p.d.gate.newWindow()
-			p.agenda.addAll(p.d.state.seedNames())
+			if at, ok := p.nextEvent(); !idleTicks || p.dirty || ok && !at.After(next.Add(requeueSlack)) {
+				p.agenda.addAll(p.d.state.seedNames())
+				p.dirty = false
+			}
 			nextTick = nextTick.Add(interval)
 		}
 		if due := p.agenda.due(next); len(due) > 0 {
 			p.pass(due, false)
 		}
 	}
+}
+
+// nextEvent is the earliest requeue or landing.
+func (p *planner) nextEvent() (time.Time, bool) {
+	at, ok := p.agenda.next()
+	if len(p.flying) > 0 && (!ok || p.flying[0].at.Before(at)) {
+		at, ok = p.flying[0].at, true
+	}
+	return at, ok
 }
 
 // pass makes one pass over the seeds, as the daemon's worker does, then
@@ -281,6 +318,7 @@ func (p *planner) land(now time.Time) {
 		}
 		p.plan.Moves[l.move].To = target
 		p.d.onShoot(current, p.api.Landed(current, target, now))
+		p.dirty = true
 	}
 }
 
@@ -294,6 +332,7 @@ func (p *planner) stamp(seed *v1alpha1.Seed) *v1alpha1.Seed {
 	out := seed.DeepCopy()
 	out.Spec.Taints = taints
 	p.d.state.setOwnSeed(out, p.clock.Now())
+	p.dirty = true
 	if w, ok := p.stamped[seed.Name]; ok {
 		seed = w.old
 	}
@@ -330,6 +369,7 @@ func (p *planner) write(e eviction) {
 	written := p.api.Written(e.shoot, e.target, annotations, now)
 	e.release(moved, written)
 	p.written[key] = shootWrite{old: e.shoot, shoot: written}
+	p.dirty = true
 	p.plan.Moves = append(p.plan.Moves, PlannedMove{Shoot: p.before[key], From: e.seed.Name, To: e.target, Plugin: e.plugin, Reason: e.reason, At: at, Live: e.live})
 	if !p.d.state.migrations {
 		// Where it goes is the scheduler's to say, when it lands.
