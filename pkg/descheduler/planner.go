@@ -204,11 +204,12 @@ func newPlanner(o PlanOptions, now time.Time) (*planner, error) {
 
 // run steps the simulated clock from event to event until until: the
 // descheduler's ticks (a new pass window, every seed queued), the seeds'
-// requeues, and the moves landing. Without improving plugins, whose choice
-// follows the shoots' windows as the clock goes, a tick after which nothing
-// changed (dirty unset) would pass over every seed to the same end: only
-// its pass window starts, and the clock jumps to the next requeue or
-// landing.
+// requeues, and the moves landing. Without improving plugins (whose choice
+// follows the shoots' windows opening and closing, which the ticks pick up),
+// a tick after which nothing changed (dirty unset) passes over every seed
+// to the same end as the last one: what the clock changes (a window, a
+// toleration, a deadline) asks for its own requeue. Only its pass window
+// starts, and the clock jumps to the next requeue or landing.
 func (p *planner) run(until time.Time) {
 	interval := p.d.cfg.Interval.Duration
 	idleTicks := len(p.d.gate.churn) == 0
