@@ -54,17 +54,23 @@ type PlanOptions struct {
 type PlannedMove struct {
 	// Shoot is the shoot as it was before the plan.
 	Shoot *v1alpha1.Shoot
-	// From is the seed it leaves; To where it goes ("" when the move only
-	// clears its seed and no seed fits it: requireFit off, graft's API).
+	// From is the seed it leaves; To where it goes: on Gardener's API the
+	// destination the move binds, on graft's the seed the scheduler binds
+	// it to once the move landed ("" when none did by the plan's end).
 	From, To string
 	Plugin   string
 	Reason   string
 	// At is when the descheduler writes the move, its wait for the token
 	// bucket included.
 	At time.Time
-	// Live is set for a live control-plane migration (GEP-39), timed as
-	// one.
+	// Live is set for a move timed as a live control-plane migration
+	// (GEP-39): between gardenlets known to run the live flow. A move that
+	// asks to go live without that evidence is timed, and here counted, as
+	// the classic migration gardenlet runs.
 	Live bool
+	// Why says what let the move go at At (maintenance.When's Why), Waited
+	// what held it until then ("" for a move at its first look).
+	Why, Waited string
 }
 
 // PlannedWait is a move a plugin still wants at the end of the plan, and
@@ -132,6 +138,8 @@ type planner struct {
 	before map[string]*v1alpha1.Shoot
 	plan   Plan
 	waits  map[string]PlannedWait
+	// held is each shoot's last refusal, until it moves.
+	held map[string]string
 	// stamped and written are what the current pass wrote, for the
 	// informers to bring when it ends.
 	stamped map[string]seedWrite
@@ -183,7 +191,7 @@ func newPlanner(o PlanOptions, now time.Time) (*planner, error) {
 	}
 	clk := clocktesting.NewFakeClock(now)
 	p := &planner{api: api, clock: clk, agenda: newAgenda(clk.Now), limiter: newLimiter(cfg), landing: o.Landing,
-		before: map[string]*v1alpha1.Shoot{}, waits: map[string]PlannedWait{}, plan: Plan{Start: now},
+		before: map[string]*v1alpha1.Shoot{}, waits: map[string]PlannedWait{}, held: map[string]string{}, plan: Plan{Start: now},
 		stamped: map[string]seedWrite{}, written: map[string]shootWrite{}}
 	d := &Descheduler{
 		cfg: cfg, api: api, metrics: m, clock: clk, plugins: plugins, algo: algo,
@@ -354,6 +362,7 @@ func (p *planner) looked(seed string) {
 // refused notes the descheduler's answer to a move it holds.
 func (p *planner) refused(plugin, seed string, shoot *v1alpha1.Shoot, no *refusal) {
 	p.waits[algorithm.ShootKey(shoot)] = PlannedWait{Shoot: shoot, Seed: seed, Plugin: plugin, Result: no.result(), Why: no.why, Next: no.at}
+	p.held[algorithm.ShootKey(shoot)] = no.why
 }
 
 // write is the planner's writer: it stores an admitted move as the API
@@ -371,7 +380,9 @@ func (p *planner) write(e eviction) {
 	e.release(moved, written)
 	p.written[key] = shootWrite{old: e.shoot, shoot: written}
 	p.dirty = true
-	p.plan.Moves = append(p.plan.Moves, PlannedMove{Shoot: p.before[key], From: e.seed.Name, To: e.target, Plugin: e.plugin, Reason: e.reason, At: at, Live: e.live})
+	p.plan.Moves = append(p.plan.Moves, PlannedMove{Shoot: p.before[key], From: e.seed.Name, To: e.target, Plugin: e.plugin, Reason: e.reason, At: at, Live: e.timing.live,
+		Why: e.timing.at(now).Why, Waited: p.held[key]})
+	delete(p.held, key)
 	if !p.d.state.migrations {
 		// Where it goes is the scheduler's to say, when it lands.
 		p.plan.Moves[len(p.plan.Moves)-1].To = ""

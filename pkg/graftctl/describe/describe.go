@@ -62,6 +62,8 @@ type Options struct {
 	// DeschedulerLeaseName.
 	Live                                            drainplan.LiveFlag
 	DeschedulerLeaseName, DeschedulerLeaseNamespace string
+	// descheduler is what the Lease gave, read at the first drained seed.
+	descheduler *drainplan.Descheduler
 	// Forecast names graft-capacity-annotator's Lease, whose published
 	// window and pools a seed's forecast is made with.
 	Forecast *livelandscape.ForecastFlags
@@ -104,7 +106,7 @@ shoot waiting for a seed why this seed does not take it now.`,
 	cmd.Flags().IntVar(&o.EventsLimit, "events-limit", o.EventsLimit, "How many of the most recent Events to show.")
 	o.Scheduling.AddFlags(cmd.Flags())
 	o.Live.AddFlag(cmd.Flags())
-	cmd.Flags().StringVar(&o.DeschedulerLeaseName, "descheduler-lease-name", o.DeschedulerLeaseName, "Name of graft-descheduler's leader-election Lease, whose live migration record a drained seed's plan is timed with.")
+	cmd.Flags().StringVar(&o.DeschedulerLeaseName, "descheduler-lease-name", o.DeschedulerLeaseName, "Name of graft-descheduler's leader-election Lease, whose published configuration and live migration record a drained seed's plan is computed with.")
 	cmd.Flags().StringVar(&o.DeschedulerLeaseNamespace, "descheduler-lease-namespace", o.DeschedulerLeaseNamespace, "Namespace of graft-descheduler's leader-election Lease.")
 	o.Forecast.AddFlags(cmd.Flags())
 	livelandscape.AddRegionConfigNamespaceFlag(cmd.Flags(), &o.RegionConfigNamespace)

@@ -38,13 +38,6 @@ func (o *Options) runSeeds(ctx context.Context) error {
 		return err
 	}
 	waiting := explainWaiting(l)
-	live, liveNote, err := o.Live.Evidence(ctx, o.Kube.CoordinationV1(), o.DeschedulerLeaseNamespace, o.DeschedulerLeaseName)
-	if err != nil {
-		return err
-	}
-	if liveNote != "" {
-		fmt.Fprintf(o.ErrOut, "Warning: %s\n", liveNote)
-	}
 	published, warning := o.Forecast.Read(ctx, o.Kube.CoordinationV1())
 	summaries, err := l.Forecast(o.Now(), published, choice.SchedulerName)
 	if err != nil {
@@ -73,7 +66,7 @@ func (o *Options) runSeeds(ctx context.Context) error {
 				return err
 			}
 		}
-		if err := o.describeDrain(l, seed, choice.SchedulerName, live); err != nil {
+		if err := o.describeDrain(ctx, l, seed); err != nil {
 			return err
 		}
 		o.describeWaiting(waiting, choice, seed.Name)
@@ -82,8 +75,9 @@ func (o *Options) runSeeds(ctx context.Context) error {
 }
 
 // describeDrain prints the plan of a drained seed (NoExecute taint
-// seed.gardener.cloud/unschedulable), as 'graftctl drain --plan' does.
-func (o *Options) describeDrain(l *livelandscape.Landscape, seed *corev1alpha1.Seed, schedulerName string, live *algorithm.LiveFlow) error {
+// seed.gardener.cloud/unschedulable), as 'graftctl drain --plan' does, with
+// graft-descheduler's configuration read from its Lease once for all seeds.
+func (o *Options) describeDrain(ctx context.Context, l *livelandscape.Landscape, seed *corev1alpha1.Seed) error {
 	drained := false
 	for _, t := range seed.Spec.Taints {
 		drained = drained || t.Key == corev1alpha1.SeedTaintUnschedulable && helper.TaintEffectOf(t) == corev1alpha1.TaintEffectNoExecute
@@ -91,9 +85,20 @@ func (o *Options) describeDrain(l *livelandscape.Landscape, seed *corev1alpha1.S
 	if !drained {
 		return nil
 	}
-	plan := l.WithSeed(seed)
-	algorithm.ReserveForWaiting(plan.Snapshot, drainplan.PlacedBy(plan.Shoots, schedulerName), plan.Inputs)
-	entries := drainplan.Plan(plan, seed, plan.ShootsOn(seed.Name), o.Now(), live)
+	if o.descheduler == nil {
+		d, err := o.Live.Descheduler(ctx, o.Kube.CoordinationV1(), o.DeschedulerLeaseNamespace, o.DeschedulerLeaseName, l.Migration())
+		if err != nil {
+			return err
+		}
+		for _, note := range d.Notes {
+			fmt.Fprintf(o.ErrOut, "Warning: %s\n", note)
+		}
+		o.descheduler = d
+	}
+	entries, err := drainplan.Plan(l.WithSeed(seed), seed, o.descheduler, o.Now())
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(o.Out, "Drain Plan:  %s\n", drainplan.Summary(entries))
 	if s := drainplan.LiveSummary(entries); s != "" {
 		fmt.Fprintf(o.Out, "Live:        %s\n", s)

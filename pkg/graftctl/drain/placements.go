@@ -126,18 +126,21 @@ func drainTaintOf(seed *corev1alpha1.Seed) corev1alpha1.SeedTaint {
 // printPlan prints the drain's plan (drainplan): for each shoot on the
 // seed, where it goes, when, how and why.
 func (o *Options) printPlan(ctx context.Context, drained *corev1alpha1.Seed) error {
-	l, shoots, err := o.afterCordon(ctx, o.Garden, drained)
+	l, _, err := o.afterCordon(ctx, o.Garden, drained)
 	if err != nil {
 		return err
 	}
-	live, note, err := o.Live.Evidence(ctx, o.Kube.CoordinationV1(), o.LeaseNamespace, o.LeaseName)
+	d, err := o.Live.Descheduler(ctx, o.Kube.CoordinationV1(), o.LeaseNamespace, o.LeaseName, l.Migration())
 	if err != nil {
 		return err
 	}
-	if note != "" {
+	for _, note := range d.Notes {
 		fmt.Fprintf(o.ErrOut, "Warning: %s\n", note)
 	}
-	entries := drainplan.Plan(l, drained, shoots, o.Clock.Now(), live)
+	entries, err := drainplan.Plan(l, drained, d, o.Clock.Now())
+	if err != nil {
+		return err
+	}
 	if err := drainplan.Print(o.Out, entries); err != nil {
 		return err
 	}

@@ -24,10 +24,12 @@ import (
 
 // TestDrainInWindows: the drain records its deadline before it adds the
 // drain taint (graft-descheduler must never see a drain in windows as a
-// plain one), prints the plan (each shoot in its window, hibernated first,
-// the shoot whose window comes after the deadline at the deadline, the one
-// without a window now, the tolerating one staying), and uncordon removes
-// the deadline after the taints.
+// plain one), prints the plan graft-descheduler's passes make (the shoot
+// without a window now, each other in its window, hibernated first, the
+// second of the window once the first landed since the project's budget is
+// one move in flight, the shoot whose window comes after the deadline at the
+// deadline, the tolerating one staying), and uncordon removes the deadline
+// after the taints.
 func TestDrainInWindows(t *testing.T) {
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	graft := fake.NewSimpleClientset(
@@ -44,9 +46,9 @@ func TestDrainInWindows(t *testing.T) {
 		"seed/a drained in maintenance windows until 2026-11-30T08:00:00Z\n",
 		"seed/a cordoned\n",
 		"SHOOT        DESTINATION  WHEN                  HOW    WHY\n"+
-			"ns/sleeping  b            2026-11-29T18:00:00Z  evict  waits for its maintenance window (18:00:00-19:00:00 UTC)\n"+
 			"ns/anytime   b            now                   evict  the shoot names no maintenance window\n"+
-			"ns/evening   b            2026-11-29T18:00:00Z  evict  waits for its maintenance window (18:00:00-19:00:00 UTC)\n"+
+			"ns/sleeping  b            2026-11-29T18:00:00Z  evict  waits for its maintenance window (18:00:00-19:00:00 UTC)\n"+
+			"ns/evening   b            2026-11-29T18:00:01Z  evict  project namespace ns has its budget of 1 moves in flight\n"+
 			"ns/late      b            2026-11-30T08:00:00Z  evict  its deadline 2026-11-30T08:00:00Z comes before its next maintenance window (10:00:00-11:00:00 UTC)\n"+
 			"ns/tolerant  -            -                     stays  tolerates the seed's NoExecute taints\n",
 		"5 shoot(s): 1 move now, 3 later, 0 cannot move, 1 stay on seed/a\n",
@@ -141,10 +143,8 @@ func TestProgressFollowsMigrations(t *testing.T) {
 func ptrTo(s string) *string { return &s }
 
 // TestDrainPlanHoldsFailedShoots: the plan times a failed shoot as
-// graft-descheduler does (maintenance.Move, framework.OrderMoves): it moves
-// after the healthy ones, and not before the deadline, so the healthy shoot
-// takes the only free slot and the failed one is shown waiting for its
-// deadline with no room left.
+// graft-descheduler does: held until the deadline, by when the healthy
+// shoot took the only free slot, so it is shown held with no room left.
 func TestDrainPlanHoldsFailedShoots(t *testing.T) {
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	graft := fake.NewSimpleClientset(
@@ -154,8 +154,8 @@ func TestDrainPlanHoldsFailedShoots(t *testing.T) {
 		coretest.MakeShoot("ns", "b-healthy").Seed("a").Obj(),
 	)
 	cmdtest.Contains(t, drainInWindows(t, graft, now, seedcmd.DryRunClient),
-		"ns/b-healthy  b            now                   evict  the shoot names no maintenance window\n",
-		"ns/a-failed   <none>       2026-11-30T08:00:00Z  evict  no other seed fits",
+		"ns/b-healthy  b            now   evict  the shoot names no maintenance window\n",
+		"ns/a-failed   <none>       -     evict  no other seed fits",
 		"2 shoot(s): 1 move now, 0 later, 1 cannot move, 0 stay on seed/a",
 	)
 }

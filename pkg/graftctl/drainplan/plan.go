@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -20,11 +21,10 @@ import (
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
-	"github.com/graft-dev/graft/pkg/descheduler/framework"
+	"github.com/graft-dev/graft/pkg/descheduler"
 	"github.com/graft-dev/graft/pkg/descheduler/plugins/noexecutetaints"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/maintenance"
-	"github.com/graft-dev/graft/pkg/taintclock"
 )
 
 // How a shoot leaves the seed.
@@ -35,136 +35,128 @@ const (
 	Classic = "classic"
 	// Live is a live control-plane migration (GEP-39).
 	Live = "live"
-	// Stay is a shoot that tolerates the drain and stays.
+	// Stay is a shoot the plan does not move.
 	Stay = "stays"
 )
 
 // Entry is one shoot's part in the drain.
 type Entry struct {
 	Shoot *corev1alpha1.Shoot
-	// Destination is the seed the algorithm chooses now; "" when none fits
-	// (NoFit says why) or the shoot stays.
+	// Destination is where the shoot goes: the seed graft-descheduler
+	// migrates it to, or on graft's API the seed the scheduler binds it to;
+	// "" when none does by the plan's end.
 	Destination string
-	NoFit       error
-	// When is when the shoot moves.
-	When maintenance.When
+	// At is when graft-descheduler moves it; zero when it does not within
+	// the plan (Held says why, or it stays).
+	At time.Time
+	// Now is set for a move at the plan's start.
+	Now bool
 	// How is Evict, Classic, Live or Stay.
 	How string
-	// Why says what decides When.
+	// Why says what decides At, or what holds the shoot.
 	Why string
+	// Held is set for a shoot graft-descheduler wants to move and still
+	// holds at the plan's end.
+	Held bool
 	// LiveBlocker, in a plan that prefers live migrations, is the first
-	// thing that keeps the move from being timed as live; "" for a live
-	// move or a plan without live migrations.
+	// thing that keeps the move from being live; "" for a live move or a
+	// plan without live migrations.
 	LiveBlocker string
 }
 
+// Horizon is how far a drain plan looks ahead of its start: every
+// maintenance window comes once in it, with a day to spare.
+const Horizon = 48 * time.Hour
+
 // Plan computes the drain of seed (as it is, or as the drain would make it)
-// on the landscape: each shoot on it, by name as graft-descheduler orders
-// them (framework.OrderMoves: failed ones last, a project's hibernated ones
-// before its running ones), each timed by maintenance.Move as the pass
-// times it, placed one after the other, each
-// counting on its destination for the next. The landscape's snapshot is
-// changed: give it one read for the plan.
-//
-// With live (graft-descheduler's liveMigration Prefer, on Gardener) a shoot
-// that meets GEP-39's prerequisites goes first to a seed that takes its
-// control plane live; it goes at once only when both seeds' gardenlets are
-// known to run the live flow (live's evidence), as graft-descheduler times
-// it: otherwise it is the classic migration gardenlet will run, and its
-// LiveBlocker says why.
-func Plan(l *livelandscape.Landscape, seed *corev1alpha1.Seed, shoots []*corev1alpha1.Shoot, now time.Time, live *algorithm.LiveFlow) []Entry {
-	byName := slices.Clone(shoots)
-	slices.SortStableFunc(byName, func(a, b *corev1alpha1.Shoot) int {
-		return strings.Compare(algorithm.ShootKey(a), algorithm.ShootKey(b))
+// on the landscape with graft-descheduler's own planner
+// (descheduler.ComputePlan), its configuration and live evidence (d): from
+// now until Horizon later, or an hour past the drain's deadline when that is
+// later. It returns the shoots on the seed in the order they move, then
+// those it still holds at the end, then those that stay.
+func Plan(l *livelandscape.Landscape, seed *corev1alpha1.Seed, d *Descheduler, now time.Time) ([]Entry, error) {
+	until := now.Add(Horizon)
+	if deadline, _, _ := noexecutetaints.DrainInWindows(seed); deadline.Add(time.Hour).After(until) {
+		until = deadline.Add(time.Hour)
+	}
+	seeds := slices.Clone(l.Seeds)
+	for i, s := range seeds {
+		if s.Name == seed.Name {
+			seeds[i] = seed
+		}
+	}
+	plan, err := descheduler.ComputePlan(seeds, l.Shoots, now, descheduler.PlanOptions{
+		Config: d.Config, Scheduling: &l.Config, Landscape: l, Live: d.Live, Until: until,
 	})
-	ordered := framework.OrderMoves(byName, func(s *corev1alpha1.Shoot) *corev1alpha1.Shoot { return s })
-	_, _, invalid := noexecutetaints.DrainInWindows(seed)
+	if err != nil {
+		return nil, err
+	}
+	on := map[string]*corev1alpha1.Shoot{}
+	for _, s := range l.ShootsOn(seed.Name) {
+		on[algorithm.ShootKey(s)] = s
+	}
 	how := Evict
 	if l.Migration() {
 		how = Classic
 	}
-	out := make([]Entry, 0, len(ordered))
-	for _, shoot := range ordered {
-		e := Entry{Shoot: shoot, How: how}
-		placed, _ := helper.PlacedOn(shoot, seed.Name)
-		status := algorithm.CheckNoExecute(shoot, seed, func(t corev1alpha1.SeedTaint) time.Time {
-			return taintclock.Start(t, now, placed)
-		})
-		from, cause := now, corev1alpha1.SeedTaint{}
-		switch {
-		case len(status.Untolerated) > 0:
-			cause = noexecutetaints.UrgentFirst(seed, status.Untolerated)
-		case status.LimitingTaint != nil:
-			from, cause = status.StayUntil, *status.LimitingTaint
-		default:
-			e.How, e.Why = Stay, "tolerates the seed's NoExecute taints"
-			out = append(out, e)
+	out := make([]Entry, 0, len(on))
+	for _, m := range plan.Moves {
+		key := algorithm.ShootKey(m.Shoot)
+		if m.From != seed.Name || on[key] == nil {
 			continue
 		}
-		urgency, deadline := noexecutetaints.MoveUrgency(seed, cause)
-		move, _ := maintenance.MoveOf(shoot, urgency, deadline)
-		e.When = move.At(from)
-		e.When.Now = !e.When.Held && !e.When.At.After(now)
-		e.Why = e.When.Why
-		if from.After(now) {
-			e.Why = fmt.Sprintf("its toleration runs out at %s; then %s", stamp(from), e.Why)
+		delete(on, key)
+		e := Entry{Shoot: m.Shoot, Destination: m.To, At: m.At, Now: !m.At.After(now), How: how, Why: m.Why}
+		if !e.Now && m.Waited != "" {
+			e.Why = m.Waited
 		}
-		if invalid != "" {
-			e.Why += "; " + invalid
+		if m.Live {
+			e.How = Live
+		} else if d.Live != nil && l.Migration() {
+			// The one reason, said once.
+			e.Why, _, _ = strings.Cut(e.Why, "; not timed as live: ")
+			e.LiveBlocker = liveBlocker(l, d.Live, m.Shoot, seed, m.To)
+			e.Why += "; not live: " + e.LiveBlocker
 		}
-		in, err := l.Inputs(shoot)
-		placedLive := false
-		if err == nil && live != nil && l.Migration() {
-			switch e.LiveBlocker = algorithm.ShootLiveMigrationBlocker(shoot); {
-			case e.When.Held:
-				e.LiveBlocker = "its last operation failed"
-			case e.LiveBlocker != "":
-			default:
-				dest, ok := liveDestination(l, shoot, seed, in)
-				if !ok {
-					e.LiveBlocker = "no seed that fits takes its control plane live"
-					break
-				}
-				e.Destination, placedLive = dest, true
-				to, _ := l.Snapshot.Seed(dest)
-				if e.LiveBlocker = live.SeedBlocker(seed, to); e.LiveBlocker == "" {
-					e.How = Live
-					e.When = maintenance.Live(from)
-					e.When.Now = !from.After(now)
-					e.Why = e.When.Why
-				}
-			}
-			if e.LiveBlocker != "" {
-				e.Why += "; not live: " + e.LiveBlocker
-			}
-		}
-		if err == nil && !placedLive {
-			e.Destination, err = algorithm.FitsElsewhere(shoot, l.Snapshot, in, seed.Name)
-		}
-		if err != nil {
-			e.NoFit = err
-			out = append(out, e)
-			continue
-		}
-		moved := shoot.DeepCopy()
-		moved.Spec.SeedName = &e.Destination
-		moved.Status.SeedName = &e.Destination
-		l.Snapshot.UpdateShoot(shoot, moved)
 		out = append(out, e)
 	}
-	return out
+	for _, w := range plan.Waiting {
+		key := algorithm.ShootKey(w.Shoot)
+		if w.Seed != seed.Name || on[key] == nil {
+			continue
+		}
+		delete(on, key)
+		out = append(out, Entry{Shoot: w.Shoot, How: how, Held: true, Why: w.Why, At: w.Next})
+	}
+	staying := slices.Collect(maps.Values(on))
+	slices.SortFunc(staying, func(a, b *corev1alpha1.Shoot) int { return strings.Compare(algorithm.ShootKey(a), algorithm.ShootKey(b)) })
+	for _, s := range staying {
+		why := fmt.Sprintf("no move before %s", stamp(until))
+		if status := algorithm.CheckNoExecute(s, seed, func(corev1alpha1.SeedTaint) time.Time { return now }); len(status.Untolerated) == 0 && status.LimitingTaint == nil {
+			why = "tolerates the seed's NoExecute taints"
+		}
+		out = append(out, Entry{Shoot: s, How: Stay, Why: why})
+	}
+	return out, nil
 }
 
-// liveDestination is where the algorithm sends the shoot among the seeds
-// that take its control plane live, as graft-descheduler chooses it.
-func liveDestination(l *livelandscape.Landscape, shoot *corev1alpha1.Shoot, from *corev1alpha1.Seed, in algorithm.Inputs) (string, bool) {
-	regions := in.Regions()
-	in.Evacuating = func(name string) bool {
-		to, ok := l.Snapshot.Seed(name)
-		return !ok || algorithm.LiveMigrationBlocker(shoot, from, to, regions) != ""
+// liveBlocker says what keeps a classic move from going live.
+func liveBlocker(l *livelandscape.Landscape, flow *algorithm.LiveFlow, shoot *corev1alpha1.Shoot, from *corev1alpha1.Seed, to string) string {
+	if why := algorithm.ShootLiveMigrationBlocker(shoot); why != "" {
+		return why
 	}
-	dest, err := algorithm.FitsElsewhere(shoot, l.Snapshot, in, from.Name)
-	return dest, err == nil
+	in, err := l.Inputs(shoot)
+	if err != nil {
+		return err.Error()
+	}
+	dest, _ := l.Snapshot.Seed(to)
+	if why := flow.MoveBlocker(shoot, from, dest, in.Regions()); why != "" {
+		return why
+	}
+	if maintenance.LastOperationFailed(shoot) {
+		return "its last operation failed"
+	}
+	return "no seed that fits takes its control plane live"
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
@@ -178,39 +170,39 @@ func Print(out io.Writer, entries []Entry) error {
 		switch {
 		case e.How == Stay:
 			dest, when = "-", "-"
-		case e.NoFit != nil:
+		case e.Held:
+			dest, when = "<none>", "-"
+			if !e.At.IsZero() {
+				when = stamp(e.At)
+			}
+		case dest == "":
 			dest = "<none>"
-			why = "no other seed fits: " + algorithm.ShortReason(e.NoFit)
 		}
-		switch {
-		case e.When.Now || e.How == Stay:
-		case e.When.Held && e.When.At.IsZero():
-			when = "once healthy"
-		default:
-			when = stamp(e.When.At)
+		if !e.Now && !e.Held && e.How != Stay {
+			when = stamp(e.At)
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", algorithm.ShootKey(e.Shoot), dest, when, e.How, why)
 	}
 	return w.Flush()
 }
 
-// Summary counts the plan: shoots moving now, later, stuck with no seed
-// that fits, and staying.
+// Summary counts the plan: shoots moving now, later, held to the plan's end,
+// and staying.
 func Summary(entries []Entry) string {
-	var now, later, noFit, stay int
+	var now, later, held, stay int
 	for _, e := range entries {
 		switch {
 		case e.How == Stay:
 			stay++
-		case e.NoFit != nil:
-			noFit++
-		case e.When.Now:
+		case e.Held:
+			held++
+		case e.Now:
 			now++
 		default:
 			later++
 		}
 	}
-	return fmt.Sprintf("%d shoot(s): %d move now, %d later, %d cannot move, %d stay", len(entries), now, later, noFit, stay)
+	return fmt.Sprintf("%d shoot(s): %d move now, %d later, %d cannot move, %d stay", len(entries), now, later, held, stay)
 }
 
 // LiveSummary counts, in a plan that prefers live migrations, the moves
@@ -268,11 +260,8 @@ type LiveFlag struct {
 
 // AddFlag adds --live-migration and --live-gardenlet-versions.
 func (f *LiveFlag) AddFlag(flags *pflag.FlagSet) {
-	if f.Mode == "" {
-		f.Mode = string(configv1alpha1.LiveMigrationNever)
-	}
-	flags.StringVar(&f.Mode, "live-migration", f.Mode, "graft-descheduler's liveMigration (Never or Prefer), for the plan: with Prefer a shoot that meets GEP-39's prerequisites goes to a seed that takes it live, and at once only between gardenlets known to run the live flow (--live-gardenlet-versions).")
-	flags.StringSliceVar(&f.Versions, "live-gardenlet-versions", f.Versions, "graft-descheduler's liveMigrationGardenletVersions, for the plan: the gardenlet versions known to run GEP-39's live flow (none in Gardener v1.150.0).")
+	flags.StringVar(&f.Mode, "live-migration", f.Mode, "Override graft-descheduler's liveMigration (Never or Prefer) for the plan; by default the one its leader publishes on its Lease. With Prefer a shoot that meets GEP-39's prerequisites goes to a seed that takes it live, and at once only between gardenlets known to run the live flow (--live-gardenlet-versions).")
+	flags.StringSliceVar(&f.Versions, "live-gardenlet-versions", f.Versions, "With --live-migration, the liveMigrationGardenletVersions of the plan: the gardenlet versions known to run GEP-39's live flow (none in Gardener v1.150.0).")
 }
 
 // Live is the evidence the plan times live moves by, nil when the plan does
@@ -325,6 +314,69 @@ func (f *LiveFlag) Evidence(ctx context.Context, leases coordinationv1client.Lea
 		note = fmt.Sprintf("graft-descheduler recorded %d fallback(s) while declaring liveMigrationGardenletVersions %v, not --live-gardenlet-versions %v: they are not counted", len(rec.FellBack), rec.Declared, f.Versions)
 	}
 	return &recorded, note, nil
+}
+
+// Descheduler is what a plan is computed with: graft-descheduler's
+// configuration as its leader published it on its Lease (or its defaults),
+// the live migration flags applied, and the evidence of live moves.
+type Descheduler struct {
+	Config *configv1alpha1.DeschedulerConfiguration
+	Live   *algorithm.LiveFlow
+	// Notes say what the plan assumes for want of what the Lease should
+	// hold, for a warning.
+	Notes []string
+}
+
+// Descheduler reads graft-descheduler's Lease (namespace/name): the
+// configuration its leader published (descheduler.ConfigurationAnnotation),
+// the live migration flags overriding its liveMigration, and its live
+// migration record (Evidence). Without a usable configuration the plan uses
+// the defaults for the API (migration: Gardener's), and a note says why.
+func (f *LiveFlag) Descheduler(ctx context.Context, leases coordinationv1client.LeasesGetter, namespace, name string, migration bool) (*Descheduler, error) {
+	d := &Descheduler{}
+	lease, err := leases.Leases(namespace).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		d.Notes = append(d.Notes, fmt.Sprintf("graft-descheduler's Lease %s/%s does not exist: the plan assumes its default configuration", namespace, name))
+	case err != nil:
+		d.Notes = append(d.Notes, fmt.Sprintf("graft-descheduler's Lease %s/%s could not be read (%v): the plan assumes its default configuration", namespace, name, err))
+	default:
+		value, ok := lease.Annotations[descheduler.ConfigurationAnnotation]
+		if !ok {
+			d.Notes = append(d.Notes, fmt.Sprintf("graft-descheduler publishes no configuration on Lease %s/%s (an older version, or leader election off): the plan assumes its defaults", namespace, name))
+			break
+		}
+		if d.Config, err = descheduler.DecodeConfiguration(value); err != nil {
+			d.Notes = append(d.Notes, fmt.Sprintf("graft-descheduler's configuration on Lease %s/%s cannot be used (%v): the plan assumes its defaults", namespace, name, err))
+		}
+	}
+	if d.Config == nil {
+		d.Config = &configv1alpha1.DeschedulerConfiguration{}
+		if migration {
+			d.Config.API = configv1alpha1.APIGardener
+		}
+		d.Config.Default()
+	}
+	if d.Config.DryRun {
+		d.Notes = append(d.Notes, "graft-descheduler runs in dry-run mode: it makes none of the moves planned")
+	}
+	g := *f
+	if g.Mode == "" {
+		g.Mode, g.Versions = string(d.Config.LiveMigration), d.Config.LiveMigrationGardenletVersions
+	}
+	if _, err := g.Live(); err != nil {
+		return nil, err
+	}
+	d.Config.LiveMigration, d.Config.LiveMigrationGardenletVersions = configv1alpha1.LiveMigrationMode(g.Mode), g.Versions
+	live, note, err := g.Evidence(ctx, leases, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	if note != "" {
+		d.Notes = append(d.Notes, note)
+	}
+	d.Live = live
+	return d, nil
 }
 
 // PlacedBy are the shoots the named scheduler places (graft-scheduler's
