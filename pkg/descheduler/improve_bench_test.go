@@ -3,9 +3,9 @@ package descheduler
 import (
 	"context"
 	"fmt"
-	"math"
 	"strconv"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -17,9 +17,8 @@ import (
 
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
-	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/coretest"
-	"github.com/graft-dev/graft/pkg/descheduler/improveplan"
+	"github.com/graft-dev/graft/pkg/landscapefile"
 )
 
 // The improving landscape: 200 regions of 10 seeds, 2,000 in all, each of
@@ -112,64 +111,54 @@ func BenchmarkImprovingPass(b *testing.B) {
 	}
 }
 
-// BenchmarkImprovementPlan plans every move Rebalance and ComeHome make on
-// the improving landscape (improveplan, as `graftctl simulate --improve`
-// does) and reports how many moves it needs against a lower bound: each
-// move takes one shoot off one seed, so at least the sum of the seeds'
-// excess over the high mark is needed, and one move for each shoot away
-// from a home region with room.
-func BenchmarkImprovementPlan(b *testing.B) {
-	l := newImproveLandscape()
-	cfg := &configv1alpha1.DeschedulerConfiguration{Plugins: improvingPlugins(0)}
-	defaultResolved(cfg)
-	plugins, err := DefaultRegistry().Build(cfg.Plugins)
-	if err != nil {
-		b.Fatal(err)
+// BenchmarkPlan measures ComputePlan, what graftctl runs for a plan: the
+// drain of the seed with hotShoots shoots over two days with the default
+// configuration, and a day of Rebalance and ComeHome on the improving
+// landscape (simulate --improve's horizon), its shoots' projects unlimited
+// as in the other improving benchmarks. It reports the moves planned and
+// the passes run.
+func BenchmarkPlan(b *testing.B) {
+	landscape := landscapefile.New()
+	landscape.CloudProfiles = []*v1alpha1.CloudProfile{cloudProfile()}
+	drained := func(s *v1alpha1.Seed) { s.Spec.Taints = []v1alpha1.SeedTaint{drainTaint} }
+	improving := newImproveLandscape()
+	for _, c := range []struct {
+		name    string
+		seeds   []*v1alpha1.Seed
+		shoots  []*v1alpha1.Shoot
+		plugins []configv1alpha1.DeschedulerPlugin
+		horizon time.Duration
+	}{
+		{"drain/seeds=100/shoots=5000", nil, nil, nil, 48 * time.Hour},
+		{"drain/seeds=2000/shoots=100000", nil, nil, nil, 48 * time.Hour},
+		{"improving/seeds=2000/shoots=100000", improving.seeds, improving.shoots, improvingPlugins(5), 24 * time.Hour},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			if c.seeds == nil {
+				var seeds, shoots int
+				if _, err := fmt.Sscanf(c.name, "drain/seeds=%d/shoots=%d", &seeds, &shoots); err != nil {
+					b.Fatal(err)
+				}
+				l := newBenchLandscape(seeds, shoots, drained)
+				c.seeds, c.shoots = l.seeds, l.shoots
+			}
+			cfg := &configv1alpha1.DeschedulerConfiguration{Plugins: c.plugins}
+			if c.plugins != nil {
+				cfg.MaxMovesInFlightPerProject = ptr.To[int32](0)
+			}
+			defaultResolved(cfg)
+			var plan *Plan
+			b.ReportAllocs()
+			for b.Loop() {
+				var err error
+				if plan, err = ComputePlan(c.seeds, c.shoots, t0, PlanOptions{Config: cfg, Landscape: landscape, Until: t0.Add(c.horizon)}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(plan.Moves)), "moves")
+			b.ReportMetric(float64(plan.Passes), "passes")
+		})
 	}
-	profile := cloudProfile()
-	inputs := func(*v1alpha1.Shoot) (algorithm.Inputs, error) {
-		return algorithm.Inputs{CloudProfile: profile, Config: algorithm.Config{Strategy: algorithm.StrategySameRegion}}, nil
-	}
-	base := algorithm.NewSnapshot()
-	for _, s := range l.seeds {
-		base.AddSeed(s)
-	}
-	for _, s := range l.shoots {
-		base.AddShoot(s)
-	}
-	// The lower bound: the excess over 85% (Rebalance's default) of every
-	// seed, the away shoots left out, plus the away shoots.
-	region := map[string]string{}
-	for _, seed := range l.seeds {
-		region[seed.Name] = seed.Spec.Provider.Region
-	}
-	bound, away := 0, map[string]int{}
-	for _, s := range l.shoots {
-		if s.Spec.Region != region[*s.Spec.SeedName] {
-			away[*s.Spec.SeedName]++
-			bound++
-		}
-	}
-	for _, seed := range l.seeds {
-		q := seed.Status.Allocatable[v1alpha1.ResourceShoots]
-		keep := int(math.Floor(0.85*float64(q.Value()) + 1e-9))
-		bound += max(0, base.Usage(seed.Name)-away[seed.Name]-keep)
-	}
-	var plan improveplan.Plan
-	b.ReportAllocs()
-	for b.Loop() {
-		plan = improveplan.Compute(base.Fork(), l.shoots, plugins, inputs, t0)
-	}
-	b.ReportMetric(float64(len(plan.Moves)), "moves")
-	b.ReportMetric(float64(bound), "lower-bound")
-	b.ReportMetric(float64(plan.Sweeps), "sweeps")
-	over := 0
-	for _, c := range plan.Seeds {
-		if c.Allocatable > 0 && float64(c.After) > 0.85*float64(c.Allocatable)+1e-9 {
-			over++
-		}
-	}
-	b.ReportMetric(float64(over), "seeds-over-high-after")
 }
 
 // BenchmarkImprovingPassIdle measures a pass of Rebalance and ComeHome over

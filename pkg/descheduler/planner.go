@@ -95,6 +95,8 @@ type Plan struct {
 	Waiting []PlannedWait
 	// Passes counts the descheduler's passes the plan took.
 	Passes int
+	// Usage is each seed's usage at Until, by name.
+	Usage map[string]int
 }
 
 // ComputePlan computes what graft-descheduler does on the landscape of
@@ -145,8 +147,10 @@ type planner struct {
 	stamped map[string]seedWrite
 	written map[string]shootWrite
 	// dirty is set when the landscape changed since the last tick's pass
-	// over every seed: a move written or landed, a taint stamped.
-	dirty bool
+	// over every seed (at fullPass): a move written or landed, a taint
+	// stamped.
+	dirty    bool
+	fullPass time.Time
 }
 
 type seedWrite struct{ old, seed *v1alpha1.Seed }
@@ -212,15 +216,13 @@ func newPlanner(o PlanOptions, now time.Time) (*planner, error) {
 
 // run steps the simulated clock from event to event until until: the
 // descheduler's ticks (a new pass window, every seed queued), the seeds'
-// requeues, and the moves landing. Without improving plugins (whose choice
-// follows the shoots' windows opening and closing, which the ticks pick up),
-// a tick after which nothing changed (dirty unset) passes over every seed
-// to the same end as the last one: what the clock changes (a window, a
-// toleration, a deadline) asks for its own requeue. Only its pass window
-// starts, and the clock jumps to the next requeue or landing.
+// requeues, and the moves landing. A tick after which nothing changed
+// (dirty unset) passes over every seed to the same end as the last one:
+// what the clock changes (a window opening or closing, a toleration, a
+// deadline) asks for its own requeue. Only its pass window starts, and the
+// clock jumps to the next requeue or landing.
 func (p *planner) run(until time.Time) {
 	interval := p.d.cfg.Interval.Duration
-	idleTicks := len(p.d.gate.churn) == 0
 	p.agenda.addAll(p.d.state.seedNames())
 	if interval == 0 {
 		// One pass over every seed, as graft-descheduler makes then.
@@ -229,7 +231,7 @@ func (p *planner) run(until time.Time) {
 	}
 	nextTick := p.clock.Now().Add(interval)
 	for {
-		if idleTicks && !p.dirty {
+		if !p.dirty {
 			// A requeue for a time comes requeueSlack after it: a tick in
 			// between already sees what changed then.
 			event, ok := p.nextEvent()
@@ -246,6 +248,7 @@ func (p *planner) run(until time.Time) {
 				last := nextTick.Add(n * interval)
 				p.clock.SetTime(last)
 				p.d.gate.newWindow()
+				p.d.gate.reasked(p.fullPass, last)
 				nextTick = last.Add(interval)
 			}
 		}
@@ -258,16 +261,21 @@ func (p *planner) run(until time.Time) {
 		}
 		p.clock.SetTime(next)
 		p.land(next)
+		full := false
 		if next.Equal(nextTick) {
 			p.d.gate.newWindow()
-			if at, ok := p.nextEvent(); !idleTicks || p.dirty || ok && !at.After(next.Add(requeueSlack)) {
+			if at, ok := p.nextEvent(); p.dirty || ok && !at.After(next.Add(requeueSlack)) {
 				p.agenda.addAll(p.d.state.seedNames())
-				p.dirty = false
+				p.dirty, p.fullPass, full = false, next, true
 			}
 			nextTick = nextTick.Add(interval)
 		}
 		if due := p.agenda.due(next); len(due) > 0 {
 			p.pass(due, false)
+			// A pass over some seeds, for what the clock changed, may change
+			// what a pass over all of them meets first (the limits that end
+			// a pass): the next tick passes over every seed again.
+			p.dirty = p.dirty || !full
 		}
 	}
 }
@@ -394,6 +402,10 @@ func (p *planner) write(e eviction) {
 func (p *planner) result(until time.Time) *Plan {
 	out := p.plan
 	out.Until = until
+	out.Usage = map[string]int{}
+	p.d.state.mu.Lock()
+	p.d.state.snapshot.EachSeed(func(seed *v1alpha1.Seed, usage int) { out.Usage[seed.Name] = usage })
+	p.d.state.mu.Unlock()
 	for _, w := range p.waits {
 		out.Waiting = append(out.Waiting, w)
 	}

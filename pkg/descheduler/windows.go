@@ -69,6 +69,19 @@ func (g *gate) firstAsked(c framework.Candidate) time.Time {
 	return a.first
 }
 
+// reasked counts the moves asked at or after since as asked again at now,
+// as the passes of the ticks in between would have (a planner skips them).
+func (g *gate) reasked(since, now time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for key, a := range g.asked {
+		if !a.last.Before(since) {
+			a.last = now
+			g.asked[key] = a
+		}
+	}
+}
+
 // heldFailed holds a deferrable move of a failed shoot (an
 // EvictionSkipped Warning), looked at again when its window opens.
 func heldFailed(plugin, seed, reason, cause string, shoot *v1alpha1.Shoot, when maintenance.When) *refusal {

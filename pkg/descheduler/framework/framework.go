@@ -223,24 +223,47 @@ func (s *SeedState) MovableNow(shoot *v1alpha1.Shoot) (bool, time.Time) {
 // Improvable returns the shoots of the state an improving plugin may
 // propose now, of those keep accepts: not protected (graft.dev/evict:
 // "false"), last operation not failed, maintenance window open
-// (MovableNow); and when the window of the first of the others opens, zero
-// when none waits for one.
+// (MovableNow); and when that set changes next by the clock alone: the
+// first of the others' windows opens or of theirs closes (zero when no
+// window does). A plugin asks to be looked at again then, so that what the
+// clock changes never waits for the next interval.
 func (s *SeedState) Improvable(keep func(*v1alpha1.Shoot) bool) ([]*v1alpha1.Shoot, time.Time) {
 	var out []*v1alpha1.Shoot
 	var next time.Time
+	earliest := func(t time.Time) {
+		if next.IsZero() || t.Before(next) {
+			next = t
+		}
+	}
 	for _, shoot := range s.Shoots {
 		if !keep(shoot) || EvictionProtected(shoot) || maintenance.LastOperationFailed(shoot) {
 			continue
 		}
 		if now, opens := s.MovableNow(shoot); !now {
-			if next.IsZero() || opens.Before(next) {
-				next = opens
-			}
+			earliest(opens)
 			continue
+		}
+		if closes, ok := s.closes(shoot); ok {
+			earliest(closes)
 		}
 		out = append(out, shoot)
 	}
 	return out, next
+}
+
+// closes is the first moment the open window of a shoot MovableNow lets
+// move no longer contains; false for a shoot movable at any time.
+func (s *SeedState) closes(shoot *v1alpha1.Shoot) (time.Time, bool) {
+	if s.AnyTime {
+		return time.Time{}, false
+	}
+	w, _ := maintenance.Of(shoot)
+	if w.IsAlways() {
+		return time.Time{}, false
+	}
+	_, end := w.Next(s.Now)
+	// Contains takes the window's end in, to the second.
+	return end.Add(time.Second), true
 }
 
 // OrderMoves orders a seed's moves of one urgency, given in their base

@@ -129,7 +129,9 @@ func Plan(l *livelandscape.Landscape, seed *corev1alpha1.Seed, d *Descheduler, n
 		out = append(out, Entry{Shoot: w.Shoot, How: how, Held: true, Why: w.Why, At: w.Next})
 	}
 	staying := slices.Collect(maps.Values(on))
-	slices.SortFunc(staying, func(a, b *corev1alpha1.Shoot) int { return strings.Compare(algorithm.ShootKey(a), algorithm.ShootKey(b)) })
+	slices.SortFunc(staying, func(a, b *corev1alpha1.Shoot) int {
+		return strings.Compare(algorithm.ShootKey(a), algorithm.ShootKey(b))
+	})
 	for _, s := range staying {
 		why := fmt.Sprintf("no move before %s", stamp(until))
 		if status := algorithm.CheckNoExecute(s, seed, func(corev1alpha1.SeedTaint) time.Time { return now }); len(status.Untolerated) == 0 && status.LimitingTaint == nil {
@@ -260,7 +262,7 @@ type LiveFlag struct {
 
 // AddFlag adds --live-migration and --live-gardenlet-versions.
 func (f *LiveFlag) AddFlag(flags *pflag.FlagSet) {
-	flags.StringVar(&f.Mode, "live-migration", f.Mode, "Override graft-descheduler's liveMigration (Never or Prefer) for the plan; by default the one its leader publishes on its Lease. With Prefer a shoot that meets GEP-39's prerequisites goes to a seed that takes it live, and at once only between gardenlets known to run the live flow (--live-gardenlet-versions).")
+	flags.StringVar(&f.Mode, "live-migration", f.Mode, "graft-descheduler's liveMigration (Never or Prefer) for the plan; drain and describe take the one its leader publishes on its Lease unless this is given. With Prefer a shoot that meets GEP-39's prerequisites goes to a seed that takes it live, and at once only between gardenlets known to run the live flow (--live-gardenlet-versions).")
 	flags.StringSliceVar(&f.Versions, "live-gardenlet-versions", f.Versions, "With --live-migration, the liveMigrationGardenletVersions of the plan: the gardenlet versions known to run GEP-39's live flow (none in Gardener v1.150.0).")
 }
 

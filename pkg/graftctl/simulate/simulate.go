@@ -27,13 +27,12 @@ import (
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/descheduler"
-	"github.com/graft-dev/graft/pkg/descheduler/framework"
-	"github.com/graft-dev/graft/pkg/descheduler/improveplan"
 	"github.com/graft-dev/graft/pkg/graftctl/drainplan"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/landscapefile"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
+	"k8s.io/apimachinery/pkg/util/duration"
 )
 
 // Options are the inputs of `graftctl simulate`.
@@ -351,26 +350,24 @@ func (o *Options) Run() error {
 		results = append(results, res)
 	}
 	if len(o.Improve) > 0 {
-		plugins, _ := o.improvingPlugins() // Validate built them
-		now := time.Now
+		clock := time.Now
 		if o.Now != nil {
-			now = o.Now
+			clock = o.Now
 		}
-		var shoots []*v1alpha1.Shoot
-		for _, s := range l.Shoots {
-			if helper.ShootBound(s) {
-				shoots = append(shoots, s)
-			}
+		now := clock()
+		plan, err := o.improvementPlan(l, now)
+		if err != nil {
+			return err
 		}
-		plan := improveplan.Compute(snap, shoots, plugins, inputs.Inputs, now())
-		return o.printPlan(plan, o.liveBlockers(plan, l.Seeds, inputs.Inputs), now())
+		return o.printPlan(plan, snap, l.Seeds, o.liveBlockers(plan, l.Seeds, inputs.Inputs), now)
 	}
 	return o.print(results)
 }
 
-// improvingPlugins builds the --improve plugins with their --plugin-args,
-// as graft-descheduler builds them from its configuration.
-func (o *Options) improvingPlugins() ([]framework.Plugin, error) {
+// improvingPlugins returns graft-descheduler's plugin configuration for
+// --improve and --plugin-args, each plugin built once to check its
+// arguments as graft-descheduler builds it.
+func (o *Options) improvingPlugins() ([]configv1alpha1.DeschedulerPlugin, error) {
 	if len(o.Improve) == 0 {
 		if len(o.PluginArgs) > 0 {
 			return nil, errors.New("--plugin-args needs --improve")
@@ -390,17 +387,55 @@ func (o *Options) improvingPlugins() ([]framework.Plugin, error) {
 			return nil, fmt.Errorf("--plugin-args %s: the plugin is not in --improve", name)
 		}
 	}
-	return descheduler.DefaultRegistry().Build(config)
+	if _, err := descheduler.DefaultRegistry().Build(config); err != nil {
+		return nil, err
+	}
+	return config, nil
 }
 
-// printPlan prints the improving plugins' moves and each seed's usage
-// before and after them.
-func (o *Options) printPlan(plan improveplan.Plan, live []string, now time.Time) error {
+// ImproveHorizon is how far simulate --improve plans: every maintenance
+// window comes once in it.
+const ImproveHorizon = 24 * time.Hour
+
+// improvementPlan runs graft-descheduler's planner (descheduler.ComputePlan)
+// over the landscape for ImproveHorizon: its default configuration with the
+// --improve plugins (NoExecuteTaints runs too, as it always does), the
+// strategy and score weights of the flags, and --live-migration's evidence.
+func (o *Options) improvementPlan(l *landscapefile.Landscape, now time.Time) (*descheduler.Plan, error) {
+	plugins, _ := o.improvingPlugins() // Validate checked them
+	cfg := &configv1alpha1.DeschedulerConfiguration{Plugins: plugins, RegionConfigNamespace: o.RegionConfigNamespace}
+	flow, _ := o.Live.Live() // Validate checked it
+	var landscape algorithm.Landscape = l
+	if flow != nil && !l.Migration() {
+		// Only a control-plane migration goes live: the moves of a file's
+		// landscape are planned as on Gardener's API.
+		landscape = migrating{l}
+	}
+	if landscape.Migration() {
+		cfg.API = configv1alpha1.APIGardener
+		if flow != nil {
+			cfg.LiveMigration, cfg.LiveMigrationGardenletVersions = configv1alpha1.LiveMigrationPrefer, o.Live.Versions
+		}
+	}
+	cfg.Default()
+	return descheduler.ComputePlan(l.Seeds, l.Shoots, now, descheduler.PlanOptions{
+		Config: cfg, Scheduling: &o.config, Landscape: landscape, Live: flow, Until: now.Add(ImproveHorizon),
+	})
+}
+
+// migrating is a landscape whose moves are control-plane migrations.
+type migrating struct{ *landscapefile.Landscape }
+
+func (migrating) Migration() bool { return true }
+
+// printPlan prints the plan's moves and each seed's usage before (snap)
+// and after them.
+func (o *Options) printPlan(plan *descheduler.Plan, snap *algorithm.Snapshot, seeds []*v1alpha1.Seed, live []string, now time.Time) error {
 	if o.Output == "json" {
 		enc := json.NewEncoder(o.Out)
 		enc.SetEscapeHTML(false)
 		for i, m := range plan.Moves {
-			row := map[string]any{"shoot": algorithm.ShootKey(m.Shoot), "from": m.From, "to": m.To, "plugin": m.Plugin, "now": m.When.Now, "at": m.When.At.UTC().Format(time.RFC3339), "reason": m.Reason}
+			row := map[string]any{"shoot": algorithm.ShootKey(m.Shoot), "from": m.From, "to": m.To, "plugin": m.Plugin, "now": !m.At.After(now), "at": m.At.UTC().Format(time.RFC3339), "reason": m.Reason}
 			if live != nil {
 				row["live"], row["liveBlocker"] = live[i] == "", live[i]
 			}
@@ -408,8 +443,8 @@ func (o *Options) printPlan(plan improveplan.Plan, live []string, now time.Time)
 				return err
 			}
 		}
-		for _, c := range plan.Seeds {
-			if err := enc.Encode(map[string]any{"seed": c.Seed, "allocatable": c.Allocatable, "before": c.Before, "after": c.After}); err != nil {
+		for _, seed := range seeds {
+			if err := enc.Encode(map[string]any{"seed": seed.Name, "allocatable": allocatableOf(seed), "before": snap.Usage(seed.Name), "after": plan.Usage[seed.Name]}); err != nil {
 				return err
 			}
 		}
@@ -421,12 +456,18 @@ func (o *Options) printPlan(plan improveplan.Plan, live []string, now time.Time)
 		header += "\tLIVE"
 	}
 	fmt.Fprintln(w, header)
+	moveNow := 0
 	for i, m := range plan.Moves {
-		when := "now"
-		if !m.When.Now {
-			when = m.When.At.UTC().Format(time.RFC3339)
+		when, to := "now", m.To
+		if m.At.After(now) {
+			when = "in " + duration.HumanDuration(m.At.Sub(now))
+		} else {
+			moveNow++
 		}
-		row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s", algorithm.ShootKey(m.Shoot), m.From, m.To, when, m.Plugin)
+		if to == "" {
+			to = "<none>"
+		}
+		row := fmt.Sprintf("%s\t%s\t%s\t%s\t%s", algorithm.ShootKey(m.Shoot), m.From, to, when, m.Plugin)
 		if live != nil {
 			row += "\tyes"
 			if live[i] != "" {
@@ -438,25 +479,35 @@ func (o *Options) printPlan(plan improveplan.Plan, live []string, now time.Time)
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Out, "\n%d move(s), %d now; the descheduler makes them within its churn limits and cool-down, each in its shoot's window.\n", len(plan.Moves), countNow(plan.Moves))
+	fmt.Fprintf(o.Out, "\n%d move(s), %d now, in the next %s: graft-descheduler's own passes with its default budgets, churn limits and cool-down, each move in its shoot's window.\n",
+		len(plan.Moves), moveNow, duration.HumanDuration(ImproveHorizon))
 	if s := drainplan.LiveSummaryOf(live); s != "" {
 		fmt.Fprintln(o.Out, s)
 	}
 	fmt.Fprintln(o.Out)
 	fmt.Fprintln(w, "SEED\tALLOCATABLE\tBEFORE\tAFTER")
-	for _, c := range plan.Seeds {
-		if c.Before == c.After && c.Allocatable < 0 {
+	for _, seed := range seeds {
+		n, before, after := allocatableOf(seed), snap.Usage(seed.Name), plan.Usage[seed.Name]
+		if before == after && n < 0 {
 			continue
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", c.Seed, allocatable(c.Allocatable), utilisation(c.Before, c.Allocatable), utilisation(c.After, c.Allocatable))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", seed.Name, allocatable(n), utilisation(before, n), utilisation(after, n))
 	}
 	return w.Flush()
 }
 
+// allocatableOf is the seed's allocatable shoots, -1 for none declared.
+func allocatableOf(seed *v1alpha1.Seed) int64 {
+	if q, ok := seed.Status.Allocatable[v1alpha1.ResourceShoots]; ok {
+		return q.Value()
+	}
+	return -1
+}
+
 // liveBlockers says, with --live-migration Prefer, for each planned move
-// what keeps it from going live ("" for none), as graft-descheduler judges
-// it (algorithm.LiveFlow.MoveBlocker); nil without.
-func (o *Options) liveBlockers(plan improveplan.Plan, seeds []*v1alpha1.Seed, inputs func(*v1alpha1.Shoot) (algorithm.Inputs, error)) []string {
+// what keeps it from going live ("" for a move timed as live), as
+// graft-descheduler judges it (algorithm.LiveFlow.MoveBlocker); nil without.
+func (o *Options) liveBlockers(plan *descheduler.Plan, seeds []*v1alpha1.Seed, inputs func(*v1alpha1.Shoot) (algorithm.Inputs, error)) []string {
 	flow, _ := o.Live.Live() // Validate checked it
 	if flow == nil {
 		return nil
@@ -467,24 +518,19 @@ func (o *Options) liveBlockers(plan improveplan.Plan, seeds []*v1alpha1.Seed, in
 	}
 	out := make([]string, len(plan.Moves))
 	for i, m := range plan.Moves {
+		if m.Live {
+			continue
+		}
 		in, err := inputs(m.Shoot)
 		if err != nil {
 			out[i] = err.Error()
 			continue
 		}
-		out[i] = flow.MoveBlocker(m.Shoot, byName[m.From], byName[m.To], in.Regions())
-	}
-	return out
-}
-
-func countNow(moves []improveplan.Move) int {
-	n := 0
-	for _, m := range moves {
-		if m.When.Now {
-			n++
+		if out[i] = flow.MoveBlocker(m.Shoot, byName[m.From], byName[m.To], in.Regions()); out[i] == "" {
+			out[i] = "no seed that fits takes its control plane live"
 		}
 	}
-	return n
+	return out
 }
 
 func allocatable(n int64) string {

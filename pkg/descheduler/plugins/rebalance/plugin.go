@@ -99,8 +99,9 @@ func (p *Plugin) Evaluate(state *framework.SeedState) framework.Result {
 		})
 	}
 	res := framework.Result{Candidates: out, Want: excess}
-	if len(out) < excess && !next.IsZero() {
-		// More shoots may move when the next window opens.
+	if !next.IsZero() {
+		// Which shoots may move changes when a window opens or closes: the
+		// one that improves may be among them.
 		res.RequeueAfter = next.Sub(state.Now)
 	}
 	return res
