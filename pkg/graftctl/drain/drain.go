@@ -114,6 +114,9 @@ type Options struct {
 	DryRun         seedcmd.DryRunStrategy
 	LeaseName      string
 	LeaseNamespace string
+	// plannedWhy is what the drain plan says of each shoot left, computed
+	// once when a wait gives up.
+	plannedWhy map[string]string
 	// LeaseCheckInterval is how often the descheduler's Lease is re-read while waiting.
 	LeaseCheckInterval time.Duration
 	// Scheduling chooses the scheduling configuration for --dry-run and the

@@ -17,6 +17,7 @@ import (
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/component/cachetrim"
+	"github.com/graft-dev/graft/pkg/graftctl/drainplan"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 )
 
@@ -307,8 +308,9 @@ func (o *Options) giveUp(ctx context.Context, p *progress) error {
 	return fmt.Errorf("%s waiting for seed %s to drain: %d/%d shoots moved, %d left", what, o.SeedName, p.moved, p.total(), len(left))
 }
 
-// reasons says, for each shoot left, why it has not moved, asking the
-// algorithm about the live landscape.
+// reasons says, for each shoot left, why it has not moved: the scheduler or
+// gardenlet it waits for, or, on the seed, what graft-descheduler's planner
+// says it does with it (drainplan.Plan, as drain --plan prints it).
 func (o *Options) reasons(ctx context.Context, p *progress, keys []string) []string {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -336,17 +338,57 @@ func (o *Options) reasons(ctx context.Context, p *progress, keys []string) []str
 			}
 			continue
 		}
-		if f := fateOf(e.shoot, p.drained, p.since); f.until != nil && now.Before(*f.until) {
-			out[i] = fmt.Sprintf("tolerates the taint until %s", f.until.UTC().Format(time.RFC3339))
-			continue
-		}
-		if inErr != nil {
-			out[i] = "cannot move: " + inErr.Error()
-		} else if target, err := algorithm.FitsElsewhere(e.shoot, l.Snapshot, in, p.seedName); err != nil {
-			out[i] = "cannot move: " + algorithm.ShortReason(err)
-		} else {
-			out[i] = fmt.Sprintf("not evicted yet (seed/%s fits)", target)
-		}
+		out[i] = o.planned(ctx, l, p.seedName, now)[key]
 	}
 	return out
+}
+
+// planned says, for each shoot on the seed by key, what graft-descheduler
+// does with it by the drain plan, computed once.
+func (o *Options) planned(ctx context.Context, l *livelandscape.Landscape, seedName string, now time.Time) map[string]string {
+	if o.plannedWhy != nil {
+		return o.plannedWhy
+	}
+	o.plannedWhy = map[string]string{}
+	seed, ok := l.Snapshot.Seed(seedName)
+	if !ok {
+		return o.plannedWhy
+	}
+	d, err := o.Live.Descheduler(ctx, o.Kube.CoordinationV1(), o.LeaseNamespace, o.LeaseName, l.Migration())
+	var entries []drainplan.Entry
+	if err == nil {
+		entries, err = drainplan.Plan(l, seed, d, now)
+	}
+	if err != nil {
+		for _, s := range l.ShootsOn(seedName) {
+			o.plannedWhy[algorithm.ShootKey(s)] = "unknown, the drain could not be planned: " + err.Error()
+		}
+		return o.plannedWhy
+	}
+	for _, note := range d.Notes {
+		fmt.Fprintf(o.ErrOut, "Warning: %s\n", note)
+	}
+	for _, e := range entries {
+		var why string
+		switch {
+		case e.How == drainplan.Stay:
+			why = "stays: " + e.Why
+		case e.Held:
+			why = "cannot move: " + e.Why
+		case e.Now:
+			why = fmt.Sprintf("graft-descheduler moves it now, to seed/%s: %s", seedOrNone(e.Destination), e.Why)
+		default:
+			why = fmt.Sprintf("graft-descheduler moves it at %s, to seed/%s: %s", e.At.UTC().Format(time.RFC3339), seedOrNone(e.Destination), e.Why)
+		}
+		o.plannedWhy[algorithm.ShootKey(e.Shoot)] = why
+	}
+	return o.plannedWhy
+}
+
+// seedOrNone names a destination, <none> for none.
+func seedOrNone(seed string) string {
+	if seed == "" {
+		return "<none>"
+	}
+	return seed
 }

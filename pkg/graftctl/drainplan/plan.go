@@ -107,8 +107,12 @@ func Plan(l *livelandscape.Landscape, seed *corev1alpha1.Seed, d *Descheduler, n
 		}
 		delete(on, key)
 		e := Entry{Shoot: m.Shoot, Destination: m.To, At: m.At, Now: !m.At.After(now), How: how, Why: m.Why}
-		if !e.Now && m.Waited != "" {
+		switch {
+		case !e.Now && m.Waited != "":
 			e.Why = m.Waited
+		case m.Why == maintenance.Urgent.String():
+			// An urgent move goes at once: its reason says why.
+			e.Why = m.Why + ": " + m.Reason
 		}
 		if m.Live {
 			e.How = Live

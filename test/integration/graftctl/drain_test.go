@@ -197,15 +197,21 @@ func TestDrainTimeoutListsShootsLeft(t *testing.T) {
 	})
 	r := fail(t, "drain", a, "--timeout=2s", "--descheduler-lease-name=gctl-timeout-live")
 	// No graft-scheduler runs here: the reasons are given with the default
-	// scheduling configuration, and graftctl warns so.
+	// scheduling configuration, and graftctl warns so; the Lease holds no
+	// published descheduler configuration, and the plan says it assumes the
+	// defaults.
 	if want := "Warning: explaining with the default scheduling configuration, which may not be graft-scheduler's: " +
 		`the scheduler's Lease garden/graft-scheduler could not be read: leases.coordination.k8s.io "graft-scheduler" not found` + "\n" +
+		"Warning: graft-descheduler publishes no configuration on Lease garden/gctl-timeout-live (an older version, or leader election off): the plan assumes its defaults\n" +
 		"error: timed out after 2s waiting for seed " + a + " to drain: 0/2 shoots moved, 2 left\n"; r.errOut != want {
 		t.Errorf("stderr %q, want %q", r.errOut, want)
 	}
+	// What the drain plan says: the first at once, the second once the
+	// first landed (one move of a project in flight by default).
 	for _, line := range []string{
-		"shoot/gctl-timeout/s-00 left: not evicted yet (seed/gctl-timeout-b fits)\n",
-		"shoot/gctl-timeout/s-01 left: not evicted yet (seed/gctl-timeout-b fits)\n",
+		"shoot/gctl-timeout/s-00 left: graft-descheduler moves it now, to seed/" + l.SeedName("b") + ": urgent: seed " + a + " has NoExecute taint",
+		"shoot/gctl-timeout/s-01 left: graft-descheduler moves it at ",
+		"to seed/" + l.SeedName("b") + ": project namespace gctl-timeout has its budget of 1 moves in flight\n",
 	} {
 		if !strings.Contains(r.out, line) {
 			t.Errorf("stdout lacks %q:\n%s", line, r.out)
