@@ -68,15 +68,7 @@ func start(t *testing.T, mutate func(*configv1alpha1.DeschedulerConfiguration), 
 	d.ev.recorder = h.recorder
 	d.ev.records = testRecordKey
 	h.d = d
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(func() {
-		cancel()
-		d.queue.ShutDown()
-		d.informers.Shutdown()
-		d.regionConfigs.Shutdown()
-	})
-	d.informers.Start(ctx.Done())
-	d.regionConfigs.Start(ctx.Done())
+	ctx := startInformers(t, d)
 	if !cache.WaitForCacheSync(ctx.Done(), d.synced...) {
 		t.Fatal("informers did not sync")
 	}
@@ -86,6 +78,21 @@ func start(t *testing.T, mutate func(*configv1alpha1.DeschedulerConfiguration), 
 		d.queue.Done(k)
 	}
 	return h
+}
+
+// startInformers starts the descheduler's informers until the test ends,
+// and returns their context.
+func startInformers(t *testing.T, d *Descheduler) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() {
+		cancel()
+		d.queue.ShutDown()
+		d.informers.Shutdown()
+		d.regionConfigs.Shutdown()
+	})
+	d.informers.Start(ctx.Done())
+	d.regionConfigs.Start(ctx.Done())
+	return ctx
 }
 
 // afterQueue records the delays a pass asks the queue for, so that a test

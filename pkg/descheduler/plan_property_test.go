@@ -256,15 +256,7 @@ func startStepped(t *testing.T, c planCase) *stepped {
 	s := &stepped{d: d, client: client, clock: clk, seen: map[string]runtime.Object{}, landing: c.landing}
 	s.agenda = newAgenda(clk.Now)
 	d.gate.queue = lockedAgenda{a: s.agenda, mu: &s.mu}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(func() {
-		cancel()
-		d.queue.ShutDown()
-		d.informers.Shutdown()
-		d.regionConfigs.Shutdown()
-	})
-	d.informers.Start(ctx.Done())
-	d.regionConfigs.Start(ctx.Done())
+	ctx := startInformers(t, d)
 	// Polled closely: a thousand landscapes each wait for their informers.
 	err = wait.PollUntilContextTimeout(ctx, time.Millisecond, waitTimeout, true, func(context.Context) (bool, error) {
 		for _, synced := range d.synced {

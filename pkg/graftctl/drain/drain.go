@@ -50,9 +50,11 @@ NoExecute taint, a not-ready seed) are not delayed. A plain drain of a seed
 drained in windows drops the deadline: its shoots then move at once.
 
 --plan prints, for each shoot on the seed in the order graft-descheduler
-takes them (hibernated shoots first), where it goes, when, how (an eviction,
-a classic or a live control-plane migration) and why; 'graftctl describe
-seed' prints the same plan for a drained seed.
+moves them, where it goes, when, how (an eviction, a classic or a live
+control-plane migration) and why: graft-descheduler's own passes run over a
+copy of the garden and a simulated clock, with the configuration its leader
+publishes on its Lease; 'graftctl describe seed' prints the same plan for a
+drained seed.
 
 With --dry-run nothing is changed: graftctl prints, for every shoot on the
 seed, where the scheduling algorithm would place it now, or why it cannot
