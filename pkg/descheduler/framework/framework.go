@@ -209,15 +209,27 @@ func ShootNames(cs []Candidate) string {
 // never waits in the descheduler's queue for hours; for a plan (AnyTime)
 // every shoot may move, the plan saying when.
 func (s *SeedState) MovableNow(shoot *v1alpha1.Shoot) (bool, time.Time) {
+	now, next, _ := s.movable(shoot)
+	return now, next
+}
+
+// movable is MovableNow with, for a shoot movable now in a window, the
+// first moment that window no longer contains (zero for none), from one
+// read of the window.
+func (s *SeedState) movable(shoot *v1alpha1.Shoot) (now bool, opens, closes time.Time) {
 	if s.AnyTime {
-		return true, s.Now
+		return true, s.Now, time.Time{}
 	}
 	w, _ := maintenance.Of(shoot)
-	if w.Contains(s.Now) {
-		return true, s.Now
+	if w.IsAlways() {
+		return true, s.Now, time.Time{}
 	}
-	start, _ := w.Next(s.Now)
-	return false, start
+	start, end := w.Next(s.Now)
+	if w.Contains(s.Now) {
+		// Contains takes the window's end in, to the second.
+		return true, s.Now, end.Add(time.Second)
+	}
+	return false, start, time.Time{}
 }
 
 // Improvable returns the shoots of the state an improving plugin may
@@ -239,31 +251,17 @@ func (s *SeedState) Improvable(keep func(*v1alpha1.Shoot) bool) ([]*v1alpha1.Sho
 		if !keep(shoot) || EvictionProtected(shoot) || maintenance.LastOperationFailed(shoot) {
 			continue
 		}
-		if now, opens := s.MovableNow(shoot); !now {
+		now, opens, closes := s.movable(shoot)
+		if !now {
 			earliest(opens)
 			continue
 		}
-		if closes, ok := s.closes(shoot); ok {
+		if !closes.IsZero() {
 			earliest(closes)
 		}
 		out = append(out, shoot)
 	}
 	return out, next
-}
-
-// closes is the first moment the open window of a shoot MovableNow lets
-// move no longer contains; false for a shoot movable at any time.
-func (s *SeedState) closes(shoot *v1alpha1.Shoot) (time.Time, bool) {
-	if s.AnyTime {
-		return time.Time{}, false
-	}
-	w, _ := maintenance.Of(shoot)
-	if w.IsAlways() {
-		return time.Time{}, false
-	}
-	_, end := w.Next(s.Now)
-	// Contains takes the window's end in, to the second.
-	return end.Add(time.Second), true
 }
 
 // OrderMoves orders a seed's moves of one urgency, given in their base
