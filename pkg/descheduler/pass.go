@@ -92,10 +92,10 @@ func (d *Descheduler) passOver(ctx context.Context, v *view, once bool) {
 		evicted: sets.New[string](), leaving: map[string]int{}, churnSpent: sets.New[string](),
 		sources: sets.New[string](), later: newRequeues(), stopGen: d.gate.wakeGen(),
 	}
-	switch w := d.ev.startWriters(ctx, r.later); {
-	case d.sim != nil:
+	if d.sim != nil {
 		r.writers = planWriter{d.sim}
-	case w != nil:
+	} else if w := d.ev.startWriters(ctx, r.later); w != nil {
+		// Only a *writers that is there: nil (dry-run) stays a nil writer.
 		r.writers = w
 	}
 	last := ""

@@ -50,3 +50,4 @@ func TestPublishedConfigurationRoundTrips(t *testing.T) {
 		t.Errorf("a newer field: %v", err)
 	}
 }
+
