@@ -50,4 +50,3 @@ func TestPublishedConfigurationRoundTrips(t *testing.T) {
 		t.Errorf("a newer field: %v", err)
 	}
 }
-
