@@ -59,13 +59,19 @@ func NewRunner(name string, common configv1alpha1.CommonConfiguration, clients C
 		// Clients assembled by hand (unit tests) have no separate Lease client.
 		lease = clients.Kubernetes
 	}
+	// One identity, chosen here: what publishes on the Lease must know the
+	// one the elector holds it with.
+	identity := opts.Identity
+	if identity == "" {
+		identity = leadership.NewIdentity()
+	}
 	r := &Runner{
 		Name:         name,
 		Common:       common,
 		Kubernetes:   lease,
-		Identity:     opts.Identity,
+		Identity:     identity,
 		Server:       &Server{Config: common.Server},
-		Elector:      &leadership.Elector{Config: common.LeaderElection, Client: lease, Identity: opts.Identity, Fence: clients.Fence},
+		Elector:      &leadership.Elector{Config: common.LeaderElection, Client: lease, Identity: identity, Fence: clients.Fence},
 		flushTimeout: opts.EventFlushTimeout,
 	}
 	if r.flushTimeout == 0 {
