@@ -137,7 +137,7 @@ func newForecaster(cfg *configv1alpha1.CapacityAnnotatorConfiguration, client ga
 	// Asked for before the informers start, so that they start together.
 	informers.CloudProfiles()
 	informers.NamespacedCloudProfiles()
-	informers.Projects()
+	informers.Indexed()
 	return f, nil
 }
 
@@ -175,8 +175,8 @@ func (f *forecaster) Run(ctx context.Context) error {
 	f.informers.Start(ctx.Done())
 	synced := []cache.InformerSynced{regions.ConfigMaps().Informer.HasSynced,
 		f.informers.CloudProfiles().Informer.HasSynced, f.informers.NamespacedCloudProfiles().Informer.HasSynced}
-	if projects, ok := f.informers.Projects(); ok {
-		synced = append(synced, projects.Informer.HasSynced)
+	for _, indexed := range f.informers.Indexed() {
+		synced = append(synced, indexed.Informer.HasSynced)
 	}
 	if !cache.WaitForNamedCacheSyncWithContext(ctx, synced...) {
 		return nil

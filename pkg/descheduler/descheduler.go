@@ -185,11 +185,7 @@ func newEvictor(cfg *configv1alpha1.DeschedulerConfiguration, api garden.API, me
 func (d *Descheduler) configureState() {
 	cfg, st := d.cfg, d.state
 	st.spread = len(d.gate.churn) > 0
-	if d.api.Migrates() {
-		// A migration's destination is the descheduler's to choose, and
-		// Gardener binds nowhere else.
-		st.migrations = true
-	}
+	st.moves = d.api.Moves()
 	if t := cfg.MigrationTimeout; t != nil {
 		st.migrationTimeout = t.Duration
 	}
@@ -224,11 +220,11 @@ func (d *Descheduler) watch() error {
 		return fmt.Errorf("watching shoots: %w", err)
 	}
 	d.synced = []cache.InformerSynced{seedsReg.HasSynced, shootsReg.HasSynced, profiles.HasSynced, nsProfiles.Informer.HasSynced, cms.HasSynced}
-	if projects, ok := d.informers.Projects(); ok {
-		// Read through the index only, for the default-domain rule.
-		reg, err := projects.Informer.AddEventHandler(cache.ResourceEventHandlerFuncs{})
+	for _, indexed := range d.informers.Indexed() {
+		// Read through the index only (the default-domain rule's Projects).
+		reg, err := indexed.Informer.AddEventHandler(cache.ResourceEventHandlerFuncs{})
 		if err != nil {
-			return fmt.Errorf("watching projects: %w", err)
+			return fmt.Errorf("watching %s: %w", indexed.Resource, err)
 		}
 		d.synced = append(d.synced, reg.HasSynced)
 	}

@@ -3,7 +3,6 @@ package descheduler
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -175,7 +174,7 @@ func (ev *evictor) evict(ctx context.Context, e eviction, later *requeues) bool 
 		ev.liveWrote(written, e.seed, e.to, e.target)
 	}
 	klog.FromContext(ctx).Info("Moved shoot off its seed", "shoot", klog.KObj(written), "seed", e.seed.Name, "plugin", e.plugin,
-		"reason", e.reason, "target", e.target, "migration", ev.state.migrations, "live", e.live)
+		"reason", e.reason, "target", e.target, "migration", ev.state.moves.Migrates(), "live", e.live)
 	ev.recorder.Event(ev.api.ShootRef(written), corev1.EventTypeNormal, EventDescheduled, ev.mover.Moved(e.seed.Name, e.target, e.plugin+": "+e.reason))
 	return true
 }
@@ -307,7 +306,7 @@ func (ev *evictor) refusedMove(shoot *v1alpha1.Shoot, plugin string, no *refusal
 // same write, preconditioned on the version read, or with tested on what the
 // decision read (Mover.MoveTested).
 func (ev *evictor) write(ctx context.Context, e eviction, reason, record string, tested bool) (*v1alpha1.Shoot, error) {
-	annotations := evictionAnnotations(e.seed.Name, reason, record, e.live, ev.state.migrations)
+	annotations := ev.state.moves.Annotations(e.seed.Name, reason, record, e.live)
 	if tested {
 		return ev.mover.MoveTested(ctx, e.shoot, e.seed.Name, e.target, annotations, Name)
 	}
@@ -326,7 +325,7 @@ const maxConflictRetries = 3
 func (ev *evictor) again(ctx context.Context, e eviction) (eviction, bool) {
 	fresh, err := ev.garden.GetShoot(ctx, e.shoot.Namespace, e.shoot.Name)
 	if err != nil || fresh.UID != e.shoot.UID || fresh.DeletionTimestamp != nil || fresh.Spec.SeedName == nil || *fresh.Spec.SeedName != e.seed.Name ||
-		ev.state.migrations && algorithm.Migrating(fresh) {
+		ev.state.inFlight(fresh) {
 		return e, false
 	}
 	if e.recheck != nil {
@@ -342,22 +341,6 @@ func (ev *evictor) again(ctx context.Context, e eviction) (eviction, bool) {
 	}
 	e.shoot = fresh
 	return e, true
-}
-
-// evictionAnnotations record an eviction on the shoot: the seed it leaves,
-// why, and its recent evictions (graft.dev/evictions, for the repeat guard);
-// on a migration, whether it is live (migration.gardener.cloud/live-migrate,
-// written either way: a value the tenant left must not decide it).
-func evictionAnnotations(seed, reason, evictions string, live, migration bool) map[string]string {
-	out := map[string]string{
-		v1alpha1.AnnotationDescheduledFrom:   seed,
-		v1alpha1.AnnotationDescheduledReason: reason,
-		v1alpha1.AnnotationEvictions:         evictions,
-	}
-	if migration {
-		out[v1alpha1.AnnotationLiveMigrate] = strconv.FormatBool(live)
-	}
-	return out
 }
 
 // wouldEvict reports an eviction dry-run mode does not write.

@@ -195,7 +195,8 @@ func (g *gate) destination(q moveRequest, mayGoLive bool, gen uint64) (placement
 		return p, nil
 	case q.improving():
 		return p, &refusal{kind: refusedNotImproving, why: err.Error(), wake: true, gen: gen}
-	case g.state.migrations || *g.cfg.RequireFit && !q.candidate.Force:
+	case g.state.moves.Migrates() || *g.cfg.RequireFit && !q.candidate.Force:
+		// A migration needs its destination.
 		return p, noFitRefusal(q, err, gen)
 	}
 	return placement{}, nil
@@ -241,12 +242,9 @@ func (g *gate) projectBudget(namespace string) int {
 	return int(ptr.Deref(g.cfg.MaxMovesInFlightPerProject, 0))
 }
 
-// migrationSlot checks, where moves are migrations, the migrations in
-// flight in the garden and to the destination, whoever started them.
+// migrationSlot checks the migrations in flight in the garden and to the
+// destination, whoever started them (none where moves do not migrate).
 func (g *gate) migrationSlot(target string, gen uint64) *refusal {
-	if !g.state.migrations {
-		return nil
-	}
 	// The stuck ones are counted for graft_descheduler_migrations_stuck by
 	// reportStuck alone, at the start of each pass.
 	total, to, _ := g.state.migrationsInFlight(target, g.clock.Now())
@@ -269,9 +267,7 @@ func (g *gate) migrationSlot(target string, gen uint64) *refusal {
 // against the churn limits: they err on the side of fewer moves.
 func (g *gate) take(q moveRequest, p placement, timing moveTiming) *ticket {
 	t := &ticket{g: g, from: q.seed.Name, flight: flight{namespace: q.candidate.Shoot.Namespace}, dry: g.cfg.DryRun, placement: p, timing: timing}
-	if g.state.migrations {
-		t.flight.target = p.target
-	}
+	t.flight.target = g.state.moves.Bound(p.target)
 	now := g.clock.Now()
 	g.mu.Lock()
 	g.perSeed[t.from]++

@@ -24,7 +24,7 @@ const EventLiveMigrationUnavailable = "LiveMigrationUnavailable"
 // refused live migrations, for a shoot that meets GEP-39's own
 // prerequisites and that admission has not refused a live move before.
 func (ev *evictor) liveWanted(shoot *v1alpha1.Shoot) bool {
-	if !ev.state.migrations || ev.cfg.LiveMigration != configv1alpha1.LiveMigrationPrefer || ev.liveOff.Load() {
+	if ev.cfg.LiveMigration != configv1alpha1.LiveMigrationPrefer || ev.liveOff.Load() {
 		return false
 	}
 	if algorithm.ShootLiveMigrationBlocker(shoot) != "" {
@@ -43,7 +43,7 @@ func (ev *evictor) liveWanted(shoot *v1alpha1.Shoot) bool {
 // graft_descheduler_live_migration_unavailable); another refusal makes the
 // shoot move classically. In both cases the seed is looked at again.
 func (ev *evictor) liveAdmitted(ctx context.Context, e eviction, reason, record string) bool {
-	_, err := ev.mover.Move(ctx, e.shoot, e.seed.Name, e.target, evictionAnnotations(e.seed.Name, reason, record, e.live, true), Name, true)
+	_, err := ev.mover.Move(ctx, e.shoot, e.seed.Name, e.target, ev.state.moves.Annotations(e.seed.Name, reason, record, e.live), Name, true)
 	if err == nil {
 		return true
 	}

@@ -334,10 +334,10 @@ func (r *passRun) refused(plugin, seed string, shoot *v1alpha1.Shoot, no *refusa
 // seeds until gardenlet finishes.
 func (r *passRun) commit(e eviction) {
 	r.evicted.Insert(algorithm.ShootKey(e.shoot))
-	after := ""
-	if r.d.state.migrations {
+	after := r.d.state.moves.Bound(e.target)
+	if after != "" {
+		// Bound elsewhere, its control plane leaves the seed.
 		r.sources.Insert(e.seed.Name)
-		after = e.target
 	}
 	r.real.UpdateShoot(e.shoot, withSeed(e.shoot, after))
 	r.fit.UpdateShoot(e.shoot, withSeed(e.shoot, e.target))
@@ -358,9 +358,7 @@ func (r *passRun) commit(e eviction) {
 func (r *passRun) place(q moveRequest, mayGoLive bool) (placement, error) {
 	c, from := q.candidate, q.seed
 	in := r.d.inputs(c.Shoot)
-	if r.d.state.migrations {
-		in.Evacuating = r.evacuating
-	}
+	in.Evacuating = r.evacuating
 	var p placement
 	var err error
 	if c.Improves != nil {
@@ -406,7 +404,7 @@ func (r *passRun) improvement(c framework.Candidate, from *v1alpha1.Seed, in alg
 	switch {
 	case why != "":
 		return "", false, why
-	case r.d.state.migrations && r.evacuating(target):
+	case r.evacuating(target):
 		return "", false, "the scheduler would choose seed " + target + ", which control planes are leaving"
 	}
 	to, _ := fit.Seed(target)
@@ -425,8 +423,9 @@ func (r *passRun) churnLimited(plugin, seed string, no *refusal) {
 	r.later.refused(seed, no)
 }
 
-// evacuating tells, on Gardener, whether control planes are migrating off a
-// seed, by the view or by this pass: such a seed receives none.
+// evacuating tells whether control planes are migrating off a seed (moves
+// bound elsewhere leave it, on Gardener), by the view or by this pass: such
+// a seed receives none.
 func (r *passRun) evacuating(seed string) bool {
 	return r.view.evacuating.Has(seed) || r.sources.Has(seed)
 }

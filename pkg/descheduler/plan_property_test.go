@@ -381,10 +381,8 @@ func (s *stepped) run(t *testing.T, c planCase) []string {
 		}
 		s.d.pass(context.Background(), due, false)
 		for _, shoot := range s.writeOrder(s.deliver(t)) {
-			m := writtenMove{key: algorithm.ShootKey(shoot), from: shoot.Annotations[v1alpha1.AnnotationDescheduledFrom], at: next}
-			if s.d.state.migrations {
-				m.to = *shoot.Spec.SeedName
-			}
+			m := writtenMove{key: algorithm.ShootKey(shoot), from: shoot.Annotations[v1alpha1.AnnotationDescheduledFrom], at: next,
+				to: s.d.state.moves.Bound(ptr.Deref(shoot.Spec.SeedName, ""))}
 			moves = append(moves, m)
 			s.flying = append(s.flying, landing{at: next.Add(s.landing), key: m.key, move: len(moves) - 1})
 		}
@@ -447,7 +445,8 @@ func (s *stepped) land(t *testing.T, now time.Time, moves []writtenMove) {
 		}
 		current := obj.(*v1alpha1.Shoot)
 		target := ptr.Deref(current.Spec.SeedName, "")
-		if !s.d.state.migrations {
+		if target == "" {
+			// The scheduler places it.
 			s.d.state.mu.Lock()
 			target, err = algorithm.Schedule(current, s.d.state.snapshot, s.d.inputs(current))
 			s.d.state.mu.Unlock()

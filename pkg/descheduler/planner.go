@@ -97,6 +97,9 @@ type Plan struct {
 	Passes int
 	// Usage is each seed's usage at Until, by name.
 	Usage map[string]int
+	// Migrates is set where the moves are control-plane migrations
+	// (garden.Moves).
+	Migrates bool
 }
 
 // ComputePlan computes what graft-descheduler does on the landscape of
@@ -189,13 +192,10 @@ func newPlanner(o PlanOptions, now time.Time) (*planner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plan: %w", err)
 	}
-	api := garden.Graft
-	if o.Landscape.Migration() {
-		api = garden.Gardener
-	}
+	api := garden.APIOf(o.Landscape)
 	clk := clocktesting.NewFakeClock(now)
 	p := &planner{api: api, clock: clk, agenda: newAgenda(clk.Now), limiter: newLimiter(cfg), landing: o.Landing,
-		before: map[string]*v1alpha1.Shoot{}, waits: map[string]PlannedWait{}, held: map[string]string{}, plan: Plan{Start: now},
+		before: map[string]*v1alpha1.Shoot{}, waits: map[string]PlannedWait{}, held: map[string]string{}, plan: Plan{Start: now, Migrates: api.Migrates()},
 		stamped: map[string]seedWrite{}, written: map[string]shootWrite{}}
 	d := &Descheduler{
 		cfg: cfg, api: api, metrics: m, clock: clk, plugins: plugins, algo: algo,
@@ -325,8 +325,10 @@ func (p *planner) land(now time.Time) {
 		if current == nil {
 			continue
 		}
+		// A move bound to its destination lands there; one that is not,
+		// where the scheduler places it then.
 		target := ptr.Deref(current.Spec.SeedName, "")
-		if !p.d.state.migrations {
+		if target == "" {
 			var err error
 			if target, err = algorithm.Schedule(current, p.d.state.snapshot, p.d.inputs(current)); err != nil {
 				p.unplaced = append(p.unplaced, l)
@@ -383,18 +385,15 @@ func (p *planner) write(e eviction) {
 		p.before[key] = e.shoot
 	}
 	delete(p.waits, key)
-	annotations := evictionAnnotations(e.seed.Name, e.plugin+": "+e.reason, p.d.ev.record(e), e.live, p.d.state.migrations)
-	written := p.api.Written(e.shoot, e.target, annotations, now)
+	annotations := p.d.state.moves.Annotations(e.seed.Name, e.plugin+": "+e.reason, p.d.ev.record(e), e.live)
+	written := p.d.state.moves.Written(e.shoot, e.target, annotations, now)
 	e.release(moved, written)
 	p.written[key] = shootWrite{old: e.shoot, shoot: written}
 	p.dirty = true
-	p.plan.Moves = append(p.plan.Moves, PlannedMove{Shoot: p.before[key], From: e.seed.Name, To: e.target, Plugin: e.plugin, Reason: e.reason, At: at, Live: e.timing.live,
+	// Where an unbound move goes is the scheduler's to say, when it lands.
+	p.plan.Moves = append(p.plan.Moves, PlannedMove{Shoot: p.before[key], From: e.seed.Name, To: p.d.state.moves.Bound(e.target), Plugin: e.plugin, Reason: e.reason, At: at, Live: e.timing.live,
 		Why: e.timing.at(now).Why, Waited: p.held[key]})
 	delete(p.held, key)
-	if !p.d.state.migrations {
-		// Where it goes is the scheduler's to say, when it lands.
-		p.plan.Moves[len(p.plan.Moves)-1].To = ""
-	}
 	// Written in order at one time, landing in the order written.
 	p.flying = append(p.flying, landing{at: now.Add(p.landing), key: key, move: len(p.plan.Moves) - 1})
 }

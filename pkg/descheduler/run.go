@@ -69,8 +69,5 @@ func (d *Descheduler) Ready() bool {
 // descheduler's views are current.
 func trackInformers(f *leadership.Fence, d *Descheduler) {
 	tracked := []garden.Informer{d.informers.Seeds(), d.informers.Shoots(), d.informers.CloudProfiles(), d.regionConfigs.ConfigMaps()}
-	if projects, ok := d.informers.Projects(); ok {
-		tracked = append(tracked, projects)
-	}
-	garden.Track(f, tracked...)
+	garden.Track(f, append(tracked, d.informers.Indexed()...)...)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/component/ownwrites"
 	"github.com/graft-dev/graft/pkg/descheduler/framework"
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/taintclock"
 )
 
@@ -62,30 +63,28 @@ type state struct {
 	// arrived is when a shoot came to its current spec.seedName, as far as
 	// this process knows (see setShootLocked).
 	arrived map[string]arrival
-	// inflight counts evictions being written, inflightTo the migrations
-	// among them by destination, inflightIn all of them by namespace.
-	inflight   int
-	inflightTo map[string]int
-	inflightIn map[string]int
-	// pendingSince is, per pending shoot, when this process first saw it
-	// waiting for a seed: on graft's API such a move is stuck after
-	// migrationTimeout, as a migration is on Gardener's.
-	pendingSince map[string]time.Time
+	// inflight counts evictions being written, inflightBound those of them
+	// bound to a destination (migrations), inflightTo these by destination,
+	// inflightIn all of them by namespace.
+	inflight      int
+	inflightBound int
+	inflightTo    map[string]int
+	inflightIn    map[string]int
 	// stuckReported are the stuck moves a MoveStuck Event was emitted for,
 	// by shoot and the time the move was first seen.
 	stuckReported map[string]time.Time
-	// migrations is set on Gardener's API, where an eviction is a
-	// control-plane migration: a shoot whose migration has not finished
-	// (algorithm.Migrating) is not moved again, and migrations in flight
-	// are indexed by destination in arriving.
-	migrations bool
-	arriving   map[string]sets.Set[string]
-	// migratingSince is, per shoot in arriving, its destination and when
-	// this process first saw it migrating there: a migration in flight
-	// longer than migrationTimeout (0: never by time) is stuck, as is one
-	// whose lastOperation failed. A stuck migration counts against no
-	// budget and closes no seed (see stuckLocked).
-	migratingSince   map[string]arrival
+	// moves is what a move is on the API (garden.Moves): a shoot whose
+	// move is in flight is not moved again.
+	moves garden.Moves
+	// moving is, per shoot whose move is in flight as the API shows it
+	// (garden.Moves.InFlight), its destination ("" while the scheduler
+	// chooses) and when this process first saw it in flight there: a move
+	// in flight longer than migrationTimeout (0: never by time) is stuck, as
+	// is one that failed. A stuck move counts against no budget and closes
+	// no seed (see stuckLocked). arriving indexes those with a destination
+	// by it.
+	moving           map[string]arrival
+	arriving         map[string]sets.Set[string]
 	migrationTimeout time.Duration
 	// movable are the scheduler names whose shoots may be moved; nil: every
 	// shoot's.
@@ -116,25 +115,25 @@ type arrival struct {
 
 func newState() *state {
 	return &state{
-		snapshot:       algorithm.NewSnapshot(),
-		shoots:         map[string]*v1alpha1.Shoot{},
-		onSeed:         map[string]sets.Set[string]{},
-		leaving:        map[string]sets.Set[string]{},
-		arriving:       map[string]sets.Set[string]{},
-		migratingSince: map[string]arrival{},
-		inflightTo:     map[string]int{},
-		inflightIn:     map[string]int{},
-		pendingSince:   map[string]time.Time{},
-		stuckReported:  map[string]time.Time{},
-		deleting:       map[string]int{},
-		regions:        map[string]map[string]int{},
-		pending:        sets.New[string](),
-		waiting:        sets.New[string](),
-		schedulers:     sets.New(v1alpha1.DefaultSchedulerName),
-		written:        ownwrites.New[*v1alpha1.Shoot](),
-		seedWritten:    ownwrites.New[*v1alpha1.Seed](),
-		taintSeen:      map[string]map[string]time.Time{},
-		arrived:        map[string]arrival{},
+		snapshot:      algorithm.NewSnapshot(),
+		shoots:        map[string]*v1alpha1.Shoot{},
+		onSeed:        map[string]sets.Set[string]{},
+		leaving:       map[string]sets.Set[string]{},
+		arriving:      map[string]sets.Set[string]{},
+		moving:        map[string]arrival{},
+		moves:         garden.Graft.Moves(),
+		inflightTo:    map[string]int{},
+		inflightIn:    map[string]int{},
+		stuckReported: map[string]time.Time{},
+		deleting:      map[string]int{},
+		regions:       map[string]map[string]int{},
+		pending:       sets.New[string](),
+		waiting:       sets.New[string](),
+		schedulers:    sets.New(v1alpha1.DefaultSchedulerName),
+		written:       ownwrites.New[*v1alpha1.Shoot](),
+		seedWritten:   ownwrites.New[*v1alpha1.Seed](),
+		taintSeen:     map[string]map[string]time.Time{},
+		arrived:       map[string]arrival{},
 	}
 }
 
@@ -286,36 +285,28 @@ func (st *state) setShootLocked(s *v1alpha1.Shoot, now time.Time, own bool, infl
 	if s.Status.SeedName != nil && (s.Spec.SeedName == nil || *s.Spec.SeedName != *s.Status.SeedName) {
 		addTo(st.leaving, *s.Status.SeedName, key)
 	}
-	if algorithm.Migrating(s) {
-		addTo(st.arriving, *s.Spec.SeedName, key)
-		if m, ok := st.migratingSince[key]; !ok || m.seed != *s.Spec.SeedName {
-			// Seen now, whatever the shoot says of it: a tenant must not
-			// make its migration look younger or older than it is.
-			st.migratingSince[key] = arrival{seed: *s.Spec.SeedName, at: now}
-		}
-	} else {
-		delete(st.migratingSince, key)
+	to, inFlight := st.moves.InFlight(s)
+	if !inFlight {
+		delete(st.moving, key)
+	} else if m, ok := st.moving[key]; !ok || m.seed != to {
+		// Seen now, whatever the shoot says of it: a tenant must not make
+		// its move look younger or older than it is. The clock runs until
+		// the move lands: a tenant switching spec.schedulerName away and
+		// back must not make its stuck move young again.
+		st.moving[key] = arrival{seed: to, at: now}
+	}
+	if inFlight && to != "" {
+		addTo(st.arriving, to, key)
 	}
 	wasPending := st.pending.Has(key)
 	placed := st.schedulers.Has(helper.ShootSchedulerName(s)) && algorithm.WaitsForSeed(s)
-	// On Gardener an eviction is a migration and leaves no shoot without a
-	// seed: an unbound shoot marked evicted there was marked by its tenant,
-	// and must not hold evictions back through maxPendingEvicted.
-	evicted := !st.migrations && algorithm.Evicted(s) && algorithm.EvictionRecorded(s)
-	ours := placed && evicted
+	// A move that waits for a seed is ours to count while our scheduler
+	// places the shoot (maxPendingEvicted).
+	ours := placed && inFlight && to == ""
 	if ours {
 		st.pending.Insert(key)
-		if _, ok := st.pendingSince[key]; !ok {
-			st.pendingSince[key] = now
-		}
 	} else {
 		st.pending.Delete(key)
-	}
-	if !evicted {
-		// The clock runs from the eviction until the shoot has a seed again:
-		// a tenant switching spec.schedulerName away and back must not make
-		// its stuck move young again.
-		delete(st.pendingSince, key)
 	}
 	if placed && !ours {
 		st.waiting.Insert(key)
@@ -347,8 +338,7 @@ func (st *state) removeShoot(key string) {
 	delete(st.shoots, key)
 	st.written.Forget(key)
 	delete(st.arrived, key)
-	delete(st.migratingSince, key)
-	delete(st.pendingSince, key)
+	delete(st.moving, key)
 	delete(st.stuckReported, key)
 	st.snapshot.RemoveShootByKey(key)
 	wasPending := st.pending.Has(key)
@@ -377,8 +367,8 @@ func (st *state) unindex(key string, s *v1alpha1.Shoot) {
 	if s.Status.SeedName != nil {
 		removeFrom(st.leaving, *s.Status.SeedName, key)
 	}
-	if algorithm.Migrating(s) {
-		removeFrom(st.arriving, *s.Spec.SeedName, key)
+	if m, ok := st.moving[key]; ok && m.seed != "" {
+		removeFrom(st.arriving, m.seed, key)
 	}
 }
 
@@ -492,9 +482,7 @@ func (st *state) takeView(seedNames []string, now time.Time) *view {
 	}
 	v.snapshot = st.snapshot.Fork()
 	v.pending, v.waiting = st.queued()
-	if st.migrations {
-		v.evacuating = st.evacuatingLocked(now)
-	}
+	v.evacuating = st.evacuatingLocked(now)
 	return v
 }
 
@@ -517,39 +505,26 @@ func (st *state) eachShoot(f func(*v1alpha1.Shoot)) {
 	}
 }
 
-// evacuatingLocked returns the seeds control planes are migrating off, by
-// migrations that are not stuck: a tenant that breaks its own shoot's
-// migration must not keep the seed it leaves closed for ever. The caller
-// holds st.mu.
+// evacuatingLocked returns the seeds control planes are migrating off (the
+// seeds moves bound to a destination leave), by moves that are not stuck:
+// a tenant that breaks its own shoot's migration must not keep the seed it
+// leaves closed for ever. The caller holds st.mu.
 func (st *state) evacuatingLocked(now time.Time) sets.Set[string] {
 	out := sets.New[string]()
-	for seed, keys := range st.leaving {
+	for _, keys := range st.arriving {
 		for key := range keys {
-			if !st.stuckLocked(key, now) {
-				out.Insert(seed)
-				break
+			if from, known := st.moves.Leaves(st.shoots[key]); known && from != "" && !out.Has(from) && !st.stuckLocked(key, now) {
+				out.Insert(from)
 			}
 		}
 	}
 	return out
 }
 
-// migrationFailed tells whether the shoot's migration itself failed: its
-// last operation is the migration's (Migrate on the source, Restore on the
-// destination: Gardener's docs/operations/control_plane_migration.md) and
-// failed. A failure of an earlier reconcile is not the migration's: counting
-// it would free a tenant's broken shoots of every migration budget the
-// moment they are bound.
-func migrationFailed(s *v1alpha1.Shoot) bool {
-	op := s.Status.LastOperation
-	return op != nil && op.State == v1alpha1.LastOperationStateFailed &&
-		(op.Type == v1alpha1.LastOperationTypeMigrate || op.Type == v1alpha1.LastOperationTypeRestore)
-}
-
-// stuckLocked tells whether the shoot's move is stuck: on Gardener its
-// migration failed (migrationFailed; Gardener does not retry it), or this
-// process has seen it in flight for migrationTimeout; on graft's API it has
-// waited for a seed that long. The caller holds st.mu.
+// stuckLocked tells whether the shoot's move is stuck: it failed
+// (garden.Moves.Failed: Gardener does not retry a failed migration), or
+// this process has seen it in flight (on graft's API waiting for a seed)
+// for migrationTimeout. The caller holds st.mu.
 func (st *state) stuckLocked(key string, now time.Time) bool {
 	_, stuck := st.stuckSinceLocked(key, now)
 	return stuck
@@ -562,24 +537,14 @@ func (st *state) stuckSinceLocked(key string, now time.Time) (time.Time, bool) {
 	if s == nil {
 		return time.Time{}, false
 	}
-	var since time.Time
-	if st.migrations {
-		m, ok := st.migratingSince[key]
-		if ok && migrationFailed(s) {
-			return m.at, true
-		}
-		if !ok {
-			return time.Time{}, false
-		}
-		since = m.at
-	} else {
-		at, ok := st.pendingSince[key]
-		if !ok {
-			return time.Time{}, false
-		}
-		since = at
+	m, ok := st.moving[key]
+	switch {
+	case !ok:
+		return time.Time{}, false
+	case st.moves.Failed(s):
+		return m.at, true
 	}
-	return since, st.migrationTimeout > 0 && now.Sub(since) >= st.migrationTimeout
+	return m.at, st.migrationTimeout > 0 && now.Sub(m.at) >= st.migrationTimeout
 }
 
 // stuckMove is a move found stuck.
@@ -607,10 +572,7 @@ func (st *state) stuckMoves(now time.Time, from func(*v1alpha1.Shoot) string) (t
 		}
 		st.stuckReported[key] = since
 		s := st.shoots[key]
-		m := stuckMove{shoot: s, since: since, from: from(s)}
-		if st.migrations {
-			m.to = *s.Spec.SeedName
-		}
+		m := stuckMove{shoot: s, since: since, from: from(s), to: st.moving[key].seed}
 		if _, known := st.snapshot.Seed(m.from); !known {
 			m.from = ""
 		}
@@ -668,13 +630,19 @@ func (st *state) gather(facts *framework.SeedState, now time.Time) {
 }
 
 // mayMove tells whether the descheduler may move the shoot: its scheduler
-// name is one it moves, and on Gardener its last migration has finished.
-// The caller holds st.mu.
+// name is one it moves, and its last move has landed (on Gardener its
+// migration has finished). The caller holds st.mu.
 func (st *state) mayMove(s *v1alpha1.Shoot) bool {
 	if st.movable != nil && !st.movable.Has(helper.ShootSchedulerName(s)) {
 		return false
 	}
-	return !st.migrations || !algorithm.Migrating(s)
+	return !st.inFlight(s)
+}
+
+// inFlight tells whether the shoot's move is in flight as the API shows it.
+func (st *state) inFlight(s *v1alpha1.Shoot) bool {
+	_, ok := st.moves.InFlight(s)
+	return ok
 }
 
 // arrivedOn is when the shoot came to seed as far as this process knows
@@ -719,17 +687,12 @@ func (st *state) movesInFlightIn(namespace string, now time.Time) int {
 }
 
 // eachMoveLocked calls f with the key of every shoot whose move is in
-// flight as the informers show it: on Gardener a migration not finished, on
-// graft's API an evicted shoot without a seed. The caller holds st.mu.
+// flight as the informers show it (garden.Moves.InFlight): on Gardener a
+// migration not finished, on graft's API an evicted shoot our scheduler
+// places. The caller holds st.mu.
 func (st *state) eachMoveLocked(f func(key string)) {
-	if !st.migrations {
-		for key := range st.pending {
-			f(key)
-		}
-		return
-	}
-	for _, keys := range st.arriving {
-		for key := range keys {
+	for key, m := range st.moving {
+		if m.seed != "" || st.pending.Has(key) {
 			f(key)
 		}
 	}
@@ -747,6 +710,9 @@ func (st *state) addInflightLocked(f flight, delta int) {
 		return
 	}
 	st.inflight += delta
+	if f.target != "" {
+		st.inflightBound += delta
+	}
 	if st.inflightIn[f.namespace] += delta; st.inflightIn[f.namespace] <= 0 {
 		delete(st.inflightIn, f.namespace)
 	}
@@ -778,7 +744,7 @@ func (st *state) migrationsInFlight(seed string, now time.Time) (total, to, stuc
 			}
 		}
 	}
-	return total + st.inflight, to + st.inflightTo[seed], stuck
+	return total + st.inflightBound, to + st.inflightTo[seed], stuck
 }
 
 // seedNames returns the names of every known seed, sorted.

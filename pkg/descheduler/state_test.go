@@ -20,6 +20,7 @@ import (
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/coretest"
+	"github.com/graft-dev/graft/pkg/garden"
 )
 
 func version(s *v1alpha1.Shoot, rv string) *v1alpha1.Shoot {
@@ -173,7 +174,7 @@ var testRecordKey = recordKey("graft-descheduler-unit-test-key!")
 // schedulers named in moveSchedulerNames may move.
 func TestMigrationsInFlight(t *testing.T) {
 	st := newState()
-	st.migrations = true
+	st.moves = garden.Gardener.Moves()
 	st.movable = sets.New("graft-scheduler")
 	st.setSeed(nil, coretest.MakeSeed("a").Allocatable(-1).Obj(), t0)
 	st.setSeed(nil, coretest.MakeSeed("b").Allocatable(-1).Obj(), t0)
@@ -239,7 +240,7 @@ func TestMigrationsInFlight(t *testing.T) {
 // records of its own times.
 func TestStuckMigrationsHoldNothing(t *testing.T) {
 	st := newState()
-	st.migrations = true
+	st.moves = garden.Gardener.Moves()
 	st.migrationTimeout = time.Hour
 	st.setSeed(nil, coretest.MakeSeed("a").Allocatable(-1).Obj(), t0)
 	st.setSeed(nil, coretest.MakeSeed("b").Allocatable(-1).Obj(), t0)
@@ -297,11 +298,11 @@ func TestStuckMigrationsHoldNothing(t *testing.T) {
 	// Finished or deleted, a migration leaves no clock behind.
 	st.setShoot(version(coretest.MakeShoot("garden-dev", "fresh").Created(t0).Purpose(v1alpha1.ShootPurposeProduction).Seed("c").Obj(), "32"), at, false)
 	st.removeShoot("garden-dev/broken0")
-	if _, ok := st.migratingSince["garden-dev/fresh"]; ok {
+	if _, ok := st.moving["garden-dev/fresh"]; ok {
 		t.Error("a finished migration keeps its clock")
 	}
-	if len(st.migratingSince) != 11 {
-		t.Errorf("%d clocks kept, want the 11 still migrating", len(st.migratingSince))
+	if len(st.moving) != 11 {
+		t.Errorf("%d clocks kept, want the 11 still migrating", len(st.moving))
 	}
 }
 

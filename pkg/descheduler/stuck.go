@@ -20,7 +20,7 @@ func (d *Descheduler) reportStuck(now time.Time) {
 	d.metrics.MigrationsStuck.Set(float64(total))
 	for _, m := range fresh {
 		why := fmt.Sprintf("in flight since %s, longer than migrationTimeout (%s)", m.since.UTC().Format(time.RFC3339), d.state.migrationTimeout)
-		if migrationFailed(m.shoot) {
+		if d.state.moves.Failed(m.shoot) {
 			op := m.shoot.Status.LastOperation
 			why = fmt.Sprintf("its %s failed: %s", op.Type, algorithm.Clip(op.Description))
 		}
@@ -41,15 +41,12 @@ func (d *Descheduler) reportStuck(now time.Time) {
 	}
 }
 
-// leftSeed is the seed the shoot's move leaves: on Gardener its
-// status.seedName, on graft's API the seed of its last eviction record the
-// descheduler signed ("" when none).
+// leftSeed is the seed the shoot's move leaves: as the API shows it (on
+// Gardener its status.seedName), else the seed of its last eviction record
+// the descheduler signed ("" when none).
 func (ev *evictor) leftSeed(shoot *v1alpha1.Shoot) string {
-	if ev.state.migrations {
-		if shoot.Status.SeedName != nil {
-			return *shoot.Status.SeedName
-		}
-		return ""
+	if seed, known := ev.state.moves.Leaves(shoot); known {
+		return seed
 	}
 	if records := ev.records.verified(shoot); len(records) > 0 {
 		return records[len(records)-1].Seed

@@ -36,9 +36,11 @@ type Informers interface {
 	Seeds() Informer
 	CloudProfiles() Informer
 	NamespacedCloudProfiles() Informer
-	// Projects is the informer of the Projects the default-domain rule
-	// reads, if the API has Projects.
-	Projects() (Informer, bool)
+	// Indexed are the informers the API needs beyond these, read only
+	// through their indexes (Project): Gardener's Projects, which the
+	// default-domain rule reads; none on graft's API. Asking for them makes
+	// them start with the others.
+	Indexed() []Informer
 	// Project returns the name of the Project whose namespace is namespace,
 	// or "" when the API has no Projects or none has it (the algorithm then
 	// takes the name Gardener gives a project's namespace).
@@ -150,7 +152,7 @@ func (g *graftInformers) NamespacedCloudProfiles() Informer {
 }
 
 // graft's API has no Projects.
-func (g *graftInformers) Projects() (Informer, bool) { return Informer{}, false }
+func (g *graftInformers) Indexed() []Informer        { return nil }
 func (g *graftInformers) Project(string) string      { return "" }
 func (g *graftInformers) Start(stop <-chan struct{}) { g.factory.Start(stop) }
 func (g *graftInformers) Shutdown()                  { g.factory.Shutdown() }
@@ -240,7 +242,7 @@ func (g *gardenerInformers) CloudProfiles() Informer { return g.informer("cloudp
 func (g *gardenerInformers) NamespacedCloudProfiles() Informer {
 	return g.informer("namespacedcloudprofiles")
 }
-func (g *gardenerInformers) Projects() (Informer, bool) { return g.informer("projects"), true }
+func (g *gardenerInformers) Indexed() []Informer { return []Informer{g.informer("projects")} }
 
 // Start starts the informers not started yet.
 func (g *gardenerInformers) Start(stop <-chan struct{}) {

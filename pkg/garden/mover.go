@@ -25,10 +25,8 @@ import (
 // It is what graft-descheduler and graftctl drain need to know of the
 // difference (docs/daemons.md).
 type Mover interface {
-	// Migrates is set when a move goes to the destination it names and stays
-	// in flight until the destination's gardenlet has taken the control plane
-	// over (Gardener); otherwise a move only clears the seed.
-	Migrates() bool
+	// Moves is what the API's moves are.
+	Moves
 	// Move moves the shoot off seed from (to seed to, where the move
 	// migrates; to is only where the shoot is expected to go otherwise),
 	// preconditioned on the shoot's resourceVersion, under fieldManager,
@@ -54,11 +52,12 @@ type Mover interface {
 }
 
 // Mover clears the shoot's seed.
-func (g graftClient) Mover() Mover { return graftMover{g} }
+func (g graftClient) Mover() Mover { return graftMover{c: g} }
 
-type graftMover struct{ c graftClient }
-
-func (graftMover) Migrates() bool { return false }
+type graftMover struct {
+	evictions
+	c graftClient
+}
 
 func (m graftMover) Move(ctx context.Context, shoot *corev1alpha1.Shoot, _, _ string, annotations map[string]string, fieldManager string, dryRun bool) (*corev1alpha1.Shoot, error) {
 	meta := map[string]any{"resourceVersion": shoot.ResourceVersion}
@@ -163,11 +162,12 @@ func (graftMover) Moved(from, _, why string) string {
 func (graftMover) Verb() string { return "Evicted" }
 
 // Mover migrates the shoot's control plane.
-func (g gardenerClient) Mover() Mover { return gardenerMover{g} }
+func (g gardenerClient) Mover() Mover { return gardenerMover{c: g} }
 
-type gardenerMover struct{ c gardenerClient }
-
-func (gardenerMover) Migrates() bool { return true }
+type gardenerMover struct {
+	migrations
+	c gardenerClient
+}
 
 // Move binds the shoot to seed to, recording the placement on it
 // (graft.dev/placed-on, now) with the annotations. Every migration graft

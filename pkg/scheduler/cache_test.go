@@ -322,11 +322,21 @@ func TestDecisionHoldsNoLock(t *testing.T) {
 
 // TestConcurrentDecisionsWithUpdatesNeverExceedCapacity: workers decide
 // while the informer keeps replacing the seeds (as the capacity annotator's
-// writes do) and placing shoots of its own; no seed takes more than it has.
+// writes do) and updating shoots bound elsewhere; no seed takes more than it
+// has. The informer's shoots are there before the workers start: one bound
+// by someone else to a seed the workers have filled since would overfill it
+// whatever the cache does.
 func TestConcurrentDecisionsWithUpdatesNeverExceedCapacity(t *testing.T) {
 	c := newSchedulingCache()
 	for i := range 4 {
 		c.addSeed(coretest.MakeSeed(fmt.Sprintf("seed-%d", i)).Region("eu-west-1").Allocatable(10).Obj())
+	}
+	informerShoot := func(i, version int) *corev1alpha1.Shoot {
+		return coretest.MakeShoot("garden-dev", fmt.Sprintf("informer-%d", i%8)).Region("eu-west-1").CloudProfileName("aws").
+			ResourceVersion(fmt.Sprint(version)).Seed(fmt.Sprintf("seed-%d", i%4)).Obj()
+	}
+	for i := range 8 {
+		c.upsertShoot(informerShoot(i, 1))
 	}
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
@@ -340,9 +350,7 @@ func TestConcurrentDecisionsWithUpdatesNeverExceedCapacity(t *testing.T) {
 			seed := coretest.MakeSeed(fmt.Sprintf("seed-%d", i%4)).Region("eu-west-1").Allocatable(10).Obj()
 			seed.ResourceVersion = fmt.Sprint(i)
 			c.addSeed(seed)
-			if i < 8 {
-				c.upsertShoot(coretest.MakeShoot("garden-dev", fmt.Sprintf("informer-%d", i)).Region("eu-west-1").CloudProfileName("aws").ResourceVersion("1").Seed(fmt.Sprintf("seed-%d", i%4)).Obj())
-			}
+			c.upsertShoot(informerShoot(i, i+2))
 		}
 	})
 	var placed sync.WaitGroup

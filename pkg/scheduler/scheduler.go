@@ -161,13 +161,13 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 		{nsProfiles.Informer, cache.ResourceEventHandlerFuncs{AddFunc: s.onProfileAdd, UpdateFunc: s.onNamespacedProfileUpdate}},
 		{configMaps.Informer, cache.ResourceEventHandlerFuncs{AddFunc: s.onConfigMapAdd, UpdateFunc: s.onConfigMapUpdate, DeleteFunc: s.onConfigMapDelete}},
 	}
-	projects, hasProjects := s.informers.Projects()
-	if hasProjects {
+	indexed := s.informers.Indexed()
+	for _, i := range indexed {
 		// Read through the index only; a new Project needs no decision.
 		handlers = append(handlers, struct {
 			informer cache.SharedIndexInformer
 			handler  cache.ResourceEventHandler
-		}{projects.Informer, cache.ResourceEventHandlerFuncs{}})
+		}{i.Informer, cache.ResourceEventHandlerFuncs{}})
 	}
 	for _, h := range handlers {
 		reg, err := h.informer.AddEventHandler(h.handler)
@@ -178,11 +178,7 @@ func New(cfg *configv1alpha1.SchedulerConfiguration, clients component.Clients, 
 	}
 	s.runner.Server.AddInformersSyncedCheck(s.synced...)
 	// After a gap in lease renewals, writes wait until these views are current.
-	tracked := []garden.Informer{shoots, seeds, profiles, nsProfiles, configMaps}
-	if hasProjects {
-		tracked = append(tracked, projects)
-	}
-	garden.Track(clients.Fence, tracked...)
+	garden.Track(clients.Fence, append([]garden.Informer{shoots, seeds, profiles, nsProfiles, configMaps}, indexed...)...)
 	return s, nil
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/capacity/forecast"
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/drainplan"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/schedulingconfig"
@@ -86,7 +87,7 @@ func (o *Options) describeDrain(ctx context.Context, l *livelandscape.Landscape,
 		return nil
 	}
 	if o.descheduler == nil {
-		d, err := o.Live.Descheduler(ctx, o.Kube.CoordinationV1(), o.DeschedulerLeaseNamespace, o.DeschedulerLeaseName, l.Migration())
+		d, err := o.Live.Descheduler(ctx, o.Kube.CoordinationV1(), o.DeschedulerLeaseNamespace, o.DeschedulerLeaseName, garden.APIOf(l))
 		if err != nil {
 			return err
 		}

@@ -67,7 +67,10 @@ a line says which one was used.
 
 On a Gardener garden (core.gardener.cloud) seed taints evict nothing and
 Gardener refuses to clear a shoot's spec.seedName: a drain there is a
-control-plane migration per shoot, and needs --migrate. graftctl cordons the
+control-plane migration per shoot. Where graft-descheduler runs (its Lease is
+held and carries its configuration) the drain is handed to it, as on graft's
+API: it makes the migrations under its budgets, pace and windows, and graftctl
+follows them. Without it, or with --migrate, graftctl makes them: it cordons the
 seed (Gardener's taint, as 'graftctl cordon' writes it), then, for each shoot
 on it in name order, asks the scheduling algorithm for another seed that fits
 (a shoot that fits nowhere stays and is reported) and changes the shoot's
@@ -223,12 +226,31 @@ func (o *Options) Complete(f factory.Factory, cmd *cobra.Command, args []string)
 	if o.Garden, err = f.Garden(); err != nil {
 		return err
 	}
-	o.migrates = o.Garden.Mover().Migrates() && !o.InMaintenanceWindows
+	// Without a Kubernetes client no descheduler can be found; the flags
+	// are checked first all the same.
+	var kubeErr error
+	o.Kube, kubeErr = f.KubeClient()
+	if o.Garden.Mover().Migrates() && !o.InMaintenanceWindows {
+		// Where graft-descheduler runs, it makes the drain's moves under its
+		// budgets; graftctl migrates them itself only when asked or when
+		// nothing else would.
+		handOff := ""
+		if !o.Migrate && kubeErr == nil {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			handOff = o.deschedulerDrains(ctx)
+		}
+		o.migrates = o.Migrate || handOff == ""
+		if !o.migrates {
+			fmt.Fprintf(o.ErrOut, "%s\n", handOff)
+		}
+	}
 	if err := o.checkAPI(); err != nil {
 		return err
 	}
-	o.Kube, err = f.KubeClient()
-	return err
+	return kubeErr
 }
 
 // Validate checks the flags.
@@ -413,8 +435,8 @@ func (o *Options) checkAPI() error {
 	case !o.migrates:
 		return nil
 	case !o.Migrate && o.DryRun == seedcmd.DryRunNone && !o.InMaintenanceWindows:
-		return fmt.Errorf("on a Gardener garden (%s) drain moves shoots by migrating their control planes, which needs --migrate: Gardener's seed taints evict nothing and Gardener refuses to clear spec.seedName; run 'graftctl drain %s --dry-run' to see where each shoot would go, then 'graftctl drain %s --migrate' ('graftctl cordon %s' only keeps new shoots off)",
-			garden.Gardener, o.SeedName, o.SeedName, o.SeedName)
+		return fmt.Errorf("on a Gardener garden (%s) drain moves shoots by migrating their control planes: graft-descheduler makes the migrations where it runs (its Lease %s/%s shows none running with a published configuration), otherwise --migrate makes them from here; Gardener's seed taints evict nothing and Gardener refuses to clear spec.seedName. Run 'graftctl drain %s --dry-run' to see where each shoot would go, then 'graftctl drain %s --migrate' ('graftctl cordon %s' only keeps new shoots off)",
+			garden.Gardener, o.LeaseNamespace, o.LeaseName, o.SeedName, o.SeedName, o.SeedName)
 	}
 	return nil
 }

@@ -96,7 +96,7 @@ func TestCordonAndUncordonOnGardener(t *testing.T) {
 func TestDrainOnGardenerWithoutMigrateIsRefused(t *testing.T) {
 	client := coretest.FakeGardener(gardenerlandscape.MustSeed(coretest.MakeSeed("a").ResourceVersion("4").Obj(), "dns"))
 	_, err := runOnGardener(NewCommand, client, "a")
-	for _, want := range []string{"on a Gardener garden (core.gardener.cloud) drain moves shoots by migrating their control planes, which needs --migrate",
+	for _, want := range []string{"on a Gardener garden (core.gardener.cloud) drain moves shoots by migrating their control planes: graft-descheduler makes the migrations where it runs",
 		"'graftctl drain a --dry-run'", "'graftctl drain a --migrate'"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("drain on Gardener: %v, want a refusal saying %q", err, want)

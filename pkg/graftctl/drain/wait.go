@@ -17,6 +17,8 @@ import (
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/component/cachetrim"
+	"github.com/graft-dev/graft/pkg/descheduler"
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/drainplan"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 )
@@ -46,13 +48,14 @@ type progress struct {
 	entries  map[string]*entry
 	stayers  map[string]bool
 	moved    int
-	// migrations is set on Gardener: a shoot has moved once its control
-	// plane runs on the new seed (status.seedName), not at its binding.
-	migrations bool
+	// moves are the API's: a shoot whose move is in flight has moved once
+	// its control plane runs on the new seed (on Gardener status.seedName),
+	// not at its binding.
+	moves garden.Moves
 }
 
 func newProgress(seed *corev1alpha1.Seed, since time.Time) *progress {
-	return &progress{seedName: seed.Name, drained: seed, since: since, entries: map[string]*entry{}, stayers: map[string]bool{}}
+	return &progress{seedName: seed.Name, drained: seed, since: since, entries: map[string]*entry{}, stayers: map[string]bool{}, moves: garden.Graft.Moves()}
 }
 
 // observe records a shoot seen on the seed and returns the line to print for
@@ -100,7 +103,7 @@ func (p *progress) update(key string, shoot *corev1alpha1.Shoot) string {
 		}
 		e.state, e.seed = onSeed, p.seedName
 		return ""
-	case p.migrations && shoot.Status.SeedName != nil && *shoot.Status.SeedName != *shoot.Spec.SeedName:
+	case p.inFlight(shoot):
 		if e.state == migrating && e.seed == *shoot.Spec.SeedName {
 			return ""
 		}
@@ -146,7 +149,7 @@ func (p *progress) left() []string {
 // wait follows the shoots until every one that has to leave runs elsewhere.
 func (o *Options) wait(ctx context.Context, seed *corev1alpha1.Seed, before []*corev1alpha1.Shoot) error {
 	p := newProgress(seed, o.Clock.Now())
-	p.migrations = o.Garden.Mover().Migrates()
+	p.moves = o.Garden.Mover()
 	for _, shoot := range before {
 		o.printf("%s", p.observe(shoot))
 	}
@@ -354,7 +357,7 @@ func (o *Options) planned(ctx context.Context, l *livelandscape.Landscape, seedN
 	if !ok {
 		return o.plannedWhy
 	}
-	d, err := o.Live.Descheduler(ctx, o.Kube.CoordinationV1(), o.LeaseNamespace, o.LeaseName, l.Migration())
+	d, err := o.Live.Descheduler(ctx, o.Kube.CoordinationV1(), o.LeaseNamespace, o.LeaseName, garden.APIOf(l))
 	var entries []drainplan.Entry
 	if err == nil {
 		entries, err = drainplan.Plan(l, seed, d, now)
@@ -391,4 +394,34 @@ func seedOrNone(seed string) string {
 		return "<none>"
 	}
 	return seed
+}
+
+// inFlight tells whether the shoot's move is in flight as the API shows it.
+func (p *progress) inFlight(shoot *corev1alpha1.Shoot) bool {
+	_, ok := p.moves.InFlight(shoot)
+	return ok
+}
+
+// deschedulerDrains says, as the line to print, that graft-descheduler
+// drains the seed: its Lease is held and current and carries a
+// configuration for the garden's API (descheduler.ConfigurationAnnotation).
+// "" when it does not run there (or graftctl may not tell).
+func (o *Options) deschedulerDrains(ctx context.Context) string {
+	lease, err := o.Kube.CoordinationV1().Leases(o.LeaseNamespace).Get(ctx, o.LeaseName, metav1.GetOptions{})
+	if err != nil || lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
+		return ""
+	}
+	if stale, _ := leaseStale(lease.Spec.RenewTime, lease.Spec.LeaseDurationSeconds, o.Clock.Now()); stale {
+		return ""
+	}
+	value, ok := lease.Annotations[descheduler.ConfigurationAnnotation]
+	if !ok {
+		return ""
+	}
+	cfg, err := descheduler.DecodeConfiguration(value)
+	if err != nil || garden.API(cfg.API) != o.Garden.API() {
+		return ""
+	}
+	return fmt.Sprintf("graft-descheduler (%s, Lease %s/%s) makes the drain's moves, under its budgets and pace; --migrate makes them from here instead",
+		*lease.Spec.HolderIdentity, o.LeaseNamespace, o.LeaseName)
 }

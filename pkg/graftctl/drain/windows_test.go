@@ -126,7 +126,7 @@ func TestProgressFollowsMigrations(t *testing.T) {
 	seed := coretest.MakeSeed("a").Taints(DrainTaint).Obj()
 	shoot := coretest.MakeShoot("ns", "s").Seed("a").StatusSeed("a").Obj()
 	p := newProgress(seed, time.Now())
-	p.migrations = true
+	p.moves = garden.Gardener.Moves()
 	p.observe(shoot)
 	bound := shoot.DeepCopy()
 	bound.Spec.SeedName = ptrTo("b")

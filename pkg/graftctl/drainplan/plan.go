@@ -23,6 +23,7 @@ import (
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/descheduler"
 	"github.com/graft-dev/graft/pkg/descheduler/plugins/noexecutetaints"
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
 	"github.com/graft-dev/graft/pkg/maintenance"
 )
@@ -96,7 +97,7 @@ func Plan(l *livelandscape.Landscape, seed *corev1alpha1.Seed, d *Descheduler, n
 		on[algorithm.ShootKey(s)] = s
 	}
 	how := Evict
-	if l.Migration() {
+	if plan.Migrates {
 		how = Classic
 	}
 	out := make([]Entry, 0, len(on))
@@ -116,7 +117,7 @@ func Plan(l *livelandscape.Landscape, seed *corev1alpha1.Seed, d *Descheduler, n
 		}
 		if m.Live {
 			e.How = Live
-		} else if d.Live != nil && l.Migration() {
+		} else if d.Live != nil && how == Classic {
 			// The one reason, said once.
 			e.Why, _, _ = strings.Cut(e.Why, "; not timed as live: ")
 			e.LiveBlocker = liveBlocker(l, d.Live, m.Shoot, seed, m.To)
@@ -337,8 +338,8 @@ type Descheduler struct {
 // configuration its leader published (descheduler.ConfigurationAnnotation),
 // the live migration flags overriding its liveMigration, and its live
 // migration record (Evidence). Without a usable configuration the plan uses
-// the defaults for the API (migration: Gardener's), and a note says why.
-func (f *LiveFlag) Descheduler(ctx context.Context, leases coordinationv1client.LeasesGetter, namespace, name string, migration bool) (*Descheduler, error) {
+// the defaults for the API, and a note says why.
+func (f *LiveFlag) Descheduler(ctx context.Context, leases coordinationv1client.LeasesGetter, namespace, name string, api garden.API) (*Descheduler, error) {
 	d := &Descheduler{}
 	lease, err := leases.Leases(namespace).Get(ctx, name, metav1.GetOptions{})
 	switch {
@@ -357,10 +358,7 @@ func (f *LiveFlag) Descheduler(ctx context.Context, leases coordinationv1client.
 		}
 	}
 	if d.Config == nil {
-		d.Config = &configv1alpha1.DeschedulerConfiguration{}
-		if migration {
-			d.Config.API = configv1alpha1.APIGardener
-		}
+		d.Config = &configv1alpha1.DeschedulerConfiguration{API: configv1alpha1.SchedulerAPI(api)}
 		d.Config.Default()
 	}
 	if d.Config.DryRun {

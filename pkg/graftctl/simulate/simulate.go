@@ -27,6 +27,7 @@ import (
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/descheduler"
+	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/drainplan"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
@@ -406,17 +407,13 @@ func (o *Options) improvementPlan(l *landscapefile.Landscape, now time.Time) (*d
 	cfg := &configv1alpha1.DeschedulerConfiguration{Plugins: plugins, RegionConfigNamespace: o.RegionConfigNamespace}
 	flow, _ := o.Live.Live() // Validate checked it
 	var landscape algorithm.Landscape = l
-	if flow != nil && !l.Migration() {
+	if flow != nil {
 		// Only a control-plane migration goes live: the moves of a file's
 		// landscape are planned as on Gardener's API.
 		landscape = migrating{l}
+		cfg.LiveMigration, cfg.LiveMigrationGardenletVersions = configv1alpha1.LiveMigrationPrefer, o.Live.Versions
 	}
-	if landscape.Migration() {
-		cfg.API = configv1alpha1.APIGardener
-		if flow != nil {
-			cfg.LiveMigration, cfg.LiveMigrationGardenletVersions = configv1alpha1.LiveMigrationPrefer, o.Live.Versions
-		}
-	}
+	cfg.API = configv1alpha1.SchedulerAPI(garden.APIOf(landscape))
 	cfg.Default()
 	return descheduler.ComputePlan(l.Seeds, l.Shoots, now, descheduler.PlanOptions{
 		Config: cfg, Scheduling: &o.config, Landscape: landscape, Live: flow, Until: now.Add(ImproveHorizon),

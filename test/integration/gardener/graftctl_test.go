@@ -183,7 +183,7 @@ func TestGraftctlTaintsGardenerSeeds(t *testing.T) {
 		t.Errorf("taint --dry-run=server printed %q", out)
 	}
 	r := runGraftctl(t.Context(), t, "--api=core.gardener.cloud", "drain", seed)
-	if r.err == nil || !strings.Contains(r.errOut, "drain moves shoots by migrating their control planes, which needs --migrate") {
+	if r.err == nil || !strings.Contains(r.errOut, "drain moves shoots by migrating their control planes: graft-descheduler makes the migrations where it runs") {
 		t.Errorf("drain on Gardener: err %v\nstderr:\n%s", r.err, r.errOut)
 	}
 	if now, nowRV := seedTaints(t, seed); now != want || nowRV != rv {

@@ -15,11 +15,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
+
+	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/controlplane/gardenerlandscape"
 	"github.com/graft-dev/graft/pkg/coretest"
+	"github.com/graft-dev/graft/pkg/descheduler"
 	"github.com/graft-dev/graft/pkg/garden"
 	"github.com/graft-dev/graft/pkg/graftctl/drain"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
@@ -434,5 +438,66 @@ func TestDrainWaitsForMigrationsOnGardener(t *testing.T) {
 	}
 	if want := "timed out after 10s draining seed " + src + ": 0 control plane(s) migrated, 1 still moving (" + l.namespace + "/stuck to seed/" + dst + ")"; !strings.Contains(r.errOut, want) {
 		t.Errorf("drain --migrate printed\n%s%s\nwant it to say %q", r.out, r.errOut, want)
+	}
+}
+
+// TestDrainHandsOffToTheDeschedulerOnGardener: where graft-descheduler runs
+// and has published its configuration on its Lease, `graftctl drain` on
+// Gardener makes no migration itself: it says so, taints the seed, and
+// follows the migrations graft-descheduler makes under its own budgets
+// (maxMigrationsInFlightPerSeed 1 here) until every shoot runs elsewhere.
+func TestDrainHandsOffToTheDeschedulerOnGardener(t *testing.T) {
+	l := migrationLandscape(t, "handoff", 20, "hsrc", "hdst")
+	src, dst := l.seeds[0], l.seeds[1]
+	names := []string{"h1", "h2", "h3"}
+	for _, name := range names {
+		l.createOn(t, name, src)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	g := newGardenletStandIn(time.Second)
+	g.start(t, ctx)
+	const identity = "graft-descheduler-handoff"
+	startGraftDescheduler(t, identity, "config.interval=2s", "config.evictionRate=0", "config.maxMigrationsInFlightPerSeed=1")
+	leases := framework.Shared(t).KubeClient().CoordinationV1().Leases(corev1alpha1.GardenNamespace)
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		lease, err := leases.Get(ctx, "graft-descheduler", metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		_, published := lease.Annotations[descheduler.ConfigurationAnnotation]
+		return published && lease.Spec.HolderIdentity != nil && *lease.Spec.HolderIdentity == identity, nil
+	})
+	if err != nil {
+		t.Fatalf("graft-descheduler did not publish its configuration on its Lease: %v", err)
+	}
+
+	r := runGraftctl(t.Context(), t, "--api=core.gardener.cloud", "drain", src, "--timeout=2m")
+	if r.err != nil {
+		t.Fatalf("drain: %v\nstdout:\n%s\nstderr:\n%s", r.err, r.out, r.errOut)
+	}
+	if want := "graft-descheduler (" + identity + ", Lease garden/graft-descheduler) makes the drain's moves"; !strings.Contains(r.errOut, want) {
+		t.Errorf("drain said on stderr:\n%s\nwant %q", r.errOut, want)
+	}
+	for _, want := range []string{"seed/" + src + " cordoned\n", "seed/" + src + " marked for eviction"} {
+		if !strings.Contains(r.out, want) {
+			t.Errorf("drain printed:\n%s\nwant %q", r.out, want)
+		}
+	}
+	for _, name := range names {
+		s := l.migratedOff(t, name, src)
+		if dest, _, _ := unstructured.NestedString(s.Object, "spec", "seedName"); dest != dst {
+			t.Errorf("shoot %s went to %s, want %s", name, dest, dst)
+		}
+		// The descheduler's signed record of the move, not graftctl's binding.
+		if records := evictionsOf(t, s); len(records) != 1 || records[0].Seed != src {
+			t.Errorf("shoot %s records the moves %v, want one off %s by graft-descheduler", name, records, src)
+		}
+		if n := g.movesOf(l.namespace + "/" + name); n != 1 {
+			t.Errorf("shoot %s was moved %d times, want once", name, n)
+		}
+	}
+	if most := g.mostInFlightTo(); most > 1 {
+		t.Errorf("%d migrations were in flight to one seed at once, more than the descheduler's maxMigrationsInFlightPerSeed 1", most)
 	}
 }
