@@ -442,10 +442,7 @@ func TestAnnotatorEvacuatesAFailingSeedOnGardener(t *testing.T) {
 	for _, name := range names {
 		l.createOn(t, name, bad)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	g := newGardenletStandIn(time.Second)
-	g.start(t, ctx)
+	g := runGardenletStandIn(t, time.Second)
 	reg := startGraftCapacityAnnotator(t, "graft-capacity-annotator-failing", "config.healthTaints.enabled=true", "config.healthTaints.unhealthyEvictionDelay=3s")
 	startGraftDescheduler(t, "graft-descheduler-failing", "config.interval=2s", "config.evictionRate=0", "config.maxMigrationsInFlight=2")
 

@@ -301,6 +301,16 @@ type gardenletStandIn struct {
 	moves    map[string]int
 }
 
+// runGardenletStandIn starts a gardenlet stand-in for the rest of the test.
+func runGardenletStandIn(t *testing.T, delay time.Duration) *gardenletStandIn {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	g := newGardenletStandIn(delay)
+	g.start(t, ctx)
+	return g
+}
+
 func newGardenletStandIn(delay time.Duration) *gardenletStandIn {
 	return &gardenletStandIn{delay: delay, hold: map[string]bool{}, inFlight: map[string]string{}, spec: map[string]string{}, moves: map[string]int{}}
 }
@@ -453,10 +463,7 @@ func TestDrainHandsOffToTheDeschedulerOnGardener(t *testing.T) {
 	for _, name := range names {
 		l.createOn(t, name, src)
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	g := newGardenletStandIn(time.Second)
-	g.start(t, ctx)
+	g := runGardenletStandIn(t, time.Second)
 	const identity = "graft-descheduler-handoff"
 	startGraftDescheduler(t, identity, "config.interval=2s", "config.evictionRate=0", "config.maxMigrationsInFlightPerSeed=1")
 	leases := framework.Shared(t).KubeClient().CoordinationV1().Leases(corev1alpha1.GardenNamespace)
