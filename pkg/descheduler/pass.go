@@ -358,7 +358,10 @@ func (r *passRun) commit(e eviction) {
 func (r *passRun) place(q moveRequest, mayGoLive bool) (placement, error) {
 	c, from := q.candidate, q.seed
 	in := r.d.inputs(c.Shoot)
-	in.Evacuating = r.evacuating
+	if r.view.evacuating.Len() > 0 || r.sources.Len() > 0 {
+		// Asked of every seed a decision looks at: only when one is.
+		in.Evacuating = r.evacuating
+	}
 	var p placement
 	var err error
 	if c.Improves != nil {

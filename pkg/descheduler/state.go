@@ -510,6 +510,9 @@ func (st *state) eachShoot(f func(*v1alpha1.Shoot)) {
 // a tenant that breaks its own shoot's migration must not keep the seed it
 // leaves closed for ever. The caller holds st.mu.
 func (st *state) evacuatingLocked(now time.Time) sets.Set[string] {
+	if len(st.arriving) == 0 {
+		return nil
+	}
 	out := sets.New[string]()
 	for _, keys := range st.arriving {
 		for key := range keys {
