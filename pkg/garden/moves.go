@@ -59,11 +59,6 @@ func (a API) Moves() Moves {
 // Migrates: see Moves.
 func (a API) Migrates() bool { return a.Moves().Migrates() }
 
-// Written: see Moves.
-func (a API) Written(shoot *corev1alpha1.Shoot, to string, annotations map[string]string, at time.Time) *corev1alpha1.Shoot {
-	return a.Moves().Written(shoot, to, annotations, at)
-}
-
 // evictions are graft's moves: the seed is cleared and graft-scheduler
 // places the shoot again.
 type evictions struct{}
