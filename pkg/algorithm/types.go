@@ -280,6 +280,23 @@ func ShortReason(err error) string {
 	return err.Error()
 }
 
+// MigrationReasons returns, after "; ", why Gardener would refuse the
+// migrations a decision error left out (FilterMigration), which an operator
+// can fix on those seeds; "" when it left none out for that.
+func MigrationReasons(err error) string {
+	var se *ScheduleError
+	if !errors.As(err, &se) {
+		return ""
+	}
+	var b strings.Builder
+	for _, r := range se.Rejections {
+		if r.Filter == FilterMigration {
+			b.WriteString("; " + r.Message)
+		}
+	}
+	return b.String()
+}
+
 // SeedResult is one seed's part in a decision.
 type SeedResult struct {
 	// Seed is the seed's name.

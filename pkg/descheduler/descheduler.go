@@ -86,6 +86,18 @@ type Descheduler struct {
 	// sim is set for a planner's descheduler (planner.go): it writes the
 	// moves and taint stamps into the planner's copy of the landscape.
 	sim *planner
+	// watcher, where set, is told what each pass decides (a planner's, a
+	// drain's).
+	watcher passWatcher
+}
+
+// passWatcher is told what a pass decides of a seed's candidates: that it
+// looks at the seed's moves anew, each move the gate refused, and each it
+// admitted (before it is written).
+type passWatcher interface {
+	looked(seed string)
+	refused(plugin, seed string, shoot *v1alpha1.Shoot, no *refusal)
+	admitted(e eviction)
 }
 
 // New returns a descheduler for a defaulted and validated configuration:
@@ -100,6 +112,26 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 	if err != nil {
 		return nil, fmt.Errorf("descheduler: %w", err)
 	}
+	d, err := build(cfg, client, informers, clients.Kubernetes, opts)
+	if err != nil {
+		return nil, err
+	}
+	// Each eviction emits two Events; enough writers keep them off the
+	// eviction's path.
+	d.runner = component.NewRunner(Name, cfg.CommonConfiguration, clients, component.RunnerOptions{
+		Identity: opts.Identity, EventWriters: max(2, int(cfg.ConcurrentEvictions)), EventFlushTimeout: 5 * time.Second,
+	})
+	d.ev.recorder = d.runner.Recorder
+	d.runner.Server.AddInformersSyncedCheck(d.Ready)
+	trackInformers(clients.Fence, d)
+	return d, nil
+}
+
+// build returns the descheduler's engine over a garden's client and
+// informers: its state, gate, evictor, plugins and queue, with the informer
+// handlers registered; the caller gives it an Event recorder and runs it
+// (Run in the daemon, Drain from graftctl).
+func build(cfg *configv1alpha1.DeschedulerConfiguration, client garden.Client, informers garden.Informers, kube kubernetes.Interface, opts Options) (*Descheduler, error) {
 	api := client.API()
 	if cfg.RegionConfigNamespace == "" {
 		// Empty would watch every namespace and let tenants steer requireFit.
@@ -126,7 +158,7 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 		api:       api,
 		garden:    client,
 		informers: informers,
-		kube:      clients.Kubernetes,
+		kube:      kube,
 		metrics:   metrics,
 		clock:     clk,
 		plugins:   plugins,
@@ -151,20 +183,11 @@ func New(cfg *configv1alpha1.DeschedulerConfiguration, clients component.Clients
 
 	// Region ConfigMaps count only in their one namespace, as for the
 	// scheduler: a tenant's ConfigMap must not change what requireFit finds.
-	d.regionConfigs = garden.NewRegionConfigs(clients.Kubernetes, cfg.RegionConfigNamespace)
+	d.regionConfigs = garden.NewRegionConfigs(kube, cfg.RegionConfigNamespace)
 	d.inputsBuilder = &algorithm.InputsBuilder{Landscape: garden.NewView(api, d.informers, d.regionConfigs), Config: d.algo}
 	if err := d.watch(); err != nil {
 		return nil, err
 	}
-
-	// Each eviction emits two Events; enough writers keep them off the
-	// eviction's path.
-	d.runner = component.NewRunner(Name, cfg.CommonConfiguration, clients, component.RunnerOptions{
-		Identity: opts.Identity, EventWriters: max(2, int(cfg.ConcurrentEvictions)), EventFlushTimeout: 5 * time.Second,
-	})
-	d.ev.recorder = d.runner.Recorder
-	d.runner.Server.AddInformersSyncedCheck(d.Ready)
-	trackInformers(clients.Fence, d)
 	return d, nil
 }
 

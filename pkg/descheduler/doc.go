@@ -5,5 +5,7 @@
 // (evictor.go), and the taint stamps tolerationSeconds count from. The
 // planner (planner.go) is the same descheduler over a copy of a landscape and
 // a simulated clock: what graftctl shows as a plan is what these passes do.
+// Drain (drain.go) is the same descheduler over one seed, run from graftctl
+// where no descheduler does: one drain engine, whoever runs it.
 // docs/daemons.md describes an eviction, its pacing and what a pass costs.
 package descheduler

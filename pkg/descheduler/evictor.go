@@ -65,6 +65,26 @@ type evictor struct {
 	liveWritten map[string]liveWrite
 	// livePublish asks publishLiveFlow to write the record again.
 	livePublish chan struct{}
+	// observer, where set, is told of each move written and each answer
+	// noted (a drain's: drain.go).
+	observer moveObserver
+	// fieldManager names the writer of the moves; "": the descheduler.
+	fieldManager string
+}
+
+func (ev *evictor) manager() string {
+	if ev.fieldManager == "" {
+		return Name
+	}
+	return ev.fieldManager
+}
+
+// moveObserver is told what the evictor does: each move it wrote, and each
+// answer it notes (result and message, repeated when the same reason was
+// noted before for the shoot).
+type moveObserver interface {
+	moved(e eviction, written *v1alpha1.Shoot)
+	noted(shoot *v1alpha1.Shoot, result, msg string, repeated bool)
 }
 
 // forget drops what the evictor remembers of a deleted shoot.
@@ -120,6 +140,9 @@ func (ev *evictor) note(shoot *v1alpha1.Shoot, plugin, result, reason, event, ev
 	same := ev.skipped[key] == reason
 	ev.skipped[key] = reason
 	ev.mu.Unlock()
+	if ev.observer != nil {
+		ev.observer.noted(shoot, result, msg, same)
+	}
 	if same {
 		return
 	}
@@ -176,6 +199,9 @@ func (ev *evictor) evict(ctx context.Context, e eviction, later *requeues) bool 
 	klog.FromContext(ctx).Info("Moved shoot off its seed", "shoot", klog.KObj(written), "seed", e.seed.Name, "plugin", e.plugin,
 		"reason", e.reason, "target", e.target, "migration", ev.state.moves.Migrates(), "live", e.live)
 	ev.recorder.Event(ev.api.ShootRef(written), corev1.EventTypeNormal, EventDescheduled, ev.mover.Moved(e.seed.Name, e.target, e.plugin+": "+e.reason))
+	if ev.observer != nil {
+		ev.observer.moved(e, written)
+	}
 	return true
 }
 
@@ -308,9 +334,9 @@ func (ev *evictor) refusedMove(shoot *v1alpha1.Shoot, plugin string, no *refusal
 func (ev *evictor) write(ctx context.Context, e eviction, reason, record string, tested bool) (*v1alpha1.Shoot, error) {
 	annotations := ev.state.moves.Annotations(e.seed.Name, reason, record, e.live)
 	if tested {
-		return ev.mover.MoveTested(ctx, e.shoot, e.seed.Name, e.target, annotations, Name)
+		return ev.mover.MoveTested(ctx, e.shoot, e.seed.Name, e.target, annotations, ev.manager())
 	}
-	return ev.mover.Move(ctx, e.shoot, e.seed.Name, e.target, annotations, Name, false)
+	return ev.mover.Move(ctx, e.shoot, e.seed.Name, e.target, annotations, ev.manager(), false)
 }
 
 // maxConflictRetries bounds the writes of one eviction after a conflict,

@@ -443,9 +443,10 @@ func noFitRefusal(q moveRequest, err error, gen uint64) *refusal {
 		// Moving would only trade one limited stay for another.
 		kind, why = refusedLimitedStay, "the seeds that fit elsewhere would let it stay only for a limited time, so it stays"
 	}
+	why += ": " + algorithm.ShortReason(err) + algorithm.MigrationReasons(err)
 	return &refusal{kind: kind, why: why, wake: true, gen: gen,
 		event: EventEvictionSkipped, eventType: corev1.EventTypeWarning, same: q.seed.Name + "|" + q.cause() + "|" + algorithm.StableReason(err),
-		msg: fmt.Sprintf("%s wants the shoot off seed %s (%s), but %s: %s", q.plugin, q.seed.Name, q.candidate.Reason, why, algorithm.ShortReason(err))}
+		msg: fmt.Sprintf("%s wants the shoot off seed %s (%s), but %s", q.plugin, q.seed.Name, q.candidate.Reason, why)}
 }
 
 // newWindow starts a new pass window: the per-pass budgets start over.

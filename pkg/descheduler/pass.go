@@ -177,8 +177,8 @@ func (r *passRun) seed(name string, urgency maintenance.Urgency) (deferrable boo
 	base := r.view.seeds[name]
 	if urgency == maintenance.Urgent {
 		base.Seed = r.d.stampTaintClocks(r.ctx, base.Seed)
-		if r.d.sim != nil {
-			r.d.sim.looked(name)
+		if r.d.watcher != nil {
+			r.d.watcher.looked(name)
 		}
 	}
 	for _, p := range r.d.plugins {
@@ -309,8 +309,8 @@ func (r *passRun) refused(plugin, seed string, shoot *v1alpha1.Shoot, no *refusa
 		return no.scope()
 	}
 	r.d.ev.refusedMove(shoot, plugin, no)
-	if r.d.sim != nil {
-		r.d.sim.refused(plugin, seed, shoot, no)
+	if r.d.watcher != nil {
+		r.d.watcher.refused(plugin, seed, shoot, no)
 	}
 	r.later.refused(seed, no)
 	switch no.kind {
@@ -343,6 +343,9 @@ func (r *passRun) commit(e eviction) {
 	r.fit.UpdateShoot(e.shoot, withSeed(e.shoot, e.target))
 	if e.shoot.Status.SeedName != nil && *e.shoot.Status.SeedName == e.seed.Name {
 		r.leaving[e.seed.Name]++
+	}
+	if r.d.watcher != nil {
+		r.d.watcher.admitted(e)
 	}
 	if r.writers == nil {
 		r.dry = append(r.dry, e.ticket)

@@ -200,7 +200,7 @@ func newPlanner(o PlanOptions, now time.Time) (*planner, error) {
 	d := &Descheduler{
 		cfg: cfg, api: api, metrics: m, clock: clk, plugins: plugins, algo: algo,
 		state: newState(), toMove: newRemaining(m.ToMove), deferred: newRemaining(m.Deferred),
-		inputsBuilder: &algorithm.InputsBuilder{Landscape: o.Landscape, Config: algo}, sim: p,
+		inputsBuilder: &algorithm.InputsBuilder{Landscape: o.Landscape, Config: algo}, sim: p, watcher: p,
 	}
 	d.ev = newEvictor(cfg, api, m, clk, d.state)
 	d.ev.recorder, d.ev.records = discardEvents{}, newRecordKey()
@@ -368,6 +368,9 @@ func (p *planner) looked(seed string) {
 		}
 	}
 }
+
+// admitted: the planner learns of an admitted move when it writes it.
+func (p *planner) admitted(eviction) {}
 
 // refused notes the descheduler's answer to a move it holds.
 func (p *planner) refused(plugin, seed string, shoot *v1alpha1.Shoot, no *refusal) {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/graft-dev/client-go/clientset/versioned"
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1/helper"
 
@@ -70,24 +71,25 @@ Gardener refuses to clear a shoot's spec.seedName: a drain there is a
 control-plane migration per shoot. Where graft-descheduler runs (its Lease is
 held and carries its configuration) the drain is handed to it, as on graft's
 API: it makes the migrations under its budgets, pace and windows, and graftctl
-follows them. Without it, or with --migrate, graftctl makes them: it cordons the
-seed (Gardener's taint, as 'graftctl cordon' writes it), then, for each shoot
-on it in name order, asks the scheduling algorithm for another seed that fits
-(a shoot that fits nowhere stays and is reported) and changes the shoot's
-spec.seedName to it through shoots/binding, preconditioned on the
-resourceVersion read, at most --migration-rate shoots per second.
-The algorithm chooses only seeds Gardener accepts: both seeds have
-spec.backup and the same internal DNS domain (spec.dns.internal.domain), and a
-shoot under a default domain of the old seed finds it on the new one; a shoot
-without such a seed stays, and the line says why. gardenlet then migrates the
+follows them. Without it, or with --migrate, graftctl makes them with
+graft-descheduler's own engine: it marks the seed as above, then runs the
+descheduler's passes, gate and writer over the seed alone, with the
+configuration its leader last published on its Lease (or its defaults), so
+that the moves, their order, budgets, pace and windows are the descheduler's
+(--migration-rate, --migration-burst and --max-in-flight replace its
+evictionRate, evictionBurst and maxMigrationsInFlight when given). Each move
+binds the shoot to another seed through shoots/binding, preconditioned on the
+resourceVersion read; the destinations are only seeds Gardener accepts (both
+seeds have spec.backup and the same internal DNS domain, and a shoot under a
+default domain of the old seed finds it on the new one). A move held prints
+why, once per reason; the drain ends when no move is left to start, and a
+shoot no seed takes stays and is reported. gardenlet then migrates the
 control plane, and Gardener freezes the shoot's spec until status.seedName
 follows. With --wait (the default) graftctl follows each migration until
-status.seedName names the new seed; --max-in-flight starts a migration only
-while fewer are in flight in the whole garden (whoever started them). graftctl
-exits 1 when a shoot could not be moved, 2 when --timeout ended the drain
-first (listing what finished, what is still moving and what was left). With
---dry-run it prints each shoot's destination (--dry-run=server asks
-Gardener's admission itself).
+status.seedName names the new seed. graftctl exits 1 when a shoot could not be
+moved, 2 when --timeout ended the drain first (listing what finished, what is
+still moving and what was left). With --dry-run it prints the drain's plan
+(--dry-run=server also asks Gardener's admission about each planned binding).
 
 'graftctl uncordon' undoes a drain.`
 
@@ -107,8 +109,9 @@ const example = `  # Drain seed "aws-eu1" and follow its shoots until they have 
   # the plan and follow the drain to the end
   graftctl drain aws-eu1 --in-maintenance-windows --deadline=72h --plan
 
-  # On a Gardener garden: migrate every shoot's control plane to another seed,
-  # at most five migrations in flight, and follow them for at most an hour
+  # On a Gardener garden without graft-descheduler: migrate every shoot's
+  # control plane from here, with the descheduler's engine and published
+  # configuration, at most five migrations in flight, for at most an hour
   graftctl drain aws-eu1 --migrate --max-in-flight=5 --timeout=1h`
 
 // Options are the inputs of `graftctl drain`.
@@ -140,14 +143,13 @@ type Options struct {
 	// Plan prints the drain's plan; Live is graft-descheduler's liveMigration.
 	Plan bool
 	Live drainplan.LiveFlag
-	// MigrationRate and MigrationBurst limit --migrate's bindings: a token
-	// bucket of MigrationRate per second (0: no limit) and MigrationBurst.
+	// MigrationRate, MigrationBurst and MaxInFlight override, for --migrate,
+	// graft-descheduler's evictionRate, evictionBurst and
+	// maxMigrationsInFlight where paceSet names their flags.
 	MigrationRate  float64
 	MigrationBurst int
-	// MaxInFlight limits --migrate's bindings to while fewer control-plane
-	// migrations are in flight in the garden (status.seedName differs from
-	// spec.seedName), whoever started them; 0: no limit.
-	MaxInFlight int
+	MaxInFlight    int
+	paceSet        map[string]bool
 
 	// Garden is the client of the API the cluster serves; where its moves
 	// are migrations (Gardener) the drain migrates through it.
@@ -173,8 +175,9 @@ func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Co
 		LeaseName:          "graft-descheduler",
 		LeaseNamespace:     corev1alpha1.GardenNamespace,
 		LeaseCheckInterval: 10 * time.Second,
-		MigrationRate:      1,
-		MigrationBurst:     1,
+		MigrationRate:      configv1alpha1.DefaultEvictionRate,
+		MigrationBurst:     configv1alpha1.DefaultEvictionBurst,
+		MaxInFlight:        configv1alpha1.DefaultMaxMigrationsInFlight,
 		Scheduling:         schedulingconfig.NewFlags(),
 		Clock:              clock.RealClock{},
 		IOStreams:          streams,
@@ -202,10 +205,10 @@ func NewCommand(f factory.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	flags.BoolVar(&o.InMaintenanceWindows, "in-maintenance-windows", false, "Move each shoot in its maintenance window instead of at once; graft-descheduler moves them, on either API. Needs --deadline.")
 	flags.DurationVar(&o.Deadline, "deadline", 0, "With --in-maintenance-windows, how long from now the drain waits for windows: the shoots no window reached move then.")
 	flags.BoolVar(&o.Plan, "plan", false, "Print, for each shoot on the seed, where it goes, when, how (eviction, classic or live migration) and why.")
-	flags.BoolVar(&o.Migrate, "migrate", false, "On a Gardener garden, migrate each shoot's control plane to the seed the scheduling algorithm chooses (through shoots/binding).")
-	flags.Float64Var(&o.MigrationRate, "migration-rate", o.MigrationRate, "With --migrate, shoots migrated per second at most; 0 means no limit.")
-	flags.IntVar(&o.MigrationBurst, "migration-burst", o.MigrationBurst, "With --migrate, shoots migrated at once before --migration-rate applies.")
-	flags.IntVar(&o.MaxInFlight, "max-in-flight", 0, "With --migrate, start a migration only while fewer control-plane migrations than this are in flight in the garden (status.seedName differs from spec.seedName), whoever started them; 0 means no limit.")
+	flags.BoolVar(&o.Migrate, "migrate", false, "On a Gardener garden, make the drain's control-plane migrations from here, with graft-descheduler's engine and the configuration its leader publishes (its budgets, pace and windows), instead of handing them to graft-descheduler.")
+	flags.Float64Var(&o.MigrationRate, "migration-rate", o.MigrationRate, "With --migrate, shoots migrated per second at most (0: no limit); graft-descheduler's evictionRate when not given.")
+	flags.IntVar(&o.MigrationBurst, "migration-burst", o.MigrationBurst, "With --migrate, shoots migrated at once before --migration-rate applies; graft-descheduler's evictionBurst when not given.")
+	flags.IntVar(&o.MaxInFlight, "max-in-flight", o.MaxInFlight, "With --migrate, start a migration only while fewer control-plane migrations than this are in flight in the garden, whoever started them (0: no limit); graft-descheduler's maxMigrationsInFlight when not given.")
 	o.Live.AddFlag(flags)
 	o.Scheduling.AddFlags(flags)
 	livelandscape.AddRegionConfigNamespaceFlag(flags, &o.RegionConfigNamespace)
@@ -223,6 +226,10 @@ func (o *Options) Complete(f factory.Factory, cmd *cobra.Command, args []string)
 		return fmt.Errorf("exactly one seed name must be specified, got %d", len(args))
 	}
 	o.SeedName = args[0]
+	o.paceSet = map[string]bool{}
+	for _, name := range []string{"migration-rate", "migration-burst", "max-in-flight"} {
+		o.paceSet[name] = cmd.Flags().Changed(name)
+	}
 	if o.Garden, err = f.Garden(); err != nil {
 		return err
 	}
@@ -230,10 +237,10 @@ func (o *Options) Complete(f factory.Factory, cmd *cobra.Command, args []string)
 	// are checked first all the same.
 	var kubeErr error
 	o.Kube, kubeErr = f.KubeClient()
-	if o.Garden.Mover().Migrates() && !o.InMaintenanceWindows {
+	if o.Garden.Mover().Migrates() && (o.Migrate || !o.InMaintenanceWindows) {
 		// Where graft-descheduler runs, it makes the drain's moves under its
-		// budgets; graftctl migrates them itself only when asked or when
-		// nothing else would.
+		// budgets; graftctl migrates them itself, with the same engine, only
+		// when asked or when nothing else would.
 		handOff := ""
 		if !o.Migrate && kubeErr == nil {
 			ctx := cmd.Context()
@@ -358,51 +365,9 @@ func (o *Options) Run(ctx context.Context) error {
 		}
 	}
 
-	// The deadline is written before the taint, so that graft-descheduler
-	// never sees a drain in windows as a plain one.
-	suffix := o.DryRun.Suffix()
-	var deadline *time.Time
-	if o.InMaintenanceWindows {
-		d := o.Clock.Now().Add(o.Deadline).UTC().Truncate(time.Second)
-		deadline = &d
-	}
-	deadlined, changedDeadline, err := SetDrainDeadline(ctx, o.Garden, o.SeedName, deadline, o.DryRun)
+	seed, err := o.markDrained(ctx)
 	if err != nil {
 		return err
-	}
-	switch {
-	case deadline != nil && changedDeadline:
-		o.printf("seed/%s drained in maintenance windows until %s%s\n", o.SeedName, deadline.Format(time.RFC3339), suffix)
-	case deadline != nil:
-		o.printf("seed/%s already drained in maintenance windows until %s%s\n", o.SeedName, deadline.Format(time.RFC3339), suffix)
-	case changedDeadline:
-		o.printf("seed/%s no longer drained in maintenance windows: its shoots move now%s\n", o.SeedName, suffix)
-	}
-	var hadCordon, hadDrain bool
-	edit := func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
-		hadCordon = seedcmd.HasTaint(seed.Spec.Taints, CordonTaint.Key, CordonTaint.Effect)
-		hadDrain = seedcmd.HasTaint(seed.Spec.Taints, DrainTaint.Key, DrainTaint.Effect)
-		return DrainedAt(seed.Spec.Taints, o.Clock.Now())
-	}
-	update, err := seedcmd.UpdateSeedTaints(ctx, o.Garden, o.SeedName, o.DryRun, edit, edit)
-	if err != nil {
-		return err
-	}
-	seed := update.Seed
-	if o.DryRun != seedcmd.DryRunNone && deadlined != nil {
-		// A dry run wrote no deadline: the plan reads it from the seed.
-		seed = seed.DeepCopy()
-		seed.Annotations = deadlined.Annotations
-	}
-	if hadCordon {
-		o.printf("seed/%s already cordoned%s\n", o.SeedName, suffix)
-	} else {
-		o.printf("seed/%s cordoned%s\n", o.SeedName, suffix)
-	}
-	if hadDrain {
-		o.printf("seed/%s already marked for eviction (%s)%s\n", o.SeedName, helper.FormatTaint(DrainTaint), suffix)
-	} else {
-		o.printf("seed/%s marked for eviction (%s)%s\n", o.SeedName, helper.FormatTaint(DrainTaint), suffix)
 	}
 	if o.DryRun != seedcmd.DryRunNone {
 		if o.Plan || o.InMaintenanceWindows {
@@ -421,14 +386,72 @@ func (o *Options) Run(ctx context.Context) error {
 	return o.wait(ctx, seed, before)
 }
 
+// markDrained writes the drain on the seed, as far as the dry run lets it:
+// the deadline of a drain in windows first, so that graft-descheduler never
+// sees a drain in windows as a plain one, then the cordon and the NoExecute
+// taint. It returns the seed as the drain leaves it (in a dry run, as it
+// would).
+func (o *Options) markDrained(ctx context.Context) (*corev1alpha1.Seed, error) {
+	suffix := o.DryRun.Suffix()
+	var deadline *time.Time
+	if o.InMaintenanceWindows {
+		d := o.Clock.Now().Add(o.Deadline).UTC().Truncate(time.Second)
+		deadline = &d
+	}
+	deadlined, changedDeadline, err := SetDrainDeadline(ctx, o.Garden, o.SeedName, deadline, o.DryRun)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case deadline != nil && changedDeadline:
+		o.printf("seed/%s drained in maintenance windows until %s%s\n", o.SeedName, deadline.Format(time.RFC3339), suffix)
+	case deadline != nil:
+		o.printf("seed/%s already drained in maintenance windows until %s%s\n", o.SeedName, deadline.Format(time.RFC3339), suffix)
+	case changedDeadline:
+		o.printf("seed/%s no longer drained in maintenance windows: its shoots move now%s\n", o.SeedName, suffix)
+	}
+	var hadCordon, hadDrain bool
+	edit := func(seed *corev1alpha1.Seed) ([]corev1alpha1.SeedTaint, bool, error) {
+		hadCordon = seedcmd.HasTaint(seed.Spec.Taints, CordonTaint.Key, CordonTaint.Effect)
+		hadDrain = seedcmd.HasTaint(seed.Spec.Taints, DrainTaint.Key, DrainTaint.Effect)
+		return DrainedAt(seed.Spec.Taints, o.Clock.Now())
+	}
+	update, err := seedcmd.UpdateSeedTaints(ctx, o.Garden, o.SeedName, o.DryRun, edit, edit)
+	if err != nil {
+		return nil, err
+	}
+	if c := update.Config; c != nil && c.HasSeedConfig {
+		word := map[bool]string{true: "drained", false: "already drained"}[update.ConfigChanged]
+		o.printf("%s %s%s\n", c, word, suffix)
+	}
+	if update.Changed && !update.Lasting(o.Garden.API()) {
+		seedcmd.WarnPassing(o.ErrOut, []string{o.SeedName})
+	}
+	seed := update.Seed
+	if o.DryRun != seedcmd.DryRunNone && deadlined != nil {
+		// A dry run wrote no deadline: the plan reads it from the seed.
+		seed = seed.DeepCopy()
+		seed.Annotations = deadlined.Annotations
+	}
+	if hadCordon {
+		o.printf("seed/%s already cordoned%s\n", o.SeedName, suffix)
+	} else {
+		o.printf("seed/%s cordoned%s\n", o.SeedName, suffix)
+	}
+	if hadDrain {
+		o.printf("seed/%s already marked for eviction (%s)%s\n", o.SeedName, helper.FormatTaint(DrainTaint), suffix)
+	} else {
+		o.printf("seed/%s marked for eviction (%s)%s\n", o.SeedName, helper.FormatTaint(DrainTaint), suffix)
+	}
+	return seed, nil
+}
+
 // checkAPI refuses the combinations of API and flags that cannot drain:
 // --migrate on graft's API, where graft-descheduler evicts and graft-scheduler
 // places; on Gardener a drain without --migrate (other than a dry run), since
 // its taints evict nothing.
 func (o *Options) checkAPI() error {
 	switch {
-	case o.InMaintenanceWindows && o.Migrate:
-		return fmt.Errorf("--in-maintenance-windows and --migrate cannot be combined: a drain in windows lasts days, and graft-descheduler makes its moves; drop --migrate")
 	case !o.migrates && o.Migrate:
 		return fmt.Errorf("--migrate works on a Gardener garden (%s) only: on graft's API (%s) drain marks the seed for eviction and graft-descheduler evicts its shoots, which graft-scheduler places elsewhere; run 'graftctl drain %s' without --migrate",
 			garden.Gardener, o.Garden.API(), o.SeedName)

@@ -218,7 +218,7 @@ func TestInterruptedWaitListsShootsLeftWithReasons(t *testing.T) {
 	// Each is said as the drain plan says it: b has room for one.
 	cmdtest.Contains(t, out,
 		"shoot/ns/s1 left: graft-descheduler moves it now, to seed/b: urgent: seed a has NoExecute taint seed.gardener.cloud/unschedulable:NoExecute that the shoot does not tolerate\n",
-		"shoot/ns/s2 left: cannot move: no other seed fits\n",
+		"shoot/ns/s2 left: cannot move: no other seed fits: 0/3 seeds fit: current seed (1), no capacity (1), strategy (1)\n",
 	)
 }
 

@@ -5,157 +5,170 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
-	"golang.org/x/time/rate"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/ptr"
 
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
-	"github.com/graft-dev/graft/pkg/graftctl/livelandscape"
+	"github.com/graft-dev/graft/pkg/descheduler"
+	"github.com/graft-dev/graft/pkg/graftctl/drainplan"
 	"github.com/graft-dev/graft/pkg/graftctl/seedcmd"
 )
 
 // migration counts what a drain by migration did with the seed's shoots.
 type migration struct {
-	total, moved, cannotMove, refused, failed, deleting int
+	total, moved, cannotMove, refused, deleting int
 }
 
 // left is the number of shoots that should have left the seed and did not.
-func (m migration) left() int { return m.cannotMove + m.refused + m.failed }
+func (m migration) left() int { return m.cannotMove + m.refused }
 
-// migrate drains a seed of a Gardener garden: it cordons the seed, then moves
-// each shoot's control plane, in name order, to the seed the algorithm
-// chooses for it, each move counting on its new seed for the next decisions.
-// A shoot that fits nowhere else stays (requireFit, as graft-descheduler
-// requires it); Gardener's refusals are explained per shoot. With --dry-run
-// nothing is written: the client strategy predicts Gardener's answer, the
-// server strategy sends each binding with dryRun=All so that Gardener's
-// admission gives it, and both print the same lines for the same answer.
+// migrate drains a seed of a Gardener garden from here: it marks the seed
+// drained as a plain drain does, then runs graft-descheduler's own engine
+// over the seed (descheduler.Drain) with the configuration its leader
+// publishes on its Lease (or its defaults), so that the moves keep the
+// daemon's budgets, pace, slots and windows. A shoot that fits nowhere else
+// stays and is reported, as one Gardener refuses. With --dry-run nothing is
+// written: it prints the drain's plan, computed by the same engine over a
+// copy; --dry-run=server also sends each planned binding with dryRun=All,
+// so that Gardener's admission answers it.
 func (o *Options) migrate(ctx context.Context) error {
-	mover := o.Garden.Mover()
-	cordon, err := Set(ctx, o.Garden, o.SeedName, true, o.DryRun)
+	seed, err := o.markDrained(ctx)
 	if err != nil {
 		return err
 	}
-	seed, suffix := cordon.Seed, o.DryRun.Suffix()
-	if c := cordon.Config; c != nil && c.HasSeedConfig {
-		o.printf("%s %s%s\n", c, cordon.Operation, suffix)
+	if o.DryRun != seedcmd.DryRunNone {
+		return o.planMigration(ctx, seed)
 	}
-	o.printf("seed/%s %s%s\n", o.SeedName, cordon.Operation, suffix)
-	if cordon.Changed && !cordon.Lasting(o.Garden.API()) {
-		seedcmd.WarnPassing(o.ErrOut, []string{o.SeedName})
-	}
-
-	l, shoots, err := o.afterCordon(ctx, o.Garden, seed)
+	cfg, live, err := o.deschedulerConfig(ctx)
 	if err != nil {
 		return err
 	}
-	if o.DryRun == seedcmd.DryRunNone {
-		o.printf("%d shoot(s) to migrate off seed/%s\n", len(shoots), o.SeedName)
+	shoots, err := o.shootsOnSeed(ctx)
+	if err != nil {
+		return err
 	}
-
-	limit := rate.Inf
-	if o.MigrationRate > 0 {
-		limit = rate.Limit(o.MigrationRate)
-	}
-	limiter := rate.NewLimiter(limit, max(o.MigrationBurst, 1))
 	m := migration{total: len(shoots)}
+	for _, s := range shoots {
+		if s.DeletionTimestamp != nil {
+			m.deleting++
+		}
+	}
+	o.printf("%d shoot(s) to migrate off seed/%s\n", len(shoots), o.SeedName)
+
 	var f *flights
-	if o.DryRun == seedcmd.DryRunNone && (o.Wait || o.MaxInFlight > 0) {
+	if o.Wait {
 		var stop func()
 		if f, stop, err = o.watchFlights(ctx); err != nil {
 			return err
 		}
 		defer stop()
 	}
-	for i, shoot := range shoots {
-		key := algorithm.ShootKey(shoot)
-		if shoot.DeletionTimestamp != nil {
-			m.deleting++
-			o.printf("shoot/%s is being deleted and leaves the seed with its deletion\n", key)
-			continue
-		}
-		target, err := placeElsewhere(l, shoot, o.SeedName)
-		if err != nil {
-			m.cannotMove++
-			o.printf("shoot/%s cannot move: %s%s\n", key, algorithm.ShortReason(err), migrationRefusals(err))
-			continue
-		}
-		if o.DryRun == seedcmd.DryRunClient {
-			// The algorithm chose a seed Gardener's migration rules accept.
-			m.moved++
-			o.printf("shoot/%s would move to seed/%s\n", key, target)
-			countOn(l, shoot, target)
-			continue
-		}
-		if f != nil {
-			if err := o.waitForSlot(ctx, f); err != nil {
-				return o.interrupted(ctx, f, m, len(shoots)-i)
-			}
-		}
-		if err := limiter.Wait(ctx); err != nil {
-			return o.interrupted(ctx, f, m, len(shoots)-i)
-		}
-		if _, err := mover.Move(ctx, shoot, o.SeedName, target, nil, seedcmd.FieldManager, o.DryRun == seedcmd.DryRunServer); err != nil {
-			if ctx.Err() != nil {
-				return o.interrupted(ctx, f, m, len(shoots)-i)
-			}
-			if r := mover.Refusal(err, o.SeedName, target); r != nil {
+	events := record.NewBroadcaster()
+	events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: o.Kube.CoreV1().Events("")})
+	defer events.Shutdown()
+	out := &drainOutput{o: o, f: f, of: m.total - m.deleting}
+	res, err := descheduler.Drain(ctx, cfg, o.Garden, o.Kube, descheduler.DrainOptions{
+		Options:  descheduler.Options{Clock: o.Clock},
+		Seed:     o.SeedName,
+		Recorder: events.NewRecorder(scheme.Scheme, corev1.EventSource{Component: seedcmd.FieldManager}),
+		Live:     live, Observer: out, Scheduling: ptr.To(o.schedulingConfig(ctx)), FieldManager: seedcmd.FieldManager,
+	})
+	if res != nil {
+		m.moved = len(res.Moved)
+		for _, why := range res.Left {
+			if why[0] == descheduler.ResultRefused {
 				m.refused++
-				if o.DryRun == seedcmd.DryRunServer {
-					o.printf("shoot/%s would move to seed/%s, but Gardener would refuse: %s\n", key, target, r)
-				} else {
-					o.printf("shoot/%s not moved to seed/%s: %s\n", key, target, r)
-				}
 			} else {
-				m.failed++
-				o.printf("shoot/%s not moved to seed/%s: %s\n", key, target, migrationError(err))
+				m.cannotMove++
 			}
-			continue
-		}
-		m.moved++
-		countOn(l, shoot, target)
-		if o.DryRun == seedcmd.DryRunServer {
-			o.printf("shoot/%s would move to seed/%s\n", key, target)
-			continue
-		}
-		o.printf("shoot/%s moved to seed/%s\n", key, target)
-		o.printf("%d/%d shoots moved\n", m.moved, m.total-m.deleting)
-		if f != nil {
-			f.moving[key] = target
 		}
 	}
-	if f != nil && o.Wait {
+	if err != nil {
+		if ctx.Err() != nil {
+			return o.interrupted(ctx, f, m)
+		}
+		return err
+	}
+	if f != nil {
 		if err := o.waitMigrated(ctx, f, &m); err != nil {
-			return o.interrupted(ctx, f, m, 0)
+			return o.interrupted(ctx, f, m)
 		}
 	}
 	return o.migrationResult(m, f)
 }
 
-// migrationRefusals words the seeds a decision left out because Gardener
-// would refuse the migration, which an operator can fix on those seeds.
-func migrationRefusals(err error) string {
-	var se *algorithm.ScheduleError
-	if !errors.As(err, &se) {
-		return ""
+// deschedulerConfig is the configuration the drain runs graft-descheduler's
+// engine with: the one its leader publishes (drainplan.LiveFlag.Descheduler,
+// which warns when it uses the defaults), the region ConfigMaps of
+// --region-config-namespace, and the pace flags where given.
+func (o *Options) deschedulerConfig(ctx context.Context) (*configv1alpha1.DeschedulerConfiguration, *algorithm.LiveFlow, error) {
+	d, err := o.Live.Descheduler(ctx, o.Kube.CoordinationV1(), o.LeaseNamespace, o.LeaseName, o.Garden.API())
+	if err != nil {
+		return nil, nil, err
 	}
-	var b strings.Builder
-	for _, r := range se.Rejections {
-		if r.Filter == algorithm.FilterMigration {
-			b.WriteString("; " + r.Message)
-		}
+	for _, note := range d.Notes {
+		fmt.Fprintf(o.ErrOut, "Warning: %s\n", note)
 	}
-	return b.String()
+	cfg := d.Config
+	cfg.RegionConfigNamespace = o.regionConfigNamespace()
+	if o.paceSet["migration-rate"] {
+		cfg.EvictionRate = ptr.To(o.MigrationRate)
+	}
+	if o.paceSet["migration-burst"] {
+		cfg.EvictionBurst = ptr.To(int32(o.MigrationBurst))
+	}
+	if o.paceSet["max-in-flight"] {
+		cfg.MaxMigrationsInFlight = ptr.To(int32(o.MaxInFlight))
+	}
+	if errs := cfg.Validate(); len(errs) > 0 {
+		return nil, nil, fmt.Errorf("graft-descheduler's configuration with the drain's flags: %w", errs.ToAggregate())
+	}
+	return cfg, d.Live, nil
 }
 
-// countOn makes a shoot count on its new seed for the next decisions.
-func countOn(l *livelandscape.Landscape, shoot *corev1alpha1.Shoot, seed string) {
-	moved := shoot.DeepCopy()
-	moved.Spec.SeedName = &seed
-	moved.Status.SeedName = &seed
-	l.Snapshot.UpdateShoot(shoot, moved)
+// planMigration is the dry run of a drain by migration: the plan, and with
+// --dry-run=server Gardener's answer to each planned binding.
+func (o *Options) planMigration(ctx context.Context, drained *corev1alpha1.Seed) error {
+	entries, err := o.plan(ctx, drained)
+	if err != nil {
+		return err
+	}
+	if err := drainplan.Print(o.Out, entries); err != nil {
+		return err
+	}
+	o.printf("%s on seed/%s%s\n", drainplan.Summary(entries), o.SeedName, o.DryRun.Suffix())
+	if o.DryRun != seedcmd.DryRunServer {
+		return nil
+	}
+	mover := o.Garden.Mover()
+	refused := 0
+	for _, e := range entries {
+		if e.How == drainplan.Stay || e.Held || e.Destination == "" {
+			continue
+		}
+		key := algorithm.ShootKey(e.Shoot)
+		if _, err := mover.Move(ctx, e.Shoot, o.SeedName, e.Destination, nil, seedcmd.FieldManager, true); err != nil {
+			refused++
+			why := migrationError(err)
+			if r := mover.Refusal(err, o.SeedName, e.Destination); r != nil {
+				why = r.String()
+			}
+			o.printf("shoot/%s would move to seed/%s, but Gardener would refuse: %s\n", key, e.Destination, why)
+			continue
+		}
+		o.printf("shoot/%s would move to seed/%s: Gardener accepts the binding\n", key, e.Destination)
+	}
+	o.printf("%d planned binding(s) Gardener would refuse%s\n", refused, o.DryRun.Suffix())
+	return nil
 }
 
 // migrationError words a failed binding that is no refusal.
@@ -166,20 +179,40 @@ func migrationError(err error) string {
 	return err.Error()
 }
 
+// drainOutput prints a drain's moves and holds as they happen, and hands
+// the moves to the flights followed until they land.
+type drainOutput struct {
+	o  *Options
+	f  *flights
+	of int
+
+	mu    sync.Mutex
+	moved int
+}
+
+func (d *drainOutput) Moved(shoot *corev1alpha1.Shoot, target string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.moved++
+	key := algorithm.ShootKey(shoot)
+	d.o.printf("shoot/%s moved to seed/%s\n", key, target)
+	d.o.printf("%d/%d shoots moved\n", d.moved, d.of)
+	if d.f != nil {
+		d.f.add(key, target)
+	}
+}
+
+func (d *drainOutput) Held(shoot *corev1alpha1.Shoot, result, why string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.o.printf("shoot/%s held (%s): %s\n", algorithm.ShootKey(shoot), result, why)
+}
+
 // migrationResult prints the summary and returns the error that makes
 // graftctl exit non-zero when a shoot that should have left did not.
 func (o *Options) migrationResult(m migration, f *flights) error {
-	if o.DryRun != seedcmd.DryRunNone {
-		failed := ""
-		if m.failed > 0 {
-			failed = fmt.Sprintf(", %d failed", m.failed)
-		}
-		o.printf("%d shoot(s) on seed/%s: %d would move, %d cannot move, %d would be refused by Gardener%s%s\n",
-			m.total, o.SeedName, m.moved, m.cannotMove, m.refused, failed, o.DryRun.Suffix())
-		return nil
-	}
 	switch {
-	case m.left() == 0 && f != nil && o.Wait:
+	case m.left() == 0 && f != nil:
 		o.printf("seed/%s drained: %d control plane(s) migrated\n", o.SeedName, f.migrated)
 		return nil
 	case m.left() == 0:
@@ -193,19 +226,17 @@ func (o *Options) migrationResult(m migration, f *flights) error {
 	if m.refused > 0 {
 		why = append(why, fmt.Sprintf("%d refused by Gardener", m.refused))
 	}
-	if m.failed > 0 {
-		why = append(why, fmt.Sprintf("%d failed", m.failed))
-	}
-	return fmt.Errorf("seed %s not drained: %d/%d shoots moved, %d left (%s; see the lines above for each shoot); the seed stays cordoned, run 'graftctl drain %s --migrate' again once the causes are fixed",
+	return fmt.Errorf("seed %s not drained: %d/%d shoots moved, %d left (%s; see the lines above for each shoot); the seed stays drained, run 'graftctl drain %s --migrate' again once the causes are fixed",
 		o.SeedName, m.moved, m.total-m.deleting, m.left(), strings.Join(why, ", "), o.SeedName)
 }
 
 // interrupted reports a drain stopped by --timeout (ExitTimedOut) or a
-// signal, while binding or while waiting for gardenlet.
-func (o *Options) interrupted(ctx context.Context, f *flights, m migration, notTried int) error {
+// signal, while moving or while waiting for gardenlet.
+func (o *Options) interrupted(ctx context.Context, f *flights, m migration) error {
+	notMoved := max(m.total-m.deleting-m.moved-m.left(), 0)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return o.timedOut(f, m, notTried)
+		return o.timedOut(f, m, notMoved)
 	}
-	return fmt.Errorf("interrupted migrating shoots off seed %s: %d/%d shoots moved, %d not tried yet; the seed stays cordoned, run 'graftctl drain %s --migrate' again to go on",
-		o.SeedName, m.moved, m.total-m.deleting, notTried, o.SeedName)
+	return fmt.Errorf("interrupted migrating shoots off seed %s: %d/%d shoots moved, %d not moved yet; the seed stays drained, run 'graftctl drain %s --migrate' again to go on",
+		o.SeedName, m.moved, m.total-m.deleting, notMoved, o.SeedName)
 }

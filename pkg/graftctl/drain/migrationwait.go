@@ -12,7 +12,6 @@ import (
 
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
-	"github.com/graft-dev/graft/pkg/algorithm"
 	"github.com/graft-dev/graft/pkg/component/cachetrim"
 	"github.com/graft-dev/graft/pkg/graftctl/factory"
 )
@@ -52,14 +51,6 @@ func (o *Options) watchFlights(ctx context.Context) (_ *flights, stop func(), _ 
 		return nil, nil, err
 	}
 	f := &flights{from: o.SeedName, informer: informers.Shoots().Informer, dirty: make(chan struct{}, 1), moving: map[string]string{}}
-	if err := f.informer.AddIndexers(cache.Indexers{inFlightIndex: func(obj any) ([]string, error) {
-		if s, ok := obj.(*corev1alpha1.Shoot); ok && algorithm.Migrating(s) {
-			return []string{inFlightValue}, nil
-		}
-		return nil, nil
-	}}); err != nil {
-		return nil, nil, err
-	}
 	notify := func(any) {
 		select {
 		case f.dirty <- struct{}{}:
@@ -84,27 +75,8 @@ func (o *Options) watchFlights(ctx context.Context) (_ *flights, stop func(), _ 
 	return f, stop, nil
 }
 
-// count is the number of migrations in flight in the whole garden, whoever
-// started them; a binding of this drain the informer does not show yet
-// counts too.
-func (f *flights) count() int {
-	keys := map[string]bool{}
-	objs, _ := f.informer.GetIndexer().ByIndex(inFlightIndex, inFlightValue)
-	for _, obj := range objs {
-		keys[algorithm.ShootKey(obj.(*corev1alpha1.Shoot))] = true
-	}
-	for key := range f.moving {
-		keys[key] = true
-	}
-	return len(keys)
-}
-
-// inFlightIndex indexes the shoots in flight, so that counting them costs
-// what is in flight, not the garden's size.
-const (
-	inFlightIndex = "migration"
-	inFlightValue = "in-flight"
-)
+// add follows a move this drain wrote until it lands.
+func (f *flights) add(key, target string) { f.moving[key] = target }
 
 // settle drops the shoots of this drain whose migration ended and returns a
 // line for each: migrated, deleted, or bound elsewhere by someone else.
@@ -151,26 +123,6 @@ func (o *Options) next(ctx context.Context, f *flights) error {
 	return nil
 }
 
-// waitForSlot returns once fewer than --max-in-flight migrations are in
-// flight in the garden.
-func (o *Options) waitForSlot(ctx context.Context, f *flights) error {
-	if o.MaxInFlight <= 0 {
-		return nil
-	}
-	for _, line := range f.settle() {
-		o.printf("%s", line)
-	}
-	for said := false; f.count() >= o.MaxInFlight; said = true {
-		if !said {
-			o.printf("%d migration(s) in flight (--max-in-flight=%d): waiting for one to finish\n", f.count(), o.MaxInFlight)
-		}
-		if err := o.next(ctx, f); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // waitMigrated follows this drain's migrations until gardenlet has finished
 // each of them.
 func (o *Options) waitMigrated(ctx context.Context, f *flights, m *migration) error {
@@ -208,7 +160,7 @@ func (o *Options) timedOut(f *flights, m migration, notTried int) error {
 		migrated = f.migrated
 	}
 	return &factory.ExitError{Code: ExitTimedOut, Err: fmt.Errorf(
-		"timed out after %s draining seed %s: %d control plane(s) migrated, %d still moving (%s), %d not bound yet, %d left behind (they fit no other seed or Gardener refused them); the seed stays cordoned, run 'graftctl drain %s --migrate' again to go on",
+		"timed out after %s draining seed %s: %d control plane(s) migrated, %d still moving (%s), %d not bound yet, %d left behind (they fit no other seed or Gardener refused them); the seed stays drained, run 'graftctl drain %s --migrate' again to go on",
 		o.Timeout, o.SeedName, migrated, len(moving), orNone(strings.Join(moving, ", ")), notTried, m.left(), o.SeedName)}
 }
 

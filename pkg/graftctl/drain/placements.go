@@ -127,18 +127,7 @@ func drainTaintOf(seed *corev1alpha1.Seed) corev1alpha1.SeedTaint {
 // printPlan prints the drain's plan (drainplan): for each shoot on the
 // seed, where it goes, when, how and why.
 func (o *Options) printPlan(ctx context.Context, drained *corev1alpha1.Seed) error {
-	l, _, err := o.afterCordon(ctx, o.Garden, drained)
-	if err != nil {
-		return err
-	}
-	d, err := o.Live.Descheduler(ctx, o.Kube.CoordinationV1(), o.LeaseNamespace, o.LeaseName, garden.APIOf(l))
-	if err != nil {
-		return err
-	}
-	for _, note := range d.Notes {
-		fmt.Fprintf(o.ErrOut, "Warning: %s\n", note)
-	}
-	entries, err := drainplan.Plan(l, drained, d, o.Clock.Now())
+	entries, err := o.plan(ctx, drained)
 	if err != nil {
 		return err
 	}
@@ -150,4 +139,21 @@ func (o *Options) printPlan(ctx context.Context, drained *corev1alpha1.Seed) err
 		o.printf("%s\n", s)
 	}
 	return nil
+}
+
+// plan computes the drain's plan with graft-descheduler's published
+// configuration, warning of what it assumes for want of it.
+func (o *Options) plan(ctx context.Context, drained *corev1alpha1.Seed) ([]drainplan.Entry, error) {
+	l, _, err := o.afterCordon(ctx, o.Garden, drained)
+	if err != nil {
+		return nil, err
+	}
+	d, err := o.Live.Descheduler(ctx, o.Kube.CoordinationV1(), o.LeaseNamespace, o.LeaseName, garden.APIOf(l))
+	if err != nil {
+		return nil, err
+	}
+	for _, note := range d.Notes {
+		fmt.Fprintf(o.ErrOut, "Warning: %s\n", note)
+	}
+	return drainplan.Plan(l, drained, d, o.Clock.Now())
 }

@@ -7,17 +7,21 @@ import (
 	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/utils/ptr"
 
+	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	corev1alpha1 "github.com/graft-dev/graft/apis/core/v1alpha1"
 
 	"github.com/graft-dev/graft/pkg/algorithm"
@@ -150,16 +154,18 @@ func TestDrainMigratesOnGardener(t *testing.T) {
 	before := l.shootVersions(t)
 	taints, seedVersion := seedTaints(t, src)
 	key := func(name string) string { return "shoot/" + l.namespace + "/" + name }
-	args := []string{"drain", src, "--strategy=SameRegion"}
+	// The shoots share a project: the published budget lets them all move.
+	lease := publishDeschedulerConfig(t, "graft-descheduler-migrate", func(c *configv1alpha1.DeschedulerConfiguration) {
+		c.MaxMovesInFlightPerProject = ptr.To[int32](10)
+	})
+	args := []string{"drain", src, "--strategy=SameRegion", "--descheduler-lease-name=" + lease}
 	predicted := onGardener(t, append(args, "--dry-run")...)
-	for _, want := range []string{
-		"seed/" + src + " cordoned (dry run)\n",
-		key("moves") + " would move to seed/" + dst + "\n",
-		"4 shoot(s) on seed/" + src + ": 1 would move, 3 cannot move, 0 would be refused by Gardener (dry run)\n",
-	} {
-		if !strings.Contains(predicted, want) {
-			t.Errorf("drain --dry-run printed\n%s\nwant it to contain %q", predicted, want)
-		}
+	row := func(name, rest string) *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(l.namespace+"/"+name) + `\s+` + rest)
+	}
+	if !strings.Contains(predicted, "seed/"+src+" cordoned (dry run)\n") || !row("moves", regexp.QuoteMeta(dst)+`\s+now\s+classic\s`).MatchString(predicted) ||
+		!strings.Contains(predicted, "4 shoot(s): 1 move now, 0 later, 3 cannot move, 0 stay on seed/"+src+" (dry run)\n") {
+		t.Errorf("drain --dry-run printed\n%s\nwant the plan: moves to %s now, the others held", predicted, dst)
 	}
 	// The garden holds other tests' seeds too: the counts before the reason
 	// vary, the reason does not.
@@ -168,14 +174,15 @@ func TestDrainMigratesOnGardener(t *testing.T) {
 		"domain":   "seeds " + src + " and " + dom + ` have different internal DNS domains ("` + migrationInternalDomain + `" and "other-internal.migration.graft.example")`,
 		"default":  "the shoot's domain lies under \"" + migrationDefaultDomain + "\", a default domain of seed " + src + " that seed " + def + " does not offer",
 	} {
-		line := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(key(name)+" cannot move: ") + `.*$`).FindString(predicted)
-		if !strings.Contains(line, "migration refused by Gardener (1); "+why) {
+		line := row(name, `<none>.*$`).FindString(predicted)
+		if !strings.Contains(line, "no other seed fits: ") || !strings.Contains(line, "migration refused by Gardener (1); "+why) {
 			t.Errorf("drain --dry-run said of shoot %s %q, want the seed Gardener refuses and why: %q", name, line, why)
 		}
 	}
 	answered := onGardener(t, append(args, "--dry-run=server")...)
-	if got, want := shootLines(answered), shootLines(predicted); got != want {
-		t.Errorf("Gardener's admission (--dry-run=server) answered\n%s\nbut --dry-run predicted\n%s", got, want)
+	if !strings.Contains(answered, key("moves")+" would move to seed/"+dst+": Gardener accepts the binding\n") ||
+		!strings.Contains(answered, "0 planned binding(s) Gardener would refuse (server dry run)\n") {
+		t.Errorf("Gardener's admission (--dry-run=server) answered\n%s\nwant it to accept the planned binding of moves to %s", answered, dst)
 	}
 	if !strings.Contains(answered, "seed/"+src+" cordoned (server dry run)\n") {
 		t.Errorf("drain --dry-run=server printed\n%s", answered)
@@ -196,13 +203,13 @@ func TestDrainMigratesOnGardener(t *testing.T) {
 		"seed/" + src + " cordoned\n",
 		"4 shoot(s) to migrate off seed/" + src + "\n",
 		key("moves") + " moved to seed/" + dst + "\n1/4 shoots moved\n",
-		key("nobackup") + " cannot move: ",
+		key("nobackup") + " held (skipped_no_fit): ",
 	} {
 		if !strings.Contains(r.out, want) {
 			t.Errorf("drain --migrate printed\n%s\nwant it to contain %q", r.out, want)
 		}
 	}
-	if strings.Contains(r.out, "not moved") {
+	if strings.Contains(r.out, "held (refused)") {
 		t.Errorf("drain --migrate sent a binding Gardener refused:\n%s", r.out)
 	}
 	if got, _ := seedTaints(t, src); got != `[{"key":"seed.gardener.cloud/unschedulable"}]` {
@@ -265,12 +272,6 @@ func (l *landscape) shootVersions(t *testing.T) map[string]string {
 	return out
 }
 
-var shootLine = regexp.MustCompile(`(?m)^shoot/.*$`)
-
-// shootLines are the lines a drain printed about single shoots.
-func shootLines(out string) string {
-	return strings.Join(shootLine.FindAllString(out, -1), "\n")
-}
 
 // boundBy reports whether manager wrote the shoot's spec.seedName through
 // shoots/binding, as the API server records it in managedFields.
@@ -374,6 +375,27 @@ func (g *gardenletStandIn) movesOf(key string) int {
 	return g.moves[key]
 }
 
+// publishDeschedulerConfig creates a Lease (name, in the garden namespace)
+// publishing graft-descheduler's configuration for Gardener, its defaults
+// edited by edit, as a leader that ran there left it; it returns the name.
+func publishDeschedulerConfig(t *testing.T, name string, edit func(*configv1alpha1.DeschedulerConfiguration)) string {
+	t.Helper()
+	cfg := &configv1alpha1.DeschedulerConfiguration{API: configv1alpha1.APIGardener}
+	edit(cfg)
+	cfg.Default()
+	value, err := descheduler.EncodeConfiguration(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leases := framework.Shared(t).KubeClient().CoordinationV1().Leases(corev1alpha1.GardenNamespace)
+	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{descheduler.ConfigurationAnnotation: value}}}
+	if _, err := leases.Create(t.Context(), lease, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("publishing a descheduler configuration on Lease %s: %v", name, err)
+	}
+	t.Cleanup(func() { _ = leases.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	return name
+}
+
 // TestDrainWaitsForMigrationsOnGardener: drain --migrate follows each
 // migration until gardenlet (a stand-in here) reports the control plane on
 // its new seed, never lets more than --max-in-flight migrations be in flight
@@ -413,14 +435,18 @@ func TestDrainWaitsForMigrationsOnGardener(t *testing.T) {
 	defer cancel()
 	g := newGardenletStandIn(2 * time.Second)
 	g.start(t, ctx)
+	// The shoots share a project: the published budget lets them all move.
+	lease := publishDeschedulerConfig(t, "graft-descheduler-waits", func(c *configv1alpha1.DeschedulerConfiguration) {
+		c.MaxMovesInFlightPerProject = ptr.To[int32](10)
+	})
 
-	r := runGraftctl(t.Context(), t, "--api=core.gardener.cloud", "drain", src, "--migrate", "--strategy=SameRegion",
+	r := runGraftctl(t.Context(), t, "--api=core.gardener.cloud", "drain", src, "--migrate", "--strategy=SameRegion", "--descheduler-lease-name="+lease,
 		"--migration-rate=0", "--max-in-flight=2", "--timeout=3m")
 	t.Logf("drain --migrate printed:\n%s%s", r.out, r.errOut)
 	if r.err != nil {
 		t.Fatalf("drain --migrate: %v (exit code %d)", r.err, factory.ExitCode(r.err))
 	}
-	for _, want := range []string{"waiting for one to finish\n", "seed/" + src + " drained: 4 control plane(s) migrated\n"} {
+	for _, want := range []string{"held (waiting_for_migrations): ", "seed/" + src + " drained: 4 control plane(s) migrated\n"} {
 		if !strings.Contains(r.out, want) {
 			t.Errorf("drain --migrate printed\n%s\nwant it to contain %q", r.out, want)
 		}
@@ -442,7 +468,8 @@ func TestDrainWaitsForMigrationsOnGardener(t *testing.T) {
 		t.Fatal(err)
 	}
 	onSeed("stuck", src)
-	r = runGraftctl(t.Context(), t, "--api=core.gardener.cloud", "drain", src, "--migrate", "--strategy=SameRegion", "--migration-rate=0", "--timeout=10s")
+	r = runGraftctl(t.Context(), t, "--api=core.gardener.cloud", "drain", src, "--migrate", "--strategy=SameRegion", "--descheduler-lease-name="+lease,
+		"--migration-rate=0", "--timeout=10s")
 	if code := factory.ExitCode(r.err); code != drain.ExitTimedOut {
 		t.Fatalf("drain --migrate with a migration that does not finish: %v, exit code %d, want %d\n%s%s", r.err, code, drain.ExitTimedOut, r.out, r.errOut)
 	}
@@ -506,5 +533,91 @@ func TestDrainHandsOffToTheDeschedulerOnGardener(t *testing.T) {
 	}
 	if most := g.mostInFlightTo(); most > 1 {
 		t.Errorf("%d migrations were in flight to one seed at once, more than the descheduler's maxMigrationsInFlightPerSeed 1", most)
+	}
+}
+
+// TestDrainMigrateMakesTheDeschedulersMoves: on two landscapes of the same
+// shape (a seed of four shoots of one project, two destinations) and under
+// the same published budgets (one migration in flight per destination, no
+// token bucket), `graftctl drain --migrate`, which runs graft-descheduler's
+// engine from the terminal, and graft-descheduler itself, to which a plain
+// drain hands the seed, make the same moves: each shoot once, to the same
+// destination, one migration in flight per destination at most, each move
+// recorded as coming off the drained seed.
+func TestDrainMigrateMakesTheDeschedulersMoves(t *testing.T) {
+	names := []string{"m1", "m2", "m3", "m4"}
+	shape := func(prefix string) *landscape {
+		l := migrationLandscape(t, prefix, 20, prefix+"src", prefix+"d1", prefix+"d2")
+		for _, name := range names {
+			l.createOn(t, name, l.seeds[0])
+		}
+		return l
+	}
+	g := runGardenletStandIn(t, time.Second)
+	budgets := func(c *configv1alpha1.DeschedulerConfiguration) {
+		c.Interval = &metav1.Duration{Duration: 2 * time.Second}
+		c.EvictionRate = ptr.To(0.0)
+		c.MaxMigrationsInFlightPerSeed = ptr.To[int32](1)
+		c.MaxMovesInFlightPerProject = ptr.To[int32](10)
+		c.Strategy = configv1alpha1.StrategySameRegion
+	}
+	// moves maps each shoot to its destination's place in the landscape
+	// (1 or 2), once it runs there, and checks its one move and record.
+	moves := func(l *landscape) map[string]int {
+		out := map[string]int{}
+		for _, name := range names {
+			s := l.migratedOff(t, name, l.seeds[0])
+			dest, _, _ := unstructured.NestedString(s.Object, "spec", "seedName")
+			out[name] = slices.Index(l.seeds, dest)
+			if n := g.movesOf(l.namespace + "/" + name); n != 1 {
+				t.Errorf("shoot %s/%s was moved %d times, want once", l.namespace, name, n)
+			}
+			if records := evictionsOf(t, s); len(records) != 1 || records[0].Seed != l.seeds[0] {
+				t.Errorf("shoot %s/%s records the moves %v, want one off %s", l.namespace, name, records, l.seeds[0])
+			}
+		}
+		return out
+	}
+
+	client := shape("cmc")
+	lease := publishDeschedulerConfig(t, "graft-descheduler-compare", budgets)
+	r := runGraftctl(t.Context(), t, "--api=core.gardener.cloud", "drain", client.seeds[0], "--migrate", "--strategy=SameRegion", "--descheduler-lease-name="+lease, "--timeout=3m")
+	t.Logf("drain --migrate printed:\n%s%s", r.out, r.errOut)
+	if r.err != nil {
+		t.Fatalf("drain --migrate: %v (exit code %d)", r.err, factory.ExitCode(r.err))
+	}
+	fromTerminal := moves(client)
+	if most := g.mostInFlightTo(); most > 1 {
+		t.Errorf("drain --migrate had %d migrations in flight to one seed at once, more than maxMigrationsInFlightPerSeed 1", most)
+	}
+
+	daemon := shape("cmd")
+	const identity = "graft-descheduler-compare"
+	startGraftDescheduler(t, identity, "config.interval=2s", "config.evictionRate=0", "config.maxMigrationsInFlightPerSeed=1", "config.maxMovesInFlightPerProject=10")
+	leases := framework.Shared(t).KubeClient().CoordinationV1().Leases(corev1alpha1.GardenNamespace)
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		l, err := leases.Get(ctx, "graft-descheduler", metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		_, published := l.Annotations[descheduler.ConfigurationAnnotation]
+		return published && l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity == identity, nil
+	})
+	if err != nil {
+		t.Fatalf("graft-descheduler did not publish its configuration on its Lease: %v", err)
+	}
+	r = runGraftctl(t.Context(), t, "--api=core.gardener.cloud", "drain", daemon.seeds[0], "--timeout=3m")
+	if r.err != nil || !strings.Contains(r.errOut, "graft-descheduler ("+identity) {
+		t.Fatalf("drain handed to graft-descheduler: %v\nstdout:\n%s\nstderr:\n%s", r.err, r.out, r.errOut)
+	}
+	byDaemon := moves(daemon)
+	if most := g.mostInFlightTo(); most > 1 {
+		t.Errorf("graft-descheduler had %d migrations in flight to one seed at once, more than maxMigrationsInFlightPerSeed 1", most)
+	}
+	if !maps.Equal(fromTerminal, byDaemon) {
+		t.Errorf("drain --migrate moved the shoots to the destinations %v, graft-descheduler to %v: want the same moves", fromTerminal, byDaemon)
+	}
+	if len(slices.Compact(slices.Sorted(maps.Values(byDaemon)))) != 2 {
+		t.Errorf("the moves %v use one destination: the budget of one migration per destination should spread them", byDaemon)
 	}
 }
