@@ -16,19 +16,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/apimachinery/pkg/watch"
-	kubefake "k8s.io/client-go/kubernetes/fake"
-	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/component-base/metrics"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
-	"github.com/graft-dev/client-go/clientset/versioned/fake"
 	configv1alpha1 "github.com/graft-dev/graft/apis/config/v1alpha1"
 	"github.com/graft-dev/graft/apis/core/v1alpha1"
 	"github.com/graft-dev/graft/pkg/algorithm"
-	"github.com/graft-dev/graft/pkg/component"
 	"github.com/graft-dev/graft/pkg/coretest"
 )
 
@@ -41,6 +35,8 @@ type planCase struct {
 	landing time.Duration
 	until   time.Time
 	about   []string
+	// gardener is set for a landscape of Gardener's API.
+	gardener bool
 }
 
 // planLandscapes is how many landscapes TestPlanIsWhatThePassDoes
@@ -65,6 +61,12 @@ func planLandscapes(t *testing.T) int {
 // the evicted shoots) makes exactly the moves, at the times and to the
 // seeds, of the plan ComputePlan printed for the same landscape.
 func TestPlanIsWhatThePassDoes(t *testing.T) {
+	testPlanIsWhatThePassDoes(t, false)
+}
+
+// testPlanIsWhatThePassDoes compares the plan and the pass on generated
+// landscapes of graft's API or, with gardener, Gardener's.
+func testPlanIsWhatThePassDoes(t *testing.T, gardener bool) {
 	n := planLandscapes(t)
 	var mu sync.Mutex
 	moves, moving := 0, 0
@@ -72,7 +74,7 @@ func TestPlanIsWhatThePassDoes(t *testing.T) {
 		for i := range n {
 			t.Run(strconv.Itoa(i), func(t *testing.T) {
 				t.Parallel()
-				c := generatePlanCase(rand.New(rand.NewPCG(uint64(i), 60)))
+				c := generatePlanCase(rand.New(rand.NewPCG(uint64(i), 60)), gardener)
 				planned, done := comparePlan(t, c)
 				if !slices.Equal(planned, done) {
 					t.Fatalf("landscape %d (%s): the plan and the descheduler differ\nplanned: %s\ndone:    %s", i, strings.Join(c.about, ", "), strings.Join(planned, " "), strings.Join(done, " "))
@@ -111,9 +113,10 @@ func formatMove(key, from, to string, at time.Time) string {
 	return fmt.Sprintf("%s:%s->%s@%s", key, from, to, at.Sub(t0))
 }
 
-// generatePlanCase draws a landscape of 3 to 6 seeds of up to 10 shoots.
-func generatePlanCase(r *rand.Rand) planCase {
-	var c planCase
+// generatePlanCase draws a landscape of 3 to 6 seeds of up to 10 shoots;
+// with gardener, of Gardener's API (gardenerPlanCase).
+func generatePlanCase(r *rand.Rand, gardener bool) planCase {
+	c := planCase{gardener: gardener}
 	nSeeds := 3 + r.IntN(4)
 	regions := []string{"eu-west-1", "eu-west-1", "us-east-1"}
 	namespaces := []string{"garden-a", "garden-b", "garden-c"}
@@ -142,6 +145,9 @@ func generatePlanCase(r *rand.Rand) planCase {
 			w.Taints(taint)
 			c.about = append(c.about, name+" broken")
 		}
+		if gardener {
+			w.Backup("aws").InternalDomain("internal.example").AgentVersion([]string{"v1.150.0", "v1.151.0"}[r.IntN(2)])
+		}
 		seed := w.Obj()
 		c.seeds = append(c.seeds, seed)
 		nShoots := r.IntN(8)
@@ -155,6 +161,10 @@ func generatePlanCase(r *rand.Rand) planCase {
 				region = regions[r.IntN(len(regions))]
 			}
 			sw.Region(region)
+			if gardener && r.IntN(3) == 0 {
+				// Live-eligible: GEP-39 needs a highly available control plane.
+				sw.FailureTolerance(v1alpha1.FailureToleranceTypeZone)
+			}
 			if win := windows[r.IntN(len(windows))]; win[0] != "" {
 				sw.MaintenanceWindow(win[0], win[1])
 			}
@@ -195,6 +205,9 @@ func generatePlanCase(r *rand.Rand) planCase {
 		cfg.ConcurrentEvictions = 1
 		cfg.MigrationTimeout = &metav1.Duration{}
 	}
+	if gardener {
+		c = gardenerPlanCase(r, c)
+	}
 	c.landing = []time.Duration{0, 5 * time.Minute, 25 * time.Minute}[r.IntN(3)]
 	c.until = t0.Add(26 * time.Hour)
 	c.about = append(c.about, fmt.Sprintf("interval %s, per seed %d, total %d, pending %d, per project %d, requireFit %t, landing %s",
@@ -207,7 +220,7 @@ func generatePlanCase(r *rand.Rand) planCase {
 // step ends with the descheduler having seen all of them.
 type stepped struct {
 	d        *Descheduler
-	client   *fake.Clientset
+	api      fakeGarden
 	clock    *clocktesting.FakeClock
 	agenda   *agenda
 	mu       sync.Mutex
@@ -227,33 +240,21 @@ func startStepped(t *testing.T, c planCase) *stepped {
 	if errs := cfg.Validate(); len(errs) > 0 {
 		t.Fatalf("invalid generated configuration: %v", errs)
 	}
-	objs := []runtime.Object{cloudProfile()}
-	for _, s := range c.seeds {
-		objs = append(objs, s.DeepCopy())
-	}
-	for _, s := range c.shoots {
-		objs = append(objs, s.DeepCopy())
-	}
-	client := fake.NewSimpleClientset(objs...)
-	for _, resource := range []string{"seeds", "shoots"} {
-		client.PrependWatchReactor(resource, func(clienttesting.Action) (bool, watch.Interface, error) {
-			return true, watch.NewFake(), nil
-		})
-	}
-	client.PrependReactor("list", "seeds", func(clienttesting.Action) (bool, runtime.Object, error) {
-		return true, &v1alpha1.SeedList{}, nil
-	})
-	client.PrependReactor("list", "shoots", func(clienttesting.Action) (bool, runtime.Object, error) {
-		return true, &v1alpha1.ShootList{}, nil
-	})
 	clk := clocktesting.NewFakeClock(t0)
-	d, err := New(cfg, component.Clients{Graft: client, Kubernetes: kubefake.NewSimpleClientset()}, Options{Registry: metrics.NewKubeRegistry(), Clock: clk})
+	var d *Descheduler
+	var api fakeGarden
+	var err error
+	if c.gardener {
+		d, api, err = gardenerStepped(c, cfg, clk)
+	} else {
+		d, api, err = graftStepped(c, cfg, clk)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.ev.recorder = record.NewFakeRecorder(10000)
 	d.ev.records = testRecordKey
-	s := &stepped{d: d, client: client, clock: clk, seen: map[string]runtime.Object{}, landing: c.landing}
+	s := &stepped{d: d, api: api, clock: clk, seen: map[string]runtime.Object{}, landing: c.landing}
 	s.agenda = newAgenda(clk.Now)
 	d.gate.queue = lockedAgenda{a: s.agenda, mu: &s.mu}
 	ctx := startInformers(t, d)
@@ -296,22 +297,17 @@ func (l lockedAgenda) Add(seed string) {
 // name. It returns the shoots that changed.
 func (s *stepped) deliver(t *testing.T) []*v1alpha1.Shoot {
 	t.Helper()
-	seeds, err := s.client.Tracker().List(v1alpha1.SchemeGroupVersion.WithResource("seeds"), v1alpha1.SchemeGroupVersion.WithKind("Seed"), "")
+	seeds, shoots, err := s.api.objects()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, seed := range sortedSeeds(seeds.(*v1alpha1.SeedList).Items) {
+	for _, seed := range sortedSeeds(seeds) {
 		if old, changed := s.changed("seed/"+seed.Name, seed); changed {
 			s.d.onSeed(old, seed)
 		}
 	}
-	shoots, err := s.client.Tracker().List(v1alpha1.SchemeGroupVersion.WithResource("shoots"), v1alpha1.SchemeGroupVersion.WithKind("Shoot"), "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []*v1alpha1.Shoot
-	for i := range shoots.(*v1alpha1.ShootList).Items {
-		shoot := &shoots.(*v1alpha1.ShootList).Items[i]
+	for _, shoot := range shoots {
 		if old, changed := s.changed("shoot/"+algorithm.ShootKey(shoot), shoot); changed {
 			s.d.onShoot(old, shoot)
 			out = append(out, shoot)
@@ -321,11 +317,8 @@ func (s *stepped) deliver(t *testing.T) []*v1alpha1.Shoot {
 	return out
 }
 
-func sortedSeeds(items []v1alpha1.Seed) []*v1alpha1.Seed {
-	out := make([]*v1alpha1.Seed, len(items))
-	for i := range items {
-		out[i] = &items[i]
-	}
+func sortedSeeds(items []*v1alpha1.Seed) []*v1alpha1.Seed {
+	out := slices.Clone(items)
 	slices.SortFunc(out, func(a, b *v1alpha1.Seed) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
@@ -407,18 +400,12 @@ func (s *stepped) writeOrder(changed []*v1alpha1.Shoot) []*v1alpha1.Shoot {
 		byKey[algorithm.ShootKey(shoot)] = shoot
 	}
 	var out []*v1alpha1.Shoot
-	for _, a := range s.client.Actions() {
-		p, ok := a.(clienttesting.PatchAction)
-		if !ok || p.GetResource().Resource != "shoots" {
-			continue
-		}
-		key := p.GetNamespace() + "/" + p.GetName()
+	for _, key := range s.api.patchedShoots() {
 		if shoot, ok := byKey[key]; ok {
 			out = append(out, shoot)
 			delete(byKey, key)
 		}
 	}
-	s.client.ClearActions()
 	return out
 }
 
@@ -436,14 +423,12 @@ func (s *stepped) land(t *testing.T, now time.Time, moves []writtenMove) {
 		s.flying = s.flying[1:]
 	}
 	slices.SortStableFunc(due, func(a, b landing) int { return a.move - b.move })
-	shoots := v1alpha1.SchemeGroupVersion.WithResource("shoots")
 	for _, l := range due {
 		namespace, name, _ := strings.Cut(l.key, "/")
-		obj, err := s.client.Tracker().Get(shoots, namespace, name)
+		current, err := s.api.shoot(namespace, name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		current := obj.(*v1alpha1.Shoot)
 		target := ptr.Deref(current.Spec.SeedName, "")
 		if target == "" {
 			// The scheduler places it.
@@ -456,7 +441,7 @@ func (s *stepped) land(t *testing.T, now time.Time, moves []writtenMove) {
 			}
 		}
 		moves[l.move].to = target
-		if err := s.client.Tracker().Update(shoots, s.d.api.Landed(current, target, now), namespace); err != nil {
+		if err := s.api.update(s.d.api.Landed(current, target, now)); err != nil {
 			t.Fatal(err)
 		}
 		s.deliver(t)

@@ -658,12 +658,14 @@ func (st *state) arrivedOn(key, seed string) (time.Time, bool) {
 }
 
 // pendingCount is the number of evicted shoots without a seed, counting the
-// evictions being written, at now: stuck moves count against no budget and
-// are left out.
+// evictions being written that will wait for one, at now: a migration being
+// written is bound to its destination and never waits (counting it made a
+// pass's refusals depend on how fast its writers were); stuck moves count
+// against no budget and are left out.
 func (st *state) pendingCount(now time.Time) int {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	n := st.inflight
+	n := st.inflight - st.inflightBound
 	for key := range st.pending {
 		if !st.stuckLocked(key, now) {
 			n++

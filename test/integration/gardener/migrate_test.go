@@ -272,7 +272,6 @@ func (l *landscape) shootVersions(t *testing.T) map[string]string {
 	return out
 }
 
-
 // boundBy reports whether manager wrote the shoot's spec.seedName through
 // shoots/binding, as the API server records it in managedFields.
 func boundBy(shoot *unstructured.Unstructured, manager string) bool {
