@@ -355,27 +355,31 @@ func (d *Descheduler) deschedule(ctx context.Context) error {
 	for _, name := range d.state.seedNames() {
 		d.queue.Add(name)
 	}
-	go func() {
-		ticker := d.clock.NewTicker(d.cfg.Interval.Duration)
-		defer ticker.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-ticker.C():
-				d.gate.newWindow()
-				for _, name := range d.state.seedNames() {
-					d.queue.Add(name)
-				}
-			}
-		}
-	}()
+	go d.tick(ctx, d.state.seedNames)
 	go func() {
 		<-ctx.Done()
 		d.queue.ShutDown()
 	}()
 	d.runWorker(ctx)
 	return nil
+}
+
+// tick starts a new pass window every interval and queues the seeds named,
+// until ctx ends.
+func (d *Descheduler) tick(ctx context.Context, seeds func() []string) {
+	ticker := d.clock.NewTicker(d.cfg.Interval.Duration)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C():
+			d.gate.newWindow()
+			for _, name := range seeds() {
+				d.queue.Add(name)
+			}
+		}
+	}
 }
 
 // runWorker processes queued seeds until the queue shuts down. There is one

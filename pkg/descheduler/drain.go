@@ -126,19 +126,7 @@ func Drain(ctx context.Context, cfg *configv1alpha1.DeschedulerConfiguration, cl
 // drain runs the passes over the seed until the watch says it is done.
 func (d *Descheduler) drain(ctx context.Context, w *drainWatch) error {
 	if d.cfg.Interval.Duration > 0 {
-		go func() {
-			ticker := d.clock.NewTicker(d.cfg.Interval.Duration)
-			defer ticker.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-ticker.C():
-					d.gate.newWindow()
-					d.queue.Add(w.seed)
-				}
-			}
-		}()
+		go d.tick(ctx, func() []string { return []string{w.seed} })
 	}
 	go func() {
 		<-ctx.Done()

@@ -138,16 +138,9 @@ func (o *Options) deschedulerConfig(ctx context.Context) (*configv1alpha1.Desche
 // planMigration is the dry run of a drain by migration: the plan, and with
 // --dry-run=server Gardener's answer to each planned binding.
 func (o *Options) planMigration(ctx context.Context, drained *corev1alpha1.Seed) error {
-	entries, err := o.plan(ctx, drained)
-	if err != nil {
+	entries, err := o.printedPlan(ctx, drained)
+	if err != nil || o.DryRun != seedcmd.DryRunServer {
 		return err
-	}
-	if err := drainplan.Print(o.Out, entries); err != nil {
-		return err
-	}
-	o.printf("%s on seed/%s%s\n", drainplan.Summary(entries), o.SeedName, o.DryRun.Suffix())
-	if o.DryRun != seedcmd.DryRunServer {
-		return nil
 	}
 	mover := o.Garden.Mover()
 	refused := 0

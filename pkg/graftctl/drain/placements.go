@@ -127,18 +127,24 @@ func drainTaintOf(seed *corev1alpha1.Seed) corev1alpha1.SeedTaint {
 // printPlan prints the drain's plan (drainplan): for each shoot on the
 // seed, where it goes, when, how and why.
 func (o *Options) printPlan(ctx context.Context, drained *corev1alpha1.Seed) error {
+	_, err := o.printedPlan(ctx, drained)
+	return err
+}
+
+// printedPlan prints the drain's plan and returns it.
+func (o *Options) printedPlan(ctx context.Context, drained *corev1alpha1.Seed) ([]drainplan.Entry, error) {
 	entries, err := o.plan(ctx, drained)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := drainplan.Print(o.Out, entries); err != nil {
-		return err
+		return nil, err
 	}
 	o.printf("%s on seed/%s%s\n", drainplan.Summary(entries), o.SeedName, o.DryRun.Suffix())
 	if s := drainplan.LiveSummary(entries); s != "" {
 		o.printf("%s\n", s)
 	}
-	return nil
+	return entries, nil
 }
 
 // plan computes the drain's plan with graft-descheduler's published
