@@ -89,6 +89,8 @@ type Descheduler struct {
 	// watcher, where set, is told what each pass decides (a planner's, a
 	// drain's).
 	watcher passWatcher
+	// scope is the one seed a drain looks at; "" for every seed.
+	scope string
 }
 
 // passWatcher is told what a pass decides of a seed's candidates: that it

@@ -93,7 +93,7 @@ func Drain(ctx context.Context, cfg *configv1alpha1.DeschedulerConfiguration, cl
 	}
 	w := &drainWatch{seed: o.Seed, observer: o.Observer, answers: map[string]answer{},
 		result: &DrainResult{Moved: map[string]string{}, Left: map[string][2]string{}}, told: map[string]string{}}
-	d.watcher, d.ev.observer = w, w
+	d.watcher, d.ev.observer, d.scope = w, w, o.Seed
 	d.ev.recorder, d.ev.fieldManager = o.Recorder, o.FieldManager
 	if d.ev.recorder == nil {
 		d.ev.recorder = discardEvents{}

@@ -19,6 +19,10 @@ func (d *Descheduler) reportStuck(now time.Time) {
 	total, fresh := d.state.stuckMoves(now, d.ev.leftSeed)
 	d.metrics.MigrationsStuck.Set(float64(total))
 	for _, m := range fresh {
+		if d.scope != "" && m.from != d.scope {
+			// A drain tells of its own seed's moves; the daemon of the rest.
+			continue
+		}
 		why := fmt.Sprintf("in flight since %s, longer than migrationTimeout (%s)", m.since.UTC().Format(time.RFC3339), d.state.migrationTimeout)
 		if d.state.moves.Failed(m.shoot) {
 			op := m.shoot.Status.LastOperation
