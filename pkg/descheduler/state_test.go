@@ -331,3 +331,21 @@ func TestSchedulerNameToggleKeepsTheStuckClock(t *testing.T) {
 		t.Errorf("pending %d an hour after the eviction, want 0 (a stuck move holds no slot of maxPendingEvicted)", n)
 	}
 }
+
+// TestMigrationsBeingWrittenAreNotPending: maxPendingEvicted bounds the
+// evicted shoots that will wait for a seed. A migration being written is
+// bound to its destination and never waits: counting it made a pass's
+// refusals depend on how fast its writers were. An eviction being written
+// counts.
+func TestMigrationsBeingWrittenAreNotPending(t *testing.T) {
+	st := newState()
+	st.moves = garden.Gardener.Moves()
+	st.addInflight(flight{namespace: "garden-dev", target: "b"}, 1)
+	if n := st.pendingCount(t0); n != 0 {
+		t.Errorf("a migration being written counts as %d pending evictions, want 0", n)
+	}
+	st.addInflight(flight{namespace: "garden-dev"}, 1)
+	if n := st.pendingCount(t0); n != 1 {
+		t.Errorf("an eviction being written and a migration count as %d pending evictions, want 1", n)
+	}
+}
